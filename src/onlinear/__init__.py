@@ -1,0 +1,21 @@
+"""onlinear: fast, faithful online learning of linear multiclass classifiers."""
+from .estimators import (
+    MIRA,
+    BinaryMIRA,
+    KeslerPerceptron,
+    OneVsRestPerceptron,
+    OnlineLinearClassifier,
+    PassiveAggressive,
+    Perceptron,
+    SupportClassPA,
+    UltraconservativePerceptron,
+)
+from .registry import available, describe, make
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "available", "describe", "make", "OnlineLinearClassifier", "Perceptron",
+    "OneVsRestPerceptron", "UltraconservativePerceptron", "KeslerPerceptron", "MIRA",
+    "BinaryMIRA", "PassiveAggressive", "SupportClassPA",
+]

@@ -1,0 +1,243 @@
+"""The scikit-learn face shared by every linear online learner.
+
+A concrete learner only declares its hyperparameters (``__init__`` and
+``_parameter_constraints``), its rule id and how the hyperparameters become the rule's ``params``
+vector; everything else — validation, label encoding, epochs and shuffling, the batch and the
+per-example paths, diagnostics — lives here and in the compiled :mod:`onlinear.engine`.
+"""
+from numbers import Integral
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .. import engine
+from ..rules.dispatch import BINARY_RULES
+
+_DTYPES = [np.float64, np.float32]
+
+
+class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
+    """Base class: an online linear classifier trained by one compiled rule.
+
+    Parameters shared by every subclass
+    -----------------------------------
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit`.  Off by default: the online
+        protocol sees the stream in the order given.
+    random_state : int, RandomState or None, default=None
+        Seed of the shuffling.
+
+    Fitted attributes
+    -----------------
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The true weights (the lazy scale factor applied).  For two classes the single row
+        scores ``classes_[1]`` against ``classes_[0]``.
+    n_seen_, n_mistakes_, n_updates_ : int
+        Online diagnostics since the last :meth:`fit`: rounds, prediction mistakes made *before*
+        each update, and rounds on which the model changed.
+    """
+
+    _rule = None  # set by subclasses: an id from onlinear.rules.dispatch
+    _parameter_constraints = {
+        "n_epochs": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    # ------------------------------------------------------------------ subclass interface
+    def _rule_params(self):
+        """The rule's ``params`` vector (see :data:`onlinear.rules.dispatch.PARAMS`)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ model state
+    def _n_outputs(self, n_classes):
+        if self._rule in BINARY_RULES and n_classes == 2:
+            return 1
+        return n_classes
+
+    def _start(self, classes, n_features):
+        classes = np.asarray(classes)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs at least two classes; got {classes.shape[0]} class: "
+                f"{classes.tolist()}."
+            )
+        self.classes_ = classes
+        self._label_index = {label: i for i, label in enumerate(classes.tolist())}
+        self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
+        self._weights = np.zeros((n_features, self._n_outputs(classes.shape[0])))
+        self._state = np.ones(1)
+        self._counts = np.zeros(3, dtype=np.int64)
+
+    def _encode(self, y):
+        """Class indices of the labels ``y``; raises before anything is changed if one is unknown."""
+        index = np.searchsorted(self.classes_, y)
+        index = np.minimum(index, self.classes_.shape[0] - 1)
+        unknown = self.classes_[index] != y
+        if np.any(unknown):
+            raise ValueError(
+                f"y contains labels that are not in classes_ {self.classes_.tolist()}: "
+                f"{np.unique(np.asarray(y)[unknown]).tolist()}"
+            )
+        return index.astype(np.int64)
+
+    def _run(self, X, y_index, order, flags=None):
+        if flags is None:
+            flags = np.empty(0, dtype=np.int8)
+        order = np.ascontiguousarray(order, dtype=np.int64)
+        if sp.issparse(X):
+            engine.run_sparse(X.data, X.indices, X.indptr, y_index, order, self._weights,
+                              self._rule, self._params, self._state, self._counts, flags)
+        else:
+            engine.run_dense(X, y_index, order, self._weights, self._rule, self._params,
+                             self._state, self._counts, flags)
+
+    def _validate(self, X, y, reset):
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, order="C",
+                             reset=reset)
+        check_classification_targets(y)
+        if sp.issparse(X):
+            X.sort_indices()
+        return X, y
+
+    # ------------------------------------------------------------------ training
+    def fit(self, X, y):
+        """Train from scratch: ``n_epochs`` online passes over ``(X, y)``."""
+        self._validate_params()
+        X, y = self._validate(X, y, reset=True)
+        self._start(np.unique(y), X.shape[1])
+        y_index = self._encode(y)
+        rng = check_random_state(self.random_state)
+        n = X.shape[0]
+        for _ in range(self.n_epochs):
+            self._run(X, y_index, rng.permutation(n) if self.shuffle else np.arange(n))
+        return self
+
+    def partial_fit(self, X, y, classes=None):
+        """One online pass over ``(X, y)`` in the given order, continuing the current model.
+
+        ``classes`` (all the labels the stream can contain) is required on the first call.
+        On bad input (NaN/inf, wrong number of features, unknown labels) a ``ValueError`` is
+        raised and the model is left exactly as it was.
+        """
+        first = not hasattr(self, "classes_")
+        if first:
+            self._validate_params()
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            classes = np.unique(classes)
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(
+                f"classes={np.unique(classes).tolist()} differs from the classes of the first "
+                f"call to partial_fit, {self.classes_.tolist()}."
+            )
+        X, y = self._validate(X, y, reset=first)
+        if first:
+            self._start(classes, X.shape[1])
+        y_index = self._encode(y)
+        self._run(X, y_index, np.arange(X.shape[0]))
+        return self
+
+    def learn_one(self, x, y, classes=None):
+        """Learn from one example ``x`` (1-D array-like) with label ``y``.
+
+        Returns the label predicted for ``x`` *before* the update (progressive validation in a
+        single call).  ``classes`` is required on the first call, as for :meth:`partial_fit`.
+        """
+        if not hasattr(self, "classes_"):
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to learn_one.")
+            self._validate_params()
+            x = self._check_one(x, n_features=None)
+            self._start(np.unique(classes), x.shape[0])
+            self.n_features_in_ = x.shape[0]
+        else:
+            x = self._check_one(x, n_features=self.n_features_in_)
+        label = self._label_index.get(y)
+        if label is None:
+            raise ValueError(f"y={y!r} is not one of classes_ {self.classes_.tolist()}.")
+        predicted = engine.learn_one_dense(x, label, self._weights, self._rule, self._params,
+                                           self._state, self._counts)
+        return self.classes_[predicted]
+
+    @staticmethod
+    def _check_one(x, n_features):
+        if sp.issparse(x):
+            x = x.toarray()
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        if x.ndim == 2 and x.shape[0] == 1:
+            x = x[0]
+        if x.ndim != 1:
+            raise ValueError(f"x must be one example (a 1-D array); got shape {x.shape}.")
+        if n_features is not None and x.shape[0] != n_features:
+            raise ValueError(f"x has {x.shape[0]} features, but the model expects {n_features}.")
+        if not np.isfinite(x).all():
+            raise ValueError("x contains NaN or infinity.")
+        return x
+
+    # ------------------------------------------------------------------ prediction
+    def _raw_scores(self, X):
+        """Scores of every output, shape (n_samples, n_outputs)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
+        return safe_sparse_dot(X, self._weights) * self._state[0]
+
+    def decision_function(self, X):
+        """Class scores: shape (n_samples, n_classes), or (n_samples,) for two classes
+        (positive means ``classes_[1]``)."""
+        scores = self._raw_scores(X)
+        if self.classes_.shape[0] == 2:
+            return scores[:, 0] if scores.shape[1] == 1 else scores[:, 1] - scores[:, 0]
+        return scores
+
+    def predict(self, X):
+        """Highest-scoring class; ties go to the lowest class index, as in training."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.int64)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def predict_one(self, x):
+        """Predict the label of one example ``x`` (1-D array-like)."""
+        check_is_fitted(self)
+        x = self._check_one(x, n_features=self.n_features_in_)
+        scores = (x @ self._weights) * self._state[0]
+        return self.classes_[engine.predict_index(scores)]
+
+    # ------------------------------------------------------------------ fitted attributes
+    @property
+    def coef_(self):
+        check_is_fitted(self)
+        weights = (self._weights * self._state[0]).T
+        if weights.shape[0] == 2:
+            return (weights[1] - weights[0])[None, :]
+        return weights.copy()
+
+    @property
+    def n_seen_(self):
+        check_is_fitted(self)
+        return int(self._counts[engine.SEEN])
+
+    @property
+    def n_mistakes_(self):
+        check_is_fitted(self)
+        return int(self._counts[engine.MISTAKES])
+
+    @property
+    def n_updates_(self):
+        check_is_fitted(self)
+        return int(self._counts[engine.UPDATES])
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags

@@ -1,0 +1,137 @@
+"""Step rules of the multiclass Passive-Aggressive family and of Matsushima et al.'s exact
+Support-Class PA ("Exact Passive-Aggressive Algorithm for Multiclass Classification Using Support
+Class", SDM 2010) — spec ``002-support-class-passive-aggressive.md``.
+
+Notation: ``q = ‖x‖²``, per-class hinge losses ``ℓ_v = [1 − (s_y − s_v)]_+`` for v ≠ y and the
+max loss ``L = max_v ℓ_v``.  Every rule updates exactly when L > 0 (non-conservative).
+
+``variant``: ``EXACT`` (default) implements the exact minimisers of the stated problems;
+``PRINTED`` reproduces the formulas as printed in the paper, which are wrong (spec 002 §2.2, §3.5):
+  * PA-I / PA-II: the printed steps equal the exact ones with C replaced by C/2;
+  * SPA-I: printed support condition ``A < min{(k+1)C/q − ℓ_k, kℓ_k}`` and step threshold
+    ``max{A/n + Cq/n, A/(n+1)}`` (the "+" should be "−"; the condition can give S = ∅ with L > 0,
+    in which case the printed algorithm does not update);
+  * SPA-II: printed support condition (correct) with the printed step threshold
+    ``(q + 1/(2C))·A / ((n+1)q + 1/(2C))`` (``1/(2C)`` where ``n/(2C)`` belongs).
+"""
+import numpy as np
+from numba import njit
+
+PA = 0
+PA_I = 1
+PA_II = 2
+
+EXACT = 0
+PRINTED = 1
+
+
+@njit(cache=True)
+def pa_steps(scores, y, q, kind, c, variant, tau):
+    """Multiclass PA in the max-loss form (spec 002 §2.1–2.2; Crammer et al. 2006).
+
+    ``r = argmax_{v≠y} s_v`` (lowest index on ties), ``L = [1 − (s_y − s_r)]_+`` and, since
+    ‖Φ(x,y) − Φ(x,r)‖² = 2q, the single-constraint problem (2.3) gives
+      PA: ``τ = L/(2q)``;  PA-I: ``τ = min{C, L/(2q)}``;  PA-II: ``τ = L/(2q + 1/(2C))``;
+    then ``w_y += τx``, ``w_r −= τx``.  ``variant=PRINTED`` uses C/2 in place of C.
+    """
+    m = scores.shape[0]
+    r = -1
+    for v in range(m):
+        tau[v] = 0.0
+        if v != y and (r < 0 or scores[v] > scores[r]):
+            r = v
+    loss = 1.0 - (scores[y] - scores[r])
+    if loss <= 0.0:
+        return 1.0
+    if variant == PRINTED:
+        c = 0.5 * c
+    if kind == PA:
+        step = loss / (2.0 * q)
+    elif kind == PA_I:
+        step = min(c, loss / (2.0 * q))
+    else:
+        step = loss / (2.0 * q + 1.0 / (2.0 * c))
+    tau[y] = step
+    tau[r] = -step
+    return 1.0
+
+
+@njit(cache=True)
+def _in_support(kind, variant, prefix_sum, k, loss_k, q, c):
+    """Support-class test for the k-th largest loss, given the sum of the k−1 larger ones.
+
+    SPA (3.11):    ``A < k ℓ_k``;
+    SPA-I (exact, spec 002 §3.5): ``A < min{k ℓ_k, (k−1) ℓ_k + C q}``;
+    SPA-II (Table 2, correct as printed): ``A < ℓ_k (k q + (k−1)/(2C)) / (q + 1/(2C))``.
+    """
+    if kind == PA:
+        return prefix_sum < k * loss_k
+    if kind == PA_I:
+        if variant == PRINTED:
+            return prefix_sum < min((k + 1) * c / q - loss_k, k * loss_k)
+        return prefix_sum < min(k * loss_k, (k - 1) * loss_k + c * q)
+    half_inv_c = 0.5 / c
+    return prefix_sum < loss_k * (k * q + (k - 1) * half_inv_c) / (q + half_inv_c)
+
+
+@njit(cache=True)
+def _support_threshold(kind, variant, loss_sum, n, q, c):
+    """θ with ``τ_v = [ℓ_v − θ]_+ / q`` on the support set S, |S| = n, A = Σ_S ℓ_u:
+    SPA (3.10): ``A/(n+1)``;  SPA-I: ``max{A/(n+1), (A − Cq)/n}``;
+    SPA-II: ``(q + 1/(2C)) A / ((n+1) q + n/(2C))``.
+    """
+    if kind == PA:
+        return loss_sum / (n + 1)
+    if kind == PA_I:
+        if variant == PRINTED:
+            return max(loss_sum / n + c * q / n, loss_sum / (n + 1))
+        return max(loss_sum / (n + 1), (loss_sum - c * q) / n)
+    half_inv_c = 0.5 / c
+    if variant == PRINTED:
+        return (q + half_inv_c) * loss_sum / ((n + 1) * q + half_inv_c)
+    return (q + half_inv_c) * loss_sum / ((n + 1) * q + n * half_inv_c)
+
+
+@njit(cache=True)
+def support_class_steps(scores, y, q, kind, c, variant, tau):
+    """SPA / SPA-I / SPA-II: the exact solution of the all-constraints problem (2.2)
+    ``min ½ Σ_u ‖w_u − w_u^(i)‖² (+ Cξ or Cξ²)  s.t.  s_y − s_u ≥ 1 (− ξ)  ∀u ≠ y``.
+
+    Theorem 3.1: with the losses sorted decreasingly, the support classes S (τ_u > 0) are the
+    longest prefix that passes the support test (:func:`_in_support`); then (3.6), (3.10):
+    ``τ_v = [ℓ_v − θ]_+ / q`` for v ∈ S, ``w_y += (Σ_S τ_v) x``, ``w_v −= τ_v x``.
+    Only positive losses are sorted: a zero loss never enters S.
+    """
+    m = scores.shape[0]
+    losses = np.empty(m)
+    n_positive = 0
+    for v in range(m):
+        tau[v] = 0.0
+        losses[v] = 0.0
+        if v != y:
+            loss = 1.0 - (scores[y] - scores[v])
+            if loss > 0.0:
+                losses[v] = loss
+                n_positive += 1
+    if n_positive == 0:
+        return 1.0
+    order = np.argsort(-losses)[:n_positive]
+    prefix_sum = 0.0
+    n = 0
+    for k in range(1, n_positive + 1):
+        loss_k = losses[order[k - 1]]
+        if not _in_support(kind, variant, prefix_sum, k, loss_k, q, c):
+            break
+        prefix_sum += loss_k
+        n = k
+    if n == 0:
+        return 1.0
+    theta = _support_threshold(kind, variant, prefix_sum, n, q, c)
+    total = 0.0
+    for j in range(n):
+        v = order[j]
+        step = max(0.0, losses[v] - theta) / q
+        tau[v] = -step
+        total += step
+    tau[y] = total
+    return 1.0

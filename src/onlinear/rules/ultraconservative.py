@@ -1,0 +1,168 @@
+"""Step rules of Crammer & Singer, "Ultraconservative Online Algorithms for Multiclass Problems"
+(JMLR 3, 2003) — spec ``000-ultraconservative-multiclass.md``.
+
+Every rule has the same contract (see :mod:`onlinear.rules.dispatch`): from the round's scores
+``s`` (one per output), the true class index ``y``, ``q = ‖x‖² > 0`` and the hyperparameters it
+writes the step coefficients ``tau`` (the model adds ``tau[r]·x`` to output ``r``) and returns
+the global rescaling factor of the model (always 1.0 here: these rules are purely additive).
+
+Outputs: a multiclass rule has one output per class.  A *binary* rule (Perceptron, binary MIRA)
+has one output when there are two classes (``y == 1`` is the positive label) and one output per
+class otherwise, each output then being an independent one-vs-rest binary learner.
+"""
+import numpy as np
+from numba import njit
+
+UNIFORM = 0
+MAX_SCORE = 1
+PROPORTIONAL = 2
+
+
+@njit(cache=True, inline="always")
+def binary_label(n_outputs, y, r):
+    """The ±1 label of output ``r``: a single output is positive for class 1; one-vs-rest
+    output ``r`` is positive for class ``r``."""
+    if n_outputs == 1:
+        return 1.0 if y == 1 else -1.0
+    return 1.0 if r == y else -1.0
+
+
+@njit(cache=True)
+def perceptron_steps(scores, y, q, beta, tau):
+    """Rosenblatt's Perceptron, binary or one-vs-rest (spec 000 §2.1, §2.10).
+
+    Output r with binary label z_r ∈ {−1, +1} updates iff ``z_r (w_r·x) ≤ β``; then
+    ``w_r ← w_r + z_r x``.  We use ``≤`` (not the ``<`` of §5.2) so that w = 0 learns, as the
+    error set E of §1.1 does; β > 0 is the "aggressive" variant of the experiments (§7.1).
+    """
+    m = scores.shape[0]
+    for r in range(m):
+        z = binary_label(m, y, r)
+        tau[r] = z if z * scores[r] <= beta else 0.0
+    return 1.0
+
+
+@njit(cache=True)
+def binary_mira_steps(scores, y, q, beta, tau):
+    """Binary MIRA (Figure 4, Eq. 17–18), binary or one-vs-rest.
+
+    ``τ = G(−(z (w·x) − β/2)/‖x‖²)`` with ``G`` the clip to [0, 1]; ``w ← w + τ z x``.
+    β/2 because the two-prototype margin M_1·x − M_2·x equals 2 w·x (spec 000 §2.5).
+    """
+    m = scores.shape[0]
+    for r in range(m):
+        z = binary_label(m, y, r)
+        g = -(z * scores[r] - 0.5 * beta) / q
+        if g <= 0.0:
+            tau[r] = 0.0
+        else:
+            tau[r] = z * min(g, 1.0)
+    return 1.0
+
+
+@njit(cache=True)
+def additive_family_steps(scores, y, q, beta, scheme, tau):
+    """The additive ultraconservative family (Figure 2) with aggressive margin β (§8).
+
+    With ``B̃_y = s_y − β``, the error set is ``E = {r ≠ y : s_r ≥ B̃_y}`` (ties count, §1.2).
+    If E ≠ ∅: ``τ_y = 1`` and the −1 is shared over E by the scheme
+      * uniform:  ``τ_r = −1/|E|`` on E;
+      * max:      ``τ_r = −1`` for ``r = argmax_{s≠y} s_s`` (over wrong labels only, lowest
+        index on ties — the printed argmax over all s could return y);
+      * prop:     ``τ_r = −[s_r − B̃_y]_+ / Σ_{s≠y} [s_s − B̃_y]_+`` (the denominator excludes y,
+        which matters when β > 0); when every excess is 0 (0/0, e.g. M = 0) fall back to uniform.
+    All satisfy C1–C4 of Figure 2, hence Lemma 2 and Theorems 3–4.
+    """
+    m = scores.shape[0]
+    threshold = scores[y] - beta
+    n_errors = 0
+    best = -1
+    excess_total = 0.0
+    for r in range(m):
+        tau[r] = 0.0
+        if r == y:
+            continue
+        if scores[r] >= threshold:
+            n_errors += 1
+            excess_total += scores[r] - threshold
+        if best < 0 or scores[r] > scores[best]:
+            best = r
+    if n_errors == 0:
+        return 1.0
+    tau[y] = 1.0
+    if scheme == MAX_SCORE:
+        tau[best] = -1.0
+    elif scheme == PROPORTIONAL and excess_total > 0.0:
+        for r in range(m):
+            if r != y and scores[r] > threshold:
+                tau[r] = -(scores[r] - threshold) / excess_total
+    else:
+        for r in range(m):
+            if r != y and scores[r] >= threshold:
+                tau[r] = -1.0 / n_errors
+    return 1.0
+
+
+@njit(cache=True)
+def kesler_steps(scores, y, q, beta, tau):
+    """Kesler's construction unravelled (spec 000 §2.3): a binary Perceptron in R^{nk}.
+
+    For r ≠ y in ascending order, if ``s_r ≥ s_y − β`` (``≥`` so that M = 0 learns) apply the
+    max-type sub-update ``M_y += x, M_r −= x``; the score of y is kept current (``s_y += ‖x‖²``)
+    so later comparisons see the earlier sub-updates.  Net step: ``τ_y`` = number of sub-updates,
+    ``τ_r = −1`` for each corrected r.
+    """
+    m = scores.shape[0]
+    s_y = scores[y]
+    for r in range(m):
+        tau[r] = 0.0
+    for r in range(m):
+        if r != y and scores[r] >= s_y - beta:
+            tau[y] += 1.0
+            tau[r] = -1.0
+            s_y += q
+    return 1.0
+
+
+@njit(cache=True)
+def mira_steps(scores, y, q, beta, tau):
+    """MIRA (Figure 3): ``τ = argmin ½ Σ_r ‖M_r + τ_r x‖²`` s.t. ``τ_r ≤ δ_{r,y}``, ``Σ_r τ_r = 0``,
+    with the margin β of §5.3 (``B̃_y = B_y − β``).
+
+    Reduced QP (Eq. 12–14): ``min ½ A‖τ‖² + B̃·τ``, A = ‖x‖².  Its solution (Eq. 15) is
+    ``τ_r = min(θ* − B̃_r/A, δ_{r,y})``; we solve it in score units (spec 000 §2.4): with
+    ``D_r = B̃_r + A δ_{r,y}``, θ' solves ``Σ_r [D_r − θ']_+ = A`` (Euclidean projection onto the
+    simplex, exact, by sorting) and ``τ_r = (min(θ', D_r) − B̃_r)/A``.
+    Corollary 6: τ = 0 exactly when ``max_{r≠y} B̃_r ≤ B̃_y``; the clean-up forces τ_r = 0 for
+    r ∉ E and Σ τ = 0 so that round-off never creates an update.
+    """
+    m = scores.shape[0]
+    b_y = scores[y] - beta
+    worst = -np.inf
+    for r in range(m):
+        tau[r] = 0.0
+        if r != y and scores[r] > worst:
+            worst = scores[r]
+    if worst <= b_y:
+        return 1.0
+    d = np.empty(m)
+    for r in range(m):
+        d[r] = scores[r]
+    d[y] = b_y + q
+    sorted_d = np.sort(d)[::-1]
+    cumulative = 0.0
+    theta = 0.0
+    for u in range(m):
+        cumulative += sorted_d[u]
+        candidate = (cumulative - q) / (u + 1)
+        if sorted_d[u] - candidate > 0.0:
+            theta = candidate
+    total = 0.0
+    for r in range(m):
+        if r == y:
+            continue
+        if scores[r] > b_y and theta < scores[r]:
+            tau[r] = (theta - scores[r]) / q
+            total += tau[r]
+    tau[y] = -total
+    return 1.0

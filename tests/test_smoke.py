@@ -1,0 +1,36 @@
+"""End-to-end smoke tests: every registered algorithm learns USPS far above chance."""
+import numpy as np
+import pytest
+
+import onlinear
+from onlinear.datasets import load_usps
+
+
+@pytest.fixture(scope="module")
+def usps():
+    return load_usps()
+
+
+def test_shipped_usps_has_the_documented_shape(usps):
+    X, y, X_test, y_test = usps
+    assert X.shape == (7291, 256) and X_test.shape == (2007, 256)
+    assert set(np.unique(y)) == set(range(1, 11)) == set(np.unique(y_test))
+
+
+@pytest.mark.parametrize("name", onlinear.available())
+def test_every_algorithm_learns_usps_in_one_pass(usps, name):
+    X, y, X_test, y_test = usps
+    model = onlinear.make(name).fit(X, y)
+    assert model.score(X_test, y_test) > 0.8
+    assert model.n_seen_ == X.shape[0]
+    assert 0 < model.n_mistakes_ < 0.2 * X.shape[0]
+    assert model.n_updates_ >= 1
+
+
+def test_main_job_prints_one_row_per_algorithm(capsys):
+    from onlinear.__main__ import main
+
+    main()
+    out = capsys.readouterr().out
+    for name in onlinear.available():
+        assert f"\n{name} " in out
