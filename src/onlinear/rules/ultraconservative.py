@@ -3,8 +3,8 @@
 
 Every rule has the same contract (see :mod:`onlinear.rules.dispatch`): from the round's scores
 ``s`` (one per output), the true class index ``y``, ``q = ‖x‖² > 0`` and the hyperparameters it
-writes the step coefficients ``tau`` (the model adds ``tau[r]·x`` to output ``r``) and returns
-the global rescaling factor of the model (always 1.0 here: these rules are purely additive).
+writes the step coefficients ``tau`` (the model adds ``tau[r]·x`` to output ``r``); MC-ROMMA also
+writes ``factor`` (output ``r`` is first rescaled by ``factor[r]``).
 
 Outputs: a multiclass rule has one output per class.  A *binary* rule (Perceptron, binary MIRA)
 has one output when there are two classes (``y == 1`` is the positive label) and one output per
@@ -12,6 +12,8 @@ class otherwise, each output then being an independent one-vs-rest binary learne
 """
 import numpy as np
 from numba import njit
+
+from .layout import SQNORM
 
 UNIFORM = 0
 MAX_SCORE = 1
@@ -39,7 +41,6 @@ def perceptron_steps(scores, y, q, beta, tau):
     for r in range(m):
         z = binary_label(m, y, r)
         tau[r] = z if z * scores[r] <= beta else 0.0
-    return 1.0
 
 
 @njit(cache=True)
@@ -57,7 +58,6 @@ def binary_mira_steps(scores, y, q, beta, tau):
             tau[r] = 0.0
         else:
             tau[r] = z * min(g, 1.0)
-    return 1.0
 
 
 @njit(cache=True)
@@ -88,7 +88,7 @@ def additive_family_steps(scores, y, q, beta, scheme, tau):
         if best < 0 or scores[r] > scores[best]:
             best = r
     if n_errors == 0:
-        return 1.0
+        return
     tau[y] = 1.0
     if scheme == MAX_SCORE:
         tau[best] = -1.0
@@ -100,7 +100,6 @@ def additive_family_steps(scores, y, q, beta, scheme, tau):
         for r in range(m):
             if r != y and scores[r] >= threshold:
                 tau[r] = -1.0 / n_errors
-    return 1.0
 
 
 @njit(cache=True)
@@ -121,7 +120,6 @@ def kesler_steps(scores, y, q, beta, tau):
             tau[y] += 1.0
             tau[r] = -1.0
             s_y += q
-    return 1.0
 
 
 @njit(cache=True)
@@ -144,7 +142,7 @@ def mira_steps(scores, y, q, beta, tau):
         if r != y and scores[r] > worst:
             worst = scores[r]
     if worst <= b_y:
-        return 1.0
+        return
     d = np.empty(m)
     for r in range(m):
         d[r] = scores[r]
@@ -165,4 +163,51 @@ def mira_steps(scores, y, q, beta, tau):
             tau[r] = (theta - scores[r]) / q
             total += tau[r]
     tau[y] = -total
-    return 1.0
+
+
+@njit(cache=True)
+def mc_romma_steps(scores, y, q, scheme, state, tau, factor):
+    """Multiclass ROMMA (Figure 6, §7; the printed constraint (1) uses M^t where the variable M
+    belongs): on a round with E ≠ ∅, with τ from the additive family (``scheme``),
+    ``M' = argmin ½‖M‖²  s.t.  Σ_r τ_r (M_r·x) ≥ 1  and  M·M^t ≥ ‖M^t‖²``.
+
+    Closed form (spec 000 §2.7): with ``z_r = τ_r x``, ``N = ‖M‖²``, ``s = Σ_r τ_r B_r`` and
+    ``ZZ = ‖x‖² Σ_r τ_r²``: if N = 0, ``M' = z/ZZ``; else ``det = N·ZZ − s²``,
+    ``c = (N·ZZ − s)/det``, ``d = N(1 − s)/det`` and ``M' = c M + d z`` (Eq. 27) — a global
+    rescaling, which the engine applies lazily.  ``det ≈ 0`` (M anti-parallel to z, possible
+    only on non-separable data; the problem is infeasible) restarts from ``z/ZZ``.
+    """
+    additive_family_steps(scores, y, q, 0.0, scheme, tau)
+    m = scores.shape[0]
+    norm2 = 0.0
+    s = 0.0
+    tau2 = 0.0
+    for r in range(m):
+        norm2 += state[SQNORM, r]
+        s += tau[r] * scores[r]
+        tau2 += tau[r] * tau[r]
+    if tau2 == 0.0:
+        return
+    zz = q * tau2
+    det = norm2 * zz - s * s
+    if norm2 == 0.0 or det <= 1e-12 * norm2 * zz:
+        for r in range(m):
+            factor[r] = 0.0 if norm2 > 0.0 else 1.0
+            tau[r] /= zz
+        return
+    c = (norm2 * zz - s) / det
+    d = norm2 * (1.0 - s) / det
+    for r in range(m):
+        factor[r] = c
+        tau[r] *= d
+
+
+@njit(cache=True)
+def multiplicative_steps(scores, y, q, eta, scheme, tau):
+    """The multiplicative ultraconservative family (Figure 5, §6): τ from the additive family
+    (C1–C4, ``scheme``) and ``M_{r,i} ← M_{r,i} exp(η τ_r x_i)/Z`` — this rule writes the
+    exponent coefficients ``η τ_r``; the engine's multiplicative step applies them and
+    renormalizes each row (version 1) or the whole matrix (version 2) to unit l1 mass."""
+    additive_family_steps(scores, y, q, 0.0, scheme, tau)
+    for r in range(scores.shape[0]):
+        tau[r] *= eta
