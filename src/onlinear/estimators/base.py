@@ -124,6 +124,20 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             X.sort_indices()
         return X, y
 
+    def set_params(self, **params):
+        """Set hyperparameters; on a model already learning, they apply from the next example
+        on (as scikit-learn's SGD estimators do), after validation."""
+        previous = self.get_params(deep=False)
+        super().set_params(**params)
+        if hasattr(self, "_params"):
+            try:
+                self._validate_params()
+            except ValueError:
+                super().set_params(**previous)  # a bad value leaves the model as it was
+                raise
+            self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
+        return self
+
     # ------------------------------------------------------------------ training
     def fit(self, X, y):
         """Train from scratch: ``n_epochs`` online passes over ``(X, y)``."""
