@@ -6,7 +6,8 @@ one feature are contiguous (about 4× faster than class-major for CSR rows, see 
 
 * ``state[SCALE, r]`` — the lazy scale factor of output r: the true weights are
   ``w_r = state[SCALE, r] · W[:, r]``;
-* ``state[SQNORM, r]`` — ``‖w_r‖²``, kept current by the engine after every additive step;
+* ``state[RAW_SQNORM, r]`` — ``Σ_j W[j, r]²`` and ``state[RAW_MASS, r]`` — ``Σ_j W[j, r]``
+  (the multiplicative family), kept current by the engine (see :mod:`onlinear.rules.layout`);
 * rows from ``FIRST_RULE_ROW`` on belong to the rule (MCP's ℓ, NAROMMA's ρ, …).
 
 A row is one array of column indices and one of values: a CSR row directly, a dense row as
@@ -15,7 +16,8 @@ A row is one array of column indices and one of values: a CSR row directly, a de
 Each round, strictly in the given order:
   1. scores ``s_r = w_r·x`` and ``q = ‖x‖²``;
   2. prediction (before the update): one output → class 1 iff ``s > 0``; several outputs →
-     ``argmax_r s_r`` (``s_r/‖w_r‖`` for scale-free learners), ties to the lowest class index;
+     ``argmax_r s_r`` (``s_r/‖w_r‖`` for scale-free learners, which the engine also keeps at
+     unit norm), ties to the lowest class index;
   3. unless ``x = 0`` (every rule's step is then a no-op), the rule writes per-output steps
      ``tau`` and rescaling factors ``factor``;
   4. the engine applies them — additive: ``w_r ← factor_r·w_r + tau_r·x`` in O(non-zeros of x)
@@ -33,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from .rules.dispatch import compute_steps
-from .rules.layout import SCALE, SQNORM
+from .rules.layout import RAW_MASS, RAW_SQNORM, SCALE, SIZE_ANCHOR, squared_norm
 
 SEEN = 0
 MISTAKES = 1
@@ -53,7 +55,7 @@ _MIN_WEIGHT = 1e-300
 
 
 @njit(cache=True)
-def predict_index(scores, state, normalize_scores):
+def predict_index(scores, state, scale_free):
     m = scores.shape[0]
     if m == 1:
         return 1 if scores[0] > 0.0 else 0
@@ -61,8 +63,8 @@ def predict_index(scores, state, normalize_scores):
     best_value = -np.inf
     for r in range(m):
         value = scores[r]
-        if normalize_scores:
-            norm = math.sqrt(state[SQNORM, r])
+        if scale_free:
+            norm = math.sqrt(squared_norm(state, r))
             value = value / norm if norm > 0.0 else 0.0
         if value > best_value:
             best = r
@@ -72,13 +74,13 @@ def predict_index(scores, state, normalize_scores):
 
 @njit(cache=True)
 def _score(idx, vals, W, state, scores):
-    """True scores into ``scores``; returns ``‖x‖²``."""
+    """True scores into ``scores``; returns ``‖x‖²`` (in float64 whatever the input dtype)."""
     m = W.shape[1]
     for r in range(m):
         scores[r] = 0.0
     q = 0.0
     for p in range(idx.shape[0]):
-        v = float(vals[p])
+        v = np.float64(vals[p])
         if v != 0.0:
             j = idx[p]
             q += v * v
@@ -96,11 +98,37 @@ def _fold(W, state, r):
     for j in range(W.shape[0]):
         W[j, r] *= scale
     state[SCALE, r] = 1.0
+    _exact_sizes(W, state, r)
 
 
 @njit(cache=True)
-def _apply_additive(idx, vals, q, W, state, scores, tau, factor):
-    """``w_r ← factor_r·w_r + tau_r·x``; returns whether the model changed."""
+def _exact_sizes(W, state, r):
+    sqnorm = 0.0
+    mass = 0.0
+    for j in range(W.shape[0]):
+        sqnorm += W[j, r] * W[j, r]
+        mass += W[j, r]
+    state[RAW_SQNORM, r] = sqnorm
+    state[RAW_MASS, r] = mass
+    state[SIZE_ANCHOR, r] = 0.0
+
+
+@njit(cache=True)
+def _track_size(W, state, r, row, after):
+    """Store a column size updated by a running sum; recompute it exactly once it has fallen
+    below half of its largest value since the last exact computation (see rules.layout)."""
+    anchor = max(state[SIZE_ANCHOR, r], state[row, r])
+    if after < 0.5 * anchor:
+        _exact_sizes(W, state, r)
+    else:
+        state[row, r] = after
+        state[SIZE_ANCHOR, r] = max(anchor, after)
+
+
+@njit(cache=True)
+def _apply_additive(idx, vals, W, state, tau, factor, unit_norm):
+    """``w_r ← factor_r·w_r + tau_r·x`` (then ``w_r ← w_r/‖w_r‖`` for scale-free learners, whose
+    predictions only depend on directions); returns whether the model changed."""
     changed = False
     m = W.shape[1]
     for r in range(m):
@@ -108,11 +136,11 @@ def _apply_additive(idx, vals, q, W, state, scores, tau, factor):
         if c == 1.0 and tau[r] == 0.0:
             continue
         changed = True
-        state[SQNORM, r] = max(0.0, c * c * state[SQNORM, r] + 2.0 * c * tau[r] * scores[r]
-                               + tau[r] * tau[r] * q)
         if c == 0.0:
             W[:, r] = 0.0
             state[SCALE, r] = 1.0
+            state[RAW_SQNORM, r] = 0.0
+            state[SIZE_ANCHOR, r] = 0.0
         elif c != 1.0:
             state[SCALE, r] *= c
             if not (_SCALE_LOW < abs(state[SCALE, r]) < _SCALE_HIGH):
@@ -120,10 +148,23 @@ def _apply_additive(idx, vals, q, W, state, scores, tau, factor):
         if tau[r] == 0.0:
             continue
         step = tau[r] / state[SCALE, r]
+        before = state[RAW_SQNORM, r]
+        change = 0.0
         for p in range(idx.shape[0]):
-            v = float(vals[p])
+            v = np.float64(vals[p])
             if v != 0.0:
-                W[idx[p], r] += step * v
+                j = idx[p]
+                old = W[j, r]
+                new = old + step * v
+                W[j, r] = new
+                change += (new - old) * (new + old)
+        _track_size(W, state, r, RAW_SQNORM, before + change)
+        if unit_norm:
+            norm = math.sqrt(squared_norm(state, r))
+            if norm > 0.0:
+                state[SCALE, r] /= norm
+                if not (_SCALE_LOW < abs(state[SCALE, r]) < _SCALE_HIGH):
+                    _fold(W, state, r)
     return changed
 
 
@@ -131,48 +172,67 @@ def _apply_additive(idx, vals, q, W, state, scores, tau, factor):
 def _apply_multiplicative(idx, vals, W, state, tau, whole_matrix):
     """``w_{r,j} ← w_{r,j}·exp(tau_r x_j) / Z`` with Z the new l1 mass of the row (or matrix).
 
-    The mass of output r in W units is ``1/scale_r`` (rows, or the whole matrix, sum to 1), so
-    only the non-zeros of x are touched: ``mass ← mass + Σ_j (new_j − old_j)``.
+    The scale of a row is ``1/mass`` (rows, or the whole matrix, sum to 1), and the mass is
+    updated from the touched non-zeros of x only.
     """
     m = W.shape[1]
     changed = False
-    total_delta = 0.0
     for r in range(m):
         if tau[r] == 0.0:
             continue
         changed = True
-        delta = 0.0
+        before = state[RAW_MASS, r]
+        change = 0.0
         for p in range(idx.shape[0]):
-            v = float(vals[p])
+            v = np.float64(vals[p])
             if v != 0.0:
                 j = idx[p]
                 exponent = min(_MAX_EXPONENT, max(-_MAX_EXPONENT, tau[r] * v))
                 old = W[j, r]
                 new = max(old * math.exp(exponent), _MIN_WEIGHT)
                 W[j, r] = new
-                delta += new - old
-        if whole_matrix:
-            total_delta += delta
-        else:
-            state[SCALE, r] = 1.0 / (1.0 / state[SCALE, r] + delta)
-            if not (_SCALE_LOW < state[SCALE, r] < _SCALE_HIGH):
-                _fold(W, state, r)
-    if whole_matrix and changed:
-        scale = 1.0 / (1.0 / state[SCALE, 0] + total_delta)
+                change += new - old
+        _track_size(W, state, r, RAW_MASS, before + change)
+    if not changed:
+        return False
+    if whole_matrix:
+        total = 0.0
         for r in range(m):
-            state[SCALE, r] = scale
-        if not (_SCALE_LOW < scale < _SCALE_HIGH):
-            for r in range(m):
-                _fold(W, state, r)
-    return changed
+            total += state[RAW_MASS, r]
+        for r in range(m):
+            state[SCALE, r] = 1.0 / total
+    else:
+        for r in range(m):
+            state[SCALE, r] = 1.0 / state[RAW_MASS, r]
+    for r in range(m):
+        if not (_SCALE_LOW < state[SCALE, r] < _SCALE_HIGH):
+            _renormalize(W, state, whole_matrix)
+            break
+    return True
 
 
 @njit(cache=True)
-def one_round(idx, vals, y, W, rule, params, state, step_kind, normalize_scores, scores, tau,
+def _renormalize(W, state, whole_matrix):
+    """Fold the scales of a multiplicative model into W (its masses become exact again)."""
+    for r in range(W.shape[1]):
+        _fold(W, state, r)
+    if whole_matrix:
+        total = 0.0
+        for r in range(W.shape[1]):
+            total += state[RAW_MASS, r]
+        for r in range(W.shape[1]):
+            state[SCALE, r] = 1.0 / total
+    else:
+        for r in range(W.shape[1]):
+            state[SCALE, r] = 1.0 / state[RAW_MASS, r]
+
+
+@njit(cache=True)
+def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, scores, tau,
               factor):
     """One online round on the row ``(idx, vals)``; returns ``(predicted index, model changed)``."""
     q = _score(idx, vals, W, state, scores)
-    predicted = predict_index(scores, state, normalize_scores)
+    predicted = predict_index(scores, state, scale_free)
     if q == 0.0:
         return predicted, False
     for r in range(W.shape[1]):
@@ -180,7 +240,7 @@ def one_round(idx, vals, y, W, rule, params, state, step_kind, normalize_scores,
         factor[r] = 1.0
     compute_steps(rule, scores, y, q, params, state, tau, factor)
     if step_kind == ADDITIVE:
-        changed = _apply_additive(idx, vals, q, W, state, scores, tau, factor)
+        changed = _apply_additive(idx, vals, W, state, tau, factor, scale_free)
     else:
         changed = _apply_multiplicative(idx, vals, W, state, tau,
                                         step_kind == MULTIPLICATIVE_MATRIX)
@@ -200,7 +260,7 @@ def _count(counts, flags, t, y, predicted, updated):
 
 
 @njit(cache=True)
-def run_dense(X, y, order, W, rule, params, state, step_kind, normalize_scores, counts, flags):
+def run_dense(X, y, order, W, rule, params, state, step_kind, scale_free, counts, flags):
     """Online pass over the rows ``X[order]`` (dense, C-contiguous)."""
     m = W.shape[1]
     scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
@@ -208,13 +268,13 @@ def run_dense(X, y, order, W, rule, params, state, step_kind, normalize_scores, 
     for t in range(order.shape[0]):
         i = order[t]
         predicted, updated = one_round(idx, X[i], y[i], W, rule, params, state, step_kind,
-                                       normalize_scores, scores, tau, factor)
+                                       scale_free, scores, tau, factor)
         _count(counts, flags, t, y[i], predicted, updated)
 
 
 @njit(cache=True)
 def run_sparse(data, indices, indptr, y, order, W, rule, params, state, step_kind,
-               normalize_scores, counts, flags):
+               scale_free, counts, flags):
     """Online pass over the CSR rows ``order`` of ``(data, indices, indptr)``."""
     m = W.shape[1]
     scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
@@ -222,18 +282,18 @@ def run_sparse(data, indices, indptr, y, order, W, rule, params, state, step_kin
         i = order[t]
         start, stop = indptr[i], indptr[i + 1]
         predicted, updated = one_round(indices[start:stop], data[start:stop], y[i], W, rule,
-                                       params, state, step_kind, normalize_scores, scores, tau,
+                                       params, state, step_kind, scale_free, scores, tau,
                                        factor)
         _count(counts, flags, t, y[i], predicted, updated)
 
 
 @njit(cache=True)
-def learn_one_dense(idx, x, y, W, rule, params, state, step_kind, normalize_scores, counts):
+def learn_one_dense(idx, x, y, W, rule, params, state, step_kind, scale_free, counts):
     """The streaming step on one dense row (``idx = arange(n_features)``); returns the
     prediction made before the update."""
     m = W.shape[1]
     scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
     predicted, updated = one_round(idx, x, y, W, rule, params, state, step_kind,
-                                   normalize_scores, scores, tau, factor)
+                                   scale_free, scores, tau, factor)
     _count(counts, np.empty(0, np.int8), 0, y, predicted, updated)
     return predicted

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import engine
 from ..rules.dispatch import BINARY_RULES, SCALE_FREE_RULES
-from ..rules.layout import FIRST_RULE_ROW, SCALE, SQNORM
+from ..rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE
 
 _DTYPES = [np.float64, np.float32]
 
@@ -225,7 +225,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def _output_scales(self):
         scales = self._state[SCALE].copy()
         if self._scale_free:
-            norms = np.sqrt(self._state[SQNORM])
+            norms = np.sqrt(self._state[RAW_SQNORM]) * np.abs(scales)
             scales = np.divide(scales, norms, out=np.zeros_like(scales), where=norms > 0)
         return scales
 

@@ -34,7 +34,7 @@ class _MaximumCosineBase(OnlineLinearClassifier):
         return self._certificate()
 
     def _certificate(self):
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", over="ignore"):  # ρ underflows on noisy streams
             return 1.0 / self._state[CERTIFICATE]
 
 

@@ -5,11 +5,12 @@ from numbers import Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 from .. import engine
 from ..rules import dispatch
-from ..rules.layout import SCALE
-from ..rules.ultraconservative import MAX_SCORE, PROPORTIONAL, UNIFORM
+from ..rules.layout import RAW_MASS, RAW_SQNORM, SCALE
+from ..rules.ultraconservative import MAX_SCORE, PROPORTIONAL, RHO, UNIFORM
 from .base import OnlineLinearClassifier
 
 _BETA = [Interval(Real, 0, None, closed="left")]
@@ -160,6 +161,11 @@ class MulticlassROMMA(OnlineLinearClassifier):
     applied in O(non-zeros of x) through the engine's lazy scale.  Theorem 14: at most
     2R²‖M*‖² mistakes for a comparator M* of margin 1.
 
+    On noisy streams ‖M‖ grows geometrically (beyond float64 within thousands of rounds), so
+    the model is kept as a unit-Frobenius-norm direction: ``coef_`` is ``M/‖M‖`` (the same
+    predictions) and ``weight_norm_`` is ‖M‖ (``inf`` once it exceeds float64); the true
+    weights are ``coef_ * weight_norm_``.
+
     Examples
     --------
     >>> from onlinear import MulticlassROMMA
@@ -171,6 +177,7 @@ class MulticlassROMMA(OnlineLinearClassifier):
     """
 
     _rule = dispatch.MC_ROMMA
+    _state_rows = RHO + 1
     _parameter_constraints = {
         **OnlineLinearClassifier._parameter_constraints,
         "scheme": [StrOptions(set(_SCHEMES))],
@@ -184,6 +191,15 @@ class MulticlassROMMA(OnlineLinearClassifier):
 
     def _rule_params(self):
         return [_SCHEMES[self.scheme]]
+
+    @property
+    def weight_norm_(self):
+        """‖M‖, the Frobenius norm of the true weights (``coef_`` holds their direction)."""
+        check_is_fitted(self)
+        if not np.any(self._state[RAW_SQNORM]):
+            return 0.0
+        with np.errstate(divide="ignore"):
+            return float(1.0 / self._state[RHO, 0])
 
 
 class Multiplicative(OnlineLinearClassifier):
@@ -238,6 +254,7 @@ class Multiplicative(OnlineLinearClassifier):
     def _initialize_model(self):
         n_features, n_outputs = self._weights.shape
         self._weights[:] = 1.0
+        self._state[RAW_MASS] = n_features
         mass = n_features * (n_outputs if self.normalize == "matrix" else 1)
         self._state[SCALE] = 1.0 / mass
 

@@ -3,9 +3,9 @@
 for Deriving Perceptron Based Linear Classifiers", ALT 2016) — spec ``004-maximum-cosine.md``.
 
 All are binary (label z = ±1 per output; one-vs-rest on more classes) and *scale-free*: their
-predictions depend only on the direction of w (spec 004 §11 T9).  So the model stores the unit
-direction ``ŵ`` (the rule rescales it through ``factor`` after each step, which also keeps long
-streams finite) and the rule keeps its scalar certificate in ``state[CERTIFICATE, r]``:
+predictions depend only on the direction of w (spec 004 §11 T9).  So the engine keeps every
+output at unit norm after each step (which also keeps long streams finite), and the rule keeps its
+scalar certificate in ``state[CERTIFICATE, r]``:
 ``ρ = 1/ℓ*`` (= 1/‖u‖ for ROMMA) for the ROMMA family, ``ℓ`` for MCP/CMCP.  Working with ρ
 instead of ℓ* is the numerically robust form of spec 004 §3.6: ℓ* grows geometrically on noisy
 data and overflows, ρ only tends to 0.
@@ -19,7 +19,7 @@ import math
 
 from numba import njit
 
-from .layout import FIRST_RULE_ROW, SQNORM
+from .layout import FIRST_RULE_ROW, squared_norm
 from .ultraconservative import binary_label
 
 CERTIFICATE = FIRST_RULE_ROW
@@ -35,22 +35,17 @@ _COLLINEAR = 1e-12
 
 
 @njit(cache=True, inline="always")
-def _initialize(r, z, q, tau, state, certificate):
-    tau[r] = z / math.sqrt(q)
+def _initialize(r, z, tau, state, certificate):
+    tau[r] = z
     state[CERTIFICATE, r] = certificate
 
 
 @njit(cache=True, inline="always")
-def _move_and_normalize(r, norm_w, coef_w, coef_a, projection, q, tau, factor):
-    """Output r becomes the unit vector along ``v = coef_w·ŵ + coef_a·a`` (ŵ = w/‖w‖,
-    projection = ŵ·a): ``factor = coef_w/(‖w‖·‖v‖)``, ``tau = coef_a/‖v‖``.  Returns ‖v‖
-    (0 when v = 0, and then nothing is changed)."""
-    length = math.sqrt(max(coef_w * coef_w + 2.0 * coef_w * coef_a * projection
-                           + coef_a * coef_a * q, 0.0))
-    if length > 0.0:
-        factor[r] = coef_w / (norm_w * length)
-        tau[r] = coef_a / length
-    return length
+def _length(coef_w, coef_a, projection, gap):
+    """‖coef_w·ŵ + coef_a·a‖ for a unit ŵ, ``projection = ŵ·a`` and ``gap = ‖a‖² − projection²``,
+    as a sum of squares (a = projection·ŵ + a⊥), which does not cancel."""
+    along = coef_w + coef_a * projection
+    return math.sqrt(along * along + coef_a * coef_a * max(gap, 0.0))
 
 
 @njit(cache=True)
@@ -71,9 +66,9 @@ def romma_steps(scores, y, q, kind, state, tau, factor):
     m = scores.shape[0]
     for r in range(m):
         z = binary_label(m, y, r)
-        norm_w = math.sqrt(state[SQNORM, r])
+        norm_w = math.sqrt(squared_norm(state, r))
         if norm_w == 0.0:
-            _initialize(r, z, q, tau, state, math.sqrt(q))
+            _initialize(r, z, tau, state, math.sqrt(q))
             continue
         projection = scores[r] / norm_w
         rho = state[CERTIFICATE, r]
@@ -84,7 +79,7 @@ def romma_steps(scores, y, q, kind, state, tau, factor):
             continue
         if margin * rho >= q:
             factor[r] = 0.0
-            tau[r] = z / math.sqrt(q)
+            tau[r] = z
             state[CERTIFICATE, r] = math.sqrt(q)
             continue
         gap = q - projection * projection
@@ -92,8 +87,10 @@ def romma_steps(scores, y, q, kind, state, tau, factor):
             continue
         c = (q - margin * rho) / gap
         d_rho = (z * rho - projection) / gap
-        length = _move_and_normalize(r, norm_w, c, d_rho, projection, q, tau, factor)
+        length = _length(c, d_rho, projection, gap)
         if length > 0.0:
+            factor[r] = c / norm_w
+            tau[r] = d_rho
             state[CERTIFICATE, r] = rho / length
 
 
@@ -113,9 +110,9 @@ def naromma_steps(scores, y, q, skip, state, tau, factor):
     m = scores.shape[0]
     for r in range(m):
         z = binary_label(m, y, r)
-        norm_w = math.sqrt(state[SQNORM, r])
+        norm_w = math.sqrt(squared_norm(state, r))
         if norm_w == 0.0:
-            _initialize(r, z, q, tau, state, math.sqrt(q))
+            _initialize(r, z, tau, state, math.sqrt(q))
             continue
         projection = scores[r] / norm_w
         g = z * projection
@@ -127,15 +124,14 @@ def naromma_steps(scores, y, q, skip, state, tau, factor):
             continue
         if g * rho >= q:
             factor[r] = 0.0
-            tau[r] = z / math.sqrt(q)
+            tau[r] = z
             state[CERTIFICATE, r] = math.sqrt(q)
             continue
         gap = q - g * g
         if gap <= 0.0:
             continue
-        step = (rho - g) / (q - g * rho)
-        if _move_and_normalize(r, norm_w, 1.0, step * z, projection, q, tau, factor) > 0.0:
-            state[CERTIFICATE, r] = rho / math.sqrt(1.0 + (g - rho) ** 2 / gap)
+        tau[r] = z * norm_w * (rho - g) / (q - g * rho)
+        state[CERTIFICATE, r] = rho / math.sqrt(1.0 + (g - rho) ** 2 / gap)
 
 
 @njit(cache=True)
@@ -149,9 +145,9 @@ def maximum_cosine_steps(scores, y, q, conservative, state, tau, factor):
     m = scores.shape[0]
     for r in range(m):
         z = binary_label(m, y, r)
-        norm_w = math.sqrt(state[SQNORM, r])
+        norm_w = math.sqrt(squared_norm(state, r))
         if norm_w == 0.0:
-            _initialize(r, z, q, tau, state, 1.0 / math.sqrt(q))
+            _initialize(r, z, tau, state, 1.0 / math.sqrt(q))
             continue
         margin = z * scores[r]
         ell = state[CERTIFICATE, r]
@@ -159,6 +155,5 @@ def maximum_cosine_steps(scores, y, q, conservative, state, tau, factor):
         if margin > threshold:
             continue
         eta = 0.0 if margin <= 0.0 else margin * ell / norm_w
-        step = 1.0 / (ell * q)  # λ/‖w‖
-        if _move_and_normalize(r, norm_w, 1.0, step * z, scores[r] / norm_w, q, tau, factor) > 0:
-            state[CERTIFICATE, r] = math.sqrt(ell * ell + (1.0 - 2.0 * eta) / q)
+        tau[r] = z * norm_w / (ell * q)
+        state[CERTIFICATE, r] = math.sqrt(ell * ell + (1.0 - 2.0 * eta) / q)

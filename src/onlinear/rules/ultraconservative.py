@@ -10,10 +10,14 @@ Outputs: a multiclass rule has one output per class.  A *binary* rule (Perceptro
 has one output when there are two classes (``y == 1`` is the positive label) and one output per
 class otherwise, each output then being an independent one-vs-rest binary learner.
 """
+import math
+
 import numpy as np
 from numba import njit
 
-from .layout import SQNORM
+from .layout import FIRST_RULE_ROW, squared_norm
+
+RHO = FIRST_RULE_ROW  # MC-ROMMA's 1/‖M‖ (column 0)
 
 UNIFORM = 0
 MAX_SCORE = 1
@@ -173,9 +177,14 @@ def mc_romma_steps(scores, y, q, scheme, state, tau, factor):
 
     Closed form (spec 000 §2.7): with ``z_r = τ_r x``, ``N = ‖M‖²``, ``s = Σ_r τ_r B_r`` and
     ``ZZ = ‖x‖² Σ_r τ_r²``: if N = 0, ``M' = z/ZZ``; else ``det = N·ZZ − s²``,
-    ``c = (N·ZZ − s)/det``, ``d = N(1 − s)/det`` and ``M' = c M + d z`` (Eq. 27) — a global
-    rescaling, which the engine applies lazily.  ``det ≈ 0`` (M anti-parallel to z, possible
-    only on non-separable data; the problem is infeasible) restarts from ``z/ZZ``.
+    ``c = (N·ZZ − s)/det``, ``d = N(1 − s)/det`` and ``M' = c M + d z`` (Eq. 27).
+
+    On non-separable streams ‖M‖ grows geometrically and overflows, so — as for aggressive
+    ROMMA — the model stores the unit direction ``M̂`` and ``ρ = 1/‖M‖`` (in
+    ``state[FIRST_RULE_ROW, 0]``); with ``ŝ = Σ_r τ_r M̂_r·x`` the same step reads
+    ``M' ∝ c M̂ + (dρ) z`` with ``c = (ZZ − ŝρ)/(ZZ − ŝ²)``, ``dρ = (ρ − ŝ)/(ZZ − ŝ²)`` and
+    ``ρ' = ρ/‖c M̂ + dρ z‖``.  ``ZZ − ŝ² ≈ 0`` (M anti-parallel to z: the problem is infeasible,
+    possible only on non-separable data) restarts from ``z/ZZ``.
     """
     additive_family_steps(scores, y, q, 0.0, scheme, tau)
     m = scores.shape[0]
@@ -183,23 +192,31 @@ def mc_romma_steps(scores, y, q, scheme, state, tau, factor):
     s = 0.0
     tau2 = 0.0
     for r in range(m):
-        norm2 += state[SQNORM, r]
+        norm2 += squared_norm(state, r)
         s += tau[r] * scores[r]
         tau2 += tau[r] * tau[r]
     if tau2 == 0.0:
         return
     zz = q * tau2
-    det = norm2 * zz - s * s
-    if norm2 == 0.0 or det <= 1e-12 * norm2 * zz:
+    norm = math.sqrt(norm2)
+    projection = s / norm if norm > 0.0 else 0.0
+    gap = zz - projection * projection
+    if norm == 0.0 or gap <= 1e-12 * zz:
+        # first update, or restart: M' = z/ZZ, stored as z/sqrt(ZZ) with ρ = sqrt(ZZ)
         for r in range(m):
-            factor[r] = 0.0 if norm2 > 0.0 else 1.0
-            tau[r] /= zz
+            factor[r] = 0.0 if norm > 0.0 else 1.0
+            tau[r] /= math.sqrt(zz)
+        state[RHO, 0] = math.sqrt(zz)
         return
-    c = (norm2 * zz - s) / det
-    d = norm2 * (1.0 - s) / det
+    rho = state[RHO, 0]
+    c = (zz - projection * rho) / gap
+    d_rho = (rho - projection) / gap
+    along = c + d_rho * projection  # ‖c M̂ + dρ z‖² as a sum of squares (z = ŝM̂ + z⊥)
+    length = math.sqrt(along * along + d_rho * d_rho * gap)
     for r in range(m):
-        factor[r] = c
-        tau[r] *= d
+        factor[r] = c / (norm * length)
+        tau[r] *= d_rho / length
+    state[RHO, 0] = rho / length
 
 
 @njit(cache=True)
