@@ -1,8 +1,16 @@
 """onlinear: fast, faithful online learning of linear multiclass classifiers."""
 from .estimators import (
     MIRA,
+    NAROMMA,
+    ROMMA,
+    AggressiveROMMA,
+    BalancedWinnow,
     BinaryMIRA,
+    ConservativeMCP,
     KeslerPerceptron,
+    MaximumCosinePerceptron,
+    MulticlassROMMA,
+    Multiplicative,
     OneVsRestPerceptron,
     OnlineLinearClassifier,
     PassiveAggressive,
@@ -17,5 +25,7 @@ __version__ = "0.1.0"
 __all__ = [
     "available", "describe", "make", "OnlineLinearClassifier", "Perceptron",
     "OneVsRestPerceptron", "UltraconservativePerceptron", "KeslerPerceptron", "MIRA",
-    "BinaryMIRA", "PassiveAggressive", "SupportClassPA",
+    "BinaryMIRA", "PassiveAggressive", "SupportClassPA", "ROMMA", "AggressiveROMMA", "NAROMMA",
+    "MaximumCosinePerceptron", "ConservativeMCP", "MulticlassROMMA", "Multiplicative",
+    "BalancedWinnow",
 ]

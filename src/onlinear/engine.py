@@ -1,138 +1,250 @@
 """The compiled online loop shared by every linear learner: score, predict, step, apply.
 
-Model layout: ``W`` has shape ``(n_features, n_outputs)`` — *feature-major*, so the outputs of one
-feature are contiguous (about 4× faster than class-major for CSR rows, see design.md) — and the
-true weights are ``state[0] * W``.  The lazy scale factor ``state[0]`` lets ROMMA-type rules
-rescale the whole model in O(1): a rule returns ``c`` and the engine applies
-``M ← c·M + tau ⊗ x`` as ``scale ← c·scale; W += (tau/scale) ⊗ x`` — O(non-zeros of x).
+Model layout.  ``W`` has shape ``(n_features, n_outputs)`` — *feature-major*, so the outputs of
+one feature are contiguous (about 4× faster than class-major for CSR rows, see design.md).
+``state`` has shape ``(n_state_rows, n_outputs)``:
+
+* ``state[SCALE, r]`` — the lazy scale factor of output r: the true weights are
+  ``w_r = state[SCALE, r] · W[:, r]``;
+* ``state[RAW_SQNORM, r]`` — ``Σ_j W[j, r]²`` and ``state[RAW_MASS, r]`` — ``Σ_j W[j, r]``
+  (the multiplicative family), kept current by the engine (see :mod:`onlinear.rules.layout`);
+* rows from ``FIRST_RULE_ROW`` on belong to the rule (MCP's ℓ, NAROMMA's ρ, …).
+
+A row is one array of column indices and one of values: a CSR row directly, a dense row as
+``arange(n_features)`` with the row itself (zeros are skipped), so both share one code path.
 
 Each round, strictly in the given order:
-  1. scores ``s_r = scale · Σ_j W[j, r] x_j`` and ``q = ‖x‖²``;
+  1. scores ``s_r = w_r·x`` and ``q = ‖x‖²``;
   2. prediction (before the update): one output → class 1 iff ``s > 0``; several outputs →
-     ``argmax_r s_r`` with ties going to the lowest class index (numpy's convention);
-  3. unless ``x = 0`` (every rule's step is then a no-op), the rule computes ``tau`` and ``c``;
-  4. the step is applied; a round is an *update* when the model changed.
+     ``argmax_r s_r`` (``s_r/‖w_r‖`` for scale-free learners, which the engine also keeps at
+     unit norm), ties to the lowest class index;
+  3. unless ``x = 0`` (every rule's step is then a no-op), the rule writes per-output steps
+     ``tau`` and rescaling factors ``factor``;
+  4. the engine applies them — additive: ``w_r ← factor_r·w_r + tau_r·x`` in O(non-zeros of x)
+     through the lazy scale; multiplicative: ``w_{r,j} ← w_{r,j}·exp(tau_r x_j)`` on the
+     non-zeros, renormalized to unit l1 mass per row or for the whole matrix (lazily, through the
+     scale, since the mass of the row is ``1/scale``).  A round is an *update* when the model
+     changed.
 
 Counters (``counts``): ``[examples seen, mistakes, updates]``.  ``flags``, when it has one entry
 per round, receives ``mistake | updated << 1`` for the evaluation harness.
 """
+import math
+
 import numpy as np
 from numba import njit
 
 from .rules.dispatch import compute_steps
+from .rules.layout import RAW_MASS, RAW_SQNORM, SCALE, SIZE_ANCHOR, squared_norm
 
 SEEN = 0
 MISTAKES = 1
 UPDATES = 2
 
+ADDITIVE = 0
+MULTIPLICATIVE_ROW = 1
+MULTIPLICATIVE_MATRIX = 2
+
 # Fold the lazy scale into W before it can overflow or underflow.
 _SCALE_LOW = 1e-100
 _SCALE_HIGH = 1e100
+# A multiplicative exponent beyond this means η|x_j| far outside any bound's range; clamping it
+# keeps the unnormalized mass finite, and the floor keeps every weight strictly positive.
+_MAX_EXPONENT = 300.0
+_MIN_WEIGHT = 1e-300
 
 
 @njit(cache=True)
-def predict_index(scores):
+def predict_index(scores, state, scale_free):
     m = scores.shape[0]
     if m == 1:
         return 1 if scores[0] > 0.0 else 0
     best = 0
-    for r in range(1, m):
-        if scores[r] > scores[best]:
+    best_value = -np.inf
+    for r in range(m):
+        value = scores[r]
+        if scale_free:
+            norm = math.sqrt(squared_norm(state, r))
+            value = value / norm if norm > 0.0 else 0.0
+        if value > best_value:
             best = r
+            best_value = value
     return best
 
 
 @njit(cache=True)
-def _active_outputs(tau, active):
-    n_active = 0
-    for r in range(tau.shape[0]):
-        if tau[r] != 0.0:
-            active[n_active] = r
-            n_active += 1
-    return n_active
-
-
-@njit(cache=True)
-def _rescale(W, state, c):
-    """Apply the rule's whole-model rescaling ``M ← c·M`` lazily; fold when extreme."""
-    if c == 1.0:
-        return
-    state[0] *= c
-    if not (_SCALE_LOW < abs(state[0]) < _SCALE_HIGH):
-        W *= state[0]
-        state[0] = 1.0
-
-
-@njit(cache=True)
-def dense_round(x, y, W, rule, params, state, scores, tau, active):
-    """One online round on a dense row; returns ``(predicted index, model changed)``."""
+def _score(idx, vals, W, state, scores):
+    """True scores into ``scores``; returns ``‖x‖²`` (in float64 whatever the input dtype)."""
     m = W.shape[1]
-    scale = state[0]
     for r in range(m):
         scores[r] = 0.0
     q = 0.0
-    for j in range(x.shape[0]):
-        v = float(x[j])
+    for p in range(idx.shape[0]):
+        v = np.float64(vals[p])
         if v != 0.0:
+            j = idx[p]
             q += v * v
             for r in range(m):
                 scores[r] += W[j, r] * v
     for r in range(m):
-        scores[r] *= scale
-    predicted = predict_index(scores)
-    if q == 0.0:
-        return predicted, False
-    c = compute_steps(rule, scores, y, q, params, state, tau)
-    _rescale(W, state, c)
-    n_active = _active_outputs(tau, active)
-    if n_active == 0:
-        return predicted, c != 1.0
-    inv_scale = 1.0 / state[0]
-    for a in range(n_active):
-        tau[active[a]] *= inv_scale
-    for j in range(x.shape[0]):
-        v = float(x[j])
-        if v != 0.0:
-            for a in range(n_active):
-                r = active[a]
-                W[j, r] += tau[r] * v
-    return predicted, True
+        scores[r] *= state[SCALE, r]
+    return q
 
 
 @njit(cache=True)
-def sparse_round(indices, values, y, W, rule, params, state, scores, tau, active):
-    """One online round on a CSR row given by its column ``indices`` and ``values``."""
+def _fold(W, state, r):
+    """Multiply the scale of output r into its column so that the scale is 1 again."""
+    scale = state[SCALE, r]
+    for j in range(W.shape[0]):
+        W[j, r] *= scale
+    state[SCALE, r] = 1.0
+    _exact_sizes(W, state, r)
+
+
+@njit(cache=True)
+def _exact_sizes(W, state, r):
+    sqnorm = 0.0
+    mass = 0.0
+    for j in range(W.shape[0]):
+        sqnorm += W[j, r] * W[j, r]
+        mass += W[j, r]
+    state[RAW_SQNORM, r] = sqnorm
+    state[RAW_MASS, r] = mass
+    state[SIZE_ANCHOR, r] = 0.0
+
+
+@njit(cache=True)
+def _track_size(W, state, r, row, after):
+    """Store a column size updated by a running sum; recompute it exactly once it has fallen
+    below half of its largest value since the last exact computation (see rules.layout)."""
+    anchor = max(state[SIZE_ANCHOR, r], state[row, r])
+    if after < 0.5 * anchor:
+        _exact_sizes(W, state, r)
+    else:
+        state[row, r] = after
+        state[SIZE_ANCHOR, r] = max(anchor, after)
+
+
+@njit(cache=True)
+def _apply_additive(idx, vals, W, state, tau, factor, unit_norm):
+    """``w_r ← factor_r·w_r + tau_r·x`` (then ``w_r ← w_r/‖w_r‖`` for scale-free learners, whose
+    predictions only depend on directions); returns whether the model changed."""
+    changed = False
     m = W.shape[1]
-    scale = state[0]
     for r in range(m):
-        scores[r] = 0.0
-    q = 0.0
-    for p in range(indices.shape[0]):
-        v = float(values[p])
-        j = indices[p]
-        q += v * v
+        c = factor[r]
+        if c == 1.0 and tau[r] == 0.0:
+            continue
+        changed = True
+        if c == 0.0:
+            W[:, r] = 0.0
+            state[SCALE, r] = 1.0
+            state[RAW_SQNORM, r] = 0.0
+            state[SIZE_ANCHOR, r] = 0.0
+        elif c != 1.0:
+            state[SCALE, r] *= c
+            if not (_SCALE_LOW < abs(state[SCALE, r]) < _SCALE_HIGH):
+                _fold(W, state, r)
+        if tau[r] == 0.0:
+            continue
+        step = tau[r] / state[SCALE, r]
+        before = state[RAW_SQNORM, r]
+        change = 0.0
+        for p in range(idx.shape[0]):
+            v = np.float64(vals[p])
+            if v != 0.0:
+                j = idx[p]
+                old = W[j, r]
+                new = old + step * v
+                W[j, r] = new
+                change += (new - old) * (new + old)
+        _track_size(W, state, r, RAW_SQNORM, before + change)
+        if unit_norm:
+            norm = math.sqrt(squared_norm(state, r))
+            if norm > 0.0:
+                state[SCALE, r] /= norm
+                if not (_SCALE_LOW < abs(state[SCALE, r]) < _SCALE_HIGH):
+                    _fold(W, state, r)
+    return changed
+
+
+@njit(cache=True)
+def _apply_multiplicative(idx, vals, W, state, tau, whole_matrix):
+    """``w_{r,j} ← w_{r,j}·exp(tau_r x_j) / Z`` with Z the new l1 mass of the row (or matrix).
+
+    The scale of a row is ``1/mass`` (rows, or the whole matrix, sum to 1), and the mass is
+    updated from the touched non-zeros of x only.
+    """
+    m = W.shape[1]
+    changed = False
+    for r in range(m):
+        if tau[r] == 0.0:
+            continue
+        changed = True
+        before = state[RAW_MASS, r]
+        change = 0.0
+        for p in range(idx.shape[0]):
+            v = np.float64(vals[p])
+            if v != 0.0:
+                j = idx[p]
+                exponent = min(_MAX_EXPONENT, max(-_MAX_EXPONENT, tau[r] * v))
+                old = W[j, r]
+                new = max(old * math.exp(exponent), _MIN_WEIGHT)
+                W[j, r] = new
+                change += new - old
+        _track_size(W, state, r, RAW_MASS, before + change)
+    if not changed:
+        return False
+    if whole_matrix:
+        total = 0.0
         for r in range(m):
-            scores[r] += W[j, r] * v
+            total += state[RAW_MASS, r]
+        for r in range(m):
+            state[SCALE, r] = 1.0 / total
+    else:
+        for r in range(m):
+            state[SCALE, r] = 1.0 / state[RAW_MASS, r]
     for r in range(m):
-        scores[r] *= scale
-    predicted = predict_index(scores)
+        if not (_SCALE_LOW < state[SCALE, r] < _SCALE_HIGH):
+            _renormalize(W, state, whole_matrix)
+            break
+    return True
+
+
+@njit(cache=True)
+def _renormalize(W, state, whole_matrix):
+    """Fold the scales of a multiplicative model into W (its masses become exact again)."""
+    for r in range(W.shape[1]):
+        _fold(W, state, r)
+    if whole_matrix:
+        total = 0.0
+        for r in range(W.shape[1]):
+            total += state[RAW_MASS, r]
+        for r in range(W.shape[1]):
+            state[SCALE, r] = 1.0 / total
+    else:
+        for r in range(W.shape[1]):
+            state[SCALE, r] = 1.0 / state[RAW_MASS, r]
+
+
+@njit(cache=True)
+def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, scores, tau,
+              factor):
+    """One online round on the row ``(idx, vals)``; returns ``(predicted index, model changed)``."""
+    q = _score(idx, vals, W, state, scores)
+    predicted = predict_index(scores, state, scale_free)
     if q == 0.0:
         return predicted, False
-    c = compute_steps(rule, scores, y, q, params, state, tau)
-    _rescale(W, state, c)
-    n_active = _active_outputs(tau, active)
-    if n_active == 0:
-        return predicted, c != 1.0
-    inv_scale = 1.0 / state[0]
-    for a in range(n_active):
-        tau[active[a]] *= inv_scale
-    for p in range(indices.shape[0]):
-        v = float(values[p])
-        j = indices[p]
-        for a in range(n_active):
-            r = active[a]
-            W[j, r] += tau[r] * v
-    return predicted, True
+    for r in range(W.shape[1]):
+        tau[r] = 0.0
+        factor[r] = 1.0
+    compute_steps(rule, scores, y, q, params, state, tau, factor)
+    if step_kind == ADDITIVE:
+        changed = _apply_additive(idx, vals, W, state, tau, factor, scale_free)
+    else:
+        changed = _apply_multiplicative(idx, vals, W, state, tau,
+                                        step_kind == MULTIPLICATIVE_MATRIX)
+    return predicted, changed
 
 
 @njit(cache=True)
@@ -148,40 +260,40 @@ def _count(counts, flags, t, y, predicted, updated):
 
 
 @njit(cache=True)
-def run_dense(X, y, order, W, rule, params, state, counts, flags):
+def run_dense(X, y, order, W, rule, params, state, step_kind, scale_free, counts, flags):
     """Online pass over the rows ``X[order]`` (dense, C-contiguous)."""
     m = W.shape[1]
-    scores = np.empty(m)
-    tau = np.empty(m)
-    active = np.empty(m, np.int64)
+    scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
+    idx = np.arange(X.shape[1])
     for t in range(order.shape[0]):
         i = order[t]
-        predicted, updated = dense_round(X[i], y[i], W, rule, params, state, scores, tau, active)
+        predicted, updated = one_round(idx, X[i], y[i], W, rule, params, state, step_kind,
+                                       scale_free, scores, tau, factor)
         _count(counts, flags, t, y[i], predicted, updated)
 
 
 @njit(cache=True)
-def run_sparse(data, indices, indptr, y, order, W, rule, params, state, counts, flags):
+def run_sparse(data, indices, indptr, y, order, W, rule, params, state, step_kind,
+               scale_free, counts, flags):
     """Online pass over the CSR rows ``order`` of ``(data, indices, indptr)``."""
     m = W.shape[1]
-    scores = np.empty(m)
-    tau = np.empty(m)
-    active = np.empty(m, np.int64)
+    scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
     for t in range(order.shape[0]):
         i = order[t]
         start, stop = indptr[i], indptr[i + 1]
-        predicted, updated = sparse_round(indices[start:stop], data[start:stop], y[i], W, rule,
-                                          params, state, scores, tau, active)
+        predicted, updated = one_round(indices[start:stop], data[start:stop], y[i], W, rule,
+                                       params, state, step_kind, scale_free, scores, tau,
+                                       factor)
         _count(counts, flags, t, y[i], predicted, updated)
 
 
 @njit(cache=True)
-def learn_one_dense(x, y, W, rule, params, state, counts):
-    """The streaming step: one round on one dense row; returns the prediction made before it."""
+def learn_one_dense(idx, x, y, W, rule, params, state, step_kind, scale_free, counts):
+    """The streaming step on one dense row (``idx = arange(n_features)``); returns the
+    prediction made before the update."""
     m = W.shape[1]
-    scores = np.empty(m)
-    tau = np.empty(m)
-    active = np.empty(m, np.int64)
-    predicted, updated = dense_round(x, y, W, rule, params, state, scores, tau, active)
+    scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
+    predicted, updated = one_round(idx, x, y, W, rule, params, state, step_kind,
+                                   scale_free, scores, tau, factor)
     _count(counts, np.empty(0, np.int8), 0, y, predicted, updated)
     return predicted

@@ -11,8 +11,16 @@ from dataclasses import dataclass, field
 
 from .estimators import (
     MIRA,
+    NAROMMA,
+    ROMMA,
+    AggressiveROMMA,
+    BalancedWinnow,
     BinaryMIRA,
+    ConservativeMCP,
     KeslerPerceptron,
+    MaximumCosinePerceptron,
+    MulticlassROMMA,
+    Multiplicative,
     OneVsRestPerceptron,
     PassiveAggressive,
     Perceptron,
@@ -22,6 +30,8 @@ from .estimators import (
 
 CRAMMER_SINGER = "Crammer & Singer 2003, Ultraconservative online algorithms for multiclass problems"
 MATSUSHIMA = "Matsushima et al. 2010, Exact passive-aggressive algorithm using support class"
+LI_LONG = "Li & Long 2002, The relaxed online maximum margin algorithm"
+BSHOUTY = "Bshouty & Haddad-Zaknoon 2016, The maximum cosine framework"
 
 
 @dataclass(frozen=True)
@@ -34,6 +44,11 @@ class Algorithm:
     summary: str
     fixed: dict = field(default_factory=dict)
     task: str = "multiclass"
+    one_vs_rest: bool = True  # a binary learner that runs one-vs-rest on more classes
+
+    @property
+    def handles_multiclass(self):
+        return self.task == "multiclass" or self.one_vs_rest
 
     @property
     def hyperparameters(self):
@@ -81,14 +96,35 @@ _ALGORITHMS = [
               "exact support-class PA-I (linear slack)", fixed={"slack": "linear"}),
     Algorithm("spa2", SupportClassPA, MATSUSHIMA,
               "exact support-class PA-II (squared slack)", fixed={"slack": "squared"}),
+    Algorithm("romma", ROMMA, LI_LONG,
+              "ROMMA: relaxed maximum margin step on mistakes", task="binary"),
+    Algorithm("aromma", AggressiveROMMA, LI_LONG,
+              "aggressive ROMMA: updates whenever the margin is below 1", task="binary"),
+    Algorithm("naromma", NAROMMA, BSHOUTY,
+              "NAROMMA: aggressive ROMMA derived as a maximum-cosine step", task="binary"),
+    Algorithm("mcp", MaximumCosinePerceptron, BSHOUTY,
+              "Maximum Cosine Perceptron: parameter-free, non-conservative", task="binary"),
+    Algorithm("cmcp", ConservativeMCP, BSHOUTY,
+              "conservative Maximum Cosine Perceptron", task="binary"),
+    Algorithm("mc-romma", MulticlassROMMA, CRAMMER_SINGER,
+              "multiclass ROMMA: additive step plus global rescaling"),
+    Algorithm("multiplicative", Multiplicative, CRAMMER_SINGER,
+              "multiplicative family: exponentiated updates, l1-normalized positive weights"),
+    Algorithm("winnow", BalancedWinnow, CRAMMER_SINGER,
+              "balanced Winnow, the two-class multiplicative learner", task="binary",
+              one_vs_rest=False),
 ]
 
 REGISTRY = {algorithm.name: algorithm for algorithm in _ALGORITHMS}
 
 
 def available(task=None):
-    """Names of the registered algorithms (optionally only those of one ``task``)."""
-    return [name for name, a in REGISTRY.items() if task is None or a.task == task]
+    """Names of the registered algorithms; ``task="multiclass"`` keeps those that can learn
+    multiclass data (binary learners do so one-vs-rest), ``task="binary"`` the binary ones."""
+    if task not in (None, "multiclass", "binary"):
+        raise ValueError(f"unknown task {task!r}; use 'multiclass' or 'binary'.")
+    return [name for name, a in REGISTRY.items()
+            if task is None or a.task == task or (task == "multiclass" and a.handles_multiclass)]
 
 
 def describe(name):

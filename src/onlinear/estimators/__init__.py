@@ -1,10 +1,20 @@
 """scikit-learn estimators of the linear online learners."""
 from .base import OnlineLinearClassifier
+from .maximum_cosine import (
+    NAROMMA,
+    ROMMA,
+    AggressiveROMMA,
+    ConservativeMCP,
+    MaximumCosinePerceptron,
+)
 from .passive_aggressive import PassiveAggressive, SupportClassPA
 from .ultraconservative import (
     MIRA,
+    BalancedWinnow,
     BinaryMIRA,
     KeslerPerceptron,
+    MulticlassROMMA,
+    Multiplicative,
     OneVsRestPerceptron,
     Perceptron,
     UltraconservativePerceptron,
@@ -12,5 +22,7 @@ from .ultraconservative import (
 
 __all__ = [
     "OnlineLinearClassifier", "Perceptron", "OneVsRestPerceptron", "UltraconservativePerceptron",
-    "KeslerPerceptron", "MIRA", "BinaryMIRA", "PassiveAggressive", "SupportClassPA",
+    "KeslerPerceptron", "MIRA", "BinaryMIRA", "PassiveAggressive", "SupportClassPA", "ROMMA",
+    "AggressiveROMMA", "NAROMMA", "MaximumCosinePerceptron", "ConservativeMCP",
+    "MulticlassROMMA", "Multiplicative", "BalancedWinnow",
 ]

@@ -17,7 +17,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import engine
-from ..rules.dispatch import BINARY_RULES
+from ..rules.dispatch import BINARY_RULES, SCALE_FREE_RULES
+from ..rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE
 
 _DTYPES = [np.float64, np.float32]
 
@@ -47,6 +48,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _rule = None  # set by subclasses: an id from onlinear.rules.dispatch
+    _state_rows = FIRST_RULE_ROW  # rows of the state array (see onlinear.rules.layout)
+    _step_kind = engine.ADDITIVE
     _parameter_constraints = {
         "n_epochs": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
@@ -59,6 +62,13 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ model state
+    def _initialize_model(self):
+        """Starting weights (zero) and rule state; the multiplicative family overrides this."""
+
+    @property
+    def _scale_free(self):
+        return self._rule in SCALE_FREE_RULES
+
     def _n_outputs(self, n_classes):
         if self._rule in BINARY_RULES and n_classes == 2:
             return 1
@@ -71,12 +81,16 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                 f"{type(self).__name__} needs at least two classes; got {classes.shape[0]} class: "
                 f"{classes.tolist()}."
             )
+        n_outputs = self._n_outputs(classes.shape[0])
         self.classes_ = classes
         self._label_index = {label: i for i, label in enumerate(classes.tolist())}
         self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
-        self._weights = np.zeros((n_features, self._n_outputs(classes.shape[0])))
-        self._state = np.ones(1)
+        self._weights = np.zeros((n_features, n_outputs))
+        self._state = np.zeros((self._state_rows, n_outputs))
+        self._state[SCALE] = 1.0
         self._counts = np.zeros(3, dtype=np.int64)
+        self._dense_index = np.arange(n_features)
+        self._initialize_model()
 
     def _encode(self, y):
         """Class indices of the labels ``y``; raises before anything is changed if one is unknown."""
@@ -94,12 +108,13 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         if flags is None:
             flags = np.empty(0, dtype=np.int8)
         order = np.ascontiguousarray(order, dtype=np.int64)
+        model = (self._weights, self._rule, self._params, self._state, self._step_kind,
+                 self._scale_free)
         if sp.issparse(X):
-            engine.run_sparse(X.data, X.indices, X.indptr, y_index, order, self._weights,
-                              self._rule, self._params, self._state, self._counts, flags)
+            engine.run_sparse(X.data, X.indices, X.indptr, y_index, order, *model, self._counts,
+                              flags)
         else:
-            engine.run_dense(X, y_index, order, self._weights, self._rule, self._params,
-                             self._state, self._counts, flags)
+            engine.run_dense(X, y_index, order, *model, self._counts, flags)
 
     def _validate(self, X, y, reset):
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, order="C",
@@ -108,6 +123,20 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         if sp.issparse(X):
             X.sort_indices()
         return X, y
+
+    def set_params(self, **params):
+        """Set hyperparameters; on a model already learning, they apply from the next example
+        on (as scikit-learn's SGD estimators do), after validation."""
+        previous = self.get_params(deep=False)
+        super().set_params(**params)
+        if hasattr(self, "_params"):
+            try:
+                self._validate_params()
+            except ValueError:
+                super().set_params(**previous)  # a bad value leaves the model as it was
+                raise
+            self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
+        return self
 
     # ------------------------------------------------------------------ training
     def fit(self, X, y):
@@ -165,8 +194,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         label = self._label_index.get(y)
         if label is None:
             raise ValueError(f"y={y!r} is not one of classes_ {self.classes_.tolist()}.")
-        predicted = engine.learn_one_dense(x, label, self._weights, self._rule, self._params,
-                                           self._state, self._counts)
+        predicted = engine.learn_one_dense(self._dense_index, x, label, self._weights,
+                                           self._rule, self._params, self._state,
+                                           self._step_kind, self._scale_free, self._counts)
         return self.classes_[predicted]
 
     @staticmethod
@@ -186,10 +216,18 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ prediction
     def _raw_scores(self, X):
-        """Scores of every output, shape (n_samples, n_outputs)."""
+        """Scores of every output, shape (n_samples, n_outputs); ``w_r·x/‖w_r‖`` for the
+        scale-free learners, as the engine predicts."""
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
-        return safe_sparse_dot(X, self._weights) * self._state[0]
+        return safe_sparse_dot(X, self._weights) * self._output_scales()
+
+    def _output_scales(self):
+        scales = self._state[SCALE].copy()
+        if self._scale_free:
+            norms = np.sqrt(self._state[RAW_SQNORM]) * np.abs(scales)
+            scales = np.divide(scales, norms, out=np.zeros_like(scales), where=norms > 0)
+        return scales
 
     def decision_function(self, X):
         """Class scores: shape (n_samples, n_classes), or (n_samples,) for two classes
@@ -210,14 +248,14 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """Predict the label of one example ``x`` (1-D array-like)."""
         check_is_fitted(self)
         x = self._check_one(x, n_features=self.n_features_in_)
-        scores = (x @ self._weights) * self._state[0]
-        return self.classes_[engine.predict_index(scores)]
+        scores = (x @ self._weights) * self._state[SCALE]
+        return self.classes_[engine.predict_index(scores, self._state, self._scale_free)]
 
     # ------------------------------------------------------------------ fitted attributes
     @property
     def coef_(self):
         check_is_fitted(self)
-        weights = (self._weights * self._state[0]).T
+        weights = (self._weights * self._state[SCALE]).T
         if weights.shape[0] == 2:
             return (weights[1] - weights[0])[None, :]
         return weights.copy()

@@ -5,12 +5,16 @@ from numbers import Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
+from .. import engine
 from ..rules import dispatch
-from ..rules.ultraconservative import MAX_SCORE, PROPORTIONAL, UNIFORM
+from ..rules.layout import RAW_MASS, RAW_SQNORM, SCALE
+from ..rules.ultraconservative import MAX_SCORE, PROPORTIONAL, RHO, UNIFORM
 from .base import OnlineLinearClassifier
 
 _BETA = [Interval(Real, 0, None, closed="left")]
+_SCHEMES = {"uniform": UNIFORM, "max": MAX_SCORE, "prop": PROPORTIONAL}
 
 
 class Perceptron(OnlineLinearClassifier):
@@ -73,10 +77,9 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
     """
 
     _rule = dispatch.ADDITIVE_FAMILY
-    _schemes = {"uniform": UNIFORM, "max": MAX_SCORE, "prop": PROPORTIONAL}
     _parameter_constraints = {
         **OnlineLinearClassifier._parameter_constraints,
-        "scheme": [StrOptions(set(_schemes))],
+        "scheme": [StrOptions(set(_SCHEMES))],
         "beta": _BETA,
     }
 
@@ -89,7 +92,7 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
         self.random_state = random_state
 
     def _rule_params(self):
-        return [self.beta, self._schemes[self.scheme]]
+        return [self.beta, _SCHEMES[self.scheme]]
 
 
 class KeslerPerceptron(OnlineLinearClassifier):
@@ -149,3 +152,142 @@ class BinaryMIRA(MIRA):
     :class:`MIRA`."""
 
     _rule = dispatch.BINARY_MIRA
+
+
+class MulticlassROMMA(OnlineLinearClassifier):
+    """Multiclass ROMMA (Figure 6 of Crammer & Singer, typo fixed): on a round with E ≠ ∅ and τ
+    from the additive family (``scheme``), ``M ← argmin ½‖M‖²`` s.t. ``Σ_r τ_r M_r·x ≥ 1`` and
+    ``M·M_t ≥ ‖M_t‖²`` — in closed form a global rescaling plus an additive step (Eq. 27),
+    applied in O(non-zeros of x) through the engine's lazy scale.  Theorem 14: at most
+    2R²‖M*‖² mistakes for a comparator M* of margin 1.
+
+    On noisy streams ‖M‖ grows geometrically (beyond float64 within thousands of rounds), so
+    the model is kept as a unit-Frobenius-norm direction: ``coef_`` is ``M/‖M‖`` (the same
+    predictions) and ``weight_norm_`` is ‖M‖ (``inf`` once it exceeds float64); the true
+    weights are ``coef_ * weight_norm_``.
+
+    Examples
+    --------
+    >>> from onlinear import MulticlassROMMA
+    >>> from onlinear.datasets import load_usps
+    >>> X, y, X_test, y_test = load_usps()
+    >>> model = MulticlassROMMA().fit(X, y)
+    >>> print(f"test accuracy {model.score(X_test, y_test):.3f}")
+    test accuracy 0.8...
+    """
+
+    _rule = dispatch.MC_ROMMA
+    _state_rows = RHO + 1
+    _parameter_constraints = {
+        **OnlineLinearClassifier._parameter_constraints,
+        "scheme": [StrOptions(set(_SCHEMES))],
+    }
+
+    def __init__(self, scheme="max", *, n_epochs=1, shuffle=False, random_state=None):
+        self.scheme = scheme
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _rule_params(self):
+        return [_SCHEMES[self.scheme]]
+
+    @property
+    def weight_norm_(self):
+        """‖M‖, the Frobenius norm of the true weights (``coef_`` holds their direction)."""
+        check_is_fitted(self)
+        if not np.any(self._state[RAW_SQNORM]):
+            return 0.0
+        with np.errstate(divide="ignore"):
+            return float(1.0 / self._state[RHO, 0])
+
+
+class Multiplicative(OnlineLinearClassifier):
+    """The multiplicative ultraconservative family (Figure 5 of Crammer & Singer): positive
+    weights, ``M_{r,i} ← M_{r,i} exp(η τ_r x_i)/Z`` on rounds with E ≠ ∅, τ from the additive
+    family (``scheme``), and
+
+    * ``normalize="row"`` (version 1): every row keeps unit l1 mass, start ``M = 1/n``;
+    * ``normalize="matrix"`` (version 2): the whole matrix keeps unit l1 mass, start ``1/(nk)``.
+
+    Theorem 11 assumes ``‖x‖_∞ ≤ 1`` and a non-negative comparator (for signed targets feed
+    ``[x, −x]``); its optimal rate is ``artanh(γ/k)`` (row) or ``artanh(γ)`` (matrix).  Only the
+    non-zeros of x are touched (lazy normalization through the scale factor); weights stay
+    strictly positive and finite on any stream (exponents are clamped at ±300, weights floored
+    at 1e-300 relative to the largest scale the engine keeps).
+
+    Examples
+    --------
+    >>> from onlinear import Multiplicative
+    >>> from onlinear.datasets import load_usps
+    >>> X, y, X_test, y_test = load_usps()
+    >>> model = Multiplicative().fit(X, y)
+    >>> print(f"test accuracy {model.score(X_test, y_test):.3f}")
+    test accuracy 0.8...
+    """
+
+    _rule = dispatch.MULTIPLICATIVE
+    _normalizations = {"row": engine.MULTIPLICATIVE_ROW, "matrix": engine.MULTIPLICATIVE_MATRIX}
+    _parameter_constraints = {
+        **OnlineLinearClassifier._parameter_constraints,
+        "eta": [Interval(Real, 0, None, closed="neither")],
+        "normalize": [StrOptions(set(_normalizations))],
+        "scheme": [StrOptions(set(_SCHEMES))],
+    }
+
+    def __init__(self, eta=0.1, normalize="row", scheme="uniform", *, n_epochs=1, shuffle=False,
+                 random_state=None):
+        self.eta = eta
+        self.normalize = normalize
+        self.scheme = scheme
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    @property
+    def _step_kind(self):
+        return self._normalizations[self.normalize]
+
+    def _rule_params(self):
+        return [self.eta, _SCHEMES[self.scheme]]
+
+    def _initialize_model(self):
+        n_features, n_outputs = self._weights.shape
+        self._weights[:] = 1.0
+        self._state[RAW_MASS] = n_features
+        mass = n_features * (n_outputs if self.normalize == "matrix" else 1)
+        self._state[SCALE] = 1.0 / mass
+
+
+class BalancedWinnow(Multiplicative):
+    """Balanced (two-weight-vector) normalized Winnow (Littlestone 1988): the two-class case of
+    :class:`Multiplicative`, to which Crammer & Singer's family reduces (spec 000 §2.6):
+    on a mistake ``M_y ∝ M_y ⊙ exp(ηx)`` and ``M_other ∝ M_other ⊙ exp(−ηx)``.  Binary only."""
+
+    _parameter_constraints = {
+        k: v for k, v in Multiplicative._parameter_constraints.items() if k != "scheme"
+    }
+
+    def __init__(self, eta=0.1, normalize="row", *, n_epochs=1, shuffle=False,
+                 random_state=None):
+        self.eta = eta
+        self.normalize = normalize
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _rule_params(self):
+        return [self.eta, UNIFORM]
+
+    def _n_outputs(self, n_classes):
+        if n_classes != 2:
+            raise ValueError(
+                f"BalancedWinnow is a binary learner; got {n_classes} classes "
+                "(use Multiplicative for more)."
+            )
+        return 2
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags

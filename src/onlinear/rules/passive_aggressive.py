@@ -42,7 +42,7 @@ def pa_steps(scores, y, q, kind, c, variant, tau):
             r = v
     loss = 1.0 - (scores[y] - scores[r])
     if loss <= 0.0:
-        return 1.0
+        return
     if variant == PRINTED:
         c = 0.5 * c
     if kind == PA:
@@ -53,7 +53,6 @@ def pa_steps(scores, y, q, kind, c, variant, tau):
         step = loss / (2.0 * q + 1.0 / (2.0 * c))
     tau[y] = step
     tau[r] = -step
-    return 1.0
 
 
 @njit(cache=True)
@@ -114,7 +113,7 @@ def support_class_steps(scores, y, q, kind, c, variant, tau):
                 losses[v] = loss
                 n_positive += 1
     if n_positive == 0:
-        return 1.0
+        return
     order = np.argsort(-losses)[:n_positive]
     prefix_sum = 0.0
     n = 0
@@ -125,7 +124,7 @@ def support_class_steps(scores, y, q, kind, c, variant, tau):
         prefix_sum += loss_k
         n = k
     if n == 0:
-        return 1.0
+        return
     theta = _support_threshold(kind, variant, prefix_sum, n, q, c)
     total = 0.0
     for j in range(n):
@@ -134,4 +133,3 @@ def support_class_steps(scores, y, q, kind, c, variant, tau):
         tau[v] = -step
         total += step
     tau[y] = total
-    return 1.0

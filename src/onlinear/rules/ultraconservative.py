@@ -3,15 +3,21 @@
 
 Every rule has the same contract (see :mod:`onlinear.rules.dispatch`): from the round's scores
 ``s`` (one per output), the true class index ``y``, ``q = ‖x‖² > 0`` and the hyperparameters it
-writes the step coefficients ``tau`` (the model adds ``tau[r]·x`` to output ``r``) and returns
-the global rescaling factor of the model (always 1.0 here: these rules are purely additive).
+writes the step coefficients ``tau`` (the model adds ``tau[r]·x`` to output ``r``); MC-ROMMA also
+writes ``factor`` (output ``r`` is first rescaled by ``factor[r]``).
 
 Outputs: a multiclass rule has one output per class.  A *binary* rule (Perceptron, binary MIRA)
 has one output when there are two classes (``y == 1`` is the positive label) and one output per
 class otherwise, each output then being an independent one-vs-rest binary learner.
 """
+import math
+
 import numpy as np
 from numba import njit
+
+from .layout import FIRST_RULE_ROW, squared_norm
+
+RHO = FIRST_RULE_ROW  # MC-ROMMA's 1/‖M‖ (column 0)
 
 UNIFORM = 0
 MAX_SCORE = 1
@@ -39,7 +45,6 @@ def perceptron_steps(scores, y, q, beta, tau):
     for r in range(m):
         z = binary_label(m, y, r)
         tau[r] = z if z * scores[r] <= beta else 0.0
-    return 1.0
 
 
 @njit(cache=True)
@@ -57,7 +62,6 @@ def binary_mira_steps(scores, y, q, beta, tau):
             tau[r] = 0.0
         else:
             tau[r] = z * min(g, 1.0)
-    return 1.0
 
 
 @njit(cache=True)
@@ -88,7 +92,7 @@ def additive_family_steps(scores, y, q, beta, scheme, tau):
         if best < 0 or scores[r] > scores[best]:
             best = r
     if n_errors == 0:
-        return 1.0
+        return
     tau[y] = 1.0
     if scheme == MAX_SCORE:
         tau[best] = -1.0
@@ -100,7 +104,6 @@ def additive_family_steps(scores, y, q, beta, scheme, tau):
         for r in range(m):
             if r != y and scores[r] >= threshold:
                 tau[r] = -1.0 / n_errors
-    return 1.0
 
 
 @njit(cache=True)
@@ -121,7 +124,6 @@ def kesler_steps(scores, y, q, beta, tau):
             tau[y] += 1.0
             tau[r] = -1.0
             s_y += q
-    return 1.0
 
 
 @njit(cache=True)
@@ -144,7 +146,7 @@ def mira_steps(scores, y, q, beta, tau):
         if r != y and scores[r] > worst:
             worst = scores[r]
     if worst <= b_y:
-        return 1.0
+        return
     d = np.empty(m)
     for r in range(m):
         d[r] = scores[r]
@@ -165,4 +167,64 @@ def mira_steps(scores, y, q, beta, tau):
             tau[r] = (theta - scores[r]) / q
             total += tau[r]
     tau[y] = -total
-    return 1.0
+
+
+@njit(cache=True)
+def mc_romma_steps(scores, y, q, scheme, state, tau, factor):
+    """Multiclass ROMMA (Figure 6, §7; the printed constraint (1) uses M^t where the variable M
+    belongs): on a round with E ≠ ∅, with τ from the additive family (``scheme``),
+    ``M' = argmin ½‖M‖²  s.t.  Σ_r τ_r (M_r·x) ≥ 1  and  M·M^t ≥ ‖M^t‖²``.
+
+    Closed form (spec 000 §2.7): with ``z_r = τ_r x``, ``N = ‖M‖²``, ``s = Σ_r τ_r B_r`` and
+    ``ZZ = ‖x‖² Σ_r τ_r²``: if N = 0, ``M' = z/ZZ``; else ``det = N·ZZ − s²``,
+    ``c = (N·ZZ − s)/det``, ``d = N(1 − s)/det`` and ``M' = c M + d z`` (Eq. 27).
+
+    On non-separable streams ‖M‖ grows geometrically and overflows, so — as for aggressive
+    ROMMA — the model stores the unit direction ``M̂`` and ``ρ = 1/‖M‖`` (in
+    ``state[FIRST_RULE_ROW, 0]``); with ``ŝ = Σ_r τ_r M̂_r·x`` the same step reads
+    ``M' ∝ c M̂ + (dρ) z`` with ``c = (ZZ − ŝρ)/(ZZ − ŝ²)``, ``dρ = (ρ − ŝ)/(ZZ − ŝ²)`` and
+    ``ρ' = ρ/‖c M̂ + dρ z‖``.  ``ZZ − ŝ² ≈ 0`` (M anti-parallel to z: the problem is infeasible,
+    possible only on non-separable data) restarts from ``z/ZZ``.
+    """
+    additive_family_steps(scores, y, q, 0.0, scheme, tau)
+    m = scores.shape[0]
+    norm2 = 0.0
+    s = 0.0
+    tau2 = 0.0
+    for r in range(m):
+        norm2 += squared_norm(state, r)
+        s += tau[r] * scores[r]
+        tau2 += tau[r] * tau[r]
+    if tau2 == 0.0:
+        return
+    zz = q * tau2
+    norm = math.sqrt(norm2)
+    projection = s / norm if norm > 0.0 else 0.0
+    gap = zz - projection * projection
+    if norm == 0.0 or gap <= 1e-12 * zz:
+        # first update, or restart: M' = z/ZZ, stored as z/sqrt(ZZ) with ρ = sqrt(ZZ)
+        for r in range(m):
+            factor[r] = 0.0 if norm > 0.0 else 1.0
+            tau[r] /= math.sqrt(zz)
+        state[RHO, 0] = math.sqrt(zz)
+        return
+    rho = state[RHO, 0]
+    c = (zz - projection * rho) / gap
+    d_rho = (rho - projection) / gap
+    along = c + d_rho * projection  # ‖c M̂ + dρ z‖² as a sum of squares (z = ŝM̂ + z⊥)
+    length = math.sqrt(along * along + d_rho * d_rho * gap)
+    for r in range(m):
+        factor[r] = c / (norm * length)
+        tau[r] *= d_rho / length
+    state[RHO, 0] = rho / length
+
+
+@njit(cache=True)
+def multiplicative_steps(scores, y, q, eta, scheme, tau):
+    """The multiplicative ultraconservative family (Figure 5, §6): τ from the additive family
+    (C1–C4, ``scheme``) and ``M_{r,i} ← M_{r,i} exp(η τ_r x_i)/Z`` — this rule writes the
+    exponent coefficients ``η τ_r``; the engine's multiplicative step applies them and
+    renormalizes each row (version 1) or the whole matrix (version 2) to unit l1 mass."""
+    additive_family_steps(scores, y, q, 0.0, scheme, tau)
+    for r in range(scores.shape[0]):
+        tau[r] *= eta

@@ -1,0 +1,159 @@
+"""Step rules of the relaxed-maximum-margin and maximum-cosine learners: ROMMA and aggressive ROMMA
+(Li & Long 2002), NAROMMA, CMCP and MCP (Bshouty & Haddad-Zaknoon, "The Maximum Cosine Framework
+for Deriving Perceptron Based Linear Classifiers", ALT 2016) — spec ``004-maximum-cosine.md``.
+
+All are binary (label z = ±1 per output; one-vs-rest on more classes) and *scale-free*: their
+predictions depend only on the direction of w (spec 004 §11 T9).  So the engine keeps every
+output at unit norm after each step (which also keeps long streams finite), and the rule keeps its
+scalar certificate in ``state[CERTIFICATE, r]``:
+``ρ = 1/ℓ*`` (= 1/‖u‖ for ROMMA) for the ROMMA family, ``ℓ`` for MCP/CMCP.  Working with ρ
+instead of ℓ* is the numerically robust form of spec 004 §3.6: ℓ* grows geometrically on noisy
+data and overflows, ρ only tends to 0.
+
+The first non-zero example of an output initializes it: ``ŵ = z a/‖a‖`` (MCP/NAROMMA's
+``w_1 = y_0 a_0``, and ROMMA's ``u_1 = y_0 a_0/‖a_0‖²`` — the same direction), with
+``ρ = ‖a_0‖`` or ``ℓ = 1/‖a_0‖``.  The paper does not predict on a_0; the engine does (score 0),
+so a_0 can count as a mistake — harmless for the bounds, which have a "+1" to spare (§6.5).
+"""
+import math
+
+from numba import njit
+
+from .layout import FIRST_RULE_ROW, squared_norm
+from .ultraconservative import binary_label
+
+CERTIFICATE = FIRST_RULE_ROW
+
+ROMMA = 0
+AGGRESSIVE = 1
+
+SKIP_ANTIPARALLEL = 0
+SKIP_COLLINEAR = 1
+
+# |cos(w, a)| above 1 − this counts as collinear (spec 004 §9.3, ε ≈ 1e-12).
+_COLLINEAR = 1e-12
+
+
+@njit(cache=True, inline="always")
+def _initialize(r, z, tau, state, certificate):
+    tau[r] = z
+    state[CERTIFICATE, r] = certificate
+
+
+@njit(cache=True, inline="always")
+def _length(coef_w, coef_a, projection, gap):
+    """‖coef_w·ŵ + coef_a·a‖ for a unit ŵ, ``projection = ŵ·a`` and ``gap = ‖a‖² − projection²``,
+    as a sum of squares (a = projection·ŵ + a⊥), which does not cancel."""
+    along = coef_w + coef_a * projection
+    return math.sqrt(along * along + coef_a * coef_a * max(gap, 0.0))
+
+
+@njit(cache=True)
+def romma_steps(scores, y, q, kind, state, tau, factor):
+    """ROMMA (``kind=ROMMA``: updates on mistakes ``z(u·a) ≤ 0``) and aggressive ROMMA
+    (``kind=AGGRESSIVE``: updates whenever ``z(u·a) < 1``), Table 1 of spec 004 §4.1:
+
+    * Type I,   ``z(u·a) ≥ 1``: no change;
+    * Type II,  ``1 > z(u·a) ≥ ‖a‖²‖u‖²``: ``u ← z a/‖a‖²``;
+    * Type III, otherwise: ``u ← c u + d a`` with (25)–(26)
+      ``c = (‖a‖²‖u‖² − z(u·a)) / (‖a‖²‖u‖² − (u·a)²)``, ``d = ‖u‖²(z − u·a) / (‖a‖²‖u‖² − (u·a)²)``.
+
+    Evaluated with ``u = ŵ/ρ`` (ρ = 1/‖u‖) and ``ŝ = ŵ·a``: Type I iff ``zŝ ≥ ρ``, Type II iff
+    ``zŝρ ≥ ‖a‖²``, and Type III is ``u' ∝ c ŵ + (dρ) a`` with ``c = (A − zŝρ)/(A − ŝ²)``,
+    ``dρ = (zρ − ŝ)/(A − ŝ²)`` and ``ρ' = ρ/‖c ŵ + dρ a‖`` — the same algebra, no overflow.
+    Anti-parallel examples (``A − ŝ² = 0``, the QP is infeasible) are skipped (spec 004 §9.3).
+    """
+    m = scores.shape[0]
+    for r in range(m):
+        z = binary_label(m, y, r)
+        norm_w = math.sqrt(squared_norm(state, r))
+        if norm_w == 0.0:
+            _initialize(r, z, tau, state, math.sqrt(q))
+            continue
+        projection = scores[r] / norm_w
+        rho = state[CERTIFICATE, r]
+        margin = z * projection
+        if kind == ROMMA and margin > 0.0:
+            continue
+        if margin >= rho:
+            continue
+        if margin * rho >= q:
+            factor[r] = 0.0
+            tau[r] = z
+            state[CERTIFICATE, r] = math.sqrt(q)
+            continue
+        gap = q - projection * projection
+        if gap <= _COLLINEAR * q:
+            continue
+        c = (q - margin * rho) / gap
+        d_rho = (z * rho - projection) / gap
+        length = _length(c, d_rho, projection, gap)
+        if length > 0.0:
+            factor[r] = c / norm_w
+            tau[r] = d_rho
+            state[CERTIFICATE, r] = rho / length
+
+
+@njit(cache=True)
+def naromma_steps(scores, y, q, skip, state, tau, factor):
+    """NAROMMA (spec 004 §3, Lemma 6 / Table 2) in the ρ = 1/ℓ* form of §3.6.
+
+    With ``g = z(ŵ·a)`` (γ_i of (7)):
+    * Type I,   ``g ≥ ρ``: no change;
+    * Type II,  ``gρ ≥ ‖a‖²``: ``w ← z a``, ``ρ ← ‖a‖``;
+    * Type III: ``w ← w + ((ρ − g)/(A − gρ))‖w‖ z a`` and ``ρ ← ρ/sqrt(1 + (g − ρ)²/(A − g²))``
+      (the square root of Table 2's ℓ*², the corrected entry).
+    Collinear examples: ``skip=SKIP_ANTIPARALLEL`` (default) skips only ``z a ∥ −w`` (a true
+    division by zero), which keeps Theorem 7's equivalence with aggressive ROMMA exact;
+    ``skip=SKIP_COLLINEAR`` skips both directions as the paper's step 4 does (§9.3).
+    """
+    m = scores.shape[0]
+    for r in range(m):
+        z = binary_label(m, y, r)
+        norm_w = math.sqrt(squared_norm(state, r))
+        if norm_w == 0.0:
+            _initialize(r, z, tau, state, math.sqrt(q))
+            continue
+        projection = scores[r] / norm_w
+        g = z * projection
+        if abs(projection) >= (1.0 - _COLLINEAR) * math.sqrt(q):
+            if skip == SKIP_COLLINEAR or g < 0.0:
+                continue
+        rho = state[CERTIFICATE, r]
+        if g >= rho:
+            continue
+        if g * rho >= q:
+            factor[r] = 0.0
+            tau[r] = z
+            state[CERTIFICATE, r] = math.sqrt(q)
+            continue
+        gap = q - g * g
+        if gap <= 0.0:
+            continue
+        tau[r] = z * norm_w * (rho - g) / (q - g * rho)
+        state[CERTIFICATE, r] = rho / math.sqrt(1.0 + (g - rho) ** 2 / gap)
+
+
+@njit(cache=True)
+def maximum_cosine_steps(scores, y, q, conservative, state, tau, factor):
+    """MCP (41)–(43) and, with ``conservative``, CMCP (Lemma 8), spec 004 §5–6.
+
+    Update iff ``z(w·a) ≤ ‖w‖/(2ℓ)`` (MCP) or ``z(w·a) ≤ 0`` (CMCP):
+    ``w ← w + (‖w‖/(ℓ‖a‖²)) z a`` and ``ℓ ← sqrt(ℓ² + (1 − 2η)/‖a‖²)`` with ``η = 0`` on a mistake
+    and ``η = z(w·a)ℓ/‖w‖ ∈ (0, ½]`` on a margin violation.  Certificate: cos(w*, w) ≥ γℓ.
+    """
+    m = scores.shape[0]
+    for r in range(m):
+        z = binary_label(m, y, r)
+        norm_w = math.sqrt(squared_norm(state, r))
+        if norm_w == 0.0:
+            _initialize(r, z, tau, state, 1.0 / math.sqrt(q))
+            continue
+        margin = z * scores[r]
+        ell = state[CERTIFICATE, r]
+        threshold = 0.0 if conservative else norm_w / (2.0 * ell)
+        if margin > threshold:
+            continue
+        eta = 0.0 if margin <= 0.0 else margin * ell / norm_w
+        tau[r] = z * norm_w / (ell * q)
+        state[CERTIFICATE, r] = math.sqrt(ell * ell + (1.0 - 2.0 * eta) / q)
