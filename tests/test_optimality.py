@@ -32,6 +32,7 @@ from onlinear.rules.dispatch import (
     SUPPORT_CLASS,
     compute_steps,
 )
+from onlinear.rules.layout import FIRST_RULE_ROW, SCALE
 from onlinear.rules.passive_aggressive import EXACT, PA, PA_I, PA_II, PRINTED
 from onlinear.rules.ultraconservative import MAX_SCORE, PROPORTIONAL, UNIFORM
 
@@ -47,12 +48,17 @@ KIND_NAMES = {PA: "hard", PA_I: "I", PA_II: "II"}
 # --------------------------------------------------------------------------------------------
 
 def steps(rule, scores, y, q, params, n_out=None):
-    """Call the compiled rule; check the returned rescaling factor is 1.0 (additive rules)."""
+    """Call the compiled rule as the engine does (tau zeroed, factors 1, a fresh state) and
+    check that it does not rescale (these rules are additive)."""
     scores = np.ascontiguousarray(scores, dtype=np.float64)
-    tau = np.full(scores.shape[0] if n_out is None else n_out, np.nan)
-    c = compute_steps(rule, scores, int(y), float(q), np.asarray(params, dtype=np.float64),
-                      np.ones(1), tau)
-    assert c == 1.0
+    m = scores.shape[0] if n_out is None else n_out
+    tau = np.zeros(m)
+    factor = np.ones(m)
+    state = np.zeros((FIRST_RULE_ROW, m))
+    state[SCALE] = 1.0
+    compute_steps(rule, scores, int(y), float(q), np.asarray(params, dtype=np.float64), state,
+                  tau, factor)
+    assert np.all(factor == 1.0)
     assert np.all(np.isfinite(tau)), tau
     return tau
 
