@@ -5,6 +5,7 @@ A concrete learner only declares its hyperparameters (``__init__`` and
 vector; everything else — validation, label encoding, epochs and shuffling, the batch and the
 per-example paths, diagnostics — lives here and in the compiled :mod:`onlinear.engine`.
 """
+from contextlib import contextmanager
 from numbers import Integral
 
 import numpy as np
@@ -139,12 +140,25 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------------------------ training
+    @contextmanager
+    def _unchanged_on_error(self):
+        """Restore every attribute if the body raises: bad input leaves the model as it was.
+        (Enough because the compiled loop, the only in-place writer, runs after all checks.)"""
+        saved = dict(vars(self))
+        try:
+            yield
+        except BaseException:
+            vars(self).clear()
+            vars(self).update(saved)
+            raise
+
     def fit(self, X, y):
         """Train from scratch: ``n_epochs`` online passes over ``(X, y)``."""
-        self._validate_params()
-        X, y = self._validate(X, y, reset=True)
-        self._start(np.unique(y), X.shape[1])
-        y_index = self._encode(y)
+        with self._unchanged_on_error():
+            self._validate_params()
+            X, y = self._validate(X, y, reset=True)
+            self._start(np.unique(y), X.shape[1])
+            y_index = self._encode(y)
         rng = check_random_state(self.random_state)
         n = X.shape[0]
         for _ in range(self.n_epochs):
@@ -159,22 +173,31 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         raised and the model is left exactly as it was.
         """
         first = not hasattr(self, "classes_")
-        if first:
-            self._validate_params()
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit.")
-            classes = np.unique(classes)
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise ValueError(
-                f"classes={np.unique(classes).tolist()} differs from the classes of the first "
-                f"call to partial_fit, {self.classes_.tolist()}."
-            )
-        X, y = self._validate(X, y, reset=first)
-        if first:
-            self._start(classes, X.shape[1])
-        y_index = self._encode(y)
+        with self._unchanged_on_error():
+            if first:
+                self._validate_params()
+                classes = self._first_classes(classes, "partial_fit")
+            else:
+                self._check_same_classes(classes)
+            X, y = self._validate(X, y, reset=first)
+            if first:
+                self._start(classes, X.shape[1])
+            y_index = self._encode(y)
         self._run(X, y_index, np.arange(X.shape[0]))
         return self
+
+    @staticmethod
+    def _first_classes(classes, method):
+        if classes is None:
+            raise ValueError(f"classes must be passed on the first call to {method}.")
+        return np.unique(classes)
+
+    def _check_same_classes(self, classes):
+        if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(
+                f"classes={np.unique(classes).tolist()} differs from the classes the model was "
+                f"started with, {self.classes_.tolist()}."
+            )
 
     def learn_one(self, x, y, classes=None):
         """Learn from one example ``x`` (1-D array-like) with label ``y``.
@@ -183,21 +206,30 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         single call).  ``classes`` is required on the first call, as for :meth:`partial_fit`.
         """
         if not hasattr(self, "classes_"):
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to learn_one.")
-            self._validate_params()
-            x = self._check_one(x, n_features=None)
-            self._start(np.unique(classes), x.shape[0])
-            self.n_features_in_ = x.shape[0]
+            with self._unchanged_on_error():
+                classes = self._first_classes(classes, "learn_one")
+                self._validate_params()
+                x = self._check_one(x, n_features=None)
+                self._start(classes, x.shape[0])
+                self.n_features_in_ = x.shape[0]
+                label = self._label_of(y)
         else:
+            self._check_same_classes(classes)
             x = self._check_one(x, n_features=self.n_features_in_)
-        label = self._label_index.get(y)
-        if label is None:
-            raise ValueError(f"y={y!r} is not one of classes_ {self.classes_.tolist()}.")
+            label = self._label_of(y)
         predicted = engine.learn_one_dense(self._dense_index, x, label, self._weights,
                                            self._rule, self._params, self._state,
                                            self._step_kind, self._scale_free, self._counts)
         return self.classes_[predicted]
+
+    def _label_of(self, y):
+        try:
+            label = self._label_index.get(y)
+        except TypeError:  # unhashable, e.g. a 0-d array
+            label = self._label_index.get(np.asarray(y).item()) if np.ndim(y) == 0 else None
+        if label is None:
+            raise ValueError(f"y={y!r} is not one of classes_ {self.classes_.tolist()}.")
+        return label
 
     @staticmethod
     def _check_one(x, n_features):

@@ -282,8 +282,8 @@ class BalancedWinnow(Multiplicative):
     def _n_outputs(self, n_classes):
         if n_classes != 2:
             raise ValueError(
-                f"BalancedWinnow is a binary learner; got {n_classes} classes "
-                "(use Multiplicative for more)."
+                "Only binary classification is supported. BalancedWinnow got "
+                f"{n_classes} classes (use Multiplicative for more)."
             )
         return 2
 
