@@ -217,10 +217,13 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             self._check_same_classes(classes)
             x = self._check_one(x, n_features=self.n_features_in_)
             label = self._label_of(y)
-        predicted = engine.learn_one_dense(self._dense_index, x, label, self._weights,
-                                           self._rule, self._params, self._state,
-                                           self._step_kind, self._scale_free, self._counts)
-        return self.classes_[predicted]
+        return self.classes_[self._learn_one_index(x, label)]
+
+    def _learn_one_index(self, x, label):
+        """One compiled round on a checked dense row; the index predicted before it."""
+        return engine.learn_one_dense(self._dense_index, x, label, self._weights, self._rule,
+                                      self._params, self._state, self._step_kind,
+                                      self._scale_free, self._counts)
 
     def _label_of(self, y):
         try:
@@ -280,8 +283,11 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """Predict the label of one example ``x`` (1-D array-like)."""
         check_is_fitted(self)
         x = self._check_one(x, n_features=self.n_features_in_)
+        return self.classes_[self._predict_index_one(x)]
+
+    def _predict_index_one(self, x):
         scores = (x @ self._weights) * self._state[SCALE]
-        return self.classes_[engine.predict_index(scores, self._state, self._scale_free)]
+        return engine.predict_index(scores, self._state, self._scale_free)
 
     # ------------------------------------------------------------------ fitted attributes
     @property
