@@ -89,9 +89,10 @@ class _Ellipsoid(OnlineLinearClassifier):
                 "default) or IELLIP handle such data."
             )
 
-    def _learn_one_index(self, x, label):
-        predicted = self._predict_index_one(x)
-        self._run(x[None, :], np.array([label]), np.zeros(1, dtype=np.int64))
+    def _learn_one_index(self, idx, vals, label):
+        predicted = self._predict_index_one(idx, vals)
+        row = sp.csr_matrix((vals, idx, [0, idx.shape[0]]), shape=(1, self.n_features_in_))
+        self._run(row, np.array([label]), np.zeros(1, dtype=np.int64))
         return predicted
 
 
