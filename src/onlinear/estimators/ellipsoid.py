@@ -106,8 +106,10 @@ class CELLIP(_Ellipsoid):
     contains the ball B of the covering argument; ``"paper"`` uses the printed
     ``(1 + γ(1−a))·I``, which does not (spec 003 §4.3).  ``on_infeasible`` says what to do when
     τ ≥ 1 — possible only when the separability assumption fails — where (11) would make P
-    singular or indefinite: ``"clip"`` (τ ← 1 − 10⁻³, default), ``"raise"``, ``"skip_matrix"``
-    (move w only) or ``"reset"`` (P ← P_1).
+    singular or indefinite: ``"reset"`` (P ← P_1 and a step with τ = 1 − 10⁻³, the default),
+    ``"clip"`` (τ ← 1 − 10⁻³ in both (10) and (11): each such cut shrinks P a thousandfold, so
+    on noisy data P collapses towards 0 and rounding can leave it indefinite — use it only on
+    nearly separable data), ``"raise"`` or ``"skip_matrix"`` (move w only).
 
     ``matrix``: ``"stacked"`` is the paper's multiclass form (one (K·d)×(K·d) matrix over the
     stacked weight vector), ``"per-class"`` one ellipsoid per class (one-vs-rest, ours),
@@ -138,7 +140,7 @@ class CELLIP(_Ellipsoid):
         "matrix": [StrOptions(_MATRICES)],
     }
 
-    def __init__(self, gamma=0.1, a=0.5, init="corrected", on_infeasible="clip", matrix="auto",
+    def __init__(self, gamma=0.1, a=0.5, init="corrected", on_infeasible="reset", matrix="auto",
                  *, n_epochs=1, shuffle=False, random_state=None):
         self.gamma = gamma
         self.a = a

@@ -25,7 +25,7 @@ IELLIP = 1
 CLIP = 0  # τ ← min(τ, 1 − 1e-3)
 RAISE = 1  # the learner says so: the engine returns an error code
 SKIP_MATRIX = 2  # update w by (10) only
-RESET = 3  # P ← P_1, then the step with the clipped τ
+RESET = 3  # the step with the clipped τ, then P ← P_1 (the default)
 
 STEP_MARGIN = 0  # τ = (aγ − m)/sqrt(v), eq. (5)
 STEP_FIXED = 1  # τ = γ/sqrt(v), the step Lemma 2 analyses
