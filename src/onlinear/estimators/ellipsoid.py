@@ -19,8 +19,10 @@ from ..rules.ellipsoid import (
 from .base import OnlineLinearClassifier
 
 _MATRICES = {"auto", "per-class", "stacked", "diagonal"}
-#: ``matrix="auto"`` uses the paper's stacked (K·d)² matrix up to this K·d, per-class above.
-STACKED_MAX_SIZE = 1024
+#: ``matrix="auto"``: the paper's stacked (K·d)×(K·d) matrix while K·d is at most this, else one
+#: d×d matrix per class while d is at most this, else diagonal metrics (O(non-zeros) per update;
+#: a full d×d matrix per class of 60,000 text features would need 29 GB per class).
+FULL_MATRIX_MAX_SIZE = 1024
 
 
 class _Ellipsoid(OnlineLinearClassifier):
@@ -52,11 +54,11 @@ class _Ellipsoid(OnlineLinearClassifier):
     def _resolve_layout(self, n_outputs, n_features):
         if self.matrix == "diagonal":
             return ee.DIAGONAL
-        if n_outputs == 1 or self.matrix == "per-class":
+        if self.matrix == "per-class" or (n_outputs == 1 and self.matrix == "stacked"):
             return ee.FULL
-        if self.matrix == "stacked" or n_outputs * n_features <= STACKED_MAX_SIZE:
-            return ee.STACKED
-        return ee.FULL
+        if self.matrix == "stacked" or n_outputs * n_features <= FULL_MATRIX_MAX_SIZE:
+            return ee.STACKED if n_outputs > 1 else ee.FULL
+        return ee.FULL if n_features <= FULL_MATRIX_MAX_SIZE else ee.DIAGONAL
 
     def _initialize_model(self):
         n_features, n_outputs = self._weights.shape
@@ -114,7 +116,7 @@ class CELLIP(_Ellipsoid):
     ``matrix``: ``"stacked"`` is the paper's multiclass form (one (K·d)×(K·d) matrix over the
     stacked weight vector), ``"per-class"`` one ellipsoid per class (one-vs-rest, ours),
     ``"diagonal"`` a diagonal P per class in O(non-zeros) (ours, no theorem), ``"auto"`` stacked
-    while K·d ≤ 1024.  With two classes every choice but ``"diagonal"`` is the paper's binary
+    while K·d ≤ 1024, per-class while d ≤ 1024, diagonal beyond.  With two classes every choice but ``"diagonal"`` is the paper's binary
     algorithm.  No bias term; the theory assumes ‖x‖ ≤ 1.
 
     Examples
