@@ -1,5 +1,7 @@
 """onlinear: fast, faithful online learning of linear multiclass classifiers."""
 from .estimators import (
+    CELLIP,
+    IELLIP,
     MIRA,
     NAROMMA,
     ROMMA,
@@ -27,5 +29,5 @@ __all__ = [
     "OneVsRestPerceptron", "UltraconservativePerceptron", "KeslerPerceptron", "MIRA",
     "BinaryMIRA", "PassiveAggressive", "SupportClassPA", "ROMMA", "AggressiveROMMA", "NAROMMA",
     "MaximumCosinePerceptron", "ConservativeMCP", "MulticlassROMMA", "Multiplicative",
-    "BalancedWinnow",
+    "BalancedWinnow", "CELLIP", "IELLIP",
 ]

@@ -10,6 +10,8 @@ PassiveAggressive(C=0.001, slack='linear')
 from dataclasses import dataclass, field
 
 from .estimators import (
+    CELLIP,
+    IELLIP,
     MIRA,
     NAROMMA,
     ROMMA,
@@ -32,6 +34,7 @@ CRAMMER_SINGER = "Crammer & Singer 2003, Ultraconservative online algorithms for
 MATSUSHIMA = "Matsushima et al. 2010, Exact passive-aggressive algorithm using support class"
 LI_LONG = "Li & Long 2002, The relaxed online maximum margin algorithm"
 BSHOUTY = "Bshouty & Haddad-Zaknoon 2016, The maximum cosine framework"
+YANG_JIN_YE = "Yang, Jin & Ye 2009, Online learning by ellipsoid method"
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,10 @@ _ALGORITHMS = [
     Algorithm("winnow", BalancedWinnow, CRAMMER_SINGER,
               "balanced Winnow, the two-class multiplicative learner", task="binary",
               one_vs_rest=False),
+    Algorithm("cellip", CELLIP, YANG_JIN_YE,
+              "classical ellipsoid method: Mahalanobis projection and a shrinking ellipsoid"),
+    Algorithm("iellip", IELLIP, YANG_JIN_YE,
+              "improved ellipsoid method: a decaying-memory second-order metric"),
 ]
 
 REGISTRY = {algorithm.name: algorithm for algorithm in _ALGORITHMS}

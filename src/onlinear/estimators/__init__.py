@@ -1,5 +1,6 @@
 """scikit-learn estimators of the linear online learners."""
 from .base import OnlineLinearClassifier
+from .ellipsoid import CELLIP, IELLIP
 from .maximum_cosine import (
     NAROMMA,
     ROMMA,
@@ -24,5 +25,5 @@ __all__ = [
     "OnlineLinearClassifier", "Perceptron", "OneVsRestPerceptron", "UltraconservativePerceptron",
     "KeslerPerceptron", "MIRA", "BinaryMIRA", "PassiveAggressive", "SupportClassPA", "ROMMA",
     "AggressiveROMMA", "NAROMMA", "MaximumCosinePerceptron", "ConservativeMCP",
-    "MulticlassROMMA", "Multiplicative", "BalancedWinnow",
+    "MulticlassROMMA", "Multiplicative", "BalancedWinnow", "CELLIP", "IELLIP",
 ]

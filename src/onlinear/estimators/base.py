@@ -200,7 +200,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             )
 
     def learn_one(self, x, y, classes=None):
-        """Learn from one example ``x`` (1-D array-like) with label ``y``.
+        """Learn from one example ``x`` (a 1-D array-like, or a 1-row sparse matrix, which is
+        used as it is) with label ``y``.
 
         Returns the label predicted for ``x`` *before* the update (progressive validation in a
         single call).  ``classes`` is required on the first call, as for :meth:`partial_fit`.
@@ -209,18 +210,22 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             with self._unchanged_on_error():
                 classes = self._first_classes(classes, "learn_one")
                 self._validate_params()
-                x = self._check_one(x, n_features=None)
-                self._start(classes, x.shape[0])
-                self.n_features_in_ = x.shape[0]
+                idx, vals = self._check_one(x, n_features=None)
+                n_features = x.shape[1] if sp.issparse(x) else vals.shape[0]
+                self._start(classes, n_features)
+                self.n_features_in_ = n_features
                 label = self._label_of(y)
         else:
             self._check_same_classes(classes)
-            x = self._check_one(x, n_features=self.n_features_in_)
+            idx, vals = self._check_one(x, n_features=self.n_features_in_)
             label = self._label_of(y)
-        predicted = engine.learn_one_dense(self._dense_index, x, label, self._weights,
-                                           self._rule, self._params, self._state,
-                                           self._step_kind, self._scale_free, self._counts)
-        return self.classes_[predicted]
+        return self.classes_[self._learn_one_index(idx, vals, label)]
+
+    def _learn_one_index(self, idx, vals, label):
+        """One compiled round on a checked row; the index predicted before it."""
+        return engine.learn_one_dense(idx, vals, label, self._weights, self._rule, self._params,
+                                      self._state, self._step_kind, self._scale_free,
+                                      self._counts)
 
     def _label_of(self, y):
         try:
@@ -231,10 +236,22 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y={y!r} is not one of classes_ {self.classes_.tolist()}.")
         return label
 
-    @staticmethod
-    def _check_one(x, n_features):
+    def _check_one(self, x, n_features):
+        """``(column indices, values)`` of one checked example: a CSR row as it is, a dense
+        row with ``arange(n_features)``."""
         if sp.issparse(x):
-            x = x.toarray()
+            if x.ndim != 2 or x.shape[0] != 1:
+                raise ValueError(f"x must be one example (one row); got shape {x.shape}.")
+            if n_features is not None and x.shape[1] != n_features:
+                raise ValueError(
+                    f"x has {x.shape[1]} features, but the model expects {n_features}.")
+            x = sp.csr_matrix(x)
+            if not x.has_sorted_indices:
+                x = x.sorted_indices()
+            vals = np.ascontiguousarray(x.data, dtype=np.float64)
+            if not np.isfinite(vals).all():
+                raise ValueError("x contains NaN or infinity.")
+            return np.ascontiguousarray(x.indices, dtype=np.int64), vals
         x = np.ascontiguousarray(x, dtype=np.float64)
         if x.ndim == 2 and x.shape[0] == 1:
             x = x[0]
@@ -244,7 +261,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"x has {x.shape[0]} features, but the model expects {n_features}.")
         if not np.isfinite(x).all():
             raise ValueError("x contains NaN or infinity.")
-        return x
+        index = getattr(self, "_dense_index", None)
+        if index is None or index.shape[0] != x.shape[0]:
+            index = np.arange(x.shape[0])
+        return index, x
 
     # ------------------------------------------------------------------ prediction
     def _raw_scores(self, X):
@@ -279,9 +299,13 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def predict_one(self, x):
         """Predict the label of one example ``x`` (1-D array-like)."""
         check_is_fitted(self)
-        x = self._check_one(x, n_features=self.n_features_in_)
-        scores = (x @ self._weights) * self._state[SCALE]
-        return self.classes_[engine.predict_index(scores, self._state, self._scale_free)]
+        idx, vals = self._check_one(x, n_features=self.n_features_in_)
+        return self.classes_[self._predict_index_one(idx, vals)]
+
+    def _predict_index_one(self, idx, vals):
+        weights = self._weights if idx is self._dense_index else self._weights[idx]
+        scores = (vals @ weights) * self._state[SCALE]
+        return engine.predict_index(scores, self._state, self._scale_free)
 
     # ------------------------------------------------------------------ fitted attributes
     @property

@@ -1,0 +1,245 @@
+"""The compiled online loops of the ellipsoid learners (spec 003).
+
+They share the scoring, prediction and counting of :mod:`onlinear.engine`; what differs is the
+step's *direction*: ``P x`` (a metric) instead of ``x``, and the rank-one update of P itself —
+O(d·nnz + d²) per update, which the additive engine's O(nnz) contract cannot hold.  Three
+layouts of the metric:
+
+* ``full`` — one d×d matrix per output, stacked as the rows ``r·d … (r+1)·d − 1`` of a
+  (m·d)×d array (binary: one; multiclass: one ellipsoid per class, one-vs-rest — ours, the
+  scalable form);
+* ``diagonal`` — one diagonal per output with a lazy scale, O(nnz) per update (ours, for
+  high-dimensional sparse data; it keeps IELLIP's post-update margin but not the theorems);
+* ``stacked`` — the paper's multiclass extension (§2.4): one (K·d)×(K·d) matrix over the stacked
+  vector (w_1, …, w_K), cut direction z with x in block y and −x in block r⁻.
+
+Rows are ``(idx, vals)`` pairs as in the additive engine.  A run returns −1, or the position in
+``order`` of a round CELLIP could not take (τ ≥ 1 with ``on_infeasible="raise"``); the model then
+holds the state from before that round.
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from .engine import _count, _score, predict_index
+from .rules.ellipsoid import INFEASIBLE, RESET_REQUESTED, ellipsoid_step
+from .rules.layout import SCALE
+from .rules.ultraconservative import binary_label
+
+FULL = 0
+DIAGONAL = 1
+STACKED = 2
+
+# params vector
+GAMMA, A, B, C, MODE, P1_SCALE, KIND = range(7)
+
+_SIZE_HIGH = 1e100
+
+
+@njit(cache=True)
+def _step(params, margin, v, trial):
+    return ellipsoid_step(int(params[KIND]), margin, v, trial, params[GAMMA], params[A],
+                          params[B], params[C], int(params[MODE]))
+
+
+@njit(cache=True)
+def _rank_one(P, u, p_scale, p_rank_one):
+    """``P ← p_scale·P + p_rank_one·u uᵀ``; exactly symmetric since u_i u_j = u_j u_i."""
+    n = u.shape[0]
+    for i in range(n):
+        ui = p_rank_one * u[i]
+        for j in range(n):
+            P[i, j] = p_scale * P[i, j] + ui * u[j]
+
+
+@njit(cache=True)
+def _reset(P, p1):
+    P[:, :] = 0.0
+    for i in range(P.shape[0]):
+        P[i, i] = p1
+
+
+@njit(cache=True)
+def _keep_finite(P, kind):
+    """IELLIP's predictions do not depend on the scale of P (spec 003 §5.4): renormalize it
+    when its trace runs away (b = 1 lets it grow geometrically)."""
+    if kind != 1:
+        return
+    trace = 0.0
+    for i in range(P.shape[0]):
+        trace += P[i, i]
+    if trace > _SIZE_HIGH:
+        P *= P.shape[0] / trace
+
+
+@njit(cache=True)
+def _full_round(idx, vals, y, W, P, state, params, trial, scores, u):
+    q = _score(idx, vals, W, state, scores)
+    predicted = predict_index(scores, state, False)
+    if q == 0.0:
+        return predicted, False, False
+    m = W.shape[1]
+    d = W.shape[0]
+    changed = False
+    for r in range(m):
+        z = binary_label(m, y, r)
+        margin = z * scores[r]
+        if margin > 0.0:
+            continue
+        Pr = P[r * d:(r + 1) * d]
+        v = 0.0
+        for i in range(d):
+            total = 0.0
+            for p in range(idx.shape[0]):
+                total += Pr[i, idx[p]] * np.float64(vals[p])
+            u[i] = total
+        for p in range(idx.shape[0]):
+            v += np.float64(vals[p]) * u[idx[p]]
+        if not v > 0.0:
+            continue
+        w_coef, p_scale, p_rank_one = _step(params, margin, v, trial)
+        if p_scale == INFEASIBLE:
+            return predicted, changed, True
+        for i in range(d):
+            W[i, r] += w_coef * z * u[i]
+        if p_scale == RESET_REQUESTED:
+            _reset(Pr, params[P1_SCALE])
+        elif p_rank_one != 0.0 or p_scale != 1.0:
+            _rank_one(Pr, u, p_scale, p_rank_one)
+            _keep_finite(Pr, int(params[KIND]))
+        changed = True
+    return predicted, changed, False
+
+
+@njit(cache=True)
+def _diagonal_round(idx, vals, y, W, P, state, params, trial, scores, u):
+    """``P`` holds the diagonals (m, d) up to the lazy factors ``state[DIAGONAL_SCALE, r]``."""
+    q = _score(idx, vals, W, state, scores)
+    predicted = predict_index(scores, state, False)
+    if q == 0.0:
+        return predicted, False, False
+    m = W.shape[1]
+    changed = False
+    for r in range(m):
+        z = binary_label(m, y, r)
+        margin = z * scores[r]
+        if margin > 0.0:
+            continue
+        sigma = state[DIAGONAL_SCALE, r]
+        v = 0.0
+        for p in range(idx.shape[0]):
+            x = np.float64(vals[p])
+            u[p] = sigma * P[r, idx[p]] * x
+            v += u[p] * x
+        if not v > 0.0:
+            continue
+        w_coef, p_scale, p_rank_one = _step(params, margin, v, trial)
+        if p_scale == INFEASIBLE:
+            return predicted, changed, True
+        for p in range(idx.shape[0]):
+            W[idx[p], r] += w_coef * z * u[p]
+        if p_scale == RESET_REQUESTED:
+            P[r, :] = 1.0
+            state[DIAGONAL_SCALE, r] = params[P1_SCALE]
+        elif p_rank_one != 0.0 or p_scale != 1.0:
+            # diag(P') = p_scale·diag(P) + p_rank_one·u²: the scale goes into sigma, the
+            # rank-one part touches the non-zeros only
+            new_sigma = p_scale * sigma
+            for p in range(idx.shape[0]):
+                j = idx[p]
+                P[r, j] = max(P[r, j] + p_rank_one * u[p] * u[p] / new_sigma, 1e-300)
+            state[DIAGONAL_SCALE, r] = new_sigma
+            if not (1.0 / _SIZE_HIGH < new_sigma < _SIZE_HIGH):
+                for j in range(P.shape[1]):
+                    P[r, j] *= new_sigma
+                state[DIAGONAL_SCALE, r] = 1.0
+        changed = True
+    return predicted, changed, False
+
+
+@njit(cache=True)
+def _stacked_round(idx, vals, y, W, P, state, params, trial, scores, u):
+    """The paper's multiclass form: coordinate k·d + j of the stacked vector is W[j, k]."""
+    q = _score(idx, vals, W, state, scores)
+    predicted = predict_index(scores, state, False)
+    if q == 0.0:
+        return predicted, False, False
+    d, m = W.shape
+    rival = -1
+    for r in range(m):
+        if r != y and (rival < 0 or scores[r] > scores[rival]):
+            rival = r
+    margin = scores[y] - scores[rival]  # ρ(W; x, {y}) = v·z
+    if margin > 0.0:
+        return predicted, False, False
+    plus = y * d
+    minus = rival * d
+    for i in range(m * d):
+        total = 0.0
+        for p in range(idx.shape[0]):
+            j = idx[p]
+            total += (P[i, plus + j] - P[i, minus + j]) * np.float64(vals[p])
+        u[i] = total
+    v = 0.0
+    for p in range(idx.shape[0]):
+        j = idx[p]
+        v += np.float64(vals[p]) * (u[plus + j] - u[minus + j])
+    if not v > 0.0:
+        return predicted, False, False
+    w_coef, p_scale, p_rank_one = _step(params, margin, v, trial)
+    if p_scale == INFEASIBLE:
+        return predicted, False, True
+    for k in range(m):
+        for j in range(d):
+            W[j, k] += w_coef * u[k * d + j]
+    if p_scale == RESET_REQUESTED:
+        _reset(P, params[P1_SCALE])
+    elif p_rank_one != 0.0 or p_scale != 1.0:
+        _rank_one(P, u, p_scale, p_rank_one)
+        _keep_finite(P, int(params[KIND]))
+    return predicted, True, False
+
+
+DIAGONAL_SCALE = 1  # state row of the diagonal layout's lazy factor (row 0 is the scale of W)
+
+
+@njit(cache=True)
+def _round(layout, idx, vals, y, W, P, state, params, trial, scores, u):
+    if layout == FULL:
+        return _full_round(idx, vals, y, W, P, state, params, trial, scores, u)
+    if layout == DIAGONAL:
+        return _diagonal_round(idx, vals, y, W, P, state, params, trial, scores, u)
+    return _stacked_round(idx, vals, y, W, P, state, params, trial, scores, u)
+
+
+@njit(cache=True)
+def run_dense(layout, X, y, order, W, P, state, params, counts, flags):
+    m = W.shape[1]
+    scores = np.empty(m)
+    u = np.empty(W.shape[0] * (m if layout == STACKED else 1))
+    idx = np.arange(X.shape[1])
+    for t in range(order.shape[0]):
+        i = order[t]
+        predicted, updated, failed = _round(layout, idx, X[i], y[i], W, P, state, params,
+                                            counts[0] + 1, scores, u)
+        if failed:
+            return t
+        _count(counts, flags, t, y[i], predicted, updated)
+    return -1
+
+
+@njit(cache=True)
+def run_sparse(layout, data, indices, indptr, y, order, W, P, state, params, counts, flags):
+    m = W.shape[1]
+    scores = np.empty(m)
+    u = np.empty(W.shape[0] * (m if layout == STACKED else 1))
+    for t in range(order.shape[0]):
+        i = order[t]
+        start, stop = indptr[i], indptr[i + 1]
+        predicted, updated, failed = _round(layout, indices[start:stop], data[start:stop], y[i],
+                                            W, P, state, params, counts[0] + 1, scores, u)
+        if failed:
+            return t
+        _count(counts, flags, t, y[i], predicted, updated)
+    return -1

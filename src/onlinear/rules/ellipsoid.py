@@ -1,0 +1,62 @@
+"""Step rules of Yang, Jin & Ye, "Online Learning by Ellipsoid Method" (ICML 2009) — spec
+``003-online-ellipsoid.md``.
+
+State of one ellipsoid: its centre w (the classifier) and a symmetric positive definite P.  On a
+mistake (margin ``m = z·(w·x) ≤ 0``; for the stacked multiclass form ``m = ρ(W; x, y)``, the
+direction being z instead of ``z·x``) with ``u = P x`` and ``v = xᵀPx``:
+
+* (5)   ``τ = (aγ − m)/sqrt(v)``, ``g = z x/sqrt(v)``, so ``P g = z u/sqrt(v)``;
+* (10)  ``w ← w + τ P g`` — the P-Mahalanobis projection onto ``{z·(w·x) ≥ aγ}``;
+* CELLIP (11): ``P ← (1 − τ²) P − 2τ(1 − τ) P g gᵀ P``;
+* IELLIP (15): ``P ← (P − c_t P g gᵀ P)/(1 − c_t)``, ``c_t = c·b^(t−1)``.
+
+Each rule returns ``(w_coef, p_scale, p_rank_one)``: the engine applies
+``w ← w + w_coef·u`` and ``P ← p_scale·P + p_rank_one·u uᵀ``.
+"""
+import math
+
+from numba import njit
+
+CELLIP = 0
+IELLIP = 1
+
+# CELLIP's answer to τ ≥ 1 (the cut misses the ellipsoid: no margin-aγ separator is left in it,
+# and (11) would make P singular or indefinite, spec 003 §10 E4)
+CLIP = 0  # τ ← min(τ, 1 − 1e-3)
+RAISE = 1  # the learner says so: the engine returns an error code
+SKIP_MATRIX = 2  # update w by (10) only
+RESET = 3  # the step with the clipped τ, then P ← P_1 (the default)
+
+STEP_MARGIN = 0  # τ = (aγ − m)/sqrt(v), eq. (5)
+STEP_FIXED = 1  # τ = γ/sqrt(v), the step Lemma 2 analyses
+
+TAU_MAX = 1.0 - 1e-3
+INFEASIBLE = -1.0  # returned as p_scale when CELLIP must stop (on_infeasible = RAISE)
+RESET_REQUESTED = -2.0  # returned as p_scale to ask the engine for P ← P_1
+
+
+@njit(cache=True)
+def ellipsoid_step(kind, margin, v, trial, gamma, a, b, c, mode):
+    """One mistake's step.  ``mode``: CELLIP's ``on_infeasible``, IELLIP's step choice.
+    ``trial`` (1-based) indexes IELLIP's memory ``c_t = c·b^(trial−1)``."""
+    sqrt_v = math.sqrt(v)
+    if kind == CELLIP:
+        tau = (a * gamma - margin) / sqrt_v
+        if tau >= 1.0:
+            if mode == RAISE:
+                return 0.0, INFEASIBLE, 0.0
+            clipped = min(tau, TAU_MAX)
+            if mode == SKIP_MATRIX:
+                return clipped / sqrt_v, 1.0, 0.0
+            if mode == RESET:
+                return clipped / sqrt_v, RESET_REQUESTED, 0.0
+            tau = clipped
+        return tau / sqrt_v, 1.0 - tau * tau, -2.0 * tau * (1.0 - tau) / v
+    if mode == STEP_FIXED:
+        tau = gamma / sqrt_v
+    else:
+        tau = (a * gamma - margin) / sqrt_v
+    c_t = c * b ** (trial - 1) if trial > 1 else c
+    if c_t <= 1e-15:  # P is numerically frozen (spec 003 §5.5)
+        return tau / sqrt_v, 1.0, 0.0
+    return tau / sqrt_v, 1.0 / (1.0 - c_t), -c_t / ((1.0 - c_t) * v)
