@@ -121,8 +121,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, order="C",
                              reset=reset)
         check_classification_targets(y)
-        if sp.issparse(X):
-            X.sort_indices()
+        if sp.issparse(X) and not X.has_sorted_indices:
+            # sorted like a dense row, so a CSR row sums in the order its dense copy does
+            # (a copy: the caller's matrix is not reordered in place)
+            X = X.sorted_indices()
         return X, y
 
     def set_params(self, **params):
