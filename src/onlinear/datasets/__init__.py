@@ -24,3 +24,11 @@ def _read_bz2(handle):
 
     X, y = load_svmlight_file(io.BytesIO(bz2.decompress(handle.read())), n_features=256)
     return X.toarray(), y.astype(int)
+
+
+def load_letter():
+    """Letter (UCI, LIBSVM's 15,000 / 5,000 split, 16 features scaled to [−1, 1], 26 classes),
+    shipped with the package; see :func:`onlinear.data.catalogue.load_letter`."""
+    from ..data.catalogue import load_letter as load
+
+    return load()

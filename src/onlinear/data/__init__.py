@@ -1,0 +1,42 @@
+"""Data for online learners: file readers, a catalogue of benchmark sets, downloads, generators.
+
+* Readers: :func:`load_libsvm` and :func:`iter_libsvm_chunks` (LIBSVM/SVMlight, streamed for
+  files larger than memory), :func:`load_idx` (MNIST's IDX), :func:`load_csv` (a table with a
+  label column), :func:`load_20newsgroups` and :func:`load_reuters21578` (raw text → tf-idf).
+* Catalogue: :data:`DATASETS`, :func:`find_dataset` and :func:`load` for the papers' benchmark
+  sets, found in a data directory (argument or ``ONLINEAR_DATA``); :func:`fetch` downloads them
+  with SHA-256 verification.
+* Generators: :func:`make_chessboard`, :func:`make_separable`, :func:`make_simplex_blocks`.
+
+Malformed files raise :class:`FileFormatError` (a ``ValueError``) naming the file and line.
+"""
+from ._files import FileFormatError
+from .catalogue import DATASETS, DataFile, Dataset, find_dataset, list_datasets, load, load_letter
+from .csv import load_csv
+from .fetch import ChecksumError, DownloadError, fetch
+from .idx import load_idx, load_idx_pair
+from .libsvm import iter_libsvm_chunks, load_libsvm
+from .synthetic import (
+    BlockData,
+    SeparableData,
+    make_chessboard,
+    make_separable,
+    make_simplex_blocks,
+)
+from .text import (
+    ReutersDocument,
+    TextDataset,
+    load_20newsgroups,
+    load_reuters21578,
+    read_20newsgroups,
+    read_reuters21578,
+)
+
+__all__ = [
+    "FileFormatError", "load_libsvm", "iter_libsvm_chunks", "load_idx", "load_idx_pair",
+    "load_csv", "read_20newsgroups", "load_20newsgroups", "read_reuters21578",
+    "load_reuters21578", "TextDataset", "ReutersDocument", "DATASETS", "DataFile", "Dataset",
+    "list_datasets", "find_dataset", "load", "load_letter", "fetch", "DownloadError",
+    "ChecksumError", "make_chessboard", "make_separable", "make_simplex_blocks",
+    "SeparableData", "BlockData",
+]

@@ -1,0 +1,55 @@
+"""Opening data files whatever their compression; the error readers raise on bad content."""
+import bz2
+import gzip
+import lzma
+import os
+import zlib
+from contextlib import contextmanager
+
+# Compression is recognised by the file's first bytes, not its name, so that a file renamed
+# without its suffix (or with a wrong one) still reads.
+_MAGIC = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
+
+
+class FileFormatError(ValueError):
+    """A data file whose content does not follow its format.
+
+    The message names the file and, where one line is at fault, its number (1-based);
+    both are also kept as the attributes ``path`` and ``line`` (``None`` when no single line is).
+    """
+
+    def __init__(self, path, message, line=None):
+        self.path = os.fspath(path)
+        self.line = line
+        where = f"{self.path}, line {line}" if line is not None else self.path
+        super().__init__(f"{where}: {message}")
+
+
+def open_binary(path):
+    """Open ``path`` for reading bytes, decompressing gzip, bzip2 or xz transparently.
+
+    A missing file raises :class:`FileNotFoundError` naming it.
+    """
+    with open(path, "rb") as handle:
+        head = handle.read(6)
+    for magic, opener in _MAGIC:
+        if head.startswith(magic):
+            return opener(path, "rb")
+    return open(path, "rb")
+
+
+@contextmanager
+def reading(path):
+    """Turn the errors of a truncated or corrupt compressed file into a FileFormatError naming it."""
+    try:
+        yield
+    except (EOFError, gzip.BadGzipFile, lzma.LZMAError, zlib.error) as error:
+        raise FileFormatError(path, f"corrupt or truncated compressed data ({error})") from error
+
+
+def shorten(line, limit=80):
+    """``line`` (bytes or str) as a short printable excerpt for an error message."""
+    if isinstance(line, bytes):
+        line = line.decode("latin-1")
+    line = line.rstrip("\r\n")
+    return repr(line if len(line) <= limit else line[:limit] + "...")

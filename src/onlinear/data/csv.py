@@ -1,0 +1,144 @@
+"""Delimited text with one label column (UCI style): ``X`` from the other columns, ``y`` from it."""
+import csv as _csv
+import io
+from numbers import Integral
+
+import numpy as np
+
+from ._files import FileFormatError, open_binary, reading
+
+__all__ = ["load_csv"]
+
+
+def load_csv(path, label_column=-1, *, delimiter=",", header=None, encoding="utf-8",
+             dtype=np.float64):
+    """Read a table whose rows are examples, one column holding the label.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file: plain, ``.gz``, ``.bz2`` or ``.xz`` (recognised by content).
+    label_column : int or str, default=-1
+        Position of the label column (negative counts from the end) or its name in the
+        header.
+    delimiter : str or None, default=","
+        Field separator; ``None`` splits on runs of whitespace (e.g. UCI's Shuttle files).
+    header : bool or None, default=None
+        Whether the first row names the columns.  ``None``: yes if ``label_column`` is a
+        name, otherwise yes exactly when a field of the first row that should be a feature
+        is not a number.
+    encoding : str, default="utf-8"
+    dtype : numpy dtype, default=float64
+        Type of ``X``.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_columns - 1)
+    y : ndarray of shape (n_samples,)
+        Integers if every label is an integer, else floats if every label is a number, else
+        strings.  Blank lines are skipped.
+
+    Raises
+    ------
+    FileFormatError
+        (a ``ValueError``) naming the file and the line, if a row has the wrong number of
+        fields or a feature that is not a number; also if the label column does not exist.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from onlinear.data import load_csv
+    >>> path = os.path.join(tempfile.mkdtemp(), "flowers.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("length,width,species\\n5.1,3.5,setosa\\n6.3,2.9,virginica\\n")
+    >>> X, y = load_csv(path, label_column="species")
+    >>> X
+    array([[5.1, 3.5],
+           [6.3, 2.9]])
+    >>> y
+    array(['setosa', 'virginica'], dtype='<U9')
+    """
+    with reading(path), open_binary(path) as raw, \
+            io.TextIOWrapper(raw, encoding=encoding, newline="") as text:
+        rows = _rows(text, delimiter)
+        if not rows:
+            raise FileFormatError(path, "no rows")
+        names = None
+        if header is None:
+            header = isinstance(label_column, str) or _looks_like_header(rows[0][1], label_column)
+        if header:
+            names = [name.strip() for name in rows[0][1]]
+            rows = rows[1:]
+    width = len(names) if names is not None else (len(rows[0][1]) if rows else 0)
+    label = _label_index(path, label_column, names, width)
+    for number, fields in rows:
+        if len(fields) != width:
+            raise FileFormatError(path, f"{len(fields)} fields where the first row has {width}",
+                                  number)
+    features = [fields[:label] + fields[label + 1:] for _, fields in rows]
+    try:
+        X = np.array(features, dtype=dtype).reshape(len(rows), width - 1)
+    except ValueError:
+        raise _bad_feature(path, rows, label, names, dtype) from None
+    return X, _labels([fields[label].strip() for _, fields in rows])
+
+
+def _rows(text, delimiter):
+    """``(line_number, fields)`` of the non-blank rows."""
+    if delimiter is None:
+        return [(number, line.split()) for number, line in enumerate(text, 1) if line.strip()]
+    reader = _csv.reader(text, delimiter=delimiter)
+    return [(reader.line_num, fields) for fields in reader
+            if any(field.strip() for field in fields)]
+
+
+def _is_number(field):
+    try:
+        float(field)
+    except ValueError:
+        return False
+    return True
+
+
+def _looks_like_header(fields, label_column):
+    if not isinstance(label_column, Integral) or not -len(fields) <= label_column < len(fields):
+        return False
+    label = label_column % len(fields)
+    return any(not _is_number(field) for i, field in enumerate(fields) if i != label)
+
+
+def _label_index(path, label_column, names, width):
+    if isinstance(label_column, str):
+        if names is None:
+            raise FileFormatError(path, f"label column {label_column!r} given by name, but the "
+                                  "file has no header (pass header=True if it has one)")
+        if label_column not in names:
+            raise FileFormatError(path, f"no column named {label_column!r}; columns: {names}")
+        return names.index(label_column)
+    if not isinstance(label_column, Integral) or not -width <= label_column < width:
+        raise FileFormatError(path, f"label_column={label_column!r} is not a column of a table "
+                              f"with {width} columns")
+    return int(label_column) % width
+
+
+def _bad_feature(path, rows, label, names, dtype):
+    for number, fields in rows:
+        for column, field in enumerate(fields):
+            if column == label:
+                continue
+            try:
+                np.array(field, dtype=dtype)
+            except ValueError:
+                name = f" ({names[column]!r})" if names else ""
+                return FileFormatError(
+                    path, f"column {column}{name}: {field!r} is not a number", number)
+    return FileFormatError(path, "a feature is not a number")
+
+
+def _labels(values):
+    for kind in (int, float):
+        try:
+            return np.array([kind(value) for value in values])
+        except ValueError:
+            pass
+    return np.array(values)
