@@ -5,6 +5,7 @@ A concrete learner only declares its hyperparameters (``__init__`` and
 vector; everything else — validation, label encoding, epochs and shuffling, the batch and the
 per-example paths, diagnostics — lives here and in the compiled :mod:`onlinear.engine`.
 """
+import warnings
 from contextlib import contextmanager
 from numbers import Integral
 
@@ -120,7 +121,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def _validate(self, X, y, reset):
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, order="C",
                              reset=reset)
-        check_classification_targets(y)
+        with warnings.catch_warnings():
+            # "more unique classes than half the samples" is expected of small online batches
+            warnings.simplefilter("ignore", UserWarning)
+            check_classification_targets(y)
         if sp.issparse(X) and not X.has_sorted_indices:
             # sorted like a dense row, so a CSR row sums in the order its dense copy does
             # (a copy: the caller's matrix is not reordered in place)

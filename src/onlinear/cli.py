@@ -1,0 +1,338 @@
+"""The ``onlinear`` command: list the registered algorithms, run one on a data set, compare several.
+
+    onlinear list
+    onlinear run pa1 usps --param C=0.01 --epochs 2 --curve pa1.csv
+    onlinear compare                                  # every multiclass algorithm on USPS
+    onlinear compare pa1 spa1 mira --data train.svm --test test.svm --permutations 5 --plot out.png
+
+Data is ``usps`` (the copy shipped with the package, with its test set) or the path of a LIBSVM
+file (``.gz`` and ``.bz2`` are read too).  Exit codes: 0 on success, 2 on a usage error, 1 on a
+data or algorithm error, reported on one line (set ``ONLINEAR_TRACEBACK=1`` for the traceback).
+"""
+import functools
+import os
+import re
+
+import click
+import numpy as np
+
+from . import harness
+from .registry import available, describe
+
+FORMATS = ("table", "csv", "json", "markdown")
+SHIPPED = {"usps": "USPS"}
+
+
+# ============================================================================ helpers
+class DataError(ValueError):
+    """A data set that cannot be read."""
+
+
+def _clean_errors(command):
+    """Report data and algorithm errors as ``Error: <one line>`` with exit code 1 (the
+    traceback too when the environment sets ``ONLINEAR_TRACEBACK``)."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except click.ClickException:
+            raise
+        except (ValueError, TypeError, OSError, ImportError) as error:
+            if os.environ.get("ONLINEAR_TRACEBACK"):
+                raise
+            message = " ".join(str(error).split()) or type(error).__name__
+            if isinstance(error, OSError) and error.filename and str(error.filename) not in message:
+                message = f"{message}: {error.filename}"
+            raise click.ClickException(message) from None
+
+    return wrapper
+
+
+def parse_value(text):
+    """A command-line value: int, float, true/false, none, or the string itself.
+
+    >>> [parse_value(v) for v in ["3", "0.01", "1e-3", "true", "none", "printed"]]
+    [3, 0.01, 0.001, True, None, 'printed']
+    """
+    lowered = text.strip().lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("none", "null"):
+        return None
+    if re.fullmatch(r"[+-]?\d+", lowered):
+        return int(lowered)
+    try:
+        return float(lowered)
+    except ValueError:
+        return text
+
+
+def _split_assignment(text, option):
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip() or not value.strip():
+        raise click.BadParameter(f"expected KEY=VALUE, got {text!r}.", param_hint=option)
+    return key.strip(), value.strip()
+
+
+def _parse_params(ctx, param, values):
+    out = {}
+    for text in values:
+        key, value = _split_assignment(text, "--param")
+        out[key] = parse_value(value)
+    return out
+
+
+def _parse_grid(ctx, param, values):
+    out = {}
+    for text in values:
+        key, value = _split_assignment(text, "--grid")
+        out[key] = [parse_value(v) for v in value.split(",") if v.strip()]
+    return out
+
+
+def load_data(spec, test=None):
+    """``(X, y, X_test, y_test, name)`` for ``usps`` or a LIBSVM file, with an optional LIBSVM
+    test file (read with the same number of features)."""
+    from sklearn.datasets import load_svmlight_file, load_svmlight_files
+
+    if spec.lower() in SHIPPED:
+        from .datasets import load_usps
+
+        X, y, X_test, y_test = load_usps()
+        if test is not None:
+            X_test, y_test = _read(lambda: load_svmlight_file(test, n_features=X.shape[1]), test)
+            X_test, y_test = X_test.toarray(), _labels(y_test)
+        return X, y, X_test, y_test, SHIPPED[spec.lower()]
+    if test is None and not os.path.exists(spec) and spec.lower() in _catalogue():
+        from .data import load
+
+        try:
+            X, y, X_test, y_test = load(spec.lower())
+        except (FileNotFoundError, ValueError, OSError) as error:
+            raise DataError(str(error)) from None
+        return X, _labels(y), X_test, None if y_test is None else _labels(y_test), spec.lower()
+    if test is None:
+        X, y = _read(lambda: load_svmlight_file(spec), spec)
+        return X, _labels(y), None, None, spec
+    X, y, X_test, y_test = _read(lambda: load_svmlight_files([spec, test]), f"{spec} or {test}")
+    return X, _labels(y), X_test, _labels(y_test), spec
+
+
+def _catalogue():
+    from .data import list_datasets
+
+    return set(list_datasets())
+
+
+def _read(reader, path):
+    try:
+        return reader()
+    except FileNotFoundError:
+        raise DataError(f"no such file: {path} (DATA is 'usps', a catalogue name of onlinear.data, or a LIBSVM file)") from None
+    except IsADirectoryError:
+        raise DataError(f"{path} is a directory, not a LIBSVM file") from None
+    except (ValueError, UnicodeDecodeError, EOFError, OSError) as error:
+        raise DataError(f"cannot read {path} as a LIBSVM file: {error}") from None
+
+
+def _labels(y):
+    """Integer labels when every label is a whole number (LIBSVM stores them as floats)."""
+    if y.size and np.all(np.isfinite(y)) and np.all(y == np.round(y)):
+        return y.astype(np.int64)
+    return y
+
+
+def _emit(text, out):
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        with open(out, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        click.echo(f"wrote {out}", err=True)
+
+
+def _export(table, fmt):
+    if fmt == "csv":
+        return table.to_csv()
+    if fmt == "json":
+        return table.to_json()
+    if fmt == "markdown":
+        return table.to_markdown(digits=4)
+    return table.to_text()
+
+
+# ============================================================================ commands
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="onlinear", prog_name="onlinear")
+def cli():
+    """Online learning of linear multiclass classifiers: list the algorithms, run one, compare
+    several on a stream (progressive validation: predict, then learn)."""
+
+
+@cli.command("list", short_help="List the registered algorithms.")
+@click.option("--task", type=click.Choice(["all", "multiclass", "binary"]), default="all",
+              show_default=True, help="Only the algorithms for this task (binary learners "
+              "count as multiclass when they run one-vs-rest).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+              help="Output format.")
+@_clean_errors
+def list_command(task, fmt):
+    """The registered algorithms: name, task, paper and hyperparameters with their defaults."""
+    rows = []
+    for name in available(None if task == "all" else task):
+        algorithm = describe(name)
+        params = {k: v for k, v in algorithm.hyperparameters.items()
+                  if k not in harness.PROTOCOL_PARAMETERS}
+        paper = algorithm.paper if fmt != "table" else algorithm.paper.split(",")[0]
+        rows.append({"name": name, "task": algorithm.task,
+                     "estimator": algorithm.estimator.__name__,
+                     "hyperparameters": " ".join(f"{k}={v}" for k, v in params.items()) or None,
+                     "paper": paper, "summary": algorithm.summary})
+    table = harness.Table(rows, ["name", "task", "estimator", "hyperparameters", "paper",
+                                 "summary"])
+    if fmt == "table":
+        table = harness.Table([{k: r[k] for k in table.columns if k != "summary"} for r in rows])
+    click.echo(_export(table, fmt), nl=False)
+
+
+def _common_options(command):
+    options = [
+        click.option("--param", "-p", "params", multiple=True, callback=_parse_params,
+                     metavar="KEY=VALUE", help="Set a hyperparameter (repeatable), e.g. "
+                     "--param C=0.01."),
+        click.option("--grid", "grid", multiple=True, callback=_parse_grid,
+                     metavar="KEY=V1,V2,...", help="Pick this hyperparameter by a one-pass grid "
+                     "search on the online mistake rate (repeatable: every combination)."),
+        click.option("--test", "test", metavar="FILE", default=None,
+                     help="LIBSVM test file, scored after every epoch (usps has its own)."),
+        click.option("--epochs", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="Passes over the stream."),
+        click.option("--seed", type=int, default=None,
+                     help="Seed of the random permutations."),
+        click.option("--tick", type=click.IntRange(min=1), default=None,
+                     help="Record the curves every TICK examples [default: about 100 points]."),
+        click.option("--curve", metavar="FILE", default=None,
+                     help="Write the learning curves (one row per tick) to this CSV file."),
+        click.option("--plot", metavar="FILE", default=None,
+                     help="Draw mistake rate, updates and time against examples seen "
+                     "(.png, .svg or .pdf)."),
+        click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
+                     show_default=True, help="Output format."),
+        click.option("--out", metavar="FILE", default=None,
+                     help="Write the output to FILE instead of standard output."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _finish(evaluation, table, fmt, out, curve, plot, text):
+    if curve is not None:
+        evaluation.curves().to_csv(curve)
+        click.echo(f"wrote {curve}", err=True)
+    if plot is not None:
+        from .plots import plot_curves
+
+        plot_curves(evaluation, plot)
+        click.echo(f"wrote {plot}", err=True)
+    _emit(text if fmt == "table" else _export(table, fmt), out)
+
+
+def _grid_text(evaluation):
+    if not evaluation.searches:
+        return ""
+    return ("grid search (one pass each, lowest online mistake rate wins):\n"
+            + evaluation.searched().to_text() + "\n")
+
+
+@cli.command("run", short_help="Train one algorithm online on a data set.")
+@click.argument("algorithm")
+@click.argument("data")
+@_common_options
+@click.option("--shuffle/--no-shuffle", default=False, show_default=True,
+              help="See the stream in a random order (seeded by --seed) instead of as given.")
+@_clean_errors
+def run_command(algorithm, data, params, grid, test, epochs, seed, tick, curve, plot, fmt, out,
+                shuffle):
+    """Train ALGORITHM online on DATA ('usps' or a LIBSVM file) and report, per epoch, the
+    cumulative online mistake rate, updates, test error and seconds."""
+    describe(algorithm)
+    X, y, X_test, y_test, name = load_data(data, test)
+    evaluation = harness.evaluate(algorithm, X, y, params=params, grid=grid, X_test=X_test,
+                                  y_test=y_test, epochs=epochs, shuffle=shuffle,
+                                  random_state=seed, tick=tick, progress=True, data=name)
+    ends = {evaluation.n_examples * e for e in range(1, epochs + 1)}
+    table = harness.Table([row for row in evaluation.curves() if row["examples"] in ends])
+    if X_test is None:
+        table = harness.Table([{k: v for k, v in row.items() if k != "test_error"}
+                               for row in table])
+    shown = harness.Table([{
+        "epoch": row["epoch"], "examples": row["examples"], "mistakes": row["mistakes"],
+        "mistake rate": f"{row['mistake_rate']:.2%}", "updates": row["updates"],
+        **({"test error": f"{row['test_error']:.2%}"} if X_test is not None else {}),
+        "seconds": f"{row['seconds']:.3f}"} for row in table])
+    settings = " ".join(f"{k}={v}" for k, v in evaluation.runs[0].params.items())
+    text = (_grid_text(evaluation) + f"{algorithm}{' ' + settings if settings else ''} on "
+            f"{evaluation.describe()}\n" + shown.to_text(align_right=True))
+    _finish(evaluation, table, fmt, out, curve, plot, text)
+
+
+@cli.command("compare", short_help="Compare algorithms on one stream (default: all, on USPS).")
+@click.argument("algorithms", nargs=-1)
+@click.option("--data", default="usps", show_default=True,
+              help="'usps' (shipped, with its test set) or a LIBSVM file.")
+@_common_options
+@click.option("--permutations", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Runs per algorithm, each on a seeded random order of the stream; the "
+              "table shows mean ± std.  With 1 the stream is seen in the given order.")
+@_clean_errors
+def compare_command(algorithms, data, params, grid, test, epochs, seed, tick, curve, plot, fmt,
+                    out, permutations):
+    """Compare ALGORITHMS (default: every registered algorithm that can learn the data) by
+    progressive validation on one stream: online mistake rate, updates, test error, seconds.
+
+    --param applies to every compared algorithm that has the hyperparameter; scope it to one
+    with NAME:KEY=VALUE (e.g. --param pa1:C=0.01)."""
+    for name in algorithms:
+        describe(name)
+    X, y, X_test, y_test, name = load_data(data, test)
+    algorithms = list(algorithms) or None
+    if algorithms is None:
+        n_classes = np.unique(y).shape[0]
+        algorithms = available("multiclass") if n_classes > 2 else available()
+    evaluation = harness.compare(
+        X, y, algorithms, params=_distribute(params, algorithms), grid=grid, X_test=X_test,
+        y_test=y_test, epochs=epochs, permutations=permutations, random_state=seed, tick=tick,
+        progress=True, data=name)
+    _finish(evaluation, evaluation.summary(), fmt, out, curve, plot,
+            _grid_text(evaluation) + evaluation.report())
+
+
+def _distribute(params, algorithms):
+    """``{name: {key: value}}`` from KEY=VALUE (every algorithm that has KEY) and
+    NAME:KEY=VALUE (that algorithm only)."""
+    out = {name: {} for name in algorithms}
+    for key, value in params.items():
+        if ":" in key:
+            name, key = key.split(":", 1)
+            if name not in out:
+                describe(name)
+                raise ValueError(f"--param {name}:{key}: {name} is not compared.")
+            out[name][key] = value
+            continue
+        takers = [n for n in algorithms if key in describe(n).hyperparameters]
+        if not takers or key in harness.PROTOCOL_PARAMETERS:
+            raise ValueError(f"no compared algorithm has the hyperparameter {key!r}.")
+        for name in takers:
+            out[name][key] = value
+    return {name: p for name, p in out.items() if p}
+
+
+def main(argv=None):
+    """Entry point of the ``onlinear`` console script."""
+    return cli.main(args=argv, prog_name="onlinear")
+
+
+if __name__ == "__main__":
+    main()

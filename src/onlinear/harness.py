@@ -1,0 +1,759 @@
+"""The online experiment protocol: progressive validation of registered algorithms on a stream.
+
+Each round the learner predicts the label of the next example, is scored on that prediction and
+then learns from the example (predict, then learn).  The harness records, every ``tick`` examples
+and at the end of every epoch, the cumulative number of mistakes, the cumulative number of updates
+(rounds on which the model changed) and the seconds spent learning so far; after every epoch it
+measures the error on a test set if one is given.  It repeats the run on several seeded random
+permutations of the stream and reports mean ± standard deviation, and can first pick the
+hyperparameters by a one-pass grid search on the online mistake rate, as LIBOL does.
+
+Algorithms are named as in :mod:`onlinear.registry` (the harness keeps no list of its own).
+Results come as tidy :class:`Table` s that write CSV, JSON and Markdown with the standard library.
+
+>>> import numpy as np
+>>> from onlinear.harness import evaluate
+>>> X = np.array([[1., 0.], [0., 1.], [1., 1.], [-1., 0.], [0., -1.], [1., 0.]])
+>>> y = np.array([1, -1, 1, -1, 1, 1])
+>>> result = evaluate("perceptron", X, y, tick=2)
+>>> for row in result.curves():
+...     print(row["examples"], row["mistakes"], row["updates"])
+2 1 2
+4 2 3
+6 3 4
+>>> print(result.summary()[0]["mistake_rate"])
+0.5
+"""
+import csv
+import io
+import itertools
+import json
+import math
+import re
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.utils import check_array
+
+from .estimators import OnlineLinearClassifier
+from .registry import available, describe
+
+# Parameters of every estimator that belong to the protocol, which the harness sets itself.
+PROTOCOL_PARAMETERS = ("n_epochs", "shuffle", "random_state")
+
+_WARM_UP_ROWS = 64
+
+
+# ============================================================================ tidy tables
+class Table:
+    """A tidy table: an ordered list of columns and one ``dict`` per row.
+
+    Values are ``None``, ``int``, ``float`` or ``str``.  :meth:`to_csv`, :meth:`to_json` and
+    :meth:`to_markdown` write it (to a file too when given a path) and :meth:`from_csv`,
+    :meth:`from_json` and :meth:`from_markdown` read their text back.
+
+    >>> table = Table([{"algorithm": "pa1", "mistake_rate": 0.25, "updates": 3}])
+    >>> print(table.to_markdown())
+    | algorithm | mistake_rate | updates |
+    |:---|---:|---:|
+    | pa1 | 0.25 | 3 |
+    >>> Table.from_csv(table.to_csv()) == table
+    True
+    """
+
+    def __init__(self, rows=(), columns=None):
+        self.rows = [{key: _plain(value) for key, value in row.items()} for row in rows]
+        if columns is None:
+            columns = []
+            for row in self.rows:
+                columns.extend(key for key in row if key not in columns)
+        self.columns = list(columns)
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __getitem__(self, index):
+        return self.rows[index]
+
+    def __eq__(self, other):
+        if not isinstance(other, Table):
+            return NotImplemented
+        return self.columns == other.columns and [self._full(r) for r in self.rows] == [
+            other._full(r) for r in other.rows]
+
+    def __repr__(self):
+        return f"Table({len(self.rows)} rows × {len(self.columns)} columns: {self.columns})"
+
+    def _full(self, row):
+        return [row.get(column) for column in self.columns]
+
+    def column(self, name):
+        """The values of column ``name``, one per row."""
+        return [row.get(name) for row in self.rows]
+
+    def where(self, **values):
+        """The rows whose columns equal ``values``, as a new table."""
+        return Table([row for row in self.rows
+                      if all(row.get(k) == v for k, v in values.items())], self.columns)
+
+    # -------------------------------------------------------------------- writers
+    def to_csv(self, path=None):
+        """CSV with a header row; ``None`` is an empty field, floats keep every digit."""
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(self.columns)
+        for row in self.rows:
+            writer.writerow([_text(value) for value in self._full(row)])
+        return _written(buffer.getvalue(), path)
+
+    def to_json(self, path=None, indent=1):
+        """A JSON array of records (one object per row, keys in column order)."""
+        records = [dict(zip(self.columns, self._full(row))) for row in self.rows]
+        return _written(json.dumps(records, indent=indent, allow_nan=False) + "\n", path)
+
+    def to_markdown(self, path=None, digits=None):
+        """A GitHub Markdown table; ``digits`` rounds floats to that many significant digits
+        (by default every digit is kept, so that :meth:`from_markdown` reads it back exactly)."""
+        numeric = [all(isinstance(row.get(c), (int, float)) or row.get(c) is None
+                       for row in self.rows) and self.rows for c in self.columns]
+        lines = ["| " + " | ".join(_markdown_escape(c) for c in self.columns) + " |",
+                 "|" + "|".join("---:" if n else ":---" for n in numeric) + "|"]
+        for row in self.rows:
+            cells = [_markdown_escape(_text(v, digits)) for v in self._full(row)]
+            lines.append("| " + " | ".join(cells) + " |")
+        return _written("\n".join(lines) + "\n", path)
+
+    def to_text(self, digits=4, align_right=False):
+        """Aligned plain-text columns for a terminal: numbers (every column, with
+        ``align_right``) to the right, text to the left."""
+        cells = [[_text(v, digits) for v in self._full(row)] for row in self.rows]
+        widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(self.columns)]
+        numeric = [align_right or all(isinstance(row.get(c), (int, float)) or row.get(c) is None
+                                      for row in self.rows) for c in self.columns]
+        out = ["  ".join(c.rjust(w) if n else c.ljust(w)
+                         for c, w, n in zip(self.columns, widths, numeric)).rstrip()]
+        for r in cells:
+            out.append("  ".join(c.rjust(w) if n else c.ljust(w)
+                                 for c, w, n in zip(r, widths, numeric)).rstrip())
+        return "\n".join(out) + "\n"
+
+    # -------------------------------------------------------------------- readers
+    @classmethod
+    def from_csv(cls, text):
+        reader = csv.reader(io.StringIO(text))
+        columns = next(reader, [])
+        return cls([dict(zip(columns, map(_parse, fields))) for fields in reader if fields],
+                   columns)
+
+    @classmethod
+    def from_json(cls, text):
+        records = json.loads(text)
+        return cls(records)
+
+    @classmethod
+    def from_markdown(cls, text):
+        lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+        columns = [_markdown_unescape(c) for c in _markdown_cells(lines[0])]
+        rows = [dict(zip(columns, (_parse(_markdown_unescape(c)) for c in _markdown_cells(line))))
+                for line in lines[2:]]
+        return cls(rows, columns)
+
+
+def _plain(value):
+    """Python scalars for numpy ones; non-finite floats become ``None``."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _text(value, digits=None):
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value) if digits is None else f"{value:.{digits}g}"
+    return str(value)
+
+
+_INTEGER = re.compile(r"[+-]?\d+")
+
+
+def _parse(text):
+    if text == "":
+        return None
+    if _INTEGER.fullmatch(text):
+        return int(text)
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _written(text, path):
+    if path is not None:
+        with open(path, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+    return text
+
+
+def _markdown_escape(text):
+    return str(text).replace("\\", "\\\\").replace("|", "\\|")
+
+
+def _markdown_unescape(text):
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def _markdown_cells(line):
+    line = line.strip()
+    if line.startswith("|"):
+        line = line[1:]
+    if line.endswith("|") and not line.endswith("\\|"):
+        line = line[:-1]
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", line)]
+
+
+# ============================================================================ one run
+@dataclass
+class Run:
+    """One algorithm with hyperparameters ``params`` (those set explicitly or chosen by a grid
+    search; the others keep the registered defaults) on one ordering of the stream.
+
+    The arrays have one entry per tick: ``examples`` seen so far (cumulative over epochs),
+    the ``epoch`` (from 1) the tick falls in, cumulative ``mistakes`` and ``updates`` and the
+    cumulative ``seconds`` spent learning (test evaluation excluded; the first chunk goes
+    through ``partial_fit`` and so includes the model's setup and input validation).  ``test_errors`` has one
+    entry per epoch (empty without a test set).  ``seed`` is the seed of the permutation
+    (``None`` for the stream in the given order).
+    """
+
+    algorithm: str
+    params: dict
+    permutation: int
+    seed: int | None
+    n_examples: int
+    examples: np.ndarray
+    epoch: np.ndarray
+    mistakes: np.ndarray
+    updates: np.ndarray
+    seconds: np.ndarray
+    test_errors: list = field(default_factory=list)
+
+    @property
+    def mistake_rate(self):
+        """Cumulative online mistake rate at each tick."""
+        return self.mistakes / self.examples
+
+
+def tick_positions(n_examples, epochs, tick):
+    """Cumulative example counts at which a run is recorded: every ``tick`` examples and at the
+    end of every epoch.
+
+    >>> tick_positions(5, 2, 4).tolist()
+    [4, 5, 8, 10]
+    """
+    total = n_examples * epochs
+    positions = set(range(tick, total + 1, tick))
+    positions.update(n_examples * (e + 1) for e in range(epochs))
+    return np.array(sorted(positions), dtype=np.int64)
+
+
+def _default_tick(total):
+    return max(1, math.ceil(total / 100))
+
+
+class _Stream:
+    """Feeds an estimator chunks of a fixed data set in a given order and reads its counters.
+
+    The learners of this package run through the compiled loop directly (one validation of the
+    data, then ``_run`` over slices of the order); any other estimator with ``partial_fit`` and
+    the ``n_mistakes_``/``n_updates_`` diagnostics goes through ``partial_fit`` chunk by chunk.
+    """
+
+    def __init__(self, estimator, X, y, classes):
+        self.estimator = estimator
+        self.X, self.y, self.classes = X, y, classes
+        self.fast = isinstance(estimator, OnlineLinearClassifier)
+        self.started = False
+        self.y_index = None
+
+    def learn(self, rows):
+        """Predict-then-learn on the examples ``rows`` (indices, in order); returns seconds."""
+        estimator = self.estimator
+        start = time.perf_counter()
+        if self.started and self.fast:
+            estimator._run(self.X, self.y_index, rows)
+        else:
+            estimator.partial_fit(self.X[rows], self.y[rows], classes=self.classes)
+            if not self.started and self.fast:
+                self.y_index = estimator._encode(self.y)
+        seconds = time.perf_counter() - start
+        self.started = True
+        return seconds
+
+    def counts(self):
+        e = self.estimator
+        return e.n_seen_, e.n_mistakes_, e.n_updates_
+
+
+def _orders(n_examples, epochs, seed):
+    """The order of every epoch: the given order (``seed=None``), or permutations drawn from
+    ``numpy.random.default_rng(seed)``, one per epoch."""
+    if seed is None:
+        for _ in range(epochs):
+            yield np.arange(n_examples)
+    else:
+        rng = np.random.default_rng(seed)
+        for _ in range(epochs):
+            yield rng.permutation(n_examples)
+
+
+def _run_one(name, params, X, y, classes, *, epochs, seed, permutation, tick, X_test, y_test,
+             progress):
+    estimator = describe(name).make(**params)
+    n = X.shape[0]
+    positions = tick_positions(n, epochs, tick)
+    stream = _Stream(estimator, X, y, classes)
+    records = {key: [] for key in ("examples", "epoch", "mistakes", "updates", "seconds")}
+    test_errors = []
+    elapsed = 0.0
+    for epoch, order in enumerate(_orders(n, epochs, seed), start=1):
+        offset = (epoch - 1) * n
+        done = 0
+        for position in positions[(positions > offset) & (positions <= offset + n)]:
+            stop = int(position - offset)
+            elapsed += stream.learn(order[done:stop])
+            if progress is not None:
+                progress.update(stop - done)
+            done = stop
+            seen, mistakes, updates = stream.counts()
+            for key, value in zip(records, (seen, epoch, mistakes, updates, elapsed)):
+                records[key].append(value)
+        if X_test is not None:
+            test_errors.append(1.0 - float(estimator.score(X_test, y_test)))
+    arrays = {key: np.asarray(values, dtype=float if key == "seconds" else np.int64)
+              for key, values in records.items()}
+    return Run(name, dict(params), permutation, seed, n, test_errors=test_errors, **arrays)
+
+
+# ============================================================================ input checks
+def _check_data(X, y, X_test, y_test):
+    X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32], order="C")
+    if sp.issparse(X):
+        X.sort_indices()
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise ValueError(f"y must be one label per row of X: {X.shape[0]} rows, y has shape "
+                         f"{y.shape}.")
+    classes = np.unique(y)
+    if classes.shape[0] < 2:
+        raise ValueError(f"the training stream needs at least two classes; it has "
+                         f"{classes.tolist()}.")
+    if (X_test is None) != (y_test is None):
+        raise ValueError("give both X_test and y_test, or neither.")
+    if X_test is not None:
+        X_test = check_array(X_test, accept_sparse="csr", dtype=[np.float64, np.float32])
+        if X_test.shape[1] != X.shape[1]:
+            raise ValueError(f"the test set has {X_test.shape[1]} features, the training set "
+                             f"{X.shape[1]}.")
+        y_test = np.asarray(y_test)
+    return X, y, classes, X_test, y_test
+
+
+def _check_params(name, params, grid=None):
+    """The estimator for ``name`` with ``params``; raises ``ValueError`` on an unknown name, an
+    unknown or protocol parameter or a bad value, before anything runs."""
+    algorithm = describe(name)
+    tunable = algorithm.hyperparameters
+    grid = grid or {}
+    for key in list(params) + list(grid):
+        if key in PROTOCOL_PARAMETERS:
+            raise ValueError(f"{key!r} is set by the harness (epochs, permutations, "
+                             f"random_state), not as a hyperparameter.")
+        if key in algorithm.fixed:
+            raise ValueError(f"{name} fixes {key}={algorithm.fixed[key]!r}; choose another "
+                             f"algorithm name.")
+        if key not in tunable:
+            known = ", ".join(k for k in tunable if k not in PROTOCOL_PARAMETERS) or "none"
+            raise ValueError(f"{name} has no hyperparameter {key!r} (its hyperparameters: "
+                             f"{known}).")
+    overlap = set(params) & set(grid)
+    if overlap:
+        raise ValueError(f"{sorted(overlap)} both fixed and searched; give each once.")
+    for values in itertools.product(*grid.values()):
+        estimator = algorithm.make(**params, **dict(zip(grid, values)))
+        estimator._validate_params()  # bad values fail now, not after other runs
+    return algorithm.make(**params)
+
+
+def _check_multiclass(name, classes):
+    if classes.shape[0] > 2 and not describe(name).handles_multiclass:
+        raise ValueError(f"{name} learns two classes only; the data has {classes.shape[0]}.")
+
+
+def _warm_up(estimator, X, y, classes):
+    """Compile (or load from the cache) the paths a run takes, outside the timing."""
+    rows = np.arange(min(X.shape[0], _WARM_UP_ROWS))
+    stream = _Stream(clone(estimator), X, y, classes)
+    half = max(1, rows.shape[0] // 2)
+    stream.learn(rows[:half])
+    stream.learn(rows[half:])
+
+
+class _Progress:
+    """A tqdm bar on stderr (disabled when stderr is not a terminal), or nothing."""
+
+    def __init__(self, enabled, total, description):
+        self.bar = None
+        if enabled:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, desc=description, unit="ex", unit_scale=True,
+                            disable=None if enabled is True else False, leave=False)
+
+    def describe(self, text):
+        if self.bar is not None:
+            self.bar.set_description(text, refresh=False)
+
+    def update(self, n):
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _draw_seeds(permutations, shuffle, random_state):
+    if permutations < 1:
+        raise ValueError(f"permutations must be at least 1; got {permutations}.")
+    if shuffle is None:
+        shuffle = permutations > 1
+    if not shuffle:
+        if permutations > 1:
+            raise ValueError("several permutations need shuffle=True (the given order would "
+                             "repeat the same run).")
+        return [None]
+    if isinstance(random_state, (int, np.integer)) or random_state is None:
+        rng = np.random.default_rng(random_state)
+    else:
+        rng = np.random.default_rng(np.random.RandomState(random_state).randint(2**31 - 1))
+    return [int(s) for s in rng.integers(0, 2**31 - 1, size=permutations)]
+
+
+# ============================================================================ grid search
+@dataclass
+class GridSearch:
+    """A one-pass grid search: every combination's online mistake rate on one ordering of the
+    stream (``table``), and the combination with the lowest (``best_params``; ties go to the
+    first in grid order)."""
+
+    algorithm: str
+    grid: dict
+    best_params: dict
+    table: Table
+
+
+def grid_search(algorithm, X, y, grid, *, params=None, shuffle=False, random_state=None,
+                progress=False):
+    """Pick hyperparameters of ``algorithm`` by one online pass per combination of ``grid``
+    (a dict of lists: every combination is tried), choosing the lowest online mistake rate.
+
+    The stream is taken in the given order, or (``shuffle=True``) in the first permutation that
+    :func:`compare` would use with the same ``random_state``.  ``params`` are held fixed.
+    Keys of ``grid`` that ``algorithm`` does not have are an error; see :func:`compare` for a
+    grid shared by several algorithms.
+
+    >>> import numpy as np
+    >>> X = np.array([[1., 0.], [0., 1.], [1., 1.], [-1., 0.], [0., -1.], [1., 0.]])
+    >>> y = np.array([1, -1, 1, -1, 1, 1])
+    >>> search = grid_search("pa1", X, y, {"C": [0.1, 1.0]})
+    >>> search.best_params
+    {'C': 1.0}
+    >>> search.table.column("mistakes")
+    [3, 2]
+    """
+    X, y, classes, _, _ = _check_data(X, y, None, None)
+    params = dict(params or {})
+    grid = {k: list(v) for k, v in grid.items()}
+    seed = _draw_seeds(1, shuffle, random_state)[0]
+    total = X.shape[0] * math.prod(len(v) for v in grid.values())
+    bar = _Progress(progress, total, f"grid {algorithm}")
+    try:
+        return _grid_search(algorithm, X, y, classes, grid, params, seed, bar)
+    finally:
+        bar.close()
+
+
+def _grid_search(name, X, y, classes, grid, params, seed, bar):
+    base = _check_params(name, params, grid)
+    _check_multiclass(name, classes)
+    _warm_up(base, X, y, classes)
+    rows, best, best_rate = [], None, math.inf
+    n = X.shape[0]
+    for values in itertools.product(*grid.values()):
+        combination = dict(zip(grid, values))
+        bar.describe(f"grid {name} " + _format_params(combination))
+        run = _run_one(name, {**params, **combination}, X, y, classes, epochs=1, seed=seed, permutation=0,
+                       tick=n, X_test=None, y_test=None, progress=bar)
+        rate = float(run.mistake_rate[-1])
+        rows.append({"algorithm": name, **combination, "mistake_rate": rate,
+                     "mistakes": int(run.mistakes[-1]), "updates": int(run.updates[-1]),
+                     "seconds": float(run.seconds[-1])})
+        if rate < best_rate:
+            best, best_rate = combination, rate
+    return GridSearch(name, grid, best or {}, Table(rows))
+
+
+# ============================================================================ comparisons
+@dataclass
+class Evaluation:
+    """Every run of a comparison, with its summary and learning-curve tables.
+
+    ``data`` names the data set; ``n_examples``, ``n_features`` and ``n_classes`` describe the
+    training stream; ``searches`` holds the grid search of each tuned algorithm.
+    """
+
+    runs: list
+    data: str
+    n_examples: int
+    n_features: int
+    n_classes: int
+    epochs: int
+    permutations: int
+    shuffled: bool
+    searches: dict = field(default_factory=dict)
+
+    @property
+    def algorithms(self):
+        """The algorithms in the order they ran."""
+        return list(dict.fromkeys(run.algorithm for run in self.runs))
+
+    def _runs_of(self, name):
+        return [run for run in self.runs if run.algorithm == name]
+
+    def summary(self):
+        """One row per algorithm: the final cumulative online mistake rate, total updates, test
+        error after the last epoch and learning seconds, each as the mean over permutations and
+        its sample standard deviation (``*_std``, 0 for a single run)."""
+        rows = []
+        for name in self.algorithms:
+            runs = self._runs_of(name)
+            row = {"algorithm": name, "params": _format_params(runs[0].params) or None,
+                   "examples": int(runs[0].examples[-1]), "epochs": self.epochs,
+                   "permutations": len(runs)}
+            measures = {
+                "mistake_rate": [float(r.mistake_rate[-1]) for r in runs],
+                "mistakes": [float(r.mistakes[-1]) for r in runs],
+                "updates": [float(r.updates[-1]) for r in runs],
+                "test_error": [r.test_errors[-1] for r in runs if r.test_errors],
+                "seconds": [float(r.seconds[-1]) for r in runs],
+            }
+            for key, values in measures.items():
+                mean, std = mean_std(values)
+                row[key], row[f"{key}_std"] = mean, std
+            rows.append(row)
+        return Table(rows)
+
+    def curves(self):
+        """The learning curves, tidy: one row per algorithm, permutation and tick, with the
+        test error on the rows that end an epoch (when a test set was given)."""
+        rows = []
+        for run in self.runs:
+            ends = {run.n_examples * e: e for e in range(1, self.epochs + 1)}
+            for i, examples in enumerate(run.examples.tolist()):
+                epoch_end = ends.get(examples)
+                test_error = (run.test_errors[epoch_end - 1]
+                              if epoch_end is not None and run.test_errors else None)
+                rows.append({
+                    "algorithm": run.algorithm, "permutation": run.permutation,
+                    "seed": run.seed, "epoch": int(run.epoch[i]), "examples": examples,
+                    "mistakes": int(run.mistakes[i]),
+                    "mistake_rate": float(run.mistakes[i] / examples),
+                    "updates": int(run.updates[i]), "seconds": float(run.seconds[i]),
+                    "test_error": test_error,
+                })
+        return Table(rows, ["algorithm", "permutation", "seed", "epoch", "examples", "mistakes",
+                            "mistake_rate", "updates", "seconds", "test_error"])
+
+    def mean_curves(self):
+        """Per algorithm, the curves averaged over permutations: a dict of arrays ``examples``,
+        ``mistake_rate``, ``updates``, ``seconds`` (means) and ``*_std`` (sample std)."""
+        out = {}
+        for name in self.algorithms:
+            runs = self._runs_of(name)
+            curve = {"examples": runs[0].examples.copy()}
+            for key in ("mistake_rate", "updates", "seconds"):
+                stack = np.vstack([np.asarray(getattr(r, key), dtype=float) for r in runs])
+                curve[key] = stack.mean(axis=0)
+                curve[f"{key}_std"] = (stack.std(axis=0, ddof=1) if len(runs) > 1
+                                       else np.zeros(stack.shape[1]))
+            out[name] = curve
+        return out
+
+    def searched(self):
+        """Every grid search's table, stacked (empty without a grid)."""
+        rows = [row for search in self.searches.values() for row in search.table]
+        return Table(rows)
+
+    def describe(self):
+        """One line: the data, the stream and the protocol."""
+        order = (f"{self.permutations} seeded permutation{'s' * (self.permutations > 1)}"
+                 if self.shuffled else "given order")
+        return (f"{self.data}: {self.n_examples:,} examples, {self.n_features:,} features, "
+                f"{self.n_classes} classes; {self.epochs} epoch{'s' * (self.epochs > 1)}, "
+                f"{order}")
+
+    def report(self):
+        """The summary as aligned text for a terminal, with mean ± std over permutations."""
+        summary = self.summary()
+        spread = self.permutations > 1
+        has_test = any(row["test_error"] is not None for row in summary)
+        has_params = any(row["params"] for row in summary)
+        header = ["algorithm"] + ["params"] * has_params + ["mistake rate", "updates"]
+        header += ["test error"] * has_test + ["seconds"]
+        lines = []
+        for row in summary:
+            cells = [row["algorithm"]] + [row["params"] or ""] * has_params
+            cells.append(_pm(row["mistake_rate"], row["mistake_rate_std"], "%", spread))
+            cells.append(_pm(row["updates"], row["updates_std"], "d", spread))
+            if has_test:
+                cells.append(_pm(row["test_error"], row["test_error_std"], "%", spread))
+            cells.append(_pm(row["seconds"], row["seconds_std"], "s", spread))
+            lines.append(cells)
+        widths = [max(len(h), *(len(c[i]) for c in lines)) for i, h in enumerate(header)]
+        left = 1 + has_params
+
+        def line(cells):
+            return "  ".join(c.ljust(w) if i < left else c.rjust(w)
+                             for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+        return "\n".join([self.describe(), line(header)] + [line(c) for c in lines]) + "\n"
+
+
+def mean_std(values):
+    """Mean and sample standard deviation (ddof=1; 0 for one value, ``None`` for none)."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return None, None
+    mean = math.fsum(values) / len(values)
+    if len(values) == 1:
+        return mean, 0.0
+    return mean, math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1))
+
+
+def _pm(mean, std, kind, spread):
+    if mean is None:
+        return ""
+
+    def fmt(value):
+        if kind == "%":
+            return f"{value:.2%}"
+        if kind == "d":
+            return f"{value:.0f}" if not spread else f"{value:.1f}"
+        return f"{value:.3f}"
+
+    return f"{fmt(mean)} ± {fmt(std)}" if spread else fmt(mean)
+
+
+def _format_params(params):
+    """``{"C": 0.01, "variant": "exact"}`` → ``"C=0.01 variant=exact"``."""
+    return " ".join(f"{k}={v}" for k, v in params.items())
+
+
+def compare(X, y, algorithms=None, *, X_test=None, y_test=None, params=None, grid=None,
+            epochs=1, permutations=1, shuffle=None, random_state=None, tick=None,
+            progress=False, data="data"):
+    """Run each of ``algorithms`` (registry names) online over the stream ``(X, y)``.
+
+    Parameters
+    ----------
+    X, y : the training stream (dense or CSR ``X``), seen in the given order or permuted.
+    algorithms : list of names, default every registered algorithm that can learn the data
+        (``available("multiclass")`` for more than two classes, all of them for two).
+    X_test, y_test : optional test set, scored after every epoch.
+    params : dict ``{name: {param: value}}`` of hyperparameters per algorithm.
+    grid : dict ``{param: [values]}``: before the runs, each algorithm is tuned on the keys it
+        has by a one-pass :func:`grid_search` (on the first permutation), and then runs with the
+        best values.  A key no compared algorithm has is an error.
+    epochs : passes over the stream; the cumulative counts run on across epochs.
+    permutations : number of runs per algorithm, each on its own seeded random order of the
+        stream (the same orders for every algorithm).
+    shuffle : permute the stream (default: only when ``permutations > 1``); with one
+        permutation and ``shuffle=False`` the stream is seen in the given order.
+    random_state : int or None, seed of the permutations' seeds.
+    tick : record every ``tick`` examples (and at every epoch's end); default about 100 points.
+    progress : show a tqdm progress bar on stderr (only when stderr is a terminal).
+    data : a name for the data set, used in reports.
+
+    Returns an :class:`Evaluation`.  Bad names, parameters or values raise ``ValueError``
+    before any run starts.
+    """
+    X, y, classes, X_test, y_test = _check_data(X, y, X_test, y_test)
+    if algorithms is None:
+        algorithms = available("multiclass") if classes.shape[0] > 2 else available()
+    algorithms = list(algorithms)
+    if not algorithms:
+        raise ValueError("no algorithm to compare.")
+    if epochs < 1:
+        raise ValueError(f"epochs must be at least 1; got {epochs}.")
+    params = {name: dict(p) for name, p in (params or {}).items()}
+    for name in params:
+        if name not in algorithms:
+            describe(name)
+            raise ValueError(f"params given for {name}, which is not compared.")
+    grid = {k: list(v) for k, v in (grid or {}).items()}
+    grids = {}
+    for name in algorithms:
+        tunable = describe(name).hyperparameters
+        grids[name] = {k: v for k, v in grid.items() if k in tunable}
+        _check_params(name, params.get(name, {}), grids[name])
+        _check_multiclass(name, classes)
+    unused = set(grid) - {k for g in grids.values() for k in g}
+    if unused:
+        raise ValueError(f"no compared algorithm has the hyperparameter(s) {sorted(unused)}.")
+    seeds = _draw_seeds(permutations, shuffle, random_state)
+    n = X.shape[0]
+    if tick is None:
+        tick = _default_tick(n * epochs)
+    if tick < 1:
+        raise ValueError(f"tick must be at least 1; got {tick}.")
+
+    search_rounds = sum(n * math.prod(len(v) for v in g.values()) for g in grids.values() if g)
+    bar = _Progress(progress, search_rounds + len(algorithms) * len(seeds) * epochs * n,
+                    "onlinear")
+    runs, searches = [], {}
+    try:
+        for name in algorithms:
+            fixed = params.get(name, {})
+            if grids[name]:
+                search = _grid_search(name, X, y, classes, grids[name], fixed, seeds[0], bar)
+                searches[name] = search
+                fixed = {**fixed, **search.best_params}
+            estimator = describe(name).make(**fixed)
+            _warm_up(estimator, X, y, classes)
+            for permutation, seed in enumerate(seeds):
+                bar.describe(name if len(seeds) == 1 else f"{name} #{permutation + 1}")
+                runs.append(_run_one(name, fixed, X, y, classes, epochs=epochs,
+                                     seed=seed, permutation=permutation, tick=tick,
+                                     X_test=X_test, y_test=y_test, progress=bar))
+    finally:
+        bar.close()
+    return Evaluation(runs, data, n, X.shape[1], int(classes.shape[0]), epochs, len(seeds),
+                      seeds[0] is not None, searches)
+
+
+def evaluate(algorithm, X, y, *, params=None, grid=None, **options):
+    """:func:`compare` for one algorithm, with its ``params`` given directly
+    (``evaluate("pa1", X, y, params={"C": 0.01})``)."""
+    return compare(X, y, [algorithm], params={algorithm: dict(params or {})}, grid=grid,
+                   **options)

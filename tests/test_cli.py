@@ -1,0 +1,152 @@
+"""The ``onlinear`` command end to end, each call a subprocess as a user would run it."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import onlinear
+from onlinear.harness import Table
+
+# The six-example stream traced by hand in test_harness.py, as a LIBSVM file (1-based indices).
+TINY = "1 1:1\n-1 2:1\n1 1:1 2:1\n-1 1:-1\n1 2:-1\n1 1:1\n"
+
+
+def onlinear_cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "onlinear.cli", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    path = tmp_path / "tiny.svm"
+    path.write_text(TINY)
+    return path
+
+
+@pytest.fixture
+def blobs(tmp_path):
+    """300 examples of 3 well-separated classes, as a LIBSVM file."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(1, 4, size=300)
+    X = rng.normal(scale=0.5, size=(300, 5))
+    X[np.arange(300), y - 1] += 3.0
+    path = tmp_path / "blobs.svm"
+    path.write_text("".join(
+        f"{label} " + " ".join(f"{j + 1}:{v:.6g}" for j, v in enumerate(row)) + "\n"
+        for label, row in zip(y, X)))
+    return path
+
+
+def assert_clean_failure(result, code, phrase):
+    assert result.returncode == code, result.stderr
+    assert "Traceback" not in result.stderr
+    assert phrase in result.stderr
+    if code == 1:
+        assert result.stderr.strip().count("\n") == 0  # one line
+
+
+def test_help_everywhere():
+    for args in ([], ["list"], ["run"], ["compare"]):
+        result = onlinear_cli(*args, "--help")
+        assert result.returncode == 0, result.stderr
+        assert "Usage: onlinear" in result.stdout
+
+
+def test_list_shows_every_registered_algorithm_with_its_hyperparameters():
+    result = onlinear_cli("list")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split()[:3] == ["name", "task", "estimator"]
+    assert [line.split()[0] for line in lines[1:]] == onlinear.available()
+    assert "C=1.0" in next(line for line in lines if line.startswith("pa1 "))
+    records = json.loads(onlinear_cli("list", "--format", "json").stdout)
+    assert [r["name"] for r in records] == onlinear.available()
+    mira = next(r for r in records if r["name"] == "mira")
+    assert mira["hyperparameters"] == "beta=0.01" and "Crammer & Singer" in mira["paper"]
+
+
+def test_run_reports_the_hand_traced_numbers(tiny, tmp_path):
+    curve = tmp_path / "curve.csv"
+    result = onlinear_cli("run", "perceptron", tiny, "--tick", 2, "--epochs", 2, "--test", tiny,
+                          "--curve", curve)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("perceptron on ") and "6 examples, 2 features, 2 classes" in lines[0]
+    assert lines[2].split()[:6] == ["1", "6", "3", "50.00%", "4", "0.00%"]
+    assert lines[3].split()[:6] == ["2", "12", "3", "25.00%", "4", "0.00%"]
+    table = Table.from_csv(curve.read_text())
+    assert table.column("examples") == [2, 4, 6, 8, 10, 12]
+    assert table.column("mistakes") == [1, 2, 3, 3, 3, 3]
+    assert table.column("updates") == [2, 3, 4, 4, 4, 4]
+
+
+def test_run_takes_hyperparameters_and_other_formats(tiny):
+    result = onlinear_cli("run", "pa1", tiny, "--param", "C=0.5", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    (record,) = json.loads(result.stdout)
+    assert record["examples"] == 6 and record["algorithm"] == "pa1"
+    assert "test_error" not in record
+
+
+def test_compare_two_algorithms_and_plot(blobs, tmp_path):
+    png, out = tmp_path / "curves.png", tmp_path / "summary.csv"
+    result = onlinear_cli("compare", "pa1", "mira", "--data", blobs, "--permutations", 2,
+                          "--seed", 3, "--plot", png, "--format", "csv", "--out", out)
+    assert result.returncode == 0, result.stderr
+    table = Table.from_csv(out.read_text())
+    assert table.column("algorithm") == ["pa1", "mira"]
+    assert table.column("permutations") == [2, 2]
+    assert all(0 <= rate < 0.2 for rate in table.column("mistake_rate"))
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    import matplotlib.image
+
+    height, width, _ = matplotlib.image.imread(png).shape
+    assert 1000 <= width <= 4000 and 300 <= height <= 2000 and width > height
+
+
+def test_compare_prints_a_table_with_grid_search(blobs):
+    result = onlinear_cli("compare", "pa1", "mcp", "--data", blobs, "--grid", "C=0.01,1")
+    assert result.returncode == 0, result.stderr
+    assert "grid search" in result.stdout
+    summary = result.stdout.split("\n\n")[1].splitlines()
+    assert "blobs.svm: 300 examples, 5 features, 3 classes; 1 epoch, given order" in summary[0]
+    assert summary[1].split() == ["algorithm", "params", "mistake", "rate", "updates",
+                                  "seconds"]
+    assert summary[2].startswith("pa1 ") and "C=" in summary[2]
+    assert summary[3].startswith("mcp ")
+
+
+def test_compare_with_no_arguments_runs_every_multiclass_algorithm_on_usps():
+    result = onlinear_cli("compare")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("USPS: 7,291 examples, 256 features, 10 classes; 1 epoch")
+    assert lines[1].split() == ["algorithm", "mistake", "rate", "updates", "test", "error",
+                                "seconds"]
+    assert [line.split()[0] for line in lines[2:]] == onlinear.available("multiclass")
+
+
+@pytest.mark.parametrize("args, code, phrase", [
+    (["run", "no-such-learner", "usps"], 1, "Error: unknown algorithm 'no-such-learner'"),
+    (["compare", "pa1", "no-such-learner"], 1, "Error: unknown algorithm 'no-such-learner'"),
+    (["run", "pa1", "missing.svm"], 1, "Error: no such file: missing.svm"),
+    (["run", "pa1", "TINY", "--param", "C=-1"], 1, "Error: The 'C' parameter"),
+    (["run", "pa1", "TINY", "--param", "gamma=2"], 1, "Error: pa1 has no hyperparameter"),
+    (["run", "pa1", "BAD"], 1, "Error: cannot read"),
+    (["compare", "winnow", "--data", "BLOBS"], 1, "Error: winnow learns two classes only"),
+    (["run", "pa1", "TINY", "--param", "C"], 2, "expected KEY=VALUE"),
+    (["run", "pa1", "TINY", "--epochs", "0"], 2, "Invalid value for '--epochs'"),
+    (["compare", "--format", "xml"], 2, "Invalid value for '--format'"),
+    (["frobnicate"], 2, "No such command"),
+])
+def test_errors_are_one_line_with_the_right_exit_code(tiny, blobs, tmp_path, args, code,
+                                                      phrase):
+    bad = tmp_path / "bad.svm"
+    bad.write_text("this is not libsvm\n")
+    files = {"TINY": tiny, "BAD": bad, "BLOBS": blobs}
+    result = onlinear_cli(*[files.get(a, a) for a in args], cwd=tmp_path)
+    assert_clean_failure(result, code, phrase)
+    assert result.stdout == ""
