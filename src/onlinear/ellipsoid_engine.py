@@ -74,11 +74,8 @@ def _keep_finite(P, kind):
 
 
 @njit(cache=True)
-def _full_round(idx, vals, y, W, P, state, params, trial, scores, u):
-    q = _score(idx, vals, W, state, scores)
-    predicted = predict_index(scores, state, False)
-    if q == 0.0:
-        return predicted, False, False
+def _full_step(idx, vals, y, W, P, state, params, trial, scores, u):
+    """One ellipsoid per output; returns ``(changed, failed)``."""
     m = W.shape[1]
     d = W.shape[0]
     changed = False
@@ -100,7 +97,7 @@ def _full_round(idx, vals, y, W, P, state, params, trial, scores, u):
             continue
         w_coef, p_scale, p_rank_one = _step(params, margin, v, trial)
         if p_scale == INFEASIBLE:
-            return predicted, changed, True
+            return changed, True
         for i in range(d):
             W[i, r] += w_coef * z * u[i]
         if p_scale == RESET_REQUESTED:
@@ -109,16 +106,12 @@ def _full_round(idx, vals, y, W, P, state, params, trial, scores, u):
             _rank_one(Pr, u, p_scale, p_rank_one)
             _keep_finite(Pr, int(params[KIND]))
         changed = True
-    return predicted, changed, False
+    return changed, False
 
 
 @njit(cache=True)
-def _diagonal_round(idx, vals, y, W, P, state, params, trial, scores, u):
+def _diagonal_step(idx, vals, y, W, P, state, params, trial, scores, u):
     """``P`` holds the diagonals (m, d) up to the lazy factors ``state[DIAGONAL_SCALE, r]``."""
-    q = _score(idx, vals, W, state, scores)
-    predicted = predict_index(scores, state, False)
-    if q == 0.0:
-        return predicted, False, False
     m = W.shape[1]
     changed = False
     for r in range(m):
@@ -136,7 +129,7 @@ def _diagonal_round(idx, vals, y, W, P, state, params, trial, scores, u):
             continue
         w_coef, p_scale, p_rank_one = _step(params, margin, v, trial)
         if p_scale == INFEASIBLE:
-            return predicted, changed, True
+            return changed, True
         for p in range(idx.shape[0]):
             W[idx[p], r] += w_coef * z * u[p]
         if p_scale == RESET_REQUESTED:
@@ -155,16 +148,12 @@ def _diagonal_round(idx, vals, y, W, P, state, params, trial, scores, u):
                     P[r, j] *= new_sigma
                 state[DIAGONAL_SCALE, r] = 1.0
         changed = True
-    return predicted, changed, False
+    return changed, False
 
 
 @njit(cache=True)
-def _stacked_round(idx, vals, y, W, P, state, params, trial, scores, u):
+def _stacked_step(idx, vals, y, W, P, state, params, trial, scores, u):
     """The paper's multiclass form: coordinate k·d + j of the stacked vector is W[j, k]."""
-    q = _score(idx, vals, W, state, scores)
-    predicted = predict_index(scores, state, False)
-    if q == 0.0:
-        return predicted, False, False
     d, m = W.shape
     rival = -1
     for r in range(m):
@@ -172,7 +161,7 @@ def _stacked_round(idx, vals, y, W, P, state, params, trial, scores, u):
             rival = r
     margin = scores[y] - scores[rival]  # ρ(W; x, {y}) = v·z
     if margin > 0.0:
-        return predicted, False, False
+        return False, False
     plus = y * d
     minus = rival * d
     for i in range(m * d):
@@ -186,10 +175,10 @@ def _stacked_round(idx, vals, y, W, P, state, params, trial, scores, u):
         j = idx[p]
         v += np.float64(vals[p]) * (u[plus + j] - u[minus + j])
     if not v > 0.0:
-        return predicted, False, False
+        return False, False
     w_coef, p_scale, p_rank_one = _step(params, margin, v, trial)
     if p_scale == INFEASIBLE:
-        return predicted, False, True
+        return False, True
     for k in range(m):
         for j in range(d):
             W[j, k] += w_coef * u[k * d + j]
@@ -198,7 +187,7 @@ def _stacked_round(idx, vals, y, W, P, state, params, trial, scores, u):
     elif p_rank_one != 0.0 or p_scale != 1.0:
         _rank_one(P, u, p_scale, p_rank_one)
         _keep_finite(P, int(params[KIND]))
-    return predicted, True, False
+    return True, False
 
 
 DIAGONAL_SCALE = 1  # state row of the diagonal layout's lazy factor (row 0 is the scale of W)
@@ -206,11 +195,18 @@ DIAGONAL_SCALE = 1  # state row of the diagonal layout's lazy factor (row 0 is t
 
 @njit(cache=True)
 def _round(layout, idx, vals, y, W, P, state, params, trial, scores, u):
+    """Score, predict, then the layout's step; returns ``(predicted, changed, failed)``."""
+    q = _score(idx, vals, W, state, scores)
+    predicted = predict_index(scores, state, False)
+    if q == 0.0:
+        return predicted, False, False
     if layout == FULL:
-        return _full_round(idx, vals, y, W, P, state, params, trial, scores, u)
-    if layout == DIAGONAL:
-        return _diagonal_round(idx, vals, y, W, P, state, params, trial, scores, u)
-    return _stacked_round(idx, vals, y, W, P, state, params, trial, scores, u)
+        changed, failed = _full_step(idx, vals, y, W, P, state, params, trial, scores, u)
+    elif layout == DIAGONAL:
+        changed, failed = _diagonal_step(idx, vals, y, W, P, state, params, trial, scores, u)
+    else:
+        changed, failed = _stacked_step(idx, vals, y, W, P, state, params, trial, scores, u)
+    return predicted, changed, failed
 
 
 @njit(cache=True)

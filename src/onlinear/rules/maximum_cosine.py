@@ -41,6 +41,14 @@ def _initialize(r, z, tau, state, certificate):
 
 
 @njit(cache=True, inline="always")
+def _restart_along(r, z, q, state, tau, factor):
+    """Type II of both ROMMA forms: ``w ← z a`` (the old w dropped), ``ρ = ‖a‖``."""
+    factor[r] = 0.0
+    tau[r] = z
+    state[CERTIFICATE, r] = math.sqrt(q)
+
+
+@njit(cache=True, inline="always")
 def _length(coef_w, coef_a, projection, gap):
     """‖coef_w·ŵ + coef_a·a‖ for a unit ŵ, ``projection = ŵ·a`` and ``gap = ‖a‖² − projection²``,
     as a sum of squares (a = projection·ŵ + a⊥), which does not cancel."""
@@ -78,9 +86,7 @@ def romma_steps(scores, y, q, kind, state, tau, factor):
         if margin >= rho:
             continue
         if margin * rho >= q:
-            factor[r] = 0.0
-            tau[r] = z
-            state[CERTIFICATE, r] = math.sqrt(q)
+            _restart_along(r, z, q, state, tau, factor)
             continue
         gap = q - projection * projection
         if gap <= _COLLINEAR * q:
@@ -123,9 +129,7 @@ def naromma_steps(scores, y, q, skip, state, tau, factor):
         if g >= rho:
             continue
         if g * rho >= q:
-            factor[r] = 0.0
-            tau[r] = z
-            state[CERTIFICATE, r] = math.sqrt(q)
+            _restart_along(r, z, q, state, tau, factor)
             continue
         gap = q - g * g
         if gap <= 0.0:
