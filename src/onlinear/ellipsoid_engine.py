@@ -45,12 +45,14 @@ def _step(params, margin, v, trial):
 
 @njit(cache=True)
 def _rank_one(P, u, p_scale, p_rank_one):
-    """``P ← p_scale·P + p_rank_one·u uᵀ``; exactly symmetric since u_i u_j = u_j u_i."""
+    """``P ← p_scale·P + p_rank_one·u uᵀ``, computed on the upper triangle and mirrored, so P
+    stays exactly symmetric."""
     n = u.shape[0]
     for i in range(n):
-        ui = p_rank_one * u[i]
-        for j in range(n):
-            P[i, j] = p_scale * P[i, j] + ui * u[j]
+        for j in range(i, n):
+            value = p_scale * P[i, j] + p_rank_one * (u[i] * u[j])
+            P[i, j] = value
+            P[j, i] = value
 
 
 @njit(cache=True)
@@ -144,8 +146,10 @@ def _diagonal_step(idx, vals, y, W, P, state, params, trial, scores, u):
                 P[r, j] = max(P[r, j] + p_rank_one * u[p] * u[p] / new_sigma, 1e-300)
             state[DIAGONAL_SCALE, r] = new_sigma
             if not (1.0 / _SIZE_HIGH < new_sigma < _SIZE_HIGH):
-                for j in range(P.shape[1]):
-                    P[r, j] *= new_sigma
+                if int(params[KIND]) != 1:  # CELLIP: fold the factor into the diagonal
+                    for j in range(P.shape[1]):
+                        P[r, j] = max(P[r, j] * new_sigma, 1e-300)
+                # IELLIP does not depend on the scale of P (spec 003 §5.4): just drop it
                 state[DIAGONAL_SCALE, r] = 1.0
         changed = True
     return changed, False

@@ -6,16 +6,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import ellipsoid_engine as ee
-from ..rules.ellipsoid import (
-    CELLIP,
-    CLIP,
-    IELLIP,
-    RAISE,
-    RESET,
-    SKIP_MATRIX,
-    STEP_FIXED,
-    STEP_MARGIN,
-)
+from ..rules import ellipsoid as rule  # module-qualified: the classes below reuse the names
 from .base import OnlineLinearClassifier
 
 _MATRICES = {"auto", "per-class", "stacked", "diagonal"}
@@ -45,7 +36,7 @@ class _Ellipsoid(OnlineLinearClassifier):
         params[ee.GAMMA] = self.gamma
         params[ee.A] = self.a
         params[ee.B] = getattr(self, "b", 0.0)
-        params[ee.C] = self._memory() if self._kind == IELLIP else 0.0
+        params[ee.C] = self._memory() if self._kind == rule.IELLIP else 0.0
         params[ee.MODE] = self._mode()
         params[ee.P1_SCALE] = self._initial_scale()
         params[ee.KIND] = self._kind
@@ -131,8 +122,9 @@ class CELLIP(_Ellipsoid):
     test accuracy 0.8...
     """
 
-    _kind = CELLIP
-    _modes = {"clip": CLIP, "raise": RAISE, "skip_matrix": SKIP_MATRIX, "reset": RESET}
+    _kind = rule.CELLIP
+    _modes = {"clip": rule.CLIP, "raise": rule.RAISE, "skip_matrix": rule.SKIP_MATRIX,
+              "reset": rule.RESET}
     _parameter_constraints = {
         **OnlineLinearClassifier._parameter_constraints,
         "gamma": [Interval(Real, 0, None, closed="neither")],
@@ -182,8 +174,8 @@ class IELLIP(_Ellipsoid):
     test accuracy 0.8...
     """
 
-    _kind = IELLIP
-    _steps = {"margin": STEP_MARGIN, "fixed": STEP_FIXED}
+    _kind = rule.IELLIP
+    _steps = {"margin": rule.STEP_MARGIN, "fixed": rule.STEP_FIXED}
     _parameter_constraints = {
         **OnlineLinearClassifier._parameter_constraints,
         "gamma": [Interval(Real, 0, None, closed="neither")],
