@@ -1,4 +1,24 @@
-"""Estimators of the online ellipsoid methods of Yang, Jin & Ye (spec 003): CELLIP and IELLIP."""
+"""Estimators of the online ellipsoid methods of Yang, Jin & Ye (spec 003): CELLIP and IELLIP.
+
+The paper's open points (spec 003 §15) and what this library decides:
+
+1. CELLIP's P_1: ``(1 + γ(1−a))²·I`` by default, the scale the covering argument needs;
+   ``init="paper"`` gives the printed ``(1 + γ(1−a))·I``.
+2. The bound (13): the tests assert the self-consistent corrected form with the "+1" of
+   Appendix B, ``M ≤ 1 + 2[log(1−a) + log γ − log(1+(1−a)γ)] / log(1 − a²γ²/(1+(1−a)γ)²)``.
+3. IELLIP's τ: ``a = 1`` by default (exposed as ``a``), the margin step (10) by default and the
+   fixed step ``γ/sqrt(xᵀPx)`` analysed by Lemma 2 as ``step="fixed"``.
+4. IELLIP's ``c_t = c·b^(t−1)`` counts *trials*, i.e. every example since the last ``fit`` (or
+   since the first ``partial_fit``), and is not reset between epochs; an update-indexed decay
+   is not offered.
+5. ``c`` defaults to ``0.5·(1 − b)`` (so that Theorem 4's ``c + b < 1`` holds); P is updated by
+   the normalized (15) only, under which predictions do not depend on ``scale`` — so, contrary
+   to the paper's remark, the scale of P_1 does not stand in for c.
+6. Theorem 4's (18) is tested in the reconstructed form with the factor 2 (unit-norm inputs).
+7. w starts at 0 (the paper's experiments start "randomly around the origin"; ties are broken
+   by the lowest class index instead); no preprocessing and no bias term: the theory assumes
+   ‖x‖ ≤ 1, which is the user's to arrange (e.g. divide by the largest row norm).
+"""
 from numbers import Real
 
 import numpy as np
