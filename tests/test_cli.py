@@ -150,3 +150,44 @@ def test_errors_are_one_line_with_the_right_exit_code(tiny, blobs, tmp_path, arg
     result = onlinear_cli(*[files.get(a, a) for a in args], cwd=tmp_path)
     assert_clean_failure(result, code, phrase)
     assert result.stdout == ""
+
+
+# ------------------------------------------------------------------------------------ fetch
+def _serve(directory):
+    import functools
+    import http.server
+    import threading
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def test_fetch_downloads_and_verifies_a_file_from_a_local_server(tmp_path):
+    import hashlib
+    import subprocess
+    import sys
+
+    served = tmp_path / "served"
+    served.mkdir()
+    payload = b"1 1:0.5 2:-1\n2 1:1\n"
+    (served / "tiny.libsvm").write_bytes(payload)
+    digest = hashlib.sha256(payload).hexdigest()
+    server = _serve(served)
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/tiny.libsvm"
+        dest = tmp_path / "data"
+        good = subprocess.run([sys.executable, "-m", "onlinear.cli", "fetch", url, "--dest",
+                               str(dest), "--sha256", digest], capture_output=True, text=True,
+                              timeout=120)
+        assert good.returncode == 0, good.stderr
+        assert (dest / "tiny.libsvm").read_bytes() == payload
+        bad = subprocess.run([sys.executable, "-m", "onlinear.cli", "fetch", url, "--dest",
+                              str(tmp_path / "other"), "--sha256", "0" * 64],
+                             capture_output=True, text=True, timeout=120)
+        assert bad.returncode == 1 and "Traceback" not in bad.stderr
+        assert "sha" in bad.stderr.lower() or "checksum" in bad.stderr.lower()
+        assert not (tmp_path / "other" / "tiny.libsvm").exists()
+    finally:
+        server.shutdown()

@@ -329,6 +329,26 @@ def _distribute(params, algorithms):
     return {name: p for name, p in out.items() if p}
 
 
+@cli.command("fetch", short_help="Download a data set of the catalogue, checksum verified.")
+@click.argument("name_or_url")
+@click.option("--dest", "dest", type=click.Path(file_okay=False), default=None,
+              help="Folder to download into (default: $ONLINEAR_DATA, else ./onlinear-data).")
+@click.option("--sha256", default=None, help="Expected SHA-256 of a URL's file (catalogue sets "
+              "carry their own).")
+@click.option("--force", is_flag=True, help="Download even if a verified copy is there.")
+@_clean_errors
+def fetch_command(name_or_url, dest, sha256, force):
+    """Download NAME_OR_URL — a data set of the catalogue (see onlinear.data.list_datasets) or a
+    URL — into the data folder, verifying its SHA-256; a bad download is deleted."""
+    from .data import fetch
+
+    if dest is None:
+        dest = os.environ.get("ONLINEAR_DATA", "").split(os.pathsep)[0] or "onlinear-data"
+    paths = fetch(name_or_url, dest, sha256, force=force)
+    for path in paths if isinstance(paths, list) else [paths]:
+        click.echo(str(path))
+
+
 def main(argv=None):
     """Entry point of the ``onlinear`` console script."""
     return cli.main(args=argv, prog_name="onlinear")
