@@ -358,7 +358,7 @@ def streaming_rows(wl, args):
         if n == wl.n_train:  # the same updates in the same order as fit: the same model
             ref = onlinear.make("pa").fit(wl.X_train, wl.y_train)
             extra["equals_fit"] = bool(np.allclose(model.coef_, ref.coef_, rtol=1e-12, atol=0))
-        mode = (f"all training rows; model identical to .fit: {extra['equals_fit']}"
+        mode = (f"all training rows; model equal to .fit (to rounding): {extra['equals_fit']}"
                 if n == wl.n_train else f"first {n} rows, extrapolated; acc after them")
         rows.append(make_row(wl, "onlinear pa", f".learn_one [{feed.split(' (')[0]}]", walls, n,
                              float(model.score(wl.X_test, wl.y_test)), mode, **extra))

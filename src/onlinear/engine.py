@@ -11,7 +11,14 @@ one feature are contiguous (about 4× faster than class-major for CSR rows, see 
 * rows from ``FIRST_RULE_ROW`` on belong to the rule (MCP's ℓ, NAROMMA's ρ, …).
 
 A row is one array of column indices and one of values: a CSR row directly, a dense row as
-``arange(n_features)`` with the row itself (zeros are skipped), so both share one code path.
+``arange(n_features)`` with the row itself (zeros are skipped), so both share one code path —
+except for the scoring and the additive step of a whole dense pass (:func:`run_dense`), which
+work on a *class-major* copy of ``W`` (a Fortran-ordered view of the same shape, so every helper
+below runs on it unchanged) with contiguous, vectorized dot products.  For CSR rows the
+feature-major layout is faster; for dense rows the class-major dot product is (2.9× on the
+MNIST-sized benchmark).  The vectorized sums are reassociated (``fastmath`` reassoc/contract),
+so a dense pass and a CSR pass over the same data agree to rounding (~1e-15 relative), not bit
+for bit; everything else (rules, counting, the per-example path) is shared.
 
 Each round, strictly in the given order:
   1. scores ``s_r = w_r·x`` and ``q = ‖x‖²``;
@@ -55,6 +62,15 @@ _MIN_WEIGHT = 1e-300
 
 
 @njit(cache=True)
+def all_finite(values):
+    """Whether every entry of the 1-D array ``values`` is finite (one pass, no temporary)."""
+    probe = 0.0
+    for v in values:
+        probe += v * 0.0  # 0 for a finite v, NaN for NaN or ±inf; branch-free, so vectorized
+    return probe == 0.0
+
+
+@njit(cache=True)
 def predict_index(scores, state, scale_free):
     m = scores.shape[0]
     if m == 1:
@@ -89,6 +105,53 @@ def _score(idx, vals, W, state, scores):
     for r in range(m):
         scores[r] *= state[SCALE, r]
     return q
+
+
+# Reassociation lets numba vectorize the sums over features; contraction fuses multiply-adds.
+# No other fast-math flag: NaN and inf keep their IEEE meaning.
+_VECTOR_MATH = {"reassoc", "contract"}
+
+
+@njit(cache=True, fastmath=_VECTOR_MATH)
+def _score_dense(x, W, state, scores):
+    """:func:`_score` for a whole dense row and a class-major ``W`` (column r contiguous)."""
+    q = 0.0
+    for j in range(x.shape[0]):
+        v = np.float64(x[j])
+        q += v * v
+    for r in range(W.shape[1]):
+        s = 0.0
+        for j in range(x.shape[0]):
+            s += W[j, r] * np.float64(x[j])
+        scores[r] = s * state[SCALE, r]
+    return q
+
+
+@njit(cache=True)
+def _add_row(idx, vals, W, r, step):
+    """``W[:, r] += step·x`` on the non-zeros of x; returns the change of ``Σ_j W[j, r]²``."""
+    change = 0.0
+    for p in range(idx.shape[0]):
+        v = np.float64(vals[p])
+        if v != 0.0:
+            j = idx[p]
+            old = W[j, r]
+            new = old + step * v
+            W[j, r] = new
+            change += (new - old) * (new + old)
+    return change
+
+
+@njit(cache=True, fastmath=_VECTOR_MATH)
+def _add_dense_row(x, W, r, step):
+    """:func:`_add_row` for a whole dense row and a class-major ``W``."""
+    change = 0.0
+    for j in range(x.shape[0]):
+        old = W[j, r]
+        new = old + step * np.float64(x[j])
+        W[j, r] = new
+        change += (new - old) * (new + old)
+    return change
 
 
 @njit(cache=True)
@@ -126,9 +189,10 @@ def _track_size(W, state, r, row, after):
 
 
 @njit(cache=True)
-def _apply_additive(idx, vals, W, state, tau, factor, unit_norm):
+def _apply_additive(idx, vals, W, state, tau, factor, unit_norm, dense):
     """``w_r ← factor_r·w_r + tau_r·x`` (then ``w_r ← w_r/‖w_r‖`` for scale-free learners, whose
-    predictions only depend on directions); returns whether the model changed."""
+    predictions only depend on directions); returns whether the model changed.  ``dense``: the
+    row is the whole of ``vals`` and ``W`` is class-major (see :func:`run_dense`)."""
     changed = False
     m = W.shape[1]
     for r in range(m):
@@ -149,15 +213,10 @@ def _apply_additive(idx, vals, W, state, tau, factor, unit_norm):
             continue
         step = tau[r] / state[SCALE, r]
         before = state[RAW_SQNORM, r]
-        change = 0.0
-        for p in range(idx.shape[0]):
-            v = np.float64(vals[p])
-            if v != 0.0:
-                j = idx[p]
-                old = W[j, r]
-                new = old + step * v
-                W[j, r] = new
-                change += (new - old) * (new + old)
+        if dense:
+            change = _add_dense_row(vals, W, r, step)
+        else:
+            change = _add_row(idx, vals, W, r, step)
         _track_size(W, state, r, RAW_SQNORM, before + change)
         if unit_norm:
             norm = math.sqrt(squared_norm(state, r))
@@ -229,9 +288,15 @@ def _renormalize(W, state, whole_matrix):
 
 @njit(cache=True)
 def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, scores, tau,
-              factor):
-    """One online round on the row ``(idx, vals)``; returns ``(predicted index, model changed)``."""
-    q = _score(idx, vals, W, state, scores)
+              factor, dense=False):
+    """One online round on the row ``(idx, vals)``; returns ``(predicted index, model changed)``.
+
+    ``dense``: ``vals`` is a whole dense row (``idx = arange(n_features)``) and ``W`` is
+    class-major, so scoring and additive steps take the vectorized path."""
+    if dense:
+        q = _score_dense(vals, W, state, scores)
+    else:
+        q = _score(idx, vals, W, state, scores)
     predicted = predict_index(scores, state, scale_free)
     if q == 0.0:
         return predicted, False
@@ -240,7 +305,7 @@ def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, score
         factor[r] = 1.0
     compute_steps(rule, scores, y, q, params, state, tau, factor)
     if step_kind == ADDITIVE:
-        changed = _apply_additive(idx, vals, W, state, tau, factor, scale_free)
+        changed = _apply_additive(idx, vals, W, state, tau, factor, scale_free, dense)
     else:
         changed = _apply_multiplicative(idx, vals, W, state, tau,
                                         step_kind == MULTIPLICATIVE_MATRIX)
@@ -261,15 +326,18 @@ def _count(counts, flags, t, y, predicted, updated):
 
 @njit(cache=True)
 def run_dense(X, y, order, W, rule, params, state, step_kind, scale_free, counts, flags):
-    """Online pass over the rows ``X[order]`` (dense, C-contiguous)."""
+    """Online pass over the rows ``X[order]`` (dense, C-contiguous), on a class-major copy of
+    ``W`` (O(n_features·n_outputs) once per pass) written back at the end."""
     m = W.shape[1]
     scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
     idx = np.arange(X.shape[1])
+    class_major = W.T.copy().T  # same shape, Fortran order: column r contiguous
     for t in range(order.shape[0]):
         i = order[t]
-        predicted, updated = one_round(idx, X[i], y[i], W, rule, params, state, step_kind,
-                                       scale_free, scores, tau, factor)
+        predicted, updated = one_round(idx, X[i], y[i], class_major, rule, params, state,
+                                       step_kind, scale_free, scores, tau, factor, True)
         _count(counts, flags, t, y[i], predicted, updated)
+    W[:, :] = class_major
 
 
 @njit(cache=True)
