@@ -64,10 +64,10 @@ _MIN_WEIGHT = 1e-300
 @njit(cache=True)
 def all_finite(values):
     """Whether every entry of the 1-D array ``values`` is finite (one pass, no temporary)."""
-    probe = 0.0
-    for v in values:
-        probe += v * 0.0  # 0 for a finite v, NaN for NaN or ±inf; branch-free, so vectorized
-    return probe == 0.0
+    bad = False
+    for i in range(values.shape[0]):
+        bad |= not math.isfinite(values[i])  # no early exit: branch-free, so it vectorizes
+    return not bad
 
 
 @njit(cache=True)
@@ -116,10 +116,13 @@ _VECTOR_MATH = {"reassoc", "contract"}
 def _score_dense(x, W, state, scores):
     """:func:`_score` for a whole dense row and a class-major ``W`` (column r contiguous)."""
     q = 0.0
-    for j in range(x.shape[0]):
+    s = 0.0
+    for j in range(x.shape[0]):  # ‖x‖² in the same sweep as the first output's score
         v = np.float64(x[j])
         q += v * v
-    for r in range(W.shape[1]):
+        s += W[j, 0] * v
+    scores[0] = s * state[SCALE, 0]
+    for r in range(1, W.shape[1]):
         s = 0.0
         for j in range(x.shape[0]):
             s += W[j, r] * np.float64(x[j])
