@@ -19,6 +19,13 @@ from .estimators import (
     BalancedWinnow,
     BinaryMIRA,
     ConservativeMCP,
+    KernelKeslerPerceptron,
+    KernelMIRA,
+    KernelMulticlassROMMA,
+    KernelPassiveAggressive,
+    KernelPerceptron,
+    KernelSupportClassPA,
+    KernelUltraconservativePerceptron,
     KeslerPerceptron,
     MaximumCosinePerceptron,
     MulticlassROMMA,
@@ -120,6 +127,29 @@ _ALGORITHMS = [
               "classical ellipsoid method: Mahalanobis projection and a shrinking ellipsoid"),
     Algorithm("iellip", IELLIP, YANG_JIN_YE,
               "improved ellipsoid method: a decaying-memory second-order metric"),
+]
+
+# Kernel (dual, support-pattern) forms of the learners additive in x: "kernel-" + the primal name.
+_KERNEL = " with a Mercer kernel (dual form: support patterns)"
+_ALGORITHMS += [
+    Algorithm("kernel-ovr-perceptron", KernelPerceptron, CRAMMER_SINGER,
+              "one-vs-rest Perceptron" + _KERNEL),
+    *(Algorithm(f"kernel-perceptron-{scheme}", KernelUltraconservativePerceptron,
+                CRAMMER_SINGER, f"additive family ({scheme})" + _KERNEL,
+                fixed={"scheme": scheme}) for scheme in ("uniform", "max", "prop")),
+    Algorithm("kernel-kesler", KernelKeslerPerceptron, CRAMMER_SINGER,
+              "Kesler's construction" + _KERNEL),
+    Algorithm("kernel-mira", KernelMIRA, CRAMMER_SINGER, "MIRA" + _KERNEL),
+    *(Algorithm(f"kernel-{name}", KernelPassiveAggressive, MATSUSHIMA,
+                f"multiclass {label}" + _KERNEL, fixed={"slack": slack})
+      for name, label, slack in (("pa", "PA", "none"), ("pa1", "PA-I", "linear"),
+                                 ("pa2", "PA-II", "squared"))),
+    *(Algorithm(f"kernel-{name}", KernelSupportClassPA, MATSUSHIMA,
+                f"exact support-class {label}" + _KERNEL, fixed={"slack": slack})
+      for name, label, slack in (("spa", "SPA", "none"), ("spa1", "SPA-I", "linear"),
+                                 ("spa2", "SPA-II", "squared"))),
+    Algorithm("kernel-mc-romma", KernelMulticlassROMMA, CRAMMER_SINGER,
+              "multiclass ROMMA" + _KERNEL),
 ]
 
 REGISTRY = {algorithm.name: algorithm for algorithm in _ALGORITHMS}
