@@ -206,3 +206,13 @@ def test_kernel_models_have_no_coef():
     model = onlinear.make("kernel-mira").fit(X, y)
     assert not hasattr(model, "coef_")
     assert model.support_vectors_.shape == (model.n_support_patterns_, X.shape[1])
+
+
+def test_set_params_changes_the_kernel_of_a_learning_model():
+    X, y = _stream(n=60, seed=9)
+    model = onlinear.make("kernel-mira", kernel="rbf", gamma=0.5).fit(X, y)
+    model.set_params(gamma=2.0)
+    S, C = model.support_vectors_, model.dual_coef_
+    K = np.exp(-2.0 * ((X[:, None] - S[None]) ** 2).sum(-1))
+    np.testing.assert_allclose(model.decision_function(X), K @ C)
+    assert model.gamma_ == 2.0

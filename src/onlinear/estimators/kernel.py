@@ -56,6 +56,18 @@ _KERNEL_CONSTRAINTS = {
 }
 
 
+class _NoPrimalWeights:
+    """Hides the inherited ``coef_``: a kernel model has no primal weights (``hasattr`` is
+    False, and introspection of fitted properties does not list it)."""
+
+    def __get__(self, instance, owner):
+        if instance is None:
+            return self
+        raise AttributeError(
+            f"{owner.__name__} is a kernel model: it has no coef_; see support_vectors_ and "
+            "dual_coef_.")
+
+
 class KernelLearner(OnlineLinearClassifier):
     """Base of the kernel learners: the dual model and its engine; the rule, its parameters and
     the hyperparameters come from the primal class mixed in after this one.
@@ -104,6 +116,22 @@ class KernelLearner(OnlineLinearClassifier):
             gamma = 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
         self._kind, self._kernel_params = resolve(self.kernel, self.degree, gamma, self.coef0)
         self.gamma_ = float(gamma)
+
+    def set_params(self, **params):
+        """Set hyperparameters; on a model already learning, a new kernel (or kernel parameter)
+        applies from now on, to the stored expansion too (``gamma="scale"`` keeps the value
+        resolved from the first data)."""
+        super().set_params(**params)
+        if getattr(self, "_kind", None) is not None and set(params) & set(_KERNEL_CONSTRAINTS):
+            gamma = self.gamma
+            if gamma == "auto":
+                gamma = 1.0 / self.n_features_in_
+            elif gamma == "scale":
+                gamma = self.gamma_
+            self._kind, self._kernel_params = resolve(self.kernel, self.degree, gamma,
+                                                      self.coef0)
+            self.gamma_ = float(gamma)
+        return self
 
     def _model(self):
         return (self._support, self._support_sq, self._coef, self._acc, self._n_support)
@@ -222,11 +250,7 @@ class KernelLearner(OnlineLinearClassifier):
         return self._predict_one_dense(self._dense_row(idx, vals))
 
     # ------------------------------------------------------------------ fitted attributes
-    @property
-    def coef_(self):
-        raise AttributeError(
-            f"{type(self).__name__} is a kernel model: it has no coef_; see support_vectors_ "
-            "and dual_coef_.")
+    coef_ = _NoPrimalWeights()
 
     @property
     def support_vectors_(self):
