@@ -23,6 +23,7 @@ from sklearn.exceptions import NotFittedError
 import onlinear
 
 NAMES = onlinear.available()
+NAMES += onlinear.available(kernel=True)  # the kernel (dual) learners
 #: (name, number of classes): two classes for every learner, three for those that take them
 #: (the binary learners one-vs-rest); balanced Winnow is binary only.
 MODELS = [pytest.param(name, k, id=f"{name}-{k}classes") for name in NAMES for k in (2, 3)

@@ -9,7 +9,7 @@ import onlinear
 from onlinear.rules.dispatch import compute_steps
 from onlinear.rules.layout import RAW_SQNORM, SCALE
 
-KERNEL_NAMES = [name for name in onlinear.available() if name.startswith("kernel-")]
+KERNEL_NAMES = onlinear.available(kernel=True)
 PRIMAL = {name: name[len("kernel-"):] for name in KERNEL_NAMES}
 
 
@@ -26,6 +26,9 @@ def test_every_additive_learner_has_a_kernel_form():
     expected = {"ovr-perceptron", "perceptron-uniform", "perceptron-max", "perceptron-prop",
                 "kesler", "mira", "pa", "pa1", "pa2", "spa", "spa1", "spa2", "mc-romma"}
     assert set(PRIMAL.values()) == expected
+    assert all(name.startswith("kernel-") for name in KERNEL_NAMES)
+    assert not set(KERNEL_NAMES) & set(onlinear.available())  # not run by default
+    assert onlinear.available(kernel=None) == onlinear.available() + KERNEL_NAMES
 
 
 @pytest.mark.parametrize("name", KERNEL_NAMES)
