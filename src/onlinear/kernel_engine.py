@@ -10,7 +10,8 @@ again in a later epoch of ``fit`` is merged, spec 000 §2.8 and §4.14).
 
 Model layout (arrays owned by the estimator, grown here by amortised doubling):
 
-* ``support`` (capacity, n_features) float64 — the support patterns, dense rows (see
+* ``support`` (n_features, capacity) float64 — the support patterns as dense columns,
+  feature-major like the primal ``W`` (see :func:`onlinear.kernels.kernel_row` and
   :mod:`onlinear.estimators.kernel` for why), ``support_sq`` their cached ``‖x_i‖²``;
 * ``coef`` (capacity, n_outputs) — raw coefficients: ``α_{i,r} = state[SCALE, r]·coef[i, r]``,
   the same lazy per-output scale as the primal engine, so the rescaling rules (MC-ROMMA's
@@ -48,15 +49,15 @@ _RAW = 3
 @njit(cache=True)
 def grow(support, support_sq, coef, acc, n_support, needed):
     """The model arrays with room for ``needed`` support patterns (capacity doubled)."""
-    capacity = support.shape[0]
+    capacity = support.shape[1]
     if needed <= capacity:
         return support, support_sq, coef, acc
     new_capacity = max(needed, 2 * capacity, 16)
-    new_support = np.zeros((new_capacity, support.shape[1]))
+    new_support = np.zeros((support.shape[0], new_capacity))
     new_sq = np.zeros(new_capacity)
     new_coef = np.zeros((new_capacity, coef.shape[1]))
     new_acc = np.zeros((new_capacity, coef.shape[1]))
-    new_support[:n_support] = support[:n_support]
+    new_support[:, :n_support] = support[:, :n_support]
     new_sq[:n_support] = support_sq[:n_support]
     new_coef[:n_support] = coef[:n_support]
     new_acc[:n_support] = acc[:n_support]
@@ -67,11 +68,13 @@ def grow(support, support_sq, coef, acc, n_support, needed):
 def _exact_raw_sqnorm(support, support_sq, n_support, coef, r, kind, kparams):
     """``‖Σ_i coef[i, r] φ(x_i)‖²`` from the support set (O(S²) kernel evaluations)."""
     row = np.empty(n_support)
+    x = np.empty(support.shape[0])
     total = 0.0
     for i in range(n_support):
         if coef[i, r] == 0.0:
             continue
-        kernel_row(support, support_sq, n_support, support[i], support_sq[i], kind, kparams, row)
+        x[:] = support[:, i]
+        kernel_row(support, support_sq, n_support, x, support_sq[i], kind, kparams, row)
         inner = 0.0
         for j in range(n_support):
             inner += coef[j, r] * row[j]
@@ -168,7 +171,7 @@ def step(x, x_sq, krow, q, y, slot, support, support_sq, coef, acc, n_support, r
                 any_step = True
         if any_step and slot < 0:
             slot = n_support
-            support[slot] = x
+            support[:, slot] = x
             support_sq[slot] = x_sq
             coef[slot] = 0.0
             acc[slot] = 0.0
@@ -186,8 +189,8 @@ def _one_row(x, y, t, i, row_slot, support, support_sq, coef, acc, n_support, kr
              params, state, avg_scale_sum, kind, kparams, counts, flags):
     support, support_sq, coef, acc = grow(support, support_sq, coef, acc, n_support,
                                           n_support + 1)
-    if krow.shape[0] < support.shape[0]:
-        krow = np.empty(support.shape[0])
+    if krow.shape[0] < support.shape[1]:
+        krow = np.empty(support.shape[1])
     q, x_sq = kernel_self(x, kind, kparams)
     kernel_row(support, support_sq, n_support, x, x_sq, kind, kparams, krow)
     slot = row_slot[i] if row_slot.shape[0] > 0 else -1
@@ -206,7 +209,7 @@ def run_dense(X, y, order, row_slot, support, support_sq, coef, acc, n_support, 
     support index of training row i or −1.  Returns the (possibly reallocated) model arrays and
     the number of support patterns."""
     x = np.empty(X.shape[1])
-    krow = np.empty(support.shape[0])
+    krow = np.empty(support.shape[1])
     for t in range(order.shape[0]):
         i = order[t]
         for j in range(X.shape[1]):
@@ -222,7 +225,7 @@ def run_sparse(data, indices, indptr, n_features, y, order, row_slot, support, s
                acc, n_support, rule, params, state, avg_scale_sum, kind, kparams, counts, flags):
     """As :func:`run_dense` on CSR rows (each densified into a work row)."""
     x = np.zeros(n_features)
-    krow = np.empty(support.shape[0])
+    krow = np.empty(support.shape[1])
     for t in range(order.shape[0]):
         i = order[t]
         for p in range(indptr[i], indptr[i + 1]):

@@ -16,9 +16,10 @@ or the first example of ``learn_one`` —, "auto" = ``1/n_features``, or a posit
 ``kernel="poly", gamma=1.0, coef0=0.0``.  A callable kernel runs in Python once per round
 (slow: for checks and experiments; the built-in kernels are compiled).
 
-Support patterns are stored as dense float64 rows, also for CSR input: the kernel row of an
-example against the whole support set is then one BLAS matrix–vector product, which is what the
-papers' data (MNIST, USPS, Letter: dense pixels or few features) needs; the memory is
+Support patterns are stored densely (float64, feature-major: one contiguous row of the support
+set per feature), also for CSR input: the kernel row of an example against the whole support set
+is then one contiguous vectorised sweep per non-zero feature of the example, which is what the
+papers' data (MNIST, USPS, Letter: pixels or few features) needs; the memory is
 ``S × n_features`` floats, so very high-dimensional sparse data (text) is better served by the
 primal learners.  Memory grows with the support set only (no Gram matrix is ever formed during
 learning).
@@ -91,7 +92,7 @@ class KernelLearner(OnlineLinearClassifier):
         super()._start(classes, n_features)
         n_outputs = self._weights.shape[1]
         del self._weights  # the dual model has no primal weights
-        self._support = np.zeros((0, n_features))
+        self._support = np.zeros((n_features, 0))  # feature-major: column i is x_i
         self._support_sq = np.zeros(0)
         self._coef = np.zeros((0, n_outputs))
         self._acc = np.zeros((0, n_outputs))
@@ -181,9 +182,10 @@ class KernelLearner(OnlineLinearClassifier):
         support, support_sq, coef, acc = kernel_engine.grow(*self._model(), self._n_support + 1)
         self._store(support, support_sq, coef, acc, self._n_support)
         n = self._n_support
-        krow = np.zeros(support.shape[0])
+        krow = np.zeros(support.shape[1])
         if n:
-            krow[:n] = gram(support[:n], x[None, :], CALLABLE, None, kernel=self.kernel)[:, 0]
+            krow[:n] = gram(support[:, :n].T, x[None, :], CALLABLE, None,
+                            kernel=self.kernel)[:, 0]
         q = float(gram(x[None, :], x[None, :], CALLABLE, None, kernel=self.kernel)[0, 0])
         if not np.isfinite(q) or not np.isfinite(krow).all():
             raise ValueError("the kernel callable returned NaN or infinity.")
@@ -227,7 +229,7 @@ class KernelLearner(OnlineLinearClassifier):
         n = self._n_support
         if n == 0:
             return np.zeros((X.shape[0], self._coef.shape[1]))
-        kernel = gram(X, self._support[:n], self._kind, self._kernel_params,
+        kernel = gram(X, self._support[:, :n].T, self._kind, self._kernel_params,
                       B_sq=self._support_sq[:n], kernel=self.kernel)
         return kernel @ self._coefficients()
 
@@ -237,7 +239,8 @@ class KernelLearner(OnlineLinearClassifier):
             scores = np.zeros(self._coef.shape[1])
         else:
             if self._kind == CALLABLE:
-                krow = gram(x[None, :], self._support[:n], CALLABLE, None, kernel=self.kernel)[0]
+                krow = gram(x[None, :], self._support[:, :n].T, CALLABLE, None,
+                            kernel=self.kernel)[0]
             else:
                 krow = np.empty(n)
                 _, x_sq = kernel_self(x, self._kind, self._kernel_params)
@@ -255,7 +258,7 @@ class KernelLearner(OnlineLinearClassifier):
     @property
     def support_vectors_(self):
         check_is_fitted(self)
-        return self._support[:self._n_support].copy()
+        return self._support[:, :self._n_support].T.copy()
 
     @property
     def dual_coef_(self):
