@@ -303,7 +303,7 @@ class KernelPerceptron(KernelLearner, OneVsRestPerceptron):
     >>> X, y, X_test, y_test = load_usps()
     >>> model = KernelPerceptron(kernel="poly", degree=3, gamma=1.0).fit(X[:2000], y[:2000])
     >>> print(f"test accuracy {model.score(X_test, y_test):.2f}")
-    test accuracy 0.9...
+    test accuracy 0.8...
     """
 
     _parameter_constraints = _constraints(OneVsRestPerceptron)
@@ -326,7 +326,7 @@ class KernelUltraconservativePerceptron(KernelLearner, UltraconservativePerceptr
     >>> X, y, X_test, y_test = load_usps()
     >>> model = KernelUltraconservativePerceptron(kernel="poly", gamma=1.0).fit(X[:2000], y[:2000])
     >>> print(f"test accuracy {model.score(X_test, y_test):.2f}")
-    test accuracy 0.9...
+    test accuracy 0.8...
     """
 
     _parameter_constraints = _constraints(UltraconservativePerceptron)
@@ -349,7 +349,7 @@ class KernelKeslerPerceptron(KernelLearner, KeslerPerceptron):
     >>> X, y, X_test, y_test = load_usps()
     >>> model = KernelKeslerPerceptron(kernel="poly", gamma=1.0).fit(X[:2000], y[:2000])
     >>> print(f"test accuracy {model.score(X_test, y_test):.2f}")
-    test accuracy 0.9...
+    test accuracy 0.8...
     """
 
     _parameter_constraints = _constraints(KeslerPerceptron)
@@ -447,7 +447,7 @@ class KernelMulticlassROMMA(KernelLearner, MulticlassROMMA):
     >>> X, y, X_test, y_test = load_usps()
     >>> model = KernelMulticlassROMMA(kernel="poly", gamma=1.0).fit(X[:2000], y[:2000])
     >>> print(f"test accuracy {model.score(X_test, y_test):.2f}")
-    test accuracy 0.9...
+    test accuracy 0.8...
     """
 
     _parameter_constraints = _constraints(MulticlassROMMA)
