@@ -17,7 +17,7 @@ Model layout (arrays owned by the estimator, grown here by amortised doubling):
   the same lazy per-output scale as the primal engine, so the rescaling rules (MC-ROMMA's
   ``factor``) cost O(1) per output and not O(support);
 * ``state`` — the primal layout (:mod:`onlinear.rules.layout`).  ``RAW_SQNORM`` (read by
-  MC-ROMMA) is kept by the running sum ``‖w + σφ(x)‖² = ‖w‖² + 2σ(w·φ(x)) + σ²K(x, x)`` in raw
+  MC-ROMMA; kept for the rules that read it only) is kept by the running sum ``‖w + σφ(x)‖² = ‖w‖² + 2σ(w·φ(x)) + σ²K(x, x)`` in raw
   units, recomputed exactly from the support set (O(S²) kernel evaluations) when it falls below
   half of its largest value since the last exact value — the primal engine's guard against
   cancellation (skipped for a Python callable kernel, whose sum is only clipped at 0);
@@ -36,8 +36,12 @@ from numba import njit
 
 from .engine import _SCALE_HIGH, _SCALE_LOW, _count, predict_index
 from .kernels import CALLABLE, kernel_row, kernel_self
-from .rules.dispatch import compute_steps
+from .rules.dispatch import MAXIMUM_COSINE, MC_ROMMA, NAROMMA, ROMMA, compute_steps
 from .rules.layout import RAW_SQNORM, SCALE, SIZE_ANCHOR
+
+#: rules that read ‖w_r‖² from ``state`` (through ``layout.squared_norm``); only for these is it
+#: kept in the dual — its exact recomputation costs O(S²) kernel evaluations.
+_NORM_RULES = (MC_ROMMA, ROMMA, NAROMMA, MAXIMUM_COSINE)
 
 # rows of the per-round work array
 _SCORES = 0
@@ -97,7 +101,7 @@ def _fold(coef, n_support, state, avg_scale_sum, r):
 
 @njit(cache=True)
 def _apply(slot, q, support, support_sq, coef, acc, n_support, state, avg_scale_sum, work,
-           kind, kparams):
+           kind, kparams, track_norms):
     """``w_r ← factor_r·w_r + tau_r·φ(x)`` in the dual, x stored at ``slot``; returns whether
     the model changed."""
     changed = False
@@ -127,6 +131,8 @@ def _apply(slot, q, support, support_sq, coef, acc, n_support, state, avg_scale_
         step = t / state[SCALE, r]
         coef[slot, r] += step
         acc[slot, r] += step * avg_scale_sum[r]
+        if not track_norms:
+            continue
         before = state[RAW_SQNORM, r]
         after = before + step * (2.0 * raw_score + step * q)
         anchor = max(state[SIZE_ANCHOR, r], before)
@@ -177,7 +183,7 @@ def step(x, x_sq, krow, q, y, slot, support, support_sq, coef, acc, n_support, r
             acc[slot] = 0.0
             n_support += 1
         changed = _apply(slot, q, support, support_sq, coef, acc, n_support, state,
-                         avg_scale_sum, work, kind, kparams)
+                         avg_scale_sum, work, kind, kparams, rule in _NORM_RULES)
     for r in range(m):
         avg_scale_sum[r] += state[SCALE, r]
     _count(counts, flags, t, y, predicted, changed)
