@@ -219,3 +219,17 @@ def test_set_params_changes_the_kernel_of_a_learning_model():
     K = np.exp(-2.0 * ((X[:, None] - S[None]) ** 2).sum(-1))
     np.testing.assert_allclose(model.decision_function(X), K @ C)
     assert model.gamma_ == 2.0
+
+
+def test_an_overflowing_polynomial_kernel_is_refused_before_learning():
+    X, y = _stream(n=40, seed=10)
+    model = onlinear.make("kernel-mira", kernel="poly", degree=3, gamma=1.0).fit(X, y)
+    before = (model.dual_coef_.copy(), model.n_seen_)
+    big = X * 1e120
+    with pytest.raises(ValueError, match="overflows"):
+        model.partial_fit(big, y)
+    np.testing.assert_array_equal(model.dual_coef_, before[0])
+    assert model.n_seen_ == before[1]
+    with pytest.raises(ValueError, match="overflows"):
+        model.learn_one(big[0], y[0])
+    assert model.n_seen_ == before[1]

@@ -36,7 +36,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import engine, kernel_engine
-from ..kernels import CALLABLE, gram, kernel_row, kernel_self, resolve
+from ..kernels import CALLABLE, POLY, gram, kernel_row, kernel_self, resolve
 from ..rules.layout import SCALE
 from .base import _DTYPES, OnlineLinearClassifier
 from .passive_aggressive import PassiveAggressive, SupportClassPA
@@ -156,6 +156,7 @@ class KernelLearner(OnlineLinearClassifier):
             flags = np.empty(0, dtype=np.int8)
         order = np.ascontiguousarray(order, dtype=np.int64)
         self._ensure_kernel(X)
+        self._check_finite_kernel(X)
         if getattr(self, "_merging", False):
             if self._row_slot is None:
                 self._row_slot = np.full(X.shape[0], -1, dtype=np.int64)
@@ -175,6 +176,26 @@ class KernelLearner(OnlineLinearClassifier):
         else:
             self._store(*kernel_engine.run_dense(X, y_index, order, row_slot, *self._model(),
                                                  *rule))
+
+    def _check_finite_kernel(self, X):
+        """Refuse, before learning anything, rows on which the polynomial kernel overflows:
+        ``|K(x, x')| ≤ √(K(x, x) K(x', x'))`` for ``coef0 ≥ 0``, so finite ``K(x, x)`` on every row
+        keeps every kernel value finite (the Gaussian is bounded by 1, the linear kernel by the
+        finite data)."""
+        if self._kind != POLY:
+            return
+        if sp.issparse(X):
+            squares = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+        else:
+            squares = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+        gamma, coef0, degree = self._kernel_params
+        with np.errstate(over="ignore", invalid="ignore"):
+            values = (gamma * squares + abs(coef0)) ** degree
+        if not np.isfinite(values).all():
+            raise ValueError(
+                f"the polynomial kernel overflows float64 on {np.sum(~np.isfinite(values))} "
+                f"row(s) (K(x, x) = inf with gamma={gamma:g}, coef0={coef0:g}, "
+                f"degree={degree:g}): scale the data or lower gamma or degree.")
 
     def _callable_round(self, x, label, slot, flags, t):
         """One round with a Python kernel; returns the support slot of x (or −1)."""
@@ -199,6 +220,7 @@ class KernelLearner(OnlineLinearClassifier):
     def _learn_one_index(self, idx, vals, label):
         x = self._dense_row(idx, vals)
         self._ensure_kernel(x[None, :])
+        self._check_finite_kernel(x[None, :])
         predicted = self._predict_one_dense(x, average=False)  # as the round below predicts
         self._run(x[None, :], np.array([label], dtype=np.int64), np.zeros(1, dtype=np.int64))
         return predicted
