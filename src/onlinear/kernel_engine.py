@@ -17,8 +17,8 @@ Model layout (arrays owned by the estimator, grown here by amortised doubling):
   the same lazy per-output scale as the primal engine, so the rescaling rules (MC-ROMMA's
   ``factor``) cost O(1) per output and not O(support);
 * ``state`` — the primal layout (:mod:`onlinear.rules.layout`).  ``RAW_SQNORM`` (read by
-  MC-ROMMA; kept for the rules that read it only) is kept by the running sum ``‖w + σφ(x)‖² = ‖w‖² + 2σ(w·φ(x)) + σ²K(x, x)`` in raw
-  units, recomputed exactly from the support set (O(S²) kernel evaluations) when it falls below
+  MC-ROMMA; kept only for the rules that read it) is kept by the running sum
+  ``‖w + σφ(x)‖² = ‖w‖² + 2σ(w·φ(x)) + σ²K(x, x)`` in raw units, recomputed exactly from the support set (O(S²) kernel evaluations) when it falls below
   half of its largest value since the last exact value — the primal engine's guard against
   cancellation (skipped for a Python callable kernel, whose sum is only clipped at 0);
 * averaging: ``avg_scale_sum[r] = Σ_t state[SCALE, r]`` after each round t and ``acc[i, r] =

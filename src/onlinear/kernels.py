@@ -13,10 +13,10 @@ callable       ``kernel(A, B)`` returns the matrix ``K(A_i, B_j)``  —
 Crammer & Singer (spec 000 §2.8) replace every inner product of the additive learners by K;
 their experiments use homogeneous polynomial kernels (MNIST, USPS) and a Gaussian (Letter).
 
-The compiled :func:`kernel_row` scores one example against the whole support set in compiled, vectorised sweeps over the
-support set (no Python runs per support pattern); the
-Gaussian uses the cached ``‖x_i‖²`` of the support patterns: ``‖x_i − x‖² = ‖x_i‖² + ‖x‖² −
-2 x_i·x``, clipped at 0 against rounding.  A callable runs in Python, once per round (slow, but
+The compiled :func:`kernel_row` scores one example against the whole support set in
+vectorised sweeps over the support set (no Python runs per support pattern); the Gaussian uses
+the cached ``‖x_i‖²`` of the support patterns: ``‖x_i − x‖² = ‖x_i‖² + ‖x‖² − 2 x_i·x``,
+clipped at 0 against rounding.  A callable runs in Python, once per round (slow, but
 the learner's arithmetic is otherwise the same).
 
 >>> import numpy as np
