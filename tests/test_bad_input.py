@@ -325,6 +325,11 @@ BAD_VALUES = {
     "n_epochs": [0, -1, 1.5],
     "shuffle": ["yes"],
     "random_state": ["seed"],
+    # kernel learners
+    "kernel": ["bogus", "RBF"],
+    "degree": [-1, 2.5],
+    "coef0": [np.nan, np.inf],
+    "average": ["yes"],
 }
 
 
