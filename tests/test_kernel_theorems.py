@@ -53,3 +53,15 @@ def test_theorem_3_holds_in_feature_space(name, beta, seed):
     bound = 2.0 * (1.0 + beta) / margin ** 2  # R² = K(x, x) = 1
     assert 20 < model.n_updates_ <= bound  # measured: 0.01-0.02 of the bound
     assert model.score(X, y) == 1.0
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("beta", [0.1, 1.0])
+def test_corollary_10_holds_for_kernel_mira(beta, seed):
+    """Aggressive MIRA makes at most 4R⁴/(βγ²) mistakes for 0 < β ≤ R² (spec 000 §6.5)."""
+    X, y, margin = _separable_in_feature_space(seed=seed)
+    model = onlinear.make("kernel-mira", kernel="rbf", gamma=GAMMA, beta=beta)
+    for _ in range(50):
+        model.partial_fit(X, y, classes=np.unique(y))
+    assert 10 < model.n_mistakes_ <= 4.0 / (beta * margin ** 2)  # R = 1
+    assert model.score(X, y) == 1.0
