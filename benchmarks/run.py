@@ -61,6 +61,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import workloads  # noqa: E402  (benchmarks/workloads.py, next to this file)
+import kernel_bench  # noqa: E402  (the kernel workloads: --workloads kernel, mnist-kernel)
 
 perf = time.perf_counter
 
@@ -621,6 +622,7 @@ def goals(rows, paired, second, in_process, quick):
                              f"{second['default_cache']['first_fit_s']:.3f} s; this process's "
                              f"first fit: {in_process}"))
     out += learner_goals(rows)
+    out += kernel_bench.kernel_goals(rows)
     print("\nGoals" + (" (--quick sizes: indicative only)" if quick else ""))
     for g in out:
         print(f"  [{'PASS' if g['passed'] else 'FAIL'}] {g['goal']}: {g['text']}")
@@ -647,7 +649,8 @@ def main(argv=None):
                          "extrapolated time is at most this many seconds (default 120)")
     ap.add_argument("--pairs", type=int, default=None, help="alternating onlinear pa / sklearn "
                     "PA .fit runs for the goal ratios (default 7; 3 with --quick)")
-    ap.add_argument("--workloads", default="dense,sparse", help="comma list: dense,sparse")
+    ap.add_argument("--workloads", default="dense,sparse", help="comma list: dense,sparse; "
+                    "kernel (USPS, kernel learners and SVC) and mnist-kernel (opt-in, minutes)")
     ap.add_argument("--out", default=None, help="results JSON (default "
                     "benchmarks/results/bench.json, bench-quick.json with --quick)")
     args = ap.parse_args(argv)
@@ -674,6 +677,10 @@ def main(argv=None):
     rows, described, profiles, paired = [], {}, [], []
     loads = [("start", os.getloadavg()[0])]  # 1-minute load average: is anything else running?
     for name in args.workloads.split(","):
+        if name in kernel_bench.WORKLOADS:
+            rows += kernel_bench.kernel_rows(name, args)
+            loads.append((name, os.getloadavg()[0]))
+            continue
         t0 = perf()
         wl = workloads.load(name, quick=args.quick)
         described[name] = wl.describe()

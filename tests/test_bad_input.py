@@ -23,6 +23,8 @@ from sklearn.exceptions import NotFittedError
 import onlinear
 
 NAMES = onlinear.available()
+NAMES += ["kernel-ovr-perceptron", "kernel-perceptron-max", "kernel-kesler", "kernel-mira",
+          "kernel-pa1", "kernel-spa2", "kernel-mc-romma"]  # every kernel estimator class
 #: (name, number of classes): two classes for every learner, three for those that take them
 #: (the binary learners one-vs-rest); balanced Winnow is binary only.
 MODELS = [pytest.param(name, k, id=f"{name}-{k}classes") for name in NAMES for k in (2, 3)
@@ -323,6 +325,11 @@ BAD_VALUES = {
     "n_epochs": [0, -1, 1.5],
     "shuffle": ["yes"],
     "random_state": ["seed"],
+    # kernel learners
+    "kernel": ["bogus", "RBF"],
+    "degree": [-1, 2.5],
+    "coef0": [np.nan, np.inf],
+    "average": ["yes"],
 }
 
 

@@ -30,6 +30,9 @@ ESTIMATORS = [onlinear.make(name) for name in onlinear.available()] + [
     onlinear.make("spa1", n_epochs=3, shuffle=True, random_state=0),
     onlinear.make("pa2", variant="printed", C=0.1),
 ]
+ESTIMATORS += [onlinear.make(name) for name in onlinear.available(kernel=True)] + [
+    onlinear.make("kernel-mira", average=True, n_epochs=2, shuffle=True, random_state=0),
+]
 
 #: Checks that cannot apply, by estimator class: {class: {check name: reason}}.
 NOT_APPLICABLE = {

@@ -19,6 +19,13 @@ from .estimators import (
     BalancedWinnow,
     BinaryMIRA,
     ConservativeMCP,
+    KernelKeslerPerceptron,
+    KernelMIRA,
+    KernelMulticlassROMMA,
+    KernelPassiveAggressive,
+    KernelPerceptron,
+    KernelSupportClassPA,
+    KernelUltraconservativePerceptron,
     KeslerPerceptron,
     MaximumCosinePerceptron,
     MulticlassROMMA,
@@ -48,6 +55,7 @@ class Algorithm:
     fixed: dict = field(default_factory=dict)
     task: str = "multiclass"
     one_vs_rest: bool = True  # a binary learner that runs one-vs-rest on more classes
+    kernel: bool = False  # a dual (support-pattern) learner: listed by available(kernel=True)
 
     @property
     def handles_multiclass(self):
@@ -122,16 +130,45 @@ _ALGORITHMS = [
               "improved ellipsoid method: a decaying-memory second-order metric"),
 ]
 
+# Kernel (dual, support-pattern) forms of the learners additive in x: "kernel-" + the primal name.
+_KERNEL = " with a Mercer kernel (dual form: support patterns)"
+_ALGORITHMS += [
+    Algorithm("kernel-ovr-perceptron", KernelPerceptron, CRAMMER_SINGER,
+              "one-vs-rest Perceptron" + _KERNEL, kernel=True),
+    *(Algorithm(f"kernel-perceptron-{scheme}", KernelUltraconservativePerceptron,
+                CRAMMER_SINGER, f"additive family ({scheme})" + _KERNEL,
+                fixed={"scheme": scheme}, kernel=True) for scheme in ("uniform", "max", "prop")),
+    Algorithm("kernel-kesler", KernelKeslerPerceptron, CRAMMER_SINGER,
+              "Kesler's construction" + _KERNEL, kernel=True),
+    Algorithm("kernel-mira", KernelMIRA, CRAMMER_SINGER, "MIRA" + _KERNEL, kernel=True),
+    *(Algorithm(f"kernel-{name}", KernelPassiveAggressive, MATSUSHIMA,
+                f"multiclass {label}" + _KERNEL, fixed={"slack": slack}, kernel=True)
+      for name, label, slack in (("pa", "PA", "none"), ("pa1", "PA-I", "linear"),
+                                 ("pa2", "PA-II", "squared"))),
+    *(Algorithm(f"kernel-{name}", KernelSupportClassPA, MATSUSHIMA,
+                f"exact support-class {label}" + _KERNEL, fixed={"slack": slack}, kernel=True)
+      for name, label, slack in (("spa", "SPA", "none"), ("spa1", "SPA-I", "linear"),
+                                 ("spa2", "SPA-II", "squared"))),
+    Algorithm("kernel-mc-romma", KernelMulticlassROMMA, CRAMMER_SINGER,
+              "multiclass ROMMA" + _KERNEL, kernel=True),
+]
+
 REGISTRY = {algorithm.name: algorithm for algorithm in _ALGORITHMS}
 
 
-def available(task=None):
+def available(task=None, kernel=False):
     """Names of the registered algorithms; ``task="multiclass"`` keeps those that can learn
-    multiclass data (binary learners do so one-vs-rest), ``task="binary"`` the binary ones."""
+    multiclass data (binary learners do so one-vs-rest), ``task="binary"`` the binary ones.
+
+    ``kernel=False`` (default) lists the primal learners, ``True`` the kernel (dual) learners
+    ``kernel-*`` — whose cost grows with the support set, so they are named explicitly rather
+    than run by default on a large comparison —, ``None`` both."""
     if task not in (None, "multiclass", "binary"):
         raise ValueError(f"unknown task {task!r}; use 'multiclass' or 'binary'.")
     return [name for name, a in REGISTRY.items()
-            if task is None or a.task == task or (task == "multiclass" and a.handles_multiclass)]
+            if (kernel is None or a.kernel == kernel)
+            and (task is None or a.task == task
+                 or (task == "multiclass" and a.handles_multiclass))]
 
 
 def describe(name):

@@ -1,6 +1,15 @@
 """scikit-learn estimators of the linear online learners."""
 from .base import OnlineLinearClassifier
 from .ellipsoid import CELLIP, IELLIP
+from .kernel import (
+    KernelKeslerPerceptron,
+    KernelMIRA,
+    KernelMulticlassROMMA,
+    KernelPassiveAggressive,
+    KernelPerceptron,
+    KernelSupportClassPA,
+    KernelUltraconservativePerceptron,
+)
 from .maximum_cosine import (
     NAROMMA,
     ROMMA,
@@ -26,4 +35,6 @@ __all__ = [
     "KeslerPerceptron", "MIRA", "BinaryMIRA", "PassiveAggressive", "SupportClassPA", "ROMMA",
     "AggressiveROMMA", "NAROMMA", "MaximumCosinePerceptron", "ConservativeMCP",
     "MulticlassROMMA", "Multiplicative", "BalancedWinnow", "CELLIP", "IELLIP",
+    "KernelPerceptron", "KernelUltraconservativePerceptron", "KernelKeslerPerceptron",
+    "KernelMIRA", "KernelPassiveAggressive", "KernelSupportClassPA", "KernelMulticlassROMMA",
 ]

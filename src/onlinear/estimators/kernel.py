@@ -1,0 +1,486 @@
+"""Kernel (dual, support-pattern) forms of the learners whose update is additive in x: the
+one-vs-rest Perceptron, the additive family, Kesler's construction, MIRA, PA/SPA and MC-ROMMA
+(Crammer & Singer §5 end, spec 000 §2.8; Matsushima et al., spec 002).
+
+Each class is its primal estimator with a Mercer kernel: the same rule and hyperparameters, run by
+:mod:`onlinear.kernel_engine`, which stores the support patterns (the examples with a non-zero
+step) and their per-class coefficients and scores ``s_r(x) = Σ_i α_{i,r} K(x_i, x)``.  With
+``kernel="linear"`` the learner makes the primal learner's predictions (up to rounding: the
+inner products are summed in another order).
+
+Kernel parameters follow scikit-learn's :class:`~sklearn.svm.SVC`: ``kernel`` ("linear",
+"poly", "rbf" or a callable ``kernel(A, B) → Gram matrix``), ``degree``, ``gamma`` ("scale" =
+``1/(n_features·X.var())`` of the first data seen — the first batch of ``fit``/``partial_fit``,
+or the first example of ``learn_one`` —, "auto" = ``1/n_features``, or a positive number) and
+``coef0``.  Crammer & Singer's homogeneous polynomial kernel ``(x·x')^d`` is
+``kernel="poly", gamma=1.0, coef0=0.0``.  A callable kernel runs in Python once per round
+(slow: for checks and experiments; the built-in kernels are compiled).
+
+Support patterns are stored densely (float64, feature-major: one contiguous row of the support
+set per feature), also for CSR input: the kernel row of an example against the whole support set
+is then one contiguous vectorised sweep per non-zero feature of the example, which is what the
+papers' data (MNIST, USPS, Letter: pixels or few features) needs; the memory is
+``S × n_features`` floats, so very high-dimensional sparse data (text) is better served by the
+primal learners.  Memory grows with the support set only (no Gram matrix is ever formed during
+learning).
+
+``average=True`` predicts with the average of the hypotheses after each training round
+(Freund & Schapire's averaging, spec 000 §2.9 [NOT IN PAPER]; the paper reports the final
+hypothesis, the default).
+"""
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .. import engine, kernel_engine
+from ..kernels import CALLABLE, POLY, gram, kernel_row, kernel_self, resolve
+from ..rules.layout import SCALE
+from .base import _DTYPES, OnlineLinearClassifier
+from .passive_aggressive import PassiveAggressive, SupportClassPA
+from .ultraconservative import (
+    MIRA,
+    KeslerPerceptron,
+    MulticlassROMMA,
+    OneVsRestPerceptron,
+    UltraconservativePerceptron,
+)
+
+_KERNEL_CONSTRAINTS = {
+    "kernel": [StrOptions({"linear", "poly", "rbf"}), callable],
+    "degree": [Interval(Integral, 0, None, closed="left")],
+    "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
+    "coef0": [Interval(Real, None, None, closed="neither")],
+    "average": ["boolean"],
+}
+
+
+class _NoPrimalWeights:
+    """Hides the inherited ``coef_``: a kernel model has no primal weights (``hasattr`` is
+    False, and introspection of fitted properties does not list it)."""
+
+    def __get__(self, instance, owner):
+        if instance is None:
+            return self
+        raise AttributeError(
+            f"{owner.__name__} is a kernel model: it has no coef_; see support_vectors_ and "
+            "dual_coef_.")
+
+
+class KernelLearner(OnlineLinearClassifier):
+    """Base of the kernel learners: the dual model and its engine; the rule, its parameters and
+    the hyperparameters come from the primal class mixed in after this one.
+
+    Fitted attributes (besides ``classes_``, ``n_seen_``, ``n_mistakes_``):
+
+    support_vectors_ : ndarray (n_support_patterns, n_features)
+    dual_coef_ : ndarray (n_support_patterns, n_outputs) — the coefficients α of the final
+        hypothesis (one column per class; one column for a two-class binary rule)
+    n_support_patterns_ : int — distinct examples stored (a training row updated in several
+        epochs of ``fit`` counts once)
+    n_updates_ : int — cumulative updates, the paper's "number of support patterns" (Appendix B)
+    gamma_ : float — the gamma used (``"scale"``/``"auto"`` resolved)
+    """
+
+    _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints,
+                              **_KERNEL_CONSTRAINTS}
+
+    # ------------------------------------------------------------------ model state
+    def _start(self, classes, n_features):
+        super()._start(classes, n_features)
+        n_outputs = self._weights.shape[1]
+        del self._weights  # the dual model has no primal weights
+        self._support = np.zeros((n_features, 0))  # feature-major: column i is x_i
+        self._support_sq = np.zeros(0)
+        self._coef = np.zeros((0, n_outputs))
+        self._acc = np.zeros((0, n_outputs))
+        self._n_support = 0
+        self._avg_scale_sum = np.zeros(n_outputs)
+        self._kind = None
+        self._row_slot = None
+
+    def _ensure_kernel(self, X):
+        """Resolve the kernel (and ``gamma="scale"`` from the first data seen)."""
+        if self._kind is not None:
+            return
+        gamma = self.gamma
+        if gamma == "auto":
+            gamma = 1.0 / X.shape[1]
+        elif gamma == "scale":
+            if sp.issparse(X):
+                mean = X.mean()
+                variance = X.multiply(X).mean() - mean * mean
+            else:
+                variance = np.asarray(X, dtype=np.float64).var()
+            gamma = 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
+        self._kind, self._kernel_params = resolve(self.kernel, self.degree, gamma, self.coef0)
+        self.gamma_ = float(gamma)
+
+    def set_params(self, **params):
+        """Set hyperparameters; on a model already learning, a new kernel (or kernel parameter)
+        applies from now on, to the stored expansion too (``gamma="scale"`` keeps the value
+        resolved from the first data)."""
+        super().set_params(**params)
+        if getattr(self, "_kind", None) is not None and set(params) & set(_KERNEL_CONSTRAINTS):
+            gamma = self.gamma
+            if gamma == "auto":
+                gamma = 1.0 / self.n_features_in_
+            elif gamma == "scale":
+                gamma = self.gamma_
+            self._kind, self._kernel_params = resolve(self.kernel, self.degree, gamma,
+                                                      self.coef0)
+            self.gamma_ = float(gamma)
+        return self
+
+    def _model(self):
+        return (self._support, self._support_sq, self._coef, self._acc, self._n_support)
+
+    def _store(self, support, support_sq, coef, acc, n_support):
+        self._support, self._support_sq, self._coef, self._acc = support, support_sq, coef, acc
+        self._n_support = int(n_support)
+
+    # ------------------------------------------------------------------ training
+    def fit(self, X, y):
+        """Train from scratch: ``n_epochs`` online passes over ``(X, y)``; a row updated in
+        several epochs is one support pattern (its coefficients merged)."""
+        self._merging = True
+        try:
+            return super().fit(X, y)
+        finally:
+            del self._merging
+
+    def _run(self, X, y_index, order, flags=None):
+        if flags is None:
+            flags = np.empty(0, dtype=np.int8)
+        order = np.ascontiguousarray(order, dtype=np.int64)
+        self._ensure_kernel(X)
+        self._check_finite_kernel(X)
+        if getattr(self, "_merging", False):
+            if self._row_slot is None:
+                self._row_slot = np.full(X.shape[0], -1, dtype=np.int64)
+            row_slot = self._row_slot
+        else:
+            row_slot = np.full(X.shape[0], -1, dtype=np.int64)
+        rule = (self._rule, self._params, self._state, self._avg_scale_sum, self._kind,
+                self._kernel_params, self._counts, flags)
+        if self._kind == CALLABLE:
+            for t, i in enumerate(order):
+                x = X[i].toarray()[0] if sp.issparse(X) else X[i]
+                row_slot[i] = self._callable_round(x, y_index[i], int(row_slot[i]), flags, t)
+        elif sp.issparse(X):
+            self._store(*kernel_engine.run_sparse(X.data, X.indices, X.indptr, X.shape[1],
+                                                  y_index, order, row_slot, *self._model(),
+                                                  *rule))
+        else:
+            self._store(*kernel_engine.run_dense(X, y_index, order, row_slot, *self._model(),
+                                                 *rule))
+
+    def _check_finite_kernel(self, X):
+        """Refuse, before learning anything, rows on which the polynomial kernel overflows:
+        ``|K(x, x')| ≤ √(K(x, x) K(x', x'))`` for ``coef0 ≥ 0``, so finite ``K(x, x)`` on every row
+        keeps every kernel value finite (the Gaussian is bounded by 1, the linear kernel by the
+        finite data)."""
+        if self._kind != POLY:
+            return
+        if sp.issparse(X):
+            squares = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+        else:
+            squares = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+        gamma, coef0, degree = self._kernel_params
+        with np.errstate(over="ignore", invalid="ignore"):
+            values = (gamma * squares + abs(coef0)) ** degree
+        if not np.isfinite(values).all():
+            raise ValueError(
+                f"the polynomial kernel overflows float64 on {np.sum(~np.isfinite(values))} "
+                f"row(s) (K(x, x) = inf with gamma={gamma:g}, coef0={coef0:g}, "
+                f"degree={degree:g}): scale the data or lower gamma or degree.")
+
+    def _callable_round(self, x, label, slot, flags, t):
+        """One round with a Python kernel; returns the support slot of x (or −1)."""
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        support, support_sq, coef, acc = kernel_engine.grow(*self._model(), self._n_support + 1)
+        self._store(support, support_sq, coef, acc, self._n_support)
+        n = self._n_support
+        krow = np.zeros(support.shape[1])
+        if n:
+            krow[:n] = gram(support[:, :n].T, x[None, :], CALLABLE, None,
+                            kernel=self.kernel)[:, 0]
+        q = float(gram(x[None, :], x[None, :], CALLABLE, None, kernel=self.kernel)[0, 0])
+        if not np.isfinite(q) or not np.isfinite(krow).all():
+            raise ValueError("the kernel callable returned NaN or infinity.")
+        n, slot = kernel_engine.step(x, float(x @ x), krow, q, label, slot, support, support_sq,
+                                     coef, acc, n, self._rule, self._params, self._state,
+                                     self._avg_scale_sum, self._kind, self._kernel_params,
+                                     self._counts, flags, t)
+        self._n_support = int(n)
+        return slot
+
+    def _learn_one_index(self, idx, vals, label):
+        x = self._dense_row(idx, vals)
+        self._ensure_kernel(x[None, :])
+        self._check_finite_kernel(x[None, :])
+        predicted = self._predict_one_dense(x, average=False)  # as the round below predicts
+        self._run(x[None, :], np.array([label], dtype=np.int64), np.zeros(1, dtype=np.int64))
+        return predicted
+
+    def _dense_row(self, idx, vals):
+        if idx is self._dense_index:
+            return np.ascontiguousarray(vals, dtype=np.float64)
+        x = np.zeros(self.n_features_in_)
+        x[idx] = vals
+        return x
+
+    # ------------------------------------------------------------------ prediction
+    def _coefficients(self, average=None):
+        """True coefficients (n_support, n_outputs) of the final or the averaged hypothesis."""
+        n = self._n_support
+        if average is None:
+            average = self.average
+        if not average:
+            return self._coef[:n] * self._state[SCALE]
+        rounds = self._counts[engine.SEEN]
+        if rounds == 0:
+            return np.zeros_like(self._coef[:n])
+        return (self._coef[:n] * self._avg_scale_sum - self._acc[:n]) / rounds
+
+    def _raw_scores(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
+        n = self._n_support
+        if n == 0:
+            return np.zeros((X.shape[0], self._coef.shape[1]))
+        kernel = gram(X, self._support[:, :n].T, self._kind, self._kernel_params,
+                      B_sq=self._support_sq[:n], kernel=self.kernel)
+        return kernel @ self._coefficients()
+
+    def _predict_one_dense(self, x, average=None):
+        n = self._n_support
+        if n == 0:
+            scores = np.zeros(self._coef.shape[1])
+        else:
+            if self._kind == CALLABLE:
+                krow = gram(x[None, :], self._support[:, :n].T, CALLABLE, None,
+                            kernel=self.kernel)[0]
+            else:
+                krow = np.empty(n)
+                _, x_sq = kernel_self(x, self._kind, self._kernel_params)
+                kernel_row(self._support, self._support_sq, n, x, x_sq, self._kind,
+                           self._kernel_params, krow)
+            scores = krow @ self._coefficients(average)
+        return engine.predict_index(scores, self._state, False)
+
+    def _predict_index_one(self, idx, vals):
+        return self._predict_one_dense(self._dense_row(idx, vals))
+
+    # ------------------------------------------------------------------ fitted attributes
+    coef_ = _NoPrimalWeights()
+
+    @property
+    def support_vectors_(self):
+        check_is_fitted(self)
+        return self._support[:, :self._n_support].T.copy()
+
+    @property
+    def dual_coef_(self):
+        check_is_fitted(self)
+        return self._coefficients(average=False)
+
+    @property
+    def average_dual_coef_(self):
+        """Coefficients of the averaged hypothesis (see ``average``)."""
+        check_is_fitted(self)
+        return self._coefficients(average=True)
+
+    @property
+    def n_support_patterns_(self):
+        check_is_fitted(self)
+        return self._n_support
+
+
+def _kernel_init(self, kernel, degree, gamma, coef0, average, n_epochs, shuffle, random_state):
+    self.kernel = kernel
+    self.degree = degree
+    self.gamma = gamma
+    self.coef0 = coef0
+    self.average = average
+    self.n_epochs = n_epochs
+    self.shuffle = shuffle
+    self.random_state = random_state
+
+
+def _constraints(primal):
+    return {**primal._parameter_constraints, **_KERNEL_CONSTRAINTS}
+
+
+class KernelPerceptron(KernelLearner, OneVsRestPerceptron):
+    """Kernel one-vs-rest Perceptron, the baseline ("Perceptron") of Crammer & Singer's
+    experiments: output r updates iff ``z_r s_r ≤ β`` (see :class:`OneVsRestPerceptron`).
+
+    Examples
+    --------
+    >>> from onlinear import KernelPerceptron
+    >>> from onlinear.datasets import load_usps
+    >>> X, y, X_test, y_test = load_usps()
+    >>> model = KernelPerceptron(kernel="poly", degree=3, gamma=1.0).fit(X[:2000], y[:2000])
+    >>> print(f"test accuracy {model.score(X_test, y_test):.2f}")
+    test accuracy 0.8...
+    """
+
+    _parameter_constraints = _constraints(OneVsRestPerceptron)
+
+    def __init__(self, beta=0.0, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
+                 average=False, n_epochs=1, shuffle=False, random_state=None):
+        self.beta = beta
+        _kernel_init(self, kernel, degree, gamma, coef0, average, n_epochs, shuffle,
+                     random_state)
+
+
+class KernelUltraconservativePerceptron(KernelLearner, UltraconservativePerceptron):
+    """Kernel form of the additive family (uniform / max / prop, see
+    :class:`UltraconservativePerceptron`).
+
+    Examples
+    --------
+    >>> from onlinear import KernelUltraconservativePerceptron
+    >>> from onlinear.datasets import load_usps
+    >>> X, y, X_test, y_test = load_usps()
+    >>> model = KernelUltraconservativePerceptron(kernel="poly", gamma=1.0).fit(X[:2000], y[:2000])
+    >>> print(f"test accuracy {model.score(X_test, y_test):.2f}")
+    test accuracy 0.8...
+    """
+
+    _parameter_constraints = _constraints(UltraconservativePerceptron)
+
+    def __init__(self, scheme="uniform", beta=0.0, *, kernel="rbf", degree=3, gamma="scale",
+                 coef0=0.0, average=False, n_epochs=1, shuffle=False, random_state=None):
+        self.scheme = scheme
+        self.beta = beta
+        _kernel_init(self, kernel, degree, gamma, coef0, average, n_epochs, shuffle,
+                     random_state)
+
+
+class KernelKeslerPerceptron(KernelLearner, KeslerPerceptron):
+    """Kernel form of Kesler's construction (see :class:`KeslerPerceptron`).
+
+    Examples
+    --------
+    >>> from onlinear import KernelKeslerPerceptron
+    >>> from onlinear.datasets import load_usps
+    >>> X, y, X_test, y_test = load_usps()
+    >>> model = KernelKeslerPerceptron(kernel="poly", gamma=1.0).fit(X[:2000], y[:2000])
+    >>> print(f"test accuracy {model.score(X_test, y_test):.2f}")
+    test accuracy 0.8...
+    """
+
+    _parameter_constraints = _constraints(KeslerPerceptron)
+
+    def __init__(self, beta=0.0, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
+                 average=False, n_epochs=1, shuffle=False, random_state=None):
+        self.beta = beta
+        _kernel_init(self, kernel, degree, gamma, coef0, average, n_epochs, shuffle,
+                     random_state)
+
+
+class KernelMIRA(KernelLearner, MIRA):
+    """Kernel MIRA (Crammer & Singer §5: ``A = K(x, x)``, ``B_r = Σ_i τ_r^i K(x_i, x)``); the
+    per-round problem and its exact solution are those of :class:`MIRA`.
+
+    Examples
+    --------
+    >>> from onlinear import KernelMIRA
+    >>> from onlinear.datasets import load_usps
+    >>> X, y, X_test, y_test = load_usps()
+    >>> model = KernelMIRA(kernel="poly", degree=3, gamma=1.0).fit(X[:2000], y[:2000])
+    >>> print(f"test accuracy {model.score(X_test, y_test):.2f}")
+    test accuracy 0.9...
+    """
+
+    _parameter_constraints = _constraints(MIRA)
+
+    def __init__(self, beta=0.01, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
+                 average=False, n_epochs=1, shuffle=False, random_state=None):
+        self.beta = beta
+        _kernel_init(self, kernel, degree, gamma, coef0, average, n_epochs, shuffle,
+                     random_state)
+
+
+class KernelPassiveAggressive(KernelLearner, PassiveAggressive):
+    """Kernel multiclass PA / PA-I / PA-II (max-loss form, see :class:`PassiveAggressive`).
+
+    Examples
+    --------
+    >>> from onlinear import KernelPassiveAggressive
+    >>> from onlinear.datasets import load_usps
+    >>> X, y, X_test, y_test = load_usps()
+    >>> model = KernelPassiveAggressive(kernel="poly", gamma=1.0).fit(X[:2000], y[:2000])
+    >>> print(f"test accuracy {model.score(X_test, y_test):.2f}")
+    test accuracy 0.9...
+    """
+
+    _parameter_constraints = _constraints(PassiveAggressive)
+
+    def __init__(self, slack="none", C=1.0, variant="exact", *, kernel="rbf", degree=3,
+                 gamma="scale", coef0=0.0, average=False, n_epochs=1, shuffle=False,
+                 random_state=None):
+        self.slack = slack
+        self.C = C
+        self.variant = variant
+        _kernel_init(self, kernel, degree, gamma, coef0, average, n_epochs, shuffle,
+                     random_state)
+
+
+class KernelSupportClassPA(KernelLearner, SupportClassPA):
+    """Kernel exact Support-Class PA / SPA-I / SPA-II (see :class:`SupportClassPA`).
+
+    Examples
+    --------
+    >>> from onlinear import KernelSupportClassPA
+    >>> from onlinear.datasets import load_usps
+    >>> X, y, X_test, y_test = load_usps()
+    >>> model = KernelSupportClassPA(kernel="poly", gamma=1.0).fit(X[:2000], y[:2000])
+    >>> print(f"test accuracy {model.score(X_test, y_test):.2f}")
+    test accuracy 0.9...
+    """
+
+    _parameter_constraints = _constraints(SupportClassPA)
+
+    def __init__(self, slack="none", C=1.0, variant="exact", *, kernel="rbf", degree=3,
+                 gamma="scale", coef0=0.0, average=False, n_epochs=1, shuffle=False,
+                 random_state=None):
+        self.slack = slack
+        self.C = C
+        self.variant = variant
+        _kernel_init(self, kernel, degree, gamma, coef0, average, n_epochs, shuffle,
+                     random_state)
+
+
+class KernelMulticlassROMMA(KernelLearner, MulticlassROMMA):
+    """Kernel multiclass ROMMA (spec 000 §2.8: "keep a global scale factor … and the scalar
+    N"): the rescaling is the engine's lazy per-output scale on the dual coefficients, and
+    ‖M‖² is kept in the dual (see :mod:`onlinear.kernel_engine`).  As for
+    :class:`MulticlassROMMA`, the model is kept at unit norm; ``weight_norm_`` is ‖M‖.
+
+    Examples
+    --------
+    >>> from onlinear import KernelMulticlassROMMA
+    >>> from onlinear.datasets import load_usps
+    >>> X, y, X_test, y_test = load_usps()
+    >>> model = KernelMulticlassROMMA(kernel="poly", gamma=1.0).fit(X[:2000], y[:2000])
+    >>> print(f"test accuracy {model.score(X_test, y_test):.2f}")
+    test accuracy 0.8...
+    """
+
+    _parameter_constraints = _constraints(MulticlassROMMA)
+
+    def __init__(self, scheme="max", *, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
+                 average=False, n_epochs=1, shuffle=False, random_state=None):
+        self.scheme = scheme
+        _kernel_init(self, kernel, degree, gamma, coef0, average, n_epochs, shuffle,
+                     random_state)
+
+
+__all__ = ["KernelLearner", "KernelPerceptron", "KernelUltraconservativePerceptron",
+           "KernelKeslerPerceptron", "KernelMIRA", "KernelPassiveAggressive",
+           "KernelSupportClassPA", "KernelMulticlassROMMA"]

@@ -1,0 +1,235 @@
+"""The kernel (dual) learners: the linear kernel against the primal learners round by round, the
+polynomial and Gaussian kernels against a pure-Python dual reference (exact coefficients, no lazy
+scale, exact norms), averaging, merging of repeated examples, callable kernels, parameters."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import onlinear
+from onlinear.rules.dispatch import compute_steps
+from onlinear.rules.layout import RAW_SQNORM, SCALE
+
+KERNEL_NAMES = onlinear.available(kernel=True)
+PRIMAL = {name: name[len("kernel-"):] for name in KERNEL_NAMES}
+
+
+def _stream(n=160, d=6, k=4, seed=0):
+    """A noisy linear multiclass stream (non-separable, so rules keep updating)."""
+    rng = np.random.default_rng(seed)
+    M = rng.standard_normal((k, d))
+    X = rng.standard_normal((n, d))
+    y = np.argmax(X @ M.T + 0.8 * rng.standard_normal((n, k)), axis=1)
+    return X, y
+
+
+def test_every_additive_learner_has_a_kernel_form():
+    expected = {"ovr-perceptron", "perceptron-uniform", "perceptron-max", "perceptron-prop",
+                "kesler", "mira", "pa", "pa1", "pa2", "spa", "spa1", "spa2", "mc-romma"}
+    assert set(PRIMAL.values()) == expected
+    assert all(name.startswith("kernel-") for name in KERNEL_NAMES)
+    assert not set(KERNEL_NAMES) & set(onlinear.available())  # not run by default
+    assert onlinear.available(kernel=None) == onlinear.available() + KERNEL_NAMES
+
+
+@pytest.mark.parametrize("name", KERNEL_NAMES)
+def test_linear_kernel_equals_the_primal_learner_round_by_round(name):
+    X, y = _stream()
+    classes = np.unique(y)
+    dual = onlinear.make(name, kernel="linear")
+    primal = onlinear.make(PRIMAL[name])
+    for x, label in zip(X, y):
+        assert dual.learn_one(x, label, classes) == primal.learn_one(x, label, classes)
+        np.testing.assert_allclose(dual.decision_function(x[None]),
+                                   primal.decision_function(x[None]), rtol=1e-9, atol=1e-9)
+    assert (dual.n_mistakes_, dual.n_updates_) == (primal.n_mistakes_, primal.n_updates_)
+    assert dual.n_updates_ > 10
+    # the stored expansion is the primal weight matrix
+    W = dual.dual_coef_.T @ dual.support_vectors_
+    if primal.coef_.shape[0] == 1:
+        W = W[1:] - W[:1] if W.shape[0] == 2 else W
+    np.testing.assert_allclose(W, primal.coef_, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["kernel-mira", "kernel-ovr-perceptron", "kernel-mc-romma"])
+def test_linear_kernel_fit_several_epochs_and_sparse_input_equal_the_primal(name):
+    X, y = _stream(n=120)
+    dual = onlinear.make(name, kernel="linear", n_epochs=3, shuffle=True, random_state=1)
+    primal = onlinear.make(PRIMAL[name], n_epochs=3, shuffle=True, random_state=1)
+    dual.fit(sp.csr_matrix(X), y)
+    primal.fit(X, y)
+    np.testing.assert_array_equal(dual.predict(X), primal.predict(X))
+    np.testing.assert_allclose(dual.decision_function(X), primal.decision_function(X),
+                               rtol=1e-8, atol=1e-8)
+    assert dual.n_updates_ == primal.n_updates_
+
+
+# ------------------------------------------------------------------ pure-Python dual reference
+def _kernel(kind, a, b, gamma=0.5, coef0=1.0, degree=3):
+    if kind == "poly":
+        return (gamma * float(a @ b) + coef0) ** degree
+    return float(np.exp(-gamma * float((a - b) @ (a - b))))
+
+
+def _reference(name, kind, X, y, k, **kernel):
+    """The dual learner written plainly: true coefficients, rescaling applied to every stored
+    coefficient, ‖w_r‖² from the Gram matrix each round; returns per-round predictions, the
+    final coefficients (per round of first appearance) and the averaged ones."""
+    model = onlinear.make(PRIMAL[name])
+    model._start(np.arange(k), X.shape[1])
+    rule, params, state = model._rule, model._params, model._state
+    m = state.shape[1]
+    support, coefs, total = [], [], []
+    predictions = []
+    for x, label in zip(X, y):
+        krow = np.array([_kernel(kind, s, x, **kernel) for s in support])
+        C = np.array(coefs).reshape(len(support), m)
+        scores = krow @ C if support else np.zeros(m)
+        predictions.append(int(np.argmax(scores)) if m > 1 else int(scores[0] > 0))
+        q = _kernel(kind, x, x, **kernel)
+        G = np.array([[_kernel(kind, a, b, **kernel) for b in support] for a in support])
+        state[SCALE] = 1.0
+        state[RAW_SQNORM] = np.einsum("ir,ij,jr->r", C, G, C) if support else 0.0
+        tau, factor = np.zeros(m), np.ones(m)
+        compute_steps(rule, scores, label, q, params, state, tau, factor)
+        for c in coefs:
+            c *= factor
+        if np.any(tau != 0):
+            support.append(x)
+            coefs.append(tau.copy())
+            total.append(np.zeros(m))
+        for t, c in zip(total, coefs):
+            t += c
+    n = len(X)
+    return (np.array(predictions), np.array(coefs).reshape(-1, m),
+            np.array(total).reshape(-1, m) / n)
+
+
+@pytest.mark.parametrize("kind", ["poly", "rbf"])
+@pytest.mark.parametrize("name", ["kernel-ovr-perceptron", "kernel-perceptron-prop",
+                                  "kernel-kesler", "kernel-mira", "kernel-pa1", "kernel-spa2",
+                                  "kernel-mc-romma"])
+def test_polynomial_and_gaussian_kernels_equal_a_pure_python_dual_reference(name, kind):
+    X, y = _stream(n=90, d=4, k=3, seed=2)
+    X = X / 2.0
+    expected, coefs, averaged = _reference(name, kind, X, y, 3)
+    model = onlinear.make(name, kernel=kind, gamma=0.5, coef0=1.0, degree=3)
+    predictions = [model.learn_one(x, label, classes=np.arange(3)) for x, label in zip(X, y)]
+    np.testing.assert_array_equal(predictions, expected)
+    assert model.n_support_patterns_ == model.n_updates_ == coefs.shape[0] > 5
+    np.testing.assert_allclose(model.dual_coef_, coefs, rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(model.average_dual_coef_, averaged, rtol=1e-7, atol=1e-10)
+
+
+def test_mc_romma_norm_is_kept_in_the_dual():
+    X, y = _stream(n=200, d=5, k=3, seed=3)
+    model = onlinear.make("kernel-mc-romma", kernel="rbf", gamma=0.3).fit(X, y)
+    C, S = model.dual_coef_, model.support_vectors_
+    G = np.exp(-0.3 * ((S[:, None] - S[None]) ** 2).sum(-1))
+    true = np.einsum("ir,ij,jr->", C, G, C)  # ‖M‖² of the stored (unit) direction
+    np.testing.assert_allclose(true, 1.0, rtol=1e-8)
+    tracked = (model._state[SCALE] ** 2 * model._state[RAW_SQNORM]).sum()
+    np.testing.assert_allclose(tracked, true, rtol=1e-8)
+
+
+# ------------------------------------------------------------------ averaging, merging, counts
+def test_average_predicts_with_the_average_of_the_hypotheses():
+    X, y = _stream(n=150, seed=4)
+    model = onlinear.make("kernel-mira", kernel="rbf", gamma=0.2, average=True).fit(X, y)
+    final = onlinear.make("kernel-mira", kernel="rbf", gamma=0.2).fit(X, y)
+    np.testing.assert_allclose(model.dual_coef_, final.dual_coef_)
+    K = np.exp(-0.2 * ((X[:, None] - model.support_vectors_[None]) ** 2).sum(-1))
+    np.testing.assert_allclose(model.decision_function(X), K @ model.average_dual_coef_)
+    assert not np.allclose(model.average_dual_coef_, model.dual_coef_)
+
+
+def test_repeated_examples_are_merged_into_one_support_pattern():
+    X, y = _stream(n=100, seed=5)
+    merged = onlinear.make("kernel-ovr-perceptron", kernel="poly", degree=2, gamma=1.0,
+                           n_epochs=3).fit(X, y)
+    streamed = onlinear.make("kernel-ovr-perceptron", kernel="poly", degree=2, gamma=1.0)
+    for _ in range(3):
+        streamed.partial_fit(X, y, classes=np.unique(y))  # separate batches: not merged
+    assert merged.n_updates_ == streamed.n_updates_ == streamed.n_support_patterns_
+    assert merged.n_support_patterns_ < merged.n_updates_
+    assert merged.n_support_patterns_ == len(np.unique(merged.support_vectors_, axis=0))
+    np.testing.assert_allclose(merged.decision_function(X), streamed.decision_function(X),
+                               rtol=1e-9, atol=1e-9)
+
+
+def test_callable_kernel_gives_the_built_in_results():
+    X, y = _stream(n=80, seed=6)
+
+    def rbf(A, B):
+        return np.exp(-0.4 * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+
+    built_in = onlinear.make("kernel-spa1", kernel="rbf", gamma=0.4).fit(X, y)
+    custom = onlinear.make("kernel-spa1", kernel=rbf).fit(X, y)
+    assert custom.n_updates_ == built_in.n_updates_
+    np.testing.assert_allclose(custom.dual_coef_, built_in.dual_coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(custom.decision_function(X), built_in.decision_function(X),
+                               rtol=1e-9, atol=1e-12)
+    assert custom.predict_one(X[0]) == built_in.predict_one(X[0])
+
+
+def test_zero_vector_under_a_homogeneous_kernel_is_not_a_support_pattern():
+    X, y = _stream(n=40, seed=7)
+    X[::5] = 0.0
+    model = onlinear.make("kernel-mira", kernel="poly", degree=2, gamma=1.0, coef0=0.0)
+    model.fit(X, y)
+    assert model.n_support_patterns_ > 0
+    assert not np.any(np.all(model.support_vectors_ == 0.0, axis=1))
+    # under the Gaussian K(0, 0) = 1: the zero vector is a pattern like any other
+    model = onlinear.make("kernel-ovr-perceptron", kernel="rbf", gamma=1.0).fit(X, y)
+    assert np.any(np.all(model.support_vectors_ == 0.0, axis=1))
+
+
+def test_gamma_scale_and_auto_follow_scikit_learn():
+    X, y = _stream(n=50, seed=8)
+    assert onlinear.make("kernel-mira", gamma="auto").fit(X, y).gamma_ == 1.0 / X.shape[1]
+    scale = onlinear.make("kernel-mira", gamma="scale").fit(X, y).gamma_
+    assert scale == pytest.approx(1.0 / (X.shape[1] * X.var()))
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"kernel": "sigmoid"}, "kernel"),
+    ({"degree": -1}, "degree"),
+    ({"degree": 2.5}, "degree"),
+    ({"gamma": 0.0}, "gamma"),
+    ({"gamma": "wide"}, "gamma"),
+    ({"coef0": np.nan}, "coef0"),
+])
+def test_bad_kernel_parameters_are_refused_by_name(params, message):
+    X, y = _stream(n=20)
+    with pytest.raises(ValueError, match=message):
+        onlinear.make("kernel-mira", **params).fit(X, y)
+
+
+def test_kernel_models_have_no_coef():
+    X, y = _stream(n=20)
+    model = onlinear.make("kernel-mira").fit(X, y)
+    assert not hasattr(model, "coef_")
+    assert model.support_vectors_.shape == (model.n_support_patterns_, X.shape[1])
+
+
+def test_set_params_changes_the_kernel_of_a_learning_model():
+    X, y = _stream(n=60, seed=9)
+    model = onlinear.make("kernel-mira", kernel="rbf", gamma=0.5).fit(X, y)
+    model.set_params(gamma=2.0)
+    S, C = model.support_vectors_, model.dual_coef_
+    K = np.exp(-2.0 * ((X[:, None] - S[None]) ** 2).sum(-1))
+    np.testing.assert_allclose(model.decision_function(X), K @ C)
+    assert model.gamma_ == 2.0
+
+
+def test_an_overflowing_polynomial_kernel_is_refused_before_learning():
+    X, y = _stream(n=40, seed=10)
+    model = onlinear.make("kernel-mira", kernel="poly", degree=3, gamma=1.0).fit(X, y)
+    before = (model.dual_coef_.copy(), model.n_seen_)
+    big = X * 1e120
+    with pytest.raises(ValueError, match="overflows"):
+        model.partial_fit(big, y)
+    np.testing.assert_array_equal(model.dual_coef_, before[0])
+    assert model.n_seen_ == before[1]
+    with pytest.raises(ValueError, match="overflows"):
+        model.learn_one(big[0], y[0])
+    assert model.n_seen_ == before[1]
