@@ -335,11 +335,10 @@ def _mult_alpha_row(idx, vals, label, w, scale, gamma, cap):
     values = np.empty(n)
     for p in range(n):
         z = label * np.float64(vals[p])
-        omega = scale * w[idx[p]]
+        omega = scale * w[idx[p]] if z != 0.0 else 0.0  # zeros belong to the rest
         weights[p] = omega
         values[p] = z
-        if z != 0.0:
-            touched += omega
+        touched += omega
         if z == 1.0:
             wplus += omega
         elif z == -1.0:
@@ -584,12 +583,12 @@ def _mult_alpha_pair(idx, vals, W, scale, r, s, simple, pos, neg, gamma, cap):
     for p in range(n):
         v = np.float64(vals[p])
         i = idx[p]
-        weights[2 * p] = scale * W[i, r]
+        keep = 1.0 if v != 0.0 else 0.0  # coordinates with x_i = 0 belong to the rest
+        weights[2 * p] = keep * scale * W[i, r]
         values[2 * p] = v
-        weights[2 * p + 1] = scale * W[i, s]
+        weights[2 * p + 1] = keep * scale * W[i, s]
         values[2 * p + 1] = -v
-        if v != 0.0:
-            touched += weights[2 * p] + weights[2 * p + 1]
+        touched += weights[2 * p] + weights[2 * p + 1]
     return mult_alpha_numeric(weights, values, max(0.0, 1.0 - touched), gamma, cap)
 
 
