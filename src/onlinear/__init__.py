@@ -7,6 +7,7 @@ from .estimators import (
     ROMMA,
     AggressiveROMMA,
     BalancedWinnow,
+    BlockLearner,
     BinaryMIRA,
     ConservativeMCP,
     KeslerPerceptron,
@@ -17,6 +18,8 @@ from .estimators import (
     OnlineLinearClassifier,
     PassiveAggressive,
     Perceptron,
+    SimultaneousProjectionClassifier,
+    SimultaneousProjectionOrdinal,
     SupportClassPA,
     UltraconservativePerceptron,
 )
@@ -29,5 +32,6 @@ __all__ = [
     "OneVsRestPerceptron", "UltraconservativePerceptron", "KeslerPerceptron", "MIRA",
     "BinaryMIRA", "PassiveAggressive", "SupportClassPA", "ROMMA", "AggressiveROMMA", "NAROMMA",
     "MaximumCosinePerceptron", "ConservativeMCP", "MulticlassROMMA", "Multiplicative",
-    "BalancedWinnow", "CELLIP", "IELLIP",
+    "BalancedWinnow", "CELLIP", "IELLIP", "SimultaneousProjectionClassifier",
+    "SimultaneousProjectionOrdinal", "BlockLearner",
 ]

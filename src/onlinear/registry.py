@@ -16,6 +16,7 @@ from .estimators import (
     NAROMMA,
     ROMMA,
     AggressiveROMMA,
+    BlockLearner,
     BalancedWinnow,
     BinaryMIRA,
     ConservativeMCP,
@@ -26,6 +27,8 @@ from .estimators import (
     OneVsRestPerceptron,
     PassiveAggressive,
     Perceptron,
+    SimultaneousProjectionClassifier,
+    SimultaneousProjectionOrdinal,
     SupportClassPA,
     UltraconservativePerceptron,
 )
@@ -35,6 +38,8 @@ MATSUSHIMA = "Matsushima et al. 2010, Exact passive-aggressive algorithm using s
 LI_LONG = "Li & Long 2002, The relaxed online maximum margin algorithm"
 BSHOUTY = "Bshouty & Haddad-Zaknoon 2016, The maximum cosine framework"
 YANG_JIN_YE = "Yang, Jin & Ye 2009, Online learning by ellipsoid method"
+AMIT = ("Amit, Shalev-Shwartz & Singer, Online learning of complex prediction problems using "
+        "simultaneous projections")
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,8 @@ class Algorithm:
     fixed: dict = field(default_factory=dict)
     task: str = "multiclass"
     one_vs_rest: bool = True  # a binary learner that runs one-vs-rest on more classes
+    #: estimators of the same algorithm for other tasks, {task: class}: make(name, task=...)
+    tasks: dict = field(default_factory=dict)
 
     @property
     def handles_multiclass(self):
@@ -59,11 +66,15 @@ class Algorithm:
         params = self.estimator().get_params()
         return {k: v for k, v in params.items() if k not in self.fixed}
 
-    def make(self, **params):
+    def make(self, task=None, **params):
         unknown = set(params) & set(self.fixed)
         if unknown:
             raise ValueError(f"{self.name} fixes {sorted(unknown)}; choose another algorithm name.")
-        return self.estimator(**self.fixed, **params)
+        estimator = self.estimator if task in (None, self.task) else self.tasks.get(task)
+        if estimator is None:
+            raise ValueError(f"{self.name} has no estimator for task {task!r}; its tasks: "
+                             f"{', '.join([self.task, *self.tasks])}.")
+        return estimator(**self.fixed, **params)
 
 
 _ALGORITHMS = [
@@ -122,16 +133,39 @@ _ALGORITHMS = [
               "improved ellipsoid method: a decaying-memory second-order metric"),
 ]
 
+# Simultaneous projections: one name per scheme; make(name) learns multiclass and multilabel
+# problems, make(name, task="ordinal") ordinal ones, make(name, task="blocks") the paper's
+# general blocks of binary constraints.
+_SIMULTANEOUS_TASKS = {"multilabel": SimultaneousProjectionClassifier,
+                       "ordinal": SimultaneousProjectionOrdinal, "blocks": BlockLearner}
+_ALGORITHMS += [
+    Algorithm(name, SimultaneousProjectionClassifier, AMIT, summary, fixed={"scheme": name},
+              tasks=_SIMULTANEOUS_TASKS)
+    for name, summary in [
+        ("simperc", "simultaneous Perceptron: step C shared equally by the violated constraints"),
+        ("conproj", "conservative simultaneous projections: PA-I steps averaged over mistakes"),
+        ("simproj", "simultaneous projections: PA-I steps averaged over margin violators"),
+        ("simopt", "simultaneous projections with jointly optimised weights (water-filling)"),
+        ("maxpa", "MaxPA: a PA-I step on the most violated constraint only"),
+        ("optimal", "the exact projection of every round (a dedicated block QP solver)"),
+        ("sopopo", "Sopopo: the exact multi-prototype projection in closed form"),
+    ]
+]
+
 REGISTRY = {algorithm.name: algorithm for algorithm in _ALGORITHMS}
 
 
 def available(task=None):
     """Names of the registered algorithms; ``task="multiclass"`` keeps those that can learn
-    multiclass data (binary learners do so one-vs-rest), ``task="binary"`` the binary ones."""
-    if task not in (None, "multiclass", "binary"):
-        raise ValueError(f"unknown task {task!r}; use 'multiclass' or 'binary'.")
+    multiclass data (binary learners do so one-vs-rest), ``task="binary"`` the binary ones;
+    ``"multilabel"``, ``"ordinal"`` and ``"blocks"`` those with an estimator for that task
+    (``make(name, task=...)``)."""
+    if task not in (None, "multiclass", "binary", "multilabel", "ordinal", "blocks"):
+        raise ValueError(f"unknown task {task!r}; use 'multiclass', 'binary', 'multilabel', "
+                         "'ordinal' or 'blocks'.")
     return [name for name, a in REGISTRY.items()
-            if task is None or a.task == task or (task == "multiclass" and a.handles_multiclass)]
+            if task is None or a.task == task or (task == "multiclass" and a.handles_multiclass)
+            or task in a.tasks]
 
 
 def describe(name):
@@ -142,6 +176,8 @@ def describe(name):
         raise ValueError(f"unknown algorithm {name!r}; available: {', '.join(REGISTRY)}") from None
 
 
-def make(name, **params):
-    """A fresh estimator for the registered algorithm ``name`` with ``params`` set."""
-    return describe(name).make(**params)
+def make(name, task=None, **params):
+    """A fresh estimator for the registered algorithm ``name`` with ``params`` set; ``task``
+    picks the estimator of another task where the algorithm has one (e.g.
+    ``make("simproj", task="ordinal")``)."""
+    return describe(name).make(task=task, **params)

@@ -9,6 +9,11 @@ from .maximum_cosine import (
     MaximumCosinePerceptron,
 )
 from .passive_aggressive import PassiveAggressive, SupportClassPA
+from .simultaneous import (
+    BlockLearner,
+    SimultaneousProjectionClassifier,
+    SimultaneousProjectionOrdinal,
+)
 from .ultraconservative import (
     MIRA,
     BalancedWinnow,
@@ -26,4 +31,5 @@ __all__ = [
     "KeslerPerceptron", "MIRA", "BinaryMIRA", "PassiveAggressive", "SupportClassPA", "ROMMA",
     "AggressiveROMMA", "NAROMMA", "MaximumCosinePerceptron", "ConservativeMCP",
     "MulticlassROMMA", "Multiplicative", "BalancedWinnow", "CELLIP", "IELLIP",
+    "SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", "BlockLearner",
 ]
