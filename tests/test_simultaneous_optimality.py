@@ -356,3 +356,22 @@ def test_multiplicative_closed_form_edge_cases():
     np.testing.assert_allclose(rules.mult_alpha_closed_form(0.3, 0.0, 0.5, 50.0),
                                numeric_argmax(0.3, 0.0, 0.5, 50.0), atol=1e-6)
     assert rules.mult_alpha_closed_form(1.0, 0.0, 0.5, 3.0) == 0.0
+
+
+def test_large_multilabel_block_without_the_kkt_shortcut():
+    """A block with more pairs than the solver polishes in its loop (3 × 40 = 120 > 96): the
+    accelerated gradient alone reaches the generic QP's solution."""
+    rng = np.random.default_rng(10)
+    d, k = 3, 43
+    x = rng.normal(size=d)
+    relevant = np.zeros(k, bool)
+    relevant[:3] = True
+    W0 = rng.normal(size=(d, k)) * 0.2
+    W = W0.copy()
+    be.run_labelsets_dense(x[None], relevant[None].astype(np.uint8), np.zeros(1, np.int64), W,
+                           np.ones(1), be.OPTIMAL, be.ADDITIVE, be.make_params(C=0.7),
+                           np.zeros(5, np.int64), np.empty(0, np.int8))
+    Z, gain = kesler_problem(x, relevant, W0)
+    omega = qp_primal(Z, W0.ravel(), np.zeros(len(gain), int), np.ones(len(gain)),
+                      np.array([0.7]))
+    np.testing.assert_allclose(W.ravel(), omega, atol=1e-6)

@@ -40,12 +40,14 @@ from numba import njit
 from .rules.simultaneous import (  # noqa: F401  (re-exported constants)
     ADDITIVE,
     CONPROJ,
+    KESLER_GRAM,
     MAX_DISTANCE,
     MAX_HINGE,
     MAXPA,
     MULTIPLICATIVE,
     N_PARAMS,
     OPTIMAL,
+    ORDINAL_GRAM,
     P_C,
     P_GAMMA,
     P_MAX_ITER,
@@ -62,6 +64,7 @@ from .rules.simultaneous import (  # noqa: F401  (re-exported constants)
     mult_set_lambda,
     set_lambda,
     solve_block_dual,
+    solve_structured_dual,
     sopopo_steps,
 )
 
@@ -463,10 +466,13 @@ def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores,
                 simple = False
             for c in range(n_classes):
                 scores[c] += W[i, c] * v
-                if v == 1.0:
-                    pos[c] += W[i, c]
-                elif v == -1.0:
-                    neg[c] += W[i, c]
+            if kind == MULTIPLICATIVE:
+                # class masses on x's +1 / −1 coordinates, for Appendix C's closed form
+                for c in range(n_classes):
+                    if v == 1.0:
+                        pos[c] += W[i, c]
+                    elif v == -1.0:
+                        neg[c] += W[i, c]
     for c in range(n_classes):
         scores[c] *= scale[0]
         pos[c] *= scale[0]
@@ -514,16 +520,12 @@ def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores,
             qloss[b] = 1.0 - margin[b]
         sopopo_steps(qloss, q, C, lam)
     elif kind == ADDITIVE and (scheme == OPTIMAL or scheme == SOPOPO):
-        G = np.empty((k, k))
-        for p in range(k):
-            for p2 in range(k):
-                G[p, p2] = q * ((1.0 if p // n_irr == p2 // n_irr else 0.0)
-                                + (1.0 if p % n_irr == p2 % n_irr else 0.0))
         gain = np.empty(k)
         for p in range(k):
             gain[p] = 1.0 - margin[p]
-        solve_block_dual(G, gain, np.zeros(k, np.int64), np.ones(k), np.full(1, C),
-                         params[P_TOL], params[P_MAX_ITER], lam)
+        solve_structured_dual(np.empty((0, 0)), KESLER_GRAM, n_irr, q, np.empty(0), gain,
+                              np.zeros(k, np.int64), np.ones(k), np.full(1, C), params[P_TOL],
+                              params[P_MAX_ITER], lam)
     elif kind == ADDITIVE:
         set_lambda(scheme, loss, np.full(k, 2.0 * q), mistake, np.ones(k), C, max_rule, lam)
     else:
@@ -659,15 +661,12 @@ def _ordinal_trial(idx, vals, rank, w, b, scheme, params):
         return k, n_mistakes, False
     lam = np.zeros(k)
     if scheme == OPTIMAL or scheme == SOPOPO:
-        G = np.empty((k, k))
-        for i in range(k):
-            for j in range(k):
-                G[i, j] = y[i] * y[j] * (q + (1.0 if i == j else 0.0))
         gain = np.empty(k)
         for j in range(k):
             gain[j] = 1.0 - margin[j]
-        solve_block_dual(G, gain, np.zeros(k, np.int64), np.ones(k), np.full(1, C),
-                         params[P_TOL], params[P_MAX_ITER], lam)
+        solve_structured_dual(np.empty((0, 0)), ORDINAL_GRAM, 1, q, y, gain,
+                              np.zeros(k, np.int64), np.ones(k), np.full(1, C), params[P_TOL],
+                              params[P_MAX_ITER], lam)
     else:
         set_lambda(scheme, loss, np.full(k, q + 1.0), mistake, np.ones(k), C, max_rule, lam)
     coef = 0.0
