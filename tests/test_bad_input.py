@@ -324,6 +324,9 @@ BAD_VALUES = {
     "shuffle": ["yes"],
     "random_state": ["seed"],
 }
+# simultaneous projections
+BAD_VALUES.update({"update": ["bogus", "Additive"], "max_rule": ["bogus"],
+                   "threshold": ["bogus", None, np.nan]})
 
 
 def _n_classes(name):

@@ -237,7 +237,7 @@ default="simproj"
         **_Simultaneous._parameter_constraints,
         "update": [StrOptions({"additive", "multiplicative"})],
         "gamma": [Interval(Real, 0.0, None, closed="neither")],
-        "threshold": [StrOptions({"calibrated"}), Real],
+        "threshold": [StrOptions({"calibrated"}), Interval(Real, None, None, closed="neither")],
     }
 
     def __init__(self, scheme="simproj", C=1.0, *, update="additive", gamma=0.1,
@@ -443,6 +443,8 @@ default="simproj"
                 self._check_task(kind)
                 self._check_same_classes(classes)
                 idx, vals = self._check_one(x, n_features=self.n_features_in_)
+            if kind == "multiclass":
+                self._label_of(y)  # names the label, as every onlinear learner does
             relevance = self._encode(y_block)
         row = sp.csr_matrix((vals, idx, np.array([0, idx.shape[0]])),
                             shape=(1, self.n_features_in_))
