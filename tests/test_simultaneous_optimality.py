@@ -138,12 +138,16 @@ def test_solver_reports_a_small_duality_gap():
 # ---------------------------------------------------------------------------------------------
 # Label sets and ordinal: the exact solution of the Kesler / threshold problems
 # ---------------------------------------------------------------------------------------------
-def kesler_problem(x, relevant, W):
-    """Virtual rows of §2.2 and their margins for the (d, k) feature-major W."""
+def kesler_problem(x, labels, W):
+    """Virtual rows of §2.2 and their margins for the (d, k) feature-major W; labels 1 relevant,
+    0 irrelevant, 2 the calibration label (on both sides)."""
     d, k = W.shape
+    labels = np.asarray(labels, dtype=int)
     rows = []
-    for r in np.flatnonzero(relevant):
-        for s in np.flatnonzero(~relevant):
+    for r in np.flatnonzero(labels >= 1):
+        for s in np.flatnonzero(labels != 1):
+            if r == s:
+                continue
             row = np.zeros((d, k))
             row[:, r] = x
             row[:, s] = -x
@@ -153,10 +157,10 @@ def kesler_problem(x, relevant, W):
 
 
 @pytest.mark.parametrize("scheme", (be.OPTIMAL, be.SOPOPO))
-@pytest.mark.parametrize("multilabel", (False, True))
-def test_labelset_exact_schemes_equal_generic_qp(scheme, multilabel):
+@pytest.mark.parametrize("multilabel,calibrated", ((False, False), (True, False), (True, True)))
+def test_labelset_exact_schemes_equal_generic_qp(scheme, multilabel, calibrated):
     """``optimal`` and ``sopopo`` on label sets solve the Kesler projection exactly (Sopopo's
-    O(k log k) closed form in the multiclass case, spec §5.4)."""
+    O(k log k) closed form in the multiclass case, spec §5.4), also with a calibration label."""
     rng = np.random.default_rng(3)
     for _ in range(100 if not multilabel else 40):
         d, k = int(rng.integers(2, 6)), int(rng.integers(2, 8))
@@ -169,11 +173,14 @@ def test_labelset_exact_schemes_equal_generic_qp(scheme, multilabel):
             relevant[rng.integers(k)] = True
         W0 = rng.normal(size=(d, k)) * rng.uniform(0, 0.5)
         C = float(np.exp(rng.uniform(np.log(0.05), np.log(5))))
+        labels = relevant.astype(np.uint8)
+        if calibrated:
+            labels[-1] = 2
         W = W0.copy()
-        be.run_labelsets_dense(x[None], relevant[None].astype(np.uint8), np.zeros(1, np.int64),
+        be.run_labelsets_dense(x[None], labels[None], np.zeros(1, np.int64),
                                W, np.ones(1), scheme, be.ADDITIVE, be.make_params(C=C),
                                np.zeros(5, np.int64), np.empty(0, np.int8))
-        Z, gain = kesler_problem(x, relevant, W0)
+        Z, gain = kesler_problem(x, labels, W0)
         if gain.max() <= 0:
             np.testing.assert_array_equal(W, W0)
             continue

@@ -281,20 +281,26 @@ def test_reductions_at_block_size_one():
 # =============================================================================================
 # Label sets: against the explicit Kesler virtual rows
 # =============================================================================================
-def kesler_rows(x, relevant):
-    k = len(relevant)
+def label_pairs(labels):
+    """(r, s), r ≠ s, with r relevant (1) or the calibration label (2) and s irrelevant (0) or
+    the calibration label."""
+    return [(r, s) for r in np.flatnonzero(labels >= 1) for s in np.flatnonzero(labels != 1)
+            if r != s]
+
+
+def kesler_rows(x, labels):
+    k = len(labels)
     d = len(x)
     rows = []
-    for r in np.flatnonzero(relevant):
-        for s in np.flatnonzero(~relevant):
-            row = np.zeros(d * k)
-            row[r * d:(r + 1) * d] = x
-            row[s * d:(s + 1) * d] = -x
-            rows.append(row)
+    for r, s in label_pairs(labels):
+        row = np.zeros(d * k)
+        row[r * d:(r + 1) * d] = x
+        row[s * d:(s + 1) * d] = -x
+        rows.append(row)
     return np.array(rows).reshape(-1, d * k)
 
 
-def label_stream(seed, n=50, d=5, k=4, multilabel=True, ternary=False):
+def label_stream(seed, n=50, d=5, k=4, multilabel=True, ternary=False, calibrated=False):
     rng = np.random.default_rng(seed)
     X = rng.choice([-1.0, 0.0, 1.0], size=(n, d)) if ternary else rng.normal(size=(n, d))
     X[rng.random(n) < 0.05] = 0.0
@@ -302,6 +308,8 @@ def label_stream(seed, n=50, d=5, k=4, multilabel=True, ternary=False):
         Y = (rng.random((n, k)) < 0.4).astype(np.uint8)
     else:
         Y = np.eye(k, dtype=np.uint8)[rng.integers(0, k, n)]
+    if calibrated:
+        Y[:, -1] = 2
     return X, Y
 
 
@@ -309,16 +317,15 @@ def ref_labelsets(X, Y, scheme, C, kind="additive", gamma=0.5):
     d, k = X.shape[1], Y.shape[1]
     omega = np.zeros(d * k) if kind == "additive" else np.full(d * k, 1.0 / (d * k))
     counts = np.zeros(5, np.int64)
-    for x, rel in zip(X, Y.astype(bool)):
-        rows = kesler_rows(x, rel)
+    for x, labels in zip(X, Y):
+        rows = kesler_rows(x, labels)
         if len(rows) == 0:
             counts += [1, 0, 0, 0, 0]
             continue
         # margins as score differences s_r − s_s (Kesler rows' dot products round differently,
         # and a tie between two untouched classes must stay an exact tie)
         scores = omega.reshape(k, d) @ x
-        margins = np.array([scores[r] - scores[s] for r in np.flatnonzero(rel)
-                            for s in np.flatnonzero(~rel)])
+        margins = np.array([scores[r] - scores[s] for r, s in label_pairs(labels)])
         omega, lam, mistakes = ref_block_step(omega, rows, np.ones(len(rows)), scheme, C, kind,
                                               gamma=gamma, margins=margins)
         counts += [1, mistakes > 0, mistakes, len(rows), (lam > 0).any()]
@@ -341,9 +348,11 @@ def run_engine_labelsets(X, Y, scheme, C, kind=0, gamma=0.5, sparse=False):
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
-@pytest.mark.parametrize("multilabel", (False, True))
-def test_labelsets_additive(scheme, multilabel):
-    X, Y = label_stream(8, multilabel=multilabel)
+@pytest.mark.parametrize("multilabel,calibrated", ((False, False), (True, False), (False, True),
+                                                   (True, True)))
+def test_labelsets_additive(scheme, multilabel, calibrated):
+    """Multiclass, multilabel, and both with a calibration label (Y = 2, last column)."""
+    X, Y = label_stream(8, multilabel=multilabel, calibrated=calibrated)
     expected, counts_ref = ref_labelsets(X, Y, scheme, 0.4)
     for sparse in (False, True):
         W, counts = run_engine_labelsets(X, Y, scheme, 0.4, sparse=sparse)

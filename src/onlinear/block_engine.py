@@ -10,10 +10,11 @@ margin) before updating:
   §6: each set gets the scheme with budget C/r_t) and coupling weights c_j (§2.4); one weight
   vector ``w``.  Additive and multiplicative.
 * **label sets** (multiclass and multilabel as multi-prototype Kesler blocks, §2.2 [DERIVED]):
-  ``W`` (n_features, k) feature-major, relevance an (n, k) uint8 indicator; the constraints are
-  the pairs (relevant r, irrelevant s) with margin ``s_r − s_s`` and squared norm ``2‖x‖²``, and
-  their Gram matrix is ``‖x‖²([r = r'] + [s = s'])`` — all from the k scores and ‖x‖², without
-  materialising a virtual row; the update is one coefficient per class.  Additive and
+  ``W`` (n_features, k) feature-major, relevance an (n, k) uint8 indicator (1 relevant,
+  0 irrelevant, 2 a calibration label that sits between them, see :func:`_labelset_pairs`); the
+  constraints are the pairs (relevant r, irrelevant s), margin ``s_r − s_s``, squared norm
+  ``2‖x‖²``, Gram ``‖x‖²([r = r'] + [s = s'] − [r = s'] − [s = r'])`` — all from the k scores and
+  ‖x‖², without materialising a virtual row; the update is one coefficient per class.  Additive and
   multiplicative (one simplex over all of W).
 * **ordinal** (§2.3): ``w`` and thresholds ``b``; constraint j is ``(x, −e_j)`` with label +1 for
   j < rank, else −1: margin ``y_j(w·x − b_j)``, squared norm ``‖x‖² + 1``, Gram
@@ -442,6 +443,35 @@ def step_block_dense(Xb, labels, parts, coupling, w, scale, scheme, kind, params
 # 2. Label sets (multiclass / multilabel, Kesler)
 # =============================================================================================
 @njit(cache=True)
+def _labelset_pairs(relevant):
+    """The constraints of a label-set trial as class pairs (r, s), r ≠ s, with
+    ``relevant[r] ∈ {1, 2}`` and ``relevant[s] ∈ {0, 2}``: 1 = relevant, 0 = irrelevant, 2 = the
+    calibration (threshold) label, ranked below every relevant label and above every irrelevant
+    one.  Ordered by r, then s; without a 2 these are the pairs of Y × Ȳ in row-major order."""
+    n_classes = relevant.shape[0]
+    n_rel = 0
+    n_irr = 0
+    n_both = 0
+    for c in range(n_classes):
+        if relevant[c] >= 1:
+            n_rel += 1
+        if relevant[c] != 1:
+            n_irr += 1
+        if relevant[c] == 2:
+            n_both += 1
+    pairs = np.empty((n_rel * n_irr - n_both, 2), np.int64)
+    p = 0
+    for r in range(n_classes):
+        if relevant[r] >= 1:
+            for s in range(n_classes):
+                if relevant[s] != 1 and s != r:
+                    pairs[p, 0] = r
+                    pairs[p, 1] = s
+                    p += 1
+    return pairs, n_rel
+
+
+@njit(cache=True)
 def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores, tau, pos, neg):
     """One multiclass/multilabel trial; returns (n_constraints, mistakes, updated)."""
     n_classes = W.shape[1]
@@ -477,53 +507,37 @@ def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores,
         scores[c] *= scale[0]
         pos[c] *= scale[0]
         neg[c] *= scale[0]
-    n_rel = 0
-    for c in range(n_classes):
-        if relevant[c]:
-            n_rel += 1
-    n_irr = n_classes - n_rel
-    k = n_rel * n_irr
+    pairs, n_rel = _labelset_pairs(relevant)
+    k = pairs.shape[0]
     if k == 0:
         return 0, 0, False
-    rel = np.empty(n_rel, np.int64)
-    irr = np.empty(n_irr, np.int64)
-    a = 0
-    b = 0
-    for c in range(n_classes):
-        if relevant[c]:
-            rel[a] = c
-            a += 1
-        else:
-            irr[b] = c
-            b += 1
     margin = np.empty(k)
     loss = np.empty(k)
     mistake = np.zeros(k, np.bool_)
     n_mistakes = 0
     worst = 0.0
     target = 1.0 if kind == ADDITIVE else gamma
-    for a in range(n_rel):
-        for b in range(n_irr):
-            p = a * n_irr + b
-            margin[p] = scores[rel[a]] - scores[irr[b]]
-            loss[p] = max(0.0, target - margin[p])
-            if margin[p] <= 0.0:
-                mistake[p] = True
-                n_mistakes += 1
-            worst = max(worst, loss[p])
+    for p in range(k):
+        margin[p] = scores[pairs[p, 0]] - scores[pairs[p, 1]]
+        loss[p] = max(0.0, target - margin[p])
+        if margin[p] <= 0.0:
+            mistake[p] = True
+            n_mistakes += 1
+        worst = max(worst, loss[p])
     if q == 0.0 or worst <= 0.0:
         return k, n_mistakes, False
     lam = np.zeros(k)
-    if kind == ADDITIVE and scheme == SOPOPO and n_rel == 1:
-        qloss = np.empty(n_irr)
-        for b in range(n_irr):
-            qloss[b] = 1.0 - margin[b]
+    if kind == ADDITIVE and scheme == SOPOPO and n_rel == 1 and k == n_classes - 1:
+        # single-label multiclass: Sopopo's closed form (pairs (y, s) in the order of s)
+        qloss = np.empty(k)
+        for p in range(k):
+            qloss[p] = 1.0 - margin[p]
         sopopo_steps(qloss, q, C, lam)
     elif kind == ADDITIVE and (scheme == OPTIMAL or scheme == SOPOPO):
         gain = np.empty(k)
         for p in range(k):
             gain[p] = 1.0 - margin[p]
-        solve_structured_dual(np.empty((0, 0)), KESLER_GRAM, n_irr, q, np.empty(0), gain,
+        solve_structured_dual(np.empty((0, 0)), KESLER_GRAM, pairs, q, np.empty(0), gain,
                               np.zeros(k, np.int64), np.ones(k), np.full(1, C), params[P_TOL],
                               params[P_MAX_ITER], lam)
     elif kind == ADDITIVE:
@@ -531,22 +545,18 @@ def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores,
     else:
         alpha = np.zeros(k)
         if scheme != SIMPERC and scheme != SIMOPT:
-            for a in range(n_rel):
-                for b in range(n_irr):
-                    p = a * n_irr + b
-                    if loss[p] > 0.0:
-                        alpha[p] = _mult_alpha_pair(idx, vals, W, scale[0], rel[a], irr[b],
-                                                    simple, pos, neg, gamma, C)
+            for p in range(k):
+                if loss[p] > 0.0:
+                    alpha[p] = _mult_alpha_pair(idx, vals, W, scale[0], pairs[p, 0],
+                                                pairs[p, 1], simple, pos, neg, gamma, C)
         # ‖(e_r − e_s) ⊗ x‖_∞² = ‖x‖_∞²
         mult_set_lambda(scheme, loss, alpha, mistake, np.full(k, qinf), C, max_rule, lam)
     updated = False
-    for a in range(n_rel):
-        for b in range(n_irr):
-            step = lam[a * n_irr + b]
-            if step > 0.0:
-                updated = True
-                tau[rel[a]] += step
-                tau[irr[b]] -= step
+    for p in range(k):
+        if lam[p] > 0.0:
+            updated = True
+            tau[pairs[p, 0]] += lam[p]
+            tau[pairs[p, 1]] -= lam[p]
     if not updated:
         return k, n_mistakes, False
     if kind == ADDITIVE:
@@ -664,9 +674,9 @@ def _ordinal_trial(idx, vals, rank, w, b, scheme, params):
         gain = np.empty(k)
         for j in range(k):
             gain[j] = 1.0 - margin[j]
-        solve_structured_dual(np.empty((0, 0)), ORDINAL_GRAM, 1, q, y, gain,
-                              np.zeros(k, np.int64), np.ones(k), np.full(1, C), params[P_TOL],
-                              params[P_MAX_ITER], lam)
+        solve_structured_dual(np.empty((0, 0)), ORDINAL_GRAM, np.empty((0, 2), np.int64), q, y,
+                              gain, np.zeros(k, np.int64), np.ones(k), np.full(1, C),
+                              params[P_TOL], params[P_MAX_ITER], lam)
     else:
         set_lambda(scheme, loss, np.full(k, q + 1.0), mistake, np.ones(k), C, max_rule, lam)
     coef = 0.0

@@ -270,7 +270,20 @@ _POLISH_IN_LOOP = 96
 
 
 @njit(cache=True)
-def _gram_times(G, structure, n_irr, q, signs, x, out):
+def _class_sums(pairs, x):
+    """τ_c = Σ_{p: r_p = c} x_p − Σ_{p: s_p = c} x_p: the class coefficients of Σ_p x_p z_p."""
+    n_classes = 0
+    for p in range(pairs.shape[0]):
+        n_classes = max(n_classes, pairs[p, 0] + 1, pairs[p, 1] + 1)
+    tau = np.zeros(n_classes)
+    for p in range(pairs.shape[0]):
+        tau[pairs[p, 0]] += x[p]
+        tau[pairs[p, 1]] -= x[p]
+    return tau
+
+
+@njit(cache=True)
+def _gram_times(G, structure, pairs, q, signs, x, out):
     k = x.shape[0]
     if structure == DENSE_GRAM:
         for i in range(k):
@@ -279,14 +292,10 @@ def _gram_times(G, structure, n_irr, q, signs, x, out):
                 s += G[i, j] * x[j]
             out[i] = s
     elif structure == KESLER_GRAM:
-        n_rel = k // n_irr
-        row = np.zeros(n_rel)
-        col = np.zeros(n_irr)
+        # z_p·Σ_p' x_p' z_p' = q(τ_r − τ_s) with τ the class coefficients
+        tau = _class_sums(pairs, x)
         for p in range(k):
-            row[p // n_irr] += x[p]
-            col[p % n_irr] += x[p]
-        for p in range(k):
-            out[p] = q * (row[p // n_irr] + col[p % n_irr])
+            out[p] = q * (tau[pairs[p, 0]] - tau[pairs[p, 1]])
     else:
         total = 0.0
         for j in range(k):
@@ -296,21 +305,35 @@ def _gram_times(G, structure, n_irr, q, signs, x, out):
 
 
 @njit(cache=True)
-def _gram_entry(G, structure, n_irr, q, signs, i, j):
+def _gram_entry(G, structure, pairs, q, signs, i, j):
     if structure == DENSE_GRAM:
         return G[i, j]
     if structure == KESLER_GRAM:
-        return q * ((1.0 if i // n_irr == j // n_irr else 0.0)
-                    + (1.0 if i % n_irr == j % n_irr else 0.0))
+        r, s = pairs[i, 0], pairs[i, 1]
+        r2, s2 = pairs[j, 0], pairs[j, 1]
+        return q * ((1.0 if r == r2 else 0.0) + (1.0 if s == s2 else 0.0)
+                    - (1.0 if r == s2 else 0.0) - (1.0 if s == r2 else 0.0))
     return signs[i] * signs[j] * q + (1.0 if i == j else 0.0)
 
 
 @njit(cache=True)
-def _lipschitz(G, structure, n_irr, q, k):
-    """An upper bound on λ_max(G): exact for the structured cases, min(trace, max row sum of |G|)
-    for an explicit G."""
+def _lipschitz(G, structure, pairs, q, k):
+    """An upper bound on λ_max(G).  Kesler: G = q·BBᵀ with B the pair–class incidence matrix, and
+    λ_max(BᵀB) (a graph Laplacian) ≤ max over pairs of deg(r) + deg(s) (Anderson & Morley) —
+    exact, n_rel + n_irr, for the complete bipartite pairs.  Ordinal: qk + 1 (exact).  Explicit:
+    min(trace, max row sum of |G|)."""
     if structure == KESLER_GRAM:
-        return q * (k // n_irr + n_irr)
+        n_classes = 0
+        for p in range(k):
+            n_classes = max(n_classes, pairs[p, 0] + 1, pairs[p, 1] + 1)
+        degree = np.zeros(n_classes)
+        for p in range(k):
+            degree[pairs[p, 0]] += 1.0
+            degree[pairs[p, 1]] += 1.0
+        bound = 0.0
+        for p in range(k):
+            bound = max(bound, degree[pairs[p, 0]] + degree[pairs[p, 1]])
+        return q * bound
     if structure == ORDINAL_GRAM:
         return q * k + 1.0
     trace = 0.0
@@ -325,13 +348,13 @@ def _lipschitz(G, structure, n_irr, q, k):
 
 
 @njit(cache=True)
-def _duality_gap(G, structure, n_irr, q, signs, gain, alpha, set_start, set_members, coupling,
+def _duality_gap(G, structure, pairs, q, signs, gain, alpha, set_start, set_members, coupling,
                  caps, g_alpha):
     """``P(ω(α)) − D(α)`` with ``D = αᵀgain − ½αᵀGα`` and
     ``P = ½αᵀGα + Σ_l cap_l · max_{j∈S_l} [gain_j − (Gα)_j]_+ / c_j`` (the primal of Eq. 2 / 18
     at ω(α) = ω + Σ_j α_j z_j: 1 − z_j·ω(α) = gain_j − (Gα)_j).  Returns (gap, P)."""
     k = gain.shape[0]
-    _gram_times(G, structure, n_irr, q, signs, alpha, g_alpha)
+    _gram_times(G, structure, pairs, q, signs, alpha, g_alpha)
     quad = 0.0
     lin = 0.0
     for i in range(k):
@@ -369,7 +392,7 @@ def _sets(parts, n_sets):
 
 
 @njit(cache=True)
-def _polish(G, structure, n_irr, q, signs, gain, alpha, set_start, set_members, coupling, caps,
+def _polish(G, structure, pairs, q, signs, gain, alpha, set_start, set_members, coupling, caps,
             candidate):
     """Solve the KKT system on the support of ``alpha`` exactly (a least-squares solve, since G may
     be singular): ``G_SS α_S + Σ_{active l} θ_l c_S = gain_S``, ``Σ_{S_l} c_j α_j = cap_l`` for the
@@ -407,7 +430,7 @@ def _polish(G, structure, n_irr, q, signs, gain, alpha, set_start, set_members, 
     for a in range(n_s):
         i = support[a]
         for b in range(n_s):
-            A[a, b] = _gram_entry(G, structure, n_irr, q, signs, i, support[b])
+            A[a, b] = _gram_entry(G, structure, pairs, q, signs, i, support[b])
         rhs[a] = gain[i]
         for e in range(n_a):
             if part_of[i] == active[e]:
@@ -424,10 +447,10 @@ def _polish(G, structure, n_irr, q, signs, gain, alpha, set_start, set_members, 
 
 
 @njit(cache=True)
-def _polished_gap(G, structure, n_irr, q, signs, gain, alpha, set_start, set_members, coupling,
+def _polished_gap(G, structure, pairs, q, signs, gain, alpha, set_start, set_members, coupling,
                   caps, candidate, g_alpha, gap):
     """Replace α by its KKT polish when that is feasible with a smaller gap; returns the gap."""
-    if not _polish(G, structure, n_irr, q, signs, gain, alpha, set_start, set_members, coupling,
+    if not _polish(G, structure, pairs, q, signs, gain, alpha, set_start, set_members, coupling,
                    caps, candidate):
         return gap
     for l in range(caps.shape[0]):
@@ -436,7 +459,7 @@ def _polished_gap(G, structure, n_irr, q, signs, gain, alpha, set_start, set_mem
             used += coupling[set_members[p]] * candidate[set_members[p]]
         if used > caps[l] * (1.0 + 1e-12):
             return gap
-    other, _ = _duality_gap(G, structure, n_irr, q, signs, gain, candidate, set_start,
+    other, _ = _duality_gap(G, structure, pairs, q, signs, gain, candidate, set_start,
                             set_members, coupling, caps, g_alpha)
     if other < gap:
         alpha[:] = candidate
@@ -445,10 +468,10 @@ def _polished_gap(G, structure, n_irr, q, signs, gain, alpha, set_start, set_mem
 
 
 @njit(cache=True)
-def solve_structured_dual(G, structure, n_irr, q, signs, gain, parts, coupling, caps, tol,
+def solve_structured_dual(G, structure, pairs, q, signs, gain, parts, coupling, caps, tol,
                           max_iter, alpha):
     """:func:`solve_block_dual` with the Gram matrix given explicitly (``structure = DENSE_GRAM``)
-    or implicitly: ``KESLER_GRAM`` (label-set pairs, n_irr irrelevant labels, q = ‖x‖²) or
+    or implicitly: ``KESLER_GRAM`` (label-set pairs ``pairs[p] = (r, s)``, q = ‖x‖²) or
     ``ORDINAL_GRAM`` (``signs`` the ±1 labels, q = ‖x‖²); then each iteration costs O(k)."""
     k = gain.shape[0]
     n_sets = caps.shape[0]
@@ -457,7 +480,7 @@ def solve_structured_dual(G, structure, n_irr, q, signs, gain, parts, coupling, 
         alpha[j] = 0.0
     if k == 0:
         return 0.0
-    lipschitz = _lipschitz(G, structure, n_irr, q, k)
+    lipschitz = _lipschitz(G, structure, pairs, q, k)
     g_alpha = np.empty(k)
     if lipschitz <= 0.0:
         return 0.0  # all rows zero: no step can move ω
@@ -467,12 +490,12 @@ def solve_structured_dual(G, structure, n_irr, q, signs, gain, parts, coupling, 
     previous = np.zeros(k)
     candidate = np.empty(k)
     momentum = 1.0
-    gap, primal = _duality_gap(G, structure, n_irr, q, signs, gain, alpha, set_start,
+    gap, primal = _duality_gap(G, structure, pairs, q, signs, gain, alpha, set_start,
                                set_members, coupling, caps, g_alpha)
     next_polish = 64
     for it in range(int(max_iter)):
         # gradient step of the dual at the extrapolated point: gain − G·point
-        _gram_times(G, structure, n_irr, q, signs, point, trial)
+        _gram_times(G, structure, pairs, q, signs, point, trial)
         for i in range(k):
             trial[i] = point[i] + step * (gain[i] - trial[i])
         previous[:] = alpha
@@ -491,14 +514,14 @@ def solve_structured_dual(G, structure, n_irr, q, signs, gain, parts, coupling, 
                 point[i] = alpha[i] + beta * (alpha[i] - previous[i])
         momentum = nxt
         if it % 10 == 9:
-            gap, primal = _duality_gap(G, structure, n_irr, q, signs, gain, alpha, set_start,
+            gap, primal = _duality_gap(G, structure, pairs, q, signs, gain, alpha, set_start,
                                        set_members, coupling, caps, g_alpha)
             if gap <= tol * max(1.0, primal):
                 break
         if it == next_polish:
             # once the support is identified the KKT solve is exact: try it at doubling intervals
             next_polish *= 2
-            gap, primal = _duality_gap(G, structure, n_irr, q, signs, gain, alpha, set_start,
+            gap, primal = _duality_gap(G, structure, pairs, q, signs, gain, alpha, set_start,
                                        set_members, coupling, caps, g_alpha)
             if gap <= tol * max(1.0, primal):
                 break
@@ -508,17 +531,17 @@ def solve_structured_dual(G, structure, n_irr, q, signs, gain, parts, coupling, 
                     n_support += 1
             if n_support > _POLISH_IN_LOOP:
                 continue  # a large dense solve costs more than many O(k) iterations
-            gap = _polished_gap(G, structure, n_irr, q, signs, gain, alpha, set_start,
+            gap = _polished_gap(G, structure, pairs, q, signs, gain, alpha, set_start,
                                 set_members, coupling, caps, candidate, g_alpha, gap)
             if gap <= tol * max(1.0, primal):
                 return gap
             point[:] = alpha
             momentum = 1.0
-    gap, primal = _duality_gap(G, structure, n_irr, q, signs, gain, alpha, set_start,
+    gap, primal = _duality_gap(G, structure, pairs, q, signs, gain, alpha, set_start,
                                set_members, coupling, caps, g_alpha)
     if gap <= tol * max(1.0, primal):
         return gap
-    return _polished_gap(G, structure, n_irr, q, signs, gain, alpha, set_start, set_members,
+    return _polished_gap(G, structure, pairs, q, signs, gain, alpha, set_start, set_members,
                          coupling, caps, candidate, g_alpha, gap)
 
 
@@ -540,8 +563,8 @@ def solve_block_dual(G, gain, parts, coupling, caps, tol, max_iter, alpha):
     ``parts`` gives each variable's set (ids 0..len(caps)−1, every set non-empty); coupling
     weights must be > 0.  Writes α and returns the final duality gap.
     """
-    return solve_structured_dual(G, DENSE_GRAM, 1, 0.0, np.empty(0), gain, parts, coupling, caps,
-                                 tol, max_iter, alpha)
+    return solve_structured_dual(G, DENSE_GRAM, np.empty((0, 2), np.int64), 0.0, np.empty(0),
+                                 gain, parts, coupling, caps, tol, max_iter, alpha)
 
 
 # =============================================================================================
