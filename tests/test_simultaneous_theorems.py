@@ -279,12 +279,10 @@ def test_corollary5_decomposed_loss(scheme, c_r2):
     X, y, bp, u, gamma = recipe_s(5, q=0.2, T=200)
     rng = np.random.default_rng(5)
     parts = np.empty(len(y), np.int64)
-    budgets = []
     for t in range(len(bp) - 1):
         k = bp[t + 1] - bp[t]
         r = int(rng.choice([1, 2, k]))
         parts[bp[t]:bp[t + 1]] = rng.permutation(np.arange(k) % r)
-        budgets.append(r)
     R2 = float((X ** 2).sum(axis=1).max())
     C = c_r2 / R2
     rows, _ = trace(X, y, bp, scheme, C, parts=parts)

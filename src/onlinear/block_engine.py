@@ -68,6 +68,7 @@ from .rules.simultaneous import (  # noqa: F401  (re-exported constants)
     solve_structured_dual,
     sopopo_steps,
 )
+from .rules.simultaneous import _sets
 
 TRIALS = 0
 IMPERFECT = 1
@@ -164,7 +165,6 @@ def _sets_of(parts, lo, hi):
 def _lambda_by_sets(scheme, kind, loss, alpha, sqnorm, mistake, coupling, local, n_sets, C,
                     max_rule, lam):
     """Run the scheme on each set with budget C/r_t (spec §6) and gather λ."""
-    k = loss.shape[0]
     if n_sets == 1:
         if kind == ADDITIVE:
             set_lambda(scheme, loss, sqnorm, mistake, coupling, C, max_rule, lam)
@@ -172,19 +172,12 @@ def _lambda_by_sets(scheme, kind, loss, alpha, sqnorm, mistake, coupling, local,
             mult_set_lambda(scheme, loss, alpha, mistake, sqnorm, C, max_rule, lam)
         return
     cap = C / n_sets
+    set_start, set_members = _sets(local, n_sets)
     for l in range(n_sets):
-        n = 0
-        for j in range(k):
-            if local[j] == l:
-                n += 1
+        members = set_members[set_start[l]:set_start[l + 1]]
+        n = members.shape[0]
         if n == 0:
             continue
-        members = np.empty(n, np.int64)
-        n = 0
-        for j in range(k):
-            if local[j] == l:
-                members[n] = j
-                n += 1
         sub_lam = np.empty(n)
         if kind == ADDITIVE:
             set_lambda(scheme, loss[members], sqnorm[members], mistake[members],
@@ -294,7 +287,6 @@ def _general_trial(dense, n_features, data, indices, indptr, lo, hi, labels, par
                     w[idx[p]] += coef * np.float64(vals[p])
     else:
         # accumulate τ = Σ_j λ_j y_j x_j on the touched coordinates, then one exp step each
-        touched = np.empty(0, np.int64)
         n_touched = 0
         for j in range(k):
             if step[j] > 0.0:

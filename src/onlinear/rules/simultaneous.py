@@ -19,10 +19,23 @@ compute λ from the scalars (ℓ, v, mistake, c, C) of one set of constraints; t
 Zero rows (``v_j = 0``) can not be fixed by any step: they get ``λ_j = 0`` and are left out of μ's
 normalisation (spec §9); the engine still counts them as mistakes.
 
-Errata implemented here (spec §14): Fig. 3's second "ConProj" row is SimProj (μ uniform on the
-margin violators Γ); Fig. 4 (SimOpt) is missing from the paper and is implemented in its
-equivalent water-filling form (§4.5); Lemma 1's muddled proof does not matter to the code;
-Appendix C's quadratic needs "= 0" and γ < 1 (guarded in :func:`mult_alpha_closed_form`).
+Errata and reconstructions (spec §14), and where they live:
+
+* Fig. 3's second "ConProj" row is SimProj (μ uniform on the margin violators Γ): :func:`set_lambda`.
+* Fig. 4 (SimOpt) is missing from the text: implemented in the equivalent water-filling form
+  (§4.5, :func:`simopt_lambda`); Lemma 1's muddled proof does not affect it.  Corollary 4's SimOpt
+  claim is not established (§11.4): documented there, the counterexamples are regression tests.
+* Eq. 21 lacks its "max" and Fig. 6's exponent is mis-indexed: the multiplicative step is
+  ``ω_i ∝ ω_i exp(Σ_j λ_j y_j x_{j,i})`` (block engine).  SimOpt.M is used but never defined:
+  the spec's reconstruction, :func:`mult_set_lambda`.
+* Appendix C's quadratic is printed without "= 0", and its "second root is negative" needs
+  γ < 1: guarded in :func:`mult_alpha_closed_form`.
+* Theorem 6 / Corollary 8's bound misses γ: the correct denominator is γC − ½C²R∞² (the printed
+  one is violated; both facts are tests).  The main text's optimised SimPerc bound misses a
+  factor 4 and a Σ_t (Appendix B is right; tested).  Eq. 12's Σ_{t=0} is Σ_{t=1}.
+* Fig. 5 does not say that each set's budget is C/r_t; it is what the per-set dual constraint
+  needs for feasibility (§6): the block engine's decomposed trials.
+* The paper's mistake convention is implicit; the proofs need m_j ≤ 0 ⇒ mistake (ties count).
 """
 import math
 
