@@ -426,3 +426,18 @@ def test_order_is_respected():
     np.testing.assert_allclose(w, expected, rtol=RTOL, atol=1e-12)
     forward, _ = run_engine_blocks(X, y, bp, "simproj", 0.5)
     assert not np.allclose(w, forward)
+
+
+@pytest.mark.parametrize("scheme", ("simperc", "simproj"))
+def test_multiplicative_stays_on_the_simplex_under_large_steps(scheme):
+    """Large C drives some weights towards 0 and others towards all the mass: the engine's
+    clamped exponent, floor and exact recount keep ω a finite, positive probability vector, and
+    on label sets the Kesler simplex spans all of W."""
+    X, y, bp = gaussian_blocks(12, n_blocks=300, n_features=8, ternary=True)
+    w, counts = run_engine_blocks(X, y, bp, scheme, 50.0, kind=1, gamma=0.9)
+    assert np.isfinite(w).all() and (w > 0).all() and abs(w.sum() - 1.0) < 1e-12
+    assert counts[be.UPDATES] > 0
+    X, Y = label_stream(13, n=300, d=6, k=5, ternary=True)
+    W, counts = run_engine_labelsets(X, Y, scheme, 50.0, kind=1, gamma=0.9)
+    assert np.isfinite(W).all() and (W > 0).all() and abs(W.sum() - 1.0) < 1e-12
+    assert counts[be.UPDATES] > 0
