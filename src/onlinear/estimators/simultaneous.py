@@ -224,13 +224,25 @@ default="simproj"
     >>> model = SimultaneousProjectionClassifier(scheme="simproj", C=0.1).fit(X, y)
     >>> model.n_seen_, model.n_mistakes_ < 1000, round(model.score(X_test, y_test), 2) > 0.85
     (7291, True, True)
-    >>> sets = [{"odd"} if d % 2 else set() for d in y]    # multilabel: label sets
-    >>> sets = [s | {"big"} if d > 5 else s for s, d in zip(sets, y)]
-    >>> tagger = SimultaneousProjectionClassifier(C=0.1).fit(X, sets)
-    >>> tagger.classes_.tolist(), tagger.predict(X_test[:3]).tolist()
-    (['big', 'odd'], [[1, 1], [0, 0], [1, 1]])
-    >>> tagger.predict_label_sets(X_test[:3]), y_test[:3].tolist()
-    ([('big', 'odd'), (), ('big', 'odd')], [10, 2, 8])
+
+    Multilabel, with label sets (or an indicator matrix); a constant feature gives the labels
+    their intercepts:
+
+    >>> import numpy as np
+    >>> from onlinear.metrics import hamming_loss
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.hstack([rng.normal(size=(3000, 10)), np.ones((3000, 1))])
+    >>> Y = (X[:, :10] @ rng.normal(size=(10, 4)) > 1.0).astype(int)     # 0 to 4 labels each
+    >>> topics = np.array(["art", "bio", "chem", "dance"])
+    >>> sets = [set(topics[row == 1].tolist()) for row in Y]
+    >>> tagger = SimultaneousProjectionClassifier(C=0.01).fit(X[:2000], sets[:2000])
+    >>> tagger.predict_label_sets(X[2000:2003]), [sorted(s) for s in sets[2000:2003]]
+    ([('art', 'bio'), ('bio', 'dance'), ('art', 'chem')], [['art', 'bio'], ['bio', 'dance'], ['art', 'chem']])
+    >>> tagger.predict(X[2000:2002])     # the indicator matrix, columns = classes_
+    array([[1, 1, 0, 0],
+           [0, 1, 0, 1]])
+    >>> round(hamming_loss(Y[2000:], tagger.predict(X[2000:])), 3)
+    0.029
     """
 
     _parameter_constraints = {
