@@ -92,6 +92,24 @@ def onlinear_rows(wl, args, name="simproj", **params):
                  params=params)]
 
 
+def streaming_row(wl, args, name="simproj", **params):
+    """onlinear ``learn_one`` one example at a time (1-row CSR matrices built beforehand, the
+    indicator row as the target), on a slice, extrapolated."""
+    import onlinear
+
+    n = min(args.ml_stream, wl.n_train)
+    rows = [wl.X_train[i] for i in range(n)]
+    targets = [wl.Y_train[i] for i in range(n)]
+    model = onlinear.make(name, **params)
+    model.learn_one(rows[0], targets[0])  # compiled already by the fit rows; cheap
+    t0 = perf()
+    for x, y in zip(rows[1:], targets[1:]):
+        model.learn_one(x, y)
+    seconds = perf() - t0
+    return _row(wl, f"onlinear {name}", ".learn_one (one example at a time)", seconds, n - 1,
+                None, f"first {n} rows, extrapolated")
+
+
 def sklearn_rows(wl, args):
     from onlinear.metrics import hamming_loss
 
@@ -217,6 +235,7 @@ def run(args):
     print(f"\n# workload reuters loaded: {wl.describe()}", flush=True)
     params = dict(C=args.ml_C)
     rows = onlinear_rows(wl, args, **params)
+    rows.append(streaming_row(wl, args, **params))
     rows += sklearn_rows(wl, args)
     rows += river_rows(wl, args)
     pair = paired(wl, args, **params)
@@ -224,23 +243,37 @@ def run(args):
 
 
 def goals(rows, pair):
-    ours = next(r for r in rows if r["learner"].startswith("onlinear"))
+    """Two readings of "5x the fastest peer": simproj's learn_one against the peers fed one
+    example at a time (scikit-learn's partial_fit per example, river's learn_one), and against
+    scikit-learn's partial_fit given the whole stream in one call (one Cython pass per topic),
+    its fastest use; plus the Hamming loss against OvR(Perceptron)."""
+    ours = next(r for r in rows if r["learner"].startswith("onlinear") and r["api"] == ".fit")
     peers = [r for r in rows if not r["learner"].startswith("onlinear")]
-    fastest = min(peers, key=lambda r: r["seconds"])
+    streamed = [r for r in peers if "one example" in r["api"] or r["api"] == ".learn_one"]
     ovr = next(r for r in peers if r["api"] == ".partial_fit (whole stream)")
-    speedup = pair["ratio"] if fastest is ovr else fastest["seconds"] / ours["seconds"]
-    out = [
-        dict(goal=f"simproj >= {GOAL_SPEEDUP:g}x the fastest multilabel peer (reuters)",
-             value=speedup, passed=speedup >= GOAL_SPEEDUP,
-             text=f"fastest peer {fastest['learner']} {fastest['api']} "
-                  f"{fastest['seconds']:.4f} s; simproj .fit {ours['seconds']:.4f} s; "
-                  f"{speedup:.2f}x (paired runs; table {fastest['seconds'] / ours['seconds']:.2f}x)"
-                  "; " + "; ".join(
-                      f"{r['learner']} {r['api']} {r['seconds'] / ours['seconds']:,.0f}x slower "
-                      "than simproj" for r in peers if r is not fastest)),
+    ours_streamed = next(r for r in rows if r["learner"].startswith("onlinear")
+                         and "one example" in r["api"])
+    fastest = min(streamed, key=lambda r: r["seconds"])
+    stream_ratio = fastest["seconds"] / ours_streamed["seconds"]
+    batch_ratio = pair["ratio"]
+    return [
+        dict(goal=f"simproj >= {GOAL_SPEEDUP:g}x the fastest peer, one example at a time each "
+                  "(reuters)",
+             value=stream_ratio, passed=stream_ratio >= GOAL_SPEEDUP,
+             text=f"{fastest['learner']} {fastest['api']} {fastest['seconds']:,.1f} s vs "
+                  f"simproj .learn_one {ours_streamed['seconds']:.2f} s: {stream_ratio:,.0f}x "
+                  f"(simproj .fit {ours['seconds']:.4f} s); "
+                  + "; ".join(f"{r['learner']} {r['api']} {r['seconds']:,.1f} s" for r in streamed
+                              if r is not fastest)),
+        dict(goal=f"simproj >= {GOAL_SPEEDUP:g}x sklearn OvR(Perceptron).partial_fit given the "
+                  "whole stream at once (reuters)",
+             value=batch_ratio, passed=batch_ratio >= GOAL_SPEEDUP,
+             text=f"paired runs: sklearn {pair['sklearn_s']:.4f} s / simproj .fit "
+                  f"{pair['onlinear_s']:.4f} s = {batch_ratio:.2f}x (table "
+                  f"{ovr['seconds'] / ours['seconds']:.2f}x; simproj's compiled pass alone "
+                  f"{ours['engine_s']:.4f} s)"),
         dict(goal="simproj Hamming loss below OvR(Perceptron)'s (reuters test)",
              value=ours["hamming_loss"], passed=ours["hamming_loss"] < ovr["hamming_loss"],
              text=f"simproj {ours['hamming_loss']:.5f} vs OvR(Perceptron) "
                   f"{ovr['hamming_loss']:.5f}"),
     ]
-    return out

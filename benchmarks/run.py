@@ -655,6 +655,8 @@ def main(argv=None):
     ap.add_argument("--ml-C", type=float, default=1.0, help="C of simproj on reuters")
     ap.add_argument("--ml-slice", type=int, default=None, help="reuters examples timed for "
                     "river's learn_one, extrapolated (default 300; 100 with --quick)")
+    ap.add_argument("--ml-stream", type=int, default=2000, help="reuters rows fed to simproj's "
+                    "learn_one one at a time, extrapolated (default 2,000)")
     ap.add_argument("--ml-sklearn-slice", type=int, default=None, help="reuters examples fed "
                     "one at a time to sklearn's partial_fit (default 100; 30 with --quick)")
     ap.add_argument("--ml-full-budget", type=float, default=300.0, help="run river's complete "
