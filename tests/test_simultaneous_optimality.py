@@ -382,3 +382,31 @@ def test_large_multilabel_block_without_the_kkt_shortcut():
     omega = qp_primal(Z, W0.ravel(), np.zeros(len(gain), int), np.ones(len(gain)),
                       np.array([0.7]))
     np.testing.assert_allclose(W.ravel(), omega, atol=1e-6)
+
+
+@pytest.mark.parametrize("decompose", ("per_label", "singletons"))
+def test_labelset_optimal_with_decomposed_loss(decompose):
+    """``optimal`` on label sets with §6's per-set budgets C/r_t equals the generic QP."""
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        d, k = int(rng.integers(2, 5)), int(rng.integers(3, 7))
+        x = rng.normal(size=d)
+        labels = (rng.random(k) < 0.5).astype(np.uint8)
+        labels[0], labels[-1] = 1, 2
+        W0 = rng.normal(size=(d, k)) * 0.3
+        C = float(np.exp(rng.uniform(np.log(0.05), np.log(5))))
+        W = W0.copy()
+        be.run_labelsets_dense(x[None], labels[None], np.zeros(1, np.int64), W, np.ones(1),
+                               be.OPTIMAL, be.ADDITIVE, be.make_params(C=C, decompose=decompose),
+                               np.zeros(5, np.int64), np.empty(0, np.int8))
+        Z, gain = kesler_problem(x, labels, W0)
+        pairs = [(r, s) for r in np.flatnonzero(labels >= 1) for s in np.flatnonzero(labels != 1)
+                 if r != s]
+        if decompose == "singletons":
+            parts = np.arange(len(pairs))
+        else:
+            firsts = sorted({r for r, _ in pairs})
+            parts = np.array([firsts.index(r) for r, _ in pairs])
+        r_t = parts.max() + 1
+        omega = qp_primal(Z, W0.ravel(), parts, np.ones(len(pairs)), np.full(r_t, C / r_t))
+        np.testing.assert_allclose(W.ravel(), omega, atol=1e-6)

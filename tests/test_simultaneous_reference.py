@@ -313,7 +313,17 @@ def label_stream(seed, n=50, d=5, k=4, multilabel=True, ternary=False, calibrate
     return X, Y
 
 
-def ref_labelsets(X, Y, scheme, C, kind="additive", gamma=0.5):
+def structured_parts(pairs, decompose):
+    """§6 partition of a label-set trial's pairs: one set, one per relevant label, singletons."""
+    if decompose == "none":
+        return np.zeros(len(pairs), int)
+    if decompose == "singletons":
+        return np.arange(len(pairs))
+    firsts = sorted({r for r, _ in pairs})
+    return np.array([firsts.index(r) for r, _ in pairs])
+
+
+def ref_labelsets(X, Y, scheme, C, kind="additive", gamma=0.5, decompose="none"):
     d, k = X.shape[1], Y.shape[1]
     omega = np.zeros(d * k) if kind == "additive" else np.full(d * k, 1.0 / (d * k))
     counts = np.zeros(5, np.int64)
@@ -326,19 +336,20 @@ def ref_labelsets(X, Y, scheme, C, kind="additive", gamma=0.5):
         # and a tie between two untouched classes must stay an exact tie)
         scores = omega.reshape(k, d) @ x
         margins = np.array([scores[r] - scores[s] for r, s in label_pairs(labels)])
-        omega, lam, mistakes = ref_block_step(omega, rows, np.ones(len(rows)), scheme, C, kind,
-                                              gamma=gamma, margins=margins)
+        omega, lam, mistakes = ref_block_step(
+            omega, rows, np.ones(len(rows)), scheme, C, kind, gamma=gamma, margins=margins,
+            parts=structured_parts(label_pairs(labels), decompose))
         counts += [1, mistakes > 0, mistakes, len(rows), (lam > 0).any()]
     return omega.reshape(k, d).T, counts
 
 
-def run_engine_labelsets(X, Y, scheme, C, kind=0, gamma=0.5, sparse=False):
+def run_engine_labelsets(X, Y, scheme, C, kind=0, gamma=0.5, sparse=False, decompose="none"):
     d, k = X.shape[1], Y.shape[1]
     W = np.zeros((d, k)) if kind == 0 else np.ones((d, k))
     scale = np.array([1.0 if kind == 0 else 1.0 / (d * k)])
     counts = np.zeros(5, np.int64)
     args = (Y, np.arange(len(X)), W, scale, be.SCHEMES[scheme], kind,
-            be.make_params(C=C, gamma=gamma), counts, np.empty(0, np.int8))
+            be.make_params(C=C, gamma=gamma, decompose=decompose), counts, np.empty(0, np.int8))
     if sparse:
         Xs = sp.csr_matrix(X)
         be.run_labelsets_sparse(Xs.data, Xs.indices, Xs.indptr, *args)
@@ -372,33 +383,53 @@ def test_labelsets_multiplicative(scheme, ternary):
     assert_counts(counts, counts_ref)
 
 
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("decompose", ("per_label", "singletons"))
+@pytest.mark.parametrize("kind", (0, 1))
+def test_labelsets_decomposed(scheme, decompose, kind):
+    """§6 on label sets: one set per relevant label, or singletons, each with budget C/r_t."""
+    # (a stream whose score ties are not rounding-dependent: see assert_counts)
+    X, Y = label_stream(15, n=40, d=4, ternary=kind == 1, calibrated=True)
+    name = "additive" if kind == 0 else "multiplicative"
+    expected, counts_ref = ref_labelsets(X, Y, scheme, 0.9, kind=name, gamma=0.3,
+                                         decompose=decompose)
+    W, counts = run_engine_labelsets(X, Y, scheme, 0.9, kind=kind, gamma=0.3,
+                                     decompose=decompose)
+    np.testing.assert_allclose(W, expected, rtol=1e-7 if kind else RTOL, atol=1e-12)
+    assert_counts(counts, counts_ref)
+    whole, _ = run_engine_labelsets(X, Y, scheme, 0.9, kind=kind, gamma=0.3)
+    assert not np.allclose(W, whole)
+
+
 # =============================================================================================
 # Ordinal: against the explicit rows (x, −e_j)
 # =============================================================================================
-def ref_ordinal(X, ranks, n_ranks, scheme, C):
+def ref_ordinal(X, ranks, n_ranks, scheme, C, decompose="none"):
     d = X.shape[1]
     omega = np.zeros(d + n_ranks - 1)
     counts = np.zeros(5, np.int64)
     for x, rank in zip(X, ranks):
         rows = np.hstack([np.tile(x, (n_ranks - 1, 1)), -np.eye(n_ranks - 1)])
         labels = np.where(np.arange(n_ranks - 1) < rank, 1.0, -1.0)
-        omega, lam, mistakes = ref_block_step(omega, rows, labels, scheme, C)
+        parts = None if decompose == "none" else np.arange(n_ranks - 1)
+        omega, lam, mistakes = ref_block_step(omega, rows, labels, scheme, C, parts=parts)
         counts += [1, mistakes > 0, mistakes, n_ranks - 1, (lam > 0).any()]
     return omega[:d], omega[d:], counts
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
-def test_ordinal(scheme):
+@pytest.mark.parametrize("decompose", ("none", "singletons"))
+def test_ordinal(scheme, decompose):
     rng = np.random.default_rng(10)
     X = rng.normal(size=(80, 5))
     X[rng.random(80) < 0.05] = 0.0
     ranks = np.clip(np.round(X @ rng.normal(size=5) + 2), 0, 4).astype(np.int64)
-    w_ref, b_ref, counts_ref = ref_ordinal(X, ranks, 5, scheme, 0.6)
+    w_ref, b_ref, counts_ref = ref_ordinal(X, ranks, 5, scheme, 0.6, decompose)
     for sparse in (False, True):
         w, b = np.zeros(5), np.zeros(4)
         counts = np.zeros(5, np.int64)
-        args = (ranks, np.arange(80), w, b, be.SCHEMES[scheme], be.make_params(C=0.6), counts,
-                np.empty(0, np.int8))
+        args = (ranks, np.arange(80), w, b, be.SCHEMES[scheme],
+                be.make_params(C=0.6, decompose=decompose), counts, np.empty(0, np.int8))
         if sparse:
             Xs = sp.csr_matrix(X)
             be.run_ordinal_sparse(Xs.data, Xs.indices, Xs.indptr, *args)

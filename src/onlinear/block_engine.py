@@ -26,6 +26,10 @@ scale at 1; the multiplicative form keeps ``w > 0`` unnormalized and ``scale = 1
 the simplex), updated from the touched coordinates only and recomputed exactly when the mass has
 halved (a running sum keeps the rounding error of the largest value it held).
 
+Decomposed losses (spec §6): general blocks take a partition id per row; label-set and ordinal
+trials take ``params[P_DECOMPOSE]`` (:func:`make_params`'s ``decompose``): one set, one set per
+relevant label (ordinal: per threshold), or singletons — each set with budget C/r_t.
+
 Conventions: a constraint is a *mistake* iff its margin is ≤ 0 (ties are mistakes, spec §1);
 zero rows count as mistakes but take no step (§9).  ``counts`` (int64, 5) is incremented:
 ``[TRIALS, IMPERFECT, CONSTRAINT_MISTAKES, CONSTRAINTS, UPDATES]``; ``flags`` (int8, one per
@@ -50,6 +54,7 @@ from .rules.simultaneous import (  # noqa: F401  (re-exported constants)
     OPTIMAL,
     ORDINAL_GRAM,
     P_C,
+    P_DECOMPOSE,
     P_GAMMA,
     P_MAX_ITER,
     P_MAX_RULE,
@@ -58,7 +63,9 @@ from .rules.simultaneous import (  # noqa: F401  (re-exported constants)
     SIMOPT,
     SIMPERC,
     SIMPROJ,
+    SINGLETONS,
     SOPOPO,
+    WHOLE,
     make_params,
     mult_alpha_closed_form,
     mult_alpha_numeric,
@@ -145,6 +152,34 @@ def _renormalized(w_flat, scale, mass_before, change):
         for i in range(w_flat.shape[0]):
             w_flat[i] = max(w_flat[i] * scale[0], _MIN_WEIGHT)
         scale[0] = 1.0 / _mass(w_flat)
+
+
+@njit(cache=True)
+def _decomposition(params):
+    """The decomposition mode of label-set and ordinal trials (``params`` built by
+    :func:`make_params`; a shorter vector from before the option means none)."""
+    if params.shape[0] > P_DECOMPOSE:
+        return int(params[P_DECOMPOSE])
+    return WHOLE
+
+
+@njit(cache=True)
+def _structured_parts(mode, pairs, k):
+    """Set id of each constraint of a label-set (``pairs`` given) or ordinal trial, and the
+    number of sets: one set, one per relevant label (pairs are ordered by r), or singletons."""
+    local = np.zeros(k, np.int64)
+    if mode == WHOLE or k == 0:
+        return local, 1
+    if mode == SINGLETONS or pairs.shape[0] == 0:
+        for p in range(k):
+            local[p] = p
+        return local, k
+    n_sets = 1
+    for p in range(1, k):
+        if pairs[p, 0] != pairs[p - 1, 0]:
+            n_sets += 1
+        local[p] = n_sets - 1
+    return local, n_sets
 
 
 @njit(cache=True)
@@ -519,7 +554,9 @@ def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores,
     if q == 0.0 or worst <= 0.0:
         return k, n_mistakes, False
     lam = np.zeros(k)
-    if kind == ADDITIVE and scheme == SOPOPO and n_rel == 1 and k == n_classes - 1:
+    local, n_sets = _structured_parts(_decomposition(params), pairs, k)
+    if (kind == ADDITIVE and scheme == SOPOPO and n_rel == 1 and k == n_classes - 1
+            and n_sets == 1):
         # single-label multiclass: Sopopo's closed form (pairs (y, s) in the order of s)
         qloss = np.empty(k)
         for p in range(k):
@@ -530,19 +567,22 @@ def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores,
         for p in range(k):
             gain[p] = 1.0 - margin[p]
         solve_structured_dual(np.empty((0, 0)), KESLER_GRAM, pairs, q, np.empty(0), gain,
-                              np.zeros(k, np.int64), np.ones(k), np.full(1, C), params[P_TOL],
+                              local, np.ones(k), np.full(n_sets, C / n_sets), params[P_TOL],
                               params[P_MAX_ITER], lam)
     elif kind == ADDITIVE:
-        set_lambda(scheme, loss, np.full(k, 2.0 * q), mistake, np.ones(k), C, max_rule, lam)
+        _lambda_by_sets(scheme, kind, loss, loss, np.full(k, 2.0 * q), mistake, np.ones(k),
+                        local, n_sets, C, max_rule, lam)
     else:
         alpha = np.zeros(k)
         if scheme != SIMPERC and scheme != SIMOPT:
             for p in range(k):
                 if loss[p] > 0.0:
                     alpha[p] = _mult_alpha_pair(idx, vals, W, scale[0], pairs[p, 0],
-                                                pairs[p, 1], simple, pos, neg, gamma, C)
+                                                pairs[p, 1], simple, pos, neg, gamma,
+                                                C / n_sets)
         # ‖(e_r − e_s) ⊗ x‖_∞² = ‖x‖_∞²
-        mult_set_lambda(scheme, loss, alpha, mistake, np.full(k, qinf), C, max_rule, lam)
+        _lambda_by_sets(scheme, kind, loss, alpha, np.full(k, qinf), mistake, np.ones(k), local,
+                        n_sets, C, max_rule, lam)
     updated = False
     for p in range(k):
         if lam[p] > 0.0:
@@ -662,15 +702,18 @@ def _ordinal_trial(idx, vals, rank, w, b, scheme, params):
     if worst <= 0.0:
         return k, n_mistakes, False
     lam = np.zeros(k)
+    # each threshold is its own binary problem: "per label" means singletons here
+    local, n_sets = _structured_parts(_decomposition(params), np.empty((0, 2), np.int64), k)
     if scheme == OPTIMAL or scheme == SOPOPO:
         gain = np.empty(k)
         for j in range(k):
             gain[j] = 1.0 - margin[j]
         solve_structured_dual(np.empty((0, 0)), ORDINAL_GRAM, np.empty((0, 2), np.int64), q, y,
-                              gain, np.zeros(k, np.int64), np.ones(k), np.full(1, C),
+                              gain, local, np.ones(k), np.full(n_sets, C / n_sets),
                               params[P_TOL], params[P_MAX_ITER], lam)
     else:
-        set_lambda(scheme, loss, np.full(k, q + 1.0), mistake, np.ones(k), C, max_rule, lam)
+        _lambda_by_sets(scheme, ADDITIVE, loss, loss, np.full(k, q + 1.0), mistake, np.ones(k),
+                        local, n_sets, C, max_rule, lam)
     coef = 0.0
     updated = False
     for j in range(k):

@@ -66,10 +66,19 @@ P_GAMMA = 1
 P_MAX_RULE = 2
 P_TOL = 3
 P_MAX_ITER = 4
-N_PARAMS = 5
+P_DECOMPOSE = 5
+N_PARAMS = 6
+
+# Decomposed losses (spec §6) of label-set and ordinal trials, whose constraints come with a
+# natural partition (general blocks take their partition explicitly, one id per row):
+WHOLE = 0  # one set: the max hinge loss of the paper's Sec. 2
+PER_LABEL = 1  # label sets: one set per relevant label r (its pairs (r, s)); ordinal: singletons
+SINGLETONS = 2  # every constraint its own set: the average hinge loss
+DECOMPOSITIONS = {"none": WHOLE, "per_label": PER_LABEL, "singletons": SINGLETONS}
 
 
-def make_params(C=1.0, gamma=0.5, max_rule="hinge", tol=1e-12, max_iter=20000):
+def make_params(C=1.0, gamma=0.5, max_rule="hinge", tol=1e-12, max_iter=20000,
+                decompose="none"):
     """The ``params`` vector of the block engine.
 
     Parameters
@@ -82,16 +91,23 @@ def make_params(C=1.0, gamma=0.5, max_rule="hinge", tol=1e-12, max_iter=20000):
         MaxPA's notion of the most violated constraint.
     tol, max_iter : float, int
         Stopping rule of the exact solver (``optimal``): relative duality gap and iteration cap.
+    decompose : {"none", "per_label", "singletons"}
+        Decomposed loss (spec §6, budget C/r_t per set) of label-set and ordinal trials:
+        one set (the paper's max loss), one set per relevant label (its pairs against the
+        irrelevant labels: "failing any pair of a label is as bad as failing all of it"), or one
+        set per constraint (the average hinge loss).  General blocks take ``parts`` instead.
 
     Examples
     --------
     >>> make_params(C=0.5).tolist()
-    [0.5, 0.5, 0.0, 1e-12, 20000.0]
+    [0.5, 0.5, 0.0, 1e-12, 20000.0, 0.0]
     """
     if max_rule not in ("hinge", "distance"):
         raise ValueError(f"max_rule must be 'hinge' or 'distance', got {max_rule!r}")
+    if decompose not in DECOMPOSITIONS:
+        raise ValueError(f"decompose must be one of {sorted(DECOMPOSITIONS)}, got {decompose!r}")
     return np.array([C, gamma, MAX_HINGE if max_rule == "hinge" else MAX_DISTANCE, tol,
-                     max_iter], dtype=np.float64)
+                     max_iter, DECOMPOSITIONS[decompose]], dtype=np.float64)
 
 
 # =============================================================================================
