@@ -432,3 +432,17 @@ def test_harness_compares_the_new_names():
     evaluation = harness.compare(X, y, ["simproj", "sopopo", "maxpa"], random_state=0)
     table = evaluation.summary().to_text()
     assert "simproj" in table and "sopopo" in table
+
+
+def test_threshold_changed_after_training_changes_the_rule_not_the_model():
+    X, Y = _multilabel()
+    model = onlinear.make("simproj", C=0.3).fit(X, Y)
+    decision = model.decision_function(X)
+    model.set_params(threshold=0.5)
+    np.testing.assert_array_equal(model.predict(X), (decision > 0.5).astype(int))
+    assert model.coef_.shape == (5, 8) and model.threshold_coef_ is not None
+    plain = onlinear.make("simproj", C=0.3, threshold=0.0).fit(X, Y)
+    plain.set_params(threshold="calibrated")  # no threshold label to compare with: cut at 0
+    np.testing.assert_array_equal(plain.predict(X), (plain.decision_function(X) > 0).astype(int))
+    plain.partial_fit(X, Y)  # still learns with its own columns
+    assert plain.threshold_coef_ is None and plain.n_seen_ == 300

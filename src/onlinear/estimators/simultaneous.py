@@ -175,6 +175,9 @@ class SimultaneousProjectionClassifier(_Simultaneous):
     indicator matrix (columns = ``classes_``), ``predict_label_sets`` the sets,
     ``decision_function`` the label scores (a ranking).
 
+    A nested list of equal-length 0/1 rows is read as an indicator matrix (scikit-learn's
+    convention); give sets to mean label sets.
+
     **Threshold rule (multilabel).**  The paper ranks labels but does not say which to predict
     (spec §2.1).  ``threshold="calibrated"`` (default) learns a virtual threshold label θ, ranked
     below every relevant label and above every irrelevant one (its constraints join each block:
@@ -182,7 +185,9 @@ class SimultaneousProjectionClassifier(_Simultaneous):
     relevant label then teach the model too.  ``decision_function`` returns ``s_r − s_θ`` and
     ``predict`` the labels with a positive value.  A number ``t`` instead predicts the labels
     with ``s_r > t`` on the plain pairwise model (its scores sum to 0 across labels in the
-    additive update, so ``t = 0`` means "above the average label").
+    additive update, so ``t = 0`` means "above the average label").  Whether the model holds the
+    threshold label is decided when training starts; a later ``set_params(threshold=t)`` on a
+    calibrated model predicts ``s_r − s_θ > t``.
 
     Parameters
     ----------
@@ -271,7 +276,9 @@ default="simproj"
 
     @property
     def _calibrated(self):
-        return self.multilabel_ and isinstance(self.threshold, str)
+        """Does the model hold a threshold label (decided when training starts: a later
+        set_params(threshold=...) changes the prediction rule, not the model's columns)."""
+        return self.multilabel_ and self._weights.shape[1] == self.classes_.shape[0] + 1
 
     # ------------------------------------------------------------------ labels
     def _targets(self, y):
@@ -350,7 +357,7 @@ default="simproj"
         y = np.asarray(y)
         if y.ndim != 2 or y.shape[1] != k:
             raise ValueError(f"y must have {k} label columns (classes_); got shape {y.shape}.")
-        relevance = np.zeros((y.shape[0], k + self._calibrated), dtype=np.uint8)
+        relevance = np.zeros((y.shape[0], self._weights.shape[1]), dtype=np.uint8)
         relevance[:, :k] = y != 0
         if self._calibrated:
             relevance[:, k] = _THRESHOLD_LABEL
@@ -508,7 +515,7 @@ default="simproj"
         """Predictions from the raw scores of every output (threshold label included)."""
         scores = self._label_scores(scores)
         if self.multilabel_:
-            cut = 0.0 if self._calibrated else float(self.threshold)
+            cut = 0.0 if isinstance(self.threshold, str) else float(self.threshold)
             return (scores > cut).astype(np.int64)
         return self.classes_[np.argmax(scores, axis=1)]
 
