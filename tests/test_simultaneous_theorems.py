@@ -343,3 +343,95 @@ def test_printed_multiplicative_bound_is_violated():
         if C < 2 * gamma:
             assert mistakes <= kl / (gamma * C - 0.5 * C * C) * (1 + SLACK)
     assert violated >= 2
+
+
+# =============================================================================================
+# Theorem 2 through the reductions of §2: label sets (Kesler, R² = 2 max‖x‖²) and ordinal
+# (R² = max‖x‖² + 1)
+# =============================================================================================
+def label_task(seed, multilabel, n=400, d=5, k=3):
+    """Unit rows labelled by a comparator W* (d, k) (multiclass: argmax; multilabel: the labels
+    scoring above 0) and kept when every (relevant, irrelevant) pair is ordered by at least the
+    0.8-quantile margin γ; W*/γ then has all pair margins ≥ 1 (Σℓ = 0), so Theorem 2's bound is finite
+    and far below the number of trials."""
+    rng = np.random.default_rng(seed)
+    W_star = rng.normal(size=(d, k))
+    X = rng.normal(size=(10 * n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    scores = X @ W_star
+    if multilabel:
+        Y = (scores > 0).astype(np.uint8)
+    else:
+        Y = np.eye(k, dtype=np.uint8)[scores.argmax(axis=1)]
+    margin = np.array([s[y].min() - s[~y].max() if y.any() and (~y).any() else np.inf
+                       for s, y in zip(scores, Y.astype(bool))])
+    gamma = float(np.quantile(margin[np.isfinite(margin)], 0.8))
+    keep = np.flatnonzero(margin >= gamma)[:n]
+    return X[keep], Y[keep], W_star / gamma
+
+
+def pair_losses(X, Y, W):
+    scores = X @ W
+    total = 0.0
+    for s, labels in zip(scores, Y.astype(bool)):
+        if labels.any() and (~labels).any():
+            total += max(0.0, 1.0 - (s[labels].min() - s[~labels].max()))
+    return total
+
+
+@pytest.mark.parametrize("multilabel", (False, True))
+def test_theorem2_on_label_sets(multilabel):
+    """Imperfect trials ≤ (½‖W*‖² + CΣℓ(W*)) / (C − ½C²R²) with R² = 2 max‖x‖² (the Kesler
+    rows' norm) for SimPerc, ConProj, MaxPA, the exact solver and Sopopo, for several W*."""
+    X, Y, W_star = label_task(20 + multilabel, multilabel)
+    R2 = 2.0 * float((X ** 2).sum(axis=1).max())
+    assert pair_losses(X, Y, W_star) < 1e-9
+    for c_r2 in C_R2:
+        C = c_r2 / R2
+        bounds = [thm2_bound(s * W_star.ravel(), pair_losses(X, Y, s * W_star), C, R2)
+                  for s in (0.5, 1.0, 2.0)]
+        if c_r2 == 1.0:
+            assert min(bounds) < len(X) / 2  # a bound that can fail
+        for scheme in (be.SIMPERC, be.CONPROJ, be.MAXPA, be.OPTIMAL, be.SOPOPO):
+            W, counts = np.zeros((X.shape[1], Y.shape[1])), np.zeros(5, np.int64)
+            be.run_labelsets_dense(X, Y, np.arange(len(X)), W, np.ones(1), scheme, be.ADDITIVE,
+                                   be.make_params(C=C), counts, np.empty(0, np.int8))
+            assert counts[be.IMPERFECT] > 0
+            assert all(counts[be.IMPERFECT] <= b * (1 + SLACK) for b in bounds)
+
+
+def test_theorem2_on_ordinal_trials():
+    """The same bound for ordinal regression with R² = max‖x‖² + 1 and comparator (w*, b*)/γ,
+    on unit rows kept when w*·x is at least the 0.8-quantile distance γ from every threshold."""
+    rng = np.random.default_rng(22)
+    X = rng.normal(size=(5000, 3))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    w_star = rng.normal(size=3)
+    w_star /= np.linalg.norm(w_star)
+    b_star = np.array([-0.6, 0.0, 0.6])
+    u = X @ w_star
+    distance = np.abs(u[:, None] - b_star[None, :]).min(axis=1)
+    gamma = float(np.quantile(distance, 0.8))
+    keep = np.flatnonzero(distance >= gamma)[:400]
+    X, u = X[keep], u[keep]
+    ranks = (u[:, None] >= b_star).sum(axis=1).astype(np.int64)
+    R2 = float((X ** 2).sum(axis=1).max()) + 1.0
+
+    def loss(w, b):
+        signs = np.where(np.arange(3)[None, :] < ranks[:, None], 1.0, -1.0)
+        return np.maximum(0.0, 1.0 - signs * ((X @ w)[:, None] - b[None, :])).max(axis=1).sum()
+
+    assert loss(w_star / gamma, b_star / gamma) < 1e-9
+    for c_r2 in C_R2:
+        C = c_r2 / R2
+        bounds = [thm2_bound(np.concatenate([s * w_star, s * b_star]) / gamma,
+                             loss(s * w_star / gamma, s * b_star / gamma), C, R2)
+                  for s in (1.0, 2.0)]
+        if c_r2 == 1.0:
+            assert min(bounds) < len(X) / 2  # a bound that can fail
+        for scheme in (be.SIMPERC, be.CONPROJ, be.MAXPA, be.OPTIMAL):
+            w, b, counts = np.zeros(3), np.zeros(3), np.zeros(5, np.int64)
+            be.run_ordinal_dense(X, ranks, np.arange(len(X)), w, b, scheme,
+                                 be.make_params(C=C), counts, np.empty(0, np.int8))
+            assert counts[be.IMPERFECT] > 0
+            assert all(counts[be.IMPERFECT] <= bound * (1 + SLACK) for bound in bounds)
