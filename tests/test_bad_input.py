@@ -326,7 +326,7 @@ BAD_VALUES = {
 }
 # simultaneous projections
 BAD_VALUES.update({"update": ["bogus", "Additive"], "max_rule": ["bogus"],
-                   "threshold": ["bogus", None, np.nan]})
+                   "threshold": ["bogus", None, np.nan], "decompose": ["bogus", "per-label"]})
 
 
 def _n_classes(name):

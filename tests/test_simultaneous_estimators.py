@@ -446,3 +446,28 @@ def test_threshold_changed_after_training_changes_the_rule_not_the_model():
     np.testing.assert_array_equal(plain.predict(X), (plain.decision_function(X) > 0).astype(int))
     plain.partial_fit(X, Y)  # still learns with its own columns
     assert plain.threshold_coef_ is None and plain.n_seen_ == 300
+
+
+def test_decomposed_loss_gives_each_pair_its_own_budget():
+    """decompose="singletons" on multiclass SimProj: every pair (y, s) is a set of one with
+    budget C/(k − 1), so λ_s = min{C/(k − 1), ℓ_s/(2‖x‖²)} (spec §6); "per_label" has one
+    set per relevant label — one set for multiclass, the plain scheme."""
+    X, y = _multiclass()
+    C = 0.6
+    model = onlinear.make("simproj", C=C, decompose="singletons").fit(X, y)
+    index = np.searchsorted(model.classes_, y)
+    W = np.zeros((4, X.shape[1]))
+    for x, r in zip(X, index):
+        others = np.delete(np.arange(4), r)
+        loss = np.maximum(0.0, 1.0 - (W[r] @ x - W[others] @ x))
+        lam = np.minimum(C / 3, loss / (2 * x @ x))
+        W[r] += lam.sum() * x
+        W[others] -= lam[:, None] * x
+    np.testing.assert_allclose(model.coef_, W, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(
+        onlinear.make("simproj", C=C, decompose="per_label").fit(X, y).coef_,
+        onlinear.make("simproj", C=C).fit(X, y).coef_)
+    Xo, ranks = _ordinal(n=100)
+    split = onlinear.make("simproj", task="ordinal", C=C, decompose="singletons").fit(Xo, ranks)
+    assert not np.allclose(split.coef_,
+                           onlinear.make("simproj", task="ordinal", C=C).fit(Xo, ranks).coef_)

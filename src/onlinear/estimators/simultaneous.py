@@ -75,7 +75,8 @@ class _Simultaneous(OnlineLinearClassifier):
 
     def _rule_params(self):
         return rules.make_params(C=self.C, gamma=getattr(self, "gamma", 0.5),
-                                 max_rule=self.max_rule)
+                                 max_rule=self.max_rule,
+                                 decompose=getattr(self, "decompose", "none"))
 
     @property
     def _scheme(self):
@@ -206,6 +207,11 @@ default="simproj"
         MaxPA's "most violated" pair: the largest hinge loss, or distance ℓ/‖x‖.
     threshold : "calibrated" or float, default="calibrated"
         Multilabel prediction rule (above); ignored for multiclass.
+    decompose : {"none", "per_label", "singletons"}, default="none"
+        The decomposable loss of spec §6: the round's pairs split into sets, each with budget
+        C/r_t and its own scheme — one set per relevant label (its pairs against the irrelevant
+        ones; the calibrated threshold label is one of them), or one per pair (the average hinge
+        loss).  ``"none"``: one set, the paper's max loss.
     n_epochs, shuffle, random_state
         As in every onlinear estimator.
 
@@ -255,17 +261,19 @@ default="simproj"
         "update": [StrOptions({"additive", "multiplicative"})],
         "gamma": [Interval(Real, 0.0, None, closed="neither")],
         "threshold": [StrOptions({"calibrated"}), Interval(Real, None, None, closed="neither")],
+        "decompose": [StrOptions({"none", "per_label", "singletons"})],
     }
 
     def __init__(self, scheme="simproj", C=1.0, *, update="additive", gamma=0.1,
-                 max_rule="hinge", threshold="calibrated", n_epochs=1, shuffle=False,
-                 random_state=None):
+                 max_rule="hinge", threshold="calibrated", decompose="none", n_epochs=1,
+                 shuffle=False, random_state=None):
         self.scheme = scheme
         self.C = C
         self.update = update
         self.gamma = gamma
         self.max_rule = max_rule
         self.threshold = threshold
+        self.decompose = decompose
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
@@ -592,6 +600,9 @@ default="simproj"
     classes : array-like or None, default=None
         The labels in rank order (lowest first); by default the sorted labels seen by ``fit``
         (numbers, or strings sorted alphabetically — pass the order then).
+    decompose : {"none", "singletons"}, default="none"
+        ``"singletons"``: the decomposable loss of spec §6 with one set per threshold (budget
+        C/(k − 1) each: the average hinge loss over the thresholds).
     n_epochs, shuffle, random_state
         As in every onlinear estimator.
 
@@ -621,14 +632,16 @@ default="simproj"
     _parameter_constraints = {
         **_Simultaneous._parameter_constraints,
         "classes": ["array-like", None],
+        "decompose": [StrOptions({"none", "singletons"})],
     }
 
-    def __init__(self, scheme="simproj", C=1.0, *, max_rule="hinge", classes=None, n_epochs=1,
-                 shuffle=False, random_state=None):
+    def __init__(self, scheme="simproj", C=1.0, *, max_rule="hinge", classes=None,
+                 decompose="none", n_epochs=1, shuffle=False, random_state=None):
         self.scheme = scheme
         self.C = C
         self.max_rule = max_rule
         self.classes = classes
+        self.decompose = decompose
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
