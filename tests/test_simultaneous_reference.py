@@ -472,3 +472,21 @@ def test_multiplicative_stays_on_the_simplex_under_large_steps(scheme):
     W, counts = run_engine_labelsets(X, Y, scheme, 50.0, kind=1, gamma=0.9)
     assert np.isfinite(W).all() and (W > 0).all() and abs(W.sum() - 1.0) < 1e-12
     assert counts[be.UPDATES] > 0
+
+
+@pytest.mark.parametrize("scheme", ("simproj", "maxpa", "simopt"))
+def test_labelsets_with_several_calibration_labels(scheme):
+    """Any number of labels marked 2 (each on both sides): rows with many of them have more
+    pairs than any 0/1 split, and the engine's per-pass buffers are sized from the rows."""
+    X, Y = label_stream(16, n=60, d=4, k=6)
+    rng = np.random.default_rng(16)
+    Y[rng.random(Y.shape) < 0.4] = 2
+    Y[0] = 2  # a row of calibration labels only: 6·5 pairs
+    expected, counts_ref = ref_labelsets(X, Y, scheme, 0.5)
+    for sparse in (False, True):
+        W, counts = run_engine_labelsets(X, Y, scheme, 0.5, sparse=sparse)
+        np.testing.assert_allclose(W, expected, rtol=RTOL, atol=1e-12)
+        # two labels marked 2 give the pairs (a, b) and (b, a): classes that received the same
+        # steps tie in exact arithmetic, so mistake counts are rounding-dependent here
+        np.testing.assert_array_equal(counts[[0, 3]], counts_ref[[0, 3]])
+        assert abs(int(counts[4]) - int(counts_ref[4])) <= 2

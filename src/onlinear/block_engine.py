@@ -164,16 +164,19 @@ def _decomposition(params):
 
 
 @njit(cache=True)
-def _structured_parts(mode, pairs, k):
+def _structured_parts(mode, pairs, k, buffer):
     """Set id of each constraint of a label-set (``pairs`` given) or ordinal trial, and the
-    number of sets: one set, one per relevant label (pairs are ordered by r), or singletons."""
-    local = np.zeros(k, np.int64)
+    number of sets: one set, one per relevant label (pairs are ordered by r), or singletons.
+    Written into ``buffer[:k]``."""
+    local = buffer[:k]
     if mode == WHOLE or k == 0:
+        local[:] = 0
         return local, 1
     if mode == SINGLETONS or pairs.shape[0] == 0:
         for p in range(k):
             local[p] = p
         return local, k
+    local[0] = 0
     n_sets = 1
     for p in range(1, k):
         if pairs[p, 0] != pairs[p - 1, 0]:
@@ -470,11 +473,12 @@ def step_block_dense(Xb, labels, parts, coupling, w, scale, scheme, kind, params
 # 2. Label sets (multiclass / multilabel, Kesler)
 # =============================================================================================
 @njit(cache=True)
-def _labelset_pairs(relevant):
+def _labelset_pairs(relevant, buffer):
     """The constraints of a label-set trial as class pairs (r, s), r ≠ s, with
     ``relevant[r] ∈ {1, 2}`` and ``relevant[s] ∈ {0, 2}``: 1 = relevant, 0 = irrelevant, 2 = the
     calibration (threshold) label, ranked below every relevant label and above every irrelevant
-    one.  Ordered by r, then s; without a 2 these are the pairs of Y × Ȳ in row-major order."""
+    one.  Ordered by r, then s; without a 2 these are the pairs of Y × Ȳ in row-major order.
+    Written into ``buffer`` (at least (n_rel·n_irr, 2)); returns the view and n_rel."""
     n_classes = relevant.shape[0]
     n_rel = 0
     n_irr = 0
@@ -486,7 +490,7 @@ def _labelset_pairs(relevant):
             n_irr += 1
         if relevant[c] == 2:
             n_both += 1
-    pairs = np.empty((n_rel * n_irr - n_both, 2), np.int64)
+    pairs = buffer[:n_rel * n_irr - n_both]
     p = 0
     for r in range(n_classes):
         if relevant[r] >= 1:
@@ -499,8 +503,11 @@ def _labelset_pairs(relevant):
 
 
 @njit(cache=True)
-def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores, tau, pos, neg):
-    """One multiclass/multilabel trial; returns (n_constraints, mistakes, updated)."""
+def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores, tau, pos, neg,
+                    work, mistake_buffer, pair_buffer, part_buffer):
+    """One multiclass/multilabel trial; returns (n_constraints, mistakes, updated).  The per-pair
+    arrays are views of buffers allocated once per pass (``work`` rows: margin, loss, λ, squared
+    norm, ones), which keeps the pass free of allocations for the additive schemes."""
     n_classes = W.shape[1]
     C = params[P_C]
     gamma = params[P_GAMMA]
@@ -534,27 +541,28 @@ def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores,
         scores[c] *= scale[0]
         pos[c] *= scale[0]
         neg[c] *= scale[0]
-    pairs, n_rel = _labelset_pairs(relevant)
+    pairs, n_rel = _labelset_pairs(relevant, pair_buffer)
     k = pairs.shape[0]
     if k == 0:
         return 0, 0, False
-    margin = np.empty(k)
-    loss = np.empty(k)
-    mistake = np.zeros(k, np.bool_)
+    margin = work[0, :k]
+    loss = work[1, :k]
+    mistake = mistake_buffer[:k]
     n_mistakes = 0
     worst = 0.0
     target = 1.0 if kind == ADDITIVE else gamma
     for p in range(k):
         margin[p] = scores[pairs[p, 0]] - scores[pairs[p, 1]]
         loss[p] = max(0.0, target - margin[p])
-        if margin[p] <= 0.0:
-            mistake[p] = True
+        mistake[p] = margin[p] <= 0.0
+        if mistake[p]:
             n_mistakes += 1
         worst = max(worst, loss[p])
     if q == 0.0 or worst <= 0.0:
         return k, n_mistakes, False
-    lam = np.zeros(k)
-    local, n_sets = _structured_parts(_decomposition(params), pairs, k)
+    lam = work[2, :k]
+    lam[:] = 0.0
+    local, n_sets = _structured_parts(_decomposition(params), pairs, k, part_buffer)
     if (kind == ADDITIVE and scheme == SOPOPO and n_rel == 1 and k == n_classes - 1
             and n_sets == 1):
         # single-label multiclass: Sopopo's closed form (pairs (y, s) in the order of s)
@@ -570,8 +578,10 @@ def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores,
                               local, np.ones(k), np.full(n_sets, C / n_sets), params[P_TOL],
                               params[P_MAX_ITER], lam)
     elif kind == ADDITIVE:
-        _lambda_by_sets(scheme, kind, loss, loss, np.full(k, 2.0 * q), mistake, np.ones(k),
-                        local, n_sets, C, max_rule, lam)
+        sqnorm = work[3, :k]
+        sqnorm[:] = 2.0 * q
+        _lambda_by_sets(scheme, kind, loss, loss, sqnorm, mistake, work[4, :k], local, n_sets,
+                        C, max_rule, lam)
     else:
         alpha = np.zeros(k)
         if scheme != SIMPERC and scheme != SIMOPT:
@@ -593,13 +603,25 @@ def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores,
         return k, n_mistakes, False
     if kind == ADDITIVE:
         inv = 1.0 / scale[0]
+        n_active = 0
+        for c in range(n_classes):
+            tau[c] *= inv
+            if tau[c] != 0.0:
+                pos[n_active] = c  # pos is free in the additive form: the classes that move
+                n_active += 1
+        dense_update = 2 * n_active > n_classes
         for p in range(idx.shape[0]):
             v = np.float64(vals[p])
             if v != 0.0:
                 i = idx[p]
-                for c in range(n_classes):
-                    if tau[c] != 0.0:
-                        W[i, c] += tau[c] * inv * v
+                if dense_update:
+                    # every class, branch-free (adding 0 changes nothing): the loop vectorizes
+                    for c in range(n_classes):
+                        W[i, c] += tau[c] * v
+                else:
+                    for a in range(n_active):
+                        c = int(pos[a])
+                        W[i, c] += tau[c] * v
     else:
         mass_before = 1.0 / scale[0]
         change = 0.0
@@ -642,11 +664,28 @@ def _run_labelsets(dense, n_features, data, indices, indptr, Y, order, W, scale,
     _check_kind(scheme, kind)
     m = W.shape[1]
     scores, tau, pos, neg = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
+    most = 1  # the largest number of pairs of a trial, so that the buffers always suffice
+    for t in range(order.shape[0]):
+        n_rel = 0
+        n_irr = 0
+        for c in range(m):
+            label = Y[order[t], c]
+            if label >= 1:
+                n_rel += 1
+            if label != 1:
+                n_irr += 1
+        most = max(most, n_rel * n_irr)
+    work = np.empty((5, most))
+    work[4, :] = 1.0
+    mistake_buffer = np.empty(most, np.bool_)
+    pair_buffer = np.empty((most, 2), np.int64)
+    part_buffer = np.empty(most, np.int64)
     for t in range(order.shape[0]):
         i = order[t]
         idx, vals = _row(dense, n_features, data, indices, indptr, i)
         k, n_mistakes, updated = _labelset_trial(idx, vals, Y[i], W, scale, scheme, kind, params,
-                                                 scores, tau, pos, neg)
+                                                 scores, tau, pos, neg, work, mistake_buffer,
+                                                 pair_buffer, part_buffer)
         _count(counts, flags, t, k, n_mistakes, updated)
 
 
@@ -703,7 +742,8 @@ def _ordinal_trial(idx, vals, rank, w, b, scheme, params):
         return k, n_mistakes, False
     lam = np.zeros(k)
     # each threshold is its own binary problem: "per label" means singletons here
-    local, n_sets = _structured_parts(_decomposition(params), np.empty((0, 2), np.int64), k)
+    local, n_sets = _structured_parts(_decomposition(params), np.empty((0, 2), np.int64), k,
+                                      np.empty(k, np.int64))
     if scheme == OPTIMAL or scheme == SOPOPO:
         gain = np.empty(k)
         for j in range(k):
