@@ -60,6 +60,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
+import multilabel  # noqa: E402  (benchmarks/multilabel.py: the Reuters multilabel workload)
 import workloads  # noqa: E402  (benchmarks/workloads.py, next to this file)
 import kernel_bench  # noqa: E402  (the kernel workloads: --workloads kernel, mnist-kernel)
 
@@ -649,8 +650,21 @@ def main(argv=None):
                          "extrapolated time is at most this many seconds (default 120)")
     ap.add_argument("--pairs", type=int, default=None, help="alternating onlinear pa / sklearn "
                     "PA .fit runs for the goal ratios (default 7; 3 with --quick)")
-    ap.add_argument("--workloads", default="dense,sparse", help="comma list: dense,sparse; "
-                    "kernel (USPS, kernel learners and SVC) and mnist-kernel (opt-in, minutes)")
+    ap.add_argument("--workloads", default="dense,sparse,reuters",
+                    help="comma list: dense,sparse,reuters; kernel (USPS, kernel learners and "
+                    "SVC) and mnist-kernel (opt-in, minutes)")
+    ap.add_argument("--data-dir", default=None, help="folder holding text/reuters21578.tar.gz "
+                    "(default: ONLINEAR_DATA, else ../shared/data next to the repository)")
+    ap.add_argument("--ml-C", type=float, default=1.0, help="C of simproj on reuters")
+    ap.add_argument("--ml-slice", type=int, default=None, help="reuters examples timed for "
+                    "river's learn_one, extrapolated (default 300; 100 with --quick)")
+    ap.add_argument("--ml-stream", type=int, default=2000, help="reuters rows fed to simproj's "
+                    "learn_one one at a time, extrapolated (default 2,000)")
+    ap.add_argument("--ml-sklearn-slice", type=int, default=None, help="reuters examples fed "
+                    "one at a time to sklearn's partial_fit (default 100; 30 with --quick)")
+    ap.add_argument("--ml-full-budget", type=float, default=300.0, help="run river's complete "
+                    "untimed reuters pass (for its Hamming loss) only if estimated to take at "
+                    "most this many seconds (default 300)")
     ap.add_argument("--out", default=None, help="results JSON (default "
                     "benchmarks/results/bench.json, bench-quick.json with --quick)")
     args = ap.parse_args(argv)
@@ -662,6 +676,10 @@ def main(argv=None):
         args.pairs = 3 if args.quick else 7
     if args.sparse_stream is None:
         args.sparse_stream = 200 if args.quick else 1000
+    if args.ml_slice is None:
+        args.ml_slice = 100 if args.quick else 300
+    if args.ml_sklearn_slice is None:
+        args.ml_sklearn_slice = 30 if args.quick else 100
     out_path = Path(args.out) if args.out else HERE / "results" / (
         "bench-quick.json" if args.quick else "bench.json")
 
@@ -676,9 +694,14 @@ def main(argv=None):
 
     rows, described, profiles, paired = [], {}, [], []
     loads = [("start", os.getloadavg()[0])]  # 1-minute load average: is anything else running?
+    reuters = None
     for name in args.workloads.split(","):
         if name in kernel_bench.WORKLOADS:
             rows += kernel_bench.kernel_rows(name, args)
+            loads.append((name, os.getloadavg()[0]))
+            continue
+        if name == "reuters":
+            reuters = multilabel.run(args)
             loads.append((name, os.getloadavg()[0]))
             continue
         t0 = perf()
@@ -716,12 +739,17 @@ def main(argv=None):
         f"misses {r['first_call_cache_misses']})" for r in rows
         if r["learner"] == "onlinear " + onlinear_first and "first_call_s" in r)
     goal_rows = goals(rows, paired, second, in_process, args.quick)
+    if reuters is not None:
+        for g in reuters["goals"]:
+            print(f"  [{'PASS' if g['passed'] else 'FAIL'}] {g['goal']}: {g['text']}")
+        goal_rows += reuters["goals"]
 
     out_path.parent.mkdir(parents=True, exist_ok=True)
     out_path.write_text(json.dumps(dict(
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"), env=env,
         args=vars(args), seed=workloads.SEED, workloads=described, rows=rows,
         second_process=second, paired=paired, profiles=profiles, goals=goal_rows,
+        multilabel=reuters,
         load_average_1min=loads), indent=1))
     print(f"\n# total {perf() - t_all:.0f} s; results written to {out_path}")
     busy = [la for la in loads if la[1] > 1.6]  # this run alone keeps about one CPU busy

@@ -331,6 +331,9 @@ BAD_VALUES = {
     "coef0": [np.nan, np.inf],
     "average": ["yes"],
 }
+# simultaneous projections
+BAD_VALUES.update({"update": ["bogus", "Additive"], "max_rule": ["bogus"],
+                   "threshold": ["bogus", None, np.nan], "decompose": ["bogus", "per-label"]})
 
 
 def _n_classes(name):

@@ -48,6 +48,35 @@ NOT_APPLICABLE = {
     },
 }
 
+# Simultaneous projections: make(name) above gives each scheme's multiclass/multilabel classifier;
+# here the ordinal and general-block estimators and the multiplicative updates.
+ESTIMATORS += [
+    onlinear.make("simproj", task="ordinal"),
+    onlinear.make("optimal", task="ordinal", n_epochs=2, shuffle=True, random_state=0),
+    onlinear.make("simproj", task="blocks"),
+    onlinear.make("simopt", task="blocks", update="multiplicative"),
+    onlinear.make("simproj", update="multiplicative"),
+]
+NOT_APPLICABLE[onlinear.SimultaneousProjectionOrdinal] = {
+    "check_classifiers_train": (
+        "ordinal regression ranks the classes along one direction with thresholds; the check's "
+        "three blobs are not ordered along any line in label order (training accuracy 0.54-0.67; "
+        "its binary problem passes, 0.97). On ordinal data it is exact "
+        "(test_simultaneous_estimators.py::test_ordinal_learns_ordered_ranks)."
+    ),
+}
+
+
+def _simultaneous_expected(estimator):
+    if isinstance(estimator, onlinear.BlockLearner) and estimator.update == "multiplicative":
+        return {"check_classifiers_train": (
+            "the multiplicative block learner keeps one weight vector on the probability simplex "
+            "(spec 001 §7), so its scores are averages of the features with positive weights; "
+            "the check's blobs need a signed direction (signed problems take features [x, -x])."
+        )}
+    return {}
+
+
 #: Registered names that miss check_classifiers_train's ``accuracy > 0.83`` on the check's own
 #: data *as shipped* (one pass, no intercept), with the training accuracy they reach on the
 #: binary / multiclass problem of the check; declared as expected failures with that reason.
@@ -78,6 +107,7 @@ def _registered_name(estimator):
 
 def expected_failed_checks(estimator):
     expected = dict(NOT_APPLICABLE.get(type(estimator), {}))
+    expected.update(_simultaneous_expected(estimator))
     name = _registered_name(estimator)
     if name in ACCURACY_LIMITATIONS:
         binary, multiclass = ACCURACY_LIMITATIONS[name]

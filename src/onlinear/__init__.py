@@ -7,6 +7,7 @@ from .estimators import (
     ROMMA,
     AggressiveROMMA,
     BalancedWinnow,
+    BlockLearner,
     BinaryMIRA,
     ConservativeMCP,
     KernelKeslerPerceptron,
@@ -24,6 +25,8 @@ from .estimators import (
     OnlineLinearClassifier,
     PassiveAggressive,
     Perceptron,
+    SimultaneousProjectionClassifier,
+    SimultaneousProjectionOrdinal,
     SupportClassPA,
     UltraconservativePerceptron,
 )
@@ -39,4 +42,5 @@ __all__ = [
     "BalancedWinnow", "CELLIP", "IELLIP",
     "KernelPerceptron", "KernelUltraconservativePerceptron", "KernelKeslerPerceptron",
     "KernelMIRA", "KernelPassiveAggressive", "KernelSupportClassPA", "KernelMulticlassROMMA",
+    "SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", "BlockLearner",
 ]

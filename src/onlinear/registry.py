@@ -16,6 +16,7 @@ from .estimators import (
     NAROMMA,
     ROMMA,
     AggressiveROMMA,
+    BlockLearner,
     BalancedWinnow,
     BinaryMIRA,
     ConservativeMCP,
@@ -33,6 +34,8 @@ from .estimators import (
     OneVsRestPerceptron,
     PassiveAggressive,
     Perceptron,
+    SimultaneousProjectionClassifier,
+    SimultaneousProjectionOrdinal,
     SupportClassPA,
     UltraconservativePerceptron,
 )
@@ -42,6 +45,8 @@ MATSUSHIMA = "Matsushima et al. 2010, Exact passive-aggressive algorithm using s
 LI_LONG = "Li & Long 2002, The relaxed online maximum margin algorithm"
 BSHOUTY = "Bshouty & Haddad-Zaknoon 2016, The maximum cosine framework"
 YANG_JIN_YE = "Yang, Jin & Ye 2009, Online learning by ellipsoid method"
+AMIT = ("Amit, Shalev-Shwartz & Singer, Online learning of complex prediction problems using "
+        "simultaneous projections")
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,8 @@ class Algorithm:
     task: str = "multiclass"
     one_vs_rest: bool = True  # a binary learner that runs one-vs-rest on more classes
     kernel: bool = False  # a dual (support-pattern) learner: listed by available(kernel=True)
+    #: estimators of the same algorithm for other tasks, {task: class}: make(name, task=...)
+    tasks: dict = field(default_factory=dict)
 
     @property
     def handles_multiclass(self):
@@ -67,11 +74,15 @@ class Algorithm:
         params = self.estimator().get_params()
         return {k: v for k, v in params.items() if k not in self.fixed}
 
-    def make(self, **params):
+    def make(self, task=None, **params):
         unknown = set(params) & set(self.fixed)
         if unknown:
             raise ValueError(f"{self.name} fixes {sorted(unknown)}; choose another algorithm name.")
-        return self.estimator(**self.fixed, **params)
+        estimator = self.estimator if task in (None, self.task) else self.tasks.get(task)
+        if estimator is None:
+            raise ValueError(f"{self.name} has no estimator for task {task!r}; its tasks: "
+                             f"{', '.join([self.task, *self.tasks])}.")
+        return estimator(**self.fixed, **params)
 
 
 _ALGORITHMS = [
@@ -130,6 +141,25 @@ _ALGORITHMS = [
               "improved ellipsoid method: a decaying-memory second-order metric"),
 ]
 
+# Simultaneous projections: one name per scheme; make(name) learns multiclass and multilabel
+# problems, make(name, task="ordinal") ordinal ones, make(name, task="blocks") the paper's
+# general blocks of binary constraints.
+_SIMULTANEOUS_TASKS = {"multilabel": SimultaneousProjectionClassifier,
+                       "ordinal": SimultaneousProjectionOrdinal, "blocks": BlockLearner}
+_ALGORITHMS += [
+    Algorithm(name, SimultaneousProjectionClassifier, AMIT, summary, fixed={"scheme": name},
+              tasks=_SIMULTANEOUS_TASKS)
+    for name, summary in [
+        ("simperc", "simultaneous Perceptron: step C shared equally by the violated constraints"),
+        ("conproj", "conservative simultaneous projections: PA-I steps averaged over mistakes"),
+        ("simproj", "simultaneous projections: PA-I steps averaged over margin violators"),
+        ("simopt", "simultaneous projections with jointly optimised weights (water-filling)"),
+        ("maxpa", "MaxPA: a PA-I step on the most violated constraint only"),
+        ("optimal", "the exact projection of every round (a dedicated block QP solver)"),
+        ("sopopo", "Sopopo: the exact multi-prototype projection in closed form"),
+    ]
+]
+
 # Kernel (dual, support-pattern) forms of the learners additive in x: "kernel-" + the primal name.
 _KERNEL = " with a Mercer kernel (dual form: support patterns)"
 _ALGORITHMS += [
@@ -158,16 +188,19 @@ REGISTRY = {algorithm.name: algorithm for algorithm in _ALGORITHMS}
 
 def available(task=None, kernel=False):
     """Names of the registered algorithms; ``task="multiclass"`` keeps those that can learn
-    multiclass data (binary learners do so one-vs-rest), ``task="binary"`` the binary ones.
+    multiclass data (binary learners do so one-vs-rest), ``task="binary"`` the binary ones;
+    ``"multilabel"``, ``"ordinal"`` and ``"blocks"`` those with an estimator for that task
+    (``make(name, task=...)``).
 
     ``kernel=False`` (default) lists the primal learners, ``True`` the kernel (dual) learners
     ``kernel-*`` — whose cost grows with the support set, so they are named explicitly rather
     than run by default on a large comparison —, ``None`` both."""
-    if task not in (None, "multiclass", "binary"):
-        raise ValueError(f"unknown task {task!r}; use 'multiclass' or 'binary'.")
+    if task not in (None, "multiclass", "binary", "multilabel", "ordinal", "blocks"):
+        raise ValueError(f"unknown task {task!r}; use 'multiclass', 'binary', 'multilabel', "
+                         "'ordinal' or 'blocks'.")
     return [name for name, a in REGISTRY.items()
             if (kernel is None or a.kernel == kernel)
-            and (task is None or a.task == task
+            and (task is None or a.task == task or task in a.tasks
                  or (task == "multiclass" and a.handles_multiclass))]
 
 
@@ -179,6 +212,8 @@ def describe(name):
         raise ValueError(f"unknown algorithm {name!r}; available: {', '.join(REGISTRY)}") from None
 
 
-def make(name, **params):
-    """A fresh estimator for the registered algorithm ``name`` with ``params`` set."""
-    return describe(name).make(**params)
+def make(name, task=None, **params):
+    """A fresh estimator for the registered algorithm ``name`` with ``params`` set; ``task``
+    picks the estimator of another task where the algorithm has one (e.g.
+    ``make("simproj", task="ordinal")``)."""
+    return describe(name).make(task=task, **params)

@@ -6,7 +6,8 @@
 * Catalogue: :data:`DATASETS`, :func:`find_dataset` and :func:`load` for the papers' benchmark
   sets, found in a data directory (argument or ``ONLINEAR_DATA``); :func:`fetch` downloads them
   with SHA-256 verification.
-* Generators: :func:`make_chessboard`, :func:`make_separable`, :func:`make_simplex_blocks`.
+* Generators: :func:`make_chessboard`, :func:`make_separable`, :func:`make_simplex_blocks`
+  (whose ``.blocks()`` gives the trials in the block engine's format, :class:`Blocks`).
 
 Malformed files raise :class:`FileFormatError` (a ``ValueError``) naming the file and line.
 """
@@ -18,6 +19,7 @@ from .idx import load_idx, load_idx_pair
 from .libsvm import iter_libsvm_chunks, load_libsvm
 from .synthetic import (
     BlockData,
+    Blocks,
     SeparableData,
     make_chessboard,
     make_separable,
@@ -38,5 +40,5 @@ __all__ = [
     "load_reuters21578", "TextDataset", "ReutersDocument", "DATASETS", "DataFile", "Dataset",
     "list_datasets", "find_dataset", "load", "load_letter", "fetch", "DownloadError",
     "ChecksumError", "make_chessboard", "make_separable", "make_simplex_blocks",
-    "SeparableData", "BlockData",
+    "SeparableData", "BlockData", "Blocks",
 ]

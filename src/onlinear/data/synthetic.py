@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["make_chessboard", "make_separable", "make_simplex_blocks", "SeparableData",
-           "BlockData"]
+           "BlockData", "Blocks"]
 
 
 def _generator(random_state):
@@ -177,6 +177,18 @@ def make_separable(n_samples=300, n_features=10, n_classes=5, *, margin=0.03, ra
 
 
 # ------------------------------------------------------------------------ simplex blocks
+class Blocks(NamedTuple):
+    """Trials of binary constraints in the block engine's general-block format (spec 001 §1):
+    trial ``t`` is the rows ``block_ptr[t]:block_ptr[t + 1]`` of ``X`` with labels ``y`` (±1)."""
+
+    X: object
+    """Instances, one per row: a CSR matrix or a 2-D array, shape (n_rows, n_features)."""
+    y: np.ndarray
+    """Labels −1.0 / +1.0 of the rows, shape (n_rows,)."""
+    block_ptr: np.ndarray
+    """int64 offsets, shape (n_trials + 1,), from 0 to n_rows."""
+
+
 class BlockData(NamedTuple):
     """Output of :func:`make_simplex_blocks`."""
 
@@ -192,6 +204,40 @@ class BlockData(NamedTuple):
     """γ_gen: every instance has |ω·x| ≥ γ_gen (ω/γ_gen separates with margin 1)."""
     noisy: np.ndarray
     """Which trials were chosen for contamination, shape (n_trials,)."""
+
+    def blocks(self, *, sparse=True, clean=False):
+        """The trials in the block engine's general-block format, ready for
+        :class:`onlinear.BlockLearner`: rows stacked trial after trial.
+
+        Parameters
+        ----------
+        sparse : bool, default=True
+            ``X`` as a CSR matrix (the instances are about half zeros), else a 2-D array.
+        clean : bool, default=False
+            Labels before the noise (``y_clean``) instead of the observed ones.
+
+        Returns
+        -------
+        Blocks
+            ``X`` of shape (n_trials·block_size, n_features), ``y`` of ±1.0,
+            ``block_ptr = [0, k, 2k, …]``.
+
+        Examples
+        --------
+        >>> from onlinear.data import make_simplex_blocks
+        >>> data = make_simplex_blocks(3, block_size=2, n_features=10, n_relevant=4,
+        ...                            n_margin_samples=1000, random_state=0)
+        >>> blocks = data.blocks()
+        >>> blocks.X.shape, blocks.y.shape, blocks.block_ptr.tolist()
+        ((6, 10), (6,), [0, 2, 4, 6])
+        """
+        n_trials, block_size, n_features = self.X.shape
+        X = self.X.reshape(n_trials * block_size, n_features)
+        if sparse:
+            import scipy.sparse as sp
+            X = sp.csr_matrix(X)
+        y = (self.y_clean if clean else self.y).reshape(-1).astype(np.float64)
+        return Blocks(X, y, np.arange(n_trials + 1, dtype=np.int64) * block_size)
 
 
 def _ternary(rng, shape, p_zero):
@@ -239,7 +285,8 @@ def make_simplex_blocks(n_trials=1000, block_size=5, n_features=500, n_relevant=
     Returns
     -------
     BlockData
-        ``X, y, y_clean, omega, margin, noisy``.
+        ``X, y, y_clean, omega, margin, noisy``; ``.blocks()`` gives the trials in the block
+        engine's format (rows, ±1 labels, block offsets).
 
     Examples
     --------

@@ -18,6 +18,11 @@ from .maximum_cosine import (
     MaximumCosinePerceptron,
 )
 from .passive_aggressive import PassiveAggressive, SupportClassPA
+from .simultaneous import (
+    BlockLearner,
+    SimultaneousProjectionClassifier,
+    SimultaneousProjectionOrdinal,
+)
 from .ultraconservative import (
     MIRA,
     BalancedWinnow,
@@ -37,4 +42,5 @@ __all__ = [
     "MulticlassROMMA", "Multiplicative", "BalancedWinnow", "CELLIP", "IELLIP",
     "KernelPerceptron", "KernelUltraconservativePerceptron", "KernelKeslerPerceptron",
     "KernelMIRA", "KernelPassiveAggressive", "KernelSupportClassPA", "KernelMulticlassROMMA",
+    "SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", "BlockLearner",
 ]

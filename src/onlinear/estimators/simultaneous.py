@@ -1,0 +1,1029 @@
+"""Simultaneous projections (Amit, Shalev-Shwartz & Singer; spec 001) as scikit-learn estimators.
+
+Every trial is a block of binary constraints that must all hold (spec 001 §1–2); the learner
+solves one projection per constraint, independently, and combines them (the paper's point).  The
+compiled loops live in :mod:`onlinear.block_engine`; the estimators here turn each task's labels
+into its constraints:
+
+* :class:`SimultaneousProjectionClassifier` — multiclass (``y`` 1-D: one label per example,
+  spec §2.2) and multilabel / label ranking (``y`` a 0/1 indicator matrix or a list of label
+  sets, §2.1), one weight vector per label (Kesler's multi-prototype construction: the
+  constraint of the pair (relevant r, irrelevant s) is ``s_r − s_s ≥ 1``);
+* :class:`SimultaneousProjectionOrdinal` — ordinal regression (§2.3): one weight vector and
+  k − 1 thresholds, the block of an example of rank y is "above the thresholds below y, below the
+  others";
+* :class:`BlockLearner` — the paper's general setting (§1, single prototype): you give the
+  blocks (rows grouped by ``block_ptr``, labels ±1), optionally a partition of each block
+  (decomposable loss, §6) and coupling weights (§2.4).
+
+The scheme (``"simperc"``, ``"conproj"``, ``"simproj"``, ``"simopt"``, ``"maxpa"``,
+``"optimal"``, ``"sopopo"``) chooses how the per-constraint projections are combined; see
+:mod:`onlinear.rules.simultaneous` for each one's mathematics and the paper's errata.
+
+Online diagnostics since the last ``fit`` (predict-before-update, as the paper counts):
+``n_seen_`` trials, ``n_mistakes_`` *imperfect* trials (some constraint with margin ≤ 0 — ties
+are mistakes; for multiclass: the true class is not the unique top score), ``n_constraints_``
+and ``n_constraint_mistakes_`` (per constraint, spec §12), ``n_updates_`` trials that changed
+the model.
+"""
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.preprocessing import MultiLabelBinarizer
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
+
+from .. import block_engine
+from ..rules import simultaneous as rules
+from .base import _DTYPES, OnlineLinearClassifier
+
+__all__ = ["SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", "BlockLearner",
+           "SCHEME_NAMES"]
+
+#: the schemes, under their registered names
+SCHEME_NAMES = tuple(rules.SCHEMES)
+
+# the engine's counters (onlinear.block_engine: trials, imperfect, constraint mistakes,
+# constraints, updates)
+_TRIALS, _IMPERFECT, _CONSTRAINT_MISTAKES, _CONSTRAINTS, _UPDATES = range(5)
+_NO_FLAGS = np.empty(0, dtype=np.int8)
+_NO_PARTS = np.empty(0, dtype=np.int64)
+_NO_COUPLING = np.empty(0, dtype=np.float64)
+
+#: the value of the virtual threshold label in the relevance matrix the engine reads: on both
+#: sides of every pair (below the relevant labels, above the irrelevant ones)
+_THRESHOLD_LABEL = 2
+
+
+class _Simultaneous(OnlineLinearClassifier):
+    """What the three estimators share: the scheme and its hyperparameters, the engine's
+    counters, epochs and shuffling.  Subclasses define ``_start``, ``_encode``, ``_run``."""
+
+    _parameter_constraints = {
+        **OnlineLinearClassifier._parameter_constraints,
+        "scheme": [StrOptions(set(SCHEME_NAMES))],
+        "C": [Interval(Real, 0.0, None, closed="neither")],
+        "max_rule": [StrOptions({"hinge", "distance"})],
+    }
+    _kind = rules.ADDITIVE
+
+    def _rule_params(self):
+        return rules.make_params(C=self.C, gamma=getattr(self, "gamma", 0.5),
+                                 max_rule=self.max_rule,
+                                 decompose=getattr(self, "decompose", "none"))
+
+    @property
+    def _scheme(self):
+        return rules.SCHEMES[self.scheme]
+
+    def _validate_params(self):
+        super()._validate_params()
+        if getattr(self, "update", "additive") == "multiplicative" and self.scheme in (
+                "optimal", "sopopo"):
+            raise ValueError(f"scheme={self.scheme!r} has no multiplicative form (the paper "
+                             "defines no exact solver for the KL projection); use an additive "
+                             "update or another scheme.")
+
+    def _new_counts(self):
+        self._counts = np.zeros(5, dtype=np.int64)
+
+    # ------------------------------------------------------------------ diagnostics
+    def _count(self, index):
+        check_is_fitted(self)
+        return int(self._counts[index])
+
+    @property
+    def n_seen_(self):
+        return self._count(_TRIALS)
+
+    @property
+    def n_mistakes_(self):
+        """Imperfect trials (the paper's mistakes)."""
+        return self._count(_IMPERFECT)
+
+    @property
+    def n_imperfect_(self):
+        return self._count(_IMPERFECT)
+
+    @property
+    def n_constraints_(self):
+        return self._count(_CONSTRAINTS)
+
+    @property
+    def n_constraint_mistakes_(self):
+        return self._count(_CONSTRAINT_MISTAKES)
+
+    @property
+    def n_updates_(self):
+        return self._count(_UPDATES)
+
+    def _epochs(self, n):
+        """The order of every epoch of :meth:`fit`."""
+        rng = check_random_state(self.random_state)
+        for _ in range(self.n_epochs):
+            yield rng.permutation(n) if self.shuffle else np.arange(n)
+
+
+def _csr_parts(X):
+    return (X.data, X.indices, X.indptr)
+
+
+def _is_label_sets(y):
+    """Is ``y`` a list of label sets?  Sets, or ragged lists/tuples of labels, are; a
+    rectangular nested list of 0/1 is an indicator matrix (scikit-learn's reading)."""
+    if not isinstance(y, (list, tuple)) or not y:
+        return False
+    first = y[0]
+    if isinstance(first, (set, frozenset)):
+        return True
+    if isinstance(first, (str, bytes)) or not hasattr(first, "__iter__"):
+        return False
+    try:
+        array = np.asarray(y)
+    except ValueError:  # ragged
+        return True
+    return not (array.ndim == 2 and np.isin(array, (0, 1)).all())
+
+
+# ====================================================================== multiclass / multilabel
+class SimultaneousProjectionClassifier(_Simultaneous):
+    """Multiclass and multilabel classifier trained by simultaneous projections (spec 001 §2).
+
+    One weight vector per label (``coef_``, multi-prototype — the Kesler construction of spec
+    §2.2).  On each example the constraints are the pairs (relevant r, irrelevant s):
+    ``s_r − s_s ≥ 1`` with ``s = W x``; the virtual instance of a pair has squared norm 2‖x‖².
+    The scheme combines the k_t per-pair projections (PA-I steps ``α = min{C, ℓ/v}``) with
+    simplex weights μ:
+
+    * ``"simperc"`` μ uniform on the mistaken pairs, α = C (Thm. 2);
+    * ``"conproj"`` μ uniform on the mistaken pairs, α = PA-I step (Cor. 4);
+    * ``"simproj"`` μ uniform on every pair with a positive hinge loss, α = PA-I step;
+    * ``"simopt"`` μ and α jointly (the water-filling form of Fig. 4; see its caveats, §11.4);
+    * ``"maxpa"`` only the most violated pair (multi-prototype MaxPA = multiclass PA-I);
+    * ``"optimal"`` the exact solution of the round's projection problem (Eq. 2);
+    * ``"sopopo"`` the exact projection in Sopopo's closed form (multiclass; = ``"optimal"``
+      with several relevant labels).
+
+    **Tasks.** ``y`` 1-D → multiclass (``predict`` returns labels, the top score; ties go to the
+    lowest class index and count as mistakes online).  ``y`` a 0/1 indicator matrix, or a list
+    of label sets (``[{"a", "b"}, {"c"}, set()]``) → multilabel: ``predict`` returns the
+    indicator matrix (columns = ``classes_``), ``predict_label_sets`` the sets,
+    ``decision_function`` the label scores (a ranking).
+
+    A nested list of equal-length 0/1 rows is read as an indicator matrix (scikit-learn's
+    convention); give sets to mean label sets.
+
+    **Threshold rule (multilabel).**  The paper ranks labels but does not say which to predict
+    (spec §2.1).  ``threshold="calibrated"`` (default) learns a virtual threshold label θ, ranked
+    below every relevant label and above every irrelevant one (its constraints join each block:
+    ``s_r − s_θ ≥ 1``, ``s_θ − s_s ≥ 1``; "calibrated label ranking"); examples without any
+    relevant label then teach the model too.  ``decision_function`` returns ``s_r − s_θ`` and
+    ``predict`` the labels with a positive value.  A number ``t`` instead predicts the labels
+    with ``s_r > t`` on the plain pairwise model (its scores sum to 0 across labels in the
+    additive update, so ``t = 0`` means "above the average label").  Whether the model holds the
+    threshold label is decided when training starts; a later ``set_params(threshold=t)`` on a
+    calibrated model predicts ``s_r − s_θ > t``.
+
+    Parameters
+    ----------
+    scheme : {"simperc", "conproj", "simproj", "simopt", "maxpa", "optimal", "sopopo"}, \
+default="simproj"
+    C : float, default=1.0
+        Aggressiveness: the cap on each round's dual mass Σλ (the step size of SimPerc).
+    update : {"additive", "multiplicative"}, default="additive"
+        ``"multiplicative"``: exponentiated updates keeping all the n_features·k weights on one
+        simplex with KL proximity (spec §7; closed-form step for features in {−1, 0, 1}).
+        Signed problems need features ``[x, −x]``; ``gamma`` is then the margin.
+    gamma : float, default=0.1
+        The multiplicative margin γ (ignored by additive updates).  Scores are on the scale of
+        the simplex weights: tune γ to the data (the paper searched 0.5–2× the data's margin).
+    max_rule : {"hinge", "distance"}, default="hinge"
+        MaxPA's "most violated" pair: the largest hinge loss, or distance ℓ/‖x‖.
+    threshold : "calibrated" or float, default="calibrated"
+        Multilabel prediction rule (above); ignored for multiclass.
+    decompose : {"none", "per_label", "singletons"}, default="none"
+        The decomposable loss of spec §6: the round's pairs split into sets, each with budget
+        C/r_t and its own scheme — one set per relevant label (its pairs against the irrelevant
+        ones; the calibrated threshold label is one of them), or one per pair (the average hinge
+        loss).  ``"none"``: one set, the paper's max loss.
+    n_epochs, shuffle, random_state
+        As in every onlinear estimator.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        Labels (multiclass), or the label of each indicator column (multilabel; 0..k−1 for an
+        indicator matrix, the sorted labels for label sets).
+    coef_ : ndarray of shape (n_classes, n_features)
+        One row per label (the threshold label excluded).
+    threshold_coef_ : ndarray of shape (n_features,) or None
+        The calibrated threshold label's weights.
+    multilabel_ : bool
+    n_seen_, n_mistakes_, n_imperfect_, n_constraints_, n_constraint_mistakes_, n_updates_ : int
+
+    Examples
+    --------
+    >>> from onlinear import SimultaneousProjectionClassifier
+    >>> from onlinear.datasets import load_usps
+    >>> X, y, X_test, y_test = load_usps()
+    >>> model = SimultaneousProjectionClassifier(scheme="simproj", C=0.1).fit(X, y)
+    >>> model.n_seen_, model.n_mistakes_ < 1000, round(model.score(X_test, y_test), 2) > 0.85
+    (7291, True, True)
+
+    Multilabel, with label sets (or an indicator matrix); a constant feature gives the labels
+    their intercepts:
+
+    >>> import numpy as np
+    >>> from onlinear.metrics import hamming_loss
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.hstack([rng.normal(size=(3000, 10)), np.ones((3000, 1))])
+    >>> Y = (X[:, :10] @ rng.normal(size=(10, 4)) > 1.0).astype(int)     # 0 to 4 labels each
+    >>> topics = np.array(["art", "bio", "chem", "dance"])
+    >>> sets = [set(topics[row == 1].tolist()) for row in Y]
+    >>> tagger = SimultaneousProjectionClassifier(C=0.01).fit(X[:2000], sets[:2000])
+    >>> tagger.predict_label_sets(X[2000:2003]), [sorted(s) for s in sets[2000:2003]]
+    ([('art', 'bio'), ('bio', 'dance'), ('art', 'chem')], [['art', 'bio'], ['bio', 'dance'], ['art', 'chem']])
+    >>> tagger.predict(X[2000:2002])     # the indicator matrix, columns = classes_
+    array([[1, 1, 0, 0],
+           [0, 1, 0, 1]])
+    >>> round(hamming_loss(Y[2000:], tagger.predict(X[2000:])), 3)
+    0.029
+    """
+
+    _parameter_constraints = {
+        **_Simultaneous._parameter_constraints,
+        "update": [StrOptions({"additive", "multiplicative"})],
+        "gamma": [Interval(Real, 0.0, None, closed="neither")],
+        "threshold": [StrOptions({"calibrated"}), Interval(Real, None, None, closed="neither")],
+        "decompose": [StrOptions({"none", "per_label", "singletons"})],
+    }
+
+    def __init__(self, scheme="simproj", C=1.0, *, update="additive", gamma=0.1,
+                 max_rule="hinge", threshold="calibrated", decompose="none", n_epochs=1,
+                 shuffle=False, random_state=None):
+        self.scheme = scheme
+        self.C = C
+        self.update = update
+        self.gamma = gamma
+        self.max_rule = max_rule
+        self.threshold = threshold
+        self.decompose = decompose
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    @property
+    def _kind(self):
+        return rules.MULTIPLICATIVE if self.update == "multiplicative" else rules.ADDITIVE
+
+    @property
+    def _calibrated(self):
+        """Does the model hold a threshold label (decided when training starts: a later
+        set_params(threshold=...) changes the prediction rule, not the model's columns)."""
+        return self.multilabel_ and self._weights.shape[1] == self.classes_.shape[0] + 1
+
+    # ------------------------------------------------------------------ labels
+    def _targets(self, y):
+        """``(kind, y)``: "multiclass" with a 1-D array, "indicator" with a 2-D 0/1 array, or
+        "sets" with a list of label sets."""
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y "
+                             "is None.")
+        if _is_label_sets(y):
+            return "sets", [tuple(labels) for labels in y]
+        if sp.issparse(y):
+            y = y.toarray()
+        y_array = np.asarray(y)
+        if y_array.ndim == 2 and y_array.shape[1] > 1 or type_of_target(y_array) == \
+                "multilabel-indicator":
+            if type_of_target(y_array) != "multilabel-indicator":
+                raise ValueError("a 2-D y must be a 0/1 indicator matrix (one column per label); "
+                                 f"got {type_of_target(y_array)} targets.")
+            return "indicator", y_array
+        if y_array.ndim == 2 and y_array.shape[1] == 1:
+            y_array = column_or_1d(y_array, warn=True)  # multiclass, as in scikit-learn
+        return "multiclass", y_array
+
+    def _set_task(self, kind, classes, n_features):
+        self.multilabel_ = kind != "multiclass"
+        self._label_kind = kind
+        self._start(classes, n_features)
+
+    def _start(self, classes, n_features):
+        classes = np.asarray(classes)
+        multilabel = getattr(self, "multilabel_", False)
+        if classes.shape[0] < (1 if multilabel else 2):
+            raise ValueError(
+                f"{type(self).__name__} needs at least two classes; got {classes.shape[0]} class: "
+                f"{classes.tolist()}.")
+        self.classes_ = classes
+        if not multilabel:
+            self._label_kind = "multiclass"
+        self._label_index = {label: i for i, label in enumerate(classes.tolist())}
+        self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
+        k = classes.shape[0] + (1 if self._calibrated_for(multilabel) else 0)
+        self._dense_index = np.arange(n_features)
+        self.multilabel_ = multilabel
+        if self._kind == rules.MULTIPLICATIVE:
+            self._weights = np.ones((n_features, k))
+            self._scale = np.array([1.0 / (n_features * k)])
+        else:
+            self._weights = np.zeros((n_features, k))
+            self._scale = np.array([1.0])
+        self._new_counts()
+
+    def _calibrated_for(self, multilabel):
+        return multilabel and isinstance(self.threshold, str)
+
+    def _encode(self, y):
+        """The relevance matrix the engine reads (uint8, one row per example): 1 relevant,
+        0 irrelevant, and the threshold label's column of 2s when calibrated.  Raises before
+        anything changes on a label outside ``classes_``."""
+        kind = self._label_kind
+        k = self.classes_.shape[0]
+        if kind == "multiclass":
+            y = np.asarray(y)
+            index = super()._encode(y)
+            relevance = np.zeros((y.shape[0], k), dtype=np.uint8)
+            relevance[np.arange(y.shape[0]), index] = 1
+            return relevance
+        if kind == "sets":
+            unknown = sorted({label for labels in y for label in labels
+                              if label not in self._label_index}, key=str)
+            if unknown:
+                raise ValueError(f"y contains labels that are not in classes_ "
+                                 f"{self.classes_.tolist()}: {unknown}")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                y = MultiLabelBinarizer(classes=self.classes_.tolist()).fit_transform(y)
+        y = np.asarray(y)
+        if y.ndim != 2 or y.shape[1] != k:
+            raise ValueError(f"y must have {k} label columns (classes_); got shape {y.shape}.")
+        relevance = np.zeros((y.shape[0], self._weights.shape[1]), dtype=np.uint8)
+        relevance[:, :k] = y != 0
+        if self._calibrated:
+            relevance[:, k] = _THRESHOLD_LABEL
+        return relevance
+
+    def _validate_xy(self, X, y, reset):
+        kind, y = self._targets(y)
+        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, order="C", reset=reset)
+        n = len(y)
+        if X.shape[0] != n:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {n} labels.")
+        if kind == "multiclass":
+            if y.ndim != 1:
+                raise ValueError(f"y must be 1-D labels, an indicator matrix or label sets; got "
+                                 f"shape {y.shape}.")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                check_classification_targets(y)
+        elif kind == "indicator":
+            y = check_array(y, dtype=None, input_name="y", ensure_min_samples=0)
+        if sp.issparse(X) and not X.has_sorted_indices:
+            X = X.sorted_indices()
+        return X, kind, y
+
+    def _classes_of(self, kind, y):
+        if kind == "multiclass":
+            return np.unique(y)
+        if kind == "indicator":
+            return np.arange(y.shape[1])
+        return np.array(sorted({label for labels in y for label in labels}))
+
+    # ------------------------------------------------------------------ training
+    def _run(self, X, relevance, order, flags=None):
+        flags = _NO_FLAGS if flags is None else flags
+        order = np.ascontiguousarray(order, dtype=np.int64)
+        model = (self._weights, self._scale, self._scheme, self._kind, self._params,
+                 self._counts, flags)
+        if sp.issparse(X):
+            block_engine.run_labelsets_sparse(*_csr_parts(X), relevance, order, *model)
+        else:
+            block_engine.run_labelsets_dense(X, relevance, order, *model)
+
+    def fit(self, X, y):
+        """Train from scratch: ``n_epochs`` online passes over ``(X, y)``; ``y`` 1-D labels
+        (multiclass), a 0/1 indicator matrix or a list of label sets (multilabel)."""
+        with self._unchanged_on_error():
+            self._validate_params()
+            X, kind, y = self._validate_xy(X, y, reset=True)
+            self._set_task(kind, self._classes_of(kind, y), X.shape[1])
+            relevance = self._encode(y)
+        for order in self._epochs(X.shape[0]):
+            self._run(X, relevance, order)
+        return self
+
+    def partial_fit(self, X, y, classes=None):
+        """One online pass over ``(X, y)`` in the given order, continuing the current model.
+
+        ``classes`` (every label the stream can contain) is required on the first call for
+        multiclass labels and label sets; for an indicator matrix it defaults to its columns.
+        Bad input raises ``ValueError`` and leaves the model exactly as it was.
+        """
+        first = not hasattr(self, "classes_")
+        with self._unchanged_on_error():
+            if first:
+                self._validate_params()
+            X, kind, y = self._validate_xy(X, y, reset=first)
+            if first:
+                if classes is None and kind == "indicator":
+                    classes = np.arange(y.shape[1])
+                classes = self._first_classes(classes, "partial_fit")
+                self._set_task(kind, classes, X.shape[1])
+            else:
+                self._check_task(kind)
+                self._check_same_classes(classes)
+            relevance = self._encode(y)
+        self._run(X, relevance, np.arange(X.shape[0]))
+        return self
+
+    def _check_task(self, kind):
+        if (kind == "multiclass") == self.multilabel_ or (
+                self.multilabel_ and kind != self._label_kind):
+            raise ValueError(f"the model was started on {self._label_kind} targets; got "
+                             f"{kind} targets.")
+
+    def learn_one(self, x, y, classes=None):
+        """Learn one example and return the prediction made *before* the update (a label for
+        multiclass; for multilabel, the predicted label set as an indicator row, or a tuple of
+        labels for label-set targets).  ``y`` is a label, an indicator row or a label set."""
+        kind, y_block = self._one_target(y)
+        first = not hasattr(self, "classes_")
+        with self._unchanged_on_error():
+            if first:
+                if classes is None and kind == "indicator":
+                    classes = np.arange(y_block.shape[1])
+                classes = self._first_classes(classes, "learn_one")
+                self._validate_params()
+                idx, vals = self._check_one(x, n_features=None)
+                n_features = x.shape[1] if sp.issparse(x) else vals.shape[0]
+                self._set_task(kind, classes, n_features)
+                self.n_features_in_ = n_features
+            else:
+                self._check_task(kind)
+                self._check_same_classes(classes)
+                idx, vals = self._check_one(x, n_features=self.n_features_in_)
+            if kind == "multiclass":
+                self._label_of(y)  # names the label, as every onlinear learner does
+            relevance = self._encode(y_block)
+        row = sp.csr_matrix((vals, idx, np.array([0, idx.shape[0]])),
+                            shape=(1, self.n_features_in_))
+        predicted = self._predict_scores(self._scores(row))[0]
+        self._run(row, relevance, np.zeros(1, dtype=np.int64))
+        if self._label_kind == "sets":
+            return tuple(self.classes_[predicted.astype(bool)].tolist())
+        return predicted
+
+    def _one_target(self, y):
+        """``(kind, targets of one example)`` for :meth:`learn_one`: a set (or, on a model
+        learning label sets, any list of labels) is a label set, a 1-D 0/1 sequence an indicator
+        row, a scalar a class label."""
+        sets = getattr(self, "_label_kind", None) == "sets"
+        if isinstance(y, (set, frozenset)) or (sets and isinstance(y, (list, tuple, np.ndarray))):
+            return "sets", [tuple(np.asarray(list(y)).tolist()) if isinstance(y, np.ndarray)
+                            else tuple(y)]
+        if np.ndim(y) == 1:
+            return "indicator", np.asarray(y)[None, :]
+        if np.ndim(y) != 0:
+            raise ValueError(f"y must be one label, one indicator row or one label set; got "
+                             f"shape {np.shape(y)}.")
+        return "multiclass", np.array([y])
+
+    # ------------------------------------------------------------------ prediction
+    def _scores(self, X):
+        return safe_sparse_dot(X, self._weights) * self._scale[0]
+
+    def _raw_scores(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
+        return self._scores(X)
+
+    def _label_scores(self, scores):
+        if self._calibrated:
+            return scores[:, :-1] - scores[:, -1:]
+        return scores
+
+    def decision_function(self, X):
+        """Label scores, shape (n_samples, n_classes) — for two-class multiclass problems
+        (n_samples,), positive meaning ``classes_[1]``.  Multilabel with the calibrated
+        threshold: each label's score minus the threshold label's (positive = predicted)."""
+        scores = self._label_scores(self._raw_scores(X))
+        if not self.multilabel_ and self.classes_.shape[0] == 2:
+            return scores[:, 1] - scores[:, 0]
+        return scores
+
+    def _predict_scores(self, scores):
+        """Predictions from the raw scores of every output (threshold label included)."""
+        scores = self._label_scores(scores)
+        if self.multilabel_:
+            cut = 0.0 if isinstance(self.threshold, str) else float(self.threshold)
+            return (scores > cut).astype(np.int64)
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def predict(self, X):
+        """Multiclass: the top-scoring label (ties → lowest class index).  Multilabel: the
+        indicator matrix of the predicted labels (columns = ``classes_``), by the threshold
+        rule."""
+        return self._predict_scores(self._raw_scores(X))
+
+    def predict_label_sets(self, X):
+        """Multilabel: the predicted labels of each example, as tuples of ``classes_``."""
+        if not self.multilabel_:
+            raise ValueError("predict_label_sets is for multilabel models; use predict.")
+        return [tuple(self.classes_[row.astype(bool)].tolist()) for row in self.predict(X)]
+
+    def predict_one(self, x):
+        """Predict one example (a label, or an indicator row / a tuple of labels)."""
+        check_is_fitted(self)
+        idx, vals = self._check_one(x, n_features=self.n_features_in_)
+        scores = (vals @ self._weights[idx]) * self._scale[0]
+        predicted = self._predict_scores(scores[None, :])[0]
+        if self._label_kind == "sets":
+            return tuple(self.classes_[predicted.astype(bool)].tolist())
+        return predicted
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy (multiclass) or subset accuracy (multilabel), as scikit-learn's."""
+        if getattr(self, "multilabel_", False):
+            kind, y = self._targets(y)
+            if kind == "sets":
+                y = self._encode(y)[:, :self.classes_.shape[0]]
+        return super().score(X, y, sample_weight=sample_weight)
+
+    # ------------------------------------------------------------------ fitted attributes
+    @property
+    def coef_(self):
+        check_is_fitted(self)
+        weights = (self._weights * self._scale[0]).T
+        return weights[:self.classes_.shape[0]].copy()
+
+    @property
+    def threshold_coef_(self):
+        check_is_fitted(self)
+        if not self._calibrated:
+            return None
+        return self._weights[:, -1] * self._scale[0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = True
+        return tags
+
+
+# ============================================================================= ordinal
+class SimultaneousProjectionOrdinal(_Simultaneous):
+    """Ordinal regression by simultaneous projections (spec 001 §2.3).
+
+    One weight vector ``coef_`` and k − 1 thresholds ``thresholds_``.  An example of rank y
+    (0-based position of its label in ``classes_``) is a block of k − 1 constraints on its score
+    f = w·x: ``f − b_j ≥ 1`` for the thresholds below its rank (j < y) and ``b_j − f ≥ 1`` for
+    the others; the virtual instance (x, −e_j) has squared norm ‖x‖² + 1.  The paper's
+    prediction is ``min{i : f < b_i}`` (b_k = ∞); here ``min{i : f ≤ b_i}``, so that an exact
+    tie goes to the lower rank as the online count treats it (a mistake) — the two differ only
+    at f = b_i.  The reduction does not keep the thresholds ordered; when they are ordered, an
+    imperfect trial is a wrong rank.
+
+    Parameters
+    ----------
+    scheme : {"simperc", "conproj", "simproj", "simopt", "maxpa", "optimal", "sopopo"}, \
+default="simproj"
+        ``"sopopo"`` is ``"optimal"`` here (the exact projection of the block).
+    C : float, default=1.0
+    max_rule : {"hinge", "distance"}, default="hinge"
+    classes : array-like or None, default=None
+        The labels in rank order (lowest first); by default the sorted labels seen by ``fit``
+        (numbers, or strings sorted alphabetically — pass the order then).
+    decompose : {"none", "singletons"}, default="none"
+        ``"singletons"``: the decomposable loss of spec §6 with one set per threshold (budget
+        C/(k − 1) each: the average hinge loss over the thresholds).
+    n_epochs, shuffle, random_state
+        As in every onlinear estimator.
+
+    Attributes
+    ----------
+    classes_ : ndarray, the labels in rank order
+    coef_ : ndarray of shape (n_features,)
+    thresholds_ : ndarray of shape (n_classes − 1,)
+    n_seen_, n_mistakes_, n_imperfect_, n_constraints_, n_constraint_mistakes_, n_updates_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from onlinear import SimultaneousProjectionOrdinal
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(2000, 5))
+    >>> y = np.digitize(X @ [1.0, -2.0, 0.5, 0.0, 1.0], [-2.0, 0.0, 2.0])    # ranks 0..3
+    >>> labels = np.array(["poor", "fair", "good", "great"])[y]
+    >>> model = SimultaneousProjectionOrdinal(C=0.1, classes=["poor", "fair", "good", "great"])
+    >>> model = model.fit(X, labels)
+    >>> model.predict(X[:3]).tolist(), labels[:3].tolist()
+    (['good', 'poor', 'poor'], ['good', 'poor', 'poor'])
+    >>> bool(np.all(np.diff(model.thresholds_) > 0)), model.n_mistakes_ < 400
+    (True, True)
+    """
+
+    _parameter_constraints = {
+        **_Simultaneous._parameter_constraints,
+        "classes": ["array-like", None],
+        "decompose": [StrOptions({"none", "singletons"})],
+    }
+
+    def __init__(self, scheme="simproj", C=1.0, *, max_rule="hinge", classes=None,
+                 decompose="none", n_epochs=1, shuffle=False, random_state=None):
+        self.scheme = scheme
+        self.C = C
+        self.max_rule = max_rule
+        self.classes = classes
+        self.decompose = decompose
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _ordered_classes(self, y=None, classes=None):
+        given = self.classes if classes is None else classes
+        if given is None:
+            if y is None:
+                raise ValueError("classes must be passed on the first call (or set the "
+                                 "classes parameter).")
+            return np.unique(y)
+        given = np.asarray(given)
+        if given.ndim != 1 or np.unique(given).shape[0] != given.shape[0]:
+            raise ValueError(f"classes must list each label once, in rank order; got "
+                             f"{given.tolist()}.")
+        return given
+
+    def _start(self, classes, n_features):
+        classes = np.asarray(classes)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs at least two classes; got {classes.shape[0]} class: "
+                f"{classes.tolist()}.")
+        self.classes_ = classes
+        self._label_index = {label: i for i, label in enumerate(classes.tolist())}
+        self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
+        self._weights = np.zeros(n_features)
+        self._thresholds = np.zeros(classes.shape[0] - 1)
+        self._dense_index = np.arange(n_features)
+        self._new_counts()
+
+    def _encode(self, y):
+        y = np.asarray(y)
+        unknown = [label for label in np.unique(y).tolist() if label not in self._label_index]
+        if unknown:
+            raise ValueError(f"y contains labels that are not in classes_ "
+                             f"{self.classes_.tolist()}: {unknown}")
+        return np.array([self._label_index[label] for label in y.tolist()], dtype=np.int64)
+
+    def _run(self, X, ranks, order, flags=None):
+        flags = _NO_FLAGS if flags is None else flags
+        order = np.ascontiguousarray(order, dtype=np.int64)
+        model = (self._weights, self._thresholds, self._scheme, self._params, self._counts,
+                 flags)
+        if sp.issparse(X):
+            block_engine.run_ordinal_sparse(*_csr_parts(X), ranks, order, *model)
+        else:
+            block_engine.run_ordinal_dense(X, ranks, order, *model)
+
+    def fit(self, X, y):
+        """Train from scratch: ``n_epochs`` online passes over ``(X, y)``."""
+        with self._unchanged_on_error():
+            self._validate_params()
+            X, y = self._validate(X, y, reset=True)
+            self._start(self._ordered_classes(y), X.shape[1])
+            ranks = self._encode(y)
+        for order in self._epochs(X.shape[0]):
+            self._run(X, ranks, order)
+        return self
+
+    def partial_fit(self, X, y, classes=None):
+        """One online pass over ``(X, y)``, continuing the current model.  The rank order
+        (``classes`` here or the ``classes`` parameter) is required on the first call."""
+        first = not hasattr(self, "classes_")
+        with self._unchanged_on_error():
+            if first:
+                self._validate_params()
+                classes = self._ordered_classes(classes=classes)
+            elif classes is not None and not np.array_equal(np.asarray(classes), self.classes_):
+                raise ValueError(f"classes={np.asarray(classes).tolist()} differs from the rank "
+                                 f"order the model was started with, {self.classes_.tolist()}.")
+            X, y = self._validate(X, y, reset=first)
+            if first:
+                self._start(classes, X.shape[1])
+            ranks = self._encode(y)
+        self._run(X, ranks, np.arange(X.shape[0]))
+        return self
+
+    def learn_one(self, x, y, classes=None):
+        """Learn one example; returns the label predicted before the update."""
+        first = not hasattr(self, "classes_")
+        with self._unchanged_on_error():
+            if first:
+                self._validate_params()
+                classes = self._ordered_classes(classes=classes)
+                idx, vals = self._check_one(x, n_features=None)
+                n_features = x.shape[1] if sp.issparse(x) else vals.shape[0]
+                self._start(classes, n_features)
+                self.n_features_in_ = n_features
+            else:
+                if classes is not None and not np.array_equal(np.asarray(classes),
+                                                              self.classes_):
+                    raise ValueError("classes differs from the rank order of the model.")
+                idx, vals = self._check_one(x, n_features=self.n_features_in_)
+            rank = self._encode(np.array([y]))
+        predicted = self._rank_of(np.array([vals @ self._weights[idx]]))[0]
+        row = sp.csr_matrix((vals, idx, np.array([0, idx.shape[0]])),
+                            shape=(1, self.n_features_in_))
+        self._run(row, rank, np.zeros(1, dtype=np.int64))
+        return self.classes_[predicted]
+
+    # ------------------------------------------------------------------ prediction
+    def _score(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
+        return safe_sparse_dot(X, self._weights)
+
+    def _rank_of(self, f):
+        """``min{i : f ≤ b_i}`` with b_{k−1} = +∞: the first threshold not below the score."""
+        at_or_below = f[:, None] <= self._thresholds[None, :]
+        return np.where(at_or_below.any(axis=1), np.argmax(at_or_below, axis=1),
+                        self._thresholds.shape[0])
+
+    def decision_function(self, X):
+        """Two ranks: ``f − b_0`` (positive means ``classes_[1]``).  More: the cumulative
+        scores ``Σ_{j<r} (f − b_j)`` of every rank r, shape (n_samples, n_classes), whose
+        argmax is the predicted rank when the thresholds are ordered."""
+        f = self._score(X)
+        margins = f[:, None] - self._thresholds[None, :]
+        if self.classes_.shape[0] == 2:
+            return margins[:, 0]
+        return np.hstack([np.zeros((f.shape[0], 1)), np.cumsum(margins, axis=1)])
+
+    def predict(self, X):
+        """The predicted labels (the rank of the score among the thresholds)."""
+        ranks = self._rank_of(self._score(X))
+        return self.classes_[ranks]
+
+    def predict_one(self, x):
+        check_is_fitted(self)
+        idx, vals = self._check_one(x, n_features=self.n_features_in_)
+        return self.classes_[self._rank_of(np.array([vals @ self._weights[idx]]))[0]]
+
+    @property
+    def coef_(self):
+        check_is_fitted(self)
+        return self._weights.copy()
+
+    @property
+    def thresholds_(self):
+        check_is_fitted(self)
+        return self._thresholds.copy()
+
+
+# ============================================================================= general blocks
+class BlockLearner(_Simultaneous):
+    """The paper's general setting: one weight vector, trials given as blocks of binary
+    instances that must all be classified correctly (spec 001 §1, single prototype).
+
+    Trial t is the rows ``block_ptr[t]:block_ptr[t + 1]`` of ``X`` with their labels; without
+    ``block_ptr`` every row is its own trial (then the schemes reduce to Perceptron / PA-I, §9,
+    and this is a binary classifier).  Labels are two classes, ``classes_[1]`` being the positive
+    side (+1) — pass ±1 to read them as the paper's.
+
+    Parameters
+    ----------
+    scheme : {"simperc", "conproj", "simproj", "simopt", "maxpa", "optimal", "sopopo"}, \
+default="simproj"
+        ``"maxpa"`` here is single-prototype MaxPA ("Max-SP"); ``"sopopo"`` is ``"optimal"``.
+    C : float, default=1.0
+    update : {"additive", "multiplicative"}, default="additive"
+        ``"multiplicative"``: ω on the probability simplex, exponentiated updates with KL
+        proximity (spec §7), margin ``gamma``; the step has a closed form for instances in
+        {−1, 0, 1}^n (Appendix C).
+    gamma : float, default=0.1
+        Multiplicative margin γ (the closed form needs γ < 1).
+    max_rule : {"hinge", "distance"}, default="hinge"
+    n_epochs, shuffle, random_state
+        As in every onlinear estimator; shuffling permutes the trials, not the rows.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    coef_ : ndarray of shape (1, n_features)
+        ω (scores ``X @ coef_[0]``; positive means ``classes_[1]``).
+    n_seen_, n_mistakes_, n_imperfect_, n_constraints_, n_constraint_mistakes_, n_updates_ : int
+
+    Examples
+    --------
+    >>> from onlinear import BlockLearner
+    >>> from onlinear.data import make_simplex_blocks
+    >>> data = make_simplex_blocks(300, block_size=10, n_features=100, n_relevant=10,
+    ...                            n_margin_samples=20_000, random_state=0)
+    >>> X, y, block_ptr = data.blocks()
+    >>> simproj = BlockLearner("simproj", C=0.1).fit(X, y, block_ptr=block_ptr)
+    >>> maxpa = BlockLearner("maxpa", C=0.1).fit(X, y, block_ptr=block_ptr)
+    >>> simproj.n_seen_, simproj.n_mistakes_ < maxpa.n_mistakes_
+    (300, True)
+    """
+
+    _parameter_constraints = {
+        **_Simultaneous._parameter_constraints,
+        "update": [StrOptions({"additive", "multiplicative"})],
+        "gamma": [Interval(Real, 0.0, None, closed="neither")],
+    }
+
+    def __init__(self, scheme="simproj", C=1.0, *, update="additive", gamma=0.1,
+                 max_rule="hinge", n_epochs=1, shuffle=False, random_state=None):
+        self.scheme = scheme
+        self.C = C
+        self.update = update
+        self.gamma = gamma
+        self.max_rule = max_rule
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    @property
+    def _kind(self):
+        return rules.MULTIPLICATIVE if self.update == "multiplicative" else rules.ADDITIVE
+
+    def _start(self, classes, n_features):
+        classes = np.asarray(classes)
+        if classes.shape[0] != 2:
+            n = classes.shape[0]
+            raise ValueError(f"Only binary classification is supported: {type(self).__name__} "
+                             f"learns two classes (labels ±1 of the constraints); got {n} "
+                             f"class{'' if n == 1 else 'es'}: {classes.tolist()}.")
+        self.classes_ = classes
+        self._label_index = {label: i for i, label in enumerate(classes.tolist())}
+        self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
+        self._dense_index = np.arange(n_features)
+        if self._kind == rules.MULTIPLICATIVE:
+            self._weights = np.ones(n_features)
+            self._scale = np.array([1.0 / n_features])
+        else:
+            self._weights = np.zeros(n_features)
+            self._scale = np.array([1.0])
+        self._new_counts()
+
+    def _encode(self, y):
+        return np.where(super()._encode(y) == 1, 1.0, -1.0)
+
+    @staticmethod
+    def _check_blocks(n_rows, block_ptr, parts, coupling):
+        """Validated ``(block_ptr, parts, coupling)`` for the engine."""
+        if block_ptr is None:
+            block_ptr = np.arange(n_rows + 1, dtype=np.int64)
+        else:
+            block_ptr = np.asarray(block_ptr)
+            if block_ptr.ndim != 1 or not np.issubdtype(block_ptr.dtype, np.integer):
+                raise ValueError("block_ptr must be a 1-D integer array of n_trials + 1 offsets.")
+            if (block_ptr.shape[0] < 1 or block_ptr[0] != 0 or block_ptr[-1] != n_rows
+                    or np.any(np.diff(block_ptr) < 0)):
+                raise ValueError(f"block_ptr must rise from 0 to the number of rows ({n_rows}).")
+            block_ptr = np.ascontiguousarray(block_ptr, dtype=np.int64)
+        if parts is None:
+            parts = _NO_PARTS
+        else:
+            parts = np.asarray(parts)
+            if parts.shape != (n_rows,) or not np.issubdtype(parts.dtype, np.integer):
+                raise ValueError(f"parts must be one integer set id per row ({n_rows}).")
+            if parts.size and parts.min() < 0:
+                raise ValueError("parts must be non-negative set ids.")
+            for t in range(block_ptr.shape[0] - 1):  # ids 0..r_t−1 inside each block
+                ids = np.unique(parts[block_ptr[t]:block_ptr[t + 1]])
+                if ids.size and ids[-1] != ids.size - 1:
+                    raise ValueError(f"parts of trial {t} must number its sets 0..r−1 (every id "
+                                     f"used); got {ids.tolist()}.")
+            parts = np.ascontiguousarray(parts, dtype=np.int64)
+        if coupling is None:
+            coupling = _NO_COUPLING
+        else:
+            coupling = check_array(coupling, ensure_2d=False, dtype=np.float64,
+                                   input_name="coupling", ensure_min_samples=0)
+            if coupling.shape != (n_rows,) or not np.all(coupling > 0):
+                raise ValueError(f"coupling must be one weight c_j > 0 per row ({n_rows}).")
+        return block_ptr, parts, coupling
+
+    def _run(self, X, labels, order, flags=None, blocks=None):
+        flags = _NO_FLAGS if flags is None else flags
+        if blocks is None:
+            blocks = self._check_blocks(X.shape[0], None, None, None)
+        order = np.ascontiguousarray(order, dtype=np.int64)
+        model = (*blocks, order, self._weights, self._scale, self._scheme, self._kind,
+                 self._params, self._counts, flags)
+        if sp.issparse(X):
+            block_engine.run_blocks_sparse(*_csr_parts(X), labels, *model)
+        else:
+            block_engine.run_blocks_dense(X, labels, *model)
+
+    def fit(self, X, y, block_ptr=None, parts=None, coupling=None):
+        """Train from scratch: ``n_epochs`` online passes over the trials.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_rows, n_features)
+        y : array-like of shape (n_rows,), two classes (±1 in the paper)
+        block_ptr : array-like of int, shape (n_trials + 1,), optional
+            Trial t = rows ``block_ptr[t]:block_ptr[t + 1]``; default one row per trial.
+        parts : array-like of int, shape (n_rows,), optional
+            Decomposable loss (spec §6): the set id (0..r_t−1) of each row inside its trial;
+            each set gets the scheme with cap C/r_t.  Default: one set per trial.
+        coupling : array-like of shape (n_rows,), optional
+            Weights c_j > 0 of the coupling constraint Σ c_j λ_j ≤ C (spec §2.4; the box of
+            constraint j becomes λ_j ≤ C/c_j).
+        """
+        with self._unchanged_on_error():
+            self._validate_params()
+            X, y = self._validate(X, y, reset=True)
+            self._start(np.unique(y), X.shape[1])
+            labels = self._encode(y)
+            blocks = self._check_blocks(X.shape[0], block_ptr, parts, coupling)
+        for order in self._epochs(blocks[0].shape[0] - 1):
+            self._run(X, labels, order, blocks=blocks)
+        return self
+
+    def partial_fit(self, X, y, classes=None, block_ptr=None, parts=None, coupling=None):
+        """One online pass over the trials of ``(X, y, block_ptr)``, continuing the model;
+        ``classes`` (the two labels) is required on the first call."""
+        first = not hasattr(self, "classes_")
+        with self._unchanged_on_error():
+            if first:
+                self._validate_params()
+                classes = self._first_classes(classes, "partial_fit")
+            else:
+                self._check_same_classes(classes)
+            X, y = self._validate(X, y, reset=first)
+            if first:
+                self._start(classes, X.shape[1])
+            labels = self._encode(y)
+            blocks = self._check_blocks(X.shape[0], block_ptr, parts, coupling)
+        self._run(X, labels, np.arange(blocks[0].shape[0] - 1), blocks=blocks)
+        return self
+
+    def learn_block(self, X, y, classes=None, parts=None, coupling=None):
+        """Learn one trial (the rows of ``X``); returns the labels predicted for its rows
+        before the update."""
+        first = not hasattr(self, "classes_")
+        if not first:
+            check_is_fitted(self)
+        with self._unchanged_on_error():
+            if first:
+                self._validate_params()
+                classes = self._first_classes(classes, "learn_block")
+            else:
+                self._check_same_classes(classes)
+            X, y = self._validate(X, y, reset=first)
+            if first:
+                self._start(classes, X.shape[1])
+            labels = self._encode(y)
+            blocks = self._check_blocks(X.shape[0], [0, X.shape[0]], parts, coupling)
+        predicted = self._predict_scores(self._scores(X))
+        self._run(X, labels, np.zeros(1, dtype=np.int64), blocks=blocks)
+        return predicted
+
+    def learn_one(self, x, y, classes=None):
+        """Learn a trial of one row (``x`` 1-D); returns the label predicted before."""
+        idx, vals = self._check_one(x, n_features=getattr(self, "n_features_in_", None))
+        n_features = x.shape[1] if sp.issparse(x) else vals.shape[0]
+        row = sp.csr_matrix((vals, idx, np.array([0, idx.shape[0]])), shape=(1, n_features))
+        return self.learn_block(row, [y], classes=classes)[0]
+
+    # ------------------------------------------------------------------ prediction
+    def _scores(self, X):
+        return safe_sparse_dot(X, self._weights) * self._scale[0]
+
+    def _predict_scores(self, scores):
+        return self.classes_[(scores > 0).astype(np.int64)]
+
+    def decision_function(self, X):
+        """Scores ``x·ω`` of the rows (positive means ``classes_[1]``)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
+        return self._scores(X)
+
+    def predict(self, X):
+        """``classes_[1]`` where the score is positive, else ``classes_[0]`` (a zero score is a
+        mistake for either label online)."""
+        return self._predict_scores(self.decision_function(X))
+
+    def predict_one(self, x):
+        check_is_fitted(self)
+        idx, vals = self._check_one(x, n_features=self.n_features_in_)
+        return self._predict_scores(np.array([vals @ self._weights[idx] * self._scale[0]]))[0]
+
+    @property
+    def coef_(self):
+        check_is_fitted(self)
+        return (self._weights * self._scale[0])[None, :]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags

@@ -1,0 +1,752 @@
+"""Dual steps of Amit, Shalev-Shwartz & Singer's simultaneous projections ("Online Learning of
+Complex Prediction Problems Using Simultaneous Projections") — spec
+``001-simultaneous-projections.md``.
+
+A trial is a block of k binary constraints; constraint j has the signed margin ``m_j = y_j ω·x_j``,
+the hinge loss ``ℓ_j = [1 − m_j]_+`` (``[γ − m_j]_+`` for the multiplicative form), the squared
+norm ``v_j = ‖x_j‖²`` and is a *mistake* iff ``m_j ≤ 0`` (ties are mistakes, spec §1).  The exact
+update is the dual of Eq. 3,
+
+    max_α  Σ_j α_j (1 − m_j) − ½‖Σ_j α_j y_j x_j‖²   s.t.  α ≥ 0,  Σ_j c_j α_j ≤ C,
+
+(c_j = 1 in the paper; §2.4's weighted coupling otherwise), whose single coupling constraint is
+what makes it hard.  The schemes solve the k one-constraint problems (Eq. 4) independently —
+``α_j = min{C/c_j, ℓ_j/v_j}``, the PA-I step — and average them with simplex weights μ:
+``λ_j = μ_j α_j`` is then dual-feasible and ``ω ← ω + Σ_j λ_j y_j x_j``.  The functions here only
+compute λ from the scalars (ℓ, v, mistake, c, C) of one set of constraints; the block engine
+(:mod:`onlinear.block_engine`) computes those scalars and applies the step.
+
+Zero rows (``v_j = 0``) can not be fixed by any step: they get ``λ_j = 0`` and are left out of μ's
+normalisation (spec §9); the engine still counts them as mistakes.
+
+Errata and reconstructions (spec §14), and where they live:
+
+* Fig. 3's second "ConProj" row is SimProj (μ uniform on the margin violators Γ): :func:`set_lambda`.
+* Fig. 4 (SimOpt) is missing from the text: implemented in the equivalent water-filling form
+  (§4.5, :func:`simopt_lambda`); Lemma 1's muddled proof does not affect it.  Corollary 4's SimOpt
+  claim is not established (§11.4): documented there, the counterexamples are regression tests.
+* Eq. 21 lacks its "max" and Fig. 6's exponent is mis-indexed: the multiplicative step is
+  ``ω_i ∝ ω_i exp(Σ_j λ_j y_j x_{j,i})`` (block engine).  SimOpt.M is used but never defined:
+  the spec's reconstruction, :func:`mult_set_lambda`.
+* Appendix C's quadratic is printed without "= 0", and its "second root is negative" needs
+  γ < 1: guarded in :func:`mult_alpha_closed_form`.
+* Theorem 6 / Corollary 8's bound misses γ: the correct denominator is γC − ½C²R∞² (the printed
+  one is violated; both facts are tests).  The main text's optimised SimPerc bound misses a
+  factor 4 and a Σ_t (Appendix B is right; tested).  Eq. 12's Σ_{t=0} is Σ_{t=1}.
+* Fig. 5 does not say that each set's budget is C/r_t; it is what the per-set dual constraint
+  needs for feasibility (§6): the block engine's decomposed trials.
+* The paper's mistake convention is implicit; the proofs need m_j ≤ 0 ⇒ mistake (ties count).
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+SIMPERC = 0
+CONPROJ = 1
+SIMPROJ = 2
+SIMOPT = 3
+MAXPA = 4
+OPTIMAL = 5
+SOPOPO = 6
+
+#: registered name → scheme id
+SCHEMES = {"simperc": SIMPERC, "conproj": CONPROJ, "simproj": SIMPROJ, "simopt": SIMOPT,
+           "maxpa": MAXPA, "optimal": OPTIMAL, "sopopo": SOPOPO}
+
+ADDITIVE = 0
+MULTIPLICATIVE = 1
+
+MAX_HINGE = 0  # MaxPA's "most violated" = largest hinge loss ℓ_j (default, spec §5.1)
+MAX_DISTANCE = 1  # … = largest distance ℓ_j/‖x_j‖ to the constraint's halfspace
+
+# params vector layout
+P_C = 0
+P_GAMMA = 1
+P_MAX_RULE = 2
+P_TOL = 3
+P_MAX_ITER = 4
+P_DECOMPOSE = 5
+N_PARAMS = 6
+
+# Decomposed losses (spec §6) of label-set and ordinal trials, whose constraints come with a
+# natural partition (general blocks take their partition explicitly, one id per row):
+WHOLE = 0  # one set: the max hinge loss of the paper's Sec. 2
+PER_LABEL = 1  # label sets: one set per relevant label r (its pairs (r, s)); ordinal: singletons
+SINGLETONS = 2  # every constraint its own set: the average hinge loss
+DECOMPOSITIONS = {"none": WHOLE, "per_label": PER_LABEL, "singletons": SINGLETONS}
+
+
+def make_params(C=1.0, gamma=0.5, max_rule="hinge", tol=1e-12, max_iter=20000,
+                decompose="none"):
+    """The ``params`` vector of the block engine.
+
+    Parameters
+    ----------
+    C : float
+        Aggressiveness: the dual budget of a trial (Σ_j c_j λ_j ≤ C).
+    gamma : float
+        Margin of the multiplicative form (loss ``[γ − m_j]_+``); ignored by the additive form.
+    max_rule : {"hinge", "distance"}
+        MaxPA's notion of the most violated constraint.
+    tol, max_iter : float, int
+        Stopping rule of the exact solver (``optimal``): relative duality gap and iteration cap.
+    decompose : {"none", "per_label", "singletons"}
+        Decomposed loss (spec §6, budget C/r_t per set) of label-set and ordinal trials:
+        one set (the paper's max loss), one set per relevant label (its pairs against the
+        irrelevant labels: "failing any pair of a label is as bad as failing all of it"), or one
+        set per constraint (the average hinge loss).  General blocks take ``parts`` instead.
+
+    Examples
+    --------
+    >>> make_params(C=0.5).tolist()
+    [0.5, 0.5, 0.0, 1e-12, 20000.0, 0.0]
+    """
+    if max_rule not in ("hinge", "distance"):
+        raise ValueError(f"max_rule must be 'hinge' or 'distance', got {max_rule!r}")
+    if decompose not in DECOMPOSITIONS:
+        raise ValueError(f"decompose must be one of {sorted(DECOMPOSITIONS)}, got {decompose!r}")
+    return np.array([C, gamma, MAX_HINGE if max_rule == "hinge" else MAX_DISTANCE, tol,
+                     max_iter, DECOMPOSITIONS[decompose]], dtype=np.float64)
+
+
+# =============================================================================================
+# The simultaneous-projection schemes (spec §4, Fig. 3) and MaxPA (§5.1)
+# =============================================================================================
+@njit(cache=True)
+def _box(coupling, j, cap):
+    """The per-constraint box C/c_j of §2.4 (c_j = 1 in the paper)."""
+    c = coupling[j]
+    return cap / c if c > 0.0 else np.inf
+
+
+@njit(cache=True)
+def set_lambda(scheme, loss, sqnorm, mistake, coupling, cap, max_rule, lam):
+    """λ of one set of constraints for the schemes SimPerc, ConProj, SimProj, SimOpt and MaxPA.
+
+    With ``box_j = cap/c_j`` (cap = C, or C/r_t for a set of a decomposed loss, §6):
+
+    * SimPerc (§4.2): ``λ_j = box_j/|M|`` on the mistakes M (m_j ≤ 0), i.e. α_j = C, μ uniform on M;
+    * ConProj (§4.3): ``λ_j = min{box_j, ℓ_j/v_j}/|M|`` on M;
+    * SimProj (§4.4; printed as a second "ConProj" row of Fig. 3): the same on the violators
+      Γ = {j : ℓ_j > 0};
+    * SimOpt (§4.5): :func:`simopt_lambda`;
+    * MaxPA (§5.1): ``λ_{j*} = min{box, ℓ_{j*}/v_{j*}}`` for ``j* = argmax_j ℓ_j`` (or
+      ``argmax ℓ_j/√v_j`` with ``max_rule = MAX_DISTANCE``), lowest index on ties.
+
+    Since Σ_j μ_j = 1, Σ_j c_j λ_j ≤ cap: the combination is dual-feasible (§1.3, §2.4).  SimPerc
+    and ConProj do not update when M = ∅ (§3's note).  ``loss`` is ℓ_j ≥ 0; zero rows are skipped.
+    Coupling weights must be > 0 for SimPerc (its step is the box itself).
+    """
+    k = loss.shape[0]
+    for j in range(k):
+        lam[j] = 0.0
+    if scheme == SIMOPT:
+        simopt_lambda(loss, sqnorm, coupling, cap, lam)
+        return
+    if scheme == MAXPA:
+        best = -1
+        best_value = 0.0
+        for j in range(k):
+            if sqnorm[j] > 0.0 and loss[j] > 0.0:
+                value = loss[j] if max_rule == MAX_HINGE else loss[j] / math.sqrt(sqnorm[j])
+                if best < 0 or value > best_value:
+                    best = j
+                    best_value = value
+        if best >= 0:
+            lam[best] = min(_box(coupling, best, cap), loss[best] / sqnorm[best])
+        return
+    count = 0
+    for j in range(k):
+        if sqnorm[j] > 0.0 and loss[j] > 0.0 and (scheme == SIMPROJ or mistake[j]):
+            count += 1
+    if count == 0:
+        return
+    for j in range(k):
+        if sqnorm[j] > 0.0 and loss[j] > 0.0 and (scheme == SIMPROJ or mistake[j]):
+            if scheme == SIMPERC:
+                alpha = _box(coupling, j, cap)
+            else:
+                alpha = min(_box(coupling, j, cap), loss[j] / sqnorm[j])
+            lam[j] = alpha / count
+
+
+@njit(cache=True)
+def simopt_lambda(loss, sqnorm, coupling, cap, lam):
+    """SimOpt (spec §4.5) in its water-filling form: the maximiser of the *separable surrogate*
+
+        Σ_j (λ_j ℓ_j − ½ v_j λ_j²)   over   {λ ≥ 0, Σ_j c_j λ_j ≤ C},
+
+    which is what Eq. 7's joint choice of μ and α optimises (λ_j = μ_j α_j): by KKT
+    ``λ_j = [ℓ_j − θ c_j]_+ / v_j`` with θ = 0 if Σ_j c_j ℓ_j/v_j ≤ C (case 1: the *sum* of the
+    unclipped projections), else the unique θ > 0 with Σ_j c_j λ_j = C (case 2; Eqs. 8–10 with
+    θ = τ/C).  The paper's Fig. 4 is missing from the text; this is the equivalent form the spec
+    derived (its Fig. 4 reconstruction agrees to 5e−12).  With weights c_j (§2.4) the breakpoints
+    are ℓ_j/c_j [DERIVED]; c_j = 0 rows take their full projection ℓ_j/v_j.  O(k log k).
+
+    Caveats (spec §11.4, kept as regression tests): the optimum is that of the surrogate, which
+    drops the cross terms λ_i λ_j x_i·x_j of the true dual — so SimOpt's "largest increase in the
+    dual" holds only for the surrogate.  Its true dual increase can fall far below the
+    C − ½C²R² that SimPerc guarantees on an imperfect trial (0.0464 vs 0.375 in §11.4.1) and
+    can even be negative: with collinear violators and large C, case 1 adds up full projections
+    (three identical rows, C = 4: Δ = −1.5).  Corollary 4's SimOpt claim is therefore not
+    established.
+    """
+    k = loss.shape[0]
+    total = 0.0
+    n_active = 0
+    for j in range(k):
+        lam[j] = 0.0
+        if sqnorm[j] > 0.0 and loss[j] > 0.0:
+            total += coupling[j] * loss[j] / sqnorm[j]
+            if coupling[j] > 0.0:
+                n_active += 1
+    if total <= cap:
+        for j in range(k):
+            if sqnorm[j] > 0.0 and loss[j] > 0.0:
+                lam[j] = loss[j] / sqnorm[j]
+        return
+    keys = np.empty(n_active)
+    members = np.empty(n_active, np.int64)
+    i = 0
+    for j in range(k):
+        if sqnorm[j] > 0.0 and loss[j] > 0.0 and coupling[j] > 0.0:
+            keys[i] = -loss[j] / coupling[j]
+            members[i] = j
+            i += 1
+    order = np.argsort(keys, kind="mergesort")
+    a = 0.0  # Σ_H c_j ℓ_j / v_j
+    b = 0.0  # Σ_H c_j² / v_j
+    theta = 0.0
+    for i in range(n_active):
+        j = members[order[i]]
+        a += coupling[j] * loss[j] / sqnorm[j]
+        b += coupling[j] * coupling[j] / sqnorm[j]
+        theta = (a - cap) / b
+        # τ_i is a weighted mediant of τ_{i−1} and the i-th breakpoint, so the first prefix whose
+        # next breakpoint lies at or below θ is the consistent one (spec §4.5).
+        if i == n_active - 1:
+            break
+        nxt = members[order[i + 1]]
+        if loss[nxt] / coupling[nxt] <= theta:
+            break
+    for j in range(k):
+        if sqnorm[j] > 0.0 and loss[j] > 0.0:
+            lam[j] = max(0.0, loss[j] - theta * coupling[j]) / sqnorm[j]
+
+
+# =============================================================================================
+# The exact per-trial solver ("optimal", spec §5.3)
+# =============================================================================================
+@njit(cache=True)
+def _project_set(a, members, coupling, cap, out):
+    """Euclidean projection of ``a[members]`` onto {α ≥ 0, Σ c_j α_j ≤ cap} into ``out``:
+    ``[a_j]_+`` if that is feasible, else ``[a_j − θ c_j]_+`` with θ > 0 making the constraint
+    tight (breakpoints a_j/c_j, one sort)."""
+    n = members.shape[0]
+    used = 0.0
+    for i in range(n):
+        j = members[i]
+        out[j] = max(0.0, a[j])
+        used += coupling[j] * out[j]
+    if used <= cap:
+        return
+    keys = np.empty(n)
+    for i in range(n):
+        j = members[i]
+        c = coupling[j]
+        keys[i] = -a[j] / c if c > 0.0 else np.inf
+    order = np.argsort(keys, kind="mergesort")
+    s_ca = 0.0
+    s_cc = 0.0
+    theta = 0.0
+    for i in range(n):
+        j = members[order[i]]
+        c = coupling[j]
+        if c <= 0.0 or a[j] <= 0.0:
+            break
+        s_ca += c * a[j]
+        s_cc += c * c
+        theta = (s_ca - cap) / s_cc
+        if i == n - 1:
+            break
+        nxt = members[order[i + 1]]
+        cn = coupling[nxt]
+        if cn <= 0.0 or a[nxt] / cn <= theta:
+            break
+    theta = max(theta, 0.0)
+    for i in range(n):
+        j = members[i]
+        out[j] = max(0.0, a[j] - theta * coupling[j])
+
+
+@njit(cache=True)
+def _project(a, set_start, set_members, coupling, caps, out):
+    for l in range(caps.shape[0]):
+        _project_set(a, set_members[set_start[l]:set_start[l + 1]], coupling, caps[l], out)
+
+
+# The Gram matrix of a block, explicit or implicit.  Label-set (Kesler) and ordinal blocks have
+# Gram matrices with a structure that makes G·α cost O(k) instead of O(k²) (spec §2.2, §2.3):
+#   KESLER:  pair p = a·n_irr + b (relevant a, irrelevant b), G = q([a = a'] + [b = b']);
+#   ORDINAL: G_ij = y_i y_j (q + [i = j]).
+DENSE_GRAM = 0
+KESLER_GRAM = 1
+ORDINAL_GRAM = 2
+
+# Largest support for which the solver tries the exact KKT solve during its iterations.
+_POLISH_IN_LOOP = 96
+
+
+@njit(cache=True)
+def _class_sums(pairs, x):
+    """τ_c = Σ_{p: r_p = c} x_p − Σ_{p: s_p = c} x_p: the class coefficients of Σ_p x_p z_p."""
+    n_classes = 0
+    for p in range(pairs.shape[0]):
+        n_classes = max(n_classes, pairs[p, 0] + 1, pairs[p, 1] + 1)
+    tau = np.zeros(n_classes)
+    for p in range(pairs.shape[0]):
+        tau[pairs[p, 0]] += x[p]
+        tau[pairs[p, 1]] -= x[p]
+    return tau
+
+
+@njit(cache=True)
+def _gram_times(G, structure, pairs, q, signs, x, out):
+    k = x.shape[0]
+    if structure == DENSE_GRAM:
+        for i in range(k):
+            s = 0.0
+            for j in range(k):
+                s += G[i, j] * x[j]
+            out[i] = s
+    elif structure == KESLER_GRAM:
+        # z_p·Σ_p' x_p' z_p' = q(τ_r − τ_s) with τ the class coefficients
+        tau = _class_sums(pairs, x)
+        for p in range(k):
+            out[p] = q * (tau[pairs[p, 0]] - tau[pairs[p, 1]])
+    else:
+        total = 0.0
+        for j in range(k):
+            total += signs[j] * x[j]
+        for i in range(k):
+            out[i] = signs[i] * q * total + x[i]
+
+
+@njit(cache=True)
+def _gram_entry(G, structure, pairs, q, signs, i, j):
+    if structure == DENSE_GRAM:
+        return G[i, j]
+    if structure == KESLER_GRAM:
+        r, s = pairs[i, 0], pairs[i, 1]
+        r2, s2 = pairs[j, 0], pairs[j, 1]
+        return q * ((1.0 if r == r2 else 0.0) + (1.0 if s == s2 else 0.0)
+                    - (1.0 if r == s2 else 0.0) - (1.0 if s == r2 else 0.0))
+    return signs[i] * signs[j] * q + (1.0 if i == j else 0.0)
+
+
+@njit(cache=True)
+def _lipschitz(G, structure, pairs, q, k):
+    """An upper bound on λ_max(G).  Kesler: G = q·BBᵀ with B the pair–class incidence matrix, and
+    λ_max(BᵀB) (a graph Laplacian) ≤ max over pairs of deg(r) + deg(s) (Anderson & Morley) —
+    exact, n_rel + n_irr, for the complete bipartite pairs.  Ordinal: qk + 1 (exact).  Explicit:
+    min(trace, max row sum of |G|)."""
+    if structure == KESLER_GRAM:
+        n_classes = 0
+        for p in range(k):
+            n_classes = max(n_classes, pairs[p, 0] + 1, pairs[p, 1] + 1)
+        degree = np.zeros(n_classes)
+        for p in range(k):
+            degree[pairs[p, 0]] += 1.0
+            degree[pairs[p, 1]] += 1.0
+        bound = 0.0
+        for p in range(k):
+            bound = max(bound, degree[pairs[p, 0]] + degree[pairs[p, 1]])
+        return q * bound
+    if structure == ORDINAL_GRAM:
+        return q * k + 1.0
+    trace = 0.0
+    row_max = 0.0
+    for i in range(k):
+        trace += G[i, i]
+        row = 0.0
+        for j in range(k):
+            row += abs(G[i, j])
+        row_max = max(row_max, row)
+    return min(trace, row_max)
+
+
+@njit(cache=True)
+def _duality_gap(G, structure, pairs, q, signs, gain, alpha, set_start, set_members, coupling,
+                 caps, g_alpha):
+    """``P(ω(α)) − D(α)`` with ``D = αᵀgain − ½αᵀGα`` and
+    ``P = ½αᵀGα + Σ_l cap_l · max_{j∈S_l} [gain_j − (Gα)_j]_+ / c_j`` (the primal of Eq. 2 / 18
+    at ω(α) = ω + Σ_j α_j z_j: 1 − z_j·ω(α) = gain_j − (Gα)_j).  Returns (gap, P)."""
+    k = gain.shape[0]
+    _gram_times(G, structure, pairs, q, signs, alpha, g_alpha)
+    quad = 0.0
+    lin = 0.0
+    for i in range(k):
+        quad += alpha[i] * g_alpha[i]
+        lin += alpha[i] * gain[i]
+    slack = 0.0
+    for l in range(caps.shape[0]):
+        worst = 0.0
+        for p in range(set_start[l], set_start[l + 1]):
+            j = set_members[p]
+            c = coupling[j]
+            residual = gain[j] - g_alpha[j]
+            if residual > 0.0:
+                worst = max(worst, residual / c if c > 0.0 else np.inf)
+        slack += caps[l] * worst
+    primal = 0.5 * quad + slack
+    return primal - (lin - 0.5 * quad), primal
+
+
+@njit(cache=True)
+def _sets(parts, n_sets):
+    """Members of each set, grouped (counting sort): ``(start, members)``."""
+    k = parts.shape[0]
+    start = np.zeros(n_sets + 1, np.int64)
+    for j in range(k):
+        start[parts[j] + 1] += 1
+    for l in range(n_sets):
+        start[l + 1] += start[l]
+    fill = start[:-1].copy()
+    members = np.empty(k, np.int64)
+    for j in range(k):
+        members[fill[parts[j]]] = j
+        fill[parts[j]] += 1
+    return start, members
+
+
+@njit(cache=True)
+def _polish(G, structure, pairs, q, signs, gain, alpha, set_start, set_members, coupling, caps,
+            candidate):
+    """Solve the KKT system on the support of ``alpha`` exactly (a least-squares solve, since G may
+    be singular): ``G_SS α_S + Σ_{active l} θ_l c_S = gain_S``, ``Σ_{S_l} c_j α_j = cap_l`` for the
+    sets whose budget is (numerically) used up.  Writes the candidate; returns False when the
+    support is empty."""
+    k = gain.shape[0]
+    scale = 0.0
+    for j in range(k):
+        scale = max(scale, alpha[j])
+    if scale == 0.0:
+        return False
+    support = np.empty(k, np.int64)
+    n_s = 0
+    for j in range(k):
+        if alpha[j] > 1e-9 * scale:
+            support[n_s] = j
+            n_s += 1
+    n_sets = caps.shape[0]
+    active = np.empty(n_sets, np.int64)
+    n_a = 0
+    for l in range(n_sets):
+        used = 0.0
+        for p in range(set_start[l], set_start[l + 1]):
+            used += coupling[set_members[p]] * alpha[set_members[p]]
+        if used >= caps[l] * (1.0 - 1e-7):
+            active[n_a] = l
+            n_a += 1
+    size = n_s + n_a
+    A = np.zeros((size, size))
+    rhs = np.zeros(size)
+    part_of = np.empty(k, np.int64)
+    for l in range(n_sets):
+        for p in range(set_start[l], set_start[l + 1]):
+            part_of[set_members[p]] = l
+    for a in range(n_s):
+        i = support[a]
+        for b in range(n_s):
+            A[a, b] = _gram_entry(G, structure, pairs, q, signs, i, support[b])
+        rhs[a] = gain[i]
+        for e in range(n_a):
+            if part_of[i] == active[e]:
+                A[a, n_s + e] = coupling[i]
+                A[n_s + e, a] = coupling[i]
+    for e in range(n_a):
+        rhs[n_s + e] = caps[active[e]]
+    solution = np.linalg.lstsq(A, rhs)[0]
+    for j in range(k):
+        candidate[j] = 0.0
+    for a in range(n_s):
+        candidate[support[a]] = max(0.0, solution[a])
+    return True
+
+
+@njit(cache=True)
+def _polished_gap(G, structure, pairs, q, signs, gain, alpha, set_start, set_members, coupling,
+                  caps, candidate, g_alpha, gap):
+    """Replace α by its KKT polish when that is feasible with a smaller gap; returns the gap."""
+    if not _polish(G, structure, pairs, q, signs, gain, alpha, set_start, set_members, coupling,
+                   caps, candidate):
+        return gap
+    for l in range(caps.shape[0]):
+        used = 0.0
+        for p in range(set_start[l], set_start[l + 1]):
+            used += coupling[set_members[p]] * candidate[set_members[p]]
+        if used > caps[l] * (1.0 + 1e-12):
+            return gap
+    other, _ = _duality_gap(G, structure, pairs, q, signs, gain, candidate, set_start,
+                            set_members, coupling, caps, g_alpha)
+    if other < gap:
+        alpha[:] = candidate
+        return other
+    return gap
+
+
+@njit(cache=True)
+def solve_structured_dual(G, structure, pairs, q, signs, gain, parts, coupling, caps, tol,
+                          max_iter, alpha):
+    """:func:`solve_block_dual` with the Gram matrix given explicitly (``structure = DENSE_GRAM``)
+    or implicitly: ``KESLER_GRAM`` (label-set pairs ``pairs[p] = (r, s)``, q = ‖x‖²) or
+    ``ORDINAL_GRAM`` (``signs`` the ±1 labels, q = ‖x‖²); then each iteration costs O(k)."""
+    k = gain.shape[0]
+    n_sets = caps.shape[0]
+    set_start, set_members = _sets(parts, n_sets)
+    for j in range(k):
+        alpha[j] = 0.0
+    if k == 0:
+        return 0.0
+    lipschitz = _lipschitz(G, structure, pairs, q, k)
+    g_alpha = np.empty(k)
+    if lipschitz <= 0.0:
+        return 0.0  # all rows zero: no step can move ω
+    step = 1.0 / lipschitz
+    point = np.zeros(k)
+    trial = np.empty(k)
+    previous = np.zeros(k)
+    candidate = np.empty(k)
+    momentum = 1.0
+    gap, primal = _duality_gap(G, structure, pairs, q, signs, gain, alpha, set_start,
+                               set_members, coupling, caps, g_alpha)
+    next_polish = 64
+    for it in range(int(max_iter)):
+        # gradient step of the dual at the extrapolated point: gain − G·point
+        _gram_times(G, structure, pairs, q, signs, point, trial)
+        for i in range(k):
+            trial[i] = point[i] + step * (gain[i] - trial[i])
+        previous[:] = alpha
+        _project(trial, set_start, set_members, coupling, caps, alpha)
+        nxt = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * momentum * momentum))
+        # adaptive restart (O'Donoghue & Candès): drop the momentum when it points uphill
+        direction = 0.0
+        for i in range(k):
+            direction += (point[i] - alpha[i]) * (alpha[i] - previous[i])
+        if direction > 0.0:
+            nxt = 1.0
+            point[:] = alpha
+        else:
+            beta = (momentum - 1.0) / nxt
+            for i in range(k):
+                point[i] = alpha[i] + beta * (alpha[i] - previous[i])
+        momentum = nxt
+        if it % 10 == 9:
+            gap, primal = _duality_gap(G, structure, pairs, q, signs, gain, alpha, set_start,
+                                       set_members, coupling, caps, g_alpha)
+            if gap <= tol * max(1.0, primal):
+                break
+        if it == next_polish:
+            # once the support is identified the KKT solve is exact: try it at doubling intervals
+            next_polish *= 2
+            gap, primal = _duality_gap(G, structure, pairs, q, signs, gain, alpha, set_start,
+                                       set_members, coupling, caps, g_alpha)
+            if gap <= tol * max(1.0, primal):
+                break
+            n_support = 0
+            for i in range(k):
+                if alpha[i] > 0.0:
+                    n_support += 1
+            if n_support > _POLISH_IN_LOOP:
+                continue  # a large dense solve costs more than many O(k) iterations
+            gap = _polished_gap(G, structure, pairs, q, signs, gain, alpha, set_start,
+                                set_members, coupling, caps, candidate, g_alpha, gap)
+            if gap <= tol * max(1.0, primal):
+                return gap
+            point[:] = alpha
+            momentum = 1.0
+    gap, primal = _duality_gap(G, structure, pairs, q, signs, gain, alpha, set_start,
+                               set_members, coupling, caps, g_alpha)
+    if gap <= tol * max(1.0, primal):
+        return gap
+    return _polished_gap(G, structure, pairs, q, signs, gain, alpha, set_start, set_members,
+                         coupling, caps, candidate, g_alpha, gap)
+
+
+@njit(cache=True)
+def solve_block_dual(G, gain, parts, coupling, caps, tol, max_iter, alpha):
+    """Exact maximiser of the block dual (Eq. 3; per-set budgets of the decomposed loss, Eq. 18;
+    weights c_j of §2.4):
+
+        max_α  Σ_j α_j gain_j − ½ αᵀGα   s.t.  α ≥ 0,  Σ_{j∈S_l} c_j α_j ≤ caps[l]  ∀l,
+
+    with ``gain_j = 1 − m_j`` and ``G_ij = z_i·z_j`` the block's Gram matrix.  A dedicated solver,
+    not a generic optimizer (spec §5.3's recommendation): accelerated projected gradient (FISTA
+    with adaptive restart, step 1/L with L ≥ λ_max(G)), the projection onto each capped simplex
+    being one sort; stopped when the duality gap ``P(ω(α)) − D(α) ≤ tol·max(1, P)``.  At doubling
+    iteration counts (and at the end) an exact KKT solve on the current support
+    (:func:`_polish`) replaces α whenever it is feasible with a smaller gap: once the support is
+    identified this gives the solution to machine precision and stops early.
+
+    ``parts`` gives each variable's set (ids 0..len(caps)−1, every set non-empty); coupling
+    weights must be > 0.  Writes α and returns the final duality gap.
+    """
+    return solve_structured_dual(G, DENSE_GRAM, np.empty((0, 2), np.int64), 0.0, np.empty(0),
+                                 gain, parts, coupling, caps, tol, max_iter, alpha)
+
+
+# =============================================================================================
+# Sopopo, multi-prototype multiclass (spec §5.4)
+# =============================================================================================
+@njit(cache=True)
+def sopopo_steps(qloss, v, C, alpha):
+    """Sopopo (Shalev-Shwartz & Singer 2006) for one multiclass trial, in closed form (spec §5.4,
+    [DERIVED] reconstruction for the single graph y → every s ≠ y):
+
+        min_W ½ Σ_r ‖w_r − w_r^t‖² + Cξ   s.t.  (w_y − w_s)·x ≥ 1 − ξ   ∀s ≠ y.
+
+    With ``q_s = 1 − (w_y − w_s)·x`` (``qloss``, any sign), ``v = ‖x‖²``:
+    ``α_s = [q_s − ρ]_+ / v`` where ρ ≥ 0 solves ``ρ = Σ_s [q_s − ρ]_+`` if then
+    ``A = Σ_s α_s = ρ/v ≤ C``, else ``Σ_s [q_s − ρ]_+ = vC``.  The update is
+    ``w_y += A x``, ``w_s −= α_s x``.  O(k log k).  Writes ``alpha`` (0 for ``q_s ≤ 0`` or v = 0).
+    """
+    k = qloss.shape[0]
+    for s in range(k):
+        alpha[s] = 0.0
+    if v <= 0.0:
+        return
+    order = np.argsort(-qloss, kind="mergesort")
+    if qloss[order[0]] <= 0.0:
+        return
+    # unconstrained: ρ = Σ_{prefix} q / (n + 1), consistent when q_(n) > ρ ≥ q_(n+1)
+    total = 0.0
+    rho = 0.0
+    for n in range(1, k + 1):
+        total += qloss[order[n - 1]]
+        rho = total / (n + 1)
+        if n == k or qloss[order[n]] <= rho:
+            break
+    if rho / v > C:
+        total = 0.0
+        for n in range(1, k + 1):
+            total += qloss[order[n - 1]]
+            rho = (total - v * C) / n
+            if n == k or qloss[order[n]] <= rho:
+                break
+    for s in range(k):
+        alpha[s] = max(0.0, qloss[s] - rho) / v
+
+
+# =============================================================================================
+# Multiplicative form (spec §7)
+# =============================================================================================
+@njit(cache=True)
+def mult_alpha_closed_form(wplus, wminus, gamma, C):
+    """Appendix C: the maximiser on [0, C] of ``g(α) = γα − log(W⁺e^α + W⁻e^{−α} + W⁰)`` for an
+    instance in {−1, 0, 1}^n (W^± the simplex mass where y x_i = ±1, W⁰ = 1 − W⁺ − W⁻).
+
+    Stationarity (Eq. 36) ⇔ ``(1−γ)W⁺β² − γW⁰β − (1+γ)W⁻ = 0`` with β = e^α (the paper prints
+    the quadratic without "= 0"); its largest root
+    ``β = (γW⁰ + √(γ²W⁰² + 4(1−γ²)W⁺W⁻)) / (2(1−γ)W⁺)`` and ``α = max{0, min{C, log β}}``.
+    Edge cases (spec §7.3; the paper's "second root is negative" needs γ < 1): W⁺ = 0 or γ ≥ 1
+    make g increasing, so α = C; β ≤ 1 means no step.
+
+    Examples
+    --------
+    >>> round(mult_alpha_closed_form(0.3, 0.2, 0.5, 10.0), 6)
+    0.906163
+    """
+    if wplus <= 0.0 or gamma >= 1.0:
+        return C
+    wzero = max(0.0, 1.0 - wplus - wminus)
+    disc = gamma * gamma * wzero * wzero + 4.0 * (1.0 - gamma * gamma) * wplus * wminus
+    beta = (gamma * wzero + math.sqrt(max(0.0, disc))) / (2.0 * (1.0 - gamma) * wplus)
+    if beta <= 1.0:
+        return 0.0
+    return min(C, math.log(beta))
+
+
+@njit(cache=True)
+def mult_objective_slope(alpha, weights, values, rest, gamma):
+    """``g'(α) = γ − Σ_i ω_i z_i e^{αz_i} / (rest + Σ_i ω_i e^{αz_i})`` for the coordinates
+    (ω_i, z_i) an instance touches; ``rest`` is the mass of the untouched ones."""
+    shift = 0.0
+    for i in range(weights.shape[0]):
+        shift = max(shift, alpha * values[i])
+    num = 0.0
+    den = rest * math.exp(-shift)
+    for i in range(weights.shape[0]):
+        e = weights[i] * math.exp(alpha * values[i] - shift)
+        num += values[i] * e
+        den += e
+    if den <= 0.0:
+        return gamma
+    return gamma - num / den
+
+
+@njit(cache=True)
+def mult_alpha_numeric(weights, values, rest, gamma, C):
+    """The maximiser on [0, C] of the concave reduced objective of Eq. 23,
+    ``g(α) = γα − log(rest + Σ_i ω_i e^{α z_i})``, for any real instance: bisection on the
+    decreasing g' (a safeguarded 1-D solve; 200 halvings reach the float64 resolution)."""
+    if mult_objective_slope(0.0, weights, values, rest, gamma) <= 0.0:
+        return 0.0
+    if mult_objective_slope(C, weights, values, rest, gamma) >= 0.0:
+        return C
+    low = 0.0
+    high = C
+    for _ in range(200):
+        mid = 0.5 * (low + high)
+        if mid <= low or mid >= high:
+            break
+        if mult_objective_slope(mid, weights, values, rest, gamma) > 0.0:
+            low = mid
+        else:
+            high = mid
+    return 0.5 * (low + high)
+
+
+@njit(cache=True)
+def mult_set_lambda(scheme, loss, alpha, mistake, sqnorm_inf, cap, max_rule, lam):
+    """λ of one set of constraints for the multiplicative form (spec §7.2), given each row's
+    reduced maximiser ``alpha`` on [0, cap] (Appendix C closed form or the 1-D solve):
+
+    * SimPerc.M: ``λ_j = cap/|M|`` on the mistakes (α = C "trivially");
+    * ConProj.M / SimProj.M: ``λ_j = α_j/|M|`` on M / ``α_j/|Γ_γ|`` on the γ-violators;
+    * MaxPA.M (§5.1): ``λ_{j*} = α_{j*}`` for ``j* = argmax_j ℓ_{γ,j}`` (or ``ℓ_{γ,j}/‖x_j‖_∞``);
+    * SimOpt.M — used in the paper's experiments but never defined [UNSPECIFIED]; the spec's
+      reconstruction (§7.2): the water-filling of :func:`simopt_lambda` with ``ℓ_j := ℓ_{γ,j}``
+      and ``v_j := ‖x_j‖_∞²``, the maximiser of the separable lower bound
+      ``g_j(λ) ≥ λℓ_{γ,j} − ½λ²‖x_j‖_∞²`` of Lemma 7.  Results from it are a reconstruction.
+
+    ``sqnorm_inf`` is ‖x_j‖_∞² (0 marks a zero row, skipped as in the additive form).
+    """
+    k = loss.shape[0]
+    for j in range(k):
+        lam[j] = 0.0
+    if scheme == SIMOPT:
+        ones = np.ones(k)
+        simopt_lambda(loss, sqnorm_inf, ones, cap, lam)
+        return
+    if scheme == MAXPA:
+        best = -1
+        best_value = 0.0
+        for j in range(k):
+            if sqnorm_inf[j] > 0.0 and loss[j] > 0.0:
+                value = loss[j] if max_rule == MAX_HINGE else loss[j] / math.sqrt(sqnorm_inf[j])
+                if best < 0 or value > best_value:
+                    best = j
+                    best_value = value
+        if best >= 0:
+            lam[best] = alpha[best]
+        return
+    count = 0
+    for j in range(k):
+        if sqnorm_inf[j] > 0.0 and loss[j] > 0.0 and (scheme == SIMPROJ or mistake[j]):
+            count += 1
+    if count == 0:
+        return
+    for j in range(k):
+        if sqnorm_inf[j] > 0.0 and loss[j] > 0.0 and (scheme == SIMPROJ or mistake[j]):
+            lam[j] = (cap if scheme == SIMPERC else alpha[j]) / count
