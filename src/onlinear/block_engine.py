@@ -609,7 +609,9 @@ def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores,
             if tau[c] != 0.0:
                 pos[n_active] = c  # pos is free in the additive form: the classes that move
                 n_active += 1
-        dense_update = 2 * n_active > n_classes
+        # a vectorized sweep over every class beats scattered updates of the moving ones
+        # from about an eighth of them on (measured on Reuters' 119 columns: 8 ≈ 16 < 4 < 2)
+        dense_update = 8 * n_active > n_classes
         for p in range(idx.shape[0]):
             v = np.float64(vals[p])
             if v != 0.0:

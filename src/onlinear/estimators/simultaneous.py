@@ -386,9 +386,7 @@ default="simproj"
                 check_classification_targets(y)
         elif kind == "indicator":
             y = check_array(y, dtype=None, input_name="y", ensure_min_samples=0)
-        if sp.issparse(X) and not X.has_sorted_indices:
-            X = X.sorted_indices()
-        return X, kind, y
+        return X, kind, y  # CSR rows in their own index order, as in estimators.base
 
     def _classes_of(self, kind, y):
         if kind == "multiclass":
