@@ -121,6 +121,22 @@ def _box(coupling, j, cap):
 
 
 @njit(cache=True)
+def _most_violated(loss, sqnorm, max_rule):
+    """MaxPA's constraint (spec 001 §5.1): the largest hinge loss, or with ``MAX_DISTANCE`` the
+    largest distance ``ℓ_j/‖x_j‖`` to its halfspace; rows with x = 0 or no loss never; ties to
+    the lowest index; −1 when there is none."""
+    best = -1
+    best_value = 0.0
+    for j in range(loss.shape[0]):
+        if sqnorm[j] > 0.0 and loss[j] > 0.0:
+            value = loss[j] if max_rule == MAX_HINGE else loss[j] / math.sqrt(sqnorm[j])
+            if best < 0 or value > best_value:
+                best = j
+                best_value = value
+    return best
+
+
+@njit(cache=True)
 def set_lambda(scheme, loss, sqnorm, mistake, coupling, cap, max_rule, lam):
     """λ of one set of constraints for the schemes SimPerc, ConProj, SimProj, SimOpt and MaxPA.
 
@@ -145,14 +161,7 @@ def set_lambda(scheme, loss, sqnorm, mistake, coupling, cap, max_rule, lam):
         simopt_lambda(loss, sqnorm, coupling, cap, lam)
         return
     if scheme == MAXPA:
-        best = -1
-        best_value = 0.0
-        for j in range(k):
-            if sqnorm[j] > 0.0 and loss[j] > 0.0:
-                value = loss[j] if max_rule == MAX_HINGE else loss[j] / math.sqrt(sqnorm[j])
-                if best < 0 or value > best_value:
-                    best = j
-                    best_value = value
+        best = _most_violated(loss, sqnorm, max_rule)
         if best >= 0:
             lam[best] = min(_box(coupling, best, cap), loss[best] / sqnorm[best])
         return
@@ -730,14 +739,7 @@ def mult_set_lambda(scheme, loss, alpha, mistake, sqnorm_inf, cap, max_rule, lam
         simopt_lambda(loss, sqnorm_inf, ones, cap, lam)
         return
     if scheme == MAXPA:
-        best = -1
-        best_value = 0.0
-        for j in range(k):
-            if sqnorm_inf[j] > 0.0 and loss[j] > 0.0:
-                value = loss[j] if max_rule == MAX_HINGE else loss[j] / math.sqrt(sqnorm_inf[j])
-                if best < 0 or value > best_value:
-                    best = j
-                    best_value = value
+        best = _most_violated(loss, sqnorm_inf, max_rule)
         if best >= 0:
             lam[best] = alpha[best]
         return
