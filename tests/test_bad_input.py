@@ -1,6 +1,8 @@
 """Bad input never half-trains a model.
 
-For every registered algorithm: NaN/inf, a wrong number of features, labels outside ``classes``,
+For every estimator class (one registered name each: validation, atomicity and pickling live in
+the class and its bases, while the names of one class differ only in a fixed hyperparameter),
+with two and three classes (one output or one-vs-rest / two or three prototypes): NaN/inf, a wrong number of features, labels outside ``classes``,
 a missing ``classes``, a single class and invalid hyperparameters each raise a ``ValueError``
 (scikit-learn's ``InvalidParameterError`` is one) whose message names the problem, and the model is
 left exactly as it was:
@@ -22,9 +24,15 @@ from sklearn.exceptions import NotFittedError
 
 import onlinear
 
-NAMES = onlinear.available()
-NAMES += ["kernel-ovr-perceptron", "kernel-perceptron-max", "kernel-kesler", "kernel-mira",
-          "kernel-pa1", "kernel-spa2", "kernel-mc-romma"]  # every kernel estimator class
+def _one_name_per_class():
+    """The first registered name of every estimator class, primal and kernel."""
+    names = {}
+    for name in onlinear.available(kernel=None):
+        names.setdefault(onlinear.describe(name).estimator, name)
+    return list(names.values())
+
+
+NAMES = _one_name_per_class()
 #: (name, number of classes): two classes for every learner, three for those that take them
 #: (the binary learners one-vs-rest); balanced Winnow is binary only.
 MODELS = [pytest.param(name, k, id=f"{name}-{k}classes") for name in NAMES for k in (2, 3)
@@ -351,6 +359,12 @@ def _bad_hyperparameters():
 
 
 BAD_HYPERPARAMETERS = _bad_hyperparameters()
+
+
+def test_one_name_per_estimator_class():
+    classes = {onlinear.describe(name).estimator for name in onlinear.available(kernel=None)}
+    assert sorted(c.__name__ for c in classes) == \
+        sorted(onlinear.describe(name).estimator.__name__ for name in NAMES)
 
 
 def test_every_hyperparameter_of_every_learner_is_exercised():

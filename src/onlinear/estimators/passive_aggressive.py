@@ -30,9 +30,10 @@ class PassiveAggressive(OnlineLinearClassifier):
     >>> from onlinear import PassiveAggressive
     >>> from onlinear.datasets import load_usps
     >>> X, y, X_test, y_test = load_usps()
-    >>> model = PassiveAggressive().fit(X, y)
-    >>> print(f"test accuracy {model.score(X_test, y_test):.3f}")
-    test accuracy 0.8...
+    >>> model = PassiveAggressive().fit(X[:1000], y[:1000])
+    >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "
+    ...       f"test accuracy {model.score(X_test, y_test):.3f}")
+    191 mistakes on 1,000 examples, test accuracy 0.846
     """
 
     _rule = dispatch.PASSIVE_AGGRESSIVE
@@ -73,9 +74,10 @@ class SupportClassPA(PassiveAggressive):
     >>> from onlinear import SupportClassPA
     >>> from onlinear.datasets import load_usps
     >>> X, y, X_test, y_test = load_usps()
-    >>> model = SupportClassPA().fit(X, y)
-    >>> print(f"test accuracy {model.score(X_test, y_test):.3f}")
-    test accuracy 0.8...
+    >>> model = SupportClassPA().fit(X[:1000], y[:1000])
+    >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "
+    ...       f"test accuracy {model.score(X_test, y_test):.3f}")
+    171 mistakes on 1,000 examples, test accuracy 0.861
     """
 
     _rule = dispatch.SUPPORT_CLASS

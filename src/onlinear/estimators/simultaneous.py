@@ -232,9 +232,10 @@ default="simproj"
     >>> from onlinear import SimultaneousProjectionClassifier
     >>> from onlinear.datasets import load_usps
     >>> X, y, X_test, y_test = load_usps()
-    >>> model = SimultaneousProjectionClassifier(scheme="simproj", C=0.1).fit(X, y)
-    >>> model.n_seen_, model.n_mistakes_ < 1000, round(model.score(X_test, y_test), 2) > 0.85
-    (7291, True, True)
+    >>> model = SimultaneousProjectionClassifier(scheme="simproj", C=0.1).fit(X[:1000], y[:1000])
+    >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "
+    ...       f"test accuracy {model.score(X_test, y_test):.3f}")
+    172 mistakes on 1,000 examples, test accuracy 0.854
 
     Multilabel, with label sets (or an indicator matrix); a constant feature gives the labels
     their intercepts:
@@ -623,8 +624,8 @@ default="simproj"
     >>> model = model.fit(X, labels)
     >>> model.predict(X[:3]).tolist(), labels[:3].tolist()
     (['good', 'poor', 'poor'], ['good', 'poor', 'poor'])
-    >>> bool(np.all(np.diff(model.thresholds_) > 0)), model.n_mistakes_ < 400
-    (True, True)
+    >>> model.n_mistakes_, model.thresholds_.round(2).tolist()
+    (194, [-4.68, 0.09, 4.75])
     """
 
     _parameter_constraints = {
@@ -826,8 +827,8 @@ default="simproj"
     >>> X, y, block_ptr = data.blocks()
     >>> simproj = BlockLearner("simproj", C=0.1).fit(X, y, block_ptr=block_ptr)
     >>> maxpa = BlockLearner("maxpa", C=0.1).fit(X, y, block_ptr=block_ptr)
-    >>> simproj.n_seen_, simproj.n_mistakes_ < maxpa.n_mistakes_
-    (300, True)
+    >>> simproj.n_seen_, simproj.n_mistakes_, maxpa.n_mistakes_
+    (300, 3, 20)
     """
 
     _parameter_constraints = {
