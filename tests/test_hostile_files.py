@@ -323,6 +323,23 @@ def test_cli_keeps_an_existing_output_whole_when_the_run_fails(tmp_path):
     assert tree(tmp_path) == ["curve.csv", "out.txt", "plot.png", "tiny.svm"]  # no temporaries
 
 
+@pytest.mark.parametrize("option, target", [("--plot", "onlinear.plots.plot_curves"),
+                                            ("--curve", "onlinear.harness.Table.to_csv")])
+def test_cli_a_write_that_fails_half_way_leaves_the_old_file(tmp_path, monkeypatch, option,
+                                                            target):
+    def disk_full(self_or_evaluation, path, *args, **kwargs):
+        Path(path).write_bytes(b"half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(target, disk_full)
+    (tmp_path / "tiny.svm").write_text(TINY)
+    (tmp_path / "old.png").write_bytes(b"previous results")
+    result = onlinear_cli("run", "pa", "tiny.svm", option, "old.png", cwd=tmp_path)
+    assert result.returncode == 1 and "No space left on device" in result.stderr
+    assert (tmp_path / "old.png").read_bytes() == b"previous results"
+    assert tree(tmp_path) == ["old.png", "tiny.svm"]
+
+
 # =========================================================================== text corpora
 def tarball(path, members, mode="w:gz"):
     with tarfile.open(path, mode, **({"compresslevel": 1} if mode == "w:gz" else {})) as tar:

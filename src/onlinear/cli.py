@@ -471,7 +471,8 @@ def _distribute(params, algorithms):
 @click.argument("name_or_url")
 @click.option("--dest", "dest", type=click.Path(file_okay=False), default=None,
               help="Folder to download into (default: $ONLINEAR_DATA, else ./onlinear-data).")
-@click.option("--sha256", default=None, callback=_check_sha256, help="Expected SHA-256 of a URL's file (catalogue sets "
+@click.option("--sha256", default=None, callback=_check_sha256,
+              help="Expected SHA-256 of a URL's file (catalogue sets "
               "carry their own).")
 @click.option("--force", is_flag=True, help="Download even if a verified copy is there.")
 @_clean_errors
