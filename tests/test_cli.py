@@ -130,11 +130,11 @@ def test_compare_with_no_arguments_runs_every_multiclass_algorithm_on_usps():
 
 
 @pytest.mark.parametrize("args, code, phrase", [
-    (["run", "no-such-learner", "usps"], 1, "Error: unknown algorithm 'no-such-learner'"),
-    (["compare", "pa1", "no-such-learner"], 1, "Error: unknown algorithm 'no-such-learner'"),
+    (["run", "no-such-learner", "usps"], 2, "Error: unknown algorithm 'no-such-learner'"),
+    (["compare", "pa1", "no-such-learner"], 2, "Error: unknown algorithm 'no-such-learner'"),
     (["run", "pa1", "missing.svm"], 1, "Error: no such file: missing.svm"),
-    (["run", "pa1", "TINY", "--param", "C=-1"], 1, "Error: The 'C' parameter"),
-    (["run", "pa1", "TINY", "--param", "gamma=2"], 1, "Error: pa1 has no hyperparameter"),
+    (["run", "pa1", "TINY", "--param", "C=-1"], 2, "Error: The 'C' parameter"),
+    (["run", "pa1", "TINY", "--param", "gamma=2"], 2, "Error: pa1 has no hyperparameter"),
     (["run", "pa1", "BAD"], 1, "Error: cannot read"),
     (["compare", "winnow", "--data", "BLOBS"], 1, "Error: winnow learns two classes only"),
     (["run", "pa1", "TINY", "--param", "C"], 2, "expected KEY=VALUE"),

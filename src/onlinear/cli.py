@@ -6,12 +6,16 @@
     onlinear compare pa1 spa1 mira --data train.svm --test test.svm --permutations 5 --plot out.png
 
 Data is ``usps`` (the copy shipped with the package, with its test set) or the path of a LIBSVM
-file (``.gz`` and ``.bz2`` are read too).  Exit codes: 0 on success, 2 on a usage error, 1 on a
-data or algorithm error, reported on one line (set ``ONLINEAR_TRACEBACK=1`` for the traceback).
+file (plain, gzip, bzip2 or xz, recognised by content).  Exit codes: 0 on success, 2 on a usage
+error (unknown algorithm, bad ``--param``/``--grid``/``--sha256``, an output path that cannot be
+written), checked before any training; 1 on a data or algorithm error, reported on one line
+(set ``ONLINEAR_TRACEBACK=1`` for the traceback).
 """
+import contextlib
 import functools
 import os
 import re
+import tempfile
 
 import click
 import numpy as np
@@ -38,10 +42,12 @@ def _clean_errors(command):
             return command(*args, **kwargs)
         except click.ClickException:
             raise
-        except (ValueError, TypeError, OSError, ImportError) as error:
+        except (ValueError, TypeError, OSError, ImportError, MemoryError) as error:
             if os.environ.get("ONLINEAR_TRACEBACK"):
                 raise
             message = " ".join(str(error).split()) or type(error).__name__
+            if isinstance(error, MemoryError):
+                message = f"out of memory: {message}"
             if isinstance(error, OSError) and error.filename and str(error.filename) not in message:
                 message = f"{message}: {error.filename}"
             raise click.ClickException(message) from None
@@ -92,16 +98,14 @@ def _parse_grid(ctx, param, values):
 
 
 def load_data(spec, test=None):
-    """``(X, y, X_test, y_test, name)`` for ``usps`` or a LIBSVM file, with an optional LIBSVM
-    test file (read with the same number of features)."""
-    from sklearn.datasets import load_svmlight_file, load_svmlight_files
-
+    """``(X, y, X_test, y_test, name)`` for ``usps``, a catalogue name or a LIBSVM file, with an
+    optional LIBSVM test file (read with the same number of features)."""
     if spec.lower() in SHIPPED:
         from .datasets import load_usps
 
         X, y, X_test, y_test = load_usps()
         if test is not None:
-            X_test, y_test = _read(lambda: load_svmlight_file(test, n_features=X.shape[1]), test)
+            X_test, y_test = _read_libsvm(test, n_features=X.shape[1])
             X_test, y_test = X_test.toarray(), _labels(y_test)
         return X, y, X_test, y_test, SHIPPED[spec.lower()]
     if test is None and not os.path.exists(spec) and spec.lower() in _catalogue():
@@ -113,10 +117,26 @@ def load_data(spec, test=None):
             raise DataError(str(error)) from None
         return X, _labels(y), X_test, None if y_test is None else _labels(y_test), spec.lower()
     if test is None:
-        X, y = _read(lambda: load_svmlight_file(spec), spec)
+        X, y = _read_libsvm(spec)
         return X, _labels(y), None, None, spec
-    X, y, X_test, y_test = _read(lambda: load_svmlight_files([spec, test]), f"{spec} or {test}")
+    # As scikit-learn's load_svmlight_files: one-based unless some index of either file is 0,
+    # and both files as wide as the wider.
+    (X, y), (X_test, y_test) = _read_libsvm(spec, zero_based=True), \
+        _read_libsvm(test, zero_based=True)
+    if not any(M.nnz and M.indices.min() == 0 for M in (X, X_test)):
+        X, X_test = _one_based(X), _one_based(X_test)
+    width = max(X.shape[1], X_test.shape[1])
+    X.resize((X.shape[0], width))
+    X_test.resize((X_test.shape[0], width))
     return X, _labels(y), X_test, _labels(y_test), spec
+
+
+def _one_based(X):
+    import scipy.sparse as sp
+
+    if X.shape[1] == 0:
+        return X
+    return sp.csr_matrix((X.data, X.indices - 1, X.indptr), shape=(X.shape[0], X.shape[1] - 1))
 
 
 def _catalogue():
@@ -125,15 +145,21 @@ def _catalogue():
     return set(list_datasets())
 
 
-def _read(reader, path):
+def _read_libsvm(path, **options):
+    """:func:`onlinear.data.load_libsvm`, its errors as a :class:`DataError` naming the file."""
+    from .data import load_libsvm
+
     try:
-        return reader()
+        return load_libsvm(path, **options)
     except FileNotFoundError:
-        raise DataError(f"no such file: {path} (DATA is 'usps', a catalogue name of onlinear.data, or a LIBSVM file)") from None
+        raise DataError(f"no such file: {path} (DATA is 'usps', a catalogue name of "
+                        "onlinear.data, or a LIBSVM file)") from None
     except IsADirectoryError:
         raise DataError(f"{path} is a directory, not a LIBSVM file") from None
-    except (ValueError, UnicodeDecodeError, EOFError, OSError) as error:
-        raise DataError(f"cannot read {path} as a LIBSVM file: {error}") from None
+    except ValueError as error:  # a FileFormatError names the file and the line
+        raise DataError(f"cannot read a LIBSVM file: {error}") from None
+    except OSError as error:
+        raise DataError(f"cannot read {path}: {error.strerror or error}") from None
 
 
 def _labels(y):
@@ -143,12 +169,101 @@ def _labels(y):
     return y
 
 
+def _check_output(ctx, param, value):
+    """An output path whose folder exists and is writable, checked before any training."""
+    if value is None:
+        return None
+    path = os.path.abspath(value)
+    folder = os.path.dirname(path)
+    if os.path.isdir(path):
+        raise click.BadParameter(f"{value} is a folder; give a file name.", ctx, param)
+    if not os.path.isdir(folder):
+        raise click.BadParameter(f"cannot write {value}: no folder {folder}.", ctx, param)
+    if not os.access(folder, os.W_OK | os.X_OK) or (
+            os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise click.BadParameter(f"cannot write {value}: permission denied.", ctx, param)
+    if param.name == "plot":
+        from matplotlib.backend_bases import FigureCanvasBase
+
+        known = FigureCanvasBase.get_supported_filetypes()
+        suffix = os.path.splitext(value)[1].lower().lstrip(".")
+        if suffix not in known:
+            raise click.BadParameter(
+                f"cannot tell the image format of {value!r} from its suffix; use one of "
+                f"{', '.join('.' + k for k in sorted(known))}.", ctx, param)
+    return value
+
+
+def _check_sha256(ctx, param, value):
+    from .data.fetch import _check_digest
+
+    try:
+        return _check_digest(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error), ctx, param) from None
+
+
+@contextlib.contextmanager
+def _usage(hint=None):
+    """Report a ``ValueError`` of the checks of names and parameters as a usage error (exit 2)."""
+    try:
+        yield
+    except ValueError as error:
+        raise click.UsageError(f"{hint + ': ' if hint else ''}{error}") from None
+
+
+@contextlib.contextmanager
+def _replacing(path):
+    """A temporary path beside ``path`` to write to, renamed onto ``path`` once written: an
+    existing file is replaced whole or not at all."""
+    folder, name = os.path.split(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.",
+                                         suffix=os.path.splitext(name)[1])
+    os.close(handle)
+    try:
+        yield temporary
+        os.chmod(temporary, 0o666 & ~_umask())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(temporary)
+        raise
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _check_memory(n_features, n_classes, algorithms):
+    """Refuse, before allocating, weights that cannot fit in this machine's memory."""
+    from .estimators.kernel import KernelLearner
+
+    linear = [a for a in algorithms if not issubclass(describe(a).estimator, KernelLearner)]
+    needed = n_features * n_classes * 8  # one float64 weight per feature and class
+    total = _physical_memory()
+    if linear and total is not None and needed > total:
+        raise DataError(
+            f"{linear[0]} would need {needed / 2**30:,.1f} GiB for its weights ({n_features:,} "
+            f"features x {n_classes:,} classes x 8 bytes), more than this machine's "
+            f"{total / 2**30:,.1f} GiB of memory; check the data's feature indices.")
+
+
+def _physical_memory():
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not POSIX: no check, MemoryError is caught
+        return None
+
+
 def _emit(text, out):
     if out is None:
         click.echo(text, nl=False)
     else:
-        with open(out, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with _replacing(out) as temporary:
+            with open(temporary, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
         click.echo(f"wrote {out}", err=True)
 
 
@@ -212,14 +327,14 @@ def _common_options(command):
                      help="Seed of the random permutations."),
         click.option("--tick", type=click.IntRange(min=1), default=None,
                      help="Record the curves every TICK examples [default: about 100 points]."),
-        click.option("--curve", metavar="FILE", default=None,
+        click.option("--curve", metavar="FILE", default=None, callback=_check_output,
                      help="Write the learning curves (one row per tick) to this CSV file."),
-        click.option("--plot", metavar="FILE", default=None,
+        click.option("--plot", metavar="FILE", default=None, callback=_check_output,
                      help="Draw mistake rate, updates and time against examples seen "
                      "(.png, .svg or .pdf)."),
         click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
                      show_default=True, help="Output format."),
-        click.option("--out", metavar="FILE", default=None,
+        click.option("--out", metavar="FILE", default=None, callback=_check_output,
                      help="Write the output to FILE instead of standard output."),
     ]
     for option in reversed(options):
@@ -229,12 +344,14 @@ def _common_options(command):
 
 def _finish(evaluation, table, fmt, out, curve, plot, text):
     if curve is not None:
-        evaluation.curves().to_csv(curve)
+        with _replacing(curve) as temporary:
+            evaluation.curves().to_csv(temporary)
         click.echo(f"wrote {curve}", err=True)
     if plot is not None:
         from .plots import plot_curves
 
-        plot_curves(evaluation, plot)
+        with _replacing(plot) as temporary:
+            plot_curves(evaluation, temporary)
         click.echo(f"wrote {plot}", err=True)
     _emit(text if fmt == "table" else _export(table, fmt), out)
 
@@ -257,8 +374,10 @@ def run_command(algorithm, data, params, grid, test, epochs, seed, tick, curve, 
                 shuffle):
     """Train ALGORITHM online on DATA ('usps' or a LIBSVM file) and report, per epoch, the
     cumulative online mistake rate, updates, test error and seconds."""
-    describe(algorithm)
+    with _usage():
+        harness._check_params(algorithm, params, grid)
     X, y, X_test, y_test, name = load_data(data, test)
+    _check_memory(X.shape[1], np.unique(y).shape[0], [algorithm])
     evaluation = harness.evaluate(algorithm, X, y, params=params, grid=grid, X_test=X_test,
                                   y_test=y_test, epochs=epochs, shuffle=shuffle,
                                   random_state=seed, tick=tick, progress=True, data=name)
@@ -294,19 +413,38 @@ def compare_command(algorithms, data, params, grid, test, epochs, seed, tick, cu
 
     --param applies to every compared algorithm that has the hyperparameter; scope it to one
     with NAME:KEY=VALUE (e.g. --param pa1:C=0.01)."""
-    for name in algorithms:
-        describe(name)
+    with _usage():
+        for name in algorithms:
+            describe(name)
+        if algorithms:
+            distributed = _distribute(params, algorithms)
+            _check_grid(distributed, grid, algorithms)
     X, y, X_test, y_test, name = load_data(data, test)
-    algorithms = list(algorithms) or None
-    if algorithms is None:
-        n_classes = np.unique(y).shape[0]
+    n_classes = np.unique(y).shape[0]
+    if not algorithms:
         algorithms = available("multiclass") if n_classes > 2 else available()
+        with _usage():
+            distributed = _distribute(params, algorithms)
+            _check_grid(distributed, grid, algorithms)
+    _check_memory(X.shape[1], n_classes, algorithms)
     evaluation = harness.compare(
-        X, y, algorithms, params=_distribute(params, algorithms), grid=grid, X_test=X_test,
+        X, y, algorithms, params=distributed, grid=grid, X_test=X_test,
         y_test=y_test, epochs=epochs, permutations=permutations, random_state=seed, tick=tick,
         progress=True, data=name)
     _finish(evaluation, evaluation.summary(), fmt, out, curve, plot,
             _grid_text(evaluation) + evaluation.report())
+
+
+def _check_grid(params, grid, algorithms):
+    """Raise ``ValueError`` for a name, parameter or value of ``params`` and ``grid`` that
+    :func:`onlinear.harness.compare` would refuse."""
+    for name in algorithms:
+        tunable = describe(name).hyperparameters
+        harness._check_params(name, params.get(name, {}),
+                             {k: v for k, v in grid.items() if k in tunable})
+    unused = set(grid) - {k for name in algorithms for k in describe(name).hyperparameters}
+    if unused:
+        raise ValueError(f"no compared algorithm has the hyperparameter(s) {sorted(unused)}.")
 
 
 def _distribute(params, algorithms):
@@ -333,7 +471,8 @@ def _distribute(params, algorithms):
 @click.argument("name_or_url")
 @click.option("--dest", "dest", type=click.Path(file_okay=False), default=None,
               help="Folder to download into (default: $ONLINEAR_DATA, else ./onlinear-data).")
-@click.option("--sha256", default=None, help="Expected SHA-256 of a URL's file (catalogue sets "
+@click.option("--sha256", default=None, callback=_check_sha256,
+              help="Expected SHA-256 of a URL's file (catalogue sets "
               "carry their own).")
 @click.option("--force", is_flag=True, help="Download even if a verified copy is there.")
 @_clean_errors
@@ -344,7 +483,14 @@ def fetch_command(name_or_url, dest, sha256, force):
 
     if dest is None:
         dest = os.environ.get("ONLINEAR_DATA", "").split(os.pathsep)[0] or "onlinear-data"
-    paths = fetch(name_or_url, dest, sha256, force=force)
+    from .data import ChecksumError
+
+    try:
+        paths = fetch(name_or_url, dest, sha256, force=force)
+    except ChecksumError:
+        raise
+    except ValueError as error:  # the name, the URL's file name or the destination
+        raise click.UsageError(str(error)) from None
     for path in paths if isinstance(paths, list) else [paths]:
         click.echo(str(path))
 

@@ -1,11 +1,12 @@
 """Delimited text with one label column (UCI style): ``X`` from the other columns, ``y`` from it."""
+import codecs
 import csv as _csv
 import io
 from numbers import Integral
 
 import numpy as np
 
-from ._files import FileFormatError, open_binary, reading
+from ._files import FileFormatError, open_binary, reading, shorten
 
 __all__ = ["load_csv"]
 
@@ -28,6 +29,7 @@ def load_csv(path, label_column=-1, *, delimiter=",", header=None, encoding="utf
         name, otherwise yes exactly when a field of the first row that should be a feature
         is not a number.
     encoding : str, default="utf-8"
+        A UTF-8 byte-order mark at the start is skipped.
     dtype : numpy dtype, default=float64
         Type of ``X``.
 
@@ -42,7 +44,9 @@ def load_csv(path, label_column=-1, *, delimiter=",", header=None, encoding="utf
     ------
     FileFormatError
         (a ``ValueError``) naming the file and the line, if a row has the wrong number of
-        fields or a feature that is not a number; also if the label column does not exist.
+        fields or a feature that is not a number, or a line that is not in ``encoding``;
+        also if the label column does not exist, or the table has a single column (no
+        feature: the delimiter is most likely wrong).
 
     Examples
     --------
@@ -58,9 +62,14 @@ def load_csv(path, label_column=-1, *, delimiter=",", header=None, encoding="utf
     >>> y
     array(['setosa', 'virginica'], dtype='<U9')
     """
+    # A byte-order mark (as spreadsheet programs write) is not part of the first field.
+    decoding = "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
     with reading(path), open_binary(path) as raw, \
-            io.TextIOWrapper(raw, encoding=encoding, newline="") as text:
-        rows = _rows(text, delimiter)
+            io.TextIOWrapper(raw, encoding=decoding, newline="") as text:
+        try:
+            rows = _rows(text, delimiter)
+        except UnicodeDecodeError as error:
+            raise _undecodable(path, encoding, error) from None
         if not rows:
             raise FileFormatError(path, "no rows")
         names = None
@@ -70,6 +79,8 @@ def load_csv(path, label_column=-1, *, delimiter=",", header=None, encoding="utf
             names = [name.strip() for name in rows[0][1]]
             rows = rows[1:]
     width = len(names) if names is not None else (len(rows[0][1]) if rows else 0)
+    if width == 1:
+        raise _one_column(path, delimiter, rows, names)
     label = _label_index(path, label_column, names, width)
     for number, fields in rows:
         if len(fields) != width:
@@ -90,6 +101,33 @@ def _rows(text, delimiter):
     reader = _csv.reader(text, delimiter=delimiter)
     return [(reader.line_num, fields) for fields in reader
             if any(field.strip() for field in fields)]
+
+
+def _undecodable(path, encoding, error):
+    """The first line that is not ``encoding``, as a FileFormatError (the file read again)."""
+    with open_binary(path) as raw:
+        for number, line in enumerate(raw, 1):
+            try:
+                line.decode(encoding)
+            except UnicodeDecodeError as line_error:
+                return FileFormatError(
+                    path, f"not {encoding} text: {line_error.reason} at byte "
+                    f"{line_error.start + 1} of the line (pass encoding=, e.g. 'latin-1'); the "
+                    f"line reads {shorten(line)}", number)
+    return FileFormatError(path, f"not {encoding} text ({error})")
+
+
+def _one_column(path, delimiter, rows, names):
+    """A table of one column has a label and no feature: most likely the delimiter is wrong."""
+    first = names if names is not None else rows[0][1]
+    found = [c for c in (",", ";", "\t", "|", " ") if c != delimiter and c in first[0].strip()]
+    hint = f"; the first line holds {found[0]!r}: pass delimiter={found[0]!r}" if found else ""
+    if delimiter is None:
+        splitting = "whitespace"
+    else:
+        splitting = f"delimiter={delimiter!r}"
+    return FileFormatError(path, f"a single column with {splitting}, so no feature besides the "
+                           f"label{hint}", rows[0][0] if names is None else 1)
 
 
 def _is_number(field):

@@ -18,6 +18,9 @@ from ._files import FileFormatError, open_binary, reading, shorten
 __all__ = ["load_libsvm", "iter_libsvm_chunks"]
 
 _SCAN_BATCH = 4096  # lines parsed at once when looking for the line at fault
+# scikit-learn's parser stores feature indices as C ints: a larger one overflows.
+_MAX_INDEX = 2**31 - 1
+_PARSE_ERRORS = (ValueError, OverflowError)
 
 
 def load_libsvm(path, n_features=None, *, zero_based="auto", dtype=np.float64, multilabel=False):
@@ -48,8 +51,8 @@ def load_libsvm(path, n_features=None, *, zero_based="auto", dtype=np.float64, m
     FileNotFoundError
         If the file does not exist.
     FileFormatError
-        (a ``ValueError``) if a line is malformed, or an index is ≥ ``n_features``: the
-        message names the file and the line number.
+        (a ``ValueError``) if a line is malformed, or an index is ≥ ``n_features`` or above
+        2³¹ − 1: the message names the file and the line number.
 
     Examples
     --------
@@ -75,7 +78,7 @@ def load_libsvm(path, n_features=None, *, zero_based="auto", dtype=np.float64, m
         try:
             return load_svmlight_file(handle, n_features=n_features, dtype=dtype,
                                       multilabel=multilabel, zero_based=zero_based)
-        except ValueError as error:
+        except _PARSE_ERRORS as error:
             cause = error
     raise _explain(path, cause, n_features, zero_based, multilabel) from cause
 
@@ -145,7 +148,7 @@ def iter_libsvm_chunks(path, chunk_size, n_features, *, zero_based=False, dtype=
     for numbers, lines in _batches(path, chunk_size):
         try:
             yield load_svmlight_file(io.BytesIO(b"".join(lines)), **options)
-        except ValueError as error:
+        except _PARSE_ERRORS as error:
             raise _bad_line(path, numbers, lines, options, error) from error
 
 
@@ -177,7 +180,7 @@ def _bad_line(path, numbers, lines, options, error):
     for number, line in zip(numbers, lines):
         try:
             load_svmlight_file(io.BytesIO(line), **options)
-        except ValueError as line_error:
+        except _PARSE_ERRORS as line_error:
             return FileFormatError(path, f"{_reason(line_error)}; the line reads {shorten(line)}",
                                    number)
     return FileFormatError(path, _reason(error))
@@ -185,6 +188,8 @@ def _bad_line(path, numbers, lines, options, error):
 
 def _reason(error):
     """scikit-learn's message, rephrased where it speaks of the whole file but means one line."""
+    if isinstance(error, OverflowError):
+        return f"feature index too large (the reader takes indices up to {_MAX_INDEX:,})"
     message = str(error).rstrip(".")
     match = re.fullmatch(r"n_features was set to (\d+), but input file contains (\d+) features",
                          message)
@@ -201,7 +206,7 @@ def _scan(path, options):
     for numbers, lines in _batches(path, _SCAN_BATCH):
         try:
             X, _ = load_svmlight_file(io.BytesIO(b"".join(lines)), **options)
-        except ValueError as error:
+        except _PARSE_ERRORS as error:
             return _bad_line(path, numbers, lines, options, error), smallest
         if X.nnz:
             low = int(X.indices.min())
@@ -221,4 +226,4 @@ def _explain(path, error, n_features, zero_based, multilabel):
         zero_based = smallest == 0
     options.update(n_features=n_features, zero_based=bool(zero_based))
     bad, _ = _scan(path, options)
-    return bad if bad is not None else FileFormatError(path, str(error))
+    return bad if bad is not None else FileFormatError(path, _reason(error))

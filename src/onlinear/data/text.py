@@ -13,10 +13,17 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from ._files import FileFormatError
+from ._files import FileFormatError, reading
 
 __all__ = ["TextDataset", "ReutersDocument", "read_20newsgroups", "load_20newsgroups",
            "read_reuters21578", "load_reuters21578"]
+
+# The largest file of 20 Newsgroups ("bydate") is 160 KB and of Reuters-21578 1.5 MB; each
+# corpus unpacks to under 40 MB.  The caps leave ample room and stop a decompression bomb.
+MAX_FILE_SIZE = 64 * 2**20
+"""Default cap, in bytes, on one file of a text corpus (the ``max_file_size`` arguments)."""
+MAX_TOTAL_SIZE = 2**30
+"""Default cap, in bytes, on all the files of a text corpus read together."""
 
 _NEWS_SPLITS = {"20news-bydate-train": "train", "20news-bydate-test": "test"}
 _SGML_FILE = re.compile(r"reut2-\d{3}\.sgm$")
@@ -58,7 +65,8 @@ class ReutersDocument(NamedTuple):
 
 
 # ------------------------------------------------------------------------- 20 Newsgroups
-def read_20newsgroups(path):
+def read_20newsgroups(path, *, max_file_size=MAX_FILE_SIZE,
+                      max_total_size=MAX_TOTAL_SIZE):
     """The messages of the 20 Newsgroups "bydate" distribution, split as distributed.
 
     The class of a message is the name of its folder; ``20news-bydate-train/`` and
@@ -70,6 +78,9 @@ def read_20newsgroups(path):
     path : str or path-like
         ``20news-bydate.tar.gz`` or the folder holding ``20news-bydate-train/`` and
         ``20news-bydate-test/`` (directly or one level down).
+    max_file_size, max_total_size : int, default 64 MiB and 1 GiB
+        Caps in bytes on one file and on all the files read (checked before reading them); a
+        larger file raises :class:`FileFormatError`.
 
     Returns
     -------
@@ -81,7 +92,8 @@ def read_20newsgroups(path):
     See :func:`load_20newsgroups`.
     """
     found = {"train": [], "test": []}
-    for parts, content in _files(path):
+    for parts, content in _files(path, max_file_size=max_file_size,
+                                 max_total_size=max_total_size):
         split_at = [i for i, part in enumerate(parts) if part in _NEWS_SPLITS]
         if not split_at or len(parts) != split_at[-1] + 3:
             continue
@@ -99,7 +111,8 @@ def read_20newsgroups(path):
     return result
 
 
-def load_20newsgroups(path, *, vectorizer=None):
+def load_20newsgroups(path, *, vectorizer=None, max_file_size=MAX_FILE_SIZE,
+                      max_total_size=MAX_TOTAL_SIZE):
     """20 Newsgroups "bydate" as tf-idf features; labels are the newsgroup names.
 
     Parameters
@@ -109,6 +122,9 @@ def load_20newsgroups(path, *, vectorizer=None):
     vectorizer : scikit-learn text vectorizer, optional
         Fitted on the training messages, then applied to the test messages.  Default
         ``TfidfVectorizer()``.
+    max_file_size, max_total_size : int, default 64 MiB and 1 GiB
+        Caps in bytes on one file and on all the files read (checked before reading them); a
+        larger file raises :class:`FileFormatError`.
 
     Returns
     -------
@@ -133,14 +149,16 @@ def load_20newsgroups(path, *, vectorizer=None):
     >>> data.y_train.tolist(), data.target_names
     (['rec.autos', 'rec.autos', 'sci.space'], ['rec.autos', 'sci.space'])
     """
-    corpus = read_20newsgroups(path)
+    corpus = read_20newsgroups(path, max_file_size=max_file_size,
+                               max_total_size=max_total_size)
     (train_texts, train_labels), (test_texts, test_labels) = corpus["train"], corpus["test"]
     return _vectorize(train_texts, np.array(train_labels), test_texts, np.array(test_labels),
                       sorted(set(train_labels) | set(test_labels)), vectorizer)
 
 
 # ------------------------------------------------------------------------- Reuters-21578
-def read_reuters21578(path):
+def read_reuters21578(path, *, max_file_size=MAX_FILE_SIZE,
+                      max_total_size=MAX_TOTAL_SIZE):
     """Every document of Reuters-21578 (Distribution 1.0, the ``reut2-NNN.sgm`` files).
 
     Files are decoded as UTF-8, or as latin-1 where that fails (``reut2-017.sgm`` holds one
@@ -150,6 +168,9 @@ def read_reuters21578(path):
     ----------
     path : str or path-like
         ``reuters21578.tar.gz`` or a folder holding the ``.sgm`` files (at any depth).
+    max_file_size, max_total_size : int, default 64 MiB and 1 GiB
+        Caps in bytes on one file and on all the files read (checked before reading them); a
+        larger file raises :class:`FileFormatError`.
 
     Returns
     -------
@@ -160,7 +181,9 @@ def read_reuters21578(path):
     See :func:`load_reuters21578`.
     """
     documents = []
-    for parts, content in sorted(_files(path, keep=lambda name: _SGML_FILE.search(name))):
+    files = _files(path, keep=lambda name: _SGML_FILE.search(name), max_file_size=max_file_size,
+                   max_total_size=max_total_size)
+    for parts, content in sorted(files):
         try:
             sgml = content.decode("utf-8")
         except UnicodeDecodeError:
@@ -182,7 +205,8 @@ def read_reuters21578(path):
     return documents
 
 
-def load_reuters21578(path, *, labels="single", vectorizer=None):
+def load_reuters21578(path, *, labels="single", vectorizer=None, max_file_size=MAX_FILE_SIZE,
+                      max_total_size=MAX_TOTAL_SIZE):
     """Reuters-21578, ModApte split, as tf-idf features.
 
     The ModApte split keeps the documents with ``TOPICS="YES"``: ``LEWISSPLIT="TRAIN"`` for
@@ -199,6 +223,9 @@ def load_reuters21578(path, *, labels="single", vectorizer=None):
         documents); a document indexed for topics but given none has a row of zeros.
     vectorizer : scikit-learn text vectorizer, optional
         Fitted on the training documents.  Default ``TfidfVectorizer()``.
+    max_file_size, max_total_size : int, default 64 MiB and 1 GiB
+        Caps in bytes on one file and on all the files read (checked before reading them); a
+        larger file raises :class:`FileFormatError`.
 
     Returns
     -------
@@ -230,7 +257,9 @@ def load_reuters21578(path, *, labels="single", vectorizer=None):
     """
     if labels not in ("single", "multi"):
         raise ValueError(f'labels must be "single" or "multi"; got {labels!r}.')
-    documents = [d for d in read_reuters21578(path) if d.topics_attribute == "YES"]
+    documents = read_reuters21578(path, max_file_size=max_file_size,
+                                  max_total_size=max_total_size)
+    documents = [d for d in documents if d.topics_attribute == "YES"]
     train = [d for d in documents if d.lewis_split == "TRAIN"]
     test = [d for d in documents if d.lewis_split == "TEST"]
     if labels == "single":
@@ -264,24 +293,70 @@ def _vectorize(train_texts, y_train, test_texts, y_test, names, vectorizer):
     return TextDataset(X_train, y_train, X_test, y_test, names, vectorizer)
 
 
-def _files(path, keep=lambda name: True):
-    """``(path parts, bytes)`` of the regular files of a tarball or a folder tree."""
+def _files(path, keep=lambda name: True, max_file_size=MAX_FILE_SIZE,
+           max_total_size=MAX_TOTAL_SIZE):
+    """``(path parts, bytes)`` of the regular files of a tarball or a folder tree.
+
+    Sizes are checked before reading (and reads bounded, should a size lie), so that a small
+    archive cannot expand into more memory than the corpus could need; a symbolic link to a
+    file outside the folder is refused rather than read.
+    """
     path = os.fspath(path)
+    budget = _Budget(path, max_file_size, max_total_size)
     if os.path.isdir(path):
+        root = os.path.realpath(path)
         for folder, subfolders, names in os.walk(path):
             subfolders.sort()
             for name in sorted(names):
                 full = os.path.join(folder, name)
                 relative = os.path.relpath(full, path)
-                if keep(relative.replace(os.sep, "/")):
-                    with open(full, "rb") as handle:
-                        yield tuple(relative.split(os.sep)), handle.read()
+                if not keep(relative.replace(os.sep, "/")):
+                    continue
+                real = os.path.realpath(full)
+                if os.path.commonpath([root, real]) != root:
+                    raise FileFormatError(full, f"a link to {real}, outside {path}; copy the "
+                                          "file into the folder to read it")
+                if not os.path.isfile(real):
+                    continue
+                with open(real, "rb") as handle:
+                    content = budget.read(full, handle, os.fstat(handle.fileno()).st_size)
+                yield tuple(relative.split(os.sep)), content
         return
     try:
         archive = tarfile.open(path, "r:*")
     except tarfile.ReadError as error:
         raise FileFormatError(path, f"neither a folder nor a tar archive ({error})") from None
-    with archive:
-        for member in archive:
-            if member.isfile() and keep(member.name):
-                yield tuple(member.name.strip("/").split("/")), archive.extractfile(member).read()
+    with reading(path), archive:
+        try:
+            for member in archive:
+                if member.isfile() and keep(member.name):
+                    content = budget.read(f"{path}: {member.name}", archive.extractfile(member),
+                                          member.size)
+                    yield tuple(member.name.strip("/").split("/")), content
+        except tarfile.TarError as error:
+            raise FileFormatError(path, f"corrupt or truncated tar archive ({error})") from error
+
+
+class _Budget:
+    """The sizes read so far, against the caps on one file and on the whole corpus."""
+
+    def __init__(self, path, max_file_size, max_total_size):
+        self.path, self.max_file, self.max_total, self.total = path, max_file_size, \
+            max_total_size, 0
+
+    def read(self, name, handle, size):
+        for limit, what in ((self.max_file, "max_file_size"),
+                            (self.max_total - self.total, "max_total_size")):
+            if size > limit:
+                raise FileFormatError(self.path, f"{name} holds {size:,} bytes, more than "
+                                      f"{what} allows ({limit:,} left); raise {what} if the "
+                                      "corpus is really that large")
+        content = handle.read(size + 1)
+        if len(content) > size:
+            raise FileFormatError(self.path, f"{name} holds more than its announced {size:,} "
+                                  "bytes")
+        if len(content) < size:
+            raise FileFormatError(self.path, f"{name} is truncated: {len(content):,} of its "
+                                  f"{size:,} bytes")
+        self.total += len(content)
+        return content

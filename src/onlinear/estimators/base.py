@@ -26,6 +26,24 @@ from ..rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE
 _DTYPES = [np.float64, np.float32]
 
 
+
+def check_class_labels(classes):
+    """Raise ``ValueError`` if ``classes`` holds NaN or None: a missing label is not a class.
+
+    (``np.unique`` would otherwise keep NaN as a class that no label ever equals, since
+    NaN != NaN, or fail on None with a ``TypeError`` about ordering.)
+
+    Parameters
+    ----------
+    classes : array-like
+        The labels passed as ``classes``.
+    """
+    missing = [label for label in np.asarray(classes, dtype=object).ravel().tolist()
+               if label is None or (isinstance(label, (float, complex)) and label != label)]
+    if missing:
+        raise ValueError(f"classes must not contain NaN or None (a missing label is not a "
+                         f"class); got {missing[0]!r} among {np.asarray(classes).tolist()}.")
+
 class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     """Base class: an online linear classifier trained by one compiled rule.
 
@@ -200,9 +218,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def _first_classes(classes, method):
         if classes is None:
             raise ValueError(f"classes must be passed on the first call to {method}.")
+        check_class_labels(classes)
         return np.unique(classes)
 
     def _check_same_classes(self, classes):
+        if classes is not None:
+            check_class_labels(classes)
         if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(
                 f"classes={np.unique(classes).tolist()} differs from the classes the model was "

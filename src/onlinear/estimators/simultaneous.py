@@ -41,7 +41,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d,
 
 from .. import block_engine
 from ..rules import simultaneous as rules
-from .base import _DTYPES, OnlineLinearClassifier
+from .base import _DTYPES, OnlineLinearClassifier, check_class_labels
 
 __all__ = ["SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", "BlockLearner",
            "SCHEME_NAMES"]
@@ -652,11 +652,20 @@ default="simproj"
                 raise ValueError("classes must be passed on the first call (or set the "
                                  "classes parameter).")
             return np.unique(y)
+        check_class_labels(given)
         given = np.asarray(given)
         if given.ndim != 1 or np.unique(given).shape[0] != given.shape[0]:
             raise ValueError(f"classes must list each label once, in rank order; got "
                              f"{given.tolist()}.")
         return given
+
+    def _check_same_order(self, classes):
+        if classes is None:
+            return
+        check_class_labels(classes)
+        if not np.array_equal(np.asarray(classes), self.classes_):
+            raise ValueError(f"classes={np.asarray(classes).tolist()} differs from the rank "
+                             f"order the model was started with, {self.classes_.tolist()}.")
 
     def _start(self, classes, n_features):
         classes = np.asarray(classes)
@@ -709,9 +718,8 @@ default="simproj"
             if first:
                 self._validate_params()
                 classes = self._ordered_classes(classes=classes)
-            elif classes is not None and not np.array_equal(np.asarray(classes), self.classes_):
-                raise ValueError(f"classes={np.asarray(classes).tolist()} differs from the rank "
-                                 f"order the model was started with, {self.classes_.tolist()}.")
+            else:
+                self._check_same_order(classes)
             X, y = self._validate(X, y, reset=first)
             if first:
                 self._start(classes, X.shape[1])
@@ -731,9 +739,7 @@ default="simproj"
                 self._start(classes, n_features)
                 self.n_features_in_ = n_features
             else:
-                if classes is not None and not np.array_equal(np.asarray(classes),
-                                                              self.classes_):
-                    raise ValueError("classes differs from the rank order of the model.")
+                self._check_same_order(classes)
                 idx, vals = self._check_one(x, n_features=self.n_features_in_)
             rank = self._encode(np.array([y]))
         predicted = self._rank_of(np.array([vals @ self._weights[idx]]))[0]
