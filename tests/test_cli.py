@@ -1,21 +1,42 @@
-"""The ``onlinear`` command end to end, each call a subprocess as a user would run it."""
+"""The ``onlinear`` command end to end.
+
+Most calls run the command in this process through click's runner (a subprocess spends seconds
+importing numba and scikit-learn, each time); the help, the main job and ``fetch`` also run as a
+user would, in a subprocess.
+"""
+import contextlib
 import json
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 import onlinear
+from onlinear.cli import cli
 from onlinear.harness import Table
 
 # The six-example stream traced by hand in test_harness.py, as a LIBSVM file (1-based indices).
 TINY = "1 1:1\n-1 2:1\n1 1:1 2:1\n-1 1:-1\n1 2:-1\n1 1:1\n"
 
 
-def onlinear_cli(*args, cwd=None):
+def onlinear_process(*args, cwd=None):
+    """``python -m onlinear.cli ARGS`` in a subprocess, as a user runs the command."""
     return subprocess.run([sys.executable, "-m", "onlinear.cli", *map(str, args)],
                           capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+def onlinear_cli(*args, cwd=None):
+    """The command run in this process; an exception escaping it would be a user's traceback."""
+    runner = CliRunner()
+    with contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext():
+        result = runner.invoke(cli, [str(a) for a in args], env={"ONLINEAR_TRACEBACK": None})
+    assert result.exception is None or isinstance(result.exception, SystemExit), \
+        repr(result.exception)
+    return SimpleNamespace(returncode=result.exit_code, stdout=result.stdout,
+                           stderr=result.stderr)
 
 
 @pytest.fixture
@@ -51,7 +72,10 @@ def test_help_everywhere():
     for args in ([], ["list"], ["run"], ["compare"]):
         result = onlinear_cli(*args, "--help")
         assert result.returncode == 0, result.stderr
-        assert "Usage: onlinear" in result.stdout
+        assert "Usage: " in result.stdout
+    process = onlinear_process("--help")
+    assert process.returncode == 0, process.stderr
+    assert "Usage: onlinear" in process.stdout
 
 
 def test_list_shows_every_registered_algorithm_with_its_hyperparameters():
@@ -120,7 +144,7 @@ def test_compare_prints_a_table_with_grid_search(blobs):
 
 
 def test_compare_with_no_arguments_runs_every_multiclass_algorithm_on_usps():
-    result = onlinear_cli("compare")
+    result = onlinear_process("compare")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("USPS: 7,291 examples, 256 features, 10 classes; 1 epoch")
@@ -166,8 +190,6 @@ def _serve(directory):
 
 def test_fetch_downloads_and_verifies_a_file_from_a_local_server(tmp_path):
     import hashlib
-    import subprocess
-    import sys
 
     served = tmp_path / "served"
     served.mkdir()
@@ -178,14 +200,10 @@ def test_fetch_downloads_and_verifies_a_file_from_a_local_server(tmp_path):
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/tiny.libsvm"
         dest = tmp_path / "data"
-        good = subprocess.run([sys.executable, "-m", "onlinear.cli", "fetch", url, "--dest",
-                               str(dest), "--sha256", digest], capture_output=True, text=True,
-                              timeout=120)
+        good = onlinear_process("fetch", url, "--dest", dest, "--sha256", digest)
         assert good.returncode == 0, good.stderr
         assert (dest / "tiny.libsvm").read_bytes() == payload
-        bad = subprocess.run([sys.executable, "-m", "onlinear.cli", "fetch", url, "--dest",
-                              str(tmp_path / "other"), "--sha256", "0" * 64],
-                             capture_output=True, text=True, timeout=120)
+        bad = onlinear_process("fetch", url, "--dest", tmp_path / "other", "--sha256", "0" * 64)
         assert bad.returncode == 1 and "Traceback" not in bad.stderr
         assert "sha" in bad.stderr.lower() or "checksum" in bad.stderr.lower()
         assert not (tmp_path / "other" / "tiny.libsvm").exists()
