@@ -233,3 +233,15 @@ def test_an_overflowing_polynomial_kernel_is_refused_before_learning():
     with pytest.raises(ValueError, match="overflows"):
         model.learn_one(big[0], y[0])
     assert model.n_seen_ == before[1]
+
+
+def test_fit_learns_every_row_of_a_long_stream():
+    """``fit`` passes every row of every epoch to the dual loop (a regression: a fit that kept a
+    prefix of the data would still predict plausibly)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(1203, 4))
+    y = (X[:, 0] > 0).astype(int)
+    model = onlinear.make("kernel-pa", kernel="linear", n_epochs=2).fit(X, y)
+    assert model.n_seen_ == 2 * 1203
+    primal = onlinear.make("pa", n_epochs=2).fit(X, y)
+    assert model.n_updates_ == primal.n_updates_
