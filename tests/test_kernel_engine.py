@@ -90,7 +90,7 @@ def _reference(name, kind, X, y, k, **kernel):
         state[SCALE] = 1.0
         state[RAW_SQNORM] = np.einsum("ir,ij,jr->r", C, G, C) if support else 0.0
         tau, factor = np.zeros(m), np.ones(m)
-        compute_steps(rule, scores, label, q, params, state, tau, factor)
+        compute_steps(int(rule), scores, label, q, params, state, tau, factor)
         for c in coefs:
             c *= factor
         if np.any(tau != 0):

@@ -27,18 +27,15 @@ import pytest
 from certificates import kkt_certificate
 from scipy.optimize import brentq, minimize
 
-from onlinear.rules.dispatch import (
-    ADDITIVE_FAMILY,
-    BINARY_MIRA,
-    KESLER,
-    MIRA,
-    PASSIVE_AGGRESSIVE,
-    SUPPORT_CLASS,
-    compute_steps,
-)
+from onlinear.rules.dispatch import compute_steps
+from onlinear.rules.table import Rule
 from onlinear.rules.layout import FIRST_RULE_ROW, SCALE
 from onlinear.rules.passive_aggressive import EXACT, PA, PA_I, PA_II, PRINTED
 from onlinear.rules.ultraconservative import MAX_SCORE, PROPORTIONAL, UNIFORM
+
+ADDITIVE_FAMILY, BINARY_MIRA, KESLER, MIRA, PASSIVE_AGGRESSIVE, SUPPORT_CLASS = (
+    Rule.ADDITIVE_FAMILY, Rule.BINARY_MIRA, Rule.KESLER, Rule.MIRA, Rule.PASSIVE_AGGRESSIVE,
+    Rule.SUPPORT_CLASS)
 
 N_ROUNDS = 200
 C_VALUES = (0.01, 0.1, 1.0, 10.0)
@@ -61,7 +58,7 @@ def steps(rule, scores, y, q, params, n_out=None):
     factor = np.ones(m)
     state = np.zeros((FIRST_RULE_ROW, m))
     state[SCALE] = 1.0
-    compute_steps(rule, scores, int(y), float(q), np.asarray(params, dtype=np.float64), state,
+    compute_steps(int(rule), scores, int(y), float(q), np.asarray(params, dtype=np.float64), state,
                   tau, factor)
     assert np.all(factor == 1.0)
     assert np.all(np.isfinite(tau)), tau

@@ -36,12 +36,12 @@ from numba import njit
 
 from .engine import _SCALE_HIGH, _SCALE_LOW, _count, predict_index
 from .kernels import CALLABLE, kernel_row, kernel_self
-from .rules.dispatch import MAXIMUM_COSINE, MC_ROMMA, NAROMMA, ROMMA, compute_steps
+from .rules.dispatch import NORM_READING_RULES, compute_steps
 from .rules.layout import RAW_SQNORM, SCALE, SIZE_ANCHOR
 
 #: rules that read ‖w_r‖² from ``state`` (through ``layout.squared_norm``); only for these is it
 #: kept in the dual — its exact recomputation costs O(S²) kernel evaluations.
-_NORM_RULES = (MC_ROMMA, ROMMA, NAROMMA, MAXIMUM_COSINE)
+_NORM_RULES = NORM_READING_RULES
 
 # rows of the per-round work array
 _SCORES = 0

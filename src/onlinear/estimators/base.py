@@ -20,7 +20,7 @@ from sklearn.utils.validation import _assert_all_finite, check_is_fitted, valida
 
 from .. import engine
 from ..engine import all_finite
-from ..rules.dispatch import BINARY_RULES, SCALE_FREE_RULES
+from ..rules.table import RULES
 from ..rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE
 
 _DTYPES = [np.float64, np.float32]
@@ -68,8 +68,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         each update, and rounds on which the model changed.
     """
 
-    _rule = None  # set by subclasses: an id from onlinear.rules.dispatch
-    _state_rows = FIRST_RULE_ROW  # rows of the state array (see onlinear.rules.layout)
+    _rule = None  # set by subclasses: a Rule of onlinear.rules.table
     _step_kind = engine.ADDITIVE
     _parameter_constraints = {
         "n_epochs": [Interval(Integral, 1, None, closed="left")],
@@ -78,9 +77,19 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     }
 
     # ------------------------------------------------------------------ subclass interface
-    def _rule_params(self):
-        """The rule's ``params`` vector (see :data:`onlinear.rules.dispatch.PARAMS`)."""
+    def _rule_values(self):
+        """The rule's parameters by name (the names of its row in
+        :data:`onlinear.rules.table.RULES`), string options encoded as numbers."""
         raise NotImplementedError
+
+    def _rule_params(self):
+        """The rule's ``params`` vector, in its table row's order."""
+        return RULES[self._rule].vector(self._rule_values())
+
+    @property
+    def _state_rows(self):
+        """Rows of the state array: the engine's and the rule's (see the rule table)."""
+        return RULES[self._rule].state_rows
 
     # ------------------------------------------------------------------ model state
     def _initialize_model(self):
@@ -88,10 +97,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def _scale_free(self):
-        return self._rule in SCALE_FREE_RULES
+        return RULES[self._rule].scale_free if self._rule in RULES else False
 
     def _n_outputs(self, n_classes):
-        if self._rule in BINARY_RULES and n_classes == 2:
+        if RULES[self._rule].binary and n_classes == 2:
             return 1
         return n_classes
 
@@ -129,7 +138,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         if flags is None:
             flags = np.empty(0, dtype=np.int8)
         order = np.ascontiguousarray(order, dtype=np.int64)
-        model = (self._weights, self._rule, self._params, self._state, self._step_kind,
+        model = (self._weights, int(self._rule), self._params, self._state, self._step_kind,
                  self._scale_free)
         if sp.issparse(X):
             engine.run_sparse(X.data, X.indices, X.indptr, y_index, order, *model, self._counts,
@@ -254,7 +263,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _learn_one_index(self, idx, vals, label):
         """One compiled round on a checked row; the index predicted before it."""
-        return engine.learn_one_dense(idx, vals, label, self._weights, self._rule, self._params,
+        return engine.learn_one_dense(idx, vals, label, self._weights, int(self._rule), self._params,
                                       self._state, self._step_kind, self._scale_free,
                                       self._counts)
 

@@ -163,7 +163,7 @@ class KernelLearner(OnlineLinearClassifier):
             row_slot = self._row_slot
         else:
             row_slot = np.full(X.shape[0], -1, dtype=np.int64)
-        rule = (self._rule, self._params, self._state, self._avg_scale_sum, self._kind,
+        rule = (int(self._rule), self._params, self._state, self._avg_scale_sum, self._kind,
                 self._kernel_params, self._counts, flags)
         if self._kind == CALLABLE:
             for t, i in enumerate(order):
@@ -211,7 +211,7 @@ class KernelLearner(OnlineLinearClassifier):
         if not np.isfinite(q) or not np.isfinite(krow).all():
             raise ValueError("the kernel callable returned NaN or infinity.")
         n, slot = kernel_engine.step(x, float(x @ x), krow, q, label, slot, support, support_sq,
-                                     coef, acc, n, self._rule, self._params, self._state,
+                                     coef, acc, n, int(self._rule), self._params, self._state,
                                      self._avg_scale_sum, self._kind, self._kernel_params,
                                      self._counts, flags, t)
         self._n_support = int(n)

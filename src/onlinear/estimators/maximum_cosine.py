@@ -7,7 +7,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..rules import dispatch
+from ..rules.table import Rule
 from ..rules.maximum_cosine import (
     AGGRESSIVE,
     CERTIFICATE,
@@ -19,7 +19,6 @@ from .base import OnlineLinearClassifier
 
 
 class _MaximumCosineBase(OnlineLinearClassifier):
-    _state_rows = CERTIFICATE + 1
 
     def __init__(self, *, n_epochs=1, shuffle=False, random_state=None):
         self.n_epochs = n_epochs
@@ -56,11 +55,11 @@ class ROMMA(_MaximumCosineBase):
     208 mistakes on 1,000 examples, test accuracy 0.837
     """
 
-    _rule = dispatch.ROMMA
+    _rule = Rule.ROMMA
     _kind = ROMMA
 
-    def _rule_params(self):
-        return [self._kind]
+    def _rule_values(self):
+        return {"kind": self._kind}
 
 
 class AggressiveROMMA(ROMMA):
@@ -91,7 +90,7 @@ class NAROMMA(_MaximumCosineBase):
     174 mistakes on 1,000 examples, test accuracy 0.855
     """
 
-    _rule = dispatch.NAROMMA
+    _rule = Rule.NAROMMA
     _skips = {"antiparallel": SKIP_ANTIPARALLEL, "paper": SKIP_COLLINEAR}
     _parameter_constraints = {
         **OnlineLinearClassifier._parameter_constraints,
@@ -103,8 +102,8 @@ class NAROMMA(_MaximumCosineBase):
         self.skip_collinear = skip_collinear
         super().__init__(n_epochs=n_epochs, shuffle=shuffle, random_state=random_state)
 
-    def _rule_params(self):
-        return [self._skips[self.skip_collinear]]
+    def _rule_values(self):
+        return {"skip": self._skips[self.skip_collinear]}
 
 
 class MaximumCosinePerceptron(_MaximumCosineBase):
@@ -123,11 +122,11 @@ class MaximumCosinePerceptron(_MaximumCosineBase):
     199 mistakes on 1,000 examples, test accuracy 0.833
     """
 
-    _rule = dispatch.MAXIMUM_COSINE
+    _rule = Rule.MAXIMUM_COSINE
     _conservative = False
 
-    def _rule_params(self):
-        return [float(self._conservative)]
+    def _rule_values(self):
+        return {"conservative": float(self._conservative)}
 
     def _certificate(self):
         return self._state[CERTIFICATE].copy()

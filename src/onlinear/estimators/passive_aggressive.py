@@ -4,7 +4,7 @@ from numbers import Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..rules import dispatch
+from ..rules.table import Rule
 from ..rules.passive_aggressive import EXACT, PA, PA_I, PA_II, PRINTED
 from .base import OnlineLinearClassifier
 
@@ -36,7 +36,7 @@ class PassiveAggressive(OnlineLinearClassifier):
     191 mistakes on 1,000 examples, test accuracy 0.846
     """
 
-    _rule = dispatch.PASSIVE_AGGRESSIVE
+    _rule = Rule.PASSIVE_AGGRESSIVE
     _parameter_constraints = {
         **OnlineLinearClassifier._parameter_constraints,
         "slack": [StrOptions(set(_SLACKS))],
@@ -53,8 +53,8 @@ class PassiveAggressive(OnlineLinearClassifier):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _rule_params(self):
-        return [self.C, _SLACKS[self.slack], _VARIANTS[self.variant]]
+    def _rule_values(self):
+        return {"C": self.C, "kind": _SLACKS[self.slack], "variant": _VARIANTS[self.variant]}
 
 
 class SupportClassPA(PassiveAggressive):
@@ -80,4 +80,4 @@ class SupportClassPA(PassiveAggressive):
     171 mistakes on 1,000 examples, test accuracy 0.861
     """
 
-    _rule = dispatch.SUPPORT_CLASS
+    _rule = Rule.SUPPORT_CLASS

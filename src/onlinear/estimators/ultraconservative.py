@@ -8,7 +8,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .. import engine
-from ..rules import dispatch
+from ..rules.table import Rule
 from ..rules.layout import RAW_MASS, RAW_SQNORM, SCALE
 from ..rules.ultraconservative import MAX_SCORE, PROPORTIONAL, RHO, UNIFORM
 from .base import OnlineLinearClassifier
@@ -34,7 +34,7 @@ class Perceptron(OnlineLinearClassifier):
     225 mistakes on 1,000 examples, test accuracy 0.815
     """
 
-    _rule = dispatch.PERCEPTRON
+    _rule = Rule.PERCEPTRON
     _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints, "beta": _BETA}
 
     def __init__(self, beta=0.0, *, n_epochs=1, shuffle=False, random_state=None):
@@ -43,8 +43,8 @@ class Perceptron(OnlineLinearClassifier):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _rule_params(self):
-        return [self.beta]
+    def _rule_values(self):
+        return {"beta": self.beta}
 
 
 class OneVsRestPerceptron(Perceptron):
@@ -78,7 +78,7 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
     250 mistakes on 1,000 examples, test accuracy 0.795
     """
 
-    _rule = dispatch.ADDITIVE_FAMILY
+    _rule = Rule.ADDITIVE_FAMILY
     _parameter_constraints = {
         **OnlineLinearClassifier._parameter_constraints,
         "scheme": [StrOptions(set(_SCHEMES))],
@@ -93,8 +93,8 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _rule_params(self):
-        return [self.beta, _SCHEMES[self.scheme]]
+    def _rule_values(self):
+        return {"beta": self.beta, "scheme": _SCHEMES[self.scheme]}
 
 
 class KeslerPerceptron(OnlineLinearClassifier):
@@ -102,7 +102,7 @@ class KeslerPerceptron(OnlineLinearClassifier):
     of each example, i.e. for each wrong class r in ascending order with ``s_r ≥ s_y − β`` a
     max-type sub-update ``M_y += x, M_r −= x`` (the score of y kept current between them)."""
 
-    _rule = dispatch.KESLER
+    _rule = Rule.KESLER
     _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints, "beta": _BETA}
 
     def __init__(self, beta=0.0, *, n_epochs=1, shuffle=False, random_state=None):
@@ -111,8 +111,8 @@ class KeslerPerceptron(OnlineLinearClassifier):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _rule_params(self):
-        return [self.beta]
+    def _rule_values(self):
+        return {"beta": self.beta}
 
 
 class MIRA(OnlineLinearClassifier):
@@ -136,7 +136,7 @@ class MIRA(OnlineLinearClassifier):
     171 mistakes on 1,000 examples, test accuracy 0.861
     """
 
-    _rule = dispatch.MIRA
+    _rule = Rule.MIRA
     _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints, "beta": _BETA}
 
     def __init__(self, beta=0.01, *, n_epochs=1, shuffle=False, random_state=None):
@@ -145,8 +145,8 @@ class MIRA(OnlineLinearClassifier):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _rule_params(self):
-        return [self.beta]
+    def _rule_values(self):
+        return {"beta": self.beta}
 
 
 class BinaryMIRA(MIRA):
@@ -154,7 +154,7 @@ class BinaryMIRA(MIRA):
     one-vs-rest on more than two classes.  β defaults to 0.01 for the same reason as
     :class:`MIRA`."""
 
-    _rule = dispatch.BINARY_MIRA
+    _rule = Rule.BINARY_MIRA
 
 
 class MulticlassROMMA(OnlineLinearClassifier):
@@ -180,8 +180,7 @@ class MulticlassROMMA(OnlineLinearClassifier):
     218 mistakes on 1,000 examples, test accuracy 0.824
     """
 
-    _rule = dispatch.MC_ROMMA
-    _state_rows = RHO + 1
+    _rule = Rule.MC_ROMMA
     _parameter_constraints = {
         **OnlineLinearClassifier._parameter_constraints,
         "scheme": [StrOptions(set(_SCHEMES))],
@@ -193,8 +192,8 @@ class MulticlassROMMA(OnlineLinearClassifier):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _rule_params(self):
-        return [_SCHEMES[self.scheme]]
+    def _rule_values(self):
+        return {"scheme": _SCHEMES[self.scheme]}
 
     @property
     def weight_norm_(self):
@@ -231,7 +230,7 @@ class Multiplicative(OnlineLinearClassifier):
     214 mistakes on 1,000 examples, test accuracy 0.754
     """
 
-    _rule = dispatch.MULTIPLICATIVE
+    _rule = Rule.MULTIPLICATIVE
     _normalizations = {"row": engine.MULTIPLICATIVE_ROW, "matrix": engine.MULTIPLICATIVE_MATRIX}
     _parameter_constraints = {
         **OnlineLinearClassifier._parameter_constraints,
@@ -253,8 +252,8 @@ class Multiplicative(OnlineLinearClassifier):
     def _step_kind(self):
         return self._normalizations[self.normalize]
 
-    def _rule_params(self):
-        return [self.eta, _SCHEMES[self.scheme]]
+    def _rule_values(self):
+        return {"eta": self.eta, "scheme": _SCHEMES[self.scheme]}
 
     def _initialize_model(self):
         n_features, n_outputs = self._weights.shape
@@ -281,8 +280,8 @@ class BalancedWinnow(Multiplicative):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _rule_params(self):
-        return [self.eta, UNIFORM]
+    def _rule_values(self):
+        return {"eta": self.eta, "scheme": UNIFORM}
 
     def _n_outputs(self, n_classes):
         if n_classes != 2:

@@ -6,14 +6,16 @@ The engine calls :func:`compute_steps` once per round with ``q = ‖x‖² > 0``
 multiplicative family) and, if it rescales, ``factor`` (output ``r`` is first multiplied by
 ``factor[r]``; the engine applies it lazily through the scale factor).
 
-``params`` is a float64 vector whose meaning is fixed per rule (see :data:`PARAMS`); ``state`` is
-the learner's persistent state (see :mod:`onlinear.rules.layout`).  Keeping the switch in one
-compiled function means the engine is compiled once for all rules, not once per rule.
+``params`` is a float64 vector whose entries are named per rule in
+:data:`onlinear.rules.table.RULES`; ``state`` is the learner's persistent state (see
+:mod:`onlinear.rules.layout`).  Keeping the switch in one compiled function means the engine is
+compiled once for all rules, not once per rule; the rule ids are :class:`~onlinear.rules.table.Rule`.
 """
 from numba import njit
 
 from .maximum_cosine import maximum_cosine_steps, naromma_steps, romma_steps
 from .passive_aggressive import pa_steps, support_class_steps
+from .table import RULES, Rule
 from .ultraconservative import (
     additive_family_steps,
     binary_mira_steps,
@@ -24,68 +26,49 @@ from .ultraconservative import (
     perceptron_steps,
 )
 
-PERCEPTRON = 0
-BINARY_MIRA = 1
-ADDITIVE_FAMILY = 2
-KESLER = 3
-MIRA = 4
-PASSIVE_AGGRESSIVE = 5
-SUPPORT_CLASS = 6
-ROMMA = 7
-NAROMMA = 8
-MAXIMUM_COSINE = 9
-MC_ROMMA = 10
-MULTIPLICATIVE = 11
+# The switch compares plain integers (numba folds these module constants into the code).
+_PERCEPTRON = int(Rule.PERCEPTRON)
+_BINARY_MIRA = int(Rule.BINARY_MIRA)
+_ADDITIVE_FAMILY = int(Rule.ADDITIVE_FAMILY)
+_KESLER = int(Rule.KESLER)
+_MIRA = int(Rule.MIRA)
+_PASSIVE_AGGRESSIVE = int(Rule.PASSIVE_AGGRESSIVE)
+_SUPPORT_CLASS = int(Rule.SUPPORT_CLASS)
+_ROMMA = int(Rule.ROMMA)
+_NAROMMA = int(Rule.NAROMMA)
+_MAXIMUM_COSINE = int(Rule.MAXIMUM_COSINE)
+_MC_ROMMA = int(Rule.MC_ROMMA)
+_MULTIPLICATIVE = int(Rule.MULTIPLICATIVE)
 
-#: rule id → names of the entries of its ``params`` vector, in order.
-PARAMS = {
-    PERCEPTRON: ("beta",),
-    BINARY_MIRA: ("beta",),
-    ADDITIVE_FAMILY: ("beta", "scheme"),
-    KESLER: ("beta",),
-    MIRA: ("beta",),
-    PASSIVE_AGGRESSIVE: ("C", "kind", "variant"),
-    SUPPORT_CLASS: ("C", "kind", "variant"),
-    ROMMA: ("kind",),
-    NAROMMA: ("skip",),
-    MAXIMUM_COSINE: ("conservative",),
-    MC_ROMMA: ("scheme",),
-    MULTIPLICATIVE: ("eta", "scheme"),
-}
-
-#: rules whose outputs are independent binary learners (one output for two classes).
-BINARY_RULES = frozenset({PERCEPTRON, BINARY_MIRA, ROMMA, NAROMMA, MAXIMUM_COSINE})
-
-#: scale-free binary rules: one-vs-rest compares ``w_r·x/‖w_r‖`` (not from the papers: their
-#: weight scales are arbitrary, so raw scores of different outputs are not comparable).
-SCALE_FREE_RULES = frozenset({ROMMA, NAROMMA, MAXIMUM_COSINE})
+#: ids of the rules that read ‖w_r‖² from ``state`` (see :class:`onlinear.rules.table.RuleRow`)
+NORM_READING_RULES = tuple(int(rule) for rule, row in RULES.items() if row.reads_norm)
 
 
 @njit(cache=True)
 def compute_steps(rule, scores, y, q, params, state, tau, factor):
-    if rule == PERCEPTRON:
+    if rule == _PERCEPTRON:
         perceptron_steps(scores, y, q, params[0], tau)
-    elif rule == BINARY_MIRA:
+    elif rule == _BINARY_MIRA:
         binary_mira_steps(scores, y, q, params[0], tau)
-    elif rule == ADDITIVE_FAMILY:
+    elif rule == _ADDITIVE_FAMILY:
         additive_family_steps(scores, y, q, params[0], int(params[1]), tau)
-    elif rule == KESLER:
+    elif rule == _KESLER:
         kesler_steps(scores, y, q, params[0], tau)
-    elif rule == MIRA:
+    elif rule == _MIRA:
         mira_steps(scores, y, q, params[0], tau)
-    elif rule == PASSIVE_AGGRESSIVE:
+    elif rule == _PASSIVE_AGGRESSIVE:
         pa_steps(scores, y, q, int(params[1]), params[0], int(params[2]), tau)
-    elif rule == SUPPORT_CLASS:
+    elif rule == _SUPPORT_CLASS:
         support_class_steps(scores, y, q, int(params[1]), params[0], int(params[2]), tau)
-    elif rule == ROMMA:
+    elif rule == _ROMMA:
         romma_steps(scores, y, q, int(params[0]), state, tau, factor)
-    elif rule == NAROMMA:
+    elif rule == _NAROMMA:
         naromma_steps(scores, y, q, int(params[0]), state, tau, factor)
-    elif rule == MAXIMUM_COSINE:
+    elif rule == _MAXIMUM_COSINE:
         maximum_cosine_steps(scores, y, q, params[0] != 0.0, state, tau, factor)
-    elif rule == MC_ROMMA:
+    elif rule == _MC_ROMMA:
         mc_romma_steps(scores, y, q, int(params[0]), state, tau, factor)
-    elif rule == MULTIPLICATIVE:
+    elif rule == _MULTIPLICATIVE:
         multiplicative_steps(scores, y, q, params[0], int(params[1]), tau)
     else:
         raise ValueError("unknown rule id")

@@ -1,0 +1,109 @@
+"""The one table of step rules: every fact about a rule that the engines, the estimators and the
+tests need, in one row per rule.
+
+A row names the compiled function that computes the rule's steps (the compiled switch,
+:func:`onlinear.rules.dispatch.compute_steps`, calls it), the names of the entries of its
+``params`` vector, in order, and its properties:
+
+* ``binary`` — its outputs are independent binary learners: one output for two classes, one
+  per class (one-vs-rest) for more;
+* ``scale_free`` — a binary rule whose weight scale is arbitrary, so one-vs-rest compares
+  ``w_r·x/‖w_r‖`` (ours, not the papers': raw scores of such outputs are not comparable);
+* ``reads_norm`` — the rule reads ‖w_r‖² from the state (``layout.squared_norm``), so an engine
+  must keep it current (the dual engine pays O(S²) kernel evaluations for it otherwise);
+* ``state_rows`` — rows of the learner's ``state`` array: the engine's rows
+  (:data:`onlinear.rules.layout.FIRST_RULE_ROW` of them) and the rule's own after them.
+
+Adding a rule: its step function in the module of its paper family, a member of :class:`Rule`,
+a row here, a branch in ``compute_steps``; the estimators and tests read the rest from the row.
+
+>>> from onlinear.rules.table import RULES, Rule
+>>> RULES[Rule.SUPPORT_CLASS].params
+('C', 'kind', 'variant')
+>>> RULES[Rule.SUPPORT_CLASS].vector({"C": 0.5, "kind": 1, "variant": 0}).tolist()
+[0.5, 1.0, 0.0]
+>>> [rule.name for rule, row in RULES.items() if row.scale_free]
+['ROMMA', 'NAROMMA', 'MAXIMUM_COSINE']
+"""
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+
+from .layout import FIRST_RULE_ROW
+from .maximum_cosine import (
+    CERTIFICATE,
+    maximum_cosine_steps,
+    naromma_steps,
+    romma_steps,
+)
+from .passive_aggressive import pa_steps, support_class_steps
+from .ultraconservative import (
+    RHO,
+    additive_family_steps,
+    binary_mira_steps,
+    kesler_steps,
+    mc_romma_steps,
+    mira_steps,
+    multiplicative_steps,
+    perceptron_steps,
+)
+
+
+class Rule(IntEnum):
+    """Rule ids, as the compiled switch sees them (plain integers)."""
+
+    PERCEPTRON = 0
+    BINARY_MIRA = 1
+    ADDITIVE_FAMILY = 2
+    KESLER = 3
+    MIRA = 4
+    PASSIVE_AGGRESSIVE = 5
+    SUPPORT_CLASS = 6
+    ROMMA = 7
+    NAROMMA = 8
+    MAXIMUM_COSINE = 9
+    MC_ROMMA = 10
+    MULTIPLICATIVE = 11
+
+
+@dataclass(frozen=True)
+class RuleRow:
+    """One rule: its step function, parameter names and properties (see the module doc)."""
+
+    step: object
+    params: tuple
+    binary: bool = False
+    scale_free: bool = False
+    reads_norm: bool = False
+    state_rows: int = FIRST_RULE_ROW
+
+    def vector(self, values):
+        """The rule's ``params`` vector from ``values``, a mapping of every parameter name to a
+        number (string options already encoded by the estimator)."""
+        missing = set(self.params) - set(values)
+        unknown = set(values) - set(self.params)
+        if missing or unknown:
+            raise ValueError(f"rule parameters: expected {list(self.params)}; missing "
+                             f"{sorted(missing)}, unknown {sorted(unknown)}.")
+        return np.array([values[name] for name in self.params], dtype=np.float64)
+
+
+RULES = {
+    Rule.PERCEPTRON: RuleRow(perceptron_steps, ("beta",), binary=True),
+    Rule.BINARY_MIRA: RuleRow(binary_mira_steps, ("beta",), binary=True),
+    Rule.ADDITIVE_FAMILY: RuleRow(additive_family_steps, ("beta", "scheme")),
+    Rule.KESLER: RuleRow(kesler_steps, ("beta",)),
+    Rule.MIRA: RuleRow(mira_steps, ("beta",)),
+    Rule.PASSIVE_AGGRESSIVE: RuleRow(pa_steps, ("C", "kind", "variant")),
+    Rule.SUPPORT_CLASS: RuleRow(support_class_steps, ("C", "kind", "variant")),
+    Rule.ROMMA: RuleRow(romma_steps, ("kind",), binary=True, scale_free=True,
+                        reads_norm=True, state_rows=CERTIFICATE + 1),
+    Rule.NAROMMA: RuleRow(naromma_steps, ("skip",), binary=True, scale_free=True,
+                          reads_norm=True, state_rows=CERTIFICATE + 1),
+    Rule.MAXIMUM_COSINE: RuleRow(maximum_cosine_steps, ("conservative",), binary=True,
+                                 scale_free=True, reads_norm=True, state_rows=CERTIFICATE + 1),
+    Rule.MC_ROMMA: RuleRow(mc_romma_steps, ("scheme",), reads_norm=True, state_rows=RHO + 1),
+    Rule.MULTIPLICATIVE: RuleRow(multiplicative_steps, ("eta", "scheme")),
+}
+assert set(RULES) == set(Rule)

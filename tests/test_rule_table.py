@@ -1,0 +1,57 @@
+"""The rule table is the one source of rule facts: the compiled switch, the estimators and the
+dual engine all read it, and this file walks it row by row."""
+import numpy as np
+import pytest
+
+import onlinear
+from onlinear.estimators.base import OnlineLinearClassifier
+from onlinear.rules.dispatch import NORM_READING_RULES, compute_steps
+from onlinear.rules.layout import FIRST_RULE_ROW, SCALE
+from onlinear.rules.table import RULES, Rule
+
+
+def _estimators_of(rule):
+    return [onlinear.make(name) for name in onlinear.available(kernel=None)
+            if getattr(onlinear.describe(name).estimator, "_rule", None) == rule]
+
+
+@pytest.mark.parametrize("rule", list(Rule), ids=lambda r: r.name)
+def test_every_rule_has_a_row_an_estimator_and_a_branch_of_the_switch(rule):
+    row = RULES[rule]
+    estimators = _estimators_of(rule)
+    assert estimators, f"no registered estimator uses {rule.name}"
+    for estimator in estimators:
+        assert set(estimator._rule_values()) == set(row.params)
+        assert estimator._state_rows == row.state_rows >= FIRST_RULE_ROW
+    # the switch runs the row's rule: two outputs (binary rules) or three, a violated margin
+    n_outputs = 1 if row.binary else 3
+    state = np.zeros((row.state_rows, n_outputs))
+    state[SCALE] = 1.0
+    tau, factor = np.zeros(n_outputs), np.ones(n_outputs)
+    scores = np.array([0.5]) if row.binary else np.array([0.2, 0.5, -0.1])
+    params = estimators[0]._rule_params()
+    compute_steps(int(rule), scores, 0, 1.0, params, state, tau, factor)
+    assert np.all(np.isfinite(tau)) and np.any(tau != 0.0)
+
+
+def test_the_switch_refuses_an_unknown_rule():
+    with pytest.raises(ValueError, match="unknown rule id"):
+        compute_steps(len(Rule), np.zeros(2), 0, 1.0, np.zeros(3), np.ones((FIRST_RULE_ROW, 2)),
+                      np.zeros(2), np.ones(2))
+
+
+def test_properties_read_by_the_engines_and_estimators():
+    assert set(NORM_READING_RULES) == {int(r) for r, row in RULES.items() if row.reads_norm}
+    assert all(row.binary for row in RULES.values() if row.scale_free)
+    for rule, row in RULES.items():
+        for estimator in _estimators_of(rule):
+            assert estimator._scale_free == row.scale_free
+            if type(estimator)._n_outputs is OnlineLinearClassifier._n_outputs:
+                assert estimator._n_outputs(2) == (1 if row.binary else 2)
+
+
+def test_a_parameter_vector_needs_exactly_the_named_parameters():
+    row = RULES[Rule.PASSIVE_AGGRESSIVE]
+    assert row.vector({"variant": 1, "C": 2.0, "kind": 0}).tolist() == [2.0, 0.0, 1.0]
+    with pytest.raises(ValueError, match=r"missing \['variant'\], unknown \['slack'\]"):
+        row.vector({"C": 2.0, "kind": 0, "slack": 1})
