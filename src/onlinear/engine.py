@@ -74,15 +74,6 @@ _SQNORM_LOW = 2.0 ** (-2 * ROW_NORM_EXPONENT)
 _SQNORM_HIGH = 2.0 ** (2 * ROW_NORM_EXPONENT)
 
 
-@njit(cache=True)
-def all_finite(values):
-    """Whether every entry of the 1-D array ``values`` is finite (one pass, no temporary)."""
-    bad = False
-    for i in range(values.shape[0]):
-        bad |= not math.isfinite(values[i])  # no early exit: branch-free, so it vectorizes
-    return not bad
-
-
 @njit(cache=True, fastmath={"reassoc", "contract"})
 def _sum_of_squares(row):
     q = 0.0
