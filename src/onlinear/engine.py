@@ -61,13 +61,60 @@ _MAX_EXPONENT = 300.0
 _MIN_WEIGHT = 1e-300
 
 
+#: Every learner accepts a row x only if x = 0 or ``2^-ROW_NORM_EXPONENT ≤ ‖x‖ ≤
+#: 2^ROW_NORM_EXPONENT`` (≈ 9.5e-153 … 1.0e152), i.e. ``‖x‖²`` within ``[2^-1010, 2^1010]``.
+#: The rules form ``‖x‖²``, ``1/‖x‖²``, scores ``w·x`` with ‖w‖ of the order of ``1/min‖x‖``
+#: (PA-type steps) or ``T·max‖x‖`` (Perceptron-type steps), and products of two of these; the
+#: bound leaves them all 2^13 of headroom below float64's 2^1024 (and keeps ``‖x‖²`` a normal
+#: number: a subnormal one makes ``1/‖x‖²`` infinite, one that underflows to 0 would silently
+#: turn x into the zero row).  Data at any scale in ``[1e-150, 1e150]`` times rows of norm
+#: ``[0.02, 100]`` is accepted; outside, the estimators raise before learning anything.
+ROW_NORM_EXPONENT = 505
+_SQNORM_LOW = 2.0 ** (-2 * ROW_NORM_EXPONENT)
+_SQNORM_HIGH = 2.0 ** (2 * ROW_NORM_EXPONENT)
+
+
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def _sum_of_squares(row):
+    q = 0.0
+    for p in range(row.shape[0]):  # no early exit, so it vectorizes; NaN/inf propagate to q
+        v = np.float64(row[p])
+        q += v * v
+    return q
+
+
 @njit(cache=True)
-def all_finite(values):
-    """Whether every entry of the 1-D array ``values`` is finite (one pass, no temporary)."""
-    bad = False
-    for i in range(values.shape[0]):
-        bad |= not math.isfinite(values[i])  # no early exit: branch-free, so it vectorizes
-    return not bad
+def _row_ok(row):
+    """Whether the 1-D ``row`` is finite and zero or of an accepted norm."""
+    q = _sum_of_squares(row)
+    if _SQNORM_LOW <= q <= _SQNORM_HIGH:
+        return True
+    if q != 0.0:
+        return False  # NaN, inf, overflowing or subnormal ‖x‖²
+    for p in range(row.shape[0]):  # ‖x‖² = 0: the zero row, or one that underflowed
+        if row[p] != 0.0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def first_bad_row_dense(X):
+    """Index of the first row of the 2-D C-contiguous ``X`` that is not finite or whose norm is
+    outside the accepted range (see :data:`ROW_NORM_EXPONENT`), −1 if there is none: the
+    validation pass of every estimator, one sweep over X."""
+    for i in range(X.shape[0]):
+        if not _row_ok(X[i]):
+            return i
+    return -1
+
+
+@njit(cache=True)
+def first_bad_row_sparse(data, indptr):
+    """:func:`first_bad_row_dense` for the CSR rows ``(data, indptr)``."""
+    for i in range(indptr.shape[0] - 1):
+        if not _row_ok(data[indptr[i]:indptr[i + 1]]):
+            return i
+    return -1
 
 
 @njit(cache=True)

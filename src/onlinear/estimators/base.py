@@ -19,7 +19,6 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _assert_all_finite, check_is_fitted, validate_data
 
 from .. import engine
-from ..engine import all_finite
 from ..rules.table import RULES
 from ..rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE
 
@@ -44,6 +43,48 @@ def check_class_labels(classes):
         raise ValueError(f"classes must not contain NaN or None (a missing label is not a "
                          f"class); got {missing[0]!r} among {np.asarray(classes).tolist()}.")
 
+
+def row_norm(values):
+    """‖values‖ without overflow or underflow (scaled by the largest magnitude first)."""
+    values = np.abs(np.asarray(values, dtype=np.float64))
+    largest = values.max(initial=0.0)
+    if not 0.0 < largest < np.inf:
+        return largest
+    return largest * np.sqrt(np.sum(np.square(values / largest)))
+
+
+def row_scale_error(norm, row=None):
+    where = "x" if row is None else f"X row {row}"
+    return ValueError(
+        f"{where} has norm {norm:.3g}; the learners accept rows of norm 0 or between "
+        f"2^-{engine.ROW_NORM_EXPONENT} ≈ {2.0 ** -engine.ROW_NORM_EXPONENT:.2g} and "
+        f"2^{engine.ROW_NORM_EXPONENT} ≈ {2.0 ** engine.ROW_NORM_EXPONENT:.2g}, where ‖x‖², "
+        f"the steps and the scores stay within float64: rescale the data.")
+
+
+def check_rows(X, estimator_name):
+    """Refuse X (2-D C-contiguous or CSR) if a value is NaN or infinite (scikit-learn's error)
+    or a row's norm is outside the range every learner can represent (see
+    :data:`onlinear.engine.ROW_NORM_EXPONENT`) — one compiled sweep, before anything is learned.
+    """
+    sparse = sp.issparse(X)
+    bad = (engine.first_bad_row_sparse(X.data, X.indptr) if sparse
+           else engine.first_bad_row_dense(X))
+    if bad < 0:
+        return
+    _assert_all_finite(X.data if sparse else X, input_name="X", estimator_name=estimator_name)
+    values = X.data[X.indptr[bad]:X.indptr[bad + 1]] if sparse else X[bad]
+    raise row_scale_error(row_norm(values), bad)
+
+
+def check_row(vals):
+    """:func:`check_rows` for one row's values (``learn_one``)."""
+    if not np.isfinite(vals).all():
+        raise ValueError("x contains NaN or infinity.")
+    if engine.first_bad_row_dense(vals.reshape(1, -1)) >= 0:
+        raise row_scale_error(row_norm(vals))
+
+
 class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     """Base class: an online linear classifier trained by one compiled rule.
 
@@ -66,6 +107,13 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     n_seen_, n_mistakes_, n_updates_ : int
         Online diagnostics since the last :meth:`fit`: rounds, prediction mistakes made *before*
         each update, and rounds on which the model changed.
+
+    Accepted rows: finite, and zero or of norm in ``[2^-505, 2^505]`` (≈ 9.5e-153 … 1e152, see
+    :data:`onlinear.engine.ROW_NORM_EXPONENT`); otherwise ``fit``, ``partial_fit`` and
+    ``learn_one`` raise a ``ValueError`` naming the row before anything is learned (a fitted
+    model stays bit-identical).  Within that range every learner is exactly invariant under
+    x → c·x once the hyperparameters carrying units follow (β → c²β, C → C/c², η → η/c; nothing
+    for the scale-free learners and IELLIP), CELLIP excepted (its P_1 assumes ‖x‖ ≤ 1).
     """
 
     _rule = None  # set by subclasses: a Rule of onlinear.rules.table
@@ -151,9 +199,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         # (it sums in float64, then scans); on a failure its own check raises its message.
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, order="C",
                              reset=reset, ensure_all_finite=False)
-        if not all_finite(X.data if sp.issparse(X) else X.reshape(-1)):
-            _assert_all_finite(X.data if sp.issparse(X) else X, input_name="X",
-                               estimator_name=type(self).__name__)
+        check_rows(X, type(self).__name__)
         with warnings.catch_warnings():
             # "more unique classes than half the samples" is expected of small online batches
             warnings.simplefilter("ignore", UserWarning)
@@ -276,9 +322,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y={y!r} is not one of classes_ {self.classes_.tolist()}.")
         return label
 
-    def _check_one(self, x, n_features):
+    def _check_one(self, x, n_features, learning=True):
         """``(column indices, values)`` of one checked example: a CSR row as it is, a dense
-        row with ``arange(n_features)``."""
+        row with ``arange(n_features)``; a row to learn from must also have an accepted norm
+        (:func:`check_rows`)."""
         if sp.issparse(x):
             if x.ndim != 2 or x.shape[0] != 1:
                 raise ValueError(f"x must be one example (one row); got shape {x.shape}.")
@@ -287,7 +334,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                     f"x has {x.shape[1]} features, but the model expects {n_features}.")
             x = sp.csr_matrix(x)
             vals = np.ascontiguousarray(x.data, dtype=np.float64)
-            if not np.isfinite(vals).all():
+            if learning:
+                check_row(vals)
+            elif not np.isfinite(vals).all():
                 raise ValueError("x contains NaN or infinity.")
             return np.ascontiguousarray(x.indices, dtype=np.int64), vals
         x = np.ascontiguousarray(x, dtype=np.float64)
@@ -297,7 +346,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"x must be one example (a 1-D array); got shape {x.shape}.")
         if n_features is not None and x.shape[0] != n_features:
             raise ValueError(f"x has {x.shape[0]} features, but the model expects {n_features}.")
-        if not np.isfinite(x).all():
+        if learning:
+            check_row(x)
+        elif not np.isfinite(x).all():
             raise ValueError("x contains NaN or infinity.")
         index = getattr(self, "_dense_index", None)
         if index is None or index.shape[0] != x.shape[0]:
@@ -337,7 +388,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def predict_one(self, x):
         """Predict the label of one example ``x`` (1-D array-like)."""
         check_is_fitted(self)
-        idx, vals = self._check_one(x, n_features=self.n_features_in_)
+        idx, vals = self._check_one(x, n_features=self.n_features_in_, learning=False)
         return self.classes_[self._predict_index_one(idx, vals)]
 
     def _predict_index_one(self, idx, vals):

@@ -37,6 +37,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import engine, kernel_engine
 from ..kernels import CALLABLE, POLY, gram, kernel_row, kernel_self, resolve
+from ..engine import ROW_NORM_EXPONENT
 from ..rules.layout import SCALE
 from .base import _DTYPES, OnlineLinearClassifier
 from .passive_aggressive import PassiveAggressive, SupportClassPA
@@ -178,10 +179,12 @@ class KernelLearner(OnlineLinearClassifier):
                                                  *rule))
 
     def _check_finite_kernel(self, X):
-        """Refuse, before learning anything, rows on which the polynomial kernel overflows:
-        ``|K(x, x')| ≤ √(K(x, x) K(x', x'))`` for ``coef0 ≥ 0``, so finite ``K(x, x)`` on every row
-        keeps every kernel value finite (the Gaussian is bounded by 1, the linear kernel by the
-        finite data)."""
+        """Refuse, before learning anything, rows on which the polynomial kernel leaves the
+        range the rules can use: ``|K(x, x')| ≤ √(K(x, x) K(x', x'))`` for ``coef0 ≥ 0``, so
+        ``K(x, x)`` within the accepted ``‖x‖²`` range on every row (see
+        :data:`onlinear.engine.ROW_NORM_EXPONENT`) keeps every kernel value, ``1/K(x, x)`` and
+        the scores finite; a ``K(x, x)`` that underflows to 0 would silently make x a zero row.
+        (The Gaussian has K(x, x) = 1; the linear kernel is ‖x‖², checked with the rows.)"""
         if self._kind != POLY:
             return
         if sp.issparse(X):
@@ -189,13 +192,20 @@ class KernelLearner(OnlineLinearClassifier):
         else:
             squares = np.einsum("ij,ij->i", X, X, dtype=np.float64)
         gamma, coef0, degree = self._kernel_params
-        with np.errstate(over="ignore", invalid="ignore"):
-            values = (gamma * squares + abs(coef0)) ** degree
-        if not np.isfinite(values).all():
+        low, high = 2.0 ** (-2 * ROW_NORM_EXPONENT), 2.0 ** (2 * ROW_NORM_EXPONENT)
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            base = gamma * squares + coef0
+            values = np.abs(base) ** degree
+            bound = (gamma * squares + abs(coef0)) ** degree
+        bad = ~((bound <= high) & ((values >= low) | (base == 0.0)))
+        if bad.any():
+            row = int(np.argmax(bad))
             raise ValueError(
-                f"the polynomial kernel overflows float64 on {np.sum(~np.isfinite(values))} "
-                f"row(s) (K(x, x) = inf with gamma={gamma:g}, coef0={coef0:g}, "
-                f"degree={degree:g}): scale the data or lower gamma or degree.")
+                f"the polynomial kernel (gamma={gamma:g}, coef0={coef0:g}, degree={degree:g}) "
+                f"overflows or underflows the usable float64 range on {int(bad.sum())} row(s) (first: row {row}, "
+                f"K(x, x) = {values[row]:.3g}; accepted: 0 or between 2^-"
+                f"{2 * ROW_NORM_EXPONENT} and 2^{2 * ROW_NORM_EXPONENT}): scale the data or "
+                f"lower gamma or degree.")
 
     def _callable_round(self, x, label, slot, flags, t):
         """One round with a Python kernel; returns the support slot of x (or −1)."""

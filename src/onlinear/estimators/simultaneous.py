@@ -41,7 +41,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d,
 
 from .. import block_engine
 from ..rules import simultaneous as rules
-from .base import _DTYPES, OnlineLinearClassifier, check_class_labels
+from .base import _DTYPES, OnlineLinearClassifier, check_class_labels, check_rows
 
 __all__ = ["SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", "BlockLearner",
            "SCHEME_NAMES"]
@@ -374,7 +374,9 @@ default="simproj"
 
     def _validate_xy(self, X, y, reset):
         kind, y = self._targets(y)
-        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, order="C", reset=reset)
+        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, order="C", reset=reset,
+                          ensure_all_finite=False)
+        check_rows(X, type(self).__name__)
         n = len(y)
         if X.shape[0] != n:
             raise ValueError(f"X has {X.shape[0]} rows but y has {n} labels.")
@@ -541,7 +543,7 @@ default="simproj"
     def predict_one(self, x):
         """Predict one example (a label, or an indicator row / a tuple of labels)."""
         check_is_fitted(self)
-        idx, vals = self._check_one(x, n_features=self.n_features_in_)
+        idx, vals = self._check_one(x, n_features=self.n_features_in_, learning=False)
         scores = (vals @ self._weights[idx]) * self._scale[0]
         predicted = self._predict_scores(scores[None, :])[0]
         if self._label_kind == "sets":
@@ -777,7 +779,7 @@ default="simproj"
 
     def predict_one(self, x):
         check_is_fitted(self)
-        idx, vals = self._check_one(x, n_features=self.n_features_in_)
+        idx, vals = self._check_one(x, n_features=self.n_features_in_, learning=False)
         return self.classes_[self._rank_of(np.array([vals @ self._weights[idx]]))[0]]
 
     @property
@@ -1020,7 +1022,7 @@ default="simproj"
 
     def predict_one(self, x):
         check_is_fitted(self)
-        idx, vals = self._check_one(x, n_features=self.n_features_in_)
+        idx, vals = self._check_one(x, n_features=self.n_features_in_, learning=False)
         return self._predict_scores(np.array([vals @ self._weights[idx] * self._scale[0]]))[0]
 
     @property

@@ -12,6 +12,10 @@ direction being z instead of ``z·x``) with ``u = P x`` and ``v = xᵀPx``:
 
 Each rule returns ``(w_coef, p_scale, p_rank_one)``: the engine applies
 ``w ← w + w_coef·u`` and ``P ← p_scale·P + p_rank_one·u uᵀ``.
+
+Scale: x → c·x with P → P/c² is the same learner (w → w/c).  IELLIP's predictions do not depend
+on the scale of P, so it is scale-invariant as it is; CELLIP's P_1 = (1 + γ(1−a))²·I is tied to
+‖x‖ ≤ 1 (§2.2), so it is not — scale its data into the unit ball.
 """
 import math
 

@@ -14,6 +14,9 @@ The first non-zero example of an output initializes it: ``ŵ = z a/‖a‖`` (MC
 ``w_1 = y_0 a_0``, and ROMMA's ``u_1 = y_0 a_0/‖a_0‖²`` — the same direction), with
 ``ρ = ‖a_0‖`` or ``ℓ = 1/‖a_0‖``.  The paper does not predict on a_0; the engine does (score 0),
 so a_0 can count as a mistake — harmless for the bounds, which have a "+1" to spare (§6.5).
+
+Scale: x → c·x changes nothing but the units of u (1/c) and of the certificates, so the
+predictions are the same at every scale the estimators accept (tested from 2^-495 to 2^495).
 """
 import math
 

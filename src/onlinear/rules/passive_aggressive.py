@@ -13,6 +13,10 @@ max loss ``L = max_v ℓ_v``.  Every rule updates exactly when L > 0 (non-conser
     in which case the printed algorithm does not update);
   * SPA-II: printed support condition (correct) with the printed step threshold
     ``(q + 1/(2C))·A / ((n+1)q + 1/(2C))`` (``1/(2C)`` where ``n/(2C)`` belongs).
+
+Scale: the margin 1 of (2.1)–(2.2) is fixed, so x → c·x is the same learner with C → C/c² (the
+weights scale by 1/c, every τ by 1/c²).  All steps are computed from loss differences and
+quotients by q, never from q added to and subtracted from a score.
 """
 import numpy as np
 from numba import njit
@@ -69,8 +73,10 @@ def _in_support(kind, variant, prefix_sum, k, loss_k, q, c):
         if variant == PRINTED:
             return prefix_sum < min((k + 1) * c / q - loss_k, k * loss_k)
         return prefix_sum < min(k * loss_k, (k - 1) * loss_k + c * q)
+    # (kq + (k−1)/(2C))/(q + 1/(2C)) written as (k − 1) + q/(q + 1/(2C)): no product that
+    # overflows for a large q, no difference that cancels for a small one
     half_inv_c = 0.5 / c
-    return prefix_sum < loss_k * (k * q + (k - 1) * half_inv_c) / (q + half_inv_c)
+    return prefix_sum < loss_k * ((k - 1) + q / (q + half_inv_c))
 
 
 @njit(cache=True)
@@ -88,7 +94,8 @@ def _support_threshold(kind, variant, loss_sum, n, q, c):
     half_inv_c = 0.5 / c
     if variant == PRINTED:
         return (q + half_inv_c) * loss_sum / ((n + 1) * q + half_inv_c)
-    return (q + half_inv_c) * loss_sum / ((n + 1) * q + n * half_inv_c)
+    # = A / (n + q/(q + 1/(2C))), the same quotient without the products that overflow
+    return loss_sum / (n + q / (q + half_inv_c))
 
 
 @njit(cache=True)
@@ -101,6 +108,17 @@ def support_class_steps(scores, y, q, kind, c, variant, tau):
     ``τ_v = [ℓ_v − θ]_+ / q`` for v ∈ S, ``w_y += (Σ_S τ_v) x``, ``w_v −= τ_v x``.
     Only positive losses are sorted: a zero loss never enters S.
     """
+    support_steps(scores, y, q, 1.0, kind, c, variant, tau)
+
+
+@njit(cache=True)
+def support_steps(scores, y, q, margin, kind, c, variant, tau):
+    """:func:`support_class_steps` with the margin 1 of (2.2) replaced by ``margin``: losses
+    ``ℓ_v = [margin − (s_y − s_v)]_+``.  Everything is computed in loss units (differences of
+    scores, then quotients by q), never by adding q to a score and subtracting it again, so the
+    step is as accurate for ‖x‖² = 1e300 as for ‖x‖² = 1.  Crammer & Singer's MIRA with margin
+    β is the SPA-I problem with C = 1 and ``margin = β`` (:func:`~onlinear.rules.
+    ultraconservative.mira_steps`)."""
     m = scores.shape[0]
     losses = np.empty(m)
     n_positive = 0
@@ -108,7 +126,7 @@ def support_class_steps(scores, y, q, kind, c, variant, tau):
         tau[v] = 0.0
         losses[v] = 0.0
         if v != y:
-            loss = 1.0 - (scores[y] - scores[v])
+            loss = margin - (scores[y] - scores[v])
             if loss > 0.0:
                 losses[v] = loss
                 n_positive += 1

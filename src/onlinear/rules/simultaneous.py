@@ -36,6 +36,10 @@ Errata and reconstructions (spec §14), and where they live:
 * Fig. 5 does not say that each set's budget is C/r_t; it is what the per-set dual constraint
   needs for feasibility (§6): the block engine's decomposed trials.
 * The paper's mistake convention is implicit; the proofs need m_j ≤ 0 ⇒ mistake (ties count).
+
+Scale: the margin 1 is fixed, so x → c·x is the same learner with C → C/c² (ω → ω/c): every
+scheme's λ is a quotient of losses by v_j or a box, and the exact solver's stopping test is
+relative to the trial's primal (tested from 2^-495 to 2^495 for every multiclass scheme).
 """
 import math
 
@@ -530,6 +534,10 @@ def solve_structured_dual(G, structure, pairs, q, signs, gain, parts, coupling, 
     momentum = 1.0
     gap, primal = _duality_gap(G, structure, pairs, q, signs, gain, alpha, set_start,
                                set_members, coupling, caps, g_alpha)
+    # The gap is measured against the primal before the step, P(ω) ≥ P*: an absolute floor
+    # (the former max(1, P)) is not scale-invariant — with x scaled by c and C by 1/c², P
+    # scales by 1/c², and for large c any iterate passed the test.
+    unit = primal
     next_polish = 64
     for it in range(int(max_iter)):
         # gradient step of the dual at the extrapolated point: gain − G·point
@@ -554,14 +562,14 @@ def solve_structured_dual(G, structure, pairs, q, signs, gain, parts, coupling, 
         if it % 10 == 9:
             gap, primal = _duality_gap(G, structure, pairs, q, signs, gain, alpha, set_start,
                                        set_members, coupling, caps, g_alpha)
-            if gap <= tol * max(1.0, primal):
+            if gap <= tol * max(unit, primal):
                 break
         if it == next_polish:
             # once the support is identified the KKT solve is exact: try it at doubling intervals
             next_polish *= 2
             gap, primal = _duality_gap(G, structure, pairs, q, signs, gain, alpha, set_start,
                                        set_members, coupling, caps, g_alpha)
-            if gap <= tol * max(1.0, primal):
+            if gap <= tol * max(unit, primal):
                 break
             n_support = 0
             for i in range(k):
@@ -571,13 +579,13 @@ def solve_structured_dual(G, structure, pairs, q, signs, gain, parts, coupling, 
                 continue  # a large dense solve costs more than many O(k) iterations
             gap = _polished_gap(G, structure, pairs, q, signs, gain, alpha, set_start,
                                 set_members, coupling, caps, candidate, g_alpha, gap)
-            if gap <= tol * max(1.0, primal):
+            if gap <= tol * max(unit, primal):
                 return gap
             point[:] = alpha
             momentum = 1.0
     gap, primal = _duality_gap(G, structure, pairs, q, signs, gain, alpha, set_start,
                                set_members, coupling, caps, g_alpha)
-    if gap <= tol * max(1.0, primal):
+    if gap <= tol * max(unit, primal):
         return gap
     return _polished_gap(G, structure, pairs, q, signs, gain, alpha, set_start, set_members,
                          coupling, caps, candidate, g_alpha, gap)
@@ -593,7 +601,8 @@ def solve_block_dual(G, gain, parts, coupling, caps, tol, max_iter, alpha):
     with ``gain_j = 1 − m_j`` and ``G_ij = z_i·z_j`` the block's Gram matrix.  A dedicated solver,
     not a generic optimizer (spec §5.3's recommendation): accelerated projected gradient (FISTA
     with adaptive restart, step 1/L with L ≥ λ_max(G)), the projection onto each capped simplex
-    being one sort; stopped when the duality gap ``P(ω(α)) − D(α) ≤ tol·max(1, P)``.  At doubling
+    being one sort; stopped when the duality gap ``P(ω(α)) − D(α) ≤ tol·max(P(ω), P(ω(α)))``
+    (relative to the primal before the step, so the same at every scale of the data).  At doubling
     iteration counts (and at the end) an exact KKT solve on the current support
     (:func:`_polish`) replaces α whenever it is feasible with a smaller gap: once the support is
     identified this gives the solution to machine precision and stops early.

@@ -9,6 +9,13 @@ writes ``factor`` (output ``r`` is first rescaled by ``factor[r]``).
 Outputs: a multiclass rule has one output per class.  A *binary* rule (Perceptron, binary MIRA)
 has one output when there are two classes (``y == 1`` is the positive label) and one output per
 class otherwise, each output then being an independent one-vs-rest binary learner.
+
+Scale.  Scaling every x by c and the margin β by c² leaves every τ unchanged and scales the
+weights by c (scores and β both carry the units of ‖x‖²); with β = 0 the Perceptrons, Kesler and
+the multiplicative family's τ need no change at all (the multiplicative exponent η τ x_j needs
+η → η/c).  MC-ROMMA is scale-free (M → M/c).  These are exact for c a power of two, and tested
+from 2^-495 to 2^495; rows outside the accepted norm range (:data:`onlinear.engine.
+ROW_NORM_EXPONENT`) are refused by the estimators before anything is learned.
 """
 import math
 
@@ -16,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from .layout import FIRST_RULE_ROW, squared_norm
+from .passive_aggressive import EXACT, PA_I, support_steps
 
 RHO = FIRST_RULE_ROW  # MC-ROMMA's 1/‖M‖ (column 0)
 
@@ -131,42 +139,22 @@ def mira_steps(scores, y, q, beta, tau):
     """MIRA (Figure 3): ``τ = argmin ½ Σ_r ‖M_r + τ_r x‖²`` s.t. ``τ_r ≤ δ_{r,y}``, ``Σ_r τ_r = 0``,
     with the margin β of §5.3 (``B̃_y = B_y − β``).
 
-    Reduced QP (Eq. 12–14): ``min ½ A‖τ‖² + B̃·τ``, A = ‖x‖².  Its solution (Eq. 15) is
-    ``τ_r = min(θ* − B̃_r/A, δ_{r,y})``; we solve it in score units (spec 000 §2.4): with
-    ``D_r = B̃_r + A δ_{r,y}``, θ' solves ``Σ_r [D_r − θ']_+ = A`` (Euclidean projection onto the
-    simplex, exact, by sorting) and ``τ_r = (min(θ', D_r) − B̃_r)/A``.
-    Corollary 6: τ = 0 exactly when ``max_{r≠y} B̃_r ≤ B̃_y``; the clean-up forces τ_r = 0 for
-    r ∉ E and Σ τ = 0 so that round-off never creates an update.
+    Reduced QP (Eq. 12–14): ``min ½ A‖τ‖² + B̃·τ``, A = ‖x‖²; its solution (Eq. 15) is
+    ``τ_r = min(θ* − B̃_r/A, δ_{r,y})``.  Writing ``σ_r = −τ_r ≥ 0`` for r ≠ y (so τ_y = Σσ ≤ 1)
+    and ``e_r = B̃_r − B̃_y = β − (s_y − s_r)``, it is
+    ``min ½(Σσ)² + ½‖σ‖² − Σ_r (e_r/A) σ_r``  s.t.  ``σ ≥ 0, Σσ ≤ 1`` — Matsushima et al.'s SPA-I
+    problem with C = 1 and margin β: ``σ_r = [e_r − θ]_+/A`` on the support prefix of the sorted
+    excesses, ``θ = max{Σ_S e/(|S|+1), (Σ_S e − A)/|S|}`` (the second when τ_y = 1 binds).
+    Computed in those units (:func:`~onlinear.rules.passive_aggressive.support_steps`): solving
+    in score units (``D_y = B̃_y + A``, then subtracting A back) loses β and the score
+    differences to cancellation once A ≫ β/ε — no update ever again at large ‖x‖² or K(x, x).
+    Corollary 6: τ = 0 exactly when ``max_{r≠y} B̃_r ≤ B̃_y`` (every e_r ≤ 0).
+
+    Invariance: scaling every x by c and β by c² gives the same τ on every round and c·M;
+    with β fixed, the predictions do not change with c as long as no round's cap τ_y ≤ 1 binds
+    (the QP is then homogeneous in (β, M)).
     """
-    m = scores.shape[0]
-    b_y = scores[y] - beta
-    worst = -np.inf
-    for r in range(m):
-        tau[r] = 0.0
-        if r != y and scores[r] > worst:
-            worst = scores[r]
-    if worst <= b_y:
-        return
-    d = np.empty(m)
-    for r in range(m):
-        d[r] = scores[r]
-    d[y] = b_y + q
-    sorted_d = np.sort(d)[::-1]
-    cumulative = 0.0
-    theta = 0.0
-    for u in range(m):
-        cumulative += sorted_d[u]
-        candidate = (cumulative - q) / (u + 1)
-        if sorted_d[u] - candidate > 0.0:
-            theta = candidate
-    total = 0.0
-    for r in range(m):
-        if r == y:
-            continue
-        if scores[r] > b_y and theta < scores[r]:
-            tau[r] = (theta - scores[r]) / q
-            total += tau[r]
-    tau[y] = -total
+    support_steps(scores, y, q, beta, PA_I, 1.0, EXACT, tau)
 
 
 @njit(cache=True)
