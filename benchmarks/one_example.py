@@ -1,0 +1,137 @@
+#!/usr/bin/env python
+"""One example at a time: ``learn_one`` of every engine family against ``pa``'s, and the cold
+compile of every engine.
+
+    python benchmarks/one_example.py            # 2,000 USPS rows per learner, 5 rounds
+    python benchmarks/one_example.py --quick    # 300 rows, 2 rounds, no compile timing
+
+``learn_one`` rates: each learner streams the first ``--rows`` USPS rows (1-D float64 numpy rows,
+``classes=`` on the first call only), the learners interleaved round by round so that a drift of
+the machine's speed hits all of them alike; the table gives the median examples/s and the ratio
+to ``pa`` measured in the same rounds (the goal of issue [8]: at least 0.5 for simproj multiclass
+and multilabel, iellip diagonal and per-class, and kernel-pa).  Multilabel simproj learns
+indicator rows made from the digit (its column and a parity column).
+
+Cold compile: a fresh interpreter with an empty numba cache directory imports onlinear and
+trains one learner of each engine on 20 rows (primal, ellipsoid, kernel, simultaneous label sets,
+ordinal, blocks); the wall time of each, in the order given, and the total.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+import numpy as np
+
+LEARNERS = [
+    ("pa", "pa", {}),
+    ("simproj multiclass", "simproj", {}),
+    ("simproj multilabel", "simproj", {}),
+    ("iellip diagonal", "iellip", {"matrix": "diagonal"}),
+    ("iellip per-class", "iellip", {"matrix": "per-class"}),
+    ("kernel-pa (poly 3)", "kernel-pa", {"kernel": "poly", "degree": 3}),
+]
+
+
+def _targets(label, y, classes):
+    if label == "simproj multilabel":
+        # indicator rows: the digit's column and a parity column (USPS labels are digit + 1)
+        Y = np.zeros((y.shape[0], classes.shape[0] + 2), dtype=np.int64)
+        Y[np.arange(y.shape[0]), np.searchsorted(classes, y)] = 1
+        Y[np.arange(y.shape[0]), classes.shape[0] + y % 2] = 1
+        return list(Y), np.arange(Y.shape[1])
+    return y.tolist(), classes
+
+
+def _stream(model, X, targets, classes):
+    learn_one = model.learn_one
+    start = time.perf_counter()
+    learn_one(X[0], targets[0], classes=classes)
+    for x, t in zip(X[1:], targets[1:]):
+        learn_one(x, t)
+    return time.perf_counter() - start
+
+
+def learn_one_rates(rows, rounds):
+    import onlinear
+    from onlinear.datasets import load_usps
+
+    X, y, _, _ = load_usps()
+    X, y = np.ascontiguousarray(X[:rows]), y[:rows]
+    classes = np.unique(y)
+    feeds = {label: _targets(label, y, classes) for label, _, _ in LEARNERS}
+    for label, name, params in LEARNERS:  # compile, or load the compiled code, untimed
+        targets, cls = feeds[label]
+        _stream(onlinear.make(name, **params), X[:20], targets[:20], cls)
+    seconds = {label: [] for label, _, _ in LEARNERS}
+    for _ in range(rounds):
+        for label, name, params in LEARNERS:
+            targets, cls = feeds[label]
+            seconds[label].append(_stream(onlinear.make(name, **params), X, targets, cls))
+    pa = seconds["pa"]
+    print(f"learn_one on {rows:,} USPS rows (256 features, 10 classes), median of {rounds} "
+          "interleaved rounds")
+    print(f"{'learner':<22}{'examples/s':>12}{'ratio to pa':>13}")
+    for label, _, _ in LEARNERS:
+        ratio = statistics.median(p / s for p, s in zip(pa, seconds[label]))
+        rate = rows / statistics.median(seconds[label])
+        print(f"{label:<22}{rate:>12,.0f}{ratio:>13.2f}")
+
+
+COMPILE_CHILD = textwrap.dedent("""
+    import time
+    t0 = time.perf_counter()
+    import numpy as np
+    import onlinear
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 5))
+    y = np.arange(20) % 3
+    times = {"import": time.perf_counter() - t0}
+    jobs = [
+        ("primal (pa, fit + learn_one)", lambda: (onlinear.make("pa").fit(X, y),
+                                                 onlinear.make("pa").learn_one(X[0], 0, classes=[0, 1, 2]))),
+        ("ellipsoid (iellip)", lambda: onlinear.make("iellip").fit(X, y)),
+        ("kernel (kernel-pa)", lambda: onlinear.make("kernel-pa").fit(X, y)),
+        ("simultaneous label sets (simproj)", lambda: onlinear.make("simproj").fit(X, y)),
+        ("ordinal (simproj)", lambda: onlinear.make("simproj", task="ordinal").fit(X, y)),
+        ("blocks (simproj)", lambda: onlinear.make("simproj", task="blocks").fit(X, y % 2)),
+    ]
+    for label, job in jobs:
+        t = time.perf_counter()
+        job()
+        times[label] = time.perf_counter() - t
+    for label, seconds in times.items():
+        print(f"{label:<36}{seconds:>8.1f} s")
+    print(f"{'total':<36}{sum(times.values()):>8.1f} s")
+""")
+
+
+def cold_compile():
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        print("cold compile (a fresh interpreter, an empty numba cache):")
+        subprocess.run([sys.executable, "-c", COMPILE_CHILD], env=env, check=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=2000)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.rows, args.rounds = 300, 2
+    learn_one_rates(args.rows, args.rounds)
+    if not args.quick:
+        print()
+        cold_compile()
+
+
+if __name__ == "__main__":
+    main()
