@@ -86,7 +86,21 @@ def make_chessboard(n_samples=10_000, *, n_cells=8, n_classes=8, random_state=No
 
 # ------------------------------------------------------------------- separable with margin
 class SeparableData(NamedTuple):
-    """Output of :func:`make_separable`."""
+    """Output of :func:`make_separable`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Instances.
+    y : ndarray of shape (n_samples,)
+        Labels 0..n_classes−1 (row indices of ``M``).
+    M : ndarray of shape (n_classes, n_features)
+        The separating matrix M*, ‖M*‖_F = 1.
+    margin : float
+        Realised margin γ = min_t (M*_{y_t}·x_t − max_{r≠y_t} M*_r·x_t), ≥ the requested one.
+    radius : float
+        Realised radius R = max_t ‖x_t‖.
+    """
 
     X: np.ndarray
     """Instances, shape (n_samples, n_features)."""
@@ -182,7 +196,17 @@ def make_separable(n_samples=300, n_features=10, n_classes=5, *, margin=0.03, ra
 # ------------------------------------------------------------------------ simplex blocks
 class Blocks(NamedTuple):
     """Trials of binary constraints in the block engine's general-block format (Amit et al. §2):
-    trial ``t`` is the rows ``block_ptr[t]:block_ptr[t + 1]`` of ``X`` with labels ``y`` (±1)."""
+    trial ``t`` is the rows ``block_ptr[t]:block_ptr[t + 1]`` of ``X`` with labels ``y`` (±1).
+
+    Parameters
+    ----------
+    X : sparse matrix (CSR) or ndarray of shape (n_rows, n_features)
+        Instances, one per row.
+    y : ndarray of shape (n_rows,)
+        Labels −1.0 / +1.0 of the rows.
+    block_ptr : ndarray of int64, shape (n_trials + 1,)
+        Offsets of the trials, from 0 to n_rows.
+    """
 
     X: object
     """Instances, one per row: a CSR matrix or a 2-D array, shape (n_rows, n_features)."""
@@ -193,7 +217,23 @@ class Blocks(NamedTuple):
 
 
 class BlockData(NamedTuple):
-    """Output of :func:`make_simplex_blocks`."""
+    """Output of :func:`make_simplex_blocks`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_trials, block_size, n_features)
+        Instances in {−1, 0, 1}: one block per trial.
+    y : ndarray of shape (n_trials, block_size)
+        Observed labels ±1 (after the label noise).
+    y_clean : ndarray of shape (n_trials, block_size)
+        Labels sign(ω·x) before the noise.
+    omega : ndarray of shape (n_features,)
+        The target ω on the probability simplex.
+    margin : float
+        γ_gen: every instance has |ω·x| ≥ γ_gen (ω/γ_gen separates with margin 1).
+    noisy : ndarray of bool, shape (n_trials,)
+        Which trials were chosen for contamination.
+    """
 
     X: np.ndarray
     """Instances in {−1, 0, 1}, shape (n_trials, block_size, n_features): one block per trial."""
