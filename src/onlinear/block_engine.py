@@ -1,22 +1,24 @@
-"""The compiled online loop of the simultaneous-projection learners (spec 001): each trial is a
-block of binary constraints, scored, counted, and updated by one dual step λ computed by
-:mod:`onlinear.rules.simultaneous`.
+"""The compiled online loop of the simultaneous-projection learners (Amit, Shalev-Shwartz &
+Singer, "Online Learning of Complex Prediction Problems Using Simultaneous Projections"; section
+numbers below are theirs): each trial is a block of binary constraints, scored, counted, and
+updated by one dual step λ computed by :mod:`onlinear.rules.simultaneous`.
 
 Three entry-point families, each running trials strictly in ``order``, predicting (computing every
 margin) before updating:
 
-* **general blocks** (the paper's single-prototype setting, §1–2): trial t is rows
+* **general blocks** (the paper's single-prototype setting, §2): trial t is rows
   ``block_ptr[t]:block_ptr[t+1]`` of X with labels ±1, optional partition ids (decomposable loss,
-  §6: each set gets the scheme with budget C/r_t) and coupling weights c_j (§2.4); one weight
-  vector ``w``.  Additive and multiplicative.
-* **label sets** (multiclass and multilabel as multi-prototype Kesler blocks, §2.2 [DERIVED]):
+  §7: each set gets the scheme with budget C/r_t) and coupling weights c_j (the weighted coupling
+  of §10); one weight vector ``w``.  Additive and multiplicative.
+* **label sets** (multiclass and multilabel of §3.1 and §9.2 as multi-prototype Kesler blocks —
+  our derivation: the multi-prototype setting is the class-dependent map φ(x, r) = e_r ⊗ x):
   ``W`` (n_features, k) feature-major, relevance an (n, k) uint8 indicator (1 relevant,
   0 irrelevant, 2 a calibration label that sits between them, see :func:`_labelset_pairs`); the
   constraints are the pairs (relevant r, irrelevant s), margin ``s_r − s_s``, squared norm
   ``2‖x‖²``, Gram ``‖x‖²([r = r'] + [s = s'] − [r = s'] − [s = r'])`` — all from the k scores and
   ‖x‖², without materialising a virtual row; the update is one coefficient per class.  Additive and
   multiplicative (one simplex over all of W).
-* **ordinal** (§2.3): ``w`` and thresholds ``b``; constraint j is ``(x, −e_j)`` with label +1 for
+* **ordinal** (§3.2): ``w`` and thresholds ``b``; constraint j is ``(x, −e_j)`` with label +1 for
   j < rank, else −1: margin ``y_j(w·x − b_j)``, squared norm ``‖x‖² + 1``, Gram
   ``y_i y_j(‖x‖² + [i = j])``.  Additive only: the reduction's thresholds are unbounded reals,
   which the simplex of the multiplicative form does not hold.
@@ -26,16 +28,17 @@ scale at 1; the multiplicative form keeps ``w > 0`` unnormalized and ``scale = 1
 the simplex), updated from the touched coordinates only and recomputed exactly when the mass has
 halved (a running sum keeps the rounding error of the largest value it held).
 
-Decomposed losses (spec §6): general blocks take a partition id per row; label-set and ordinal
+Decomposed losses (§7, Fig. 5): general blocks take a partition id per row; label-set and ordinal
 trials take ``params[P_DECOMPOSE]`` (:func:`make_params`'s ``decompose``): one set, one set per
 relevant label (ordinal: per threshold), or singletons — each set with budget C/r_t.
 
-Conventions: a constraint is a *mistake* iff its margin is ≤ 0 (ties are mistakes, spec §1);
-zero rows count as mistakes but take no step (§9).  ``counts`` (int64, 5) is incremented:
+Conventions: a constraint is a *mistake* iff its margin is ≤ 0 (ties are mistakes; the paper
+leaves this implicit, its Lemma 3 needs it); zero rows count as mistakes but take no step (our
+choice: no step can fix them).  ``counts`` (int64, 5) is incremented:
 ``[TRIALS, IMPERFECT, CONSTRAINT_MISTAKES, CONSTRAINTS, UPDATES]``; ``flags`` (int8, one per
 trial run, or empty) receives ``imperfect | updated << 1``.  The multiplicative form supports
-SimPerc, ConProj, SimProj, SimOpt and MaxPA (spec §7 defines no exact solver for it); OPTIMAL
-and SOPOPO with ``kind = MULTIPLICATIVE`` raise.
+SimPerc, ConProj, SimProj, SimOpt and MaxPA (the paper's §8 defines no exact solver for it);
+OPTIMAL and SOPOPO with ``kind = MULTIPLICATIVE`` raise.
 """
 import math
 
@@ -202,7 +205,8 @@ def _sets_of(parts, lo, hi):
 @njit(cache=True)
 def _lambda_by_sets(scheme, kind, loss, alpha, sqnorm, mistake, coupling, local, n_sets, C,
                     max_rule, lam):
-    """Run the scheme on each set with budget C/r_t (spec §6) and gather λ."""
+    """Run the scheme on each set with budget C/r_t and gather λ (Amit et al. §7: Fig. 5 does
+    not state the cap; it is what the per-set dual constraint of Eq. 18 needs)."""
     if n_sets == 1:
         if kind == ADDITIVE:
             set_lambda(scheme, loss, sqnorm, mistake, coupling, C, max_rule, lam)
@@ -230,7 +234,7 @@ def _lambda_by_sets(scheme, kind, loss, alpha, sqnorm, mistake, coupling, local,
 @njit(cache=True)
 def _exact_lambda(G, gain, sqnorm, coupling, local, n_sets, C, params, lam):
     """OPTIMAL: the exact dual solution; zero rows get gain 0 (no budget is spent on a
-    constraint no step can satisfy, spec §9)."""
+    constraint no step can satisfy; our choice, the paper does not discuss zero rows)."""
     k = gain.shape[0]
     g = gain.copy()
     for j in range(k):
@@ -427,8 +431,7 @@ def _run_blocks(dense, n_features, data, indices, indptr, labels, block_ptr, par
 @njit(cache=True)
 def run_blocks_sparse(data, indices, indptr, labels, block_ptr, parts, coupling, order, w,
                       scale, scheme, kind, params, counts, flags):
-    """Online pass over the general blocks ``order`` of a CSR matrix (see the module doc and
-    /work/notes/issue5-api.md §1)."""
+    """Online pass over the general blocks ``order`` of a CSR matrix (see the module doc)."""
     _run_blocks(False, w.shape[0], data, indices, indptr, labels, block_ptr, parts, coupling,
                 order, w, scale, scheme, kind, params, counts, flags)
 

@@ -29,7 +29,13 @@ SHIPPED = {"usps": "USPS"}
 
 # ============================================================================ helpers
 class DataError(ValueError):
-    """A data set that cannot be read."""
+    """A data set that cannot be read.
+
+    Parameters
+    ----------
+    message : str
+        What could not be read, and why.
+    """
 
 
 def _clean_errors(command):

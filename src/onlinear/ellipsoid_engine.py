@@ -1,4 +1,5 @@
-"""The compiled online loops of the ellipsoid learners (spec 003).
+"""The compiled online loops of the ellipsoid learners (Yang, Jin & Ye, "Online Learning by
+Ellipsoid Method", ICML 2009).
 
 They share the scoring, prediction and counting of :mod:`onlinear.engine`; what differs is the
 step's *direction*: ``P x`` (a metric) instead of ``x``, and the rank-one update of P itself —
@@ -10,8 +11,9 @@ layouts of the metric:
   scalable form);
 * ``diagonal`` — one diagonal per output with a lazy scale, O(nnz) per update (ours, for
   high-dimensional sparse data; it keeps IELLIP's post-update margin but not the theorems);
-* ``stacked`` — the paper's multiclass extension (§2.4): one (K·d)×(K·d) matrix over the stacked
-  vector (w_1, …, w_K), cut direction z with x in block y and −x in block r⁻.
+* ``stacked`` — the paper's multi-label extension (Yang, Jin & Ye §2.4): one (K·d)×(K·d)
+  matrix over the stacked vector (w_1, …, w_K), cut direction z with x in block y and −x in
+  block r⁻.
 
 Rows are ``(idx, vals)`` pairs as in the additive engine.  A run returns −1, or the position in
 ``order`` of a round CELLIP could not take (τ ≥ 1 with ``on_infeasible="raise"``); the model then
@@ -64,8 +66,9 @@ def _reset(P, p1):
 
 @njit(cache=True)
 def _keep_finite(P, kind):
-    """IELLIP's predictions do not depend on the scale of P (spec 003 §5.4): renormalize it
-    when its trace runs away (b = 1 lets it grow geometrically)."""
+    """IELLIP's predictions do not depend on the scale of P (our derivation: Yang, Jin & Ye's
+    update (10) is homogeneous of degree 0 in P and (15) of degree 1): renormalize it when its
+    trace runs away (b = 1 lets it grow geometrically)."""
     if kind != 1:
         return
     trace = 0.0
@@ -149,7 +152,7 @@ def _diagonal_step(idx, vals, y, W, P, state, params, trial, scores, u):
                 if int(params[KIND]) != 1:  # CELLIP: fold the factor into the diagonal
                     for j in range(P.shape[1]):
                         P[r, j] = max(P[r, j] * new_sigma, 1e-300)
-                # IELLIP does not depend on the scale of P (spec 003 §5.4): just drop it
+                # IELLIP does not depend on the scale of P ((10) and (15)): just drop it
                 state[DIAGONAL_SCALE, r] = 1.0
         changed = True
     return changed, False

@@ -55,6 +55,23 @@ class Table:
     :meth:`to_markdown` write it (to a file too when given a path) and :meth:`from_csv`,
     :meth:`from_json` and :meth:`from_markdown` read their text back.
 
+    Parameters
+    ----------
+    rows : iterable of dict, default=()
+        The rows, one mapping of column name to value each (values are converted to ``None``,
+        ``int``, ``float`` or ``str``).
+    columns : list of str or None, default=None
+        The column order; None takes the keys of the rows in order of first appearance.
+
+    Attributes
+    ----------
+    rows : list of dict
+        The rows.
+    columns : list of str
+        The columns, in order.
+
+    Examples
+    --------
     >>> table = Table([{"algorithm": "pa1", "mistake_rate": 0.25, "updates": 3}])
     >>> print(table.to_markdown())
     | algorithm | mistake_rate | updates |
@@ -231,9 +248,34 @@ class Run:
     The arrays have one entry per tick: ``examples`` seen so far (cumulative over epochs),
     the ``epoch`` (from 1) the tick falls in, cumulative ``mistakes`` and ``updates`` and the
     cumulative ``seconds`` spent learning (test evaluation excluded; the first chunk goes
-    through ``partial_fit`` and so includes the model's setup and input validation).  ``test_errors`` has one
-    entry per epoch (empty without a test set).  ``seed`` is the seed of the permutation
-    (``None`` for the stream in the given order).
+    through ``partial_fit`` and so includes the model's setup and input validation).
+    ``test_errors`` has one entry per epoch (empty without a test set).  ``seed`` is the seed of
+    the permutation (``None`` for the stream in the given order).
+
+    Parameters
+    ----------
+    algorithm : str
+        Registered name of the algorithm (:func:`onlinear.available`).
+    params : dict
+        Hyperparameters set explicitly or chosen by a grid search.
+    permutation : int
+        Index of the ordering of the stream (0 for the first).
+    seed : int or None
+        Seed of the permutation; None for the stream in the given order.
+    n_examples : int
+        Training examples per epoch.
+    examples : ndarray of int
+        Cumulative examples seen at each tick.
+    epoch : ndarray of int
+        Epoch (from 1) each tick falls in.
+    mistakes : ndarray of int
+        Cumulative online mistakes at each tick.
+    updates : ndarray of int
+        Cumulative updates at each tick.
+    seconds : ndarray of float
+        Cumulative learning time at each tick.
+    test_errors : list of float, default=[]
+        Test error rate after each epoch (empty without a test set).
     """
 
     algorithm: str
@@ -455,7 +497,19 @@ def _draw_seeds(permutations, shuffle, random_state):
 class GridSearch:
     """A one-pass grid search: every combination's online mistake rate on one ordering of the
     stream (``table``), and the combination with the lowest (``best_params``; ties go to the
-    first in grid order)."""
+    first in grid order).
+
+    Parameters
+    ----------
+    algorithm : str
+        Registered name of the algorithm searched.
+    grid : dict
+        Parameter name → list of the values tried (every combination is tried).
+    best_params : dict
+        The combination with the lowest online mistake rate.
+    table : Table
+        One row per combination with its online mistake rate.
+    """
 
     algorithm: str
     grid: dict
@@ -503,8 +557,8 @@ def _grid_search(name, X, y, classes, grid, params, seed, bar):
     for values in itertools.product(*grid.values()):
         combination = dict(zip(grid, values))
         bar.describe(f"grid {name} " + _format_params(combination))
-        run = _run_one(name, {**params, **combination}, X, y, classes, epochs=1, seed=seed, permutation=0,
-                       tick=n, X_test=None, y_test=None, progress=bar)
+        run = _run_one(name, {**params, **combination}, X, y, classes, epochs=1, seed=seed,
+                       permutation=0, tick=n, X_test=None, y_test=None, progress=bar)
         rate = float(run.mistake_rate[-1])
         rows.append({"algorithm": name, **combination, "mistake_rate": rate,
                      "mistakes": int(run.mistakes[-1]), "updates": int(run.updates[-1]),
@@ -521,6 +575,23 @@ class Evaluation:
 
     ``data`` names the data set; ``n_examples``, ``n_features`` and ``n_classes`` describe the
     training stream; ``searches`` holds the grid search of each tuned algorithm.
+
+    Parameters
+    ----------
+    runs : list of Run
+        Every run, in the order they ran.
+    data : str
+        Name of the data set.
+    n_examples, n_features, n_classes : int
+        Size of the training stream: examples, features and classes.
+    epochs : int
+        Passes over the training stream in every run.
+    permutations : int
+        Orderings of the stream per algorithm.
+    shuffled : bool
+        Whether the orderings are random permutations (otherwise the stream's own order).
+    searches : dict, default={}
+        Algorithm name → its :class:`GridSearch`, for the tuned algorithms.
     """
 
     runs: list

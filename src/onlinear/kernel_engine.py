@@ -1,12 +1,13 @@
 """The compiled online loop of the dual (support-pattern) learners: the kernel form of every rule
-whose update is additive in x (Crammer & Singer's Eq. 21, spec 000 §2.8).
+whose update is additive in x (Crammer & Singer, end of §5.3, Eq. 21).
 
 Learning leaves ``w_r = Σ_i α_{i,r} φ(x_i)``, so the score of a new example is
 ``s_r = Σ_i α_{i,r} K(x_i, x)`` and ``q = ‖φ(x)‖² = K(x, x)``.  A round computes these, calls the
 same :func:`onlinear.rules.dispatch.compute_steps` as the primal engine — a rule never knows
 whether it runs primal or dual — and, when some ``τ_r ≠ 0``, stores x as a support pattern with
 coefficients ``τ`` (or adds ``τ`` to its coefficients if x is already one: a training row seen
-again in a later epoch of ``fit`` is merged, spec 000 §2.8 and §4.14).
+again in a later epoch of ``fit`` is merged — our choice, the paper does not say how repeated
+examples are stored).
 
 Model layout (arrays owned by the estimator, grown here by amortised doubling):
 
@@ -18,9 +19,10 @@ Model layout (arrays owned by the estimator, grown here by amortised doubling):
   ``factor``) cost O(1) per output and not O(support);
 * ``state`` — the primal layout (:mod:`onlinear.rules.layout`).  ``RAW_SQNORM`` (read by
   MC-ROMMA; kept only for the rules that read it) is kept by the running sum
-  ``‖w + σφ(x)‖² = ‖w‖² + 2σ(w·φ(x)) + σ²K(x, x)`` in raw units, recomputed exactly from the support set (O(S²) kernel evaluations) when it falls below
-  half of its largest value since the last exact value — the primal engine's guard against
-  cancellation (skipped for a Python callable kernel, whose sum is only clipped at 0);
+  ``‖w + σφ(x)‖² = ‖w‖² + 2σ(w·φ(x)) + σ²K(x, x)`` in raw units, recomputed exactly from the
+  support set (O(S²) kernel evaluations) when it falls below half of its largest value since
+  the last exact value — the primal engine's guard against cancellation (skipped for a Python
+  callable kernel, whose sum is only clipped at 0);
 * averaging: ``avg_scale_sum[r] = Σ_t state[SCALE, r]`` after each round t and ``acc[i, r] =
   Σ Δcoef[i, r]·avg_scale_sum[r]`` taken when the change Δ was made, so that the sum of the
   hypotheses after each of the T rounds is ``coef·avg_scale_sum − acc`` per output: the

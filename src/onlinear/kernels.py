@@ -10,8 +10,9 @@
 callable       ``kernel(A, B)`` returns the matrix ``K(A_i, B_j)``  —
 =============  ==================================================  ======================
 
-Crammer & Singer (spec 000 §2.8) replace every inner product of the additive learners by K;
-their experiments use homogeneous polynomial kernels (MNIST, USPS) and a Gaussian (Letter).
+Crammer & Singer (end of §5.3, Eq. 21) replace every inner product of the additive learners
+by K; their experiments (§8, Tables 3–5) use homogeneous polynomial kernels (MNIST, USPS) and a
+Gaussian (Letter).
 
 The compiled :func:`kernel_row` scores one example against the whole support set in
 vectorised sweeps over the support set (no Python runs per support pattern); the Gaussian uses

@@ -1,7 +1,9 @@
-"""The evaluation measures of the simultaneous-projection paper, per task (spec 001 §1, §2, §12).
+"""The evaluation measures of the simultaneous-projection paper (Amit, Shalev-Shwartz & Singer,
+§2 problem setting, §3 derived problems, §9 experiments), per task.
 
 Every trial is a block of binary constraints; a constraint with signed margin ``m ≤ 0`` is a
-mistake (ties count, the convention the mistake bounds need, spec 001 §1) and a trial with at
+mistake (ties count: the paper leaves the convention implicit, and the mistake bounds — its
+Lemma 3 — need it) and a trial with at
 least one mistaken constraint is *imperfect*.  The measures:
 
 * :func:`block_mistakes` — general blocks (rows of a CSR matrix grouped by ``block_ptr``):
@@ -9,7 +11,7 @@ least one mistaken constraint is *imperfect*.  The measures:
 * :func:`pairwise_mistakes` — multiclass and multilabel (label ranking): the constraints are
   the pairs (relevant r, irrelevant s), mistaken when ``score_r ≤ score_s``;
 * :func:`ordinal_mistakes` — ordinal regression: the k − 1 threshold constraints of each
-  example (spec 001 §2.3);
+  example (Amit et al. §3.2);
 * :func:`ranking_loss`, :func:`hamming_loss` — scikit-learn's ``label_ranking_loss`` and
   ``hamming_loss`` (ties in the ranking count as misordered pairs, as above);
 * :func:`ordinal_absolute_error` — mean absolute difference of ranks.
@@ -31,7 +33,21 @@ __all__ = ["OnlineMistakes", "block_mistakes", "pairwise_mistakes", "ordinal_mis
 
 
 class OnlineMistakes(NamedTuple):
-    """Mistake counts of a run of trials (spec 001 §12: block-level and per-constraint)."""
+    """Mistake counts of a run of trials, block-level and per-constraint (Amit et al. §2: a
+    trial is imperfect when any of its constraints is mistaken; §9 reports such counts).
+
+    Parameters
+    ----------
+    n_trials : int
+        Trials (blocks, examples).
+    n_imperfect : int
+        Trials with at least one mistaken constraint (signed margin ≤ 0): the paper's loss, the
+        left-hand side of its mistake bounds (Theorem 2, Corollaries 4–5).
+    n_constraints : int
+        Binary constraints in all trials.
+    n_constraint_mistakes : int
+        Constraints with signed margin ≤ 0.
+    """
 
     n_trials: int
     """Trials (blocks, examples)."""
@@ -73,7 +89,7 @@ def _indicator(name, Y):
 
 
 def block_mistakes(y, scores, block_ptr):
-    """Imperfect trials and mistaken constraints of general blocks (spec 001 §1).
+    """Imperfect trials and mistaken constraints of general blocks (Amit et al. §2).
 
     Trial ``t`` is made of the rows ``block_ptr[t]:block_ptr[t + 1]`` (the engine's general-block
     format); row ``j`` has label ``y[j] ∈ {−1, +1}`` and score ``scores[j] = x_j·w``.  The row is
@@ -123,7 +139,8 @@ def block_mistakes(y, scores, block_ptr):
 
 
 def pairwise_mistakes(Y, scores):
-    """Imperfect rankings and misordered (relevant, irrelevant) pairs (spec 001 §2.1–2.2).
+    """Imperfect rankings and misordered (relevant, irrelevant) pairs (Amit et al. §3.1; the
+    multiclass case of §9.2 is one relevant label).
 
     Multilabel and multiclass trials are blocks of one constraint per pair (r relevant,
     s irrelevant), ``score_r − score_s > 0``; a pair is a mistake when ``score_r ≤ score_s``
@@ -168,7 +185,8 @@ def pairwise_mistakes(Y, scores):
 
 
 def ordinal_mistakes(ranks, scores, thresholds):
-    """Imperfect examples and mistaken threshold constraints of ordinal regression (§2.3).
+    """Imperfect examples and mistaken threshold constraints of ordinal regression (Amit et al.
+    §3.2).
 
     Example ``i`` of rank ``y`` (0-based, of ``k`` ranks) is a block of ``k − 1`` constraints
     on ``f = scores[i]`` (the score ``w·x``): ``f − b_j > 0`` for the thresholds below its rank

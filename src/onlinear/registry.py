@@ -51,7 +51,30 @@ AMIT = ("Amit, Shalev-Shwartz & Singer, Online learning of complex prediction pr
 
 @dataclass(frozen=True)
 class Algorithm:
-    """A registered algorithm: an estimator class with some parameters fixed."""
+    """A registered algorithm: an estimator class with some parameters fixed.
+
+    Parameters
+    ----------
+    name : str
+        Registered name (``onlinear.make(name)``).
+    estimator : type
+        The estimator class.
+    paper : str
+        The paper it implements (authors, year, title).
+    summary : str
+        One line: what the algorithm does.
+    fixed : dict, default={}
+        Parameters set by the registration (e.g. ``{"scheme": "max"}``), not tunable.
+    task : str, default="multiclass"
+        The task of ``estimator``.
+    one_vs_rest : bool, default=True
+        Whether a binary learner runs one-vs-rest on more than two classes.
+    kernel : bool, default=False
+        A dual (support-pattern) learner, listed by ``available(kernel=True)``.
+    tasks : dict, default={}
+        Estimators of the same algorithm for other tasks, ``{task: class}``
+        (``make(name, task=...)``).
+    """
 
     name: str
     estimator: type

@@ -16,6 +16,22 @@ class FileFormatError(ValueError):
 
     The message names the file and, where one line is at fault, its number (1-based);
     both are also kept as the attributes ``path`` and ``line`` (``None`` when no single line is).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    message : str
+        What is wrong with it.
+    line : int or None, default=None
+        The 1-based number of the faulty line, or None when no single line is at fault.
+
+    Attributes
+    ----------
+    path : str
+        The file.
+    line : int or None
+        The faulty line, or None.
     """
 
     def __init__(self, path, message, line=None):

@@ -35,7 +35,21 @@ _MNIST = ("http://yann.lecun.com/exdb/mnist/", "https://ossci-datasets.s3.amazon
 
 @dataclass(frozen=True)
 class DataFile:
-    """One file of a data set."""
+    """One file of a data set.
+
+    Parameters
+    ----------
+    path : str
+        Where it sits in a data directory, e.g. ``"libsvm/letter.scale"``.
+    url : str or None, default=None
+        Public address, or None if there is no direct download (see ``note``).
+    sha256 : str or None, default=None
+        SHA-256 of the file served at ``url`` (None: no published digest known).
+    mirrors : tuple of str, default=()
+        Other addresses of the same file, tried in order if ``url`` fails.
+    note : str, default=""
+        How to obtain the file when there is no direct download, or other remarks.
+    """
 
     path: str
     """Where it sits in a data directory, e.g. ``"libsvm/letter.scale"``."""
@@ -54,7 +68,31 @@ class DataFile:
 
 @dataclass(frozen=True)
 class Dataset:
-    """A catalogue entry."""
+    """A catalogue entry.
+
+    Parameters
+    ----------
+    name : str
+        Catalogue name (``load(name)``).
+    description : str
+        One line: what the data is and where it comes from.
+    format : str
+        How the files are read: "libsvm", "idx", "csv", "news20" or "reuters".
+    files : tuple of DataFile
+        The files, training file(s) first.
+    n_train : int
+        Training examples.
+    n_test : int or None
+        Test examples, or None when there is no test split.
+    n_features : int or None
+        Features (None when the reader determines them, e.g. from a vocabulary).
+    n_classes : int
+        Classes.
+    options : dict, default={}
+        Keyword arguments of the reader (e.g. ``n_features`` for LIBSVM files).
+    packaged : tuple of str, default=()
+        Names of copies shipped in ``onlinear/datasets/data`` (same order as ``files``).
+    """
 
     name: str
     description: str

@@ -26,11 +26,23 @@ _SCHEMES = ("http", "https", "ftp", "file")
 
 
 class DownloadError(OSError):
-    """A file could not be downloaded (server down or unreachable, HTTP error, broken transfer)."""
+    """A file could not be downloaded (server down or unreachable, HTTP error, broken transfer).
+
+    Parameters
+    ----------
+    message : str
+        The address and what went wrong.
+    """
 
 
 class ChecksumError(ValueError):
-    """A downloaded file's SHA-256 is not the expected one (the file was deleted)."""
+    """A downloaded file's SHA-256 is not the expected one (the file was deleted).
+
+    Parameters
+    ----------
+    message : str
+        The file with the expected and the actual digest.
+    """
 
 
 def fetch(name_or_url, dest_dir, sha256=None, *, timeout=60.0, force=False):

@@ -1,10 +1,12 @@
 """Synthetic data of the papers: Chess-Board, separable multiclass data with a margin, and blocks.
 
-* :func:`make_chessboard` — Crammer & Singer's Chess-Board (spec 000 §7.3);
+* :func:`make_chessboard` — Crammer & Singer's Chess-Board (§8, Table 1);
 * :func:`make_separable` — linearly separable multiclass data with a chosen margin, returning
-  the realised margin γ and radius R that the mistake bounds are stated in (spec 000 §6.0, G1);
+  the realised margin γ and radius R that the mistake bounds are stated in (Crammer & Singer,
+  Theorems 3, 7, 9 and 14; the generator is ours);
 * :func:`make_simplex_blocks` — the block generator of the simultaneous-projection experiments
-  (spec 001 §12.1): blocks of {−1, 0, 1} instances labelled by one sparse target on the simplex.
+  (Amit, Shalev-Shwartz & Singer §9.1): blocks of {−1, 0, 1} instances labelled by one sparse
+  target on the simplex.
 
 Every generator is seeded by ``random_state`` (an int, a ``numpy.random.Generator``, a
 ``numpy.random.RandomState`` or None) and gives the same data for the same seed.
@@ -84,7 +86,21 @@ def make_chessboard(n_samples=10_000, *, n_cells=8, n_classes=8, random_state=No
 
 # ------------------------------------------------------------------- separable with margin
 class SeparableData(NamedTuple):
-    """Output of :func:`make_separable`."""
+    """Output of :func:`make_separable`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Instances.
+    y : ndarray of shape (n_samples,)
+        Labels 0..n_classes−1 (row indices of ``M``).
+    M : ndarray of shape (n_classes, n_features)
+        The separating matrix M*, ‖M*‖_F = 1.
+    margin : float
+        Realised margin γ = min_t (M*_{y_t}·x_t − max_{r≠y_t} M*_r·x_t), ≥ the requested one.
+    radius : float
+        Realised radius R = max_t ‖x_t‖.
+    """
 
     X: np.ndarray
     """Instances, shape (n_samples, n_features)."""
@@ -108,7 +124,8 @@ def _margins(M, X, y):
 
 def make_separable(n_samples=300, n_features=10, n_classes=5, *, margin=0.03, radius=1.0,
                    random_state=None, max_draws=10_000_000):
-    """Linearly separable multiclass data with margin at least ``margin`` (spec 000 §6.0, G1).
+    """Linearly separable multiclass data with margin at least ``margin``: the setting of
+    Crammer & Singer's Theorems 3, 7, 9 and 14 (the generator itself is ours).
 
     M* has i.i.d. N(0, 1) entries scaled to ‖M*‖_F = 1.  Instances are ``x = ρu``, with ``u``
     uniform on the unit sphere and ``ρ ~ U[0.3, 1]·radius``, labelled ``y = argmax_r M*_r·x``
@@ -178,8 +195,18 @@ def make_separable(n_samples=300, n_features=10, n_classes=5, *, margin=0.03, ra
 
 # ------------------------------------------------------------------------ simplex blocks
 class Blocks(NamedTuple):
-    """Trials of binary constraints in the block engine's general-block format (spec 001 §1):
-    trial ``t`` is the rows ``block_ptr[t]:block_ptr[t + 1]`` of ``X`` with labels ``y`` (±1)."""
+    """Trials of binary constraints in the block engine's general-block format (Amit et al. §2):
+    trial ``t`` is the rows ``block_ptr[t]:block_ptr[t + 1]`` of ``X`` with labels ``y`` (±1).
+
+    Parameters
+    ----------
+    X : sparse matrix (CSR) or ndarray of shape (n_rows, n_features)
+        Instances, one per row.
+    y : ndarray of shape (n_rows,)
+        Labels −1.0 / +1.0 of the rows.
+    block_ptr : ndarray of int64, shape (n_trials + 1,)
+        Offsets of the trials, from 0 to n_rows.
+    """
 
     X: object
     """Instances, one per row: a CSR matrix or a 2-D array, shape (n_rows, n_features)."""
@@ -190,7 +217,23 @@ class Blocks(NamedTuple):
 
 
 class BlockData(NamedTuple):
-    """Output of :func:`make_simplex_blocks`."""
+    """Output of :func:`make_simplex_blocks`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_trials, block_size, n_features)
+        Instances in {−1, 0, 1}: one block per trial.
+    y : ndarray of shape (n_trials, block_size)
+        Observed labels ±1 (after the label noise).
+    y_clean : ndarray of shape (n_trials, block_size)
+        Labels sign(ω·x) before the noise.
+    omega : ndarray of shape (n_features,)
+        The target ω on the probability simplex.
+    margin : float
+        γ_gen: every instance has |ω·x| ≥ γ_gen (ω/γ_gen separates with margin 1).
+    noisy : ndarray of bool, shape (n_trials,)
+        Which trials were chosen for contamination.
+    """
 
     X: np.ndarray
     """Instances in {−1, 0, 1}, shape (n_trials, block_size, n_features): one block per trial."""
@@ -250,12 +293,13 @@ def _ternary(rng, shape, p_zero):
 def make_simplex_blocks(n_trials=1000, block_size=5, n_features=500, n_relevant=50, *,
                         p_zero=0.5, margin_quantile=0.75, noise=0.0, flip=0.4,
                         n_margin_samples=100_000, random_state=None, dtype=np.float64):
-    """Blocks of binary problems labelled by one sparse simplex target (spec 001 §12.1).
+    """Blocks of binary problems labelled by one sparse simplex target (Amit, Shalev-Shwartz &
+    Singer §9.1).
 
     * Target ω: ``n_relevant`` features chosen at random get i.i.d. U[0, 1] weights, the rest
       0, normalised to l1 norm 1 (ω is on the simplex, as the multiplicative updates need).
     * Instances: each entry 0 with probability ``p_zero``, otherwise ±1 with equal
-      probability (the paper does not give p; 0.5 is the spec's recommendation).
+      probability (the paper does not give p; 0.5 is our choice).
     * Margin: γ_gen is the ``margin_quantile`` quantile of |ω·x| under this process, estimated
       from ``n_margin_samples`` draws; instances with |ω·x| < γ_gen are rejected and drawn
       again, so ``margin_quantile=0.75`` means 75% of the raw instances fall inside the

@@ -36,7 +36,23 @@ _TAG = re.compile(r"<[^>]+>")
 
 
 class TextDataset(NamedTuple):
-    """A vectorized text corpus with its train/test split."""
+    """A vectorized text corpus with its train/test split.
+
+    Parameters
+    ----------
+    X_train : sparse matrix (CSR)
+        tf-idf matrix of the training documents.
+    y_train : ndarray
+        Labels: class names, or a 0/1 indicator matrix (columns = ``target_names``).
+    X_test : sparse matrix (CSR)
+        tf-idf matrix of the test documents (same columns as ``X_train``).
+    y_test : ndarray
+        Labels of the test documents, as ``y_train``.
+    target_names : list of str
+        The class names, sorted.
+    vectorizer : object
+        The fitted vectorizer (its vocabulary gives the meaning of the columns of ``X``).
+    """
 
     X_train: object
     """tf-idf matrix (CSR) of the training documents."""
@@ -51,7 +67,21 @@ class TextDataset(NamedTuple):
 
 
 class ReutersDocument(NamedTuple):
-    """One ``<REUTERS>`` element of Reuters-21578."""
+    """One ``<REUTERS>`` element of Reuters-21578.
+
+    Parameters
+    ----------
+    newid : int
+        ``NEWID``, the document's identifier.
+    lewis_split : str
+        ``LEWISSPLIT``: "TRAIN", "TEST" or "NOT-USED".
+    topics_attribute : str
+        ``TOPICS``: "YES", "NO" or "BYPASS" (whether the document was indexed for topics).
+    topics : tuple of str
+        The topic categories in ``<TOPICS>``, in document order (possibly none).
+    text : str
+        The content of ``<TEXT>`` (title, dateline, body) without tags, entities decoded.
+    """
 
     newid: int
     lewis_split: str

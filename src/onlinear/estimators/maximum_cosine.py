@@ -1,8 +1,10 @@
-"""Estimators of the relaxed-maximum-margin and maximum-cosine learners (spec 004): ROMMA,
-aggressive ROMMA, NAROMMA, MCP and CMCP.  All are binary and parameter-free; on more than two
-classes they run one-vs-rest and predict ``argmax_r w_r·x/‖w_r‖`` (the scores must be made
-scale-free because each output's scale is arbitrary; this multiclass use is ours, not the paper's,
-spec 004 §12.3)."""
+"""Estimators of the relaxed-maximum-margin and maximum-cosine learners (Bshouty &
+Haddad-Zaknoon, "The Maximum Cosine Framework for Deriving Perceptron Based Linear Classifiers",
+ALT 2016; ROMMA and aggressive ROMMA of Li & Long 2002): ROMMA, aggressive ROMMA, NAROMMA, MCP
+and CMCP.  All are binary and parameter-free; on more than two classes they run one-vs-rest and
+predict ``argmax_r w_r·x/‖w_r‖`` (the scores must be made scale-free because each output's scale
+is arbitrary; this multiclass use is ours — the paper's experiments, §5, train and evaluate each
+one-vs-rest problem separately)."""
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -40,9 +42,38 @@ class _MaximumCosineBase(OnlineLinearClassifier):
 class ROMMA(_MaximumCosineBase):
     """ROMMA, the Relaxed Online Maximum Margin Algorithm (Li & Long 2002), conservative form:
     on a mistake ``z(u·a) ≤ 0``, ``u ← argmin ‖u‖²`` s.t. ``u·u_t ≥ ‖u_t‖²`` and ``z(u·a) ≥ 1``
-    (spec 004 §4, Type III of Table 1); the first example gives ``u = z a/‖a‖²``.
+    (the Type III update of Table 1 of Bshouty & Haddad-Zaknoon, §3.2, with Eqs. 25–26; Type II
+    when the old u drops out); the first example gives ``u = z a/‖a‖²``.
 
     ``coef_`` holds the unit direction of u; ``cosine_bound_`` its norm ‖u‖.
+
+    Parameters
+    ----------
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The unit direction of each binary learner (one-vs-rest, or one learner for two classes
+        scoring ``classes_[1]`` against ``classes_[0]``); only the direction is meaningful.
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes, each counted before the example is learned.
+    n_updates_ : int
+        Rounds on which the model changed.
+    cosine_bound_ : ndarray of shape (n_outputs,)
+        ‖u‖ per output (``inf`` once it exceeds float64).
 
     Examples
     --------
@@ -63,21 +94,84 @@ class ROMMA(_MaximumCosineBase):
 
 
 class AggressiveROMMA(ROMMA):
-    """Aggressive ROMMA (Li & Long 2002; spec 004 Table 1): updates whenever ``z(u·a) < 1`` —
-    Type II ``u ← z a/‖a‖²`` or Type III ``u ← c u + d a`` with (25)–(26).  Anti-parallel
-    examples, where the problem is infeasible, are skipped."""
+    """Aggressive ROMMA (Li & Long 2002, as restated in Table 1 of Bshouty & Haddad-Zaknoon,
+    §3.2): updates whenever ``z(u·a) < 1`` — Type II ``u ← z a/‖a‖²`` or Type III
+    ``u ← c u + d a`` with Eqs. 25–26.  Anti-parallel examples, where the problem is
+    infeasible, are skipped.
+
+    Parameters
+    ----------
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The unit direction of each binary learner (one-vs-rest, or one learner for two classes
+        scoring ``classes_[1]`` against ``classes_[0]``); only the direction is meaningful.
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes, each counted before the example is learned.
+    n_updates_ : int
+        Rounds on which the model changed.
+    cosine_bound_ : ndarray of shape (n_outputs,)
+        ‖u‖ per output, which equals NAROMMA's ℓ* (Theorem 7 of Bshouty & Haddad-Zaknoon).
+    """
 
     _kind = AGGRESSIVE
 
 
 class NAROMMA(_MaximumCosineBase):
-    """NAROMMA, the New Aggressive ROMMA of the maximum cosine framework (spec 004 §3, Table 2
-    with the square root of the corrected ℓ* entry), in the overflow-free ρ = 1/ℓ* form.
+    """NAROMMA, the New Aggressive ROMMA of the maximum cosine framework (Bshouty &
+    Haddad-Zaknoon §3.1, Lemma 6, Fig. 1 and Table 2 — whose Type III entry is ℓ*², not ℓ*), in
+    an overflow-free ρ = 1/ℓ* form (ours, algebraically identical).
 
     Theorem 7: it makes exactly the predictions of aggressive ROMMA.  ``skip_collinear``:
     ``"antiparallel"`` (default) skips only examples with ``z a`` anti-parallel to w (a division
     by zero), which keeps Theorem 7 exact; ``"paper"`` also skips parallel ones as Figure 1's
-    step 4 does (and then Theorem 7's norm equality can fail, spec 004 §9.3).
+    step 4 does (and then Theorem 7's norm equality ‖u_i‖ = ℓ*_i can fail: aggressive ROMMA
+    makes a Type II update on such an example; our finding).
+
+    Parameters
+    ----------
+    skip_collinear : {"antiparallel", "paper"}, default="antiparallel"
+        Which examples collinear with w are skipped: only anti-parallel ones, or both
+        directions (step 4 of Figure 1).
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The unit direction of each binary learner (one-vs-rest, or one learner for two classes
+        scoring ``classes_[1]`` against ``classes_[0]``); only the direction is meaningful.
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes, each counted before the example is learned.
+    n_updates_ : int
+        Rounds on which the model changed.
+    cosine_bound_ : ndarray of shape (n_outputs,)
+        ℓ* per output, the certified lower bound on cos(w*, w)/γ (Lemma 4, Eq. 16).
 
     Examples
     --------
@@ -107,9 +201,38 @@ class NAROMMA(_MaximumCosineBase):
 
 
 class MaximumCosinePerceptron(_MaximumCosineBase):
-    """MCP, the Maximum Cosine Perceptron (spec 004 §6, (41)–(43)): updates when
-    ``z(w·a) ≤ ‖w‖/(2ℓ)`` with the step ``‖w‖/(ℓ‖a‖²)`` and ``ℓ² += (1 − 2η)/‖a‖²``; first
-    example ``w_1 = z_0 a_0``, ``ℓ_1 = 1/‖a_0‖``.  Theorem 10: at most (R/γ)² mistakes.
+    """MCP, the Maximum Cosine Perceptron (Bshouty & Haddad-Zaknoon §4, Eqs. 41–43, Fig. 2):
+    updates when ``z(w·a) ≤ ‖w‖/(2ℓ)`` with the step ``‖w‖/(ℓ‖a‖²)`` and
+    ``ℓ² += (1 − 2η)/‖a‖²``; first example ``w_1 = z_0 a_0``, ``ℓ_1 = 1/‖a_0‖``.  Theorem 10:
+    at most (R/γ)² mistakes.
+
+    Parameters
+    ----------
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The unit direction of each binary learner (one-vs-rest, or one learner for two classes
+        scoring ``classes_[1]`` against ``classes_[0]``); only the direction is meaningful.
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes, each counted before the example is learned.
+    n_updates_ : int
+        Rounds on which the model changed.
+    cosine_bound_ : ndarray of shape (n_outputs,)
+        ℓ per output, the certified lower bound on cos(w*, w)/γ (Lemma 9).
 
     Examples
     --------
@@ -133,7 +256,36 @@ class MaximumCosinePerceptron(_MaximumCosineBase):
 
 
 class ConservativeMCP(MaximumCosinePerceptron):
-    """CMCP, the conservative Maximum Cosine Perceptron (spec 004 §5, Lemma 8): MCP's step on
-    mistakes ``z(w·a) ≤ 0`` only, ``ℓ² += 1/‖a‖²``."""
+    """CMCP, the conservative Maximum Cosine Perceptron (Bshouty & Haddad-Zaknoon §4, Lemma 8,
+    Eqs. 38–40): MCP's step on mistakes ``z(w·a) ≤ 0`` only, ``ℓ² += 1/‖a‖²``.
+
+    Parameters
+    ----------
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The unit direction of each binary learner (one-vs-rest, or one learner for two classes
+        scoring ``classes_[1]`` against ``classes_[0]``); only the direction is meaningful.
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes, each counted before the example is learned.
+    n_updates_ : int
+        Rounds on which the model changed.
+    cosine_bound_ : ndarray of shape (n_outputs,)
+        ℓ per output, the certified lower bound on cos(w*, w)/γ (Lemma 8).
+    """
 
     _conservative = True

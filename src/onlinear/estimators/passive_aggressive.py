@@ -1,5 +1,6 @@
 """Estimators of the multiclass Passive-Aggressive family and of the exact Support-Class PA
-(Matsushima et al., spec 002)."""
+(Matsushima, Shimizu, Yoshida, Ninomiya & Nakagawa, "Exact Passive-Aggressive Algorithm for
+Multiclass Classification Using Support Class", SDM 2010)."""
 from numbers import Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -13,7 +14,8 @@ _VARIANTS = {"exact": EXACT, "printed": PRINTED}
 
 
 class PassiveAggressive(OnlineLinearClassifier):
-    """Multiclass Passive-Aggressive in the max-loss form (Crammer et al. 2006; spec 002 §2).
+    """Multiclass Passive-Aggressive in the max-loss form (Crammer et al. 2006; the PA, PA-I
+    and PA-II baselines of Matsushima et al. §2).
 
     Only the highest-scoring wrong class r is constrained: ``w_y += τx``, ``w_r −= τx`` with
     ``L = [1 − (s_y − s_r)]_+`` and
@@ -22,8 +24,46 @@ class PassiveAggressive(OnlineLinearClassifier):
     * ``slack="linear"`` (PA-I): ``τ = min{C, L/(2‖x‖²)}``;
     * ``slack="squared"`` (PA-II): ``τ = L/(2‖x‖² + 1/(2C))``.
 
-    ``variant="printed"`` uses the formulas as printed by Matsushima et al., which equal these
-    with C replaced by C/2 (spec 002 §2.2); the default ``"exact"`` solves the stated problems.
+    ``variant="printed"`` uses the step sizes as printed by Matsushima et al. (§2 and Table 2),
+    which equal these with C replaced by C/2 — they solve the stated problems without the ½ in
+    front of the distance term (our derivation); the default ``"exact"`` solves the stated
+    problems.
+
+    Parameters
+    ----------
+    slack : {"none", "linear", "squared"}, default="none"
+        The problem solved: PA (hard constraint ``s_y − s_r ≥ 1``, problem (2.3) of Matsushima
+        et al.), PA-I (``+ Cξ``) or PA-II (``+ Cξ²``).
+    C : float, default=1.0
+        Aggressiveness C > 0 of PA-I and PA-II (the weight of the slack; larger means less
+        relaxation); unused by PA.  It carries the units of 1/‖x‖² (x → c·x needs C → C/c²).
+        Matsushima et al.'s experiments (§5.2) use 0.001.
+    variant : {"exact", "printed"}, default="exact"
+        ``"exact"``: the minimisers of the stated problems; ``"printed"``: the formulas as
+        printed (C/2 in place of C).
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The true weights (one row per class; for two classes the single row scores
+        ``classes_[1]`` against ``classes_[0]``).
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes, each counted before the example is learned.
+    n_updates_ : int
+        Rounds on which the model changed.
 
     Examples
     --------
@@ -58,16 +98,53 @@ class PassiveAggressive(OnlineLinearClassifier):
 
 
 class SupportClassPA(PassiveAggressive):
-    """The exact Support-Class Passive-Aggressive family SPA / SPA-I / SPA-II (Matsushima et al.).
+    """The exact Support-Class Passive-Aggressive family SPA / SPA-I / SPA-II (Matsushima et
+    al., §3).
 
     Solves the problem with *all* constraints ``s_y − s_u ≥ 1 (− ξ)`` for u ≠ y exactly: the
     support classes S are the longest prefix of the losses sorted decreasingly that passes the
     test of Theorem 3.1 (3.11), and ``τ_v = [ℓ_v − θ]_+/‖x‖²`` on S, ``w_y += Σ_S τ_v x``.
 
     ``slack`` as in :class:`PassiveAggressive` ("none" = SPA, "linear" = SPA-I,
-    "squared" = SPA-II).  ``variant="exact"`` (default) implements the corrected SPA-I/SPA-II of
-    spec 002 §3.5; ``"printed"`` reproduces Table 2 as printed (wrong: the SPA-I step has "+C"
-    where "−C" belongs and an inconsistent support test; the SPA-II step lacks a factor |S|).
+    "squared" = SPA-II).  ``variant="exact"`` (default) implements SPA-I/SPA-II as the exact
+    solutions of the problems of §3.3 (our KKT derivation, checked against a generic QP solver);
+    ``"printed"`` reproduces Table 2 as printed (wrong: the SPA-I step has "+C" where "−C"
+    belongs and an inconsistent support test; the SPA-II step has 1/(2C) where |S|/(2C)
+    belongs).
+
+    Parameters
+    ----------
+    slack : {"none", "linear", "squared"}, default="none"
+        SPA (problem (2.2): every constraint ``s_y − s_u ≥ 1`` hard), SPA-I (one shared slack,
+        ``+ Cξ``) or SPA-II (``+ Cξ²``), Table 2 of Matsushima et al.
+    C : float, default=1.0
+        Aggressiveness C > 0 of SPA-I and SPA-II; unused by SPA.  It carries the units of
+        1/‖x‖² (x → c·x needs C → C/c²).
+    variant : {"exact", "printed"}, default="exact"
+        ``"exact"``: the minimisers of the stated problems; ``"printed"``: Table 2 as printed.
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The true weights (one row per class; for two classes the single row scores
+        ``classes_[1]`` against ``classes_[0]``).
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes, each counted before the example is learned.
+    n_updates_ : int
+        Rounds on which the model changed.
 
     Examples
     --------

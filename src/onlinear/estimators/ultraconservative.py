@@ -1,6 +1,7 @@
-"""Estimators of Crammer & Singer's ultraconservative learners (spec 000): the Perceptron
-(binary and one-vs-rest), the additive family (uniform, max-score, proportional), Kesler's
-construction, MIRA and binary MIRA."""
+"""Estimators of Crammer & Singer's ultraconservative learners ("Ultraconservative Online
+Algorithms for Multiclass Problems", JMLR 3, 2003): the Perceptron (binary and one-vs-rest), the
+additive family (uniform, max-score, proportional), Kesler's construction, MIRA and binary MIRA,
+multiclass ROMMA and the multiplicative family."""
 from numbers import Real
 
 import numpy as np
@@ -21,7 +22,39 @@ class Perceptron(OnlineLinearClassifier):
     """Rosenblatt's Perceptron: one weight vector for two classes, one-vs-rest otherwise.
 
     Output r with label z = ±1 updates iff ``z (w_r·x) ≤ β`` (``w_r += z x``); β > 0 is the
-    aggressive variant of Crammer & Singer's experiments (spec 000 §2.1, §2.10).
+    aggressive variant of Crammer & Singer's experiments (§8 of their paper; how β enters a
+    binary Perceptron is our reading, the paper does not say).  ``≤`` rather than ``<`` so that
+    w = 0 learns, as Crammer & Singer's error set (§2) counts ties.
+
+    Parameters
+    ----------
+    beta : float, default=0.0
+        Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  An output updates when its margin
+        ``z (w_r·x)`` is at most β.  0 is Rosenblatt's Perceptron; Crammer & Singer's experiments
+        use 0.01.
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The true weights: one binary learner per class (one-vs-rest), or a single one for two
+        classes, scoring ``classes_[1]`` against ``classes_[0]``.
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes, each counted before the example is learned.
+    n_updates_ : int
+        Rounds on which the model changed.
 
     Examples
     --------
@@ -49,8 +82,37 @@ class Perceptron(OnlineLinearClassifier):
 
 class OneVsRestPerceptron(Perceptron):
     """One binary Perceptron per class, even for two classes — the baseline ("Perceptron") of
-    Crammer & Singer's experiments (spec 000 §2.10).  A round counts as an update when at least
-    one of the per-class Perceptrons updated (the patterns a shared kernel expansion stores)."""
+    Crammer & Singer's experiments (§8).  A round counts as an update when at least one of the
+    per-class Perceptrons updated (the patterns a shared kernel expansion stores).
+
+    Parameters
+    ----------
+    beta : float, default=0.0
+        Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  Each per-class Perceptron updates
+        when its margin ``z (w_r·x)`` is at most β (Crammer & Singer's experiments use 0.01).
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (n_classes, n_features)
+        The true weights, one binary Perceptron per class.
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes, each counted before the example is learned.
+    n_updates_ : int
+        Rounds on which the model changed.
+    """
 
     def _n_outputs(self, n_classes):
         return n_classes
@@ -66,6 +128,41 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
     * ``"prop"`` — in proportion to each class's excess score (uniform when all excesses are 0).
 
     Theorem 3: on data separable with margin γ by a unit-norm M*, at most 2R²/γ² updates.
+
+    Parameters
+    ----------
+    scheme : {"uniform", "max", "prop"}, default="uniform"
+        How τ shares the demotion −1 over the error set (the examples of τ in Crammer & Singer
+        §4; any choice satisfies constraints 1–4 of Figure 2).  ``"max"`` takes the argmax over
+        the wrong classes only and ``"prop"`` divides by the excesses of the wrong classes only
+        (the printed formulas could pick y, or add β to the denominator).
+    beta : float, default=0.0
+        Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  β is subtracted from the score of
+        the true class before the error set and τ are computed (the "aggressive fashion" of §8, with
+        β = 0.01), so rounds with margin ≤ β update too.
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The true weights (one row per class; for two classes the single row scores
+        ``classes_[1]`` against ``classes_[0]``).
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes, each counted before the example is learned.
+    n_updates_ : int
+        Rounds on which the model changed.
 
     Examples
     --------
@@ -98,9 +195,41 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
 
 
 class KeslerPerceptron(OnlineLinearClassifier):
-    """Kesler's construction (spec 000 §2.3): the binary Perceptron on the k−1 expanded vectors
-    of each example, i.e. for each wrong class r in ascending order with ``s_r ≥ s_y − β`` a
-    max-type sub-update ``M_y += x, M_r −= x`` (the score of y kept current between them)."""
+    """Kesler's construction (Crammer & Singer §4.2; the step-by-step algorithm is our
+    reconstruction from its text): the binary Perceptron on the k−1 expanded vectors of each
+    example, i.e. for each wrong class r in ascending order with ``s_r ≥ s_y − β`` a max-type
+    sub-update ``M_y += x, M_r −= x`` (the score of y kept current between them).  Each
+    sub-update is a member of Figure 2, so Theorem 3 bounds their number by 2R²/γ².
+
+    Parameters
+    ----------
+    beta : float, default=0.0
+        Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  A wrong class r is corrected when
+        ``s_r ≥ s_y − β``.
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The true weights (one row per class; for two classes the single row scores
+        ``classes_[1]`` against ``classes_[0]``).
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes, each counted before the example is learned.
+    n_updates_ : int
+        Rounds on which the model changed.
+    """
 
     _rule = Rule.KESLER
     _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints, "beta": _BETA}
@@ -116,14 +245,45 @@ class KeslerPerceptron(OnlineLinearClassifier):
 
 
 class MIRA(OnlineLinearClassifier):
-    """MIRA, the Margin Infused Relaxed Algorithm (Figure 3, §5.3 of Crammer & Singer).
+    """MIRA, the Margin Infused Relaxed Algorithm (Figure 3 and §5 of Crammer & Singer; the
+    margin β is the aggressive version of §5.3).
 
     Each round solves ``min_τ ½ Σ_r ‖M_r + τ_r x‖²`` s.t. ``τ_r ≤ δ_{r,y}``, ``Σ_r τ_r = 0`` with
     the score of y lowered by the margin β, exactly (projection onto the simplex, Eq. 15).
 
     ``beta`` defaults to 0.01, the value of the paper's experiments: started from M = 0, MIRA
-    with β = 0 never moves (every score is 0 and τ = 0 is optimal; spec 000 §4.4).  β is in
-    score units, so it should follow the scale of the data.
+    with β = 0 never moves (every score is 0 and τ = 0 is optimal — which is why Figure 3
+    prints "Set M ≠ 0").  β is in score units, so it should follow the scale of the data.
+
+    Parameters
+    ----------
+    beta : float, default=0.01
+        Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  The aggressive MIRA of §5.3
+        replaces B_y by ``B̃_y = B_y − β`` (B_r = M_r·x, Eq. 14), so M is updated whenever the
+        margin is below β.  Corollary 10 bounds the mistakes by 4R⁴/(βγ²) for 0 ≤ β ≤ 2R².
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The true weights (one row per class; for two classes the single row scores
+        ``classes_[1]`` against ``classes_[0]``).
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes, each counted before the example is learned.
+    n_updates_ : int
+        Rounds on which the model changed.
 
     Examples
     --------
@@ -150,24 +310,88 @@ class MIRA(OnlineLinearClassifier):
 
 
 class BinaryMIRA(MIRA):
-    """Binary MIRA (Figure 4): ``τ = clip(−(z(w·x) − β/2)/‖x‖², 0, 1)``, ``w += τ z x``;
-    one-vs-rest on more than two classes.  β defaults to 0.01 for the same reason as
-    :class:`MIRA`."""
+    """Binary MIRA (Figure 4 of Crammer & Singer; Eqs. 17–18, with the aggressive margin of
+    the end of §5.3): ``τ = clip(−(z(w·x) − β/2)/‖x‖², 0, 1)``, ``w += τ z x``; one-vs-rest on
+    more than two classes.  β defaults to 0.01 for the same reason as :class:`MIRA`.
+
+    Parameters
+    ----------
+    beta : float, default=0.01
+        Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  The aggressive binary MIRA solves
+        ``min ‖x‖²τ² + [2z(w·x) − β]τ`` on 0 ≤ τ ≤ 1 (β/2 on w because the two-prototype margin is
+        2 w·x).
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The true weights: one binary learner per class (one-vs-rest), or a single one for two
+        classes, scoring ``classes_[1]`` against ``classes_[0]``.
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes, each counted before the example is learned.
+    n_updates_ : int
+        Rounds on which the model changed.
+    """
 
     _rule = Rule.BINARY_MIRA
 
 
 class MulticlassROMMA(OnlineLinearClassifier):
-    """Multiclass ROMMA (Figure 6 of Crammer & Singer, typo fixed): on a round with E ≠ ∅ and τ
-    from the additive family (``scheme``), ``M ← argmin ½‖M‖²`` s.t. ``Σ_r τ_r M_r·x ≥ 1`` and
-    ``M·M_t ≥ ‖M_t‖²`` — in closed form a global rescaling plus an additive step (Eq. 27),
-    applied in O(non-zeros of x) through the engine's lazy scale.  Theorem 14: at most
-    2R²‖M*‖² mistakes for a comparator M* of margin 1.
+    """Multiclass ROMMA (Figure 6 of Crammer & Singer, §7; its constraint (1) prints M_r^t
+    where the variable M_r belongs): on a round with E ≠ ∅ and τ from the additive family
+    (``scheme``), ``M ← argmin ½‖M‖²`` s.t. ``Σ_r τ_r M_r·x ≥ 1`` and ``M·M_t ≥ ‖M_t‖²`` — in
+    closed form a global rescaling plus an additive step (Eq. 27), applied in O(non-zeros of x)
+    through the engine's lazy scale.  Theorem 14: at most 2R²‖M*‖² mistakes for a comparator M*
+    of margin 1.
 
     On noisy streams ‖M‖ grows geometrically (beyond float64 within thousands of rounds), so
     the model is kept as a unit-Frobenius-norm direction: ``coef_`` is ``M/‖M‖`` (the same
     predictions) and ``weight_norm_`` is ‖M‖ (``inf`` once it exceeds float64); the true
     weights are ``coef_ * weight_norm_``.
+
+    Parameters
+    ----------
+    scheme : {"uniform", "max", "prop"}, default="max"
+        The τ of the additive family (Crammer & Singer §4) that forms constraint (1) of
+        Figure 6; the paper leaves the choice open (any τ satisfying constraints 1–4).
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The direction ``M/‖M‖`` of the weights (for two classes the single row scores
+        ``classes_[1]`` against ``classes_[0]``).
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes, each counted before the example is learned.
+    n_updates_ : int
+        Rounds on which the model changed.
+    weight_norm_ : float
+        ‖M‖, the Frobenius norm of the true weights (0 before the first update, ``inf`` once
+        it exceeds float64).
 
     Examples
     --------
@@ -206,18 +430,51 @@ class MulticlassROMMA(OnlineLinearClassifier):
 
 
 class Multiplicative(OnlineLinearClassifier):
-    """The multiplicative ultraconservative family (Figure 5 of Crammer & Singer): positive
-    weights, ``M_{r,i} ← M_{r,i} exp(η τ_r x_i)/Z`` on rounds with E ≠ ∅, τ from the additive
-    family (``scheme``), and
+    """The multiplicative ultraconservative family (Figure 5 and §6 of Crammer & Singer):
+    positive weights, ``M_{r,i} ← M_{r,i} exp(η τ_r x_i)/Z`` on rounds with E ≠ ∅, τ from the
+    additive family (``scheme``), and
 
     * ``normalize="row"`` (version 1): every row keeps unit l1 mass, start ``M = 1/n``;
     * ``normalize="matrix"`` (version 2): the whole matrix keeps unit l1 mass, start ``1/(nk)``.
 
     Theorem 11 assumes ``‖x‖_∞ ≤ 1`` and a non-negative comparator (for signed targets feed
-    ``[x, −x]``); its optimal rate is ``artanh(γ/k)`` (row) or ``artanh(γ)`` (matrix).  Only the
-    non-zeros of x are touched (lazy normalization through the scale factor); weights stay
-    strictly positive and finite on any stream (exponents are clamped at ±300, weights floored
-    at 1e-300 relative to the largest scale the engine keeps).
+    ``[x, −x]``); its optimal rate is ``artanh(γ/k)`` (row) or ``artanh(γ)`` (matrix) — our
+    derivation from the proof in Crammer & Singer's Appendix A, which states the bound only up
+    to O(·).  Only the non-zeros of x are touched (lazy normalization through the scale
+    factor); weights stay strictly positive and finite on any stream (exponents are clamped at
+    ±300, weights floored at 1e-300 relative to the largest scale the engine keeps).
+
+    Parameters
+    ----------
+    eta : float, default=0.1
+        Learning rate η > 0 of Figure 5, in ``exp(η τ_r x_i)``; it carries the units of 1/x.
+    normalize : {"row", "matrix"}, default="row"
+        Version 1 of Figure 5 (``Z_r`` per row) or version 2 (one ``Z`` for the matrix).
+    scheme : {"uniform", "max", "prop"}, default="uniform"
+        The τ of the additive family (Crammer & Singer §4) used in the exponent.
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The true (positive) weights; for two classes the single row is the difference
+        ``M_2 − M_1``, scoring ``classes_[1]`` against ``classes_[0]``.
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes, each counted before the example is learned.
+    n_updates_ : int
+        Rounds on which the model changed.
 
     Examples
     --------
@@ -265,8 +522,40 @@ class Multiplicative(OnlineLinearClassifier):
 
 class BalancedWinnow(Multiplicative):
     """Balanced (two-weight-vector) normalized Winnow (Littlestone 1988): the two-class case of
-    :class:`Multiplicative`, to which Crammer & Singer's family reduces (spec 000 §2.6):
-    on a mistake ``M_y ∝ M_y ⊙ exp(ηx)`` and ``M_other ∝ M_other ⊙ exp(−ηx)``.  Binary only."""
+    :class:`Multiplicative`, to which Crammer & Singer's family reduces (they only state this,
+    §6; the explicit form is ours): on a mistake ``M_y ∝ M_y ⊙ exp(ηx)`` and
+    ``M_other ∝ M_other ⊙ exp(−ηx)``.  Binary only.
+
+    Parameters
+    ----------
+    eta : float, default=0.1
+        Learning rate η > 0, in ``exp(±ηx_i)``; it carries the units of 1/x.
+    normalize : {"row", "matrix"}, default="row"
+        Version 1 of Crammer & Singer's Figure 5 (each weight vector keeps unit l1 mass) or
+        version 2 (the two together do).
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (1, n_features)
+        ``M_2 − M_1``, scoring ``classes_[1]`` against ``classes_[0]``.
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes, each counted before the example is learned.
+    n_updates_ : int
+        Rounds on which the model changed.
+    """
 
     _parameter_constraints = {
         k: v for k, v in Multiplicative._parameter_constraints.items() if k != "scheme"

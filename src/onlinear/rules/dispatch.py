@@ -9,7 +9,8 @@ multiplicative family) and, if it rescales, ``factor`` (output ``r`` is first mu
 ``params`` is a float64 vector whose entries are named per rule in
 :data:`onlinear.rules.table.RULES`; ``state`` is the learner's persistent state (see
 :mod:`onlinear.rules.layout`).  Keeping the switch in one compiled function means the engine is
-compiled once for all rules, not once per rule; the rule ids are :class:`~onlinear.rules.table.Rule`.
+compiled once for all rules, not once per rule; the rule ids are
+:class:`~onlinear.rules.table.Rule`.
 """
 from numba import njit
 

@@ -1,5 +1,5 @@
-"""Step rules of Yang, Jin & Ye, "Online Learning by Ellipsoid Method" (ICML 2009) — spec
-``003-online-ellipsoid.md``.
+"""Step rules of Yang, Jin & Ye, "Online Learning by Ellipsoid Method" (ICML 2009): CELLIP
+(§2.2, Algorithm 1), IELLIP (§2.3, Algorithm 2) and the stacked multiclass form (§2.4).
 
 State of one ellipsoid: its centre w (the classifier) and a symmetric positive definite P.  On a
 mistake (margin ``m = z·(w·x) ≤ 0``; for the stacked multiclass form ``m = ρ(W; x, y)``, the
@@ -15,7 +15,7 @@ Each rule returns ``(w_coef, p_scale, p_rank_one)``: the engine applies
 
 Scale: x → c·x with P → P/c² is the same learner (w → w/c).  IELLIP's predictions do not depend
 on the scale of P, so it is scale-invariant as it is; CELLIP's P_1 = (1 + γ(1−a))²·I is tied to
-‖x‖ ≤ 1 (§2.2), so it is not — scale its data into the unit ball.
+‖x‖ ≤ 1 (Yang, Jin & Ye §2.2), so it is not — scale its data into the unit ball.
 """
 import math
 
@@ -25,7 +25,8 @@ CELLIP = 0
 IELLIP = 1
 
 # CELLIP's answer to τ ≥ 1 (the cut misses the ellipsoid: no margin-aγ separator is left in it,
-# and (11) would make P singular or indefinite, spec 003 §10 E4)
+# and (11) would make P singular or indefinite; the paper offers no remedy and points to IELLIP
+# for inseparable data, §2.3)
 CLIP = 0  # τ ← min(τ, 1 − 1e-3)
 RAISE = 1  # the learner says so: the engine returns an error code
 SKIP_MATRIX = 2  # update w by (10) only
@@ -61,6 +62,6 @@ def ellipsoid_step(kind, margin, v, trial, gamma, a, b, c, mode):
     else:
         tau = (a * gamma - margin) / sqrt_v
     c_t = c * b ** (trial - 1) if trial > 1 else c
-    if c_t <= 1e-15:  # P is numerically frozen (spec 003 §5.5)
+    if c_t <= 1e-15:  # c_t = c·b^(t−1) of (15) is negligible: P is numerically frozen
         return tau / sqrt_v, 1.0, 0.0
     return tau / sqrt_v, 1.0 / (1.0 - c_t), -c_t / ((1.0 - c_t) * v)

@@ -1,19 +1,23 @@
 """Step rules of the relaxed-maximum-margin and maximum-cosine learners: ROMMA and aggressive ROMMA
 (Li & Long 2002), NAROMMA, CMCP and MCP (Bshouty & Haddad-Zaknoon, "The Maximum Cosine Framework
-for Deriving Perceptron Based Linear Classifiers", ALT 2016) — spec ``004-maximum-cosine.md``.
+for Deriving Perceptron Based Linear Classifiers", ALT 2016; aggressive ROMMA as restated in
+their Table 1, §3.2).
 
 All are binary (label z = ±1 per output; one-vs-rest on more classes) and *scale-free*: their
-predictions depend only on the direction of w (spec 004 §11 T9).  So the engine keeps every
+predictions depend only on the direction of w (every step is proportional to ‖w‖, so only the
+cosine α_i of Bshouty & Haddad-Zaknoon's Eq. 1 matters; our observation, tested).  So the engine
+keeps every
 output at unit norm after each step (which also keeps long streams finite), and the rule keeps its
 scalar certificate in ``state[CERTIFICATE, r]``:
 ``ρ = 1/ℓ*`` (= 1/‖u‖ for ROMMA) for the ROMMA family, ``ℓ`` for MCP/CMCP.  Working with ρ
-instead of ℓ* is the numerically robust form of spec 004 §3.6: ℓ* grows geometrically on noisy
-data and overflows, ρ only tends to 0.
+instead of ℓ* is our numerically robust rewriting of Lemma 6 / Table 2 (not in the paper,
+algebraically identical): ℓ* grows geometrically on noisy data and overflows, ρ only tends to 0.
 
 The first non-zero example of an output initializes it: ``ŵ = z a/‖a‖`` (MCP/NAROMMA's
 ``w_1 = y_0 a_0``, and ROMMA's ``u_1 = y_0 a_0/‖a_0‖²`` — the same direction), with
 ``ρ = ‖a_0‖`` or ``ℓ = 1/‖a_0‖``.  The paper does not predict on a_0; the engine does (score 0),
-so a_0 can count as a mistake — harmless for the bounds, which have a "+1" to spare (§6.5).
+so a_0 can count as a mistake — harmless for the bounds, which have a "+1" to spare (the proof
+of Theorem 10, Eq. 44, drops the initial 1/‖a_0‖² from ℓ², so in fact t + 1 ≤ (R/γ)²).
 
 Scale: x → c·x changes nothing but the units of u (1/c) and of the certificates, so the
 predictions are the same at every scale the estimators accept (tested from 2^-495 to 2^495).
@@ -33,7 +37,8 @@ AGGRESSIVE = 1
 SKIP_ANTIPARALLEL = 0
 SKIP_COLLINEAR = 1
 
-# |cos(w, a)| above 1 − this counts as collinear (spec 004 §9.3, ε ≈ 1e-12).
+# |cos(w, a)| above 1 − this counts as collinear (our tolerance for the test of step 4 of
+# Bshouty & Haddad-Zaknoon's Fig. 1, which the paper states as an exact equality).
 _COLLINEAR = 1e-12
 
 
@@ -62,17 +67,20 @@ def _length(coef_w, coef_a, projection, gap):
 @njit(cache=True)
 def romma_steps(scores, y, q, kind, state, tau, factor):
     """ROMMA (``kind=ROMMA``: updates on mistakes ``z(u·a) ≤ 0``) and aggressive ROMMA
-    (``kind=AGGRESSIVE``: updates whenever ``z(u·a) < 1``), Table 1 of spec 004 §4.1:
+    (``kind=AGGRESSIVE``: updates whenever ``z(u·a) < 1``), Table 1 of Bshouty &
+    Haddad-Zaknoon (§3.2), after Li & Long:
 
     * Type I,   ``z(u·a) ≥ 1``: no change;
     * Type II,  ``1 > z(u·a) ≥ ‖a‖²‖u‖²``: ``u ← z a/‖a‖²``;
     * Type III, otherwise: ``u ← c u + d a`` with (25)–(26)
-      ``c = (‖a‖²‖u‖² − z(u·a)) / (‖a‖²‖u‖² − (u·a)²)``, ``d = ‖u‖²(z − u·a) / (‖a‖²‖u‖² − (u·a)²)``.
+      ``c = (‖a‖²‖u‖² − z(u·a)) / (‖a‖²‖u‖² − (u·a)²)``,
+      ``d = ‖u‖²(z − u·a) / (‖a‖²‖u‖² − (u·a)²)``.
 
     Evaluated with ``u = ŵ/ρ`` (ρ = 1/‖u‖) and ``ŝ = ŵ·a``: Type I iff ``zŝ ≥ ρ``, Type II iff
     ``zŝρ ≥ ‖a‖²``, and Type III is ``u' ∝ c ŵ + (dρ) a`` with ``c = (A − zŝρ)/(A − ŝ²)``,
     ``dρ = (zρ − ŝ)/(A − ŝ²)`` and ``ρ' = ρ/‖c ŵ + dρ a‖`` — the same algebra, no overflow.
-    Anti-parallel examples (``A − ŝ² = 0``, the QP is infeasible) are skipped (spec 004 §9.3).
+    Anti-parallel examples (``A − ŝ² = 0``, the QP is infeasible and the denominators of
+    Eqs. 25–26 vanish) are skipped; the paper does not cover this case.
     """
     m = scores.shape[0]
     for r in range(m):
@@ -105,7 +113,8 @@ def romma_steps(scores, y, q, kind, state, tau, factor):
 
 @njit(cache=True)
 def naromma_steps(scores, y, q, skip, state, tau, factor):
-    """NAROMMA (spec 004 §3, Lemma 6 / Table 2) in the ρ = 1/ℓ* form of §3.6.
+    """NAROMMA (Bshouty & Haddad-Zaknoon §3.1, Lemma 6, Eqs. 21–22, Table 2 and Fig. 1) in our
+    ρ = 1/ℓ* form (algebraically identical; not in the paper).
 
     With ``g = z(ŵ·a)`` (γ_i of (7)):
     * Type I,   ``g ≥ ρ``: no change;
@@ -114,7 +123,8 @@ def naromma_steps(scores, y, q, skip, state, tau, factor):
       (the square root of Table 2's ℓ*², the corrected entry).
     Collinear examples: ``skip=SKIP_ANTIPARALLEL`` (default) skips only ``z a ∥ −w`` (a true
     division by zero), which keeps Theorem 7's equivalence with aggressive ROMMA exact;
-    ``skip=SKIP_COLLINEAR`` skips both directions as the paper's step 4 does (§9.3).
+    ``skip=SKIP_COLLINEAR`` skips both directions as step 4 of the paper's Fig. 1 does (skipping
+    a parallel example breaks Theorem 7's ‖u_i‖ = ℓ*_i; our finding, a regression test).
     """
     m = scores.shape[0]
     for r in range(m):
@@ -143,7 +153,8 @@ def naromma_steps(scores, y, q, skip, state, tau, factor):
 
 @njit(cache=True)
 def maximum_cosine_steps(scores, y, q, conservative, state, tau, factor):
-    """MCP (41)–(43) and, with ``conservative``, CMCP (Lemma 8), spec 004 §5–6.
+    """MCP (Bshouty & Haddad-Zaknoon §4, Eqs. 41–43, Fig. 2) and, with ``conservative``, CMCP
+    (§4, Lemma 8, Eqs. 38–40).
 
     Update iff ``z(w·a) ≤ ‖w‖/(2ℓ)`` (MCP) or ``z(w·a) ≤ 0`` (CMCP):
     ``w ← w + (‖w‖/(ℓ‖a‖²)) z a`` and ``ℓ ← sqrt(ℓ² + (1 − 2η)/‖a‖²)`` with ``η = 0`` on a mistake

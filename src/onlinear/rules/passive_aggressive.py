@@ -1,12 +1,14 @@
 """Step rules of the multiclass Passive-Aggressive family and of Matsushima et al.'s exact
 Support-Class PA ("Exact Passive-Aggressive Algorithm for Multiclass Classification Using Support
-Class", SDM 2010) — spec ``002-support-class-passive-aggressive.md``.
+Class", SDM 2010).
 
 Notation: ``q = ‖x‖²``, per-class hinge losses ``ℓ_v = [1 − (s_y − s_v)]_+`` for v ≠ y and the
 max loss ``L = max_v ℓ_v``.  Every rule updates exactly when L > 0 (non-conservative).
 
 ``variant``: ``EXACT`` (default) implements the exact minimisers of the stated problems;
-``PRINTED`` reproduces the formulas as printed in the paper, which are wrong (spec 002 §2.2, §3.5):
+``PRINTED`` reproduces the formulas as printed in the paper's §2 and Table 2 (§3.3), which are
+wrong (our derivation from the KKT conditions of the stated problems, checked against a generic QP
+solver):
   * PA-I / PA-II: the printed steps equal the exact ones with C replaced by C/2;
   * SPA-I: printed support condition ``A < min{(k+1)C/q − ℓ_k, kℓ_k}`` and step threshold
     ``max{A/n + Cq/n, A/(n+1)}`` (the "+" should be "−"; the condition can give S = ∅ with L > 0,
@@ -31,7 +33,9 @@ PRINTED = 1
 
 @njit(cache=True)
 def pa_steps(scores, y, q, kind, c, variant, tau):
-    """Multiclass PA in the max-loss form (spec 002 §2.1–2.2; Crammer et al. 2006).
+    """Multiclass PA in the max-loss form (Matsushima et al. §2, problems (2.3), PA-I and PA-II;
+    Crammer et al. 2006).  The constrained class is the highest-scoring wrong one (the paper's p_i
+    whenever the prediction is wrong; with p_i = y the constraint of (2.3) would be infeasible).
 
     ``r = argmax_{v≠y} s_v`` (lowest index on ties), ``L = [1 − (s_y − s_r)]_+`` and, since
     ‖Φ(x,y) − Φ(x,r)‖² = 2q, the single-constraint problem (2.3) gives
@@ -64,7 +68,8 @@ def _in_support(kind, variant, prefix_sum, k, loss_k, q, c):
     """Support-class test for the k-th largest loss, given the sum of the k−1 larger ones.
 
     SPA (3.11):    ``A < k ℓ_k``;
-    SPA-I (exact, spec 002 §3.5): ``A < min{k ℓ_k, (k−1) ℓ_k + C q}``;
+    SPA-I (exact; our KKT derivation, Table 2's printed condition is wrong):
+    ``A < min{k ℓ_k, (k−1) ℓ_k + C q}``;
     SPA-II (Table 2, correct as printed): ``A < ℓ_k (k q + (k−1)/(2C)) / (q + 1/(2C))``.
     """
     if kind == PA:

@@ -1,40 +1,42 @@
 """Dual steps of Amit, Shalev-Shwartz & Singer's simultaneous projections ("Online Learning of
-Complex Prediction Problems Using Simultaneous Projections") — spec
-``001-simultaneous-projections.md``.
+Complex Prediction Problems Using Simultaneous Projections").
 
 A trial is a block of k binary constraints; constraint j has the signed margin ``m_j = y_j ω·x_j``,
 the hinge loss ``ℓ_j = [1 − m_j]_+`` (``[γ − m_j]_+`` for the multiplicative form), the squared
-norm ``v_j = ‖x_j‖²`` and is a *mistake* iff ``m_j ≤ 0`` (ties are mistakes, spec §1).  The exact
-update is the dual of Eq. 3,
+norm ``v_j = ‖x_j‖²`` and is a *mistake* iff ``m_j ≤ 0`` (ties are mistakes: the paper leaves
+the convention implicit, its Lemma 3 needs it).  The exact update is the dual of Eq. 3,
 
     max_α  Σ_j α_j (1 − m_j) − ½‖Σ_j α_j y_j x_j‖²   s.t.  α ≥ 0,  Σ_j c_j α_j ≤ C,
 
-(c_j = 1 in the paper; §2.4's weighted coupling otherwise), whose single coupling constraint is
-what makes it hard.  The schemes solve the k one-constraint problems (Eq. 4) independently —
-``α_j = min{C/c_j, ℓ_j/v_j}``, the PA-I step — and average them with simplex weights μ:
-``λ_j = μ_j α_j`` is then dual-feasible and ``ω ← ω + Σ_j λ_j y_j x_j``.  The functions here only
-compute λ from the scalars (ℓ, v, mistake, c, C) of one set of constraints; the block engine
-(:mod:`onlinear.block_engine`) computes those scalars and applies the step.
+(c_j = 1 in the paper; the weighted coupling of its Discussion, §10, otherwise), whose single
+coupling constraint is what makes it hard.  The schemes solve the k one-constraint problems
+(Eq. 4) independently — ``α_j = min{C/c_j, ℓ_j/v_j}``, the PA-I step — and average them with
+simplex weights μ: ``λ_j = μ_j α_j`` is then dual-feasible and ``ω ← ω + Σ_j λ_j y_j x_j``.  The
+functions here only compute λ from the scalars (ℓ, v, mistake, c, C) of one set of constraints;
+the block engine (:mod:`onlinear.block_engine`) computes those scalars and applies the step.
 
 Zero rows (``v_j = 0``) can not be fixed by any step: they get ``λ_j = 0`` and are left out of μ's
-normalisation (spec §9); the engine still counts them as mistakes.
+normalisation (our choice; the paper does not discuss them); the engine still counts them as
+mistakes.
 
-Errata and reconstructions (spec §14), and where they live:
+Errata and reconstructions in the paper, and where they live:
 
-* Fig. 3's second "ConProj" row is SimProj (μ uniform on the margin violators Γ): :func:`set_lambda`.
-* Fig. 4 (SimOpt) is missing from the text: implemented in the equivalent water-filling form
-  (§4.5, :func:`simopt_lambda`); Lemma 1's muddled proof does not affect it.  Corollary 4's SimOpt
-  claim is not established (§11.4): documented there, the counterexamples are regression tests.
+* Fig. 3's second "ConProj" row is SimProj (μ uniform on the margin violators Γ, as §5.2 defines
+  it): :func:`set_lambda`.
+* Fig. 4 (SimOpt) is missing from the text: implemented in an equivalent water-filling form
+  derived from §5.4 (:func:`simopt_lambda`); Lemma 1's muddled proof does not affect it.
+  Corollary 4's SimOpt claim is not established (our counterexamples, documented there, are
+  regression tests).
 * Eq. 21 lacks its "max" and Fig. 6's exponent is mis-indexed: the multiplicative step is
   ``ω_i ∝ ω_i exp(Σ_j λ_j y_j x_{j,i})`` (block engine).  SimOpt.M is used but never defined:
-  the spec's reconstruction, :func:`mult_set_lambda`.
+  our reconstruction, :func:`mult_set_lambda`.
 * Appendix C's quadratic is printed without "= 0", and its "second root is negative" needs
   γ < 1: guarded in :func:`mult_alpha_closed_form`.
 * Theorem 6 / Corollary 8's bound misses γ: the correct denominator is γC − ½C²R∞² (the printed
   one is violated; both facts are tests).  The main text's optimised SimPerc bound misses a
   factor 4 and a Σ_t (Appendix B is right; tested).  Eq. 12's Σ_{t=0} is Σ_{t=1}.
 * Fig. 5 does not say that each set's budget is C/r_t; it is what the per-set dual constraint
-  needs for feasibility (§6): the block engine's decomposed trials.
+  needs for feasibility (§7, Eq. 18): the block engine's decomposed trials.
 * The paper's mistake convention is implicit; the proofs need m_j ≤ 0 ⇒ mistake (ties count).
 
 Scale: the margin 1 is fixed, so x → c·x is the same learner with C → C/c² (ω → ω/c): every
@@ -61,7 +63,7 @@ SCHEMES = {"simperc": SIMPERC, "conproj": CONPROJ, "simproj": SIMPROJ, "simopt":
 ADDITIVE = 0
 MULTIPLICATIVE = 1
 
-MAX_HINGE = 0  # MaxPA's "most violated" = largest hinge loss ℓ_j (default, spec §5.1)
+MAX_HINGE = 0  # MaxPA's "most violated" (Amit et al. §9) = largest hinge loss ℓ_j (default)
 MAX_DISTANCE = 1  # … = largest distance ℓ_j/‖x_j‖ to the constraint's halfspace
 
 # params vector layout
@@ -73,7 +75,7 @@ P_MAX_ITER = 4
 P_DECOMPOSE = 5
 N_PARAMS = 6
 
-# Decomposed losses (spec §6) of label-set and ordinal trials, whose constraints come with a
+# Decomposed losses (Amit et al. §7) of label-set and ordinal trials, whose constraints come with a
 # natural partition (general blocks take their partition explicitly, one id per row):
 WHOLE = 0  # one set: the max hinge loss of the paper's Sec. 2
 PER_LABEL = 1  # label sets: one set per relevant label r (its pairs (r, s)); ordinal: singletons
@@ -96,7 +98,8 @@ def make_params(C=1.0, gamma=0.5, max_rule="hinge", tol=1e-12, max_iter=20000,
     tol, max_iter : float, int
         Stopping rule of the exact solver (``optimal``): relative duality gap and iteration cap.
     decompose : {"none", "per_label", "singletons"}
-        Decomposed loss (spec §6, budget C/r_t per set) of label-set and ordinal trials:
+        Decomposed loss (Amit et al. §7, Fig. 5, Eq. 17; budget C/r_t per set) of label-set and
+        ordinal trials:
         one set (the paper's max loss), one set per relevant label (its pairs against the
         irrelevant labels: "failing any pair of a label is as bad as failing all of it"), or one
         set per constraint (the average hinge loss).  General blocks take ``parts`` instead.
@@ -115,18 +118,19 @@ def make_params(C=1.0, gamma=0.5, max_rule="hinge", tol=1e-12, max_iter=20000,
 
 
 # =============================================================================================
-# The simultaneous-projection schemes (spec §4, Fig. 3) and MaxPA (§5.1)
+# The simultaneous-projection schemes (Amit et al. §5, Fig. 3) and MaxPA (§9)
 # =============================================================================================
 @njit(cache=True)
 def _box(coupling, j, cap):
-    """The per-constraint box C/c_j of §2.4 (c_j = 1 in the paper)."""
+    """The per-constraint box C/c_j of the weighted coupling of Amit et al. §10 (c_j = 1 in
+    the paper's algorithms)."""
     c = coupling[j]
     return cap / c if c > 0.0 else np.inf
 
 
 @njit(cache=True)
 def _most_violated(loss, sqnorm, max_rule):
-    """MaxPA's constraint (spec 001 §5.1): the largest hinge loss, or with ``MAX_DISTANCE`` the
+    """MaxPA's constraint (Amit et al. §9): the largest hinge loss, or with ``MAX_DISTANCE`` the
     largest distance ``ℓ_j/‖x_j‖`` to its halfspace; rows with x = 0 or no loss never; ties to
     the lowest index; −1 when there is none."""
     best = -1
@@ -144,18 +148,21 @@ def _most_violated(loss, sqnorm, max_rule):
 def set_lambda(scheme, loss, sqnorm, mistake, coupling, cap, max_rule, lam):
     """λ of one set of constraints for the schemes SimPerc, ConProj, SimProj, SimOpt and MaxPA.
 
-    With ``box_j = cap/c_j`` (cap = C, or C/r_t for a set of a decomposed loss, §6):
+    With ``box_j = cap/c_j`` (cap = C, or C/r_t for a set of a decomposed loss, Amit et al. §7)
+    and the section numbers of Amit, Shalev-Shwartz & Singer:
 
-    * SimPerc (§4.2): ``λ_j = box_j/|M|`` on the mistakes M (m_j ≤ 0), i.e. α_j = C, μ uniform on M;
-    * ConProj (§4.3): ``λ_j = min{box_j, ℓ_j/v_j}/|M|`` on M;
-    * SimProj (§4.4; printed as a second "ConProj" row of Fig. 3): the same on the violators
+    * SimPerc (§5.1): ``λ_j = box_j/|M|`` on the mistakes M (m_j ≤ 0), i.e. α_j = C, μ uniform
+      on M;
+    * ConProj (§5.3): ``λ_j = min{box_j, ℓ_j/v_j}/|M|`` on M;
+    * SimProj (§5.2; printed as a second "ConProj" row of Fig. 3): the same on the violators
       Γ = {j : ℓ_j > 0};
-    * SimOpt (§4.5): :func:`simopt_lambda`;
-    * MaxPA (§5.1): ``λ_{j*} = min{box, ℓ_{j*}/v_{j*}}`` for ``j* = argmax_j ℓ_j`` (or
+    * SimOpt (§5.4): :func:`simopt_lambda`;
+    * MaxPA (§9): ``λ_{j*} = min{box, ℓ_{j*}/v_{j*}}`` for ``j* = argmax_j ℓ_j`` (or
       ``argmax ℓ_j/√v_j`` with ``max_rule = MAX_DISTANCE``), lowest index on ties.
 
-    Since Σ_j μ_j = 1, Σ_j c_j λ_j ≤ cap: the combination is dual-feasible (§1.3, §2.4).  SimPerc
-    and ConProj do not update when M = ∅ (§3's note).  ``loss`` is ℓ_j ≥ 0; zero rows are skipped.
+    Since Σ_j μ_j = 1, Σ_j c_j λ_j ≤ cap: the combination is dual-feasible (§4, §10).  SimPerc
+    and ConProj do not update when M = ∅ (uniform weights on an empty set are undefined; our
+    reading of Fig. 2–3).  ``loss`` is ℓ_j ≥ 0; zero rows are skipped.
     Coupling weights must be > 0 for SimPerc (its step is the box itself).
     """
     k = loss.shape[0]
@@ -186,21 +193,24 @@ def set_lambda(scheme, loss, sqnorm, mistake, coupling, cap, max_rule, lam):
 
 @njit(cache=True)
 def simopt_lambda(loss, sqnorm, coupling, cap, lam):
-    """SimOpt (spec §4.5) in its water-filling form: the maximiser of the *separable surrogate*
+    """SimOpt (Amit et al. §5.4) in its water-filling form: the maximiser of the *separable
+    surrogate*
 
         Σ_j (λ_j ℓ_j − ½ v_j λ_j²)   over   {λ ≥ 0, Σ_j c_j λ_j ≤ C},
 
     which is what Eq. 7's joint choice of μ and α optimises (λ_j = μ_j α_j): by KKT
     ``λ_j = [ℓ_j − θ c_j]_+ / v_j`` with θ = 0 if Σ_j c_j ℓ_j/v_j ≤ C (case 1: the *sum* of the
     unclipped projections), else the unique θ > 0 with Σ_j c_j λ_j = C (case 2; Eqs. 8–10 with
-    θ = τ/C).  The paper's Fig. 4 is missing from the text; this is the equivalent form the spec
-    derived (its Fig. 4 reconstruction agrees to 5e−12).  With weights c_j (§2.4) the breakpoints
-    are ℓ_j/c_j [DERIVED]; c_j = 0 rows take their full projection ℓ_j/v_j.  O(k log k).
+    θ = τ/C).  The paper's Fig. 4 is missing from the text; this is an equivalent form we derived
+    from Eqs. 6–10 (a reconstruction of Fig. 4 from §5.4's text agrees with it to 5e−12).  With
+    weights c_j (§10) the breakpoints are ℓ_j/c_j (our derivation); c_j = 0 rows take their full
+    projection ℓ_j/v_j.  O(k log k).
 
-    Caveats (spec §11.4, kept as regression tests): the optimum is that of the surrogate, which
+    Caveats (our derivation, kept as regression tests): the optimum is that of the surrogate, which
     drops the cross terms λ_i λ_j x_i·x_j of the true dual — so SimOpt's "largest increase in the
     dual" holds only for the surrogate.  Its true dual increase can fall far below the
-    C − ½C²R² that SimPerc guarantees on an imperfect trial (0.0464 vs 0.375 in §11.4.1) and
+    C − ½C²R² that SimPerc guarantees on an imperfect trial by Theorem 2 (0.0464 vs 0.375 for
+    one mistaken row plus ten nearly satisfied ones, C = 1.5) and
     can even be negative: with collinear violators and large C, case 1 adds up full projections
     (three identical rows, C = 4: Δ = −1.5).  Corollary 4's SimOpt claim is therefore not
     established.
@@ -237,7 +247,8 @@ def simopt_lambda(loss, sqnorm, coupling, cap, lam):
         b += coupling[j] * coupling[j] / sqnorm[j]
         theta = (a - cap) / b
         # τ_i is a weighted mediant of τ_{i−1} and the i-th breakpoint, so the first prefix whose
-        # next breakpoint lies at or below θ is the consistent one (spec §4.5).
+        # next breakpoint lies at or below θ is the consistent one (our argument; Lemma 1 of
+        # Amit et al. gives its uniqueness).
         if i == n_active - 1:
             break
         nxt = members[order[i + 1]]
@@ -249,7 +260,7 @@ def simopt_lambda(loss, sqnorm, coupling, cap, lam):
 
 
 # =============================================================================================
-# The exact per-trial solver ("optimal", spec §5.3)
+# The exact per-trial solver ("optimal", the OptSolv baseline of Amit et al. §9)
 # =============================================================================================
 @njit(cache=True)
 def _project_set(a, members, coupling, cap, out):
@@ -300,7 +311,8 @@ def _project(a, set_start, set_members, coupling, caps, out):
 
 
 # The Gram matrix of a block, explicit or implicit.  Label-set (Kesler) and ordinal blocks have
-# Gram matrices with a structure that makes G·α cost O(k) instead of O(k²) (spec §2.2, §2.3):
+# Gram matrices with a structure that makes G·α cost O(k) instead of O(k²) (Amit et al. §3.1–3.2
+# with our Kesler form of the multi-prototype setting of §9.2):
 #   KESLER:  pair p = a·n_irr + b (relevant a, irrelevant b), G = q([a = a'] + [b = b']);
 #   ORDINAL: G_ij = y_i y_j (q + [i = j]).
 DENSE_GRAM = 0
@@ -594,12 +606,13 @@ def solve_structured_dual(G, structure, pairs, q, signs, gain, parts, coupling, 
 @njit(cache=True)
 def solve_block_dual(G, gain, parts, coupling, caps, tol, max_iter, alpha):
     """Exact maximiser of the block dual (Eq. 3; per-set budgets of the decomposed loss, Eq. 18;
-    weights c_j of §2.4):
+    weights c_j of §10):
 
         max_α  Σ_j α_j gain_j − ½ αᵀGα   s.t.  α ≥ 0,  Σ_{j∈S_l} c_j α_j ≤ caps[l]  ∀l,
 
     with ``gain_j = 1 − m_j`` and ``G_ij = z_i·z_j`` the block's Gram matrix.  A dedicated solver,
-    not a generic optimizer (spec §5.3's recommendation): accelerated projected gradient (FISTA
+    not a generic optimizer (the paper used Pegasos and gives no details): accelerated projected
+    gradient (FISTA
     with adaptive restart, step 1/L with L ≥ λ_max(G)), the projection onto each capped simplex
     being one sort; stopped when the duality gap ``P(ω(α)) − D(α) ≤ tol·max(P(ω), P(ω(α)))``
     (relative to the primal before the step, so the same at every scale of the data).  At doubling
@@ -615,12 +628,13 @@ def solve_block_dual(G, gain, parts, coupling, caps, tol, max_iter, alpha):
 
 
 # =============================================================================================
-# Sopopo, multi-prototype multiclass (spec §5.4)
+# Sopopo, multi-prototype multiclass (Amit et al. §9 and footnote 1)
 # =============================================================================================
 @njit(cache=True)
 def sopopo_steps(qloss, v, C, alpha):
-    """Sopopo (Shalev-Shwartz & Singer 2006) for one multiclass trial, in closed form (spec §5.4,
-    [DERIVED] reconstruction for the single graph y → every s ≠ y):
+    """Sopopo (Shalev-Shwartz & Singer 2006; a baseline of Amit et al. §9, footnote 1) for one
+    multiclass trial, in closed form (our derivation for the single graph y → every s ≠ y; the
+    paper gives no details):
 
         min_W ½ Σ_r ‖w_r − w_r^t‖² + Cξ   s.t.  (w_y − w_s)·x ≥ 1 − ξ   ∀s ≠ y.
 
@@ -657,7 +671,7 @@ def sopopo_steps(qloss, v, C, alpha):
 
 
 # =============================================================================================
-# Multiplicative form (spec §7)
+# Multiplicative form (Amit et al. §8, Fig. 6)
 # =============================================================================================
 @njit(cache=True)
 def mult_alpha_closed_form(wplus, wminus, gamma, C):
@@ -667,7 +681,8 @@ def mult_alpha_closed_form(wplus, wminus, gamma, C):
     Stationarity (Eq. 36) ⇔ ``(1−γ)W⁺β² − γW⁰β − (1+γ)W⁻ = 0`` with β = e^α (the paper prints
     the quadratic without "= 0"); its largest root
     ``β = (γW⁰ + √(γ²W⁰² + 4(1−γ²)W⁺W⁻)) / (2(1−γ)W⁺)`` and ``α = max{0, min{C, log β}}``.
-    Edge cases (spec §7.3; the paper's "second root is negative" needs γ < 1): W⁺ = 0 or γ ≥ 1
+    Edge cases (our derivation; the paper's "second root is negative" needs γ < 1): W⁺ = 0 or
+    γ ≥ 1
     make g increasing, so α = C; β ≤ 1 means no step.
 
     Examples
@@ -727,14 +742,15 @@ def mult_alpha_numeric(weights, values, rest, gamma, C):
 
 @njit(cache=True)
 def mult_set_lambda(scheme, loss, alpha, mistake, sqnorm_inf, cap, max_rule, lam):
-    """λ of one set of constraints for the multiplicative form (spec §7.2), given each row's
+    """λ of one set of constraints for the multiplicative form (Amit et al. §8, Fig. 6), given
+    each row's
     reduced maximiser ``alpha`` on [0, cap] (Appendix C closed form or the 1-D solve):
 
     * SimPerc.M: ``λ_j = cap/|M|`` on the mistakes (α = C "trivially");
     * ConProj.M / SimProj.M: ``λ_j = α_j/|M|`` on M / ``α_j/|Γ_γ|`` on the γ-violators;
-    * MaxPA.M (§5.1): ``λ_{j*} = α_{j*}`` for ``j* = argmax_j ℓ_{γ,j}`` (or ``ℓ_{γ,j}/‖x_j‖_∞``);
-    * SimOpt.M — used in the paper's experiments but never defined [UNSPECIFIED]; the spec's
-      reconstruction (§7.2): the water-filling of :func:`simopt_lambda` with ``ℓ_j := ℓ_{γ,j}``
+    * MaxPA.M (§9.1): ``λ_{j*} = α_{j*}`` for ``j* = argmax_j ℓ_{γ,j}`` (or ``ℓ_{γ,j}/‖x_j‖_∞``);
+    * SimOpt.M — used in the paper's experiments (§9) but never defined; our reconstruction:
+      the water-filling of :func:`simopt_lambda` with ``ℓ_j := ℓ_{γ,j}``
       and ``v_j := ‖x_j‖_∞²``, the maximiser of the separable lower bound
       ``g_j(λ) ≥ λℓ_{γ,j} − ½λ²‖x_j‖_∞²`` of Lemma 7.  Results from it are a reconstruction.
 

@@ -51,7 +51,13 @@ from .ultraconservative import (
 
 
 class Rule(IntEnum):
-    """Rule ids, as the compiled switch sees them (plain integers)."""
+    """Rule ids, as the compiled switch sees them (plain integers).
+
+    Parameters
+    ----------
+    value : int
+        The rule id; ``Rule(value)`` is the member with that id.
+    """
 
     PERCEPTRON = 0
     BINARY_MIRA = 1
@@ -69,7 +75,23 @@ class Rule(IntEnum):
 
 @dataclass(frozen=True)
 class RuleRow:
-    """One rule: its step function, parameter names and properties (see the module doc)."""
+    """One rule: its step function, parameter names and properties (see the module doc).
+
+    Parameters
+    ----------
+    step : callable
+        The compiled function that computes the rule's steps.
+    params : tuple of str
+        Names of the entries of the rule's ``params`` vector, in order.
+    binary : bool, default=False
+        The outputs are independent binary learners (one for two classes, one-vs-rest for more).
+    scale_free : bool, default=False
+        A binary rule whose weight scale is arbitrary (one-vs-rest compares ``w_r·x/‖w_r‖``).
+    reads_norm : bool, default=False
+        The rule reads ‖w_r‖² from the state, which an engine must then keep current.
+    state_rows : int, default=FIRST_RULE_ROW
+        Rows of the learner's ``state`` array: the engine's and the rule's own after them.
+    """
 
     step: object
     params: tuple

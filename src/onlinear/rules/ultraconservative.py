@@ -1,5 +1,5 @@
 """Step rules of Crammer & Singer, "Ultraconservative Online Algorithms for Multiclass Problems"
-(JMLR 3, 2003) — spec ``000-ultraconservative-multiclass.md``.
+(JMLR 3, 2003).
 
 Every rule has the same contract (see :mod:`onlinear.rules.dispatch`): from the round's scores
 ``s`` (one per output), the true class index ``y``, ``q = ‖x‖² > 0`` and the hyperparameters it
@@ -43,11 +43,13 @@ def binary_label(n_outputs, y, r):
 
 @njit(cache=True)
 def perceptron_steps(scores, y, q, beta, tau):
-    """Rosenblatt's Perceptron, binary or one-vs-rest (spec 000 §2.1, §2.10).
+    """Rosenblatt's Perceptron, binary (Crammer & Singer §3) or one-vs-rest (the baseline of
+    their §8).
 
     Output r with binary label z_r ∈ {−1, +1} updates iff ``z_r (w_r·x) ≤ β``; then
-    ``w_r ← w_r + z_r x``.  We use ``≤`` (not the ``<`` of §5.2) so that w = 0 learns, as the
-    error set E of §1.1 does; β > 0 is the "aggressive" variant of the experiments (§7.1).
+    ``w_r ← w_r + z_r x``.  We use ``≤`` (not the strict step function S of §5.2) so that w = 0
+    learns, as the error set E of §2 does; β > 0 is the "aggressive" variant of the experiments
+    (§8; how β enters the one-vs-rest Perceptron is our reading, the paper does not say).
     """
     m = scores.shape[0]
     for r in range(m):
@@ -60,7 +62,8 @@ def binary_mira_steps(scores, y, q, beta, tau):
     """Binary MIRA (Figure 4, Eq. 17–18), binary or one-vs-rest.
 
     ``τ = G(−(z (w·x) − β/2)/‖x‖²)`` with ``G`` the clip to [0, 1]; ``w ← w + τ z x``.
-    β/2 because the two-prototype margin M_1·x − M_2·x equals 2 w·x (spec 000 §2.5).
+    β/2 because the two-prototype margin M_1·x − M_2·x equals 2 w·x (Crammer & Singer, the
+    aggressive binary MIRA at the end of §5.3).
     """
     m = scores.shape[0]
     for r in range(m):
@@ -76,7 +79,8 @@ def binary_mira_steps(scores, y, q, beta, tau):
 def additive_family_steps(scores, y, q, beta, scheme, tau):
     """The additive ultraconservative family (Figure 2) with aggressive margin β (§8).
 
-    With ``B̃_y = s_y − β``, the error set is ``E = {r ≠ y : s_r ≥ B̃_y}`` (ties count, §1.2).
+    With ``B̃_y = s_y − β``, the error set is ``E = {r ≠ y : s_r ≥ B̃_y}`` (ties count: E is
+    defined with ≥, §2).
     If E ≠ ∅: ``τ_y = 1`` and the −1 is shared over E by the scheme
       * uniform:  ``τ_r = −1/|E|`` on E;
       * max:      ``τ_r = −1`` for ``r = argmax_{s≠y} s_s`` (over wrong labels only, lowest
@@ -116,7 +120,8 @@ def additive_family_steps(scores, y, q, beta, scheme, tau):
 
 @njit(cache=True)
 def kesler_steps(scores, y, q, beta, tau):
-    """Kesler's construction unravelled (spec 000 §2.3): a binary Perceptron in R^{nk}.
+    """Kesler's construction unravelled (Crammer & Singer §4.2; the step-by-step algorithm is our
+    reconstruction from its text): a binary Perceptron in R^{nk}.
 
     For r ≠ y in ascending order, if ``s_r ≥ s_y − β`` (``≥`` so that M = 0 learns) apply the
     max-type sub-update ``M_y += x, M_r −= x``; the score of y is kept current (``s_y += ‖x‖²``)
@@ -163,9 +168,11 @@ def mc_romma_steps(scores, y, q, scheme, state, tau, factor):
     belongs): on a round with E ≠ ∅, with τ from the additive family (``scheme``),
     ``M' = argmin ½‖M‖²  s.t.  Σ_r τ_r (M_r·x) ≥ 1  and  M·M^t ≥ ‖M^t‖²``.
 
-    Closed form (spec 000 §2.7): with ``z_r = τ_r x``, ``N = ‖M‖²``, ``s = Σ_r τ_r B_r`` and
-    ``ZZ = ‖x‖² Σ_r τ_r²``: if N = 0, ``M' = z/ZZ``; else ``det = N·ZZ − s²``,
-    ``c = (N·ZZ − s)/det``, ``d = N(1 − s)/det`` and ``M' = c M + d z`` (Eq. 27).
+    Closed form (our reconstruction from Theorem 15, Lemmas 12–13 and Li & Long's closed form,
+    checked against a generic QP solver): with ``z_r = τ_r x``, ``N = ‖M‖²``,
+    ``s = Σ_r τ_r B_r`` and ``ZZ = ‖x‖² Σ_r τ_r²``: if N = 0, ``M' = z/ZZ``; else
+    ``det = N·ZZ − s²``, ``c = (N·ZZ − s)/det``, ``d = N(1 − s)/det`` and ``M' = c M + d z``
+    (Eq. 27).
 
     On non-separable streams ‖M‖ grows geometrically and overflows, so — as for aggressive
     ROMMA — the model stores the unit direction ``M̂`` and ``ρ = 1/‖M‖`` (in
