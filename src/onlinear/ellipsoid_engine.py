@@ -17,7 +17,10 @@ layouts of the metric:
 
 Rows are ``(idx, vals)`` pairs as in the additive engine.  A run returns −1, or the position in
 ``order`` of a round CELLIP could not take (τ ≥ 1 with ``on_infeasible="raise"``); the model then
-holds the state from before that round.
+holds the state from before that round — also with one ellipsoid per output, whose outputs step
+one after the other: in that mode :func:`_infeasible` first checks every output's cut (with the
+very arithmetic of the step), so a round is taken whole or not at all.  (The estimator restores
+the state from before the *call*, see :class:`onlinear.estimators.base.OnlineLinearClassifier`.)
 """
 import math
 
@@ -25,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from .engine import _count, _score, predict_index
-from .rules.ellipsoid import INFEASIBLE, RESET_REQUESTED, ellipsoid_step
+from .rules.ellipsoid import CELLIP, INFEASIBLE, RAISE, RESET_REQUESTED, ellipsoid_step
 from .rules.layout import SCALE
 from .rules.ultraconservative import binary_label
 
@@ -201,12 +204,50 @@ DIAGONAL_SCALE = 1  # state row of the diagonal layout's lazy factor (row 0 is t
 
 
 @njit(cache=True)
+def _infeasible(layout, idx, vals, y, P, state, params, trial, scores, u):
+    """Whether some output's cut misses its ellipsoid (CELLIP, ``on_infeasible="raise"``), for
+    the per-output layouts, before any output steps: ``v = xᵀP_r x`` and the margin are
+    computed as :func:`_full_step` / :func:`_diagonal_step` compute them (same operations in the
+    same order, so the same bits), and P_r depends on output r's steps only."""
+    m = scores.shape[0]
+    for r in range(m):
+        z = binary_label(m, y, r)
+        margin = z * scores[r]
+        if margin > 0.0:
+            continue
+        v = 0.0
+        if layout == FULL:
+            d = P.shape[1]
+            for p in range(idx.shape[0]):
+                total = 0.0
+                for q in range(idx.shape[0]):
+                    total += P[r * d + idx[p], idx[q]] * np.float64(vals[q])
+                u[idx[p]] = total
+            for p in range(idx.shape[0]):
+                v += np.float64(vals[p]) * u[idx[p]]
+        else:
+            sigma = state[DIAGONAL_SCALE, r]
+            for p in range(idx.shape[0]):
+                x = np.float64(vals[p])
+                u[p] = sigma * P[r, idx[p]] * x
+                v += u[p] * x
+        if not v > 0.0:
+            continue
+        if _step(params, margin, v, trial)[1] == INFEASIBLE:
+            return True
+    return False
+
+
+@njit(cache=True)
 def _round(layout, idx, vals, y, W, P, state, params, trial, scores, u):
     """Score, predict, then the layout's step; returns ``(predicted, changed, failed)``."""
     q = _score(idx, vals, W, state, scores)
     predicted = predict_index(scores, state, False)
     if q == 0.0:
         return predicted, False, False
+    if (layout != STACKED and int(params[KIND]) == CELLIP and int(params[MODE]) == RAISE
+            and _infeasible(layout, idx, vals, y, P, state, params, trial, scores, u)):
+        return predicted, False, True
     if layout == FULL:
         changed, failed = _full_step(idx, vals, y, W, P, state, params, trial, scores, u)
     elif layout == DIAGONAL:

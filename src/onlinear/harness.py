@@ -34,11 +34,11 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.utils import check_array
 
 from .estimators import OnlineLinearClassifier
+from .estimators.base import canonical_csr
 from .registry import available, describe
 
 # Parameters of every estimator that belong to the protocol, which the harness sets itself.
@@ -390,8 +390,7 @@ def _run_one(name, params, X, y, classes, *, epochs, seed, permutation, tick, X_
 # ============================================================================ input checks
 def _check_data(X, y, X_test, y_test):
     X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32], order="C")
-    if sp.issparse(X):
-        X.sort_indices()
+    X = canonical_csr(X)  # duplicates summed, indices sorted, in a copy (never the user's)
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise ValueError(f"y must be one label per row of X: {X.shape[0]} rows, y has shape "

@@ -5,6 +5,8 @@ A concrete learner only declares its hyperparameters (``__init__`` and
 vector; everything else — validation, label encoding, epochs and shuffling, the batch and the
 per-example paths, diagnostics — lives here and in the compiled :mod:`onlinear.engine`.
 """
+import _thread
+import functools
 import warnings
 from contextlib import contextmanager
 from numbers import Integral
@@ -85,6 +87,75 @@ def check_row(vals):
         raise row_scale_error(row_norm(vals))
 
 
+def canonical_csr(X):
+    """``X`` itself, or — a CSR matrix not in canonical format (duplicate column indices or
+    unsorted ones) — a copy with its duplicates summed and its indices sorted.
+
+    A CSR row that stores column j twice means ``x_j`` = the sum of the entries (scipy's own
+    reading, e.g. in ``X @ W`` or ``toarray``); the compiled loops read the stored entries one
+    by one (``‖x‖²`` summed per entry, a dense work row keeping the last one), so every CSR entry
+    point canonicalizes it first.  The user's matrix is never modified.
+    """
+    if sp.issparse(X) and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+def _refuse_complex(x):
+    """scikit-learn's refusal of complex data (``check_array``), for the one-example paths."""
+    if getattr(getattr(x, "dtype", None), "kind", None) == "c":
+        raise ValueError(f"Complex data not supported\n{x}\n")
+
+
+#: public methods that read or change the model, run under the estimator's lock (see
+#: :class:`OnlineLinearClassifier`, "Threads"); a subclass's own definitions are wrapped too.
+_LOCKED_METHODS = ("fit", "partial_fit", "learn_one", "learn_block", "predict", "predict_one",
+                   "decision_function", "predict_label_sets", "predict_proba", "score",
+                   "set_params")
+
+
+class _ModelLock(_thread.RLock):
+    """An estimator's re-entrant lock.  It is not state: a deep copy of the attribute dict
+    (``copy.deepcopy(vars(model))``, as tests take snapshots) keeps this very lock, and a pickled
+    lock is a fresh one (the estimator itself drops it when pickled or copied)."""
+
+    __slots__ = ()
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __copy__(self):
+        return self
+
+    def __reduce__(self):
+        return (type(self), ())
+
+
+def _locked(method):
+    """``method`` run while holding the estimator's re-entrant lock."""
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        lock = self.__dict__.get("_lock") or self._model_lock()
+        lock.acquire()
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            lock.release()
+    locked.__wrapped_by_lock__ = True
+    return locked
+
+
+def _locked_property(prop):
+    fget = prop.fget
+
+    @functools.wraps(fget)
+    def locked(self):
+        with self._model_lock():
+            return fget(self)
+    return property(locked, prop.fset, prop.fdel, prop.__doc__)
+
+
 class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     """Base class: an online linear classifier trained by one compiled rule.
 
@@ -114,7 +185,68 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     model stays bit-identical).  Within that range every learner is exactly invariant under
     x → c·x once the hyperparameters carrying units follow (β → c²β, C → C/c², η → η/c; nothing
     for the scale-free learners and IELLIP), CELLIP excepted (its P_1 assumes ‖x‖ ≤ 1).
+
+    Failed calls (atomicity)
+    ------------------------
+    A call that raises — ``fit``, ``partial_fit``, ``learn_one``, ``learn_block``,
+    ``set_params``, on dense or CSR input — leaves the estimator exactly as it was before the
+    call: every fitted attribute and private array bitwise unchanged (an unfitted estimator
+    stays unfitted), so it then learns as if the call had not been made.  How each path keeps
+    this:
+
+    * everything that can be checked is checked before the model is touched (input, labels,
+      ``classes``, kernel overflow, a one-row round's feasibility);
+    * every attribute rebound during the call (a refit's new arrays, a first call's set-up, a
+      kernel model's grown arrays) is restored from a snapshot of ``vars(self)`` taken when the
+      call starts (:meth:`_unchanged_on_error`);
+    * a multi-row pass whose compiled loop can still fail part way (``_pass_can_fail``: CELLIP
+      with ``on_infeasible="raise"``, a callable kernel) also snapshots the arrays it writes in
+      place — one copy of the model per call, made only on those paths; a one-row round of
+      those paths checks feasibility before writing, so ``learn_one`` never copies the model.
+
+    Threads
+    -------
+    Every estimator holds a re-entrant lock (a ``threading.RLock``; not part of ``get_params``,
+    dropped when pickled or deep-copied and recreated afterwards, so ``clone``, ``pickle`` and
+    ``copy.deepcopy`` work as before).  Every public method that learns (``fit``,
+    ``partial_fit``, ``learn_one``, ``learn_block``, ``set_params``) or reads the model
+    (``predict``, ``predict_one``, ``decision_function``, ``predict_label_sets``, ``score`` and
+    the fitted attributes such as ``coef_``, ``n_seen_``, ``support_vectors_``) runs while
+    holding it.  Hence, with one estimator shared by several threads:
+
+    * concurrent learning calls are serialized: each call's rows are learned exactly once, as
+      one uninterrupted block, in the order the calls take the lock (which the threads'
+      scheduling decides — as for any online learner, the final model depends on that order);
+      two racing first calls both succeed, the first to take the lock sets the model up;
+    * a prediction never sees a half-updated model: it sees the model between two learning
+      calls.  Predictions are serialized with learning and with each other (for parallel
+      prediction, predict with copies: ``copy.deepcopy(model)``);
+    * the lock does not make a sequence of calls atomic (e.g. ``predict`` then
+      ``partial_fit``): take ``model._model_lock()`` (re-entrant) around such a sequence.
+
+    Scikit-learn's own estimators give no such guarantee (they document that an estimator is
+    not to be shared between threads that fit it); the lock costs about 0.1 µs per call.
     """
+
+    def __init_subclass__(cls, **kwargs):
+        """Run a subclass's own learning and reading methods and fitted properties under the
+        lock too (re-entrant: a wrapped method calling another is fine)."""
+        super().__init_subclass__(**kwargs)
+        _lock_methods(cls)
+
+    def _model_lock(self):
+        """The estimator's re-entrant lock (created on first use; ``dict.setdefault`` is atomic,
+        so two threads starting at once share one lock)."""
+        lock = self.__dict__.get("_lock")
+        if lock is None:
+            lock = self.__dict__.setdefault("_lock", _ModelLock())
+        return lock
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state = dict(state) if state is self.__dict__ else state
+        state.pop("_lock", None)  # a lock can be neither pickled nor copied: a fresh one later
+        return state
 
     _rule = None  # set by subclasses: a Rule of onlinear.rules.table
     _step_kind = engine.ADDITIVE
@@ -199,13 +331,15 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         # (it sums in float64, then scans); on a failure its own check raises its message.
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, order="C",
                              reset=reset, ensure_all_finite=False)
+        X = canonical_csr(X)  # before the row checks: a row's norm is that of its sums
         check_rows(X, type(self).__name__)
         with warnings.catch_warnings():
             # "more unique classes than half the samples" is expected of small online batches
             warnings.simplefilter("ignore", UserWarning)
             check_classification_targets(y)
-        # CSR rows are used in their own index order, sorted or not: the sums then differ from a
-        # dense pass only by rounding, as a dense pass's vectorized sums do anyway (see engine)
+        # CSR rows are canonical (duplicates summed, indices sorted) and then read as they are: the
+        # sums differ from a dense pass only by rounding, as a dense pass's vectorized sums do
+        # anyway (see engine)
         return X, y
 
     def set_params(self, **params):
@@ -224,28 +358,52 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ training
     @contextmanager
-    def _unchanged_on_error(self):
-        """Restore every attribute if the body raises: bad input leaves the model as it was.
-        (Enough because the compiled loop, the only in-place writer, runs after all checks.)"""
+    def _unchanged_on_error(self, copy_arrays=False):
+        """Restore every attribute if the body raises: a failed call leaves the model as it was.
+
+        Attributes rebound in the body are restored from the snapshot of ``vars(self)``; arrays
+        written in place are restored only with ``copy_arrays`` (a copy of each array attribute,
+        taken now), or after :meth:`_snapshot_arrays` on the yielded snapshot: the paths whose
+        compiled pass cannot fail part way check everything before it and copy nothing (no copy
+        of the model per call)."""
         saved = dict(vars(self))
+        if copy_arrays:
+            self._snapshot_arrays(saved)
         try:
-            yield
+            yield saved
         except BaseException:
+            lock = vars(self).get("_lock")
             vars(self).clear()
             vars(self).update(saved)
+            if lock is not None:
+                vars(self)["_lock"] = lock
             raise
+
+    @staticmethod
+    def _snapshot_arrays(saved):
+        """Replace the arrays of the snapshot ``saved`` (a copy of ``vars``) by copies."""
+        for key, value in saved.items():
+            if isinstance(value, np.ndarray):
+                saved[key] = value.copy()
+
+    def _pass_can_fail(self, n_rows):
+        """Whether a pass over ``n_rows`` rows can raise after the compiled loop has changed the
+        model (then :meth:`partial_fit` snapshots the model's arrays).  The additive engine
+        cannot: everything is checked before it."""
+        return False
 
     def fit(self, X, y):
         """Train from scratch: ``n_epochs`` online passes over ``(X, y)``."""
+        # a refit sets up new arrays: restoring the attributes restores the previous model
         with self._unchanged_on_error():
             self._validate_params()
             X, y = self._validate(X, y, reset=True)
             self._start(np.unique(y), X.shape[1])
             y_index = self._encode(y)
-        rng = check_random_state(self.random_state)
-        n = X.shape[0]
-        for _ in range(self.n_epochs):
-            self._run(X, y_index, rng.permutation(n) if self.shuffle else np.arange(n))
+            rng = check_random_state(self.random_state)
+            n = X.shape[0]
+            for _ in range(self.n_epochs):
+                self._run(X, y_index, rng.permutation(n) if self.shuffle else np.arange(n))
         return self
 
     def partial_fit(self, X, y, classes=None):
@@ -256,7 +414,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         raised and the model is left exactly as it was.
         """
         first = not hasattr(self, "classes_")
-        with self._unchanged_on_error():
+        with self._unchanged_on_error() as saved:
             if first:
                 self._validate_params()
                 classes = self._first_classes(classes, "partial_fit")
@@ -265,8 +423,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             X, y = self._validate(X, y, reset=first)
             if first:
                 self._start(classes, X.shape[1])
+            elif self._pass_can_fail(X.shape[0]):
+                self._snapshot_arrays(saved)  # (a first call's arrays are new: nothing to copy)
             y_index = self._encode(y)
-        self._run(X, y_index, np.arange(X.shape[0]))
+            self._run(X, y_index, np.arange(X.shape[0]))
         return self
 
     @staticmethod
@@ -292,23 +452,32 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         Returns the label predicted for ``x`` *before* the update (progressive validation in a
         single call).  ``classes`` is required on the first call, as for :meth:`partial_fit`.
         """
-        if not hasattr(self, "classes_"):
-            with self._unchanged_on_error():
-                classes = self._first_classes(classes, "learn_one")
-                self._validate_params()
-                idx, vals = self._check_one(x, n_features=None)
-                n_features = x.shape[1] if sp.issparse(x) else vals.shape[0]
-                self._start(classes, n_features)
-                self.n_features_in_ = n_features
-                label = self._label_of(y)
-        else:
+        lock = self.__dict__.get("_lock") or self._model_lock()  # inline: the hot path
+        lock.acquire()
+        try:
+            if not hasattr(self, "classes_"):
+                with self._unchanged_on_error():
+                    classes = self._first_classes(classes, "learn_one")
+                    self._validate_params()
+                    idx, vals = self._check_one(x, n_features=None)
+                    n_features = x.shape[1] if sp.issparse(x) else vals.shape[0]
+                    self._start(classes, n_features)
+                    self.n_features_in_ = n_features
+                    label = self._label_of(y)
+                    return self.classes_[self._learn_one_index(idx, vals, label)]
             self._check_same_classes(classes)
             idx, vals = self._check_one(x, n_features=self.n_features_in_)
             label = self._label_of(y)
-        return self.classes_[self._learn_one_index(idx, vals, label)]
+            # no snapshot per example: _learn_one_index checks its row before changing anything
+            return self.classes_[self._learn_one_index(idx, vals, label)]
+        finally:
+            lock.release()
+
+    learn_one.__wrapped_by_lock__ = True
 
     def _learn_one_index(self, idx, vals, label):
-        """One compiled round on a checked row; the index predicted before it."""
+        """One compiled round on a checked row; the index predicted before it.  Must raise
+        before changing anything, or not at all (``learn_one`` takes no snapshot of the model)."""
         return engine.learn_one_dense(idx, vals, label, self._weights, int(self._rule), self._params,
                                       self._state, self._step_kind, self._scale_free,
                                       self._counts)
@@ -332,13 +501,18 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             if n_features is not None and x.shape[1] != n_features:
                 raise ValueError(
                     f"x has {x.shape[1]} features, but the model expects {n_features}.")
-            x = sp.csr_matrix(x)
+            _refuse_complex(x)
+            x = canonical_csr(sp.csr_matrix(x))
             vals = np.ascontiguousarray(x.data, dtype=np.float64)
             if learning:
                 check_row(vals)
             elif not np.isfinite(vals).all():
                 raise ValueError("x contains NaN or infinity.")
             return np.ascontiguousarray(x.indices, dtype=np.int64), vals
+        if not isinstance(x, np.ndarray):
+            x = np.asarray(x)
+        if x.dtype.kind == "c":
+            _refuse_complex(x)
         x = np.ascontiguousarray(x, dtype=np.float64)
         if x.ndim == 2 and x.shape[0] == 1:
             x = x[0]
@@ -360,7 +534,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """Scores of every output, shape (n_samples, n_outputs); ``w_r·x/‖w_r‖`` for the
         scale-free learners, as the engine predicts."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
+        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
+                                        reset=False))
         return safe_sparse_dot(X, self._weights) * self._output_scales()
 
     def _output_scales(self):
@@ -387,9 +562,16 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_one(self, x):
         """Predict the label of one example ``x`` (1-D array-like)."""
-        check_is_fitted(self)
-        idx, vals = self._check_one(x, n_features=self.n_features_in_, learning=False)
-        return self.classes_[self._predict_index_one(idx, vals)]
+        lock = self.__dict__.get("_lock") or self._model_lock()  # inline: the hot path
+        lock.acquire()
+        try:
+            check_is_fitted(self)
+            idx, vals = self._check_one(x, n_features=self.n_features_in_, learning=False)
+            return self.classes_[self._predict_index_one(idx, vals)]
+        finally:
+            lock.release()
+
+    predict_one.__wrapped_by_lock__ = True
 
     def _predict_index_one(self, idx, vals):
         weights = self._weights if idx is self._dense_index else self._weights[idx]
@@ -424,3 +606,18 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def _lock_methods(cls, inherited=False):
+    """Wrap ``cls``'s learning and reading methods and its public properties in the lock:
+    those it defines itself (or, ``inherited``, those it has at all)."""
+    for name in _LOCKED_METHODS:
+        method = getattr(cls, name, None) if inherited else cls.__dict__.get(name)
+        if callable(method) and not getattr(method, "__wrapped_by_lock__", False):
+            setattr(cls, name, _locked(method))
+    for name, value in list(cls.__dict__.items()):
+        if isinstance(value, property) and name.endswith("_") and not name.startswith("_"):
+            setattr(cls, name, _locked_property(value))
+
+
+_lock_methods(OnlineLinearClassifier, inherited=True)

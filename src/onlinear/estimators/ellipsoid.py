@@ -98,9 +98,15 @@ class _Ellipsoid(OnlineLinearClassifier):
                 f"{type(self).__name__}: at example {int(order[failed])} of this batch the cut "
                 "misses the ellipsoid (τ ≥ 1): no classifier with margin a·gamma is left in it, "
                 "so the data are not separable with that margin (label noise, or ‖x‖ > 1). The "
-                "model holds the state from before that example; on_infeasible='clip' (the "
-                "default) or IELLIP handle such data."
+                "model is left as it was before this call; on_infeasible='reset' (the default), "
+                "'clip' or IELLIP handle such data."
             )
+
+    def _pass_can_fail(self, n_rows):
+        # CELLIP with on_infeasible="raise" stops at the first infeasible cut; a round is taken
+        # whole or not at all (see ellipsoid_engine), so only a pass of several rows needs the
+        # model's arrays snapshot to restore the state from before the call
+        return n_rows > 1 and getattr(self, "on_infeasible", None) == "raise"
 
     def _learn_one_index(self, idx, vals, label):
         predicted = self._predict_index_one(idx, vals)

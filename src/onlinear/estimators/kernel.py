@@ -39,7 +39,7 @@ from .. import engine, kernel_engine
 from ..kernels import CALLABLE, POLY, gram, kernel_row, kernel_self, resolve
 from ..engine import ROW_NORM_EXPONENT
 from ..rules.layout import SCALE
-from .base import _DTYPES, OnlineLinearClassifier
+from .base import _DTYPES, OnlineLinearClassifier, canonical_csr
 from .passive_aggressive import PassiveAggressive, SupportClassPA
 from .ultraconservative import (
     MIRA,
@@ -207,19 +207,27 @@ class KernelLearner(OnlineLinearClassifier):
                 f"{2 * ROW_NORM_EXPONENT} and 2^{2 * ROW_NORM_EXPONENT}): scale the data or "
                 f"lower gamma or degree.")
 
+    def _pass_can_fail(self, n_rows):
+        # a Python kernel is evaluated round by round (it can raise, or return NaN, on any row);
+        # one round evaluates it before changing anything
+        return n_rows > 1 and getattr(self, "_kind", None) == CALLABLE
+
     def _callable_round(self, x, label, slot, flags, t):
-        """One round with a Python kernel; returns the support slot of x (or −1)."""
+        """One round with a Python kernel; returns the support slot of x (or −1).  The kernel
+        is evaluated and checked before anything changes."""
         x = np.ascontiguousarray(x, dtype=np.float64)
-        support, support_sq, coef, acc = kernel_engine.grow(*self._model(), self._n_support + 1)
-        self._store(support, support_sq, coef, acc, self._n_support)
         n = self._n_support
-        krow = np.zeros(support.shape[1])
+        values = np.zeros(n)
         if n:
-            krow[:n] = gram(support[:, :n].T, x[None, :], CALLABLE, None,
-                            kernel=self.kernel)[:, 0]
+            values = gram(self._support[:, :n].T, x[None, :], CALLABLE, None,
+                          kernel=self.kernel)[:, 0]
         q = float(gram(x[None, :], x[None, :], CALLABLE, None, kernel=self.kernel)[0, 0])
-        if not np.isfinite(q) or not np.isfinite(krow).all():
+        if not np.isfinite(q) or not np.isfinite(values).all():
             raise ValueError("the kernel callable returned NaN or infinity.")
+        support, support_sq, coef, acc = kernel_engine.grow(*self._model(), n + 1)
+        self._store(support, support_sq, coef, acc, n)
+        krow = np.zeros(support.shape[1])
+        krow[:n] = values
         n, slot = kernel_engine.step(x, float(x @ x), krow, q, label, slot, support, support_sq,
                                      coef, acc, n, int(self._rule), self._params, self._state,
                                      self._avg_scale_sum, self._kind, self._kernel_params,
@@ -257,7 +265,8 @@ class KernelLearner(OnlineLinearClassifier):
 
     def _raw_scores(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
+        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
+                                        reset=False))
         n = self._n_support
         if n == 0:
             return np.zeros((X.shape[0], self._coef.shape[1]))

@@ -41,7 +41,13 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d,
 
 from .. import block_engine
 from ..rules import simultaneous as rules
-from .base import _DTYPES, OnlineLinearClassifier, check_class_labels, check_rows
+from .base import (
+    _DTYPES,
+    OnlineLinearClassifier,
+    canonical_csr,
+    check_class_labels,
+    check_rows,
+)
 
 __all__ = ["SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", "BlockLearner",
            "SCHEME_NAMES"]
@@ -376,6 +382,7 @@ default="simproj"
         kind, y = self._targets(y)
         X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, order="C", reset=reset,
                           ensure_all_finite=False)
+        X = canonical_csr(X)
         check_rows(X, type(self).__name__)
         n = len(y)
         if X.shape[0] != n:
@@ -389,7 +396,7 @@ default="simproj"
                 check_classification_targets(y)
         elif kind == "indicator":
             y = check_array(y, dtype=None, input_name="y", ensure_min_samples=0)
-        return X, kind, y  # CSR rows in their own index order, as in estimators.base
+        return X, kind, y  # CSR rows canonical, as in estimators.base
 
     def _classes_of(self, kind, y):
         if kind == "multiclass":
@@ -442,7 +449,7 @@ default="simproj"
                 self._check_task(kind)
                 self._check_same_classes(classes)
             relevance = self._encode(y)
-        self._run(X, relevance, np.arange(X.shape[0]))
+            self._run(X, relevance, np.arange(X.shape[0]))  # (cannot fail: nothing to copy)
         return self
 
     def _check_task(self, kind):
@@ -491,7 +498,11 @@ default="simproj"
             return "sets", [tuple(np.asarray(list(y)).tolist()) if isinstance(y, np.ndarray)
                             else tuple(y)]
         if np.ndim(y) == 1:
-            return "indicator", np.asarray(y)[None, :]
+            row = np.asarray(y)
+            if row.dtype.kind not in "biuf" or not set(row.tolist()) <= {0, 1}:
+                raise ValueError(f"an indicator row y must hold only 0 and 1 (one column per "
+                                 f"label); got {row.tolist()!r}. Pass a set for a label set.")
+            return "indicator", row[None, :]
         if np.ndim(y) != 0:
             raise ValueError(f"y must be one label, one indicator row or one label set; got "
                              f"shape {np.shape(y)}.")
@@ -503,7 +514,8 @@ default="simproj"
 
     def _raw_scores(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
+        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
+                                        reset=False))
         return self._scores(X)
 
     def _label_scores(self, scores):
@@ -726,7 +738,7 @@ default="simproj"
             if first:
                 self._start(classes, X.shape[1])
             ranks = self._encode(y)
-        self._run(X, ranks, np.arange(X.shape[0]))
+            self._run(X, ranks, np.arange(X.shape[0]))  # (cannot fail: nothing to copy)
         return self
 
     def learn_one(self, x, y, classes=None):
@@ -753,7 +765,8 @@ default="simproj"
     # ------------------------------------------------------------------ prediction
     def _score(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
+        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
+                                        reset=False))
         return safe_sparse_dot(X, self._weights)
 
     def _rank_of(self, f):
@@ -971,7 +984,7 @@ default="simproj"
                 self._start(classes, X.shape[1])
             labels = self._encode(y)
             blocks = self._check_blocks(X.shape[0], block_ptr, parts, coupling)
-        self._run(X, labels, np.arange(blocks[0].shape[0] - 1), blocks=blocks)
+            self._run(X, labels, np.arange(blocks[0].shape[0] - 1), blocks=blocks)
         return self
 
     def learn_block(self, X, y, classes=None, parts=None, coupling=None):
@@ -1012,7 +1025,8 @@ default="simproj"
     def decision_function(self, X):
         """Scores ``x·ω`` of the rows (positive means ``classes_[1]``)."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
+        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
+                                        reset=False))
         return self._scores(X)
 
     def predict(self, X):
