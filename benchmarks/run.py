@@ -159,13 +159,10 @@ def onlinear_rows(wl, args):
                      first_call_cache_hits=sum(kernel.stats.cache_hits.values()) - hits0,
                      first_call_cache_misses=sum(kernel.stats.cache_misses.values()) - misses0)
 
-        # the compiled pass alone, on arrays fit has already validated (private API, used only
-        # to split fit's time into validation and engine; skipped if the internals change)
+        # the compiled pass alone, on a data set validated beforehand (the estimator's public
+        # stream: splits fit's time into validation and engine)
         def engine_setup():
-            m = make()
-            m._validate_params()
-            m._start(classes, X.shape[1])
-            return m, m._encode(y), np.arange(X.shape[0], dtype=np.int64)
+            return make().stream(X, y, classes=classes), np.arange(X.shape[0], dtype=np.int64)
 
         # fit, partial_fit and the engine alone, interleaved run by run so that a drift of the
         # machine's speed hits all three alike
@@ -176,11 +173,7 @@ def onlinear_rows(wl, args):
             w, pf_model = bench(make, lambda m: m.partial_fit(X, y, classes=classes), 1)
             pf_walls += w
             if engine_walls is not None:
-                try:
-                    engine_walls += bench(engine_setup, lambda s: s[0]._run(X, s[1], s[2]), 1)[0]
-                except (AttributeError, TypeError) as exc:  # internals changed
-                    print(f"    (engine-only timing skipped: {exc!r})")
-                    engine_walls = None
+                engine_walls += bench(engine_setup, lambda s: s[0].learn(s[1]), 1)[0]
         acc = float(model.score(Xte, yte))
         same = bool(np.array_equal(pf_model.coef_, model.coef_))
         extra = dict(

@@ -245,3 +245,37 @@ def test_fit_learns_every_row_of_a_long_stream():
     assert model.n_seen_ == 2 * 1203
     primal = onlinear.make("pa", n_epochs=2).fit(X, y)
     assert model.n_updates_ == primal.n_updates_
+
+
+def test_a_stream_keeps_a_row_one_support_pattern_across_epochs_as_fit_does():
+    """The public stream (what the experiment harness learns through) identifies a row met again
+    in a later epoch, as fit does: the same support patterns and coefficients; chunks given to
+    partial_fit are new examples each time, so a second pass stores patterns again."""
+    from onlinear.datasets import load_usps
+
+    X, y, _, _ = load_usps()
+    X, y = X[:300], y[:300]
+    fitted = onlinear.make("kernel-pa", kernel="poly", degree=3, n_epochs=2).fit(X, y)
+    streamed = onlinear.make("kernel-pa", kernel="poly", degree=3)
+    stream = streamed.stream(X, y, classes=np.unique(y))
+    for chunk in np.array_split(np.arange(300), 7) * 2:  # two epochs, in uneven chunks
+        stream.learn(chunk)
+    assert streamed.n_seen_ == fitted.n_seen_ == 600
+    assert streamed.n_support_patterns_ == fitted.n_support_patterns_
+    np.testing.assert_array_equal(streamed.dual_coef_, fitted.dual_coef_)
+    chunked = onlinear.make("kernel-pa", kernel="poly", degree=3)
+    chunked.partial_fit(X, y, classes=np.unique(y)).partial_fit(X, y)
+    assert chunked.n_support_patterns_ > fitted.n_support_patterns_
+
+
+def test_a_stream_refuses_rows_outside_its_data_and_changes_nothing():
+    X = np.random.default_rng(0).normal(size=(10, 3))
+    y = np.arange(10) % 2
+    model = onlinear.make("kernel-pa")
+    stream = model.stream(X, y, classes=[0, 1])
+    stream.learn([0, 1, 2])
+    before = model.dual_coef_.copy()
+    with pytest.raises(IndexError, match=r"rows must be in \[0, 10\)"):
+        stream.learn([3, 10])
+    np.testing.assert_array_equal(model.dual_coef_, before)
+    assert model.n_seen_ == 3

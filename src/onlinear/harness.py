@@ -37,7 +37,6 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils import check_array
 
-from .estimators import OnlineLinearClassifier
 from .estimators.base import canonical_csr
 from .registry import available, describe
 
@@ -316,31 +315,30 @@ def _default_tick(total):
 class _Stream:
     """Feeds an estimator chunks of a fixed data set in a given order and reads its counters.
 
-    The learners of this package run through the compiled loop directly (one validation of the
-    data, then ``_run`` over slices of the order); any other estimator with ``partial_fit`` and
-    the ``n_mistakes_``/``n_updates_`` diagnostics goes through ``partial_fit`` chunk by chunk.
+    The learners of this package validate the data once and learn slices of the order through
+    their public :meth:`~onlinear.estimators.base.OnlineLinearClassifier.stream` (a row met
+    again in a later epoch is the same example, as in ``fit``); any other estimator with
+    ``partial_fit`` and the ``n_mistakes_``/``n_updates_`` diagnostics goes through
+    ``partial_fit`` chunk by chunk.
     """
 
     def __init__(self, estimator, X, y, classes):
         self.estimator = estimator
         self.X, self.y, self.classes = X, y, classes
-        self.fast = isinstance(estimator, OnlineLinearClassifier)
-        self.started = False
-        self.y_index = None
+        self.training = None  # the estimator's TrainingStream, from the first chunk on
+        self.fast = callable(getattr(estimator, "stream", None))
 
     def learn(self, rows):
         """Predict-then-learn on the examples ``rows`` (indices, in order); returns seconds."""
         estimator = self.estimator
         start = time.perf_counter()
-        if self.started and self.fast:
-            estimator._run(self.X, self.y_index, rows)
+        if self.fast:
+            if self.training is None:  # the whole data set is validated here, once
+                self.training = estimator.stream(self.X, self.y, classes=self.classes)
+            self.training.learn(rows)
         else:
             estimator.partial_fit(self.X[rows], self.y[rows], classes=self.classes)
-            if not self.started and self.fast:
-                self.y_index = estimator._encode(self.y)
-        seconds = time.perf_counter() - start
-        self.started = True
-        return seconds
+        return time.perf_counter() - start
 
     def counts(self):
         e = self.estimator
@@ -431,8 +429,7 @@ def _check_params(name, params, grid=None):
     if overlap:
         raise ValueError(f"{sorted(overlap)} both fixed and searched; give each once.")
     for values in itertools.product(*grid.values()):
-        estimator = algorithm.make(**params, **dict(zip(grid, values)))
-        estimator._validate_params()  # bad values fail now, not after other runs
+        algorithm.make(**params, **dict(zip(grid, values)))  # bad values fail now, not later
     return algorithm.make(**params)
 
 

@@ -105,7 +105,9 @@ class Algorithm:
         if estimator is None:
             raise ValueError(f"{self.name} has no estimator for task {task!r}; its tasks: "
                              f"{', '.join([self.task, *self.tasks])}.")
-        return estimator(**self.fixed, **params)
+        model = estimator(**self.fixed, **params)
+        model._validate_params()  # a bad value fails here, not at the first fit
+        return model
 
 
 _ALGORITHMS = [

@@ -392,18 +392,46 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         cannot: everything is checked before it."""
         return False
 
+    def _prepare(self, X, y, classes, method):
+        """Validate the data of a pass and return ``(X, targets)`` for :meth:`_run`; on the
+        first call (always for ``method="fit"``) validate the hyperparameters and start the
+        model — from ``classes``, required, or for ``fit`` from the labels of ``y``.
+
+        The one hook behind :meth:`fit`, :meth:`partial_fit` and :meth:`stream` (which run it
+        inside :meth:`_unchanged_on_error`); estimators whose targets are not plain labels
+        override it."""
+        first = method == "fit" or not hasattr(self, "classes_")
+        if first:
+            self._validate_params()
+            if method != "fit":
+                classes = self._first_classes(classes, method)
+        else:
+            self._check_same_classes(classes)
+        X, y = self._validate(X, y, reset=first)
+        if first:
+            self._start(np.unique(y) if method == "fit" else classes, X.shape[1])
+        return X, self._encode(y)
+
+    def _pass_context(self, X):
+        """Keyword arguments of :meth:`_run` that belong to a data set rather than to a pass
+        (none here; the kernel learners keep the support slot of every row, so that a row
+        updated again in a later epoch stays one support pattern)."""
+        return {}
+
+    def _epochs(self, n):
+        """The order of every epoch of :meth:`fit`."""
+        rng = check_random_state(self.random_state)
+        for _ in range(self.n_epochs):
+            yield rng.permutation(n) if self.shuffle else np.arange(n)
+
     def fit(self, X, y):
         """Train from scratch: ``n_epochs`` online passes over ``(X, y)``."""
         # a refit sets up new arrays: restoring the attributes restores the previous model
         with self._unchanged_on_error():
-            self._validate_params()
-            X, y = self._validate(X, y, reset=True)
-            self._start(np.unique(y), X.shape[1])
-            y_index = self._encode(y)
-            rng = check_random_state(self.random_state)
-            n = X.shape[0]
-            for _ in range(self.n_epochs):
-                self._run(X, y_index, rng.permutation(n) if self.shuffle else np.arange(n))
+            X, targets = self._prepare(X, y, None, "fit")
+            context = self._pass_context(X)
+            for order in self._epochs(X.shape[0]):
+                self._run(X, targets, order, **context)
         return self
 
     def partial_fit(self, X, y, classes=None):
@@ -415,19 +443,39 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """
         first = not hasattr(self, "classes_")
         with self._unchanged_on_error() as saved:
-            if first:
-                self._validate_params()
-                classes = self._first_classes(classes, "partial_fit")
-            else:
-                self._check_same_classes(classes)
-            X, y = self._validate(X, y, reset=first)
-            if first:
-                self._start(classes, X.shape[1])
-            elif self._pass_can_fail(X.shape[0]):
+            X, targets = self._prepare(X, y, classes, "partial_fit")
+            if not first and self._pass_can_fail(X.shape[0]):
                 self._snapshot_arrays(saved)  # (a first call's arrays are new: nothing to copy)
-            y_index = self._encode(y)
-            self._run(X, y_index, np.arange(X.shape[0]))
+            self._run(X, targets, np.arange(X.shape[0]), **self._pass_context(X))
         return self
+
+    def stream(self, X, y, classes=None):
+        """A data set validated once, to learn in chunks of its rows: returns a
+        :class:`TrainingStream` whose ``learn(rows)`` continues this model on the rows
+        ``rows`` of ``(X, y)``, in that order.
+
+        Each ``learn(rows)`` does what ``partial_fit(X[rows], y[rows])`` would, without
+        validating or copying its chunk, and a row met again (a later epoch) is the same
+        example: a kernel learner updates its support pattern, as :meth:`fit` does.  The
+        experiment harness measures learning curves this way.  ``classes`` is required when the
+        model is not started yet, as for :meth:`partial_fit`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import onlinear
+        >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.5]])
+        >>> y = np.array([0, 1, 1, 0])
+        >>> model = onlinear.make("pa")
+        >>> stream = model.stream(X, y, classes=[0, 1])
+        >>> stream.learn([0, 1]); (model.n_seen_, model.n_mistakes_)
+        (2, 1)
+        >>> stream.learn([2, 3, 0, 1]); (model.n_seen_, model.n_mistakes_)  # a second epoch
+        (6, 4)
+        """
+        with self._model_lock(), self._unchanged_on_error():
+            X, targets = self._prepare(X, y, classes, "stream")
+            return TrainingStream(self, X, targets, self._pass_context(X))
 
     @staticmethod
     def _first_classes(classes, method):
@@ -606,6 +654,44 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+class TrainingStream:
+    """A data set validated once for an estimator (see :meth:`OnlineLinearClassifier.stream`).
+
+    Parameters
+    ----------
+    estimator : OnlineLinearClassifier
+        The model that learns; it is shared, not copied.
+    X : ndarray or CSR matrix
+        The validated rows.
+    targets : ndarray
+        Their encoded targets (what the estimator's compiled pass reads).
+    context : dict
+        Per-data-set keyword arguments of the compiled pass (e.g. the kernel learners' support
+        slot of every row).
+    """
+
+    def __init__(self, estimator, X, targets, context):
+        self.estimator = estimator
+        self.X, self.targets, self.context = X, targets, context
+
+    @property
+    def n_rows(self):
+        return self.X.shape[0]
+
+    def learn(self, rows):
+        """Predict, then learn, the rows ``rows`` (indices into the data set) in that order.
+        A bad index raises ``IndexError`` and leaves the model as it was."""
+        estimator = self.estimator
+        rows = np.ascontiguousarray(rows, dtype=np.int64).reshape(-1)
+        if rows.size and (rows.min() < 0 or rows.max() >= self.n_rows):
+            raise IndexError(f"rows must be in [0, {self.n_rows}); got "
+                             f"{rows.min()}..{rows.max()}.")
+        with estimator._model_lock(), estimator._unchanged_on_error() as saved:
+            if estimator._pass_can_fail(rows.shape[0]):
+                estimator._snapshot_arrays(saved)
+            estimator._run(self.X, self.targets, rows, **self.context)
 
 
 def _lock_methods(cls, inherited=False):

@@ -100,7 +100,6 @@ class KernelLearner(OnlineLinearClassifier):
         self._n_support = 0
         self._avg_scale_sum = np.zeros(n_outputs)
         self._kind = None
-        self._row_slot = None
 
     def _ensure_kernel(self, X):
         """Resolve the kernel (and ``gamma="scale"`` from the first data seen)."""
@@ -143,27 +142,21 @@ class KernelLearner(OnlineLinearClassifier):
         self._n_support = int(n_support)
 
     # ------------------------------------------------------------------ training
-    def fit(self, X, y):
-        """Train from scratch: ``n_epochs`` online passes over ``(X, y)``; a row updated in
-        several epochs is one support pattern (its coefficients merged)."""
-        self._merging = True
-        try:
-            return super().fit(X, y)
-        finally:
-            del self._merging
+    def _pass_context(self, X):
+        """Before a pass over ``X``: the kernel resolved (``gamma="scale"`` from the first data
+        seen), its values checked on every row before anything is learned, and the support slot
+        of every row (−1: none yet), so that a row updated in several epochs of :meth:`fit` (or
+        of a :meth:`stream`) is one support pattern, its coefficients merged."""
+        self._ensure_kernel(X)
+        self._check_finite_kernel(X)
+        return {"row_slot": np.full(X.shape[0], -1, dtype=np.int64)}
 
-    def _run(self, X, y_index, order, flags=None):
+    def _run(self, X, y_index, order, flags=None, row_slot=None):
         if flags is None:
             flags = np.empty(0, dtype=np.int8)
         order = np.ascontiguousarray(order, dtype=np.int64)
-        self._ensure_kernel(X)
-        self._check_finite_kernel(X)
-        if getattr(self, "_merging", False):
-            if self._row_slot is None:
-                self._row_slot = np.full(X.shape[0], -1, dtype=np.int64)
-            row_slot = self._row_slot
-        else:
-            row_slot = np.full(X.shape[0], -1, dtype=np.int64)
+        if row_slot is None:
+            row_slot = self._pass_context(X)["row_slot"]
         rule = (int(self._rule), self._params, self._state, self._avg_scale_sum, self._kind,
                 self._kernel_params, self._counts, flags)
         if self._kind == CALLABLE:
@@ -240,7 +233,8 @@ class KernelLearner(OnlineLinearClassifier):
         self._ensure_kernel(x[None, :])
         self._check_finite_kernel(x[None, :])
         predicted = self._predict_one_dense(x, average=False)  # as the round below predicts
-        self._run(x[None, :], np.array([label], dtype=np.int64), np.zeros(1, dtype=np.int64))
+        self._run(x[None, :], np.array([label], dtype=np.int64), np.zeros(1, dtype=np.int64),
+                  row_slot=np.full(1, -1, dtype=np.int64))
         return predicted
 
     def _dense_row(self, idx, vals):

@@ -129,12 +129,6 @@ class _Simultaneous(OnlineLinearClassifier):
     def n_updates_(self):
         return self._count(_UPDATES)
 
-    def _epochs(self, n):
-        """The order of every epoch of :meth:`fit`."""
-        rng = check_random_state(self.random_state)
-        for _ in range(self.n_epochs):
-            yield rng.permutation(n) if self.shuffle else np.arange(n)
-
 
 def _csr_parts(X):
     return (X.data, X.indices, X.indptr)
@@ -416,41 +410,27 @@ default="simproj"
         else:
             block_engine.run_labelsets_dense(X, relevance, order, *model)
 
-    def fit(self, X, y):
-        """Train from scratch: ``n_epochs`` online passes over ``(X, y)``; ``y`` 1-D labels
-        (multiclass), a 0/1 indicator matrix or a list of label sets (multilabel)."""
-        with self._unchanged_on_error():
+    def _prepare(self, X, y, classes, method):
+        """:meth:`OnlineLinearClassifier._prepare` for the three kinds of targets: ``y`` 1-D
+        labels (multiclass), a 0/1 indicator matrix or a list of label sets (multilabel);
+        ``classes`` (every label the stream can contain) is required on a first call other than
+        ``fit`` for labels and label sets, and defaults to the columns of an indicator matrix.
+        Returns ``(X, relevance)``."""
+        first = method == "fit" or not hasattr(self, "classes_")
+        if first:
             self._validate_params()
-            X, kind, y = self._validate_xy(X, y, reset=True)
+        X, kind, y = self._validate_xy(X, y, reset=first)
+        if method == "fit":
             self._set_task(kind, self._classes_of(kind, y), X.shape[1])
-            relevance = self._encode(y)
-        for order in self._epochs(X.shape[0]):
-            self._run(X, relevance, order)
-        return self
-
-    def partial_fit(self, X, y, classes=None):
-        """One online pass over ``(X, y)`` in the given order, continuing the current model.
-
-        ``classes`` (every label the stream can contain) is required on the first call for
-        multiclass labels and label sets; for an indicator matrix it defaults to its columns.
-        Bad input raises ``ValueError`` and leaves the model exactly as it was.
-        """
-        first = not hasattr(self, "classes_")
-        with self._unchanged_on_error():
-            if first:
-                self._validate_params()
-            X, kind, y = self._validate_xy(X, y, reset=first)
-            if first:
-                if classes is None and kind == "indicator":
-                    classes = np.arange(y.shape[1])
-                classes = self._first_classes(classes, "partial_fit")
-                self._set_task(kind, classes, X.shape[1])
-            else:
-                self._check_task(kind)
-                self._check_same_classes(classes)
-            relevance = self._encode(y)
-            self._run(X, relevance, np.arange(X.shape[0]))  # (cannot fail: nothing to copy)
-        return self
+        elif first:
+            if classes is None and kind == "indicator":
+                classes = np.arange(y.shape[1])
+            classes = self._first_classes(classes, method)
+            self._set_task(kind, classes, X.shape[1])
+        else:
+            self._check_task(kind)
+            self._check_same_classes(classes)
+        return X, self._encode(y)
 
     def _check_task(self, kind):
         if (kind == "multiclass") == self.multilabel_ or (
@@ -713,33 +693,21 @@ default="simproj"
         else:
             block_engine.run_ordinal_dense(X, ranks, order, *model)
 
-    def fit(self, X, y):
-        """Train from scratch: ``n_epochs`` online passes over ``(X, y)``."""
-        with self._unchanged_on_error():
+    def _prepare(self, X, y, classes, method):
+        """:meth:`OnlineLinearClassifier._prepare` for ranks: the rank order (``classes`` here
+        or the ``classes`` parameter) is required on a first call other than ``fit``, which
+        takes it from the parameter or the sorted labels.  Returns ``(X, ranks)``."""
+        first = method == "fit" or not hasattr(self, "classes_")
+        if first:
             self._validate_params()
-            X, y = self._validate(X, y, reset=True)
-            self._start(self._ordered_classes(y), X.shape[1])
-            ranks = self._encode(y)
-        for order in self._epochs(X.shape[0]):
-            self._run(X, ranks, order)
-        return self
-
-    def partial_fit(self, X, y, classes=None):
-        """One online pass over ``(X, y)``, continuing the current model.  The rank order
-        (``classes`` here or the ``classes`` parameter) is required on the first call."""
-        first = not hasattr(self, "classes_")
-        with self._unchanged_on_error():
-            if first:
-                self._validate_params()
+            if method != "fit":
                 classes = self._ordered_classes(classes=classes)
-            else:
-                self._check_same_order(classes)
-            X, y = self._validate(X, y, reset=first)
-            if first:
-                self._start(classes, X.shape[1])
-            ranks = self._encode(y)
-            self._run(X, ranks, np.arange(X.shape[0]))  # (cannot fail: nothing to copy)
-        return self
+        else:
+            self._check_same_order(classes)
+        X, y = self._validate(X, y, reset=first)
+        if first:
+            self._start(self._ordered_classes(y) if method == "fit" else classes, X.shape[1])
+        return X, self._encode(y)
 
     def learn_one(self, x, y, classes=None):
         """Learn one example; returns the label predicted before the update."""
@@ -986,6 +954,12 @@ default="simproj"
             blocks = self._check_blocks(X.shape[0], block_ptr, parts, coupling)
             self._run(X, labels, np.arange(blocks[0].shape[0] - 1), blocks=blocks)
         return self
+
+    def stream(self, X, y, classes=None):
+        """Not for blocks: a block learner's trials are groups of rows (``block_ptr``); use
+        :meth:`partial_fit` or :meth:`learn_block`."""
+        raise TypeError("BlockLearner learns trials of several rows: use partial_fit(X, y, "
+                        "block_ptr=...) or learn_block, not stream.")
 
     def learn_block(self, X, y, classes=None, parts=None, coupling=None):
         """Learn one trial (the rows of ``X``); returns the labels predicted for its rows
