@@ -703,6 +703,29 @@ def run_labelsets_sparse(data, indices, indptr, Y, order, W, scale, scheme, kind
 
 
 @njit(cache=True)
+def learn_one_labelset(idx, vals, relevant, W, scale, scheme, kind, params, counts, scores):
+    """The streaming step on one row (column indices ``idx``, values ``vals``, relevance row
+    ``relevant``): ``scores`` receives the class scores before the update (the prediction)."""
+    _check_kind(scheme, kind)
+    m = W.shape[1]
+    tau, pos, neg = np.empty(m), np.empty(m), np.empty(m)
+    n_rel = 0
+    n_irr = 0
+    for c in range(m):
+        if relevant[c] >= 1:
+            n_rel += 1
+        if relevant[c] != 1:
+            n_irr += 1
+    most = max(1, n_rel * n_irr)
+    work = np.empty((5, most))
+    work[4, :] = 1.0
+    k, n_mistakes, updated = _labelset_trial(
+        idx, vals, relevant, W, scale, scheme, kind, params, scores, tau, pos, neg, work,
+        np.empty(most, np.bool_), np.empty((most, 2), np.int64), np.empty(most, np.int64))
+    _count(counts, np.empty(0, np.int8), 0, k, n_mistakes, updated)
+
+
+@njit(cache=True)
 def run_labelsets_dense(X, Y, order, W, scale, scheme, kind, params, counts, flags):
     """Online pass over the dense rows ``X[order]`` with relevance indicator Y (n, k) uint8."""
     n_features = X.shape[1]
@@ -787,6 +810,18 @@ def run_ordinal_sparse(data, indices, indptr, ranks, order, w, b, scheme, params
     """Online ordinal pass over the CSR rows ``order`` (ranks 0..k−1, ``b`` has k−1 entries)."""
     _run_ordinal(False, w.shape[0], data, indices, indptr, ranks, order, w, b, scheme, params,
                  counts, flags)
+
+
+@njit(cache=True)
+def learn_one_ordinal(idx, vals, rank, w, b, scheme, params, counts):
+    """The streaming step on one row: returns the score ``w·x`` before the update (the
+    prediction is the first threshold not below it)."""
+    f = 0.0
+    for p in range(idx.shape[0]):
+        f += w[idx[p]] * np.float64(vals[p])
+    k, n_mistakes, updated = _ordinal_trial(idx, vals, rank, w, b, scheme, params)
+    _count(counts, np.empty(0, np.int8), 0, k, n_mistakes, updated)
+    return f
 
 
 @njit(cache=True)

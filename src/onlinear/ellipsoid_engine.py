@@ -287,3 +287,19 @@ def run_sparse(layout, data, indices, indptr, y, order, W, P, state, params, cou
             return t
         _count(counts, flags, t, y[i], predicted, updated)
     return -1
+
+
+@njit(cache=True)
+def learn_one(layout, idx, vals, y, W, P, state, params, counts):
+    """The streaming step on one row (column indices ``idx``, values ``vals``): the prediction
+    made before the update, or −1 when the cut misses the ellipsoid (CELLIP with
+    ``on_infeasible="raise"``; the round is then not taken: nothing changed)."""
+    m = W.shape[1]
+    scores = np.empty(m)
+    u = np.empty(W.shape[0] * (m if layout == STACKED else 1))
+    predicted, updated, failed = _round(layout, idx, vals, y, W, P, state, params, counts[0] + 1,
+                                        scores, u)
+    if failed:
+        return -1
+    _count(counts, np.empty(0, np.int8), 0, y, predicted, updated)
+    return predicted

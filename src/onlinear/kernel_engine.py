@@ -153,7 +153,7 @@ def step(x, x_sq, krow, q, y, slot, support, support_sq, coef, acc, n_support, r
          state, avg_scale_sum, kind, kparams, counts, flags, t):
     """One online round given ``krow[i] = K(x_i, x)`` and ``q = K(x, x)``; the model arrays must
     have room for one more support pattern.  ``slot`` is x's support index if it is one already
-    (else −1).  Returns ``(support patterns, slot of x or −1)``."""
+    (else −1).  Returns ``(support patterns, slot of x or −1, prediction before the update)``."""
     m = coef.shape[1]
     work = np.empty((4, m))
     for r in range(m):
@@ -189,7 +189,7 @@ def step(x, x_sq, krow, q, y, slot, support, support_sq, coef, acc, n_support, r
     for r in range(m):
         avg_scale_sum[r] += state[SCALE, r]
     _count(counts, flags, t, y, predicted, changed)
-    return n_support, slot
+    return n_support, slot, predicted
 
 
 @njit(cache=True)
@@ -202,9 +202,9 @@ def _one_row(x, y, t, i, row_slot, support, support_sq, coef, acc, n_support, kr
     q, x_sq = kernel_self(x, kind, kparams)
     kernel_row(support, support_sq, n_support, x, x_sq, kind, kparams, krow)
     slot = row_slot[i] if row_slot.shape[0] > 0 else -1
-    n_support, slot = step(x, x_sq, krow, q, y, slot, support, support_sq, coef, acc,
-                           n_support, rule, params, state, avg_scale_sum, kind, kparams, counts,
-                           flags, t)
+    n_support, slot, _ = step(x, x_sq, krow, q, y, slot, support, support_sq, coef, acc,
+                              n_support, rule, params, state, avg_scale_sum, kind, kparams,
+                              counts, flags, t)
     if row_slot.shape[0] > 0:
         row_slot[i] = slot
     return support, support_sq, coef, acc, n_support, krow
@@ -244,3 +244,20 @@ def run_sparse(data, indices, indptr, n_features, y, order, row_slot, support, s
         for p in range(indptr[i], indptr[i + 1]):
             x[indices[p]] = 0.0
     return support, support_sq, coef, acc, n_support
+
+
+@njit(cache=True)
+def learn_one(x, y, support, support_sq, coef, acc, n_support, rule, params, state,
+              avg_scale_sum, kind, kparams, counts):
+    """The streaming step on one dense row ``x`` (a new example: never merged with a stored
+    pattern).  Returns the (possibly reallocated) model arrays, the number of support patterns
+    and the prediction made before the update."""
+    support, support_sq, coef, acc = grow(support, support_sq, coef, acc, n_support,
+                                          n_support + 1)
+    krow = np.empty(support.shape[1])
+    q, x_sq = kernel_self(x, kind, kparams)
+    kernel_row(support, support_sq, n_support, x, x_sq, kind, kparams, krow)
+    n_support, _, predicted = step(x, x_sq, krow, q, y, -1, support, support_sq, coef, acc,
+                                   n_support, rule, params, state, avg_scale_sum, kind, kparams,
+                                   counts, np.empty(0, np.int8), 0)
+    return support, support_sq, coef, acc, n_support, predicted

@@ -94,13 +94,14 @@ class _Ellipsoid(OnlineLinearClassifier):
         else:
             failed = ee.run_dense(self._layout, X, y_index, order, *model)
         if failed >= 0:
-            raise ValueError(
-                f"{type(self).__name__}: at example {int(order[failed])} of this batch the cut "
-                "misses the ellipsoid (τ ≥ 1): no classifier with margin a·gamma is left in it, "
-                "so the data are not separable with that margin (label noise, or ‖x‖ > 1). The "
-                "model is left as it was before this call; on_infeasible='reset' (the default), "
-                "'clip' or IELLIP handle such data."
-            )
+            raise self._infeasible_error(f"at example {int(order[failed])} of this batch")
+
+    def _infeasible_error(self, where):
+        return ValueError(
+            f"{type(self).__name__}: {where} the cut misses the ellipsoid (τ ≥ 1): no classifier "
+            "with margin a·gamma is left in it, so the data are not separable with that margin "
+            "(label noise, or ‖x‖ > 1). The model is left as it was before this call; "
+            "on_infeasible='reset' (the default), 'clip' or IELLIP handle such data.")
 
     def _pass_can_fail(self, n_rows):
         # CELLIP with on_infeasible="raise" stops at the first infeasible cut; a round is taken
@@ -109,9 +110,11 @@ class _Ellipsoid(OnlineLinearClassifier):
         return n_rows > 1 and getattr(self, "on_infeasible", None) == "raise"
 
     def _learn_one_index(self, idx, vals, label):
-        predicted = self._predict_index_one(idx, vals)
-        row = sp.csr_matrix((vals, idx, [0, idx.shape[0]]), shape=(1, self.n_features_in_))
-        self._run(row, np.array([label]), np.zeros(1, dtype=np.int64))
+        # straight to the compiled round (a round that fails changes nothing)
+        predicted = ee.learn_one(self._layout, idx, vals, label, self._weights, self._metric,
+                                 self._state, self._params, self._counts)
+        if predicted < 0:
+            raise self._infeasible_error("on this example")
         return predicted
 
 

@@ -221,7 +221,8 @@ class KernelLearner(OnlineLinearClassifier):
         self._store(support, support_sq, coef, acc, n)
         krow = np.zeros(support.shape[1])
         krow[:n] = values
-        n, slot = kernel_engine.step(x, float(x @ x), krow, q, label, slot, support, support_sq,
+        n, slot, _ = kernel_engine.step(x, float(x @ x), krow, q, label, slot, support,
+                                        support_sq,
                                      coef, acc, n, int(self._rule), self._params, self._state,
                                      self._avg_scale_sum, self._kind, self._kernel_params,
                                      self._counts, flags, t)
@@ -230,11 +231,18 @@ class KernelLearner(OnlineLinearClassifier):
 
     def _learn_one_index(self, idx, vals, label):
         x = self._dense_row(idx, vals)
-        self._ensure_kernel(x[None, :])
-        self._check_finite_kernel(x[None, :])
-        predicted = self._predict_one_dense(x, average=False)  # as the round below predicts
-        self._run(x[None, :], np.array([label], dtype=np.int64), np.zeros(1, dtype=np.int64),
-                  row_slot=np.full(1, -1, dtype=np.int64))
+        if self._kind is None:
+            self._ensure_kernel(x[None, :])
+        self._check_finite_kernel(x[None, :])  # refuse before anything changes
+        if self._kind == CALLABLE:
+            predicted = self._predict_one_dense(x, average=False)  # as the round predicts
+            self._run(x[None, :], np.array([label], dtype=np.int64), np.zeros(1, dtype=np.int64),
+                      row_slot=np.full(1, -1, dtype=np.int64))
+            return predicted
+        *model, predicted = kernel_engine.learn_one(
+            x, label, *self._model(), int(self._rule), self._params, self._state,
+            self._avg_scale_sum, self._kind, self._kernel_params, self._counts)
+        self._store(*model)
         return predicted
 
     def _dense_row(self, idx, vals):

@@ -443,28 +443,41 @@ default="simproj"
         multiclass; for multilabel, the predicted label set as an indicator row, or a tuple of
         labels for label-set targets).  ``y`` is a label, an indicator row or a label set."""
         kind, y_block = self._one_target(y)
-        first = not hasattr(self, "classes_")
-        with self._unchanged_on_error():
-            if first:
-                if classes is None and kind == "indicator":
-                    classes = np.arange(y_block.shape[1])
-                classes = self._first_classes(classes, "learn_one")
-                self._validate_params()
-                idx, vals = self._check_one(x, n_features=None)
-                n_features = x.shape[1] if sp.issparse(x) else vals.shape[0]
-                self._set_task(kind, classes, n_features)
-                self.n_features_in_ = n_features
+        if hasattr(self, "classes_"):
+            # a started model: every check before the compiled round, which cannot fail, so
+            # no snapshot of the model per example
+            self._check_task(kind)
+            self._check_same_classes(classes)
+            idx, vals = self._check_one(x, n_features=self.n_features_in_)
+            if kind == "multiclass":
+                relevance = np.zeros(self.classes_.shape[0], dtype=np.uint8)
+                relevance[self._label_of(y)] = 1  # (as _encode, without its array work)
             else:
-                self._check_task(kind)
-                self._check_same_classes(classes)
-                idx, vals = self._check_one(x, n_features=self.n_features_in_)
+                relevance = self._encode(y_block)[0]
+            return self._learn_one_checked(idx, vals, relevance)
+        with self._unchanged_on_error():
+            if classes is None and kind == "indicator":
+                classes = np.arange(y_block.shape[1])
+            classes = self._first_classes(classes, "learn_one")
+            self._validate_params()
+            idx, vals = self._check_one(x, n_features=None)
+            n_features = x.shape[1] if sp.issparse(x) else vals.shape[0]
+            self._set_task(kind, classes, n_features)
+            self.n_features_in_ = n_features
             if kind == "multiclass":
                 self._label_of(y)  # names the label, as every onlinear learner does
-            relevance = self._encode(y_block)
-        row = sp.csr_matrix((vals, idx, np.array([0, idx.shape[0]])),
-                            shape=(1, self.n_features_in_))
-        predicted = self._predict_scores(self._scores(row))[0]
-        self._run(row, relevance, np.zeros(1, dtype=np.int64))
+            return self._learn_one_checked(idx, vals, self._encode(y_block)[0])
+
+    def _learn_one_checked(self, idx, vals, relevance):
+        """The compiled round on a checked row (column indices ``idx``, values ``vals``,
+        relevance row), straight to the engine; the prediction made before it."""
+        scores = np.empty(self._weights.shape[1])
+        block_engine.learn_one_labelset(idx, vals, relevance, self._weights, self._scale,
+                                        self._scheme, self._kind, self._params, self._counts,
+                                        scores)
+        if not self.multilabel_:
+            return self.classes_[scores.argmax()]  # ties to the lowest index, as predict
+        predicted = self._predict_scores(scores[None, :])[0]
         if self._label_kind == "sets":
             return tuple(self.classes_[predicted.astype(bool)].tolist())
         return predicted
@@ -711,24 +724,27 @@ default="simproj"
 
     def learn_one(self, x, y, classes=None):
         """Learn one example; returns the label predicted before the update."""
-        first = not hasattr(self, "classes_")
+        if hasattr(self, "classes_"):
+            # checks first; the compiled round cannot fail: no snapshot per example
+            self._check_same_order(classes)
+            idx, vals = self._check_one(x, n_features=self.n_features_in_)
+            return self._learn_one_checked(idx, vals, self._label_of(y))
         with self._unchanged_on_error():
-            if first:
-                self._validate_params()
-                classes = self._ordered_classes(classes=classes)
-                idx, vals = self._check_one(x, n_features=None)
-                n_features = x.shape[1] if sp.issparse(x) else vals.shape[0]
-                self._start(classes, n_features)
-                self.n_features_in_ = n_features
-            else:
-                self._check_same_order(classes)
-                idx, vals = self._check_one(x, n_features=self.n_features_in_)
-            rank = self._encode(np.array([y]))
-        predicted = self._rank_of(np.array([vals @ self._weights[idx]]))[0]
-        row = sp.csr_matrix((vals, idx, np.array([0, idx.shape[0]])),
-                            shape=(1, self.n_features_in_))
-        self._run(row, rank, np.zeros(1, dtype=np.int64))
-        return self.classes_[predicted]
+            self._validate_params()
+            classes = self._ordered_classes(classes=classes)
+            idx, vals = self._check_one(x, n_features=None)
+            n_features = x.shape[1] if sp.issparse(x) else vals.shape[0]
+            self._start(classes, n_features)
+            self.n_features_in_ = n_features
+            return self._learn_one_checked(idx, vals, int(self._encode(np.array([y]))[0]))
+
+    def _learn_one_checked(self, idx, vals, rank):
+        """The compiled round on a checked row, straight to the engine; the label predicted
+        before it."""
+        thresholds = self._thresholds.copy()  # the prediction uses the thresholds before it
+        f = block_engine.learn_one_ordinal(idx, vals, rank, self._weights, self._thresholds,
+                                           self._scheme, self._params, self._counts)
+        return self.classes_[self._rank_of(np.array([f]), thresholds)[0]]
 
     # ------------------------------------------------------------------ prediction
     def _score(self, X):
@@ -737,11 +753,12 @@ default="simproj"
                                         reset=False))
         return safe_sparse_dot(X, self._weights)
 
-    def _rank_of(self, f):
+    def _rank_of(self, f, thresholds=None):
         """``min{i : f ≤ b_i}`` with b_{k−1} = +∞: the first threshold not below the score."""
-        at_or_below = f[:, None] <= self._thresholds[None, :]
+        thresholds = self._thresholds if thresholds is None else thresholds
+        at_or_below = f[:, None] <= thresholds[None, :]
         return np.where(at_or_below.any(axis=1), np.argmax(at_or_below, axis=1),
-                        self._thresholds.shape[0])
+                        thresholds.shape[0])
 
     def decision_function(self, X):
         """Two ranks: ``f − b_0`` (positive means ``classes_[1]``).  More: the cumulative
