@@ -1,6 +1,6 @@
-"""Estimators of the online ellipsoid methods of Yang, Jin & Ye (spec 003): CELLIP and IELLIP.
+"""Estimators of the online ellipsoid methods of Yang, Jin & Ye (ICML 2009): CELLIP and IELLIP.
 
-The paper's open points (spec 003 §15) and what this library decides:
+The points the paper leaves open and what this library decides:
 
 1. CELLIP's P_1: ``(1 + γ(1−a))²·I`` by default, the scale the covering argument needs;
    ``init="paper"`` gives the printed ``(1 + γ(1−a))·I``.
@@ -126,8 +126,9 @@ class CELLIP(_Ellipsoid):
 
     ``init="corrected"`` (default) starts from ``P_1 = (1 + γ(1−a))²·I``, the smallest ball that
     contains the ball B of the covering argument; ``"paper"`` uses the printed
-    ``(1 + γ(1−a))·I``, which does not (spec 003 §4.3).  ``on_infeasible`` says what to do when
-    τ ≥ 1 — possible only when the separability assumption fails — where (11) would make P
+    ``(1 + γ(1−a))·I``, which does not (an inconsistency of §2.2: the ball B must lie in
+    the starting ellipsoid for the covering argument of Theorem 3).  ``on_infeasible`` says
+    what to do when τ ≥ 1 — possible only when the separability assumption fails — where (11) would make P
     singular or indefinite: ``"reset"`` (P ← P_1 and a step with τ = 1 − 10⁻³, the default),
     ``"clip"`` (τ ← 1 − 10⁻³ in both (10) and (11): each such cut shrinks P a thousandfold, so
     on noisy data P collapses towards 0 and rounding can leave it indefinite — use it only on
@@ -190,7 +191,8 @@ class IELLIP(_Ellipsoid):
 
     Defaults as in the paper's experiments: ``gamma=0.1``, ``b=0.3``, ``P_1 = scale·I`` with
     ``scale=0.1``; ``c`` (unreported) defaults to ``0.5·(1 − b)``, which satisfies Theorem 4's
-    ``c + b < 1``.  Predictions do not depend on ``scale`` (spec 003 §5.4).  ``step="fixed"``
+    ``c + b < 1``.  Predictions do not depend on ``scale`` (our reading of §2.3,
+    Algorithm 2: P enters the step only through ratios).  ``step="fixed"``
     uses ``τ = γ/sqrt(xᵀPx)``, the step the paper's Lemma 2 analyses.  ``matrix`` as in
     :class:`CELLIP`.
 

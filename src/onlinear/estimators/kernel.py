@@ -1,6 +1,6 @@
 """Kernel (dual, support-pattern) forms of the learners whose update is additive in x: the
 one-vs-rest Perceptron, the additive family, Kesler's construction, MIRA, PA/SPA and MC-ROMMA
-(Crammer & Singer §5 end, spec 000 §2.8; Matsushima et al., spec 002).
+(Crammer & Singer, end of §5.3, Eq. 21; Matsushima et al.).
 
 Each class is its primal estimator with a Mercer kernel: the same rule and hyperparameters, run by
 :mod:`onlinear.kernel_engine`, which stores the support patterns (the examples with a non-zero
@@ -25,7 +25,7 @@ primal learners.  Memory grows with the support set only (no Gram matrix is ever
 learning).
 
 ``average=True`` predicts with the average of the hypotheses after each training round
-(Freund & Schapire's averaging, spec 000 §2.9 [NOT IN PAPER]; the paper reports the final
+(Freund & Schapire's averaging; Crammer & Singer mention it but report the final
 hypothesis, the default).
 """
 from numbers import Integral, Real
@@ -484,7 +484,8 @@ class KernelSupportClassPA(KernelLearner, SupportClassPA):
 
 
 class KernelMulticlassROMMA(KernelLearner, MulticlassROMMA):
-    """Kernel multiclass ROMMA (spec 000 §2.8: "keep a global scale factor … and the scalar
+    """Kernel multiclass ROMMA (Crammer & Singer, end of §5.3: "keep a global scale factor … and
+    the scalar
     N"): the rescaling is the engine's lazy per-output scale on the dual coefficients, and
     ‖M‖² is kept in the dual (see :mod:`onlinear.kernel_engine`).  As for
     :class:`MulticlassROMMA`, the model is kept at unit norm; ``weight_norm_`` is ‖M‖.

@@ -1,20 +1,20 @@
-"""Simultaneous projections (Amit, Shalev-Shwartz & Singer; spec 001) as scikit-learn estimators.
+"""Simultaneous projections (Amit, Shalev-Shwartz & Singer) as scikit-learn estimators.
 
-Every trial is a block of binary constraints that must all hold (spec 001 §1–2); the learner
+Every trial is a block of binary constraints that must all hold (§2–3 of the paper); the learner
 solves one projection per constraint, independently, and combines them (the paper's point).  The
 compiled loops live in :mod:`onlinear.block_engine`; the estimators here turn each task's labels
 into its constraints:
 
 * :class:`SimultaneousProjectionClassifier` — multiclass (``y`` 1-D: one label per example,
-  spec §2.2) and multilabel / label ranking (``y`` a 0/1 indicator matrix or a list of label
-  sets, §2.1), one weight vector per label (Kesler's multi-prototype construction: the
+  §3.1, our Kesler form) and multilabel / label ranking (``y`` a 0/1 indicator matrix or a list
+  of label sets, §3.1), one weight vector per label (Kesler's multi-prototype construction: the
   constraint of the pair (relevant r, irrelevant s) is ``s_r − s_s ≥ 1``);
-* :class:`SimultaneousProjectionOrdinal` — ordinal regression (§2.3): one weight vector and
+* :class:`SimultaneousProjectionOrdinal` — ordinal regression (§3.2): one weight vector and
   k − 1 thresholds, the block of an example of rank y is "above the thresholds below y, below the
   others";
-* :class:`BlockLearner` — the paper's general setting (§1, single prototype): you give the
+* :class:`BlockLearner` — the paper's general setting (§2, single prototype): you give the
   blocks (rows grouped by ``block_ptr``, labels ±1), optionally a partition of each block
-  (decomposable loss, §6) and coupling weights (§2.4).
+  (decomposable loss, §7) and coupling weights (§10).
 
 The scheme (``"simperc"``, ``"conproj"``, ``"simproj"``, ``"simopt"``, ``"maxpa"``,
 ``"optimal"``, ``"sopopo"``) chooses how the per-constraint projections are combined; see
@@ -23,8 +23,8 @@ The scheme (``"simperc"``, ``"conproj"``, ``"simproj"``, ``"simopt"``, ``"maxpa"
 Online diagnostics since the last ``fit`` (predict-before-update, as the paper counts):
 ``n_seen_`` trials, ``n_mistakes_`` *imperfect* trials (some constraint with margin ≤ 0 — ties
 are mistakes; for multiclass: the true class is not the unique top score), ``n_constraints_``
-and ``n_constraint_mistakes_`` (per constraint, spec §12), ``n_updates_`` trials that changed
-the model.
+and ``n_constraint_mistakes_`` (per constraint, as the experiments of §9 count them),
+``n_updates_`` trials that changed the model.
 """
 import warnings
 from numbers import Integral, Real
@@ -153,10 +153,10 @@ def _is_label_sets(y):
 
 # ====================================================================== multiclass / multilabel
 class SimultaneousProjectionClassifier(_Simultaneous):
-    """Multiclass and multilabel classifier trained by simultaneous projections (spec 001 §2).
+    """Multiclass and multilabel classifier trained by simultaneous projections (§3 of the paper).
 
-    One weight vector per label (``coef_``, multi-prototype — the Kesler construction of spec
-    §2.2).  On each example the constraints are the pairs (relevant r, irrelevant s):
+    One weight vector per label (``coef_``, multi-prototype — the Kesler construction,
+    our form of §3.1).  On each example the constraints are the pairs (relevant r, irrelevant s):
     ``s_r − s_s ≥ 1`` with ``s = W x``; the virtual instance of a pair has squared norm 2‖x‖².
     The scheme combines the k_t per-pair projections (PA-I steps ``α = min{C, ℓ/v}``) with
     simplex weights μ:
@@ -164,7 +164,8 @@ class SimultaneousProjectionClassifier(_Simultaneous):
     * ``"simperc"`` μ uniform on the mistaken pairs, α = C (Thm. 2);
     * ``"conproj"`` μ uniform on the mistaken pairs, α = PA-I step (Cor. 4);
     * ``"simproj"`` μ uniform on every pair with a positive hinge loss, α = PA-I step;
-    * ``"simopt"`` μ and α jointly (the water-filling form of Fig. 4; see its caveats, §11.4);
+    * ``"simopt"`` μ and α jointly (the water-filling form of Fig. 4; see its caveats: our
+      counterexamples to the SimOpt part of Corollary 4);
     * ``"maxpa"`` only the most violated pair (multi-prototype MaxPA = multiclass PA-I);
     * ``"optimal"`` the exact solution of the round's projection problem (Eq. 2);
     * ``"sopopo"`` the exact projection in Sopopo's closed form (multiclass; = ``"optimal"``
@@ -180,7 +181,7 @@ class SimultaneousProjectionClassifier(_Simultaneous):
     convention); give sets to mean label sets.
 
     **Threshold rule (multilabel).**  The paper ranks labels but does not say which to predict
-    (spec §2.1).  ``threshold="calibrated"`` (default) learns a virtual threshold label θ, ranked
+    (§3.1).  ``threshold="calibrated"`` (default) learns a virtual threshold label θ, ranked
     below every relevant label and above every irrelevant one (its constraints join each block:
     ``s_r − s_θ ≥ 1``, ``s_θ − s_s ≥ 1``; "calibrated label ranking"); examples without any
     relevant label then teach the model too.  ``decision_function`` returns ``s_r − s_θ`` and
@@ -198,7 +199,7 @@ default="simproj"
         Aggressiveness: the cap on each round's dual mass Σλ (the step size of SimPerc).
     update : {"additive", "multiplicative"}, default="additive"
         ``"multiplicative"``: exponentiated updates keeping all the n_features·k weights on one
-        simplex with KL proximity (spec §7; closed-form step for features in {−1, 0, 1}).
+        simplex with KL proximity (§8; closed-form step for features in {−1, 0, 1}).
         Signed problems need features ``[x, −x]``; ``gamma`` is then the margin.
     gamma : float, default=0.1
         The multiplicative margin γ (ignored by additive updates).  Scores are on the scale of
@@ -208,7 +209,7 @@ default="simproj"
     threshold : "calibrated" or float, default="calibrated"
         Multilabel prediction rule (above); ignored for multiclass.
     decompose : {"none", "per_label", "singletons"}, default="none"
-        The decomposable loss of spec §6: the round's pairs split into sets, each with budget
+        The decomposable loss of §7: the round's pairs split into sets, each with budget
         C/r_t and its own scheme — one set per relevant label (its pairs against the irrelevant
         ones; the calibrated threshold label is one of them), or one per pair (the average hinge
         loss).  ``"none"``: one set, the paper's max loss.
@@ -585,7 +586,7 @@ default="simproj"
 
 # ============================================================================= ordinal
 class SimultaneousProjectionOrdinal(_Simultaneous):
-    """Ordinal regression by simultaneous projections (spec 001 §2.3).
+    """Ordinal regression by simultaneous projections (§3.2 of the paper).
 
     One weight vector ``coef_`` and k − 1 thresholds ``thresholds_``.  An example of rank y
     (0-based position of its label in ``classes_``) is a block of k − 1 constraints on its score
@@ -607,7 +608,7 @@ default="simproj"
         The labels in rank order (lowest first); by default the sorted labels seen by ``fit``
         (numbers, or strings sorted alphabetically — pass the order then).
     decompose : {"none", "singletons"}, default="none"
-        ``"singletons"``: the decomposable loss of spec §6 with one set per threshold (budget
+        ``"singletons"``: the decomposable loss of §7 with one set per threshold (budget
         C/(k − 1) each: the average hinge loss over the thresholds).
     n_epochs, shuffle, random_state
         As in every onlinear estimator.
@@ -794,11 +795,11 @@ default="simproj"
 # ============================================================================= general blocks
 class BlockLearner(_Simultaneous):
     """The paper's general setting: one weight vector, trials given as blocks of binary
-    instances that must all be classified correctly (spec 001 §1, single prototype).
+    instances that must all be classified correctly (§2 of the paper, single prototype).
 
     Trial t is the rows ``block_ptr[t]:block_ptr[t + 1]`` of ``X`` with their labels; without
-    ``block_ptr`` every row is its own trial (then the schemes reduce to Perceptron / PA-I, §9,
-    and this is a binary classifier).  Labels are two classes, ``classes_[1]`` being the positive
+    ``block_ptr`` every row is its own trial (then the schemes reduce to Perceptron / PA-I, our
+    derivation, and this is a binary classifier).  Labels are two classes, ``classes_[1]`` being the positive
     side (+1) — pass ±1 to read them as the paper's.
 
     Parameters
@@ -809,7 +810,7 @@ default="simproj"
     C : float, default=1.0
     update : {"additive", "multiplicative"}, default="additive"
         ``"multiplicative"``: ω on the probability simplex, exponentiated updates with KL
-        proximity (spec §7), margin ``gamma``; the step has a closed form for instances in
+        proximity (§8), margin ``gamma``; the step has a closed form for instances in
         {−1, 0, 1}^n (Appendix C).
     gamma : float, default=0.1
         Multiplicative margin γ (the closed form needs γ < 1).
@@ -938,10 +939,10 @@ default="simproj"
         block_ptr : array-like of int, shape (n_trials + 1,), optional
             Trial t = rows ``block_ptr[t]:block_ptr[t + 1]``; default one row per trial.
         parts : array-like of int, shape (n_rows,), optional
-            Decomposable loss (spec §6): the set id (0..r_t−1) of each row inside its trial;
+            Decomposable loss (§7): the set id (0..r_t−1) of each row inside its trial;
             each set gets the scheme with cap C/r_t.  Default: one set per trial.
         coupling : array-like of shape (n_rows,), optional
-            Weights c_j > 0 of the coupling constraint Σ c_j λ_j ≤ C (spec §2.4; the box of
+            Weights c_j > 0 of the coupling constraint Σ c_j λ_j ≤ C (§10; the box of
             constraint j becomes λ_j ≤ C/c_j).
         """
         with self._unchanged_on_error():
