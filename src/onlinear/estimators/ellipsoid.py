@@ -126,9 +126,9 @@ class CELLIP(_Ellipsoid):
 
     ``init="corrected"`` (default) starts from ``P_1 = (1 + γ(1−a))²·I``, the smallest ball that
     contains the ball B of the covering argument; ``"paper"`` uses the printed
-    ``(1 + γ(1−a))·I``, which does not (an inconsistency of §2.2: the ball B must lie in
-    the starting ellipsoid for the covering argument of Theorem 3).  ``on_infeasible`` says
-    what to do when τ ≥ 1 — possible only when the separability assumption fails — where (11) would make P
+    ``(1 + γ(1−a))·I``, which does not (an inconsistency of §2.2: the ball B must lie in the
+    starting ellipsoid for the covering argument of Theorem 3).  ``on_infeasible`` says what to
+    do when τ ≥ 1 — possible only when the separability assumption fails — where (11) would make P
     singular or indefinite: ``"reset"`` (P ← P_1 and a step with τ = 1 − 10⁻³, the default),
     ``"clip"`` (τ ← 1 − 10⁻³ in both (10) and (11): each such cut shrinks P a thousandfold, so
     on noisy data P collapses towards 0 and rounding can leave it indefinite — use it only on

@@ -799,8 +799,8 @@ class BlockLearner(_Simultaneous):
 
     Trial t is the rows ``block_ptr[t]:block_ptr[t + 1]`` of ``X`` with their labels; without
     ``block_ptr`` every row is its own trial (then the schemes reduce to Perceptron / PA-I, our
-    derivation, and this is a binary classifier).  Labels are two classes, ``classes_[1]`` being the positive
-    side (+1) — pass ±1 to read them as the paper's.
+    derivation, and this is a binary classifier).  Labels are two classes, ``classes_[1]`` being
+    the positive side (+1) — pass ±1 to read them as the paper's.
 
     Parameters
     ----------
