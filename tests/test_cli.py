@@ -4,18 +4,15 @@ Most calls run the command in this process through click's runner (a subprocess 
 importing numba and scikit-learn, each time); the help, the main job and ``fetch`` also run as a
 user would, in a subprocess.
 """
-import contextlib
 import json
 import subprocess
 import sys
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 import onlinear
-from onlinear.cli import cli
+from cli_runner import onlinear_cli
 from onlinear.harness import Table
 
 # The six-example stream traced by hand in test_harness.py, as a LIBSVM file (1-based indices).
@@ -26,17 +23,6 @@ def onlinear_process(*args, cwd=None):
     """``python -m onlinear.cli ARGS`` in a subprocess, as a user runs the command."""
     return subprocess.run([sys.executable, "-m", "onlinear.cli", *map(str, args)],
                           capture_output=True, text=True, cwd=cwd, timeout=300)
-
-
-def onlinear_cli(*args, cwd=None):
-    """The command run in this process; an exception escaping it would be a user's traceback."""
-    runner = CliRunner()
-    with contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext():
-        result = runner.invoke(cli, [str(a) for a in args], env={"ONLINEAR_TRACEBACK": None})
-    assert result.exception is None or isinstance(result.exception, SystemExit), \
-        repr(result.exception)
-    return SimpleNamespace(returncode=result.exit_code, stdout=result.stdout,
-                           stderr=result.stderr)
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ mistaken for data, a fitted model is never half-changed (issue "Nothing silently
 The HTTP server runs on 127.0.0.1 with an ephemeral port, serves fixed bytes for any path,
 and every slow answer ends by itself within seconds.
 """
-import contextlib
 import fcntl
 import gzip
 import http.server
@@ -18,16 +17,14 @@ import threading
 import time
 import urllib.parse
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import onlinear
-from onlinear.cli import cli
+from cli_runner import onlinear_cli
 from onlinear.data import (
     DATASETS,
     DataFile,
@@ -50,18 +47,6 @@ CLAIMED = 1000  # the size that /truncated and /slow/ announce
 def tree(folder):
     """Every path under ``folder`` (relative), to show that nothing else was written."""
     return sorted(str(p.relative_to(folder)) for p in Path(folder).rglob("*"))
-
-
-def onlinear_cli(*args, cwd=None):
-    """The command run in this process (a subprocess would spend seconds importing)."""
-    runner = CliRunner()
-    with contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext():
-        result = runner.invoke(cli, [str(a) for a in args], env={"ONLINEAR_TRACEBACK": None})
-    # An exception that escaped the command would be a traceback for a user.
-    assert result.exception is None or isinstance(result.exception, SystemExit), \
-        repr(result.exception)
-    return SimpleNamespace(returncode=result.exit_code, stdout=result.stdout,
-                           stderr=result.stderr)
 
 
 # ================================================================================= fetch
