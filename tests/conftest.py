@@ -4,7 +4,8 @@ names both, next to the versions of the numeric stack."""
 import platform
 from importlib.metadata import PackageNotFoundError, version
 
-PACKAGES = ("onlinear", "numpy", "scipy", "numba", "llvmlite", "scikit-learn", "pandas")
+PACKAGES = ("onlinear", "numpy", "scipy", "numba", "llvmlite", "scikit-learn", "pandas",
+            "hypothesis")
 
 
 def _version(package):
