@@ -22,14 +22,12 @@ one after the other: in that mode :func:`_infeasible` first checks every output'
 very arithmetic of the step), so a round is taken whole or not at all.  (The estimator restores
 the state from before the *call*, see :class:`onlinear.estimators.base.OnlineLinearClassifier`.)
 """
-import math
 
 import numpy as np
 from numba import njit
 
 from .engine import _count, _score, predict_index
 from .rules.ellipsoid import CELLIP, INFEASIBLE, RAISE, RESET_REQUESTED, ellipsoid_step
-from .rules.layout import SCALE
 from .rules.ultraconservative import binary_label
 
 FULL = 0

@@ -5,8 +5,6 @@ A concrete learner only declares its hyperparameters (``__init__`` and
 vector; everything else — validation, label encoding, epochs and shuffling, the batch and the
 per-example paths, diagnostics — lives here and in the compiled :mod:`onlinear.engine`.
 """
-import _thread
-import functools
 import warnings
 from contextlib import contextmanager
 from numbers import Integral
@@ -18,144 +16,20 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _assert_all_finite, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import engine
+from ..rules.layout import RAW_SQNORM, SCALE
 from ..rules.table import RULES
-from ..rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE
-
-_DTYPES = [np.float64, np.float32]
-
-
-
-def check_class_labels(classes):
-    """Raise ``ValueError`` if ``classes`` holds NaN or None: a missing label is not a class.
-
-    (``np.unique`` would otherwise keep NaN as a class that no label ever equals, since
-    NaN != NaN, or fail on None with a ``TypeError`` about ordering.)
-
-    Parameters
-    ----------
-    classes : array-like
-        The labels passed as ``classes``.
-    """
-    missing = [label for label in np.asarray(classes, dtype=object).ravel().tolist()
-               if label is None or (isinstance(label, (float, complex)) and label != label)]
-    if missing:
-        raise ValueError(f"classes must not contain NaN or None (a missing label is not a "
-                         f"class); got {missing[0]!r} among {np.asarray(classes).tolist()}.")
-
-
-def row_norm(values):
-    """‖values‖ without overflow or underflow (scaled by the largest magnitude first)."""
-    values = np.abs(np.asarray(values, dtype=np.float64))
-    largest = values.max(initial=0.0)
-    if not 0.0 < largest < np.inf:
-        return largest
-    return largest * np.sqrt(np.sum(np.square(values / largest)))
-
-
-def row_scale_error(norm, row=None):
-    where = "x" if row is None else f"X row {row}"
-    return ValueError(
-        f"{where} has norm {norm:.3g}; the learners accept rows of norm 0 or between "
-        f"2^-{engine.ROW_NORM_EXPONENT} ≈ {2.0 ** -engine.ROW_NORM_EXPONENT:.2g} and "
-        f"2^{engine.ROW_NORM_EXPONENT} ≈ {2.0 ** engine.ROW_NORM_EXPONENT:.2g}, where ‖x‖², "
-        f"the steps and the scores stay within float64: rescale the data.")
-
-
-def check_rows(X, estimator_name):
-    """Refuse X (2-D C-contiguous or CSR) if a value is NaN or infinite (scikit-learn's error)
-    or a row's norm is outside the range every learner can represent (see
-    :data:`onlinear.engine.ROW_NORM_EXPONENT`) — one compiled sweep, before anything is learned.
-    """
-    sparse = sp.issparse(X)
-    bad = (engine.first_bad_row_sparse(X.data, X.indptr) if sparse
-           else engine.first_bad_row_dense(X))
-    if bad < 0:
-        return
-    _assert_all_finite(X.data if sparse else X, input_name="X", estimator_name=estimator_name)
-    values = X.data[X.indptr[bad]:X.indptr[bad + 1]] if sparse else X[bad]
-    raise row_scale_error(row_norm(values), bad)
-
-
-def check_row(vals):
-    """:func:`check_rows` for one row's values (``learn_one``)."""
-    if not np.isfinite(vals).all():
-        raise ValueError("x contains NaN or infinity.")
-    if engine.first_bad_row_dense(vals.reshape(1, -1)) >= 0:
-        raise row_scale_error(row_norm(vals))
-
-
-def canonical_csr(X):
-    """``X`` itself, or — a CSR matrix not in canonical format (duplicate column indices or
-    unsorted ones) — a copy with its duplicates summed and its indices sorted.
-
-    A CSR row that stores column j twice means ``x_j`` = the sum of the entries (scipy's own
-    reading, e.g. in ``X @ W`` or ``toarray``); the compiled loops read the stored entries one
-    by one (``‖x‖²`` summed per entry, a dense work row keeping the last one), so every CSR entry
-    point canonicalizes it first.  The user's matrix is never modified.
-    """
-    if sp.issparse(X) and not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()
-    return X
-
-
-def _refuse_complex(x):
-    """scikit-learn's refusal of complex data (``check_array``), for the one-example paths."""
-    if getattr(getattr(x, "dtype", None), "kind", None) == "c":
-        raise ValueError(f"Complex data not supported\n{x}\n")
-
-
-#: public methods that read or change the model, run under the estimator's lock (see
-#: :class:`OnlineLinearClassifier`, "Threads"); a subclass's own definitions are wrapped too.
-_LOCKED_METHODS = ("fit", "partial_fit", "learn_one", "learn_block", "predict", "predict_one",
-                   "decision_function", "predict_label_sets", "predict_proba", "score",
-                   "set_params")
-
-
-class _ModelLock(_thread.RLock):
-    """An estimator's re-entrant lock.  It is not state: a deep copy of the attribute dict
-    (``copy.deepcopy(vars(model))``, as tests take snapshots) keeps this very lock, and a pickled
-    lock is a fresh one (the estimator itself drops it when pickled or copied)."""
-
-    __slots__ = ()
-
-    def __deepcopy__(self, memo):
-        return self
-
-    def __copy__(self):
-        return self
-
-    def __reduce__(self):
-        return (type(self), ())
-
-
-def _locked(method):
-    """``method`` run while holding the estimator's re-entrant lock."""
-    @functools.wraps(method)
-    def locked(self, *args, **kwargs):
-        lock = self.__dict__.get("_lock") or self._model_lock()
-        lock.acquire()
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            lock.release()
-    locked.__wrapped_by_lock__ = True
-    return locked
-
-
-def _locked_property(prop):
-    fget = prop.fget
-
-    @functools.wraps(fget)
-    def locked(self):
-        with self._model_lock():
-            return fget(self)
-    return property(locked, prop.fset, prop.fdel, prop.__doc__)
-
-
+from .checks import (
+    _DTYPES,
+    _refuse_complex,
+    canonical_csr,
+    check_class_labels,
+    check_row,
+    check_rows,
+)
+from .locking import _lock_methods, _ModelLock
 class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     """Base class: an online linear classifier trained by one compiled rule.
 
@@ -692,18 +566,6 @@ class TrainingStream:
             if estimator._pass_can_fail(rows.shape[0]):
                 estimator._snapshot_arrays(saved)
             estimator._run(self.X, self.targets, rows, **self.context)
-
-
-def _lock_methods(cls, inherited=False):
-    """Wrap ``cls``'s learning and reading methods and its public properties in the lock:
-    those it defines itself (or, ``inherited``, those it has at all)."""
-    for name in _LOCKED_METHODS:
-        method = getattr(cls, name, None) if inherited else cls.__dict__.get(name)
-        if callable(method) and not getattr(method, "__wrapped_by_lock__", False):
-            setattr(cls, name, _locked(method))
-    for name, value in list(cls.__dict__.items()):
-        if isinstance(value, property) and name.endswith("_") and not name.startswith("_"):
-            setattr(cls, name, _locked_property(value))
 
 
 _lock_methods(OnlineLinearClassifier, inherited=True)

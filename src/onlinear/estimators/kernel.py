@@ -39,7 +39,8 @@ from .. import engine, kernel_engine
 from ..kernels import CALLABLE, POLY, gram, kernel_row, kernel_self, resolve
 from ..engine import ROW_NORM_EXPONENT
 from ..rules.layout import SCALE
-from .base import _DTYPES, OnlineLinearClassifier, canonical_csr
+from .base import OnlineLinearClassifier
+from .checks import _DTYPES, canonical_csr
 from .passive_aggressive import PassiveAggressive, SupportClassPA
 from .ultraconservative import (
     MIRA,

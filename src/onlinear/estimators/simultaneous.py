@@ -27,13 +27,11 @@ and ``n_constraint_mistakes_`` (per constraint, as the experiments of §9 count 
 ``n_updates_`` trials that changed the model.
 """
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.preprocessing import MultiLabelBinarizer
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
@@ -41,13 +39,8 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d,
 
 from .. import block_engine
 from ..rules import simultaneous as rules
-from .base import (
-    _DTYPES,
-    OnlineLinearClassifier,
-    canonical_csr,
-    check_class_labels,
-    check_rows,
-)
+from .base import OnlineLinearClassifier
+from .checks import _DTYPES, canonical_csr, check_class_labels, check_rows
 
 __all__ = ["SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", "BlockLearner",
            "SCHEME_NAMES"]

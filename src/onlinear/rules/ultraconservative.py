@@ -19,7 +19,6 @@ ROW_NORM_EXPONENT`) are refused by the estimators before anything is learned.
 """
 import math
 
-import numpy as np
 from numba import njit
 
 from .layout import FIRST_RULE_ROW, squared_norm

@@ -1,0 +1,95 @@
+"""Input checks shared by the estimators: run before anything is learned, so that a call that
+raises leaves the model as it was (see :class:`onlinear.estimators.base.OnlineLinearClassifier`).
+"""
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.validation import _assert_all_finite
+
+from .. import engine
+
+_DTYPES = [np.float64, np.float32]
+
+
+
+def check_class_labels(classes):
+    """Raise ``ValueError`` if ``classes`` holds NaN or None: a missing label is not a class.
+
+    (``np.unique`` would otherwise keep NaN as a class that no label ever equals, since
+    NaN != NaN, or fail on None with a ``TypeError`` about ordering.)
+
+    Parameters
+    ----------
+    classes : array-like
+        The labels passed as ``classes``.
+    """
+    missing = [label for label in np.asarray(classes, dtype=object).ravel().tolist()
+               if label is None or (isinstance(label, (float, complex)) and label != label)]
+    if missing:
+        raise ValueError(f"classes must not contain NaN or None (a missing label is not a "
+                         f"class); got {missing[0]!r} among {np.asarray(classes).tolist()}.")
+
+
+def row_norm(values):
+    """‖values‖ without overflow or underflow (scaled by the largest magnitude first)."""
+    values = np.abs(np.asarray(values, dtype=np.float64))
+    largest = values.max(initial=0.0)
+    if not 0.0 < largest < np.inf:
+        return largest
+    return largest * np.sqrt(np.sum(np.square(values / largest)))
+
+
+def row_scale_error(norm, row=None):
+    where = "x" if row is None else f"X row {row}"
+    return ValueError(
+        f"{where} has norm {norm:.3g}; the learners accept rows of norm 0 or between "
+        f"2^-{engine.ROW_NORM_EXPONENT} ≈ {2.0 ** -engine.ROW_NORM_EXPONENT:.2g} and "
+        f"2^{engine.ROW_NORM_EXPONENT} ≈ {2.0 ** engine.ROW_NORM_EXPONENT:.2g}, where ‖x‖², "
+        f"the steps and the scores stay within float64: rescale the data.")
+
+
+def check_rows(X, estimator_name):
+    """Refuse X (2-D C-contiguous or CSR) if a value is NaN or infinite (scikit-learn's error)
+    or a row's norm is outside the range every learner can represent (see
+    :data:`onlinear.engine.ROW_NORM_EXPONENT`) — one compiled sweep, before anything is learned.
+    """
+    sparse = sp.issparse(X)
+    bad = (engine.first_bad_row_sparse(X.data, X.indptr) if sparse
+           else engine.first_bad_row_dense(X))
+    if bad < 0:
+        return
+    _assert_all_finite(X.data if sparse else X, input_name="X", estimator_name=estimator_name)
+    values = X.data[X.indptr[bad]:X.indptr[bad + 1]] if sparse else X[bad]
+    raise row_scale_error(row_norm(values), bad)
+
+
+def check_row(vals):
+    """:func:`check_rows` for one row's values (``learn_one``)."""
+    if not np.isfinite(vals).all():
+        raise ValueError("x contains NaN or infinity.")
+    if engine.first_bad_row_dense(vals.reshape(1, -1)) >= 0:
+        raise row_scale_error(row_norm(vals))
+
+
+def canonical_csr(X):
+    """``X`` itself, or — a CSR matrix not in canonical format (duplicate column indices or
+    unsorted ones) — a copy with its duplicates summed and its indices sorted.
+
+    A CSR row that stores column j twice means ``x_j`` = the sum of the entries (scipy's own
+    reading, e.g. in ``X @ W`` or ``toarray``); the compiled loops read the stored entries one
+    by one (``‖x‖²`` summed per entry, a dense work row keeping the last one), so every CSR entry
+    point canonicalizes it first.  The user's matrix is never modified.
+    """
+    if sp.issparse(X) and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+def _refuse_complex(x):
+    """scikit-learn's refusal of complex data (``check_array``), for the one-example paths."""
+    if getattr(getattr(x, "dtype", None), "kind", None) == "c":
+        raise ValueError(f"Complex data not supported\n{x}\n")
+
+
+#: public methods that read or change the model, run under the estimator's lock (see
+#: :class:`OnlineLinearClassifier`, "Threads"); a subclass's own definitions are wrapped too.
