@@ -11,6 +11,7 @@ from scipy.optimize import minimize, minimize_scalar
 
 from onlinear import block_engine as be
 from onlinear.rules import simultaneous as rules
+from onlinear.solvers.block_dual import solve_block_dual
 
 NO_PARTS = np.empty(0, np.int64)
 NO_COUPLING = np.empty(0)
@@ -151,7 +152,7 @@ def test_solver_reports_a_small_duality_gap():
         X, y, w0, C = random_block(rng)
         Z = y[:, None] * X
         alpha = np.empty(len(y))
-        gap = rules.solve_block_dual(Z @ Z.T, 1.0 - Z @ w0, np.zeros(len(y), np.int64),
+        gap = solve_block_dual(Z @ Z.T, 1.0 - Z @ w0, np.zeros(len(y), np.int64),
                                      np.ones(len(y)), np.array([C]), 1e-12, 20000, alpha)
         assert gap <= 1e-9
 

@@ -48,14 +48,12 @@ from numba import njit
 from .rules.simultaneous import (  # noqa: F401  (re-exported constants)
     ADDITIVE,
     CONPROJ,
-    KESLER_GRAM,
     MAX_DISTANCE,
     MAX_HINGE,
     MAXPA,
     MULTIPLICATIVE,
     N_PARAMS,
     OPTIMAL,
-    ORDINAL_GRAM,
     P_C,
     P_DECOMPOSE,
     P_GAMMA,
@@ -74,11 +72,15 @@ from .rules.simultaneous import (  # noqa: F401  (re-exported constants)
     mult_alpha_numeric,
     mult_set_lambda,
     set_lambda,
-    solve_block_dual,
-    solve_structured_dual,
     sopopo_steps,
 )
-from .rules.simultaneous import _sets
+from .solvers.block_dual import (  # noqa: F401  (re-exported)
+    KESLER_GRAM,
+    ORDINAL_GRAM,
+    _sets,
+    solve_block_dual,
+    solve_structured_dual,
+)
 
 TRIALS = 0
 IMPERFECT = 1
