@@ -28,6 +28,7 @@ learning).
 (Freund & Schapire's averaging; Crammer & Singer mention it but report the final
 hypothesis, the default).
 """
+import inspect
 from numbers import Integral, Real
 
 import numpy as np
@@ -59,6 +60,60 @@ _KERNEL_CONSTRAINTS = {
 }
 
 
+#: the kernel hyperparameters, between the primal class's own and the protocol's
+_KERNEL_DEFAULTS = {"kernel": "rbf", "degree": 3, "gamma": "scale", "coef0": 0.0,
+                    "average": False}
+_KERNEL_DOC = """kernel : {"rbf", "poly", "linear"} or callable, default="rbf"
+        The Mercer kernel K: ``exp(−gamma‖x − x'‖²)``, ``(gamma x·x' + coef0)^degree`` or
+        ``x·x'``; a callable takes two 2-D arrays and returns their Gram matrix.
+    degree : int, default=3
+        Degree of the polynomial kernel.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient (rbf, poly): ``"scale"`` is 1/(n_features·Var(X)) of the first data
+        seen, ``"auto"`` 1/n_features; the value used is ``gamma_``.
+    coef0 : float, default=0.0
+        Constant term of the polynomial kernel.
+    average : bool, default=False
+        Predict with the averaged hypothesis (the mean of the hypotheses after every round,
+        O(1) per update) rather than the final one."""
+
+
+def _kernel_init(primal):
+    """``__init__`` of the kernel form of ``primal``: its hyperparameters, the kernel's, then
+    the keyword-only protocol parameters (``n_epochs``, ``shuffle``, ``random_state``)."""
+    signature = inspect.signature(primal.__init__)
+    head = [p for p in signature.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
+    tail = [p for p in signature.parameters.values() if p.kind is p.KEYWORD_ONLY]
+    kernel = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+              for name, default in _KERNEL_DEFAULTS.items()]
+    signature = signature.replace(parameters=head + kernel + tail)
+
+    def __init__(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        for name, value in list(bound.arguments.items())[1:]:
+            setattr(self, name, value)
+
+    __init__.__signature__ = signature
+    __init__.__qualname__ = f"Kernel{primal.__name__}.__init__"
+    return __init__
+
+
+def _with_parameters_section(doc, primal):
+    """``doc`` with a numpydoc Parameters section before its Examples: the primal class's
+    hyperparameters by reference, then the kernel's."""
+    names = [p.name for p in inspect.signature(primal.__init__).parameters.values()
+             if p.kind is p.POSITIONAL_OR_KEYWORD and p.name != "self"]
+    section = "Parameters\n    ----------\n"
+    if names:
+        section += (f"    {', '.join(names)}\n        As in :class:`{primal.__name__}` (the rule's "
+                    "hyperparameters).\n")
+    section += (f"    {_KERNEL_DOC}\n    n_epochs, shuffle, random_state\n        As in "
+                f":class:`{primal.__name__}`.\n\n    ")
+    at = doc.find("Examples\n    --------")
+    return doc[:at] + section + doc[at:] if at >= 0 else doc + "\n\n    " + section
+
+
 class _NoPrimalWeights:
     """Hides the inherited ``coef_``: a kernel model has no primal weights (``hasattr`` is
     False, and introspection of fitted properties does not list it)."""
@@ -88,6 +143,19 @@ class KernelLearner(OnlineLinearClassifier):
 
     _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints,
                               **_KERNEL_CONSTRAINTS}
+
+    def __init_subclass__(cls, **kwargs):
+        """A kernel form ``class KernelX(KernelLearner, X)`` gets, from its primal class X, its
+        hyperparameters (``__init__``, whose explicit signature scikit-learn's ``get_params``
+        reads), their constraints and its Parameters section: nothing is typed twice."""
+        super().__init_subclass__(**kwargs)
+        primal = next((base for base in cls.__mro__[1:] if issubclass(base, OnlineLinearClassifier)
+                       and not issubclass(base, KernelLearner)), None)
+        if primal is None or "__init__" in cls.__dict__:
+            return
+        cls.__init__ = _kernel_init(primal)
+        cls._parameter_constraints = {**primal._parameter_constraints, **_KERNEL_CONSTRAINTS}
+        cls.__doc__ = _with_parameters_section(cls.__doc__ or "", primal)
 
     # ------------------------------------------------------------------ model state
     def _start(self, classes, n_features):
@@ -196,7 +264,8 @@ class KernelLearner(OnlineLinearClassifier):
             row = int(np.argmax(bad))
             raise ValueError(
                 f"the polynomial kernel (gamma={gamma:g}, coef0={coef0:g}, degree={degree:g}) "
-                f"overflows or underflows the usable float64 range on {int(bad.sum())} row(s) (first: row {row}, "
+                f"overflows or underflows the usable float64 range on {int(bad.sum())} row(s) "
+                f"(first: row {row}, "
                 f"K(x, x) = {values[row]:.3g}; accepted: 0 or between 2^-"
                 f"{2 * ROW_NORM_EXPONENT} and 2^{2 * ROW_NORM_EXPONENT}): scale the data or "
                 f"lower gamma or degree.")
@@ -321,21 +390,6 @@ class KernelLearner(OnlineLinearClassifier):
         return self._n_support
 
 
-def _kernel_init(self, kernel, degree, gamma, coef0, average, n_epochs, shuffle, random_state):
-    self.kernel = kernel
-    self.degree = degree
-    self.gamma = gamma
-    self.coef0 = coef0
-    self.average = average
-    self.n_epochs = n_epochs
-    self.shuffle = shuffle
-    self.random_state = random_state
-
-
-def _constraints(primal):
-    return {**primal._parameter_constraints, **_KERNEL_CONSTRAINTS}
-
-
 class KernelPerceptron(KernelLearner, OneVsRestPerceptron):
     """Kernel one-vs-rest Perceptron, the baseline ("Perceptron") of Crammer & Singer's
     experiments: output r updates iff ``z_r s_r ≤ β`` (see :class:`OneVsRestPerceptron`).
@@ -351,13 +405,6 @@ class KernelPerceptron(KernelLearner, OneVsRestPerceptron):
     110 mistakes on 500 examples, test accuracy 0.823
     """
 
-    _parameter_constraints = _constraints(OneVsRestPerceptron)
-
-    def __init__(self, beta=0.0, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
-                 average=False, n_epochs=1, shuffle=False, random_state=None):
-        self.beta = beta
-        _kernel_init(self, kernel, degree, gamma, coef0, average, n_epochs, shuffle,
-                     random_state)
 
 
 class KernelUltraconservativePerceptron(KernelLearner, UltraconservativePerceptron):
@@ -375,14 +422,6 @@ class KernelUltraconservativePerceptron(KernelLearner, UltraconservativePerceptr
     111 mistakes on 500 examples, test accuracy 0.801
     """
 
-    _parameter_constraints = _constraints(UltraconservativePerceptron)
-
-    def __init__(self, scheme="uniform", beta=0.0, *, kernel="rbf", degree=3, gamma="scale",
-                 coef0=0.0, average=False, n_epochs=1, shuffle=False, random_state=None):
-        self.scheme = scheme
-        self.beta = beta
-        _kernel_init(self, kernel, degree, gamma, coef0, average, n_epochs, shuffle,
-                     random_state)
 
 
 class KernelKeslerPerceptron(KernelLearner, KeslerPerceptron):
@@ -399,13 +438,6 @@ class KernelKeslerPerceptron(KernelLearner, KeslerPerceptron):
     121 mistakes on 500 examples, test accuracy 0.821
     """
 
-    _parameter_constraints = _constraints(KeslerPerceptron)
-
-    def __init__(self, beta=0.0, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
-                 average=False, n_epochs=1, shuffle=False, random_state=None):
-        self.beta = beta
-        _kernel_init(self, kernel, degree, gamma, coef0, average, n_epochs, shuffle,
-                     random_state)
 
 
 class KernelMIRA(KernelLearner, MIRA):
@@ -423,13 +455,6 @@ class KernelMIRA(KernelLearner, MIRA):
     77 mistakes on 500 examples, test accuracy 0.871
     """
 
-    _parameter_constraints = _constraints(MIRA)
-
-    def __init__(self, beta=0.01, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
-                 average=False, n_epochs=1, shuffle=False, random_state=None):
-        self.beta = beta
-        _kernel_init(self, kernel, degree, gamma, coef0, average, n_epochs, shuffle,
-                     random_state)
 
 
 class KernelPassiveAggressive(KernelLearner, PassiveAggressive):
@@ -446,16 +471,6 @@ class KernelPassiveAggressive(KernelLearner, PassiveAggressive):
     81 mistakes on 500 examples, test accuracy 0.865
     """
 
-    _parameter_constraints = _constraints(PassiveAggressive)
-
-    def __init__(self, slack="none", C=1.0, variant="exact", *, kernel="rbf", degree=3,
-                 gamma="scale", coef0=0.0, average=False, n_epochs=1, shuffle=False,
-                 random_state=None):
-        self.slack = slack
-        self.C = C
-        self.variant = variant
-        _kernel_init(self, kernel, degree, gamma, coef0, average, n_epochs, shuffle,
-                     random_state)
 
 
 class KernelSupportClassPA(KernelLearner, SupportClassPA):
@@ -472,16 +487,6 @@ class KernelSupportClassPA(KernelLearner, SupportClassPA):
     77 mistakes on 500 examples, test accuracy 0.871
     """
 
-    _parameter_constraints = _constraints(SupportClassPA)
-
-    def __init__(self, slack="none", C=1.0, variant="exact", *, kernel="rbf", degree=3,
-                 gamma="scale", coef0=0.0, average=False, n_epochs=1, shuffle=False,
-                 random_state=None):
-        self.slack = slack
-        self.C = C
-        self.variant = variant
-        _kernel_init(self, kernel, degree, gamma, coef0, average, n_epochs, shuffle,
-                     random_state)
 
 
 class KernelMulticlassROMMA(KernelLearner, MulticlassROMMA):
@@ -502,13 +507,6 @@ class KernelMulticlassROMMA(KernelLearner, MulticlassROMMA):
     117 mistakes on 500 examples, test accuracy 0.774
     """
 
-    _parameter_constraints = _constraints(MulticlassROMMA)
-
-    def __init__(self, scheme="max", *, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
-                 average=False, n_epochs=1, shuffle=False, random_state=None):
-        self.scheme = scheme
-        _kernel_init(self, kernel, degree, gamma, coef0, average, n_epochs, shuffle,
-                     random_state)
 
 
 __all__ = ["KernelLearner", "KernelPerceptron", "KernelUltraconservativePerceptron",
