@@ -443,9 +443,15 @@ default="simproj"
             self._check_task(kind)
             self._check_same_classes(classes)
             idx, vals = self._check_one(x, n_features=self.n_features_in_)
-            if kind == "multiclass":
-                relevance = np.zeros(self.classes_.shape[0], dtype=np.uint8)
-                relevance[self._label_of(y)] = 1  # (as _encode, without its array work)
+            k = self.classes_.shape[0]
+            if kind == "multiclass":  # (as _encode, without its array work)
+                relevance = np.zeros(k, dtype=np.uint8)
+                relevance[self._label_of(y)] = 1
+            elif kind == "indicator" and y_block.shape[1] == k:  # 0/1 checked by _one_target
+                relevance = np.zeros(self._weights.shape[1], dtype=np.uint8)
+                relevance[:k] = y_block[0]
+                if self._weights.shape[1] > k:  # the calibrated threshold label
+                    relevance[k] = _THRESHOLD_LABEL
             else:
                 relevance = self._encode(y_block)[0]
             return self._learn_one_checked(idx, vals, relevance)
@@ -471,7 +477,11 @@ default="simproj"
                                         scores)
         if not self.multilabel_:
             return self.classes_[scores.argmax()]  # ties to the lowest index, as predict
-        predicted = self._predict_scores(scores[None, :])[0]
+        k = self.classes_.shape[0]
+        if scores.shape[0] > k:  # as _label_scores: relative to the threshold label
+            scores = scores[:k] - scores[k]
+        cut = 0.0 if isinstance(self.threshold, str) else float(self.threshold)
+        predicted = (scores > cut).astype(np.int64)  # as _predict_scores
         if self._label_kind == "sets":
             return tuple(self.classes_[predicted.astype(bool)].tolist())
         return predicted
