@@ -33,25 +33,8 @@ from .locking import _lock_methods, _ModelLock
 class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     """Base class: an online linear classifier trained by one compiled rule.
 
-    Parameters shared by every subclass
-    -----------------------------------
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit`.  Off by default: the online
-        protocol sees the stream in the order given.
-    random_state : int, RandomState or None, default=None
-        Seed of the shuffling.
-
-    Fitted attributes
-    -----------------
-    classes_ : ndarray of shape (n_classes,)
-    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
-        The true weights (the lazy scale factor applied).  For two classes the single row
-        scores ``classes_[1]`` against ``classes_[0]``.
-    n_seen_, n_mistakes_, n_updates_ : int
-        Online diagnostics since the last :meth:`fit`: rounds, prediction mistakes made *before*
-        each update, and rounds on which the model changed.
+    Every subclass takes the parameters below besides its own, and has the attributes below
+    once fitted (some subclasses add their own).
 
     Accepted rows: finite, and zero or of norm in ``[2^-505, 2^505]`` (≈ 9.5e-153 … 1e152, see
     :data:`onlinear.engine.ROW_NORM_EXPONENT`); otherwise ``fit``, ``partial_fit`` and
@@ -60,8 +43,35 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     x → c·x once the hyperparameters carrying units follow (β → c²β, C → C/c², η → η/c; nothing
     for the scale-free learners and IELLIP), CELLIP excepted (its P_1 assumes ‖x‖ ≤ 1).
 
-    Failed calls (atomicity)
-    ------------------------
+    Parameters
+    ----------
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit`.  Off by default: the online
+        protocol sees the stream in the order given.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The true weights (the lazy scale factor applied).  For two classes the single row
+        scores ``classes_[1]`` against ``classes_[0]``.
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes since the last :meth:`fit`, each made *before* the example's update.
+    n_updates_ : int
+        Rounds on which the model changed since the last :meth:`fit`.
+
+    Notes
+    -----
+    **Failed calls (atomicity).**
     A call that raises — ``fit``, ``partial_fit``, ``learn_one``, ``learn_block``,
     ``set_params``, on dense or CSR input — leaves the estimator exactly as it was before the
     call: every fitted attribute and private array bitwise unchanged (an unfitted estimator
@@ -78,8 +88,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
       place — one copy of the model per call, made only on those paths; a one-row round of
       those paths checks feasibility before writing, so ``learn_one`` never copies the model.
 
-    Threads
-    -------
+    **Threads.**
     Every estimator holds a re-entrant lock (a ``threading.RLock``; not part of ``get_params``,
     dropped when pickled or deep-copied and recreated afterwards, so ``clone``, ``pickle`` and
     ``copy.deepcopy`` work as before).  Every public method that learns (``fit``,

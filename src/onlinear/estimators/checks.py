@@ -30,7 +30,19 @@ def check_class_labels(classes):
 
 
 def row_norm(values):
-    """‖values‖ without overflow or underflow (scaled by the largest magnitude first)."""
+    """‖values‖ without overflow or underflow (scaled by the largest magnitude first).
+
+    Parameters
+    ----------
+    values : array-like
+        The entries of one row (a dense row, or a CSR row's stored values).
+
+    Returns
+    -------
+    float
+        The Euclidean norm; 0 for an empty or zero row, and the largest magnitude itself
+        (``inf`` or ``nan``) when it is not finite.
+    """
     values = np.abs(np.asarray(values, dtype=np.float64))
     largest = values.max(initial=0.0)
     if not 0.0 < largest < np.inf:
@@ -39,6 +51,21 @@ def row_norm(values):
 
 
 def row_scale_error(norm, row=None):
+    """The ``ValueError`` refusing a row whose norm is outside the range the learners accept
+    (see :data:`onlinear.engine.ROW_NORM_EXPONENT`).
+
+    Parameters
+    ----------
+    norm : float
+        The row's norm (:func:`row_norm`).
+    row : int or None, default=None
+        The row's index in ``X``, named in the message; None for the one-example paths (``x``).
+
+    Returns
+    -------
+    ValueError
+        The error, to raise.
+    """
     where = "x" if row is None else f"X row {row}"
     return ValueError(
         f"{where} has norm {norm:.3g}; the learners accept rows of norm 0 or between "
@@ -51,6 +78,18 @@ def check_rows(X, estimator_name):
     """Refuse X (2-D C-contiguous or CSR) if a value is NaN or infinite (scikit-learn's error)
     or a row's norm is outside the range every learner can represent (see
     :data:`onlinear.engine.ROW_NORM_EXPONENT`) — one compiled sweep, before anything is learned.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features) or CSR matrix
+        The validated data (float64 or float32; CSR in canonical format).
+    estimator_name : str
+        Named in scikit-learn's message for NaN or infinite values.
+
+    Raises
+    ------
+    ValueError
+        On the first row with a NaN or infinite value, or with a norm out of range.
     """
     sparse = sp.issparse(X)
     bad = (engine.first_bad_row_sparse(X.data, X.indptr) if sparse
@@ -63,7 +102,18 @@ def check_rows(X, estimator_name):
 
 
 def check_row(vals):
-    """:func:`check_rows` for one row's values (``learn_one``)."""
+    """:func:`check_rows` for one row's values (``learn_one``).
+
+    Parameters
+    ----------
+    vals : ndarray of shape (n_values,)
+        The row's values (dense, or a sparse row's stored values).
+
+    Raises
+    ------
+    ValueError
+        If a value is NaN or infinite, or the row's norm is out of range.
+    """
     if not np.isfinite(vals).all():
         raise ValueError("x contains NaN or infinity.")
     if engine.first_bad_row_dense(vals.reshape(1, -1)) >= 0:
@@ -78,6 +128,16 @@ def canonical_csr(X):
     reading, e.g. in ``X @ W`` or ``toarray``); the compiled loops read the stored entries one
     by one (``‖x‖²`` summed per entry, a dense work row keeping the last one), so every CSR entry
     point canonicalizes it first.  The user's matrix is never modified.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix
+        The data; anything but a non-canonical sparse matrix is returned as it is.
+
+    Returns
+    -------
+    ndarray or sparse matrix
+        ``X``, or its canonical copy.
     """
     if sp.issparse(X) and not X.has_canonical_format:
         X = X.copy()

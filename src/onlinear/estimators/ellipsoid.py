@@ -137,8 +137,52 @@ class CELLIP(_Ellipsoid):
     ``matrix``: ``"stacked"`` is the paper's multiclass form (one (K·d)×(K·d) matrix over the
     stacked weight vector), ``"per-class"`` one ellipsoid per class (one-vs-rest, ours),
     ``"diagonal"`` a diagonal P per class in O(non-zeros) (ours, no theorem), ``"auto"`` stacked
-    while K·d ≤ 1024, per-class while d ≤ 1024, diagonal beyond.  With two classes every choice but ``"diagonal"`` is the paper's binary
-    algorithm.  No bias term; the theory assumes ‖x‖ ≤ 1.
+    while K·d ≤ 1024, per-class while d ≤ 1024, diagonal beyond.  With two classes every choice
+    but ``"diagonal"`` is the paper's binary algorithm.  No bias term; the theory assumes
+    ‖x‖ ≤ 1.
+
+    Parameters
+    ----------
+    gamma : float, default=0.1
+        The margin γ > 0 the data are assumed separable with (Theorem 3, ‖x‖ ≤ 1); the cut of
+        a mistake is ``{z·(w·x) ≥ aγ}``.
+    a : float, default=0.5
+        The fraction a ∈ [0, 1] of the margin the cut demands: the step
+        ``τ = (aγ − m)/sqrt(xᵀPx)`` on a mistake with margin m ≤ 0 (5), and the radius
+        ``1 + γ(1−a)`` of the starting ball.
+    init : {"corrected", "paper"}, default="corrected"
+        The starting matrix: ``P_1 = (1 + γ(1−a))²·I`` (the covering argument's) or the
+        printed ``(1 + γ(1−a))·I`` (above).
+    on_infeasible : {"reset", "clip", "raise", "skip_matrix"}, default="reset"
+        What to do when τ ≥ 1 (the cut misses the ellipsoid; above): reset P to P_1, clip τ,
+        raise a ``ValueError`` (the model left as before the call), or move w only.
+    matrix : {"auto", "stacked", "per-class", "diagonal"}, default="auto"
+        The layout of P (above): the paper's stacked (K·d)×(K·d) matrix (§2.4),
+        one d×d matrix per class, or a diagonal P per class; ``"auto"``: stacked while
+        K·d ≤ 1024, per-class while d ≤ 1024, diagonal beyond.
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The centre w of the ellipsoid (one row per class; for two classes the single row
+        scores ``classes_[1]`` against ``classes_[0]``).
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes, each counted before the example is learned.
+    n_updates_ : int
+        Rounds on which the model changed.
 
     Examples
     --------
@@ -195,6 +239,52 @@ class IELLIP(_Ellipsoid):
     Algorithm 2: P enters the step only through ratios).  ``step="fixed"``
     uses ``τ = γ/sqrt(xᵀPx)``, the step the paper's Lemma 2 analyses.  ``matrix`` as in
     :class:`CELLIP`.
+
+    Parameters
+    ----------
+    gamma : float, default=0.1
+        The margin γ > 0 of the step (the paper's experiments use 0.1).
+    b : float, default=0.3
+        The decay b ∈ [0, 1] of the memory ``c_t = c·b^(t−1)`` of (15) (0.3 in the paper's
+        experiments).
+    c : float or None, default=None
+        The memory scale c ∈ [0, 1) of (15); None means ``0.5·(1 − b)``, so that Theorem 4's
+        ``c + b < 1`` holds.
+    scale : float, default=0.1
+        ``P_1 = scale·I`` (scale > 0; 0.1 in the paper's experiments); predictions do not
+        depend on it.
+    a : float, default=1.0
+        The fraction a > 0 of the margin the step aims at: ``τ = (aγ − m)/sqrt(xᵀPx)`` (5) on
+        a mistake with margin m ≤ 0; unused by ``step="fixed"``.
+    step : {"margin", "fixed"}, default="margin"
+        ``"margin"``: τ as above; ``"fixed"``: ``τ = γ/sqrt(xᵀPx)``, the step of Lemma 2.
+    matrix : {"auto", "stacked", "per-class", "diagonal"}, default="auto"
+        The layout of P, as in :class:`CELLIP`: the paper's stacked (K·d)×(K·d) matrix (§2.4),
+        one d×d matrix per class, or a diagonal P per class; ``"auto"``: stacked while
+        K·d ≤ 1024, per-class while d ≤ 1024, diagonal beyond.
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, in sorted order.
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The centre w of the ellipsoid (one row per class; for two classes the single row
+        scores ``classes_[1]`` against ``classes_[0]``).
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Rounds (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Prediction mistakes, each counted before the example is learned.
+    n_updates_ : int
+        Rounds on which the model changed.
 
     Examples
     --------

@@ -188,26 +188,43 @@ class SimultaneousProjectionClassifier(_Simultaneous):
     ----------
     scheme : {"simperc", "conproj", "simproj", "simopt", "maxpa", "optimal", "sopopo"}, \
 default="simproj"
+        How the round's per-constraint PA-I projections are combined (the list above;
+        :mod:`onlinear.rules.simultaneous` gives each one's mathematics).
     C : float, default=1.0
-        Aggressiveness: the cap on each round's dual mass Σλ (the step size of SimPerc).
+        Aggressiveness C > 0: the cap ``Σ_j α_j ≤ C`` on each round's dual mass (Eq. 3 of
+        Amit et al.), hence the box of each per-constraint step ``α_j = min{C, ℓ_j/v_j}``
+        (Eq. 4) and SimPerc's step size.  With the additive update it carries the units of
+        1/‖x‖² (x → c·x needs C → C/c²).
     update : {"additive", "multiplicative"}, default="additive"
+        ``"additive"``: ``W ← W + Σ_j λ_j y_j x_j`` (the Kesler pairs' virtual instances).
         ``"multiplicative"``: exponentiated updates keeping all the n_features·k weights on one
         simplex with KL proximity (§8; closed-form step for features in {−1, 0, 1}).
         Signed problems need features ``[x, −x]``; ``gamma`` is then the margin.
     gamma : float, default=0.1
-        The multiplicative margin γ (ignored by additive updates).  Scores are on the scale of
-        the simplex weights: tune γ to the data (the paper searched 0.5–2× the data's margin).
+        The multiplicative margin γ > 0 of §8 (the constraints become ``s_r − s_s ≥ γ``;
+        ignored by additive updates; Appendix C's closed-form step needs γ < 1).  Scores are on
+        the scale of the simplex weights: tune γ to the data (the paper searched 0.5–2× the
+        data's margin).
     max_rule : {"hinge", "distance"}, default="hinge"
-        MaxPA's "most violated" pair: the largest hinge loss, or distance ℓ/‖x‖.
+        Which pair ``scheme="maxpa"`` calls the most violated: the largest hinge loss ℓ_j,
+        or the largest distance ``ℓ_j/‖x_j‖`` to the pair's half-space (‖x_j‖_∞ under the
+        multiplicative update); unused by the other schemes.
     threshold : "calibrated" or float, default="calibrated"
-        Multilabel prediction rule (above); ignored for multiclass.
+        Multilabel prediction rule (the threshold rule above): ``"calibrated"`` learns the
+        virtual threshold label θ; a finite number t predicts the labels with ``s_r > t``.
+        Ignored for multiclass.
     decompose : {"none", "per_label", "singletons"}, default="none"
         The decomposable loss of §7: the round's pairs split into sets, each with budget
         C/r_t and its own scheme — one set per relevant label (its pairs against the irrelevant
         ones; the calibrated threshold label is one of them), or one per pair (the average hinge
         loss).  ``"none"``: one set, the paper's max loss.
-    n_epochs, shuffle, random_state
-        As in every onlinear estimator.
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
 
     Attributes
     ----------
@@ -217,9 +234,28 @@ default="simproj"
     coef_ : ndarray of shape (n_classes, n_features)
         One row per label (the threshold label excluded).
     threshold_coef_ : ndarray of shape (n_features,) or None
-        The calibrated threshold label's weights.
+        The calibrated threshold label's weights; None for multiclass, or for multilabel
+        training started with a numeric ``threshold``.
     multilabel_ : bool
-    n_seen_, n_mistakes_, n_imperfect_, n_constraints_, n_constraint_mistakes_, n_updates_ : int
+        Whether the model was trained on multilabel targets (an indicator matrix or label
+        sets) rather than one label per example.
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Trials (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Imperfect trials (the paper's mistakes), each counted before the trial is learned: some
+        constraint has margin ≤ 0 (ties are mistakes); for multiclass: the true class is not
+        the unique top score.
+    n_imperfect_ : int
+        The same count as ``n_mistakes_``, under the paper's name.
+    n_constraints_ : int
+        Constraints seen: the sum of the trials' block sizes k_t.
+    n_constraint_mistakes_ : int
+        Constraints with margin ≤ 0 when their trial was predicted (the per-constraint count
+        of the experiments of §9).
+    n_updates_ : int
+        Trials on which the model changed.
 
     Examples
     --------
@@ -604,24 +640,57 @@ class SimultaneousProjectionOrdinal(_Simultaneous):
     ----------
     scheme : {"simperc", "conproj", "simproj", "simopt", "maxpa", "optimal", "sopopo"}, \
 default="simproj"
-        ``"sopopo"`` is ``"optimal"`` here (the exact projection of the block).
+        How the round's per-constraint PA-I projections are combined, as in
+        :class:`SimultaneousProjectionClassifier`; ``"sopopo"`` is ``"optimal"`` here (the
+        exact projection of the block).
     C : float, default=1.0
+        Aggressiveness C > 0: the cap ``Σ_j α_j ≤ C`` on each round's dual mass (Eq. 3 of
+        Amit et al.), hence the box of each per-constraint step ``α_j = min{C, ℓ_j/v_j}``
+        (Eq. 4) and SimPerc's step size.
     max_rule : {"hinge", "distance"}, default="hinge"
+        Which constraint ``scheme="maxpa"`` calls the most violated: the largest hinge loss ℓ_j,
+        or the largest distance ``ℓ_j/‖x_j‖`` to the constraint's half-space; unused by the
+        other schemes.
     classes : array-like or None, default=None
         The labels in rank order (lowest first); by default the sorted labels seen by ``fit``
         (numbers, or strings sorted alphabetically — pass the order then).
     decompose : {"none", "singletons"}, default="none"
         ``"singletons"``: the decomposable loss of §7 with one set per threshold (budget
-        C/(k − 1) each: the average hinge loss over the thresholds).
-    n_epochs, shuffle, random_state
-        As in every onlinear estimator.
+        C/(k − 1) each: the average hinge loss over the thresholds).  ``"none"``: one set, the
+        paper's max loss.
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
+        the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
 
     Attributes
     ----------
-    classes_ : ndarray, the labels in rank order
+    classes_ : ndarray of shape (n_classes,)
+        The labels in rank order (lowest first).
     coef_ : ndarray of shape (n_features,)
+        The weight vector w (the score is ``f = X @ coef_``).
     thresholds_ : ndarray of shape (n_classes − 1,)
-    n_seen_, n_mistakes_, n_imperfect_, n_constraints_, n_constraint_mistakes_, n_updates_ : int
+        The thresholds b_0, …, b_{k−2} (not kept ordered by the reduction, see above).
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Trials (examples) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Imperfect trials (the paper's mistakes), each counted before the trial is learned: some
+        constraint has margin ≤ 0 (ties are mistakes); a wrong rank when the thresholds are
+        ordered.
+    n_imperfect_ : int
+        The same count as ``n_mistakes_``, under the paper's name.
+    n_constraints_ : int
+        Constraints seen: the sum of the trials' block sizes k_t.
+    n_constraint_mistakes_ : int
+        Constraints with margin ≤ 0 when their trial was predicted (the per-constraint count
+        of the experiments of §9).
+    n_updates_ : int
+        Trials on which the model changed.
 
     Examples
     --------
@@ -809,24 +878,56 @@ class BlockLearner(_Simultaneous):
     ----------
     scheme : {"simperc", "conproj", "simproj", "simopt", "maxpa", "optimal", "sopopo"}, \
 default="simproj"
-        ``"maxpa"`` here is single-prototype MaxPA ("Max-SP"); ``"sopopo"`` is ``"optimal"``.
+        How the round's per-constraint PA-I projections are combined, as in
+        :class:`SimultaneousProjectionClassifier`; ``"maxpa"`` here is single-prototype MaxPA
+        ("Max-SP"); ``"sopopo"`` is ``"optimal"``.
     C : float, default=1.0
+        Aggressiveness C > 0: the cap ``Σ_j c_j α_j ≤ C`` on each round's dual mass (Eq. 3 of
+        Amit et al.; c_j = 1 unless ``fit`` is given the coupling weights of §10), hence the
+        box of each per-constraint step ``α_j = min{C/c_j, ℓ_j/v_j}`` (Eq. 4) and SimPerc's
+        step size.  With the additive update it carries the units of 1/‖x‖² (x → c·x needs
+        C → C/c²).
     update : {"additive", "multiplicative"}, default="additive"
         ``"multiplicative"``: ω on the probability simplex, exponentiated updates with KL
         proximity (§8), margin ``gamma``; the step has a closed form for instances in
         {−1, 0, 1}^n (Appendix C).
     gamma : float, default=0.1
-        Multiplicative margin γ (the closed form needs γ < 1).
+        Multiplicative margin γ > 0 of §8 (constraints ``y_j ω·x_j ≥ γ``; the closed form needs
+        γ < 1); ignored by additive updates.
     max_rule : {"hinge", "distance"}, default="hinge"
-    n_epochs, shuffle, random_state
-        As in every onlinear estimator; shuffling permutes the trials, not the rows.
+        Which constraint ``scheme="maxpa"`` calls the most violated: the largest hinge loss ℓ_j,
+        or the largest distance ``ℓ_j/‖x_j‖`` to the constraint's half-space (‖x_j‖_∞ under
+        the multiplicative update); unused by the other schemes.
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
+    shuffle : bool, default=False
+        Shuffle the trials (not the rows within a trial) before every epoch of :meth:`fit`
+        (off: the online protocol sees the stream in the order given).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
 
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is the positive side (+1).
     coef_ : ndarray of shape (1, n_features)
         ω (scores ``X @ coef_[0]``; positive means ``classes_[1]``).
-    n_seen_, n_mistakes_, n_imperfect_, n_constraints_, n_constraint_mistakes_, n_updates_ : int
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    n_seen_ : int
+        Trials (blocks) learned since the last :meth:`fit`.
+    n_mistakes_ : int
+        Imperfect trials (the paper's mistakes), each counted before the trial is learned: some
+        constraint of the block has margin ≤ 0 (ties are mistakes).
+    n_imperfect_ : int
+        The same count as ``n_mistakes_``, under the paper's name.
+    n_constraints_ : int
+        Constraints seen: the sum of the trials' block sizes k_t.
+    n_constraint_mistakes_ : int
+        Constraints with margin ≤ 0 when their trial was predicted (the per-constraint count
+        of the experiments of §9).
+    n_updates_ : int
+        Trials on which the model changed.
 
     Examples
     --------
