@@ -4,6 +4,7 @@ compile of every engine.
 
     python benchmarks/one_example.py            # 2,000 USPS rows per learner, 5 rounds
     python benchmarks/one_example.py --quick    # 300 rows, 2 rounds, no compile timing
+    python benchmarks/one_example.py --no-compile
 
 ``learn_one`` rates: each learner streams the first ``--rows`` USPS rows (1-D float64 numpy rows,
 ``classes=`` on the first call only), the learners interleaved round by round so that a drift of
@@ -124,11 +125,12 @@ def main(argv=None):
     ap.add_argument("--rows", type=int, default=2000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--no-compile", action="store_true", help="skip the cold-compile timing")
     args = ap.parse_args(argv)
     if args.quick:
         args.rows, args.rounds = 300, 2
     learn_one_rates(args.rows, args.rounds)
-    if not args.quick:
+    if not (args.quick or args.no_compile):
         print()
         cold_compile()
 
