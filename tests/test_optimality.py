@@ -1,4 +1,4 @@
-"""Every step rule IS the solution of the problem that defines it (specs README, ground truth 1).
+"""Every step rule IS the solution of the problem that defines it (as each paper defines it).
 
 Each update of :func:`onlinear.rules.dispatch.compute_steps` is certified optimal, on random
 rounds, for the *stated* optimization problem by its Karush–Kuhn–Tucker conditions at the rule's
@@ -7,15 +7,16 @@ complementarity and feasibility to 1e-8), and a generic solver (scipy SLSQP) is 
 second opinion that needs no convergence flag: its point, when feasible, is never better than the
 rule's.  Each rule is also checked against the structural facts the papers prove about it:
 
-* MIRA (spec 000 §2.4, §6.1): Figure 3 with margin β; Lemma 5; Corollary 6; Eq. 15 and the §5.1
-  post-update scores; the simplex form; Q(τ) ≤ Q(τ') for feasible τ'.
-* Binary MIRA (spec 000 §2.5): equals 2-class MIRA on M = (−w, w) with the β/2 correspondence.
-* PA / PA-I / PA-II (spec 002 §2.1–2.2): the max-loss single-constraint problems, exact C
-  convention; the printed variant equals the exact one with C → C/2.
-* SPA / SPA-I / SPA-II (spec 002 §3, §7.1 P1–P8): problem (2.2) with all constraints; KKT;
-  support-set structure (Theorem 3.1, Lemma 4.1); K = 2 and C → ∞ limits; the printed SPA-I /
-  SPA-II misprints (§3.5).
-* The additive family (Figure 2) and Kesler's construction (spec 000 §2.2–2.3, §6.1): C1–C4 and
+* MIRA (Crammer & Singer 2003, §5, Eq. 12–15): Figure 3 with margin β; Lemma 5; Corollary 6;
+  Eq. 15 and the §5.1 post-update scores; the simplex form; Q(τ) ≤ Q(τ') for feasible τ'.
+* Binary MIRA (Crammer & Singer §5.2, Figure 4): equals 2-class MIRA on M = (−w, w) with the β/2
+  correspondence.
+* PA / PA-I / PA-II (Matsushima et al. 2010, §2, Eq. 2.2–2.3): the max-loss single-constraint
+  problems, exact C convention; the printed variant equals the exact one with C → C/2.
+* SPA / SPA-I / SPA-II (Matsushima et al. §3, and our property checks): problem (2.2) with all
+  constraints; KKT; support-set structure (Theorem 3.1, Lemma 4.1); K = 2 and C → ∞ limits; the
+  printed SPA-I / SPA-II of Table 2, which are misprints.
+* The additive family (Figure 2) and Kesler's construction (Crammer & Singer §4, §4.2): C1–C4 and
   Lemma 2, scheme details, tie and 0/0 edge cases.
 
 Conventions used throughout: ``tau[r]`` is added (times x) to row r of the weight matrix;
@@ -136,7 +137,7 @@ def pa_family_certificate(m, x, y, w, constrained, kind, c):
 
 
 def solve_mira_generic(m, x, y, beta):
-    """Figure 3 (spec 000 §2.4) with margin β (§5.3), posed in its original form
+    """Figure 3 (Crammer & Singer §5) with margin β (§5.3), posed in its original form
     ``min_τ ½ Σ_r ‖M_r + τ_r x‖² − β τ_y  s.t.  τ_r ≤ δ_{r,y}, Σ_r τ_r = 0``
     (the −βτ_y term is "B_y lowered by β"), solved by SLSQP from τ = 0."""
     k = m.shape[0]
@@ -154,7 +155,7 @@ def solve_mira_generic(m, x, y, beta):
 
 
 def solve_pa_family_generic(m, x, y, constrained, kind, c):
-    """The PA-family problems in weight space (spec 002 §2.1–2.2, (2.2)), variables W (and ξ):
+    """The PA-family problems in weight space (Matsushima et al. §2, Eq. 2.2), variables W (and ξ):
     ``min ½ Σ_u ‖w_u − w_u^(i)‖² [+ Cξ (I) | + Cξ² (II)]``
     ``s.t. w_y·x − w_u·x ≥ 1 [− ξ]`` for u in ``constrained`` [and ξ ≥ 0 for I].
     ``constrained`` is {argmax_{v≠y} s_v} for PA-x and all u ≠ y for SPA-x.
@@ -238,13 +239,13 @@ def assert_matches_generic(m, x, y, tau, constrained, kind, c, msg=""):
 
 
 def highest_wrong(scores, y):
-    """argmax_{v≠y} s_v, lowest index on ties (spec 002 §2.1, §5.3)."""
+    """argmax_{v≠y} s_v, lowest index on ties (Matsushima et al. §2; ties: our choice)."""
     masked = np.where(np.arange(scores.shape[0]) == y, -np.inf, scores)
     return int(np.argmax(masked))
 
 
 def mira_theta_score_units(b_tilde, a, y):
-    """Eq. 15 (spec 000 §2.4), independently of the library: the unique θ' = Aθ* with
+    """Eq. 15 (Crammer & Singer §5), independently of the library: the unique θ' = Aθ* with
     Σ_r min(θ' − B̃_r, A δ_{r,y}) = 0, found by Brent's method."""
     cap = a * (np.arange(b_tilde.shape[0]) == y)
 
@@ -270,11 +271,11 @@ def mira_tau(m, x, y, beta):
 
 
 # --------------------------------------------------------------------------------------------
-# MIRA (spec 000 §2.4, §6.1)
+# MIRA (Crammer & Singer 2003, §5, Figure 3)
 # --------------------------------------------------------------------------------------------
 
 def test_mira_equals_generic_solution_of_figure_3():
-    """Spec 000 §2.4 / §6.1 "KKT/optimality": MIRA's τ is the minimiser of Figure 3's QP
+    """Crammer & Singer Eq. 12–14 (our optimality check): MIRA's τ is the minimiser of Figure 3's QP
     (with the §5.3 margin β) on 400 random rounds: certified by its KKT conditions, and not
     worse than SLSQP's point."""
     n_updates = 0
@@ -294,9 +295,9 @@ def test_mira_equals_generic_solution_of_figure_3():
 
 
 def test_mira_lemma_5_and_corollary_6():
-    """Lemma 5: τ_r = 0 for r ≠ y with B̃_r ≤ B̃_y. Corollary 6 (+ [DERIVED] converse, spec 000
-    §2.4, §4.5, §4.7): τ = 0 exactly (bit-zero) iff max_{r≠y} B̃_r ≤ B̃_y, B̃ = B − βe_y; in
-    particular an exact tie with β = 0 gives no update."""
+    """Lemma 5: τ_r = 0 for r ≠ y with B̃_r ≤ B̃_y. Corollary 6 (Crammer & Singer
+    §5.1, + our derived converse and round-off guard): τ = 0 exactly (bit-zero) iff
+    max_{r≠y} B̃_r ≤ B̃_y, B̃ = B − βe_y; in particular an exact tie with β = 0 gives no update."""
     n_passive = 0
     for m, x, y, beta in mira_rounds(12):
         s = m @ x
@@ -325,7 +326,7 @@ def test_mira_lemma_5_and_corollary_6():
 def test_mira_eq_15_and_post_update_scores():
     """Eq. 15: τ_r = min(θ* − B̃_r/A, δ_{y,r}), θ* the root of Σ_r min(θ − B̃_r/A, δ_{y,r}) = 0
     (found here by Brent's method). §5.1: the new scores B̃_r + Aτ_r = min(Aθ*, B̃_r + Aδ_{y,r}),
-    their maximum is Aθ* (spec 000 §2.4, §6.1)."""
+    their maximum is Aθ* (Crammer & Singer §5.1; our check)."""
     for m, x, y, beta in mira_rounds(13):
         s, a = m @ x, x @ x
         k = s.shape[0]
@@ -350,7 +351,7 @@ def _project_simplex_by_root(v):
 
 
 def test_mira_simplex_form():
-    """Spec 000 §2.4 [DERIVED, VERIFIED]: τ = e_y − Π_Δ(B̃/A + e_y); hence τ_r ≤ 0 off y,
+    """Our derivation from Crammer & Singer Eq. 15: τ = e_y − Π_Δ(B̃/A + e_y); hence τ_r ≤ 0 off y,
     τ_y ∈ [0, 1] and ‖τ‖₁ = 2τ_y."""
     for m, x, y, beta in mira_rounds(14):
         s, a = m @ x, x @ x
@@ -367,7 +368,8 @@ def test_mira_simplex_form():
 
 
 def test_mira_objective_is_minimal_among_feasible_points():
-    """Spec 000 §6.1: Q(τ) ≤ Q(τ') for random feasible τ', Q(τ) = ½A‖τ‖² + B̃·τ (Eq. 12–14).
+    """Our check of Crammer & Singer Eq. 12–14: Q(τ) ≤ Q(τ') for random feasible τ',
+    Q(τ) = ½A‖τ‖² + B̃·τ.
     The feasible set is {t(e_y − p) : t ∈ [0, 1], p a distribution over r ≠ y}; τ' is drawn
     from it and also as small feasible perturbations (1−ε)τ + ετ'."""
     rng = np.random.default_rng(15)
@@ -395,11 +397,11 @@ def test_mira_objective_is_minimal_among_feasible_points():
 
 
 # --------------------------------------------------------------------------------------------
-# Binary MIRA (spec 000 §2.5)
+# Binary MIRA (Crammer & Singer 2003, §5.2, Figure 4)
 # --------------------------------------------------------------------------------------------
 
 def test_binary_mira_equals_two_class_mira():
-    """Spec 000 §2.5, §6.1: binary MIRA (Figure 4, aggressive form τ = G(−(z w·x − β/2)/‖x‖²))
+    """Crammer & Singer §5.2: binary MIRA (Figure 4, aggressive form τ = G(−(z w·x − β/2)/‖x‖²))
     is 2-class MIRA on M = (−w, w) (class index 1 = positive, prototype w) with margin β: the
     binary step τ z x equals the change of the positive row, and the negative row changes by
     its opposite, to 1e-12."""
@@ -433,7 +435,7 @@ def test_binary_mira_equals_two_class_mira():
 
 
 # --------------------------------------------------------------------------------------------
-# PA, PA-I, PA-II (spec 002 §2.1–2.2)
+# PA, PA-I, PA-II (Matsushima et al. 2010, §2, Eq. 2.2–2.3)
 # --------------------------------------------------------------------------------------------
 
 def pa_rounds(seed):
@@ -446,7 +448,7 @@ def pa_rounds(seed):
 
 @pytest.mark.parametrize("kind", [PA, PA_I, PA_II], ids=lambda k: f"PA-{KIND_NAMES[k]}")
 def test_pa_equals_generic_solution_of_single_constraint_problem(kind):
-    """Spec 002 §2.1 (2.3) and §2.2 (PA-I, PA-II), exact convention (default variant): the step
+    """Matsushima et al. §2, Eq. 2.3 and PA-I, PA-II, exact convention (default variant): the step
     solves ``min ½Σ‖w_u − w_u^(i)‖² [+Cξ | +Cξ²]`` s.t. ``w_y·x − w_r·x ≥ 1 [−ξ]`` with
     r = argmax_{v≠y} s_v; certified by KKT in weight space on 200 random rounds, SLSQP not better."""
     n_updates = 0
@@ -465,7 +467,7 @@ def test_pa_equals_generic_solution_of_single_constraint_problem(kind):
 
 
 def test_printed_pa_is_exact_pa_with_half_c():
-    """Spec 002 §2.2: the printed PA-I (τ = min{C/2, ℓ/(2q)}) and PA-II (τ = ½ℓ/(q + 1/(2C)))
+    """Matsushima et al. §2: the printed PA-I (τ = min{C/2, ℓ/(2q)}) and PA-II (τ = ½ℓ/(q + 1/(2C)))
     are exactly the exact-convention steps with C replaced by C/2 (bit-identical); printed PA
     (no C) is exact PA. Also checks the printed forms literally."""
     n_differs = 0
@@ -489,7 +491,7 @@ def test_printed_pa_is_exact_pa_with_half_c():
 
 
 # --------------------------------------------------------------------------------------------
-# SPA, SPA-I, SPA-II (spec 002 §3, §7.1)
+# SPA, SPA-I, SPA-II (Matsushima et al. 2010, §3; our property checks)
 # --------------------------------------------------------------------------------------------
 
 SPA_KINDS = [PA, PA_I, PA_II]
@@ -518,8 +520,8 @@ def spa_tau(m, x, y, kind, c, variant=EXACT):
 
 @pytest.mark.parametrize("kind", SPA_KINDS, ids=SPA_IDS)
 def test_spa_equals_generic_solution_of_problem_2_2(kind, spa_cases):
-    """Spec 002 §3 and §7.1 P1: SPA / SPA-I / SPA-II solve problem (2.2) with all K − 1
-    constraints (hard, +Cξ with ξ ≥ 0, +Cξ²); certified by KKT in weight space, and
+    """Matsushima et al. §3 (our optimality check): SPA / SPA-I / SPA-II solve problem (2.2)
+    with all K − 1 constraints (hard, +Cξ with ξ ≥ 0, +Cξ²); certified by KKT in weight space, and
     the library's objective is not above the solver's."""
     n_multi = 0
     for m, x, y, c, w_ref in spa_cases[kind]:
@@ -534,11 +536,12 @@ def test_spa_equals_generic_solution_of_problem_2_2(kind, spa_cases):
 
 @pytest.mark.parametrize("kind", SPA_KINDS, ids=SPA_IDS)
 def test_spa_kkt_conditions(kind):
-    """Spec 002 §3.1 (3.4)–(3.7), §3.5, §3.6, §7.1 P2–P3: with multipliers τ_v = −tau[v] and
-    ξ the slack (0 for SPA; T/(2C) for SPA-II, T = Σ_S τ_v; the largest remaining violation for
-    SPA-I): dual feasibility τ_v ≥ 0, stationarity tau[y] = T, primal feasibility
-    margins ≥ 1 − ξ, complementary slackness (margin = 1 − ξ on S), SPA-I: T ≤ C with T = C
-    whenever ξ > 0. An update happens iff the max loss L > 0. KKT is sufficient here."""
+    """Matsushima et al. §3.1, Eq. 3.4–3.7, and §3.3 with the corrected SPA-I / SPA-II (our
+    checks): with multipliers τ_v = −tau[v] and ξ the slack (0 for SPA; T/(2C) for SPA-II,
+    T = Σ_S τ_v; the largest remaining violation for SPA-I): dual feasibility τ_v ≥ 0, stationarity
+    tau[y] = T, primal feasibility margins ≥ 1 − ξ, complementary slackness (margin = 1 − ξ on S),
+    SPA-I: T ≤ C with T = C whenever ξ > 0. An update happens iff the max loss L > 0. KKT is
+    sufficient here."""
     rng = np.random.default_rng(60 + kind)
     n_budget = 0
     for i in range(N_ROUNDS):
@@ -574,11 +577,11 @@ def test_spa_kkt_conditions(kind):
 
 @pytest.mark.parametrize("kind", SPA_KINDS, ids=SPA_IDS)
 def test_support_set_structure_and_lemma_4_1(kind):
-    """Spec 002 §3.2 Theorem 3.1 and §7.1 P4–P5: the support set S = {v : τ_v > 0} is a prefix
-    of the classes sorted by decreasing ℓ_v (every v ∉ S has a strictly smaller loss than every
-    member of S, so tied losses are all in or all out), σ(1) ∈ S iff L > 0, and Lemma 4.1: every
-    v ∈ S has ℓ_v ≥ L/2 (stated for SPA; [DERIVED] for SPA-I/II too since their thresholds θ are
-    ≥ Σ_S ℓ/(|S|+1)). Random rounds plus rounds with exactly tied losses."""
+    """Matsushima et al. §3.2, Theorem 3.1 (our check): the support set S = {v : τ_v > 0} is a
+    prefix of the classes sorted by decreasing ℓ_v (every v ∉ S has a strictly smaller loss than
+    every member of S, so tied losses are all in or all out), σ(1) ∈ S iff L > 0, and Lemma 4.1:
+    every v ∈ S has ℓ_v ≥ L/2 (stated for SPA; [DERIVED] for SPA-I/II too since their thresholds θ
+    are ≥ Σ_S ℓ/(|S|+1)). Random rounds plus rounds with exactly tied losses."""
     rng = np.random.default_rng(70 + kind)
     for i in range(2 * N_ROUNDS):
         if i % 2:
@@ -609,7 +612,7 @@ def test_support_set_structure_and_lemma_4_1(kind):
 
 
 def test_support_set_tie_examples():
-    """Spec 002 §3.2 ties, worked by hand with q = 1, y = 0, SPA (3.11):
+    """Ties in Matsushima et al. Theorem 3.1 (§3.2), worked by hand with q = 1, y = 0, SPA (3.11):
     ℓ = (1.5, 1.5, 1.25, 1.25): every class passes, θ = 5.5/5 = 1.1, τ = (0.4, 0.4, 0.15, 0.15);
     ℓ = (4, 1, 1): the tied pair fails together, S = {σ(1)}, τ = 2."""
     tau = steps(SUPPORT_CLASS, [0.0, 0.5, 0.5, 0.25, 0.25], 0, 1.0, [1.0, PA, EXACT])
@@ -620,7 +623,7 @@ def test_support_set_tie_examples():
 
 @pytest.mark.parametrize("kind", SPA_KINDS, ids=SPA_IDS)
 def test_two_classes_spa_equals_pa(kind):
-    """Spec 002 §3.2, §5.8, §7.1 P6: with K = 2, SPA ≡ PA, SPA-I ≡ PA-I, SPA-II ≡ PA-II
+    """Our check of Matsushima et al. §2–3: with K = 2, SPA ≡ PA, SPA-I ≡ PA-I, SPA-II ≡ PA-II
     (exact C convention), to 1e-12."""
     rng = np.random.default_rng(80 + kind)
     n_updates = 0
@@ -637,8 +640,8 @@ def test_two_classes_spa_equals_pa(kind):
 
 @pytest.mark.parametrize("c_inf", [np.inf, 1e12], ids=["inf", "1e12"])
 def test_large_c_limit_is_hard_variant(c_inf):
-    """Spec 002 §5.7, §7.1 P7: C → ∞ turns SPA-I and SPA-II into SPA and PA-I, PA-II into PA
-    (C = ∞ is accepted)."""
+    """Our check of Matsushima et al. §2–3: C → ∞ turns SPA-I and SPA-II into SPA and PA-I,
+    PA-II into PA (C = ∞ is accepted)."""
     rng = np.random.default_rng(90)
     for _ in range(N_ROUNDS):
         m, x, y = random_round(rng, k_max=10)
@@ -651,10 +654,10 @@ def test_large_c_limit_is_hard_variant(c_inf):
 
 
 def test_pa_can_leave_violations_spa_cannot():
-    """Spec 002 §2.1, §7.1 P8: after a PA update the margin against a class other than r can
-    stay below 1 (here two tied wrong classes, q = 1, s = (0, .5, .5), y = 0: PA τ = 0.75 gives
-    margins (1, 0.25)), while after SPA every margin is ≥ 1. Also on random rounds: PA leaves
-    a violation on some, SPA on none."""
+    """Our check of Matsushima et al. §2 against §3: after a PA update the margin against a
+    class other than r can stay below 1 (here two tied wrong classes, q = 1, s = (0, .5, .5), y = 0:
+    PA τ = 0.75 gives margins (1, 0.25)), while after SPA every margin is ≥ 1. Also on random
+    rounds: PA leaves a violation on some, SPA on none."""
     m = np.array([[0.0, 0.0], [0.5, 0.0], [0.5, 0.0]])
     x = np.array([1.0, 0.0])
     pa = steps(PASSIVE_AGGRESSIVE, m @ x, 0, 1.0, [1.0, PA, EXACT])
@@ -675,12 +678,12 @@ def test_pa_can_leave_violations_spa_cannot():
 
 
 # --------------------------------------------------------------------------------------------
-# The printed SPA-I / SPA-II (spec 002 §3.4–3.5): documented misprints
+# The printed SPA-I / SPA-II (Matsushima et al. Table 2): documented misprints
 # --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kind", [PA_I, PA_II], ids=["SPA-I", "SPA-II"])
 def test_printed_soft_spa_is_not_the_optimum(kind, spa_cases):
-    """Spec 002 §3.5: the printed Table 2 SPA-I (condition and step) and SPA-II (step with
+    """Matsushima et al. §3.3: the printed Table 2 SPA-I (condition and step) and SPA-II (step with
     1/(2C) for |S|/(2C)) are misprints: on random rounds they differ from the certified
     optimum of their own stated problem (by more than 1e-6 on the weights) on at least 10% of
     the rounds, while the exact variant never does (the other test). Printed SPA (hard) is
@@ -695,9 +698,10 @@ def test_printed_soft_spa_is_not_the_optimum(kind, spa_cases):
 
 
 def test_printed_spa_i_example_from_spec():
-    """Spec 002 §3.5 example: q = 1, C = 1, ℓ = (5, 4, 3). The printed SPA-I support condition
-    at k = 1 reads 0 < min{2 − 5, 5}: false, so S = ∅ and no update although L = 5; the exact
-    SPA-I updates (budget binding: Σ_S τ = C = 1) and matches the generic solver."""
+    """Our example against the printed Table 2 of Matsushima et al.: q = 1, C = 1,
+    ℓ = (5, 4, 3). The printed SPA-I support condition at k = 1 reads 0 < min{2 − 5, 5}: false,
+    so S = ∅ and no update although L = 5; the exact SPA-I updates (budget binding:
+    Σ_S τ = C = 1) and matches the generic solver."""
     m = np.array([[0.0, 0.0], [4.0, 0.0], [3.0, 0.0], [2.0, 0.0]])
     x = np.array([1.0, 0.0])
     s = m @ x
@@ -706,11 +710,11 @@ def test_printed_spa_i_example_from_spec():
     np.testing.assert_array_equal(printed, np.zeros(4))
     exact = steps(SUPPORT_CLASS, s, 0, 1.0, [1.0, PA_I, EXACT])
     assert abs(exact[0] - 1.0) <= 1e-12
-    assert_matches_generic(m, x, 0, exact, [1, 2, 3], PA_I, 1.0, msg="spec example")
+    assert_matches_generic(m, x, 0, exact, [1, 2, 3], PA_I, 1.0, msg="worked example")
 
 
 # --------------------------------------------------------------------------------------------
-# The additive family (Figure 2) and Kesler's construction (spec 000 §2.2–2.3, §6.1)
+# The additive family (Figure 2) and Kesler's construction (Crammer & Singer 2003, §4, §4.2)
 # --------------------------------------------------------------------------------------------
 
 def family_rounds(seed, n=2 * N_ROUNDS):
@@ -730,13 +734,13 @@ def family_rounds(seed, n=2 * N_ROUNDS):
 
 
 def error_set(s, y, beta):
-    """E_β = {r ≠ y : s_r ≥ s_y − β} (ties count, spec 000 §1.1, §2.2)."""
+    """E_β = {r ≠ y : s_r ≥ s_y − β} (ties count, Crammer & Singer §4, Figure 2)."""
     threshold = s[y] - beta
     return np.array([r for r in range(s.shape[0]) if r != y and s[r] >= threshold], dtype=int)
 
 
 def assert_family_member(tau, y, err):
-    """C1–C4 of Figure 2 and Lemma 2 (spec 000 §2.2, §6.1)."""
+    """C1–C4 of Figure 2 and Lemma 2 (Crammer & Singer §4, §4.1)."""
     k = tau.shape[0]
     assert tau[y] == 1.0                                           # C4
     assert np.all(tau[np.arange(k) != y] <= 0.0)                   # C1
@@ -752,10 +756,10 @@ def assert_family_member(tau, y, err):
 @pytest.mark.parametrize("scheme", [UNIFORM, MAX_SCORE, PROPORTIONAL],
                          ids=["uniform", "max", "prop"])
 def test_additive_family_conditions_and_schemes(scheme):
-    """Spec 000 §2.2, §6.1: whenever E_β ≠ ∅ the step satisfies C1–C4 and Lemma 2, and τ = 0
-    when E_β = ∅. Scheme details: uniform τ_r = −1/|E| on E; max: one −1 at the highest-scoring
-    wrong class (lowest index on ties, never y); prop: τ_r = −[s_r − s_y + β]_+ /
-    Σ_{s≠y}[s_s − s_y + β]_+, falling back to uniform when that sum is 0."""
+    """Crammer & Singer Figure 2, Lemma 2 (our check): whenever E_β ≠ ∅ the step satisfies C1–C4
+    and Lemma 2, and τ = 0 when E_β = ∅. Scheme details: uniform τ_r = −1/|E| on E; max: one −1 at
+    the highest-scoring wrong class (lowest index on ties, never y); prop: τ_r = −[s_r − s_y + β]_+
+    / Σ_{s≠y}[s_s − s_y + β]_+, falling back to uniform when that sum is 0."""
     n_nonempty = n_fallback = 0
     for s, y, q, beta in family_rounds(100 + scheme):
         tau = steps(ADDITIVE_FAMILY, s, y, q, [beta, scheme])
@@ -783,9 +787,10 @@ def test_additive_family_conditions_and_schemes(scheme):
 
 
 def test_family_edge_cases_by_hand():
-    """Spec 000 §4.1–4.3: from M = 0 every wrong class ties with y and is in E; prop's 0/0
-    (every member of E sits exactly on the threshold s_y − β) falls back to uniform; max never
-    returns y when y ties for the maximum and breaks ties by the lowest wrong index."""
+    """Our edge cases of Crammer & Singer Figure 2: from M = 0 every wrong class ties with y
+    and is in E; prop's 0/0 (every member of E sits exactly on the threshold s_y − β) falls back to
+    uniform; max never returns y when y ties for the maximum and breaks ties by the lowest wrong
+    index."""
     zeros = np.zeros(4)
     for scheme in (UNIFORM, PROPORTIONAL):
         np.testing.assert_array_equal(steps(ADDITIVE_FAMILY, zeros, 2, 1.0, [0.0, scheme]),
@@ -808,7 +813,8 @@ def test_family_edge_cases_by_hand():
 
 
 def test_kesler_is_a_succession_of_family_steps():
-    """Spec 000 §2.3 [RECONSTRUCTED algorithm]: Kesler's construction unravelled is, for r ≠ y
+    """Crammer & Singer §4.2 (the algorithm is our reconstruction of the text): Kesler's
+    construction unravelled is, for r ≠ y
     ascending, "if M_r·x ≥ M_y·x − β: M_y += x, M_r −= x" on the *current* matrix. Replaying
     that on M itself (scores recomputed from M): the net step equals the sum of the sub-steps,
     each sub-step e_y − e_r is a Figure 2 member for the current matrix (C1–C4, Lemma 2, r in
