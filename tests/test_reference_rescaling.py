@@ -1,16 +1,19 @@
 """The rescaling and multiplicative learners against short per-example reference implementations.
 
-The references below are plain numpy, one example at a time, written from the specs and not from
+The references below are plain numpy, one example at a time, written from the papers and not from
 the library:
 
-* ``romma`` / ``aromma`` — Li & Long (spec 004 Table 1, §4.3) with u and ‖u‖² kept as they are;
-  ROMMA updates only on mistakes z(u·a) ≤ 0 (Type III), the first example gives u = z a/‖a‖²;
-* ``naromma`` — spec 004 Figure 1 / Table 2 in the ℓ* form (only anti-parallel examples skipped,
-  or both collinear directions with ``skip_collinear="paper"``);
-* ``mcp`` / ``cmcp`` — spec 004 Figure 2 / Lemma 8, w_1 = y_0 a_0, ℓ_1 = 1/‖a_0‖;
-* ``mc-romma`` — spec 000 Figure 6 in the closed form of §2.7, τ from the max/uniform/prop scheme;
-* ``multiplicative`` — spec 000 Figure 5, version 1 ("row") and version 2 ("matrix");
-* ``winnow`` — balanced Winnow, the two-class case of Figure 5 (spec 000 §2.6).
+* ``romma`` / ``aromma`` — Li & Long (Bshouty & Haddad-Zaknoon §3.2, Table 1) with u and ‖u‖²
+  kept as they are; ROMMA updates only on mistakes z(u·a) ≤ 0 (Type III), the first example gives
+  u = z a/‖a‖²;
+* ``naromma`` — Bshouty & Haddad-Zaknoon §3, Figure 1 / Table 2 in the ℓ* form (only anti-parallel
+  examples skipped, or both collinear directions with ``skip_collinear="paper"``);
+* ``mcp`` / ``cmcp`` — Bshouty & Haddad-Zaknoon §4, Figure 2 / Lemma 8, w_1 = y_0 a_0,
+  ℓ_1 = 1/‖a_0‖;
+* ``mc-romma`` — Crammer & Singer 2003 Figure 6 (§7) in our closed form from Theorem 15 and
+  Lemmas 12–13, τ from the max/uniform/prop scheme;
+* ``multiplicative`` — Crammer & Singer Figure 5 (§6), version 1 ("row") and version 2 ("matrix");
+* ``winnow`` — balanced Winnow, the two-class case of Crammer & Singer's Figure 5 (§6).
 
 They follow the library's conventions: a binary learner has one output for two classes (positive
 label ``classes_[1]``, predicts class 1 iff the score is > 0) and runs one-vs-rest on more,
@@ -37,7 +40,8 @@ SCHEMES = ("max", "uniform", "prop")
 # Class labels as the user sees them (sorted, so that the class index is the position).
 LABELS = {2: np.array([-1, 4]), 3: np.array([0, 2, 9]), 4: np.array([-5, 1, 2, 30]),
           5: np.array([-2, 3, 5, 11, 40])}
-# Li & Long's anti-parallel test (spec 004 §4.3 and §9.3, ε ≈ 1e-12).
+# Li & Long's anti-parallel test (our guard for the division by zero in Bshouty & Haddad-Zaknoon
+# Table 1 and Figure 1, step 4; ε ≈ 1e-12).
 COLLINEAR = 1e-12
 
 
@@ -95,9 +99,10 @@ class Result:
     log_mass: float = 0.0  # multiplicative: max |log10| of the unnormalized mass of a row/matrix
 
 
-# ================================================================== binary references (spec 004)
+# ================================================== binary references (Bshouty & Haddad-Zaknoon)
 class RommaRef:
-    """ROMMA (conservative) or aggressive ROMMA, spec 004 Table 1 / §4.3, u and ‖u‖² as is."""
+    """ROMMA (conservative) or aggressive ROMMA, Bshouty & Haddad-Zaknoon Table 1 (§3.2), u and
+    ‖u‖² as is."""
 
     def __init__(self, aggressive):
         self.aggressive = aggressive
@@ -126,7 +131,8 @@ class RommaRef:
 
 
 class NarommaRef:
-    """NAROMMA, spec 004 Figure 1 / Table 2 in the ℓ* form (the square root of Table 2's entry)."""
+    """NAROMMA, Bshouty & Haddad-Zaknoon Figure 1 / Table 2 in the ℓ* form (the square root of
+    Table 2's entry)."""
 
     def __init__(self, skip_parallel=False):
         self.skip_parallel = skip_parallel
@@ -153,7 +159,7 @@ class NarommaRef:
 
 
 class MaximumCosineRef:
-    """MCP (spec 004 Figure 2, (41)–(43)) or, ``conservative``, CMCP (Lemma 8)."""
+    """MCP (Bshouty & Haddad-Zaknoon Figure 2, (41)–(43)) or, ``conservative``, CMCP (Lemma 8)."""
 
     def __init__(self, conservative):
         self.conservative = conservative
@@ -217,7 +223,8 @@ def scheme_tau(scores, y, scheme):
 
 
 def mc_romma_closed_form(M, x, tau):
-    """``argmin ½‖M'‖² s.t. Σ_r τ_r M'_r·x ≥ 1, M'·M ≥ ‖M‖²`` (spec 000 §2.7); also returns c."""
+    """``argmin ½‖M'‖² s.t. Σ_r τ_r M'_r·x ≥ 1, M'·M ≥ ‖M‖²`` (Crammer & Singer Figure 6, §7); also
+    returns c."""
     z = np.outer(tau, x)
     N, s, ZZ = np.sum(M * M), tau @ row_scores(M, x), (x @ x) * (tau @ tau)
     if N == 0:
@@ -391,9 +398,10 @@ def test_matches_reference(case, seed, n_classes, noise):
 
 
 def test_naromma_collinear_examples():
-    """Spec 004 §9.3 / T13: after a_0, an anti-parallel example (skipped by everyone) and a
-    parallel one (Type II for aggressive ROMMA and default NAROMMA, skipped by the paper's step
-    4); Theorem 7 (NAROMMA ≡ aggressive ROMMA) holds for the default only."""
+    """Our collinear-example check of Bshouty & Haddad-Zaknoon Figure 1, step 4: after a_0, an
+    anti-parallel example (skipped by everyone) and a parallel one (Type II for aggressive ROMMA and
+    default NAROMMA, skipped by the paper's step 4); Theorem 7 (NAROMMA ≡ aggressive ROMMA) holds
+    for the default only."""
     rng = np.random.default_rng(7)
     a0 = rng.normal(size=N_FEATURES)
     X_rest, y_rest = make_stream(8, 2, 0.1, n=60)
@@ -497,8 +505,8 @@ def test_learn_one_and_partial_fit_equal_fit(case):
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("n_classes, noise", [(3, 0.0), (5, 0.3)])
 def test_mc_romma_lemmas_12_and_13_at_every_step(scheme, n_classes, noise):
-    """Spec 000 §6.1: on every round with E ≠ ∅, Σ_r τ_r (M'_r·x) = 1 (Lemma 12) and, for
-    M ≠ 0, M'·M = ‖M‖² (Lemma 13); on the other rounds M does not change."""
+    """Crammer & Singer §7 (our check): on every round with E ≠ ∅, Σ_r τ_r (M'_r·x) = 1 (Lemma 12)
+    and, for M ≠ 0, M'·M = ‖M‖² (Lemma 13); on the other rounds M does not change."""
     X, y = make_stream(11, n_classes, noise, n=400)
     model = onlinear.make("mc-romma", scheme=scheme)
     M = np.zeros((n_classes, N_FEATURES))
@@ -544,9 +552,9 @@ def slsqp_point(M, x, tau):
 
 
 def test_mc_romma_closed_form_equals_qp_solver():
-    """Spec 000 §2.7: the library's step is the argmin of its QP on random rounds (all schemes,
-    3–5 classes, 3–8 features, noisy streams, first updates from M = 0 included): certified by
-    the KKT conditions, and a generic solver's feasible point is not better."""
+    """Crammer & Singer Figure 6 (§7): the library's step is the argmin of its QP on random rounds
+    (all schemes, 3–5 classes, 3–8 features, noisy streams, first updates from M = 0 included):
+    certified by the KKT conditions, and a generic solver's feasible point is not better."""
     rng = np.random.default_rng(12)
     checked = 0
     for trial in range(12):
@@ -573,9 +581,9 @@ def test_mc_romma_closed_form_equals_qp_solver():
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("normalize", ["row", "matrix"])
 def test_multiplicative_step_invariants(normalize, scheme):
-    """Spec 000 §6.1: all weights > 0; rows (version 1) or the matrix (version 2) sum to 1 after
-    every round; version 1 leaves the rows outside E ∪ {y} bit-identical, version 2 divides them
-    all by the same Z; a round with E = ∅ changes nothing."""
+    """Crammer & Singer Figure 5 (§6), our check: all weights > 0; rows (version 1) or the matrix
+    (version 2) sum to 1 after every round; version 1 leaves the rows outside E ∪ {y} bit-identical,
+    version 2 divides them all by the same Z; a round with E = ∅ changes nothing."""
     n_classes = 5
     X, y = make_stream(13, n_classes, 0.15, box=True)
     model = onlinear.make("multiplicative", eta=0.5, normalize=normalize, scheme=scheme)
@@ -636,8 +644,8 @@ def test_mc_romma_long_noisy_stream():
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES if c.kind == "cosine"])
 def test_maximum_cosine_long_noisy_stream(case):
     """4,000 rounds, 5 classes one-vs-rest, 15% label noise: ℓ* (= ‖u‖) grows geometrically
-    (spec 004 §9.5) but stays finite; the float64 reference is checked against an
-    extended-precision run of itself, so the comparison is meaningful."""
+    (our observation on non-separable data) but stays finite; the float64 reference is checked
+    against an extended-precision run of itself, so the comparison is meaningful."""
     X, y = make_stream(25, 5, 0.15, n=4000)
     ref = case.reference(X, y, 5)
     if np.finfo(np.longdouble).eps < np.finfo(np.float64).eps:
