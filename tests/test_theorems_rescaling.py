@@ -1,6 +1,7 @@
 """Theorems of the rescaling learners as tests: ROMMA, aggressive ROMMA, NAROMMA, MCP and CMCP
-(spec 004 §4, §6, §9, table T1–T13 of §11), multiclass ROMMA (spec 000 Theorem 14, §6.7) and the
-multiplicative family with balanced Winnow (spec 000 Theorem 11, §2.6, §6.6), plus a 10⁶-round
+(Bshouty & Haddad-Zaknoon §3–4; our property checks T1–T13 below), multiclass ROMMA (Crammer &
+Singer 2003, Theorem 14, §7) and the multiplicative family with balanced Winnow (Crammer & Singer
+Theorem 11, §6, Figure 5), plus a 10⁶-round
 noisy stream through the compiled batch path.
 
 Conventions of the library used below (see ``onlinear.estimators.maximum_cosine``): the
@@ -23,9 +24,9 @@ MAX_COSINE = ("romma", "aromma", "naromma", "mcp", "cmcp")
 
 # ---------------------------------------------------------------------------------- generators
 def separable_stream(seed, n, T, R=1.0, gamma_frac=0.05, order="random"):
-    """Spec 004 §11: w* uniform on the sphere, a uniform in the radius-R ball, rejected when
-    |w*·a| < gamma_frac·R; labels 1/0 for the sign of w*·a.  Returns X, y, w*, realized γ
-    (a_0 included) and realized R."""
+    """Our separable data for Bshouty & Haddad-Zaknoon: w* uniform on the sphere, a uniform in the
+    radius-R ball, rejected when |w*·a| < gamma_frac·R; labels 1/0 for the sign of w*·a.  Returns
+    X, y, w*, realized γ (a_0 included) and realized R."""
     rng = np.random.default_rng(seed)
     w = rng.normal(size=n)
     w /= np.linalg.norm(w)
@@ -59,8 +60,9 @@ def noisy_stream(seed, D, T, flip):
 
 
 def g1_stream(seed, k, n, T=300, gamma0=0.03, R0=1.0):
-    """Spec 000 §6.0 G1: unit-Frobenius M*, x = ρu with ρ ~ U[0.3, 1]R0, y = argmax M*x, kept
-    when the margin is ≥ γ0.  Returns X, y, M*, realized γ and R."""
+    """Our generator G1 (Crammer & Singer, separable): unit-Frobenius M*, x = ρu with
+    ρ ~ U[0.3, 1]R0, y = argmax M*x, kept when the margin is ≥ γ0.  Returns X, y, M*, realized γ
+    and R."""
     rng = np.random.default_rng(seed)
     M = rng.normal(size=(k, n))
     M /= np.linalg.norm(M)
@@ -84,9 +86,9 @@ def g1_stream(seed, k, n, T=300, gamma0=0.03, R0=1.0):
 
 
 def g3_stream(seed, k, n, s=3, T=300, gamma0=2.0 / 3.0):
-    """Spec 000 §6.0 G3: x ∈ {−1, +1}^n, M*_r uniform 1/s on disjoint blocks of s features
-    (rows of unit l1 norm), y = argmax, kept when the margin is ≥ γ0.  Returns X, y and the
-    realized margin γ of M*."""
+    """Our generator G3 (Crammer & Singer Theorem 11): x ∈ {−1, +1}^n, M*_r uniform 1/s on disjoint
+    blocks of s features (rows of unit l1 norm), y = argmax, kept when the margin is ≥ γ0.  Returns
+    X, y and the realized margin γ of M*."""
     assert k * s <= n
     rng = np.random.default_rng(seed)
     M = np.zeros((k, n))
@@ -150,12 +152,12 @@ def epochs(X, y, n):
 
 # ---------------------------------------------------------------------------------- references
 def reference(name, X, y, u_form=False):
-    """Straightforward float64 transcriptions of the spec's pseudo-code that recompute every
-    norm from the weights (spec 004 §3.6 NAROMMA in ρ form, §4.3 (aggressive) ROMMA from u = 0,
-    §6.3 MCP; CMCP = MCP with the threshold 0).  (Aggressive) ROMMA is run as u = ŵ/ρ, the same
-    algebra as §4.3's u form (``u_form=True``), which overflows when ‖u‖ = ℓ* passes 1e154 on
-    noisy data.  Predictions: class 1 iff w·a > 0.  Returns the per-round predictions, unit
-    directions and certificates ℓ."""
+    """Straightforward float64 transcriptions of Bshouty & Haddad-Zaknoon's updates that recompute
+    every norm from the weights (NAROMMA, Figure 1 / Table 2, in our ρ = 1/ℓ* form; (aggressive)
+    ROMMA, Table 1, from u = 0; MCP, Figure 2; CMCP = MCP with the threshold 0).  (Aggressive)
+    ROMMA is run as u = ŵ/ρ, the same algebra as Table 1's u form (``u_form=True``), which overflows
+    when ‖u‖ = ℓ* passes 1e154 on noisy data.  Predictions: class 1 iff w·a > 0.  Returns the
+    per-round predictions, unit directions and certificates ℓ."""
     T, D = X.shape
     pred = np.empty(T, dtype=np.int64)
     direction = np.empty((T, D))
@@ -237,8 +239,8 @@ def reference(name, X, y, u_form=False):
 
 
 def balanced_winnow(X, y, eta, normalize):
-    """Balanced normalized Winnow written directly (spec 000 §2.6): two positive weight
-    vectors, predict 1 iff w1·x > w0·x; when the other class scores ≥ the true one,
+    """Balanced normalized Winnow written directly (Crammer & Singer §6, Figure 5): two positive
+    weight vectors, predict 1 iff w1·x > w0·x; when the other class scores ≥ the true one,
     w_y ← w_y·exp(ηx), w_other ← w_other·exp(−ηx), then each vector (``"row"``) or the pair
     (``"matrix"``) is rescaled to unit l1 mass.  Returns predictions, w1 − w0 and #updates."""
     n = X.shape[1]
@@ -315,9 +317,9 @@ def test_theorem7_naromma_equals_aggressive_romma(kind, collinear_every):
 
 
 def test_t13_paper_collinear_skip_breaks_the_norm_equality():
-    """T13 (regression, spec 004 §9.3): a parallel example a = ½ρ·ŵ with the same label is a
-    Type II update for aggressive ROMMA (‖u‖ doubles) and for the default NAROMMA, but
-    skip_collinear="paper" skips it, so ‖u‖ = ℓ* fails from then on."""
+    """T13 (regression; collinear examples, Bshouty & Haddad-Zaknoon Figure 1, step 4): a parallel
+    example a = ½ρ·ŵ with the same label is a Type II update for aggressive ROMMA (‖u‖ doubles) and
+    for the default NAROMMA, but skip_collinear="paper" skips it, so ‖u‖ = ℓ* fails from then on."""
     X, y, *_ = separable_stream(3, n=6, T=300, R=2.0, gamma_frac=0.05)
     models = {"aromma": onlinear.make("aromma"), "default": onlinear.make("naromma"),
               "paper": onlinear.make("naromma", skip_collinear="paper")}
@@ -526,9 +528,9 @@ def test_theorem14_mc_romma_mistake_bound(case, scheme):
 @pytest.mark.parametrize("case", [(51, 3, 6, 0.03), (52, 5, 10, 0.02)],
                          ids=lambda c: f"k{c[1]}-n{c[2]}")
 def test_mc_romma_per_update_norm_growth(case):
-    """Spec 000 §6.1/§6.7 on separable data, every update (scheme "max"): ‖M'‖² ≥ ‖M‖² +
-    1/(2R²), ‖M'‖² ≤ ‖M*/γ‖²; Lemma 12 (M'_y − M'_r)·x = 1 for the demoted r = argmax_{s≠y};
-    Lemma 13 M'·M = ‖M‖² — until an epoch without update."""
+    """Crammer & Singer §7 (Lemmas 12–13, Theorem 14; our check) on separable data, every update
+    (scheme "max"): ‖M'‖² ≥ ‖M‖² + 1/(2R²), ‖M'‖² ≤ ‖M*/γ‖²; Lemma 12 (M'_y − M'_r)·x = 1 for the
+    demoted r = argmax_{s≠y}; Lemma 13 M'·M = ‖M‖² — until an epoch without update."""
     seed, k, n, gamma0 = case
     X, y, M_star, gamma, R = g1_stream(seed, k, n, T=300, gamma0=gamma0)
     model = onlinear.make("mc-romma")
@@ -571,10 +573,11 @@ G3_CASES = [(61, 3, 20), (62, 4, 30), (63, 2, 12)]
 @pytest.mark.parametrize("normalize", ["row", "matrix"])
 @pytest.mark.parametrize("case", G3_CASES, ids=lambda c: f"k{c[1]}-n{c[2]}")
 def test_theorem11_multiplicative_mistake_bound(case, normalize, scheme):
-    """Theorem 11 on G3 (spec 000 §6.6), run to an epoch without update: version 1 (rows of
-    unit l1 mass, comparator margin γ/k after the analysis' scaling) m ≤ ln n/(ηγ/k − ln cosh η)
-    with η = artanh(γ/k); version 2 (comparator M*/k of margin γ₂ = γ/k) m ≤
-    ln(nk)/(ηγ₂ − ln cosh η) with η = artanh(γ₂).  m counts the rounds with E ≠ ∅."""
+    """Theorem 11 on G3 (Crammer & Singer §6; our explicit form from the Appendix A proof), run to
+    an epoch without update: version 1 (rows of unit l1 mass, comparator margin γ/k after the
+    analysis' scaling) m ≤ ln n/(ηγ/k − ln cosh η) with η = artanh(γ/k); version 2 (comparator M*/k
+    of margin γ₂ = γ/k) m ≤ ln(nk)/(ηγ₂ − ln cosh η) with η = artanh(γ₂).  m counts the rounds with
+    E ≠ ∅."""
     seed, k, n = case
     X, y, gamma = g3_stream(seed, k, n)
     if normalize == "row":
@@ -619,8 +622,9 @@ def winnow_stream():
 
 @pytest.mark.parametrize("normalize", ["row", "matrix"])
 def test_two_class_multiplicative_is_winnow(normalize):
-    """Spec 000 §2.6: with two classes every scheme of the multiplicative family gives the
-    update (τ_y, τ_other) = (1, −1): the same predictions, counts and weights as ``winnow``."""
+    """Crammer & Singer §6 (Figure 5): with two classes every scheme of the multiplicative family
+    gives the update (τ_y, τ_other) = (1, −1): the same predictions, counts and weights as
+    ``winnow``."""
     X, y, X_test = winnow_stream()
     eta = 0.3
     winnow = onlinear.make("winnow", eta=eta, normalize=normalize)
@@ -712,8 +716,8 @@ def test_long_noisy_stream_stays_finite(D, key):
 @pytest.mark.parametrize("D", [3, 50])
 @pytest.mark.parametrize("key", [k for k in LONG_IDS if k != "mc-romma"])
 def test_long_noisy_stream_keeps_the_documented_invariants(D, key):
-    """After 10⁶ noisy rounds the documented invariants still hold: for spec 004's learners
-    coef_ is the unit direction and every mistake (z(w·a) ≤ 0) was an update (T11; ROMMA,
+    """After 10⁶ noisy rounds the documented invariants still hold: for Bshouty & Haddad-Zaknoon's
+    learners coef_ is the unit direction and every mistake (z(w·a) ≤ 0) was an update (T11; ROMMA,
     aggressive ROMMA, NAROMMA, MCP and CMCP all update on it); for the multiplicative family the
     two positive weight rows keep unit l1 mass each (``row``: Σ coef_ = 0, ‖coef_‖₁ ≤ 2) or
     together (``matrix``: ‖coef_‖₁ ≤ 1)."""
