@@ -1,16 +1,17 @@
 """A theorem is a test: on data built so that its assumptions hold, the measured count respects
 the bound.
 
-Sources (the bounds are asserted in the form the specs recommend):
-* spec 000 §6.2  Theorem 3 — additive family and Kesler, separable: updates ≤ 2R²/γ², and the
-  [DERIVED] aggressive form updates ≤ 2(R² + β)/γ²; training converges.
-* spec 000 §6.3  Theorem 4 — non-separable: updates ≤ 2(R + D)²/γ², D over the concatenated stream.
-* spec 000 §6.4–6.5  MIRA from M = 0 with margin β: Corollary 10 (mistakes ≤ 4R⁴/(βγ²), asserted
+Sources (where a printed bound is wrong or unproven, the corrected or derived form is asserted):
+* Crammer & Singer 2003, §4.1, Theorem 3 — additive family and Kesler, separable: updates ≤ 2R²/γ²,
+  and the [DERIVED] aggressive form updates ≤ 2(R² + β)/γ²; training converges.
+* Crammer & Singer §4.1, Theorem 4 — non-separable: updates ≤ 2(R + D)²/γ², D over the concatenated
+  stream.
+* Crammer & Singer §5.3, MIRA from M = 0 with margin β: Corollary 10 (mistakes ≤ 4R⁴/(βγ²), asserted
   for β ≤ R² only, where the paper's proof is rigorous) and the [DERIVED] mistakes ≤ 4R²/γ² for
   every 0 < β ≤ 2R²; Theorem 7 in its testable form Σ_t τ_y ≤ 2β/γ²; Lemma 8 per round.
-* spec 002 §7.2, §7.4  Theorem 4.1 (SPA) and the PA reference bound, separable with a margin-1
-  comparator U: misses ≤ 2R²‖U‖²_F and Σℓ² ≤ 2R²‖U‖²_F.
-* spec 002 §7.3  the provable replacement of Theorem 4.2 (the printed form is false):
+* Matsushima et al. 2010, §4, Theorem 4.1 (SPA) and the PA bound of Crammer et al. 2006, separable
+  with a margin-1 comparator U: misses ≤ 2R²‖U‖²_F and Σℓ² ≤ 2R²‖U‖²_F.
+* Matsushima et al. §4: our provable replacement of Theorem 4.2 (the printed form is false):
   Σℓ² ≤ (√2 R ‖U‖_F + 4 √(Σ ℓ*²))² when every ‖x‖ = R.
 * Novikoff — binary Perceptron, separable: updates ≤ R²/γ².
 
@@ -101,7 +102,7 @@ def _margin_from_scores(scores, y):
 
 
 # ----------------------------------------------------------------------------- Theorem 3
-# (seed, k classes, n features, γ0): k in 3..8, n in 2..20, T = 300, R0 = 1 (spec 000 §6.0).
+# (seed, k classes, n features, γ0): k in 3..8, n in 2..20, T = 300, R0 = 1 (our generator G1).
 G1_CASES = [(0, 3, 2, 0.05), (1, 4, 5, 0.03), (2, 5, 10, 0.02), (3, 8, 20, 0.01),
             (4, 8, 2, 0.05), (5, 6, 15, 0.02), (6, 3, 20, 0.02)]
 BETAS = [0.0, 0.01, 0.25]  # β = 0 is Theorem 3 itself; β > 0 the [DERIVED] aggressive form
@@ -113,7 +114,7 @@ def g1_data(seed, n_classes, n_features, gamma0):
 
 
 def theorem3_bound(R, gamma, beta):
-    """2(R² + β)/γ²: Theorem 3 at β = 0, the aggressive family's bound (spec 000 §6.2) else."""
+    """2(R² + β)/γ²: Theorem 3 at β = 0, the aggressive family's bound (our derivation) else."""
     return 2.0 * (R ** 2 + beta) / gamma ** 2
 
 
@@ -147,7 +148,7 @@ def test_theorem3_family_updates_and_convergence(name, case, beta):
 @pytest.mark.parametrize("case", G1_CASES, ids=lambda c: "seed{}-k{}-n{}-g{}".format(*c))
 def test_theorem3_kesler_sub_updates_and_convergence(case, beta):
     """Kesler: every sub-update is a Figure 2 step, so Theorem 3 bounds the *sub-updates*
-    (spec 000 §2.3).  A round's sub-update count is τ_y, read from the change of row y."""
+    (Crammer & Singer §4.2).  A round's sub-update count is τ_y, read from the change of row y."""
     seed, k, n, gamma0 = case
     X, y, M_star, gamma, R = g1_data(*case)
     bound = theorem3_bound(R, gamma, beta)
@@ -167,7 +168,7 @@ def test_theorem3_kesler_sub_updates_and_convergence(case, beta):
 # G2 with T = 2000 and 2% label noise; small k and n so that the bound, minimised over γ, is
 # below the number of rounds (a learner updating on every round would break it).
 G2_CASES = [(10, 3, 2, 0.02), (11, 4, 3, 0.02), (12, 3, 5, 0.01), (14, 4, 4, 0.01)]
-GAMMA_SPEC = 0.05   # the γ of spec 000 §6.0 (G2)
+GAMMA_SPEC = 0.05   # the fixed γ of our non-separable generator G2
 GAMMA_GRID = np.geomspace(0.01, 2.0, 120)
 
 
@@ -177,7 +178,7 @@ def g2_data(seed, n_classes, n_features, noise):
 
 
 def theorem4_bounds(M_star, X, y, R, n_epochs):
-    """2(R + D)²/γ² with D over the concatenated stream, at the spec's γ and minimised over a
+    """2(R + D)²/γ² with D over the concatenated stream, at G2's fixed γ and minimised over a
     grid of γ (the theorem holds for every γ > 0 with the same M*)."""
     Xs, ys = np.tile(X, (n_epochs, 1)), np.tile(y, n_epochs)
 
@@ -233,7 +234,7 @@ def mira_run(case, beta_over_r2):
 @pytest.mark.parametrize("case", MIRA_CASES, ids=lambda c: "seed{}-k{}-n{}-g{}".format(*c))
 def test_corollary10_mira_mistakes(case, beta_over_r2):
     model, run, beta, gamma, R = mira_run(case, beta_over_r2)
-    derived = 4 * R ** 2 / gamma ** 2          # spec 000 §6.5 [DERIVED], all 0 < β ≤ 2R²
+    derived = 4 * R ** 2 / gamma ** 2          # our derivation (C&S §5.3), 0 < β ≤ 2R²
     paper = 4 * R ** 4 / (beta * gamma ** 2)   # Corollary 10 as printed, rigorous for β ≤ R²
     errors = int(np.sum(run["margin"] <= 0))   # rounds with E ≠ ∅ (ties count)
     mistakes = int(np.sum(run["predicted"] != run["y"]))
@@ -248,8 +249,8 @@ def test_corollary10_mira_mistakes(case, beta_over_r2):
 @pytest.mark.parametrize("beta_over_r2", BETA_OVER_R2)
 @pytest.mark.parametrize("case", MIRA_CASES, ids=lambda c: "seed{}-k{}-n{}-g{}".format(*c))
 def test_theorem7_mira_coefficient_mass(case, beta_over_r2):
-    """Theorem 7 for aggressive MIRA from M = 0 (spec 000 §6.4 [DERIVED]): Σ_t τ_y ≤ 2β/γ²,
-    through ‖M^{t+1}‖² ≤ ‖M^t‖² + 2βτ_y on every round (§6.1)."""
+    """Theorem 7 for aggressive MIRA from M = 0 (Crammer & Singer §5; our derived test
+    form): Σ_t τ_y ≤ 2β/γ², through ‖M^{t+1}‖² ≤ ‖M^t‖² + 2βτ_y on every round."""
     model, run, beta, gamma, R = mira_run(case, beta_over_r2)
     tau_y = run["tau_y"]
     assert np.all(tau_y >= -1e-12) and np.all(tau_y <= 1 + 1e-12)
@@ -264,8 +265,8 @@ def test_theorem7_mira_coefficient_mass(case, beta_over_r2):
 @pytest.mark.parametrize("beta_over_r2", BETA_OVER_R2)
 @pytest.mark.parametrize("case", MIRA_CASES, ids=lambda c: "seed{}-k{}-n{}-g{}".format(*c))
 def test_lemma8_mira_step_on_violations(case, beta_over_r2):
-    """Lemma 8 (spec 000 §6.1) on every round: aggressive MIRA solves the plain QP on the scores
-    with B_y lowered by β, whose margin is m̃ = margin − β.  With A = ‖x‖² (so A ≤ R² holds
+    """Lemma 8 (Crammer & Singer §5.3) on every round: aggressive MIRA solves the plain QP on the
+    scores with B_y lowered by β, whose margin is m̃ = margin − β.  With A = ‖x‖² (so A ≤ R² holds
     with R = ‖x‖) and β'' = −m̃ > 0: τ_y ≥ min(β'', 2A)/(2A)."""
     model, run, beta, gamma, R = mira_run(case, beta_over_r2)
     violation = beta - run["margin"]
@@ -282,7 +283,7 @@ def test_lemma8_mira_step_on_violations(case, beta_over_r2):
 
 
 # ----------------------------------------------------------------------------- SPA / PA, separable
-# (seed, k, n, reject quantile of the top-2 gap) — spec 002 §7.2 generator.
+# (seed, k, n, reject quantile of the top-2 gap) — our separable generator for Theorem 4.1.
 SEP_CASES = [(30, 3, 2, 0.5), (31, 4, 3, 0.5), (32, 5, 5, 0.5), (33, 8, 4, 0.5), (34, 3, 5, 0.3)]
 LARGE_C = 1e3
 SEPARABLE_LEARNERS = [("spa", None), ("pa", None), ("spa1", LARGE_C), ("pa1", LARGE_C),
@@ -298,8 +299,8 @@ def margin_one_data(seed, n_classes, n_features, quantile):
 @pytest.mark.parametrize("learner", SEPARABLE_LEARNERS, ids=lambda l: l[0])
 @pytest.mark.parametrize("case", SEP_CASES, ids=lambda c: "seed{}-k{}-n{}-q{}".format(*c))
 def test_theorem41_separable_mistakes_and_squared_loss(learner, case):
-    """Theorem 4.1 (SPA) and the PA reference bound (spec 002 §7.2, §7.4), random order each
-    epoch, for enough epochs that the stream is longer than the bound.
+    """Theorem 4.1 (SPA) and the PA reference bound (Matsushima et al. §4; Crammer et al. 2006),
+    random order each epoch, for enough epochs that the stream is longer than the bound.
 
     * spa, pa: misses ≤ 2R²‖U‖² and Σℓ² ≤ 2R²‖U‖².
     * spa1, pa1 with large C: the cap Σ_S τ ≤ C never binds on these runs (checked), so they
@@ -331,7 +332,7 @@ def test_theorem41_separable_mistakes_and_squared_loss(learner, case):
 
 
 # ----------------------------------------------------------------------------- SPA, non-separable
-# (seed, k, n, label noise, ‖x‖) — spec 002 §7.3 data: fixed norm, noise in [0, 0.5].
+# (seed, k, n, label noise, ‖x‖) — our data for Theorem 4.2: fixed norm, noise in [0, 0.5].
 NOISY_CASES = [(40, 3, 2, 0.1, 1.0), (41, 5, 3, 0.3, 1.0), (42, 10, 2, 0.2, 2.0),
                (43, 4, 5, 0.0, 1.0), (44, 6, 4, 0.5, 1.0), (45, 12, 3, 0.2, 0.5)]
 C_GRID = np.concatenate([[0.0], np.geomspace(1e-2, 1e2, 41)])
@@ -340,9 +341,9 @@ C_GRID = np.concatenate([[0.0], np.geomspace(1e-2, 1e2, 41)])
 @pytest.mark.parametrize("n_epochs", [1, 3])
 @pytest.mark.parametrize("case", NOISY_CASES, ids=lambda c: "seed{}-k{}-n{}-p{}-R{}".format(*c))
 def test_spa_non_separable_squared_loss_bound(case, n_epochs):
-    """Σ_i ℓ_i² ≤ (√2 R ‖U‖_F + 4 √(Σ_i ℓ*_i²))² for every U (spec 002 §7.3, the provable
-    replacement of the printed Theorem 4.2), asserted for U = c·U0 over a grid of c including
-    U = 0, with ℓ* over the concatenated stream actually fed."""
+    """Σ_i ℓ_i² ≤ (√2 R ‖U‖_F + 4 √(Σ_i ℓ*_i²))² for every U (our provable
+    replacement of Matsushima et al.'s printed Theorem 4.2, §4), asserted for U = c·U0 over a grid
+    of c including U = 0, with ℓ* over the concatenated stream actually fed."""
     seed, k, n, noise, norm = case
     X, y, U0 = syn.noisy_fixed_norm(np.random.default_rng(seed), k, n, 500, noise, norm)
     model = onlinear.make("spa")
