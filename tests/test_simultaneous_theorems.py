@@ -1,10 +1,10 @@
-"""The theorems of the simultaneous-projection paper as tests (spec 001 §11), on data built so
-that their assumptions hold (§11.7's recipes): per-trial dual increases (Lemma 3, Eq. 15–16),
-weak duality (Eq. 11–12), Theorem 2 / Corollary 4 mistake bounds where the spec says they hold,
-the Appendix-B optimised bound (with its erratum), the §11.4 SimOpt counterexamples as
-regression tests, Corollary 5 for decomposed losses, and the multiplicative bound of Thm 6 /
-Cor. 8 in its corrected form (γC − ½C²R∞² in the denominator) — with the printed form shown
-violated.  Bounds are compared with relative slack 1e−9 (spec §9).
+"""The theorems of the simultaneous-projection paper (Amit, Shalev-Shwartz & Singer, §6–8) as
+tests, on data built so that their assumptions hold (our recipes, after the paper's §9.1 data):
+per-trial dual increases (Lemma 3, Eq. 15–16), weak duality (Eq. 11–12), Theorem 2 / Corollary 4
+mistake bounds where our analysis says they hold, the Appendix-B optimised bound (the main text
+at the end of §6 drops a factor 4), our SimOpt counterexamples as regression tests,
+Corollary 5 for decomposed losses, and the multiplicative bound of Thm 6 / Cor. 8 in its
+corrected form (γC − ½C²R∞² in the denominator) — with the printed form shown violated.  Bounds are compared with relative slack 1e−9 (our tolerance).
 """
 import numpy as np
 import pytest
@@ -18,7 +18,7 @@ C_R2 = (0.25, 1.0, 1.9)  # C·R² grid of §11.7
 
 
 # =============================================================================================
-# Data recipes (spec §11.7)
+# Data recipes (ours, after the synthetic data of Amit et al. §9.1)
 # =============================================================================================
 def recipe_s(seed, n=100, relevant=10, p=0.5, k=5, T=300, q=0.0):
     """Recipe S (+ Recipe N when q > 0): sparse simplex target u, rows in {−1,0,1}^n with
@@ -75,7 +75,8 @@ def trace(X, y, bp, scheme, C, kind=be.ADDITIVE, gamma=0.5, parts=None):
     """Run trial by trial; per trial (imperfect, dual increase Δ_t, Σλ, imperfect-set fraction).
 
     Additive Δ_t = Σ_j λ_j − ½‖ω^{t+1}‖² + ½‖ω^t‖² (Eq. 15); multiplicative
-    Δ_t = γΣ_j λ_j − log Σ_i ω_i^t e^{τ_i}, τ = Σ_j λ_j z_j (spec §11.6, F(θ) = log Σ e^{θ_i}/n).
+    Δ_t = γΣ_j λ_j − log Σ_i ω_i^t e^{τ_i}, τ = Σ_j λ_j z_j
+    (§8, Lemma 7 with F(θ) = log Σ e^{θ_i}/n).
     """
     n = X.shape[1]
     w = np.zeros(n) if kind == be.ADDITIVE else np.ones(n)
@@ -164,7 +165,7 @@ def test_dual_increase_and_weak_duality(stream, c_r2):
 def test_theorem2_and_corollary4(recipe, c_r2):
     """ε ≤ (½‖ω*‖² + CΣ_tℓ(ω*;t)) / (C − ½C²R²) for SimPerc (Thm 2), ConProj (Cor 4), MaxPA and
     the exact solver, for every comparator ω* = s·u/γ_gen; SimProj within max_t k_t times it
-    (spec §11.2 [DERIVED])."""
+    (our derivation from the proof of Theorem 2, §6)."""
     X, y, bp, u, gamma = recipe_s(0 if recipe == "S" else 1, q=0.0 if recipe == "S" else 0.2)
     R2 = float((X ** 2).sum(axis=1).max())
     C = c_r2 / R2
@@ -185,7 +186,8 @@ def test_theorem2_and_corollary4(recipe, c_r2):
 
 
 def test_simperc_predictions_do_not_depend_on_c():
-    """Spec §4.2 / property 5: ω^t is C times a C-free vector and updates are sign-triggered."""
+    """SimPerc (Amit et al. §5.1), our check: ω^t is C times a C-free vector and updates are
+    sign-triggered."""
     X, y, bp, u, gamma = recipe_s(3, q=0.1, T=200)
     order = np.arange(len(bp) - 1)
     runs = []
@@ -201,7 +203,7 @@ def test_simperc_predictions_do_not_depend_on_c():
 
 def test_appendix_b_optimised_bound():
     """Appendix B (general R): since SimPerc does not depend on C, the bound holds at the best C:
-    ε ≤ L + ½R²B + ½√(R⁴B² + 4R²BL).  The main text's version (no factor 4, spec §11.3 erratum)
+    ε ≤ L + ½R²B + ½√(R⁴B² + 4R²BL).  The main text's version (end of §6: no factor 4, a misprint)
     is below the true minimum over C of the Thm-2 bound, e.g. 2.207 < 2.618 for B = L = R = 1."""
     X, y, bp, u, gamma = recipe_s(1, q=0.2)
     R2 = float((X ** 2).sum(axis=1).max())
@@ -222,7 +224,8 @@ def test_appendix_b_optimised_bound():
 
 
 # =============================================================================================
-# SimOpt counterexamples (spec §11.4) — its "largest dual increase" is the surrogate's
+# SimOpt counterexamples (ours, against Amit et al. §5.4): its "largest dual increase" is
+# the surrogate's
 # =============================================================================================
 def one_trial(X, w0, scheme, C):
     w, lam = w0.copy(), np.empty(len(X))
@@ -271,7 +274,7 @@ def test_optimal_dominates_every_scheme():
 
 
 # =============================================================================================
-# Corollary 5: decomposable losses (spec §11.5)
+# Corollary 5: decomposable losses (Amit et al. §7; the bounded quantity is our reading)
 # =============================================================================================
 @pytest.mark.parametrize("scheme", (be.SIMPERC, be.CONPROJ))
 @pytest.mark.parametrize("c_r2", C_R2)
@@ -298,7 +301,7 @@ def test_corollary5_decomposed_loss(scheme, c_r2):
 
 
 # =============================================================================================
-# Multiplicative: Theorem 6 / Corollary 8, corrected (spec §11.6)
+# Multiplicative: Theorem 6 / Corollary 8 (Amit et al. §8), corrected (our derivation)
 # =============================================================================================
 def kl_to_uniform(omega):
     nz = omega > 0
@@ -326,7 +329,7 @@ def test_corrected_multiplicative_bound(scheme, c_over_gamma):
 
 def test_printed_multiplicative_bound_is_violated():
     """The printed Thm 6 denominator C − ½C²R² (no γ) is wrong: SimPerc.M exceeds it on separable
-    data (spec §11.6's simulation: 10/13/44/18 mistakes vs 5.2/6.9/27.3/9.7), while the
+    data (our simulation: 10/13/44/18 mistakes vs 5.2/6.9/27.3/9.7), while the
     corrected bound holds wherever it applies (C < 2γ)."""
     X, y, bp, u, gamma = recipe_s(7, T=1000)
     kl = kl_to_uniform(u)
