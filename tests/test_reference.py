@@ -1,9 +1,10 @@
 """Every registered learner against a slow, independent reference implementation.
 
-The references below are written from the papers and the specs (spec 000 §2.1–2.5, §2.10 and
-spec 002 §2–3, reference pseudo-code §3.6), not from the library code: plain numpy, one example
-at a time, the model a ``(n_outputs, n_features)`` matrix ``M`` of class prototypes.  They share
-only the library's documented conventions:
+The references below are written from the papers (Crammer & Singer 2003, §3–5 and the
+one-vs-rest Perceptron baseline of §8; Matsushima et al. 2010, §2–3, with the corrected SPA-I /
+SPA-II), not from the library code: plain numpy, one example at a time, the model a
+``(n_outputs, n_features)`` matrix ``M`` of class prototypes.  They share only the library's documented
+conventions:
 
 * weights start at 0, the prediction is made before the update: one output → class 1 iff its
   score is > 0; several outputs → argmax, ties to the lowest class index;
@@ -71,7 +72,7 @@ def score(M, x):
 
 
 def ref_perceptron(M, x, y, s, q, beta=0.0):
-    """Rosenblatt, per output: ``w ← w + z x`` iff ``z (w·x) ≤ β`` (spec 000 §2.1, §2.10)."""
+    """Rosenblatt, per output: ``w ← w + z x`` iff ``z (w·x) ≤ β`` (Crammer & Singer §3, §8)."""
     M = M.copy()
     for r, z in enumerate(_labels(M.shape[0], y)):
         if z * s[r] <= beta:
@@ -136,8 +137,9 @@ def _project_on_simplex(v):
 
 
 def ref_mira(M, x, y, s, q, beta=0.01):
-    """Figure 3 with margin β (§5.3) solved as in spec 000 §2.4 (i): B̃ = s − β e_y, no update
-    when max_{r≠y} B̃_r ≤ B̃_y, else ``τ = e_y − Π_simplex(B̃/A + e_y)``, then the clean-up."""
+    """Figure 3 with margin β (§5.3) solved exactly (our simplex-projection form of
+    Crammer & Singer's Eq. 15): B̃ = s − β e_y, no update when max_{r≠y} B̃_r ≤ B̃_y, else
+    ``τ = e_y − Π_simplex(B̃/A + e_y)``, then the clean-up."""
     K = M.shape[0]
     B = s.copy()
     B[y] -= beta
@@ -153,7 +155,7 @@ def ref_mira(M, x, y, s, q, beta=0.01):
 
 
 def ref_pa(M, x, y, s, q, kind, C=1.0, variant="exact"):
-    """Spec 002 §3.6 PA_UPDATE, max-loss form; the printed C convention halves C."""
+    """Matsushima et al. §2 PA update, max-loss form; the printed C convention halves C."""
     K = M.shape[0]
     wrong = [v for v in range(K) if v != y]
     top = max(s[v] for v in wrong)
@@ -174,7 +176,7 @@ def ref_pa(M, x, y, s, q, kind, C=1.0, variant="exact"):
 
 
 def ref_spa(M, x, y, s, q, kind, C=1.0, variant="exact"):
-    """Spec 002 §3.6 SUPPORT_CLASS_UPDATE; ``variant="printed"`` uses Table 2 as printed
+    """Matsushima et al. §3 support-class update; ``variant="printed"`` uses Table 2 as printed
     (SPA-I: its support test and its "+C" step; SPA-II: its step with 1/(2C))."""
     K = M.shape[0]
     loss = {v: max(0.0, 1.0 - (s[y] - s[v])) for v in range(K) if v != y}
@@ -507,8 +509,9 @@ def test_reference_steps_are_the_per_round_optima(kind):
 
 
 def test_printed_spa1_can_refuse_to_update_on_a_positive_loss():
-    """Spec 002 §3.5's example, q = 1, C = 1, losses (5, 4, 3): the printed SPA-I support test
-    admits no class, so the printed rule does not move; the exact SPA-I spends its budget C."""
+    """Our example against Matsushima et al.'s printed Table 2, q = 1, C = 1, losses (5, 4, 3): the
+    printed SPA-I support test admits no class, so the printed rule does not move; the exact SPA-I
+    spends its budget C."""
     x = np.array([1.0, 0.0])
     M = np.array([[0.0, 0.0], [4.0, 0.0], [3.0, 0.0], [2.0, 0.0]])
     s = M @ x  # true class 0: losses 1 − (0 − s_v) = 5, 4, 3
@@ -544,7 +547,7 @@ def test_fit_matches_reference(name, K):
         ref = reference(name, params, K, X, y, [np.arange(N)])
         if name == "spa1" and params.get("variant") == "printed":
             # From W = 0 every loss is 1: the printed step θ = A/n + Cq/n exceeds every loss,
-            # so the printed SPA-I never leaves W = 0 (spec 002 §3.5: it is wrong).
+            # so the printed SPA-I never leaves W = 0 (the printed Table 2 is wrong here).
             assert ref.updates == 0
         else:
             assert ref.updates > 0
@@ -664,9 +667,10 @@ def test_label_types_do_not_change_the_model(name, K):
 
 @pytest.mark.parametrize("K", KS)
 def test_two_prototype_and_binary_references_agree_on_two_classes(K):
-    """Cross-checks of independently written references (spec 000 §2.1, §2.5; spec 002 §5.8):
-    on two classes the additive family and Kesler are the Perceptron (row1 − row0 = 2w),
-    MIRA is binary MIRA (2w), and SPA-x is PA-x.  On more classes they must differ."""
+    """Cross-checks of independently written references (Crammer & Singer §3, §5.2;
+    Matsushima et al. §2–3): on two classes the additive family and Kesler are the Perceptron
+    (row1 − row0 = 2w), MIRA is binary MIRA (2w), and SPA-x is PA-x.  On more classes they must
+    differ."""
     X, y = stream(0, K)
     run = lambda name, **p: reference(name, p, K, X, y, [np.arange(N)]).coef
     pairs = [(run("perceptron-uniform"), 2 * run("perceptron")),

@@ -4,7 +4,8 @@ per-trial dual increases (Lemma 3, Eq. 15–16), weak duality (Eq. 11–12), The
 mistake bounds where our analysis says they hold, the Appendix-B optimised bound (the main text
 at the end of §6 drops a factor 4), our SimOpt counterexamples as regression tests,
 Corollary 5 for decomposed losses, and the multiplicative bound of Thm 6 / Cor. 8 in its
-corrected form (γC − ½C²R∞² in the denominator) — with the printed form shown violated.  Bounds are compared with relative slack 1e−9 (our tolerance).
+corrected form (γC − ½C²R∞² in the denominator) — with the printed form shown violated.
+Bounds are compared with relative slack 1e−9 (our tolerance).
 """
 import numpy as np
 import pytest
