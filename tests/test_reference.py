@@ -3,8 +3,8 @@
 The references below are written from the papers (Crammer & Singer 2003, §3–5 and the
 one-vs-rest Perceptron baseline of §8; Matsushima et al. 2010, §2–3, with the corrected SPA-I /
 SPA-II), not from the library code: plain numpy, one example at a time, the model a
-``(n_outputs, n_features)`` matrix ``M`` of class prototypes.  They share only the library's documented
-conventions:
+``(n_outputs, n_features)`` matrix ``M`` of class prototypes.  They share only the library's
+documented conventions:
 
 * weights start at 0, the prediction is made before the update: one output → class 1 iff its
   score is > 0; several outputs → argmax, ties to the lowest class index;

@@ -1,5 +1,6 @@
-"""Updates defined as the solution of an optimization problem ARE that solution (spec 001 §1.1,
-§4.5, §5.3–5.4, §7.3): the exact block solver (``optimal``), Sopopo's closed form and SimOpt's
+"""Updates defined as the solution of an optimization problem ARE that solution (Amit,
+Shalev-Shwartz & Singer §2, Eqs. 1–3 and Appendix A; §5.4; §9 and its footnote 1; §8 and
+Appendix C): the exact block solver (``optimal``), Sopopo's closed form and SimOpt's
 water-filling certified by their optimality (KKT) conditions on random rounds, with a generic
 solver (scipy's SLSQP) beside them whose feasible points must not be better; the multiplicative
 closed form (Appendix C) against a numeric 1-D maximiser.
@@ -182,7 +183,8 @@ def kesler_problem(x, labels, W):
 @pytest.mark.parametrize("multilabel,calibrated", ((False, False), (True, False), (True, True)))
 def test_labelset_exact_schemes_equal_generic_qp(scheme, multilabel, calibrated):
     """``optimal`` and ``sopopo`` on label sets solve the Kesler projection exactly (Sopopo's
-    O(k log k) closed form in the multiclass case, spec §5.4), also with a calibration label."""
+    O(k log k) closed form in the multiclass case, Amit et al. §9 and footnote 1), also with a
+    calibration label."""
     rng = np.random.default_rng(3)
     for _ in range(100 if not multilabel else 40):
         d, k = int(rng.integers(2, 6)), int(rng.integers(2, 8))
@@ -211,7 +213,8 @@ def test_labelset_exact_schemes_equal_generic_qp(scheme, multilabel, calibrated)
 
 
 def test_sopopo_closed_form_kkt():
-    """Sopopo's α is the exact dual solution: KKT with Gram v(1 + δ_ss') (spec §5.4)."""
+    """Sopopo's α is the exact dual solution: KKT with Gram v(1 + δ_ss') (Amit et al. §9,
+    footnote 1)."""
     rng = np.random.default_rng(4)
     for _ in range(300):
         k = int(rng.integers(1, 12))
@@ -250,10 +253,10 @@ def test_ordinal_optimal_equals_generic_qp():
 
 
 # ---------------------------------------------------------------------------------------------
-# SimOpt (spec §4.5, property 8 of §11.7)
+# SimOpt (Amit et al. §5.4, Lemma 1, Fig. 4; our checks)
 # ---------------------------------------------------------------------------------------------
 def simopt_fig4(loss, v, C):
-    """The spec's reconstruction of the paper's missing Fig. 4 (τ form, Eqs. 8–10)."""
+    """Our reconstruction of the paper's missing Fig. 4 (τ form, Eqs. 8–10)."""
     J = np.flatnonzero((loss > 0) & (v > 0))
     lam = np.zeros_like(loss)
     if len(J) == 0:
@@ -353,7 +356,7 @@ def test_geometry_of_section_10():
 
 
 # ---------------------------------------------------------------------------------------------
-# Multiplicative closed form (Appendix C, spec §7.3)
+# Multiplicative closed form (Amit et al. §8, Appendix C)
 # ---------------------------------------------------------------------------------------------
 def numeric_argmax(wplus, wminus, gamma, C):
     wzero = 1.0 - wplus - wminus

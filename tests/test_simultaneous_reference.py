@@ -1,13 +1,13 @@
 """The block engine's simultaneous-projection schemes against short pure-numpy references.
 
-The reference is written from spec 001 (§1–§7), not from the library: one general block learner
-(rows X^t, labels ±1, one weight vector), a block at a time, that computes margins, hinge losses
-and the scheme's λ (spec §4–5, Fig. 3 corrected), with SimOpt solved by *bisection* on its
-water-filling threshold (the library sorts), and the multiplicative reduced problem (Eq. 23)
+The reference is written from Amit, Shalev-Shwartz & Singer (§2–§8), not from the library: one
+general block learner (rows X^t, labels ±1, one weight vector), a block at a time, that computes
+margins, hinge losses and the scheme's λ (§4–5, Fig. 3 with its misprint corrected), with SimOpt
+solved by *bisection* on its water-filling threshold (the library sorts), and the multiplicative reduced problem (Eq. 23)
 maximised by bisection on the full-vector derivative (the library uses Appendix C's closed form
 for {−1, 0, 1} instances).  Label sets and ordinal trials are checked by running the same
-reference on the explicit virtual rows of spec §2.2 (Kesler: ``φ(x, r) − φ(x, s)``) and §2.3
-(``(x, −e_j)``), which the engine never materialises.
+reference on the explicit virtual rows of §3.1 / §9.2 (our Kesler form ``φ(x, r) − φ(x, s)``)
+and §3.2 (``(x, −e_j)``), which the engine never materialises.
 
 Conventions shared with the library: a constraint is a mistake iff its margin is ≤ 0; zero rows
 take no step; MaxPA ties go to the lowest index; label-set pairs are ordered (relevant r
@@ -315,7 +315,8 @@ def test_general_blocks_multiplicative(scheme, ternary):
 
 
 def test_reductions_at_block_size_one():
-    """k_t = 1 (spec §9): SimProj = SimOpt = MaxPA = PA-I; SimPerc = Perceptron with step C."""
+    """k_t = 1 (our reduction check): SimProj = SimOpt = MaxPA = PA-I; SimPerc = Perceptron
+    with step C."""
     X, y, _ = gaussian_blocks(7)
     bp = np.arange(len(y) + 1)
     base, _ = run_engine_blocks(X, y, bp, "simproj", 0.3)
