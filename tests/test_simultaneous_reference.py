@@ -4,10 +4,10 @@ The reference is written from Amit, Shalev-Shwartz & Singer (§2–§8), not fro
 general block learner (rows X^t, labels ±1, one weight vector), a block at a time, that computes
 margins, hinge losses and the scheme's λ (§4–5, Fig. 3 with its misprint corrected), with SimOpt
 solved by *bisection* on its water-filling threshold (the library sorts), and the multiplicative
-reduced problem (Eq. 23) maximised by bisection on the full-vector derivative (the library uses Appendix C's closed form
-for {−1, 0, 1} instances).  Label sets and ordinal trials are checked by running the same
-reference on the explicit virtual rows of §3.1 / §9.2 (our Kesler form ``φ(x, r) − φ(x, s)``)
-and §3.2 (``(x, −e_j)``), which the engine never materialises.
+reduced problem (Eq. 23) maximised by bisection on the full-vector derivative (the library uses
+Appendix C's closed form for {−1, 0, 1} instances).  Label sets and ordinal trials are checked
+by running the same reference on the explicit virtual rows of §3.1 / §9.2 (our Kesler form
+``φ(x, r) − φ(x, s)``) and §3.2 (``(x, −e_j)``), which the engine never materialises.
 
 Conventions shared with the library: a constraint is a mistake iff its margin is ≤ 0; zero rows
 take no step; MaxPA ties go to the lowest index; label-set pairs are ordered (relevant r
