@@ -1,8 +1,9 @@
 """Synthetic data on which the theorems' assumptions hold by construction (tests only).
 
-Generators of spec 000 §6.0 (G1, G2) and spec 002 §7.2–7.3, plus the measured quantities the
-bounds are stated in (realized margin γ, radius R, the slack norm D of Theorem 4, the hinge losses
-of a comparator U).  Every function takes a ``numpy.random.Generator`` so that tests are seeded.
+Our generators for Crammer & Singer's Theorems 3–4 and 7–10 (G1, G2) and for Matsushima et al.'s
+Theorems 4.1–4.2, plus the measured quantities the bounds are stated in (realized margin γ,
+radius R, the slack norm D of Theorem 4, the hinge losses of a comparator U).  Every function takes
+a ``numpy.random.Generator`` so that tests are seeded.
 
 Conventions: labels are class indices 0..k−1, ``M`` (or ``U``) has shape (k, n) and scores are
 ``X @ M.T``.  "Margin" of a matrix on (x, y) is ``M_y·x − max_{r≠y} M_r·x``.
@@ -41,7 +42,7 @@ def _unit_rows(rng, n_rows, n_features):
     return u / np.linalg.norm(u, axis=1, keepdims=True)
 
 
-# ----------------------------------------------------------------------------- spec 000 §6.0
+# ------------------------------------------------------------ Crammer & Singer 2003, §4.1, §5.3
 def g1(rng, n_classes, n_features, n_samples=300, gamma0=0.03, r0=1.0, max_draws=2_000_000):
     """G1: separable multiclass data with margin.
 
@@ -109,12 +110,12 @@ def binary_separable(rng, n_features, n_samples=300, gamma0=0.05):
     return X, y, w, gamma, radius(X)
 
 
-# ----------------------------------------------------------------------------- spec 002 §7.2–7.3
+# --------------------------------------------------------------- Matsushima et al. 2010, §4
 def margin_one_separable(rng, n_classes, n_features, n_samples=300, reject_quantile=0.25):
-    """Spec 002 §7.2: ``U0`` Gaussian, ``x ~ N(0, I)``, ``y = argmax U0 x``; examples whose
-    top-2 score gap is below the ``reject_quantile`` quantile of a pool are rejected; then
-    ``U = U0/m`` with ``m`` the realized minimum margin, so every margin of U is ≥ 1 (every
-    loss ℓ(U) = 0).  Returns ``X, y, U, R``."""
+    """For Matsushima et al. Theorem 4.1: ``U0`` Gaussian, ``x ~ N(0, I)``,
+    ``y = argmax U0 x``; examples whose top-2 score gap is below the ``reject_quantile`` quantile of
+    a pool are rejected; then ``U = U0/m`` with ``m`` the realized minimum margin, so every margin
+    of U is ≥ 1 (every loss ℓ(U) = 0).  Returns ``X, y, U, R``."""
     U0 = rng.normal(size=(n_classes, n_features))
     pool = rng.normal(size=(4 * n_samples, n_features))
     y_pool = np.argmax(pool @ U0.T, axis=1)
@@ -128,8 +129,9 @@ def margin_one_separable(rng, n_classes, n_features, n_samples=300, reject_quant
 
 
 def noisy_fixed_norm(rng, n_classes, n_features, n_samples=300, noise=0.2, norm=1.0):
-    """Spec 002 §7.3: every ‖x‖ = ``norm`` exactly, ``y = argmax U0 x`` for a Gaussian ``U0``,
-    then with probability ``noise`` a uniformly random label.  Returns ``X, y, U0``."""
+    """For Matsushima et al. Theorem 4.2: every ‖x‖ = ``norm`` exactly, ``y = argmax U0 x``
+    for a Gaussian ``U0``, then with probability ``noise`` a uniformly random label.  Returns
+    ``X, y, U0``."""
     U0 = rng.normal(size=(n_classes, n_features))
     X = _unit_rows(rng, n_samples, n_features) * norm
     y = np.argmax(X @ U0.T, axis=1)

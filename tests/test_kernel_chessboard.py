@@ -1,4 +1,4 @@
-"""Crammer & Singer's Chess-Board experiment (spec 000 §7.3, Table 2, claim §8.8) with the kernel
+"""Crammer & Singer's Chess-Board experiment (§8 and Appendix B, Table 2) with the kernel
 learners: after one epoch on 10,000 training points, β = 0.01, kernel MIRA's test error on 10,000
 independent test points is below the kernel (one-vs-rest) Perceptron's, at the price of more
 support patterns; the additive family stores fewer patterns than the Perceptron.
