@@ -1,6 +1,7 @@
-"""CELLIP and IELLIP (spec 003): a short pure-Python reference for every metric layout, the exact
-algebra of one update (§12.1), the mistake bounds (§4.7 corrected, Theorem 4) and long noisy
-streams keeping P symmetric positive definite."""
+"""CELLIP and IELLIP (Yang, Jin & Ye 2009, §2.2–2.4): a short pure-Python reference for every
+metric layout, the exact algebra of one update (our derivations from Eq. 10–11 and 15), the
+mistake bounds (Theorem 3 in our corrected form, Theorem 4) and long noisy streams keeping P
+symmetric positive definite."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -11,7 +12,8 @@ import onlinear
 # ----------------------------------------------------------------------------- references
 def reference(kind, X, y, classes, *, gamma=0.1, a=None, b=0.3, c=None, scale=0.1,
               init="corrected", layout="per-class"):
-    """CELLIP / IELLIP one example at a time (spec 003 §4.6, §5.6, §6, §11 item 3), with
+    """CELLIP / IELLIP one example at a time (Yang, Jin & Ye Algorithm 1 with
+    Eq. 10–11, Algorithm 2 with Eq. 15, the multiclass form of §2.4, and our diagonal variant), with
     CELLIP's default on_infeasible='reset'; returns (weights (m, d), mistakes, updates)."""
     a = (0.5 if kind == "cellip" else 1.0) if a is None else a
     c = 0.5 * (1 - b) if c is None else c
@@ -158,8 +160,8 @@ def _one_binary_update(kind, rng, accept=lambda w, P, x, z: True, **params):
 
 @pytest.mark.parametrize("seed", range(20))
 def test_cellip_update_identities(seed):
-    """§12.1: post-update margin aγ; x'P'x = (1−τ)² x'Px; det ratio (1−τ²)^(d−1)(1−τ)²;
-    P' stays symmetric positive definite (spec 003 §4.1, §4.5)."""
+    """Our derivations from Yang, Jin & Ye Eq. 10–11 (§2.2): post-update margin aγ;
+    x'P'x = (1−τ)² x'Px; det ratio (1−τ²)^(d−1)(1−τ)²; P' stays symmetric positive definite."""
     rng = np.random.default_rng(seed)
     gamma, a = 0.3, 0.5
 
@@ -203,7 +205,8 @@ def test_iellip_predictions_do_not_depend_on_the_scale_of_p1():
 
 
 def test_iellip_without_memory_is_pa_on_mistakes():
-    """c = 0 keeps P = sI: w ← w + (γ − z w·x) z x/‖x‖² on mistakes only (spec 003 §5.5)."""
+    """c = 0 keeps P = sI: w ← w + (γ − z w·x) z x/‖x‖² on mistakes only (our derivation from
+    Yang, Jin & Ye Eq. 10 and 15)."""
     X, y = stream(6, 2, n=200, noise=0.2)
     model = onlinear.make("iellip", c=0.0, gamma=0.3).fit(X, y)
     w = np.zeros(X.shape[1])
@@ -238,7 +241,7 @@ def _mistakes_until_an_epoch_is_clean(model, X, y, max_epochs=200):
 @pytest.mark.parametrize("gamma,a", [(0.1, 0.5), (0.2, 0.5), (0.2, 0.9), (0.3, 0.9)])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_cellip_corrected_mistake_bound(gamma, a, seed):
-    """Spec 003 §4.7, the corrected (squared P_1) form of Theorem 3:
+    """Yang, Jin & Ye Theorem 3 (§2.2, Appendix B) in our corrected (squared P_1) form:
     M ≤ 1 + 2[log(1−a) + log γ − log(1+(1−a)γ)] / log(1 − a²γ²/(1+(1−a)γ)²)."""
     X, y, u = separable(seed, gamma)
     realised = np.min(np.where(y == 1, 1, -1) * (X @ u))
@@ -253,7 +256,8 @@ def test_cellip_corrected_mistake_bound(gamma, a, seed):
 @pytest.mark.parametrize("gamma", [0.1, 0.2, 0.3])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_iellip_theorem_4_separable(gamma, seed):
-    """Spec 003 Theorem 4 with Σ l_i(u) = 0 (unit-norm x, P_1 = I, c + b < 1): M ≤ 1/γ²."""
+    """Yang, Jin & Ye Theorem 4 (§2.3) with Σ l_i(u) = 0 (unit-norm x, P_1 = I, c + b < 1):
+    M ≤ 1/γ²."""
     X, y, u = separable(seed, gamma)
     realised = np.min(np.where(y == 1, 1, -1) * (X @ u))
     mistakes = _mistakes_until_an_epoch_is_clean(
