@@ -2,7 +2,7 @@
 unit-norm M* in the kernel's feature space, every member of the additive family (uniform, max,
 prop, Kesler), run in the dual, makes at most 2R²/γ² updates in total and converges, with
 R² = max K(x, x) (= 1 for the Gaussian); the aggressive form with β > 0 makes at most
-2(R² + β)/γ² (spec 000 §6.2, [DERIVED]).
+2(R² + β)/γ² (our derivation from the proof of Theorem 3, §4.1).
 
 The comparator is a kernel expansion ``M*_r = Σ_j B_{j,r} φ(c_j)`` over random centres, scaled
 so that ``‖M*‖² = Σ_r B_rᵀ G B_r = 1`` (G the centres' Gram matrix); points are labelled by it and
@@ -58,7 +58,7 @@ def test_theorem_3_holds_in_feature_space(name, beta, seed):
 @pytest.mark.parametrize("seed", [1, 2])
 @pytest.mark.parametrize("beta", [0.1, 1.0])
 def test_corollary_10_holds_for_kernel_mira(beta, seed):
-    """Aggressive MIRA makes at most 4R⁴/(βγ²) mistakes for 0 < β ≤ R² (spec 000 §6.5)."""
+    """Aggressive MIRA makes at most 4R⁴/(βγ²) mistakes for 0 < β ≤ R² (Corollary 10, §5.3)."""
     X, y, margin = _separable_in_feature_space(seed=seed)
     model = onlinear.make("kernel-mira", kernel="rbf", gamma=GAMMA, beta=beta)
     for _ in range(50):

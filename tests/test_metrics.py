@@ -1,4 +1,4 @@
-"""onlinear.metrics against brute-force loops over the constraints they count (spec 001 §1–2)."""
+"""onlinear.metrics against brute-force loops over the constraints they count (Amit et al. §2–3)."""
 import numpy as np
 import pytest
 import scipy.sparse as sp

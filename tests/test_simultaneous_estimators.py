@@ -1,6 +1,6 @@
-"""The simultaneous-projection estimators (spec 001 §2): label conventions of each task, the
-engine's paths agreeing with each other (dense/CSR, float32, fit/partial_fit/learn_one), online
-counts equal to the metrics computed from the scores before each update, bad input, pickling."""
+"""The simultaneous-projection estimators (Amit, Shalev-Shwartz & Singer §3, §9.2): label
+conventions of each task, the engine's paths agreeing with each other (dense/CSR, float32,
+fit/partial_fit/learn_one), online counts equal to the metrics computed from the scores before each update, bad input, pickling."""
 import copy
 import pickle
 
@@ -450,7 +450,7 @@ def test_threshold_changed_after_training_changes_the_rule_not_the_model():
 
 def test_decomposed_loss_gives_each_pair_its_own_budget():
     """decompose="singletons" on multiclass SimProj: every pair (y, s) is a set of one with
-    budget C/(k − 1), so λ_s = min{C/(k − 1), ℓ_s/(2‖x‖²)} (spec §6); "per_label" has one
+    budget C/(k − 1), so λ_s = min{C/(k − 1), ℓ_s/(2‖x‖²)} (Amit et al. §7); "per_label" has one
     set per relevant label — one set for multiclass, the plain scheme."""
     X, y = _multiclass()
     C = 0.6

@@ -1,7 +1,7 @@
-"""The paper's synthetic experiment (spec 001 §12.1, Fig. 7) in miniature: its qualitative
-ordering of the schemes holds on the §12.1 generator (spec §13, claim 4).
+"""The paper's synthetic experiment (Amit, Shalev-Shwartz & Singer §9.1, Fig. 7) in miniature:
+its qualitative ordering of the schemes (Fig. 7 and its discussion) holds on the §9.1 generator.
 
-Sizes are the spec's fast recipe (n = 100 features, 10 relevant, p = 0.5, 75%-quantile margin,
+Sizes are our fast recipe (n = 100 features, 10 relevant, p = 0.5, 75%-quantile margin,
 T = 300 trials) instead of the paper's n = 500 and T = 1000; block sizes 1, 5 and 20; counts are
 imperfect trials averaged over five seeded repeats.  As in the paper, each multiplicative scheme
 is scored at its best C on the average over the repeats (C ∈ {½, 1, 2}·γ_gen, γ = γ_gen); the

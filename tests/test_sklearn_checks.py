@@ -71,7 +71,7 @@ def _simultaneous_expected(estimator):
     if isinstance(estimator, onlinear.BlockLearner) and estimator.update == "multiplicative":
         return {"check_classifiers_train": (
             "the multiplicative block learner keeps one weight vector on the probability simplex "
-            "(spec 001 §7), so its scores are averages of the features with positive weights; "
+            "(Amit et al. §8), so its scores are averages of the features with positive weights; "
             "the check's blobs need a signed direction (signed problems take features [x, -x])."
         )}
     return {}
