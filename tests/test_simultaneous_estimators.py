@@ -1,6 +1,7 @@
 """The simultaneous-projection estimators (Amit, Shalev-Shwartz & Singer §3, §9.2): label
 conventions of each task, the engine's paths agreeing with each other (dense/CSR, float32,
-fit/partial_fit/learn_one), online counts equal to the metrics computed from the scores before each update, bad input, pickling."""
+fit/partial_fit/learn_one), online counts equal to the metrics computed from the scores before
+each update, bad input, pickling."""
 import copy
 import pickle
 

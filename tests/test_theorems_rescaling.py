@@ -461,8 +461,8 @@ def test_t9_scale_invariance(scale_streams, kind, name):
 @pytest.mark.parametrize("kind", ["separable", "noisy-D20", "noisy-D10-long", "noisy-D3-long"])
 @pytest.mark.parametrize("name", MAX_COSINE)
 def test_matches_float64_reference_with_exact_norms(kind, name):
-    """The compiled learners agree with a plain float64 transcription of the spec's
-    pseudo-code that recomputes ‖w‖ from w every round: same predictions, ℓ to 1e-9 relative,
+    """The compiled learners agree with a plain float64 transcription of the paper's
+    updates that recomputes ‖w‖ from w every round: same predictions, ℓ to 1e-9 relative,
     directions to 1e-12, and coef_ of unit norm.  On the longer low-dimensional noisy streams
     this exposes the drift of the engine's incrementally tracked ‖w‖² (see the report)."""
     if kind == "separable":
@@ -488,7 +488,7 @@ def test_matches_float64_reference_with_exact_norms(kind, name):
 
 @pytest.mark.parametrize("name", ["romma", "aromma"])
 def test_reference_rho_form_equals_the_spec_u_form(name):
-    """The ρ-form reference used above is §4.3's u form: same predictions, ‖u‖ and direction
+    """The ρ-form reference used above is Table 1's u form (Bshouty & Haddad-Zaknoon): same predictions, ‖u‖ and direction
     (checked where ‖u‖ stays far from overflow)."""
     for X, y in (separable_stream(33, n=10, T=2000, R=5.0, gamma_frac=0.02)[:2],
                  noisy_stream(32, D=20, T=1000, flip=0.1)[:2]):
