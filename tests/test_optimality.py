@@ -312,7 +312,7 @@ def test_mira_lemma_5_and_corollary_6():
     # exact ties (β = 0): no update although E ≠ ∅
     for s, y in (([1.0, 1.0, 0.5], 0), ([0.0, 0.0, 0.0, 0.0], 2), ([2.0, -1.0, 2.0], 2)):
         assert np.all(steps(MIRA, s, y, 1.5, [0.0]) == 0.0)
-    # and a margin exactly β: no update (strictly smaller margin needed, §2.4 §5.3)
+    # and a margin exactly β: no update (strictly smaller margin needed, §5.1, §5.3)
     assert np.all(steps(MIRA, [1.5, 1.0, 0.25], 0, 2.0, [0.5]) == 0.0)
     assert np.any(steps(MIRA, [1.5, 1.0, 0.25], 0, 2.0, [0.75]) != 0.0)
     # ... and a violation of any size, however small, does move: s = (0, δ, −1), y = 0, A = 1

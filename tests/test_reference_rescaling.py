@@ -124,7 +124,7 @@ class RommaRef:
             self.w = z * a / A
             return True
         den = A * U - p * p
-        if den <= COLLINEAR * A * U:  # anti-parallel: infeasible, skipped (§9.3)
+        if den <= COLLINEAR * A * U:  # anti-parallel: infeasible, skipped (our guard)
             return False
         self.w = ((A * U - z * p) * self.w + U * (z - p) * a) / den  # Type III, (25)–(26)
         return True

@@ -270,7 +270,7 @@ def test_block_learner_counts_blocks_and_matches_learn_block():
     counts = metrics.block_mistakes(y, np.concatenate(scores), block_ptr)
     assert (model.n_seen_, model.n_mistakes_, model.n_constraints_,
             model.n_constraint_mistakes_) == counts
-    # a partition into singletons: one set per row, cap C/k_t each (decomposable loss, §6)
+    # a partition into singletons: one set per row, cap C/k_t each (decomposable loss, §7)
     parts = np.tile(np.arange(6), 60)
     split = onlinear.make("simproj", task="blocks", C=0.2).fit(X, y, block_ptr=block_ptr,
                                                                  parts=parts)

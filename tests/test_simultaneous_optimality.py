@@ -32,7 +32,7 @@ def qp_dual(G, gain, parts, coupling, caps):
 
 
 def primal_problem(Z, w0, parts, coupling, caps):
-    """The primal (Eq. 2 / 18 with §2.4's weights) on u = (ω, ξ):
+    """The primal (Eq. 2 / 18 with §10's weights) on u = (ω, ξ):
     min ½‖ω − ω⁰‖² + Σ_l caps_l ξ_l  s.t.  z_j·ω ≥ 1 − c_j ξ_{l(j)},  ξ ≥ 0,
     as (objective, gradient, A_ub, b_ub)."""
     k, n = Z.shape
@@ -127,7 +127,7 @@ def test_optimal_equals_generic_qp_on_random_blocks():
 
 
 def test_optimal_with_partitions_and_coupling():
-    """Eq. 18's per-set budgets C/r_t (§6) and §2.4's weights c_j, against the generic QP."""
+    """Eq. 18's per-set budgets C/r_t (§7) and §10's weights c_j, against the generic QP."""
     rng = np.random.default_rng(1)
     for _ in range(60):
         X, y, w0, C = random_block(rng)
@@ -162,7 +162,7 @@ def test_solver_reports_a_small_duality_gap():
 # Label sets and ordinal: the exact solution of the Kesler / threshold problems
 # ---------------------------------------------------------------------------------------------
 def kesler_problem(x, labels, W):
-    """Virtual rows of §2.2 and their margins for the (d, k) feature-major W; labels 1 relevant,
+    """Virtual rows of §3.1 / §9.2 (our Kesler form) and their margins for the (d, k) feature-major W; labels 1 relevant,
     0 irrelevant, 2 the calibration label (on both sides)."""
     d, k = W.shape
     labels = np.asarray(labels, dtype=int)
@@ -321,7 +321,7 @@ def test_simopt_with_coupling_weights_is_the_weighted_surrogate_optimum():
 
 def test_geometry_of_section_10():
     """Orthogonal rows: the dual is separable and SimOpt = optimal exactly.  Identical rows:
-    MaxPA, ConProj and SimProj attain the optimum; SimOpt overshoots in its case 1 (§11.7.15)."""
+    MaxPA, ConProj and SimProj attain the optimum; SimOpt overshoots in its case 1 (our check of §10)."""
     rng = np.random.default_rng(8)
     params = be.make_params(C=1.0)
     for _ in range(30):
@@ -413,7 +413,7 @@ def test_large_multilabel_block_without_the_kkt_shortcut():
 
 @pytest.mark.parametrize("decompose", ("per_label", "singletons"))
 def test_labelset_optimal_with_decomposed_loss(decompose):
-    """``optimal`` on label sets with §6's per-set budgets C/r_t is the projection (KKT)."""
+    """``optimal`` on label sets with §7's per-set budgets C/r_t is the projection (KKT)."""
     rng = np.random.default_rng(11)
     for _ in range(30):
         d, k = int(rng.integers(2, 5)), int(rng.integers(3, 7))

@@ -288,7 +288,7 @@ def test_maxpa_distance_rule():
 
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_decomposed_and_coupled(scheme):
-    """§6 partitions (budget C/r_t per set) and §2.4 weights (box C/c_j)."""
+    """§7 partitions (budget C/r_t per set) and §10 weights (box C/c_j)."""
     rng = np.random.default_rng(5)
     X, y, bp = gaussian_blocks(5)
     parts = random_parts(rng, bp)
@@ -366,7 +366,7 @@ def label_stream(seed, n=50, d=5, k=4, multilabel=True, ternary=False, calibrate
 
 
 def structured_parts(pairs, decompose):
-    """§6 partition of a label-set trial's pairs: one set, one per relevant label, singletons."""
+    """§7 partition of a label-set trial's pairs: one set, one per relevant label, singletons."""
     if decompose == "none":
         return np.zeros(len(pairs), int)
     if decompose == "singletons":
@@ -452,7 +452,7 @@ def test_labelsets_multiplicative(scheme, ternary):
 @pytest.mark.parametrize("decompose", ("per_label", "singletons"))
 @pytest.mark.parametrize("kind", (0, 1))
 def test_labelsets_decomposed(scheme, decompose, kind):
-    """§6 on label sets: one set per relevant label, or singletons, each with budget C/r_t."""
+    """§7 on label sets: one set per relevant label, or singletons, each with budget C/r_t."""
     # (calibrated rows: see the module docstring on ties)
     X, Y = label_stream(15, n=40, d=4, ternary=kind == 1, calibrated=True)
     name = "additive" if kind == 0 else "multiplicative"

@@ -15,7 +15,7 @@ from onlinear import block_engine as be
 NO_PARTS = np.empty(0, np.int64)
 NO_COUPLING = np.empty(0)
 SLACK = 1e-9
-C_R2 = (0.25, 1.0, 1.9)  # C·R² grid of §11.7
+C_R2 = (0.25, 1.0, 1.9)  # C·R² grid of our recipes
 
 
 # =============================================================================================
@@ -58,7 +58,7 @@ def recipe_g(seed, n=8, k=4, T=200):
 
 
 def block_losses(X, y, bp, omega, target=1.0, parts=None):
-    """Σ_t ℓ(ω; t): max hinge per block, or §6's ℓ̂ = (1/r_t) Σ_l max_{j∈S_l} with parts."""
+    """Σ_t ℓ(ω; t): max hinge per block, or §7's ℓ̂ = (1/r_t) Σ_l max_{j∈S_l} with parts."""
     margins = y * (X @ omega)
     total = 0.0
     for t in range(len(bp) - 1):
@@ -174,7 +174,7 @@ def test_theorem2_and_corollary4(recipe, c_r2):
     k_max = int(np.diff(bp).max())
     order = np.arange(len(bp) - 1)
     # SimOpt is included as an empirical check only: Corollary 4 claims the bound for it, but
-    # the argument does not establish it (§11.4) — it holds on these seeded streams.
+    # the argument does not establish it (see below) — it holds on these seeded streams.
     for scheme in (be.SIMPERC, be.CONPROJ, be.MAXPA, be.OPTIMAL, be.SIMPROJ, be.SIMOPT):
         w, counts = np.zeros(X.shape[1]), np.zeros(5, np.int64)
         be.run_blocks_dense(X, y, bp, NO_PARTS, NO_COUPLING, order, w, np.ones(1), scheme,
@@ -236,7 +236,7 @@ def one_trial(X, w0, scheme, C):
 
 
 def test_simopt_dual_increase_below_the_guarantee():
-    """§11.4.1: R = 1, C = 1.5, ω = (0, 0.95√2); z₁ = (1, 0) (a mistake) plus ten copies of
+    """Our counterexample 1: R = 1, C = 1.5, ω = (0, 0.95√2); z₁ = (1, 0) (a mistake) plus ten copies of
     (1, 1)/√2 (ℓ = 0.05).  Σℓ/v = C: λ = (1, 0.05, …); Δ = 0.0464 < C − ½C² = 0.375 (SimPerc's
     Δ), while ConProj's Δ is 0.5."""
     X = np.vstack([[1.0, 0.0]] + [[1 / np.sqrt(2), 1 / np.sqrt(2)]] * 10)
@@ -253,7 +253,7 @@ def test_simopt_dual_increase_below_the_guarantee():
 
 
 def test_simopt_negative_dual_increase():
-    """§11.4.2: three identical rows (1, 0), ω = 0, C = 4: λ = (1, 1, 1), Δ = 3 − 4.5 = −1.5."""
+    """Our counterexample 2: three identical rows (1, 0), ω = 0, C = 4: λ = (1, 1, 1), Δ = 3 − 4.5 = −1.5."""
     X = np.tile([1.0, 0.0], (3, 1))
     lam, delta = one_trial(X, np.zeros(2), be.SIMOPT, 4.0)
     np.testing.assert_allclose(lam, [1.0, 1.0, 1.0], rtol=1e-12)
@@ -350,7 +350,7 @@ def test_printed_multiplicative_bound_is_violated():
 
 
 # =============================================================================================
-# Theorem 2 through the reductions of §2: label sets (Kesler, R² = 2 max‖x‖²) and ordinal
+# Theorem 2 through the reductions of §3: label sets (Kesler, R² = 2 max‖x‖²) and ordinal
 # (R² = max‖x‖² + 1)
 # =============================================================================================
 def label_task(seed, multilabel, n=400, d=5, k=3):

@@ -488,8 +488,8 @@ def test_matches_float64_reference_with_exact_norms(kind, name):
 
 @pytest.mark.parametrize("name", ["romma", "aromma"])
 def test_reference_rho_form_equals_the_spec_u_form(name):
-    """The ρ-form reference used above is Table 1's u form (Bshouty & Haddad-Zaknoon): same predictions, ‖u‖ and direction
-    (checked where ‖u‖ stays far from overflow)."""
+    """The ρ-form reference used above is Table 1's u form (Bshouty & Haddad-Zaknoon): same
+    predictions, ‖u‖ and direction (checked where ‖u‖ stays far from overflow)."""
     for X, y in (separable_stream(33, n=10, T=2000, R=5.0, gamma_frac=0.02)[:2],
                  noisy_stream(32, D=20, T=1000, flip=0.1)[:2]):
         pred, direction, ell = reference(name, X, y)
