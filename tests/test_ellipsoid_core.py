@@ -182,7 +182,8 @@ def test_cellip_update_identities(seed):
 
 @pytest.mark.parametrize("seed", range(20))
 def test_iellip_update_identities(seed):
-    """Our derivations from Eq. 10 and 15 (§2.3): post-update margin γ; x'P'x = x'Px; P'⁻¹ = (1−c_t)P⁻¹ + c_t g g'."""
+    """Our derivations from Eq. 10 and 15 (§2.3): post-update margin γ; x'P'x = x'Px;
+    P'⁻¹ = (1−c_t)P⁻¹ + c_t g g'."""
     rng = np.random.default_rng(seed)
     gamma, b, c = 0.2, 0.9, 0.05
     (w, P), (w2, P2), x, z = _one_binary_update("iellip", rng, gamma=gamma, b=b, c=c)

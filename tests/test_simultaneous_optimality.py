@@ -162,8 +162,8 @@ def test_solver_reports_a_small_duality_gap():
 # Label sets and ordinal: the exact solution of the Kesler / threshold problems
 # ---------------------------------------------------------------------------------------------
 def kesler_problem(x, labels, W):
-    """Virtual rows of §3.1 / §9.2 (our Kesler form) and their margins for the (d, k) feature-major W; labels 1 relevant,
-    0 irrelevant, 2 the calibration label (on both sides)."""
+    """Virtual rows of §3.1 / §9.2 (our Kesler form) and their margins for the (d, k) feature-major
+    W; labels 1 relevant, 0 irrelevant, 2 the calibration label (on both sides)."""
     d, k = W.shape
     labels = np.asarray(labels, dtype=int)
     rows = []
@@ -321,7 +321,8 @@ def test_simopt_with_coupling_weights_is_the_weighted_surrogate_optimum():
 
 def test_geometry_of_section_10():
     """Orthogonal rows: the dual is separable and SimOpt = optimal exactly.  Identical rows:
-    MaxPA, ConProj and SimProj attain the optimum; SimOpt overshoots in its case 1 (our check of §10)."""
+    MaxPA, ConProj and SimProj attain the optimum; SimOpt overshoots in its case 1 (our check of
+    §10)."""
     rng = np.random.default_rng(8)
     params = be.make_params(C=1.0)
     for _ in range(30):

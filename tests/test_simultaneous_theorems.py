@@ -236,9 +236,9 @@ def one_trial(X, w0, scheme, C):
 
 
 def test_simopt_dual_increase_below_the_guarantee():
-    """Our counterexample 1: R = 1, C = 1.5, ω = (0, 0.95√2); z₁ = (1, 0) (a mistake) plus ten copies of
-    (1, 1)/√2 (ℓ = 0.05).  Σℓ/v = C: λ = (1, 0.05, …); Δ = 0.0464 < C − ½C² = 0.375 (SimPerc's
-    Δ), while ConProj's Δ is 0.5."""
+    """Our counterexample 1: R = 1, C = 1.5, ω = (0, 0.95√2); z₁ = (1, 0) (a mistake) plus ten
+    copies of (1, 1)/√2 (ℓ = 0.05).  Σℓ/v = C: λ = (1, 0.05, …); Δ = 0.0464 < C − ½C² = 0.375
+    (SimPerc's Δ), while ConProj's Δ is 0.5."""
     X = np.vstack([[1.0, 0.0]] + [[1 / np.sqrt(2), 1 / np.sqrt(2)]] * 10)
     w0 = np.array([0.0, 0.95 * np.sqrt(2)])
     lam, delta = one_trial(X, w0, be.SIMOPT, 1.5)
@@ -253,7 +253,8 @@ def test_simopt_dual_increase_below_the_guarantee():
 
 
 def test_simopt_negative_dual_increase():
-    """Our counterexample 2: three identical rows (1, 0), ω = 0, C = 4: λ = (1, 1, 1), Δ = 3 − 4.5 = −1.5."""
+    """Our counterexample 2: three identical rows (1, 0), ω = 0, C = 4: λ = (1, 1, 1),
+    Δ = 3 − 4.5 = −1.5."""
     X = np.tile([1.0, 0.0], (3, 1))
     lam, delta = one_trial(X, np.zeros(2), be.SIMOPT, 4.0)
     np.testing.assert_allclose(lam, [1.0, 1.0, 1.0], rtol=1e-12)
