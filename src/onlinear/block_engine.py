@@ -666,6 +666,30 @@ def _mult_alpha_pair(idx, vals, W, scale, r, s, simple, pos, neg, gamma, cap):
 
 
 @njit(cache=True)
+def _pair_bound(relevant):
+    """An upper bound on the pairs of a label-set trial: (labels that can be relevant) ×
+    (labels that can be irrelevant), the calibration label counted on both sides."""
+    n_rel = 0
+    n_irr = 0
+    for c in range(relevant.shape[0]):
+        if relevant[c] >= 1:
+            n_rel += 1
+        if relevant[c] != 1:
+            n_irr += 1
+    return n_rel * n_irr
+
+
+@njit(cache=True)
+def _labelset_buffers(most):
+    """The per-pair buffers of :func:`_labelset_trial` for trials of at most ``most`` pairs:
+    ``work`` (rows margin, loss, λ, squared norm, ones) and the mistake, pair and part rows."""
+    work = np.empty((5, most))
+    work[4, :] = 1.0
+    return (work, np.empty(most, np.bool_), np.empty((most, 2), np.int64),
+            np.empty(most, np.int64))
+
+
+@njit(cache=True)
 def _run_labelsets(dense, n_features, data, indices, indptr, Y, order, W, scale, scheme, kind,
                    params, counts, flags):
     _check_kind(scheme, kind)
@@ -673,20 +697,8 @@ def _run_labelsets(dense, n_features, data, indices, indptr, Y, order, W, scale,
     scores, tau, pos, neg = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
     most = 1  # the largest number of pairs of a trial, so that the buffers always suffice
     for t in range(order.shape[0]):
-        n_rel = 0
-        n_irr = 0
-        for c in range(m):
-            label = Y[order[t], c]
-            if label >= 1:
-                n_rel += 1
-            if label != 1:
-                n_irr += 1
-        most = max(most, n_rel * n_irr)
-    work = np.empty((5, most))
-    work[4, :] = 1.0
-    mistake_buffer = np.empty(most, np.bool_)
-    pair_buffer = np.empty((most, 2), np.int64)
-    part_buffer = np.empty(most, np.int64)
+        most = max(most, _pair_bound(Y[order[t]]))
+    work, mistake_buffer, pair_buffer, part_buffer = _labelset_buffers(most)
     for t in range(order.shape[0]):
         i = order[t]
         idx, vals = _row(dense, n_features, data, indices, indptr, i)
@@ -711,19 +723,11 @@ def learn_one_labelset(idx, vals, relevant, W, scale, scheme, kind, params, coun
     _check_kind(scheme, kind)
     m = W.shape[1]
     tau, pos, neg = np.empty(m), np.empty(m), np.empty(m)
-    n_rel = 0
-    n_irr = 0
-    for c in range(m):
-        if relevant[c] >= 1:
-            n_rel += 1
-        if relevant[c] != 1:
-            n_irr += 1
-    most = max(1, n_rel * n_irr)
-    work = np.empty((5, most))
-    work[4, :] = 1.0
+    work, mistake_buffer, pair_buffer, part_buffer = _labelset_buffers(
+        max(1, _pair_bound(relevant)))
     k, n_mistakes, updated = _labelset_trial(
         idx, vals, relevant, W, scale, scheme, kind, params, scores, tau, pos, neg, work,
-        np.empty(most, np.bool_), np.empty((most, 2), np.int64), np.empty(most, np.int64))
+        mistake_buffer, pair_buffer, part_buffer)
     _count(counts, np.empty(0, np.int8), 0, k, n_mistakes, updated)
 
 
