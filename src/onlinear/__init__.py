@@ -30,12 +30,13 @@ from .estimators import (
     SupportClassPA,
     UltraconservativePerceptron,
 )
+from .persistence import load, save
 from .registry import available, describe, make
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "available", "describe", "make", "OnlineLinearClassifier", "Perceptron",
+    "available", "describe", "make", "save", "load", "OnlineLinearClassifier", "Perceptron",
     "OneVsRestPerceptron", "UltraconservativePerceptron", "KeslerPerceptron", "MIRA",
     "BinaryMIRA", "PassiveAggressive", "SupportClassPA", "ROMMA", "AggressiveROMMA", "NAROMMA",
     "MaximumCosinePerceptron", "ConservativeMCP", "MulticlassROMMA", "Multiplicative",

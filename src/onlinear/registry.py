@@ -237,6 +237,17 @@ def describe(name):
         raise ValueError(f"unknown algorithm {name!r}; available: {', '.join(REGISTRY)}") from None
 
 
+def algorithm_of(model):
+    """The registered name of the algorithm ``model`` runs (its class and fixed parameters),
+    or None if no registration matches (e.g. a class built by hand with other settings)."""
+    params = model.get_params(deep=False)
+    for name, algorithm in REGISTRY.items():
+        if (type(model) is algorithm.estimator or type(model) in algorithm.tasks.values()) and \
+                all(params.get(key) == value for key, value in algorithm.fixed.items()):
+            return name
+    return None
+
+
 def make(name, task=None, **params):
     """A fresh estimator for the registered algorithm ``name`` with ``params`` set; ``task``
     picks the estimator of another task where the algorithm has one (e.g.

@@ -239,6 +239,48 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
         return self
 
+    # ------------------------------------------------------------------ the model as named arrays
+    #: Fitted scalars of a started model besides ``classes_`` and its arrays: name → type.
+    _model_scalars = {"n_features_in_": int}
+    #: Attributes of a started model computed from the hyperparameters and the saved model
+    #: (:meth:`_restore_derived`): not saved.
+    _derived = frozenset({"_label_index", "_params", "_dense_index"})
+
+    def _model_arrays(self):
+        """``{name: (shape, dtype)}`` of the learned arrays of a started model with this
+        ``classes_``, ``n_features_in_`` and :attr:`_model_scalars`.  With the
+        hyperparameters, they are the whole model: what :func:`onlinear.save` writes and what
+        :func:`onlinear.load` checks a file against before any of it is used.  A dimension
+        given as a string is free, but the same wherever that string appears."""
+        n_outputs = self._n_outputs(self.classes_.shape[0])
+        return {"_weights": ((self.n_features_in_, n_outputs), np.float64),
+                "_state": ((self._state_rows, n_outputs), np.float64),
+                "_counts": ((3,), np.int64)}
+
+    def _restore_derived(self):
+        """After loading: the attributes of :attr:`_derived`."""
+        self._label_index = {label: i for i, label in enumerate(self.classes_.tolist())}
+        self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
+        self._dense_index = np.arange(self.n_features_in_)
+
+    def _check_classes(self):
+        """Whether a loaded ``classes_`` is one the estimator could have started with: at
+        least two labels, sorted and distinct (labels are encoded by binary search)."""
+        classes = self.classes_
+        if classes.ndim != 1 or classes.shape[0] < 2 or not np.array_equal(np.unique(classes),
+                                                                           classes):
+            raise ValueError(f"classes_ must hold at least two distinct labels in sorted order; "
+                             f"got {classes.tolist()!r:.200}.")
+
+    def _check_model(self):
+        """Checks of a loaded model's values beyond its arrays' shapes, dtypes and finiteness
+        (which :func:`onlinear.load` makes first): raise ``ValueError`` naming the array."""
+        if np.any(self._state[SCALE] == 0.0):
+            raise ValueError("_state: a lazy scale factor is 0 (the engine never stores one).")
+        if self._step_kind != engine.ADDITIVE and not (
+                np.all(self._weights > 0.0) and np.all(self._state[SCALE] > 0.0)):
+            raise ValueError("_weights: a multiplicative model's weights must be positive.")
+
     # ------------------------------------------------------------------ training
     @contextmanager
     def _unchanged_on_error(self, copy_arrays=False):

@@ -83,6 +83,21 @@ class _Ellipsoid(OnlineLinearClassifier):
         else:
             self._metric = np.tile(p1 * np.eye(n_features), (n_outputs, 1))
 
+    _derived = OnlineLinearClassifier._derived | {"_layout"}
+
+    def _model_arrays(self):
+        arrays = super()._model_arrays()
+        n_features, n_outputs = arrays["_weights"][0]
+        layout = self._resolve_layout(n_outputs, n_features)
+        shape = {ee.DIAGONAL: (n_outputs, n_features),
+                 ee.STACKED: (n_outputs * n_features, n_outputs * n_features)}.get(
+                     layout, (n_outputs * n_features, n_features))
+        return {**arrays, "_metric": (shape, np.float64)}
+
+    def _restore_derived(self):
+        super()._restore_derived()
+        self._layout = self._resolve_layout(self._weights.shape[1], self._weights.shape[0])
+
     def _run(self, X, y_index, order, flags=None):
         if flags is None:
             flags = np.empty(0, dtype=np.int8)

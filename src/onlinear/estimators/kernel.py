@@ -203,6 +203,36 @@ class KernelLearner(OnlineLinearClassifier):
             self.gamma_ = float(gamma)
         return self
 
+    # the resolved gamma is None until the kernel is resolved on the first data
+    _model_scalars = {**OnlineLinearClassifier._model_scalars, "_n_support": int,
+                      "gamma_": (float, type(None))}
+    _derived = OnlineLinearClassifier._derived | {"_kind", "_kernel_params"}
+
+    def _model_arrays(self):
+        arrays = super()._model_arrays()
+        n_features, n_outputs = arrays.pop("_weights")[0]
+        capacity = "support capacity"  # grows by doubling: any size ≥ _n_support
+        return {**arrays, "_support": ((n_features, capacity), np.float64),
+                "_support_sq": ((capacity,), np.float64),
+                "_coef": ((capacity, n_outputs), np.float64),
+                "_acc": ((capacity, n_outputs), np.float64),
+                "_avg_scale_sum": ((n_outputs,), np.float64)}
+
+    def _restore_derived(self):
+        super()._restore_derived()
+        gamma = self.__dict__.pop("gamma_", None)
+        self._kind = None
+        if gamma is not None:
+            self._kind, self._kernel_params = resolve(self.kernel, self.degree, gamma,
+                                                      self.coef0)
+            self.gamma_ = float(gamma)
+
+    def _check_model(self):
+        if not 0 <= self._n_support <= self._coef.shape[0]:
+            raise ValueError(f"_n_support={self._n_support} is not within the support capacity "
+                             f"[0, {self._coef.shape[0]}].")
+        super()._check_model()
+
     def _model(self):
         return (self._support, self._support_sq, self._coef, self._acc, self._n_support)
 

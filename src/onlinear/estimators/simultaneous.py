@@ -92,6 +92,19 @@ class _Simultaneous(OnlineLinearClassifier):
     def _new_counts(self):
         self._counts = np.zeros(5, dtype=np.int64)
 
+    def _model_arrays(self):
+        # a single prototype ω (ordinal, blocks); the classifier has one column per label
+        return {"_weights": ((self.n_features_in_,), np.float64),
+                "_scale": ((1,), np.float64), "_counts": ((5,), np.int64)}
+
+    def _check_model(self):
+        scale = getattr(self, "_scale", np.ones(1))
+        if self._kind == rules.MULTIPLICATIVE and not (
+                np.all(self._weights > 0.0) and np.all(scale > 0.0)):
+            raise ValueError("_weights: a multiplicative model's weights must be positive.")
+        if np.any(scale == 0.0):
+            raise ValueError("_scale: the lazy scale factor is 0 (the engine never stores one).")
+
     # ------------------------------------------------------------------ diagnostics
     def _count(self, index):
         check_is_fitted(self)
@@ -368,6 +381,29 @@ default="simproj"
             self._weights = np.zeros((n_features, k))
             self._scale = np.array([1.0])
         self._new_counts()
+
+    _model_scalars = {**_Simultaneous._model_scalars, "multilabel_": bool, "_label_kind": str}
+
+    def _check_classes(self):
+        if self.multilabel_:  # one label is a multilabel problem (relevant or not)
+            if self.classes_.ndim != 1 or self.classes_.shape[0] < 1 or not np.array_equal(
+                    np.unique(self.classes_), self.classes_):
+                raise ValueError(f"classes_ must hold distinct labels in sorted order; got "
+                                 f"{self.classes_.tolist()!r:.200}.")
+        else:
+            super()._check_classes()
+
+    def _model_arrays(self):
+        arrays = super()._model_arrays()
+        k = self.classes_.shape[0] + (1 if self._calibrated_for(self.multilabel_) else 0)
+        return {**arrays, "_weights": ((self.n_features_in_, k), np.float64)}
+
+    def _check_model(self):
+        if self._label_kind not in ("multiclass", "sets", "indicator") or (
+                self.multilabel_ != (self._label_kind != "multiclass")):
+            raise ValueError(f"_label_kind={self._label_kind!r} and multilabel_="
+                             f"{self.multilabel_!r} do not describe a task.")
+        super()._check_model()
 
     def _calibrated_for(self, multilabel):
         return multilabel and isinstance(self.threshold, str)
@@ -739,6 +775,18 @@ default="simproj"
                              f"{given.tolist()}.")
         return given
 
+    def _model_arrays(self):
+        arrays = super()._model_arrays()
+        del arrays["_scale"]
+        return {**arrays, "_thresholds": ((self.classes_.shape[0] - 1,), np.float64)}
+
+    def _check_classes(self):
+        # the rank order, as given: distinct labels, not necessarily sorted
+        if self.classes_.ndim != 1 or self.classes_.shape[0] < 2 or \
+                np.unique(self.classes_).shape[0] != self.classes_.shape[0]:
+            raise ValueError(f"classes_ must hold at least two distinct labels (the rank "
+                             f"order); got {self.classes_.tolist()!r:.200}.")
+
     def _check_same_order(self, classes):
         if classes is None:
             return
@@ -981,6 +1029,11 @@ default="simproj"
             self._weights = np.zeros(n_features)
             self._scale = np.array([1.0])
         self._new_counts()
+
+    def _check_classes(self):
+        super()._check_classes()
+        if self.classes_.shape[0] != 2:
+            raise ValueError(f"a block learner has two classes; got {self.classes_.tolist()}.")
 
     def _encode(self, y):
         return np.where(super()._encode(y) == 1, 1.0, -1.0)

@@ -1,0 +1,509 @@
+"""Saving and loading models: a zip of ``.npy`` arrays and a JSON header, loaded without
+running any code from the file.
+
+A model is its hyperparameters plus a few named arrays (each estimator lists them:
+``_model_arrays``) and scalars (``_model_scalars``).  :func:`save` writes them as
+
+* ``onlinear-model.json`` (the first member): the format name and version, the onlinear
+  version, the estimator class and registered algorithm name, the hyperparameters, the class
+  labels' dtype, the counters, ``metadata`` given by the caller, and for every array its dtype,
+  shape and SHA-256;
+* ``arrays/<name>.npy``: every array in numpy's own ``.npy`` format (``classes_`` too, so
+  string labels survive as strings).
+
+Why not pickle (scikit-learn's ``joblib.dump``)?  Unpickling runs code named by the file, and a
+model file is something users download and share.  Why not safetensors?  It holds numeric
+tensors only (no string class labels) and is one more dependency; ``.npy`` read with
+``allow_pickle=False`` is numpy's own data-only format.  Pickle and joblib keep working
+(with their usual caveat) and give the same guarantees as this format: a loaded model predicts
+exactly as the saved one and, fed the rest of a stream, ends bit-identical to a model that never
+stopped.
+
+:func:`load` checks everything before it builds the model — the zip signature, the format name
+and version, the estimator name (a fixed list: the public estimators of onlinear), the
+hyperparameters (the estimator's own validation), every array's presence, dtype, shape
+(against what the estimator expects for the header's classes and number of features), checksum
+and finiteness, and the model's invariants (e.g. a kernel model's support count within its
+arrays) — and raises :class:`ModelFileError` (a ``ValueError``) naming the file and the problem:
+nothing compiled ever sees an array that does not fit.
+
+>>> import os, tempfile
+>>> import numpy as np
+>>> import onlinear
+>>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.5]])
+>>> y = np.array(["ham", "spam", "spam", "ham"])
+>>> model = onlinear.make("pa").partial_fit(X[:2], y[:2], classes=["ham", "spam"])
+>>> path = os.path.join(tempfile.mkdtemp(), "pa.onlinear")
+>>> onlinear.save(model, path)
+>>> again = onlinear.load(path)
+>>> again.predict([[2.0, 0.0]]), again.n_seen_
+(array(['ham'], dtype='<U4'), 2)
+>>> _ = again.partial_fit(X[2:], y[2:]); _ = model.partial_fit(X[2:], y[2:])
+>>> bool(np.array_equal(again.coef_, model.coef_))
+True
+"""
+import hashlib
+import io
+import json
+import os
+import struct
+import tempfile
+import zipfile
+import zlib
+from contextlib import contextmanager
+
+import numpy as np
+
+FORMAT = "onlinear-model"
+FORMAT_VERSION = 1
+HEADER = "onlinear-model.json"
+_ARRAYS = "arrays/"
+_ZIP_SIGNATURE = b"PK\x03\x04"
+_MAX_HEADER_BYTES = 1 << 20
+#: class-label dtypes stored as they are (object labels are stored as strings or numbers)
+_LABEL_KINDS = "biuUf"
+
+__all__ = ["save", "load", "read_header", "ModelFileError", "FORMAT_VERSION", "atomic_write"]
+
+
+class ModelFileError(ValueError):
+    """A model file that cannot be loaded: not a model file, a newer format, a damaged or
+    tampered file.  The message names the file and the problem.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    message : str
+        What is wrong with it.
+    """
+
+    def __init__(self, path, message):
+        self.path = os.fspath(path)
+        super().__init__(f"{self.path}: {message}")
+
+
+# ---------------------------------------------------------------------------------- saving
+def save(model, path, *, metadata=None):
+    """Write ``model`` (any onlinear estimator, fitted or not) to ``path``.
+
+    The file is written atomically: to a temporary file in the same folder, flushed to disk,
+    then renamed over ``path``, so a crash at any instant leaves either the previous file or the
+    new one, whole.  Nothing is written anywhere else.
+
+    Parameters
+    ----------
+    model : OnlineLinearClassifier
+        The estimator.  A model with a callable kernel cannot be saved (a function is code:
+        pickle it, or use a built-in kernel).
+    path : str or path-like
+        The file to write (conventionally ``*.onlinear``); replaced if it exists.
+    metadata : dict, optional
+        JSON-serializable values stored in the header (e.g. how far a stream was read; see
+        :func:`read_header`).
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not an onlinear estimator, or a hyperparameter or ``metadata`` cannot
+        be stored as JSON.
+    """
+    from .estimators.base import OnlineLinearClassifier
+
+    if not isinstance(model, OnlineLinearClassifier):
+        raise TypeError(f"save expects an onlinear estimator; got {type(model).__name__}.")
+    with model._model_lock():
+        header, arrays = _describe(model)
+    if metadata is not None:
+        header["metadata"] = _json_checked(metadata, "metadata")
+    payload = _encode(header, arrays)
+    with atomic_write(path) as handle:
+        handle.write(payload)
+
+
+def _describe(model):
+    """``(header, {name: array})`` of ``model``."""
+    from .registry import algorithm_of
+
+    params = model.get_params(deep=False)
+    arrays = {}
+    if callable(params.get("kernel")):
+        raise TypeError("a model with a callable kernel cannot be saved in the safe format (a "
+                        "function is code); use pickle, or a built-in kernel.")
+    random_state = params.get("random_state")
+    if isinstance(random_state, np.random.RandomState):
+        # the shuffling generator's exact state, so that a later fit shuffles as it would have
+        name, keys, position, has_gauss, gauss = random_state.get_state(legacy=True)
+        params["random_state"] = {"MT19937": {"position": int(position),
+                                              "has_gauss": int(has_gauss),
+                                              "cached_gaussian": float(gauss)}}
+        arrays["random_state.keys"] = np.asarray(keys, dtype=np.uint32)
+    elif random_state is not None and not isinstance(random_state, (int, np.integer)):
+        raise TypeError(f"random_state={random_state!r} cannot be saved; use an int, None or a "
+                        "numpy RandomState.")
+    algorithm = algorithm_of(model)
+    header = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "onlinear_version": _version(),
+        "estimator": type(model).__name__,
+        "algorithm": algorithm,
+        "params": _json_checked(params, "hyperparameters"),
+        "fitted": hasattr(model, "classes_"),
+    }
+    if header["fitted"]:
+        classes = _storable_labels(model.classes_)
+        arrays["classes_"] = classes
+        header["classes_dtype"] = "object" if model.classes_.dtype == object else classes.dtype.str
+        header["scalars"] = {name: _plain(getattr(model, name, None))
+                             for name in model._model_scalars}
+        expected = model._model_arrays()
+        for name in expected:
+            arrays[name] = np.ascontiguousarray(getattr(model, name))
+        saved = {"classes_", *model._model_scalars, *expected}
+        forgotten = set(vars(model)) - saved - set(params) - model._derived - {"_lock"}
+        if forgotten:  # a new attribute nobody declared: the file would not restore the model
+            raise RuntimeError(f"{type(model).__name__} has undeclared model attributes "
+                               f"{sorted(forgotten)}: add them to _model_arrays, "
+                               "_model_scalars or _derived.")
+        header["counters"] = {name: _plain(getattr(model, name)) for name in _counter_names(model)}
+    header["arrays"] = {name: {"dtype": array.dtype.str, "shape": list(array.shape),
+                               "sha256": hashlib.sha256(array.tobytes()).hexdigest()}
+                        for name, array in arrays.items()}
+    return header, arrays
+
+
+def _counter_names(model):
+    names = ["n_seen_", "n_mistakes_", "n_updates_"]
+    return [name for name in names if hasattr(type(model), name)]
+
+
+def _storable_labels(classes):
+    """``classes`` as an array ``.npy`` stores without pickle (object labels as str, int or
+    float)."""
+    if classes.dtype.kind in _LABEL_KINDS:
+        return classes
+    values = classes.tolist()
+    for kind in (str, int, float):
+        if all(isinstance(v, kind) and not isinstance(v, bool) for v in values):
+            return np.array(values)
+    raise TypeError(f"class labels of mixed or unsupported types cannot be saved: "
+                    f"{values!r:.200}; use strings or integers.")
+
+
+def _plain(value):
+    """A numpy scalar as the Python value JSON stores."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _json_checked(value, what):
+    value = {k: _plain(v) for k, v in value.items()} if isinstance(value, dict) else value
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"the {what} cannot be stored as JSON: {error}") from None
+    return value
+
+
+def _version():
+    from . import __version__
+
+    return __version__
+
+
+def _encode(header, arrays):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr(HEADER, json.dumps(header, indent=1, sort_keys=True))
+        for name, array in arrays.items():
+            member = io.BytesIO()
+            np.lib.format.write_array(member, array, allow_pickle=False)
+            archive.writestr(_ARRAYS + name + ".npy", member.getvalue())
+    return buffer.getvalue()
+
+
+@contextmanager
+def atomic_write(path):
+    """A binary handle whose content replaces ``path`` only once the ``with`` block ends
+    without error: written to a temporary file in the same folder, flushed and synced, then
+    renamed (atomic on POSIX and Windows).  On an error the temporary file is removed and
+    ``path`` is untouched."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.",
+                                             suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+        raise
+    try:  # make the rename itself durable
+        directory = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(directory)
+    except OSError:
+        pass
+    finally:
+        os.close(directory)
+
+
+# ---------------------------------------------------------------------------------- loading
+def read_header(path):
+    """The JSON header of the model file ``path`` (format checked; arrays not read)."""
+    with _archive(path) as archive:
+        return _header(path, archive)
+
+
+def load(path):
+    """The model saved in ``path`` by :func:`save`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The model file.
+
+    Returns
+    -------
+    model : OnlineLinearClassifier
+        A new estimator of the saved class, with the saved hyperparameters and model: it
+        predicts exactly as the saved one and continues learning as it would have.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    ModelFileError
+        (a ``ValueError``) if the file is not a model file, comes from a newer format version,
+        names an unknown estimator, or holds arrays that are missing, truncated, altered or do
+        not fit the header.  Nothing is loaded.
+    """
+    with _archive(path) as archive:
+        header = _header(path, archive)
+        try:
+            return _build(path, archive, header)
+        except ModelFileError:
+            raise
+        except (ValueError, TypeError, KeyError) as error:
+            raise ModelFileError(path, f"the model does not hold together: {error}") from None
+
+
+#: what the zip reader raises on a damaged archive (a bad offset, an unknown compression
+#: method or version, a CRC mismatch, a cut stream)
+_DAMAGED = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, NotImplementedError,
+            RuntimeError, struct.error, zlib.error, UnicodeDecodeError, OverflowError)
+
+
+@contextmanager
+def _archive(path):
+    with open(path, "rb") as handle:
+        if handle.read(4) != _ZIP_SIGNATURE:
+            raise ModelFileError(path, "not an onlinear model file (no zip signature).")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            yield archive
+    except ModelFileError:
+        raise
+    except _DAMAGED as error:
+        raise ModelFileError(path, f"damaged or truncated model file ({error}).") from None
+
+
+def _header(path, archive):
+    try:
+        info = archive.getinfo(HEADER)
+    except KeyError:
+        raise ModelFileError(path, f"not an onlinear model file (no {HEADER}).") from None
+    if info.file_size > _MAX_HEADER_BYTES:
+        raise ModelFileError(path, "the header is implausibly large.")
+    try:
+        header = json.loads(archive.read(HEADER))
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ModelFileError(path, f"the header is not valid JSON ({error}).") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise ModelFileError(path, "not an onlinear model file (wrong format name).")
+    version = header.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ModelFileError(path, f"bad format version {version!r}.")
+    if version > FORMAT_VERSION:
+        raise ModelFileError(path, f"written in format version {version} by onlinear "
+                                   f"{header.get('onlinear_version')}; this onlinear "
+                                   f"({_version()}) reads up to version {FORMAT_VERSION}: "
+                                   "upgrade onlinear.")
+    for key, kind in (("estimator", str), ("params", dict), ("fitted", bool),
+                      ("arrays", dict)):
+        if not isinstance(header.get(key), kind):
+            raise ModelFileError(path, f"the header's {key!r} is missing or not a "
+                                       f"{kind.__name__}.")
+    return header
+
+
+def _estimator_class(path, header):
+    from . import registry
+    from .estimators.base import OnlineLinearClassifier
+    import onlinear
+
+    name = header["estimator"]
+    cls = getattr(onlinear, name, None) if name in onlinear.__all__ else None
+    if not (isinstance(cls, type) and issubclass(cls, OnlineLinearClassifier)) \
+            or cls is OnlineLinearClassifier:
+        raise ModelFileError(path, f"unknown estimator {name!r}.")
+    algorithm = header.get("algorithm")
+    if algorithm is not None:
+        record = registry.REGISTRY.get(algorithm) if isinstance(algorithm, str) else None
+        if record is None:
+            raise ModelFileError(path, f"unknown algorithm {algorithm!r}.")
+        if cls is not record.estimator and cls not in record.tasks.values():
+            raise ModelFileError(path, f"algorithm {algorithm!r} has no estimator {name}.")
+    return cls
+
+
+def _build(path, archive, header):
+    cls = _estimator_class(path, header)
+    params = dict(header["params"])
+    specs = header["arrays"]
+    random_state = params.get("random_state")
+    if isinstance(random_state, dict):
+        params["random_state"] = _random_state(path, archive, specs, random_state)
+    model = cls(**params)
+    model._validate_params()
+    if not header["fitted"]:
+        _check_members(path, archive, specs, set(specs))
+        return model
+
+    classes = _read(path, archive, specs, "classes_", None)
+    if classes.ndim != 1 or classes.dtype.kind not in _LABEL_KINDS:
+        raise ModelFileError(path, "classes_ must be a 1-D array of labels.")
+    if header.get("classes_dtype") == "object":
+        classes = classes.astype(object)
+    model.classes_ = classes
+    scalars = header.get("scalars")
+    if not isinstance(scalars, dict) or set(scalars) != set(model._model_scalars):
+        raise ModelFileError(path, f"the header's scalars must be {sorted(model._model_scalars)}.")
+    for name, kind in model._model_scalars.items():
+        value = scalars[name]
+        if kind is int and isinstance(value, int) and not isinstance(value, bool):
+            value = int(value)
+        elif kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = float(value)
+        elif not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ModelFileError(path, f"scalar {name}={value!r:.80} has the wrong type.")
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+            raise ModelFileError(path, f"scalar {name}={value} is negative.")
+        setattr(model, name, value)
+    model._check_classes()
+    expected = model._model_arrays()
+    _check_members(path, archive, specs, {"classes_", *expected}
+                   | ({"random_state.keys"} if "random_state.keys" in specs else set()))
+    free = {}
+    for name, (shape, dtype) in expected.items():
+        array = _read(path, archive, specs, name, np.dtype(dtype))
+        if len(shape) != array.ndim:
+            raise ModelFileError(path, f"array {name} has shape {array.shape}; expected "
+                                       f"{_shape_text(shape)}.")
+        for size, wanted in zip(array.shape, shape):
+            if isinstance(wanted, str):
+                wanted = free.setdefault(wanted, size)
+            if size != wanted:
+                raise ModelFileError(path, f"array {name} has shape {array.shape}; expected "
+                                           f"{_shape_text(shape, free)}.")
+        if array.dtype.kind == "f" and not np.isfinite(array).all():
+            raise ModelFileError(path, f"array {name} holds NaN or infinity.")
+        if array.dtype.kind in "iu" and (array < 0).any():
+            raise ModelFileError(path, f"array {name} holds negative counts.")
+        setattr(model, name, array)
+    model._restore_derived()
+    model._check_model()
+    counters = header.get("counters", {})
+    for name, value in counters.items():
+        if name not in _counter_names(model) or getattr(model, name) != value:
+            raise ModelFileError(path, f"the header's counter {name}={value!r} disagrees with "
+                                       "the model's arrays.")
+    return model
+
+
+def _shape_text(shape, free=None):
+    free = free or {}
+    return "(" + ", ".join(str(free.get(s, s)) if isinstance(s, str) else str(s)
+                           for s in shape) + ")"
+
+
+def _check_members(path, archive, specs, names):
+    """The file's arrays must be exactly ``names``, each described in the header."""
+    members = {info.filename for info in archive.infolist()} - {HEADER}
+    stored = {m[len(_ARRAYS):-len(".npy")] for m in members
+              if m.startswith(_ARRAYS) and m.endswith(".npy")}
+    if members != {_ARRAYS + n + ".npy" for n in stored} or stored != set(specs) \
+            or stored != set(names):
+        missing = sorted(set(names) - stored)
+        extra = sorted(members - {_ARRAYS + n + ".npy" for n in names})
+        raise ModelFileError(path, "the arrays do not match the model: "
+                                   + (f"missing {missing}" if missing else "")
+                                   + ("; " if missing and extra else "")
+                                   + (f"unexpected {extra}" if extra else "")
+                                   + ("" if missing or extra else "header and members differ")
+                                   + ".")
+
+
+def _read(path, archive, specs, name, dtype):
+    """Array ``name``, checked against its header entry (dtype, shape, size, checksum) before
+    and after reading; ``dtype`` the one the model needs (None: any the header gives)."""
+    spec = specs.get(name)
+    if not isinstance(spec, dict):
+        raise ModelFileError(path, f"array {name} is not described in the header.")
+    try:
+        stored = np.dtype(spec["dtype"])
+        shape = tuple(int(s) for s in spec["shape"])
+        digest = str(spec["sha256"])
+    except (KeyError, TypeError, ValueError):
+        raise ModelFileError(path, f"the header's entry of array {name} is malformed.") from None
+    if dtype is not None and stored != dtype:
+        raise ModelFileError(path, f"array {name} has dtype {stored}; expected {dtype}.")
+    if stored.hasobject or any(s < 0 for s in shape):
+        raise ModelFileError(path, f"array {name}: unsupported dtype or shape in the header.")
+    member = _ARRAYS + name + ".npy"
+    try:
+        info = archive.getinfo(member)
+    except KeyError:
+        raise ModelFileError(path, f"array {name} is missing.") from None
+    nbytes = stored.itemsize * int(np.prod(shape, dtype=np.float64))
+    if not nbytes <= info.file_size <= nbytes + 4096:  # .npy's header is at most a few KB
+        raise ModelFileError(path, f"array {name} is truncated or has the wrong size "
+                                   f"({info.file_size} bytes stored for {nbytes} of data).")
+    try:
+        with archive.open(member) as handle:
+            array = np.lib.format.read_array(handle, allow_pickle=False)
+    except (ValueError, *_DAMAGED) as error:
+        raise ModelFileError(path, f"array {name} cannot be read ({error}).") from None
+    if array.dtype != stored or array.shape != shape:
+        raise ModelFileError(path, f"array {name} holds {array.dtype}{list(array.shape)}; the "
+                                   f"header says {stored}{list(shape)}.")
+    array = np.ascontiguousarray(array)
+    if hashlib.sha256(array.tobytes()).hexdigest() != digest:
+        raise ModelFileError(path, f"array {name} does not match its checksum (altered or "
+                                   "damaged).")
+    if not array.flags.writeable:
+        array = array.copy()
+    return array
+
+
+def _random_state(path, archive, specs, description):
+    try:
+        mt = description["MT19937"]
+        position, has_gauss, gauss = int(mt["position"]), int(mt["has_gauss"]), \
+            float(mt["cached_gaussian"])
+    except (KeyError, TypeError, ValueError):
+        raise ModelFileError(path, "the header's random_state is malformed.") from None
+    keys = _read(path, archive, specs, "random_state.keys", np.dtype(np.uint32))
+    if keys.shape != (624,) or not 0 <= position <= 624:
+        raise ModelFileError(path, "the saved random_state is malformed.")
+    generator = np.random.RandomState()
+    generator.set_state(("MT19937", keys, position, has_gauss, gauss))
+    return generator

@@ -1,0 +1,378 @@
+"""Saving and loading (onlinear.save / onlinear.load) for every registered learner and task:
+a loaded model predicts as the saved one and, fed the rest of the stream, ends bit-identical to
+a model that never stopped; damaged, tampered and foreign files are refused with a clear error
+and nothing loaded; pickle gives the same guarantees."""
+import copy
+import hashlib
+import io
+import json
+import pickle
+import zipfile
+
+import numpy as np
+import pytest
+
+import onlinear
+from onlinear.persistence import HEADER, ModelFileError, _storable_labels, read_header
+from onlinear.registry import REGISTRY
+
+RNG = np.random.default_rng(20261125)
+X = RNG.normal(size=(48, 6))
+X_TEST = RNG.normal(size=(20, 6))
+LABELS = RNG.integers(0, 3, size=48)
+INDICATOR = (RNG.random((48, 3)) < 0.4).astype(int)
+SPLIT = 27
+
+
+def _cases():
+    for name, algorithm in REGISTRY.items():
+        yield name, None
+        for task in algorithm.tasks:
+            yield name, task
+
+
+CASES = list(_cases())
+
+
+def _stream(name, task):
+    """``(model, learn(model, rows))`` for the algorithm ``name`` on its task's data."""
+    model = onlinear.make(name, task=task)
+    if task == "multilabel":
+        return model, lambda m, rows: m.partial_fit(X[rows], INDICATOR[rows],
+                                                    classes=[0, 1, 2])
+    if task == "blocks":
+        signs = np.where(LABELS % 2 == 0, -1, 1)
+
+        def learn(m, rows):
+            # trials of 3 rows (the last one shorter)
+            block_ptr = np.r_[0:len(rows):3, len(rows)]
+            return m.partial_fit(X[rows], signs[rows], classes=[-1, 1], block_ptr=block_ptr)
+        return model, learn
+    y = LABELS % 2 if name == "winnow" else LABELS
+    X_used = np.abs(X) if name == "winnow" else X
+    classes = np.unique(y)
+    return model, lambda m, rows: m.partial_fit(X_used[rows], y[rows], classes=classes)
+
+
+def _model_state(model):
+    """Everything a model's future depends on: its arrays, scalars, classes and counters."""
+    state = {name: getattr(model, name) for name in model._model_arrays()}
+    state.update({name: getattr(model, name, None) for name in model._model_scalars})
+    state["classes_"] = model.classes_
+    return state
+
+
+def _assert_same_model(a, b):
+    sa, sb = _model_state(a), _model_state(b)
+    assert sa.keys() == sb.keys()
+    for key in sa:
+        if isinstance(sa[key], np.ndarray):
+            assert sa[key].dtype == sb[key].dtype, key
+            np.testing.assert_array_equal(sa[key], sb[key], err_msg=key, strict=True)
+        else:
+            assert sa[key] == sb[key], key
+    assert a.get_params() == b.get_params() or type(a.random_state) is not type(None)
+    np.testing.assert_array_equal(a.decision_function(X_TEST), b.decision_function(X_TEST),
+                                  strict=True)
+
+
+@pytest.mark.parametrize("name,task", CASES)
+def test_round_trip_then_the_stream_continues_bit_identically(tmp_path, name, task):
+    model, learn = _stream(name, task)
+    reference, _ = _stream(name, task)
+    learn(model, np.arange(SPLIT))
+    learn(reference, np.arange(SPLIT))
+    path = tmp_path / "model.onlinear"
+    onlinear.save(model, path)
+    loaded = onlinear.load(path)
+    assert type(loaded) is type(model)
+    assert loaded.get_params() == model.get_params()
+    _assert_same_model(loaded, model)
+    np.testing.assert_array_equal(loaded.predict(X_TEST), model.predict(X_TEST))
+
+    rest = np.arange(SPLIT, X.shape[0])
+    learn(loaded, rest)
+    learn(reference, rest)
+    _assert_same_model(loaded, reference)
+    assert loaded.n_seen_ == reference.n_seen_ > 0
+    header = read_header(path)
+    assert header["algorithm"] == name
+    assert header["counters"]["n_seen_"] == model.n_seen_
+
+
+@pytest.mark.parametrize("name,task", [c for c in CASES if c[0] in ("pa", "simproj",
+                                                                     "kernel-pa", "iellip")])
+def test_an_unfitted_model_round_trips_with_its_hyperparameters(tmp_path, name, task):
+    model = onlinear.make(name, task=task)
+    onlinear.save(model, tmp_path / "m")
+    loaded = onlinear.load(tmp_path / "m")
+    assert type(loaded) is type(model) and loaded.get_params() == model.get_params()
+    assert not hasattr(loaded, "classes_")
+
+
+def test_string_and_object_labels_survive(tmp_path):
+    y = np.array(["cat", "dog", "emu"])[LABELS]
+    model = onlinear.make("pa1", C=0.5).fit(X, y)
+    onlinear.save(model, tmp_path / "s")
+    loaded = onlinear.load(tmp_path / "s")
+    assert loaded.classes_.dtype == model.classes_.dtype
+    assert list(loaded.predict(X_TEST)) == list(model.predict(X_TEST))
+    assert loaded.learn_one(X[0], "dog") in ("cat", "dog", "emu")
+
+    objects = onlinear.make("pa").fit(X, y.astype(object))
+    onlinear.save(objects, tmp_path / "o")
+    loaded = onlinear.load(tmp_path / "o")
+    assert loaded.classes_.dtype == object and loaded.classes_.tolist() == ["cat", "dog", "emu"]
+    assert loaded.predict(X_TEST).tolist() == objects.predict(X_TEST).tolist()
+
+
+def test_a_seeded_shuffling_generator_is_saved_exactly(tmp_path):
+    generator = np.random.RandomState(7)
+    generator.rand(3)  # part-way through its sequence
+    model = onlinear.make("pa", shuffle=True, n_epochs=2, random_state=generator)
+    onlinear.save(model, tmp_path / "r")
+    loaded = onlinear.load(tmp_path / "r")
+    np.testing.assert_array_equal(loaded.fit(X, LABELS).coef_, model.fit(X, LABELS).coef_)
+
+
+def test_pickle_gives_the_same_guarantees():
+    for name, task in [("pa", None), ("kernel-mira", None), ("simproj", "ordinal"),
+                       ("iellip", None)]:
+        model, learn = _stream(name, task)
+        reference, _ = _stream(name, task)
+        learn(model, np.arange(SPLIT))
+        learn(reference, np.arange(SPLIT))
+        loaded = pickle.loads(pickle.dumps(model))
+        _assert_same_model(loaded, model)
+        learn(loaded, np.arange(SPLIT, 48))
+        learn(reference, np.arange(SPLIT, 48))
+        _assert_same_model(loaded, reference)
+
+
+def test_saving_refuses_what_it_cannot_store_safely(tmp_path):
+    callable_kernel = onlinear.KernelPerceptron(kernel=lambda A, B: A @ B.T).fit(X, LABELS)
+    with pytest.raises(TypeError, match="callable kernel"):
+        onlinear.save(callable_kernel, tmp_path / "k")
+    # (scikit-learn's target checks refuse such labels before a model can hold them)
+    mixed = np.array([1, 2.0, 3], dtype=object)  # int and float: one dtype would change them
+    with pytest.raises(TypeError, match="mixed"):
+        _storable_labels(mixed)
+    with pytest.raises(TypeError, match="onlinear estimator"):
+        onlinear.save(object(), tmp_path / "x")
+    with pytest.raises(TypeError, match="metadata"):
+        onlinear.save(onlinear.make("pa"), tmp_path / "m", metadata={"f": object()})
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing left behind
+
+
+def test_saving_replaces_atomically_and_leaves_no_temporary_file(tmp_path, monkeypatch):
+    path = tmp_path / "m.onlinear"
+    first = onlinear.make("pa").fit(X, LABELS)
+    onlinear.save(first, path)
+    before = path.read_bytes()
+
+    def fail(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr("onlinear.persistence.os.fsync", fail)
+    with pytest.raises(OSError, match="disk full"):
+        onlinear.save(onlinear.make("pa1").fit(X, LABELS), path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["m.onlinear"]
+
+
+# ------------------------------------------------------------------------------ bad files
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    """Bytes of saved models: a primal, a kernel and a multilabel one."""
+    out = {}
+    folder = tmp_path_factory.mktemp("saved")
+    for name, task in [("pa", None), ("kernel-pa", None), ("simproj", "multilabel")]:
+        model, learn = _stream(name, task)
+        learn(model, np.arange(SPLIT))
+        onlinear.save(model, folder / name)
+        out[name] = (folder / name).read_bytes()
+    return out
+
+
+def _rewrite(data, header_change=None, arrays=None, drop=(), extra=None, checksums=True):
+    """The model file ``data`` with its header or arrays changed (checksums kept consistent
+    unless ``checksums`` is False)."""
+    source = zipfile.ZipFile(io.BytesIO(data))
+    header = json.loads(source.read(HEADER))
+    members = {n: source.read(n) for n in source.namelist() if n != HEADER}
+    for name, array in (arrays or {}).items():
+        buffer = io.BytesIO()
+        np.lib.format.write_array(buffer, array, allow_pickle=True)
+        members[f"arrays/{name}.npy"] = buffer.getvalue()
+        if checksums:
+            header["arrays"][name] = {"dtype": array.dtype.str, "shape": list(array.shape),
+                                      "sha256": hashlib.sha256(array.tobytes()).hexdigest()}
+    for name in drop:
+        members.pop(f"arrays/{name}.npy")
+    members.update(extra or {})
+    if header_change:
+        header_change(header)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr(HEADER, json.dumps(header))
+        for name, content in members.items():
+            archive.writestr(name, content)
+    return out.getvalue()
+
+
+def _array(data, name):
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return np.lib.format.read_array(io.BytesIO(archive.read(f"arrays/{name}.npy")))
+
+
+def _set(key, value):
+    def change(header):
+        header[key] = value
+    return change
+
+
+BAD_FILES = {
+    "not a zip": (lambda s: b"\x89HDF\r\n" + s["pa"], "no zip signature"),
+    "empty": (lambda s: b"", "no zip signature"),
+    "truncated": (lambda s: s["pa"][: len(s["pa"]) // 2], "damaged or truncated"),
+    "zip without header": (lambda s: _zip_of({"x.txt": b"hello"}), "no onlinear-model.json"),
+    "header not json": (lambda s: _zip_of({HEADER: b"{not json"}), "not valid JSON"),
+    "foreign format": (lambda s: _rewrite(s["pa"], _set("format", "other")), "wrong format"),
+    "newer version": (lambda s: _rewrite(s["pa"], _set("format_version", 99)),
+                      "reads up to version 1"),
+    "unknown estimator": (lambda s: _rewrite(s["pa"], _set("estimator", "os.system")),
+                          "unknown estimator"),
+    "private class": (lambda s: _rewrite(s["pa"], _set("estimator", "OnlineLinearClassifier")),
+                      "unknown estimator"),
+    "unknown algorithm": (lambda s: _rewrite(s["pa"], _set("algorithm", "zzz")),
+                          "unknown algorithm"),
+    "algorithm of another class": (lambda s: _rewrite(s["pa"], _set("algorithm", "mira")),
+                                   "has no estimator"),
+    "bad hyperparameter": (lambda s: _rewrite(s["pa"], lambda h: h["params"].update(C=-1.0)),
+                           "C"),
+    "unknown hyperparameter": (lambda s: _rewrite(s["pa"], lambda h: h["params"].update(z=1)),
+                               "z"),
+    "array bytes altered": (lambda s: _flip_array_byte(s["pa"], "_weights"), "checksum"),
+    "weights of the wrong shape": (
+        lambda s: _rewrite(s["pa"], arrays={"_weights": np.zeros((5, 3))}), "shape"),
+    "weights of the wrong dtype": (
+        lambda s: _rewrite(s["pa"], arrays={"_weights": np.zeros((6, 3), np.float32)}),
+        "dtype"),
+    "NaN weights": (lambda s: _rewrite(s["pa"], arrays={"_weights": np.full((6, 3), np.nan)}),
+                    "NaN"),
+    "short state": (lambda s: _rewrite(s["pa"], arrays={"_state": np.ones((2, 3))}), "shape"),
+    "negative counts": (lambda s: _rewrite(s["pa"], arrays={"_counts": np.array([-1, 0, 0])}),
+                        "negative"),
+    "counters disagree": (lambda s: _rewrite(s["pa"], lambda h: h["counters"].update(
+        n_seen_=5)), "disagrees"),
+    "missing array": (lambda s: _rewrite(s["pa"], drop=["_state"]), "missing"),
+    "extra member": (lambda s: _rewrite(s["pa"], extra={"arrays/evil.npy": b"x"}), "unexpected"),
+    "header shape lies": (lambda s: _rewrite(s["pa"], lambda h: h["arrays"]["_weights"].update(
+        shape=[600000, 3])), "wrong size"),
+    "pickled classes": (lambda s: _rewrite(
+        s["pa"], arrays={"classes_": np.array([0, 1, 2], dtype=object)}, checksums=False),
+        "dtype|object|cannot be read"),
+    "unsorted classes": (lambda s: _rewrite(s["pa"], arrays={"classes_": np.array([2, 0, 1])}),
+                         "sorted"),
+    "one class": (lambda s: _rewrite(s["pa"], arrays={"classes_": np.array([0])}), "two"),
+    "more support than stored": (lambda s: _rewrite(
+        s["kernel-pa"], lambda h: h["scalars"].update(_n_support=10**6)), "_n_support"),
+    "kernel arrays of disagreeing capacity": (lambda s: _rewrite(
+        s["kernel-pa"], arrays={"_coef": np.zeros((3, 3))}), "shape"),
+    "bad scalar type": (lambda s: _rewrite(
+        s["pa"], lambda h: h["scalars"].update(n_features_in_="6")), "wrong type"),
+    "negative feature count": (lambda s: _rewrite(
+        s["pa"], lambda h: h["scalars"].update(n_features_in_=-6)), "negative"),
+    "label kind of another task": (lambda s: _rewrite(
+        s["simproj"], lambda h: h["scalars"].update(_label_kind="multiclass")), "task"),
+}
+
+
+def _zip_of(members):
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    return out.getvalue()
+
+
+def _flip_array_byte(data, name):
+    """``data`` with one byte of an array's values changed and the zip's CRC recomputed
+    (tampering that the zip format alone does not see)."""
+    array = _array(data, name).copy()
+    array.view(np.uint8)[5] ^= 0x10
+    return _rewrite(data, arrays={name: array}, checksums=False)
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FILES))
+def test_bad_model_files_are_refused_with_a_clear_error(tmp_path, saved, case):
+    build, message = BAD_FILES[case]
+    path = tmp_path / "bad.onlinear"
+    path.write_bytes(build(saved))
+    with pytest.raises(ModelFileError, match=message) as error:
+        onlinear.load(path)
+    assert str(path) in str(error.value)
+
+
+def test_a_missing_file_raises_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        onlinear.load(tmp_path / "nothing")
+
+
+@pytest.mark.parametrize("name", ["pa", "kernel-pa", "simproj"])
+def test_random_corruption_never_loads_a_different_model(tmp_path, saved, name):
+    """Fuzz: 300 files with random bytes overwritten, cut or inserted.  Each either loads the
+    very model that was saved (a change in a part of the zip nobody reads, e.g. a timestamp)
+    or raises ModelFileError; it never crashes and never loads anything else."""
+    data = saved[name]
+    path = tmp_path / "fuzz"
+    path.write_bytes(data)
+    original = onlinear.load(path)
+    rng = np.random.default_rng(sum(map(ord, name)))
+    outcomes = {"refused": 0, "identical": 0}
+    for trial in range(300):
+        corrupted = bytearray(data)
+        kind = trial % 3
+        at = int(rng.integers(0, len(data)))
+        if kind == 0:
+            for _ in range(int(rng.integers(1, 4))):
+                corrupted[int(rng.integers(0, len(data)))] = int(rng.integers(0, 256))
+        elif kind == 1:
+            corrupted = corrupted[:at]
+        else:
+            corrupted[at:at] = bytes(rng.integers(0, 256, size=int(rng.integers(1, 9)),
+                                                  dtype=np.uint8))
+        path.write_bytes(bytes(corrupted))
+        try:
+            model = onlinear.load(path)
+        except ModelFileError:
+            outcomes["refused"] += 1
+            continue
+        _assert_same_model(model, original)
+        outcomes["identical"] += 1
+    assert outcomes["refused"] > 200
+
+
+def test_load_runs_no_code_from_the_file(tmp_path, saved):
+    """A pickle payload placed where an array belongs is refused, never unpickled."""
+    class Boom:
+        def __reduce__(self):
+            return (exec, ("raise SystemExit('code ran')",))
+
+    payload = pickle.dumps(Boom())
+    weights = io.BytesIO()
+    np.lib.format.write_array(weights, np.array([Boom()], dtype=object), allow_pickle=True)
+    for content in (payload, weights.getvalue()):
+        data = _rewrite(saved["pa"], extra={"arrays/_weights.npy": content})
+        (tmp_path / "evil").write_bytes(data)
+        with pytest.raises(ModelFileError):
+            onlinear.load(tmp_path / "evil")
+
+
+def test_a_loaded_model_is_independent_of_the_saved_one(tmp_path):
+    model = onlinear.make("pa").fit(X, LABELS)
+    onlinear.save(model, tmp_path / "m")
+    loaded = onlinear.load(tmp_path / "m")
+    before = copy.deepcopy(model)
+    loaded.partial_fit(X, LABELS)
+    np.testing.assert_array_equal(model.coef_, before.coef_)
