@@ -20,7 +20,8 @@ Exponentiated steps ``w_j ← w_j·exp(e)`` clamp ``|e| ≤ MAX_EXPONENT`` and f
 
 The functions keep the operation order of the loops they replaced, so results are bit for bit
 those of the engines before the store; the two ``fastmath`` functions (dense, class-major rows)
-reassociate their sums, as before.
+reassociate their sums, as before.  The ones on the per-row path of a sparse pass are inlined
+(``inline="always"``): as calls they cost about 7 % of a CSR pass of ``pa`` (measured).
 """
 import math
 
@@ -61,7 +62,7 @@ def dot(idx, vals, w):
     return s, q
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def column_dots(idx, vals, W, out):
     """``out[r] = W[:, r]·x`` for every column (raw units, one sweep over the row's non-zeros,
     feature-major ``W``); returns ``‖x‖²`` (float64 whatever the input dtype)."""
@@ -99,7 +100,7 @@ def column_dots_dense(x, W, state, scores):
 
 
 # ----------------------------------------------------------------------------- additive steps
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_row(idx, vals, w, step):
     """``w += step·x`` on the non-zeros of x (raw units: ``step = τ/σ``); returns the change of
     ``Σ_j w_j²``, as ``Σ (new − old)(new + old)`` over the touched coordinates."""
@@ -206,7 +207,7 @@ def keep_running(state, r, row, after):
     state[SIZE_ANCHOR, r] = max(anchor, after)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def track_size(W, state, r, row, after):
     """Store a column size updated by a running sum, or recompute it exactly (the guard)."""
     if must_reanchor(state, r, row, after):
@@ -240,7 +241,7 @@ def rescale_column(W, state, r, c):
         fold_column(W, state, r)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_to_column(idx, vals, W, state, r, tau, dense):
     """``w_r ← w_r + τ·x`` (true units) with the squared norm tracked; ``dense``: ``vals`` is a
     whole dense row and ``W`` class-major (the vectorized path)."""
