@@ -19,12 +19,14 @@ Rows are ``(idx, vals)`` pairs as in the additive engine (:mod:`.rows`).  ``W`` 
 :mod:`.weights` whose scale (``state[SCALE]``) stays 1: no ellipsoid step rescales w, so steps add
 to the raw values directly.  The diagonal metric is a positive store with its own lazy factor
 (``state[DIAGONAL_SCALE]``, row 1 of this engine's state, where the primal layout keeps
-``RAW_SQNORM``: no rule of the table runs here, and no ellipsoid step reads ‖w‖).  A run returns −1, or the position in
-``order`` of a round CELLIP could not take (τ ≥ 1 with ``on_infeasible="raise"``); the model then
-holds the state from before that round — also with one ellipsoid per output, whose outputs step
-one after the other: in that mode :func:`_infeasible` first checks every output's cut (with the
-very arithmetic of the step), so a round is taken whole or not at all.  (The estimator restores
-the state from before the *call*, see :class:`onlinear.estimators.base.OnlineLinearClassifier`.)
+``RAW_SQNORM``: no rule of the table runs here, and no ellipsoid step reads ‖w‖).
+
+A run returns −1, or the position in ``order`` of a round CELLIP could not take (τ ≥ 1 with
+``on_infeasible="raise"``); the model then holds the state from before that round — also with
+one ellipsoid per output, whose outputs step one after the other: in that mode
+:func:`_infeasible` first checks every output's cut (with the very arithmetic of the step), so a
+round is taken whole or not at all.  (The estimator restores the state from before the *call*,
+see :class:`onlinear.estimators.base.OnlineLinearClassifier`.)
 """
 
 import numpy as np
