@@ -119,7 +119,7 @@ def _apply(slot, q, support, support_sq, coef, acc, n_support, state, avg_scale_
             continue
         changed = True
         raw_score = work[_RAW, r]  # Σ_i coef[i, r] K(x_i, x) before this round's step
-        if c == 0.0:
+        if c == 0.0:  # not weights.clear_column: the averaging sums keep what is removed
             for i in range(n_support):
                 acc[i, r] -= coef[i, r] * avg_scale_sum[r]
                 coef[i, r] = 0.0
