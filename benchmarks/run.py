@@ -137,12 +137,12 @@ def big_workload_params(name):
 
 def onlinear_rows(wl, args):
     import onlinear
-    from onlinear import engine
+    from onlinear._core import primal
 
     X, y, Xte, yte = wl.X_train, wl.y_train, wl.X_test, wl.y_test
     classes = np.unique(y)
     rows = []
-    kernel = engine.run_sparse if wl.sparse else engine.run_dense
+    kernel = primal.run_sparse if wl.sparse else primal.run_dense
     for registered in learner_names(wl, rows):
         params = big_workload_params(registered)
         name = registered
@@ -400,7 +400,7 @@ import json, sys, time
 t0 = time.perf_counter()
 import numpy as np
 import onlinear
-from onlinear import engine
+from onlinear._core import primal
 t1 = time.perf_counter()
 rng = np.random.default_rng(0)
 X = rng.random((200, 20))
@@ -412,7 +412,7 @@ onlinear.make("pa").fit(X, y)
 t4 = time.perf_counter()
 onlinear.make("pa").learn_one(X[0], int(y[0]), classes=[0, 1, 2])
 t5 = time.perf_counter()
-stats = {f.__name__: f.stats for f in (engine.run_dense, engine.learn_one_dense)}
+stats = {f.__name__: f.stats for f in (primal.run_dense, primal.learn_one_dense)}
 print(json.dumps(dict(
     import_s=t1 - t0, first_fit_s=t3 - t2, second_fit_s=t4 - t3, first_learn_one_s=t5 - t4,
     cache_path=stats["run_dense"].cache_path,

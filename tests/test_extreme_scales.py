@@ -7,7 +7,7 @@
 * MIRA's per-round QP must not lose β and the score differences against ‖x‖² (it used to make
   no update at all once ‖x‖² ≫ β/ε).
 * Rows outside the accepted norm range (0, or 2^-505 … 2^505: see
-  ``onlinear.engine.ROW_NORM_EXPONENT``) are refused before anything is learned, a fitted model
+  ``onlinear._core.rows.ROW_NORM_EXPONENT``) are refused before anything is learned, a fitted model
   left bit-identical; every accepted stream, however its scales are mixed, leaves finite models.
 """
 import math
@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import onlinear
+from onlinear._core.rows import ROW_NORM_EXPONENT
 from onlinear.datasets import load_usps
-from onlinear.engine import ROW_NORM_EXPONENT
 
 FUZZ = settings(max_examples=20, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

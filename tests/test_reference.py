@@ -381,7 +381,7 @@ def assert_same_model(est, ref, what=""):
 def assert_same_estimators(a, b, what=""):
     """The same model up to rounding: the same online counts, and weights equal to ~1e-13 (a
     dense pass sums with reassociated vector instructions, a CSR or per-example pass in feature
-    order — see onlinear.engine — so they agree to rounding, not bit for bit)."""
+    order — see onlinear._core.primal — so they agree to rounding, not bit for bit)."""
     scale = max(1.0, np.abs(b.coef_).max())
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-12, atol=1e-13 * scale, err_msg=what)
     assert (a.n_seen_, a.n_mistakes_, a.n_updates_) == (b.n_seen_, b.n_mistakes_,

@@ -32,7 +32,7 @@ from certificates import kkt_certificate
 from scipy.optimize import minimize
 
 import onlinear
-from onlinear import engine
+from onlinear._core import primal
 
 N_FEATURES = 8
 N_ROUNDS = 300
@@ -362,7 +362,7 @@ def assert_same_model(actual, expected):
         expected.n_seen_, expected.n_mistakes_, expected.n_updates_)
     assert_array_equal(actual.classes_, expected.classes_)
     # equal to rounding: a dense pass sums with reassociated vector instructions, a CSR or
-    # per-example pass in feature order (see onlinear.engine)
+    # per-example pass in feature order (see onlinear._core.primal)
     scale = max(1.0, np.abs(weights(expected)).max())
     assert_allclose(weights(actual), weights(expected), rtol=1e-12, atol=1e-13 * scale)
     if hasattr(expected, "cosine_bound_"):
@@ -441,13 +441,13 @@ def format_stream(case):
 def sparse_calls(monkeypatch):
     """The (data, indices, indptr) dtypes of every call to the compiled sparse loop."""
     calls = []
-    run_sparse = engine.run_sparse
+    run_sparse = primal.run_sparse
 
     def spy(data, indices, indptr, *args):
         calls.append((data.dtype, indices.dtype, indptr.dtype))
         return run_sparse(data, indices, indptr, *args)
 
-    monkeypatch.setattr(engine, "run_sparse", spy)
+    monkeypatch.setattr(primal, "run_sparse", spy)
     return calls
 
 

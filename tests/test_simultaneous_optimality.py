@@ -10,7 +10,7 @@ import pytest
 from certificates import kkt_certificate
 from scipy.optimize import minimize, minimize_scalar
 
-from onlinear import block_engine as be
+from onlinear._core import blocks as be
 from onlinear.rules import simultaneous as rules
 from onlinear.solvers.block_dual import solve_block_dual
 

@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from onlinear import block_engine as be
+from onlinear._core import blocks as be
 
 SCHEMES = ("simperc", "conproj", "simproj", "simopt", "maxpa")
 RTOL = 1e-9

@@ -10,7 +10,7 @@ Bounds are compared with relative slack 1e−9 (our tolerance).
 import numpy as np
 import pytest
 
-from onlinear import block_engine as be
+from onlinear._core import blocks as be
 
 NO_PARTS = np.empty(0, np.int64)
 NO_COUPLING = np.empty(0)

@@ -3,7 +3,7 @@
 A concrete learner only declares its hyperparameters (``__init__`` and
 ``_parameter_constraints``), its rule id and how the hyperparameters become the rule's ``params``
 vector; everything else — validation, label encoding, epochs and shuffling, the batch and the
-per-example paths, diagnostics — lives here and in the compiled :mod:`onlinear.engine`.
+per-example paths, diagnostics — lives here and in the compiled :mod:`onlinear._core.primal`.
 """
 import warnings
 from contextlib import contextmanager
@@ -18,7 +18,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .. import engine
+from .._core import counters, primal
 from ..rules.layout import RAW_SQNORM, SCALE
 from ..rules.table import RULES
 from .checks import (
@@ -37,7 +37,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     once fitted (some subclasses add their own).
 
     Accepted rows: finite, and zero or of norm in ``[2^-505, 2^505]`` (≈ 9.5e-153 … 1e152, see
-    :data:`onlinear.engine.ROW_NORM_EXPONENT`); otherwise ``fit``, ``partial_fit`` and
+    :data:`onlinear._core.rows.ROW_NORM_EXPONENT`); otherwise ``fit``, ``partial_fit`` and
     ``learn_one`` raise a ``ValueError`` naming the row before anything is learned (a fitted
     model stays bit-identical).  Within that range every learner is exactly invariant under
     x → c·x once the hyperparameters carrying units follow (β → c²β, C → C/c², η → η/c; nothing
@@ -132,7 +132,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         return state
 
     _rule = None  # set by subclasses: a Rule of onlinear.rules.table
-    _step_kind = engine.ADDITIVE
+    _step_kind = primal.ADDITIVE
     _parameter_constraints = {
         "n_epochs": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
@@ -204,10 +204,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         model = (self._weights, int(self._rule), self._params, self._state, self._step_kind,
                  self._scale_free)
         if sp.issparse(X):
-            engine.run_sparse(X.data, X.indices, X.indptr, y_index, order, *model, self._counts,
+            primal.run_sparse(X.data, X.indices, X.indptr, y_index, order, *model, self._counts,
                               flags)
         else:
-            engine.run_dense(X, y_index, order, *model, self._counts, flags)
+            primal.run_dense(X, y_index, order, *model, self._counts, flags)
 
     def _validate(self, X, y, reset):
         # The finiteness check is ours: scikit-learn's costs about half of a dense PA pass
@@ -451,7 +451,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def _learn_one_index(self, idx, vals, label):
         """One compiled round on a checked row; the index predicted before it.  Must raise
         before changing anything, or not at all (``learn_one`` takes no snapshot of the model)."""
-        return engine.learn_one_dense(idx, vals, label, self._weights, int(self._rule), self._params,
+        return primal.learn_one_dense(idx, vals, label, self._weights, int(self._rule), self._params,
                                       self._state, self._step_kind, self._scale_free,
                                       self._counts)
 
@@ -549,7 +549,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def _predict_index_one(self, idx, vals):
         weights = self._weights if idx is self._dense_index else self._weights[idx]
         scores = (vals @ weights) * self._state[SCALE]
-        return engine.predict_index(scores, self._state, self._scale_free)
+        return primal.predict_index(scores, self._state, self._scale_free)
 
     # ------------------------------------------------------------------ fitted attributes
     @property
@@ -563,17 +563,17 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     @property
     def n_seen_(self):
         check_is_fitted(self)
-        return int(self._counts[engine.SEEN])
+        return int(self._counts[counters.SEEN])
 
     @property
     def n_mistakes_(self):
         check_is_fitted(self)
-        return int(self._counts[engine.MISTAKES])
+        return int(self._counts[counters.MISTAKES])
 
     @property
     def n_updates_(self):
         check_is_fitted(self)
-        return int(self._counts[engine.UPDATES])
+        return int(self._counts[counters.UPDATES])
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -5,7 +5,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import _assert_all_finite
 
-from .. import engine
+from .._core import rows
 
 _DTYPES = [np.float64, np.float32]
 
@@ -52,7 +52,7 @@ def row_norm(values):
 
 def row_scale_error(norm, row=None):
     """The ``ValueError`` refusing a row whose norm is outside the range the learners accept
-    (see :data:`onlinear.engine.ROW_NORM_EXPONENT`).
+    (see :data:`onlinear.rows.ROW_NORM_EXPONENT`).
 
     Parameters
     ----------
@@ -69,15 +69,15 @@ def row_scale_error(norm, row=None):
     where = "x" if row is None else f"X row {row}"
     return ValueError(
         f"{where} has norm {norm:.3g}; the learners accept rows of norm 0 or between "
-        f"2^-{engine.ROW_NORM_EXPONENT} ≈ {2.0 ** -engine.ROW_NORM_EXPONENT:.2g} and "
-        f"2^{engine.ROW_NORM_EXPONENT} ≈ {2.0 ** engine.ROW_NORM_EXPONENT:.2g}, where ‖x‖², "
+        f"2^-{rows.ROW_NORM_EXPONENT} ≈ {2.0 ** -rows.ROW_NORM_EXPONENT:.2g} and "
+        f"2^{rows.ROW_NORM_EXPONENT} ≈ {2.0 ** rows.ROW_NORM_EXPONENT:.2g}, where ‖x‖², "
         f"the steps and the scores stay within float64: rescale the data.")
 
 
 def check_rows(X, estimator_name):
     """Refuse X (2-D C-contiguous or CSR) if a value is NaN or infinite (scikit-learn's error)
     or a row's norm is outside the range every learner can represent (see
-    :data:`onlinear.engine.ROW_NORM_EXPONENT`) — one compiled sweep, before anything is learned.
+    :data:`onlinear.rows.ROW_NORM_EXPONENT`) — one compiled sweep, before anything is learned.
 
     Parameters
     ----------
@@ -92,8 +92,8 @@ def check_rows(X, estimator_name):
         On the first row with a NaN or infinite value, or with a norm out of range.
     """
     sparse = sp.issparse(X)
-    bad = (engine.first_bad_row_sparse(X.data, X.indptr) if sparse
-           else engine.first_bad_row_dense(X))
+    bad = (rows.first_bad_row_sparse(X.data, X.indptr) if sparse
+           else rows.first_bad_row_dense(X))
     if bad < 0:
         return
     _assert_all_finite(X.data if sparse else X, input_name="X", estimator_name=estimator_name)
@@ -116,7 +116,7 @@ def check_row(vals):
     """
     if not np.isfinite(vals).all():
         raise ValueError("x contains NaN or infinity.")
-    if engine.first_bad_row_dense(vals.reshape(1, -1)) >= 0:
+    if rows.first_bad_row_dense(vals.reshape(1, -1)) >= 0:
         raise row_scale_error(row_norm(vals))
 
 

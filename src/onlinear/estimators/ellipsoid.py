@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .. import ellipsoid_engine as ee
+from .._core import ellipsoid as ee
 from ..rules import ellipsoid as rule  # module-qualified: the classes below reuse the names
 from .base import OnlineLinearClassifier
 
@@ -120,8 +120,8 @@ class _Ellipsoid(OnlineLinearClassifier):
 
     def _pass_can_fail(self, n_rows):
         # CELLIP with on_infeasible="raise" stops at the first infeasible cut; a round is taken
-        # whole or not at all (see ellipsoid_engine), so only a pass of several rows needs the
-        # model's arrays snapshot to restore the state from before the call
+        # whole or not at all (see onlinear._core.ellipsoid), so only a pass of several rows needs
+        # the model's arrays snapshot to restore the state from before the call
         return n_rows > 1 and getattr(self, "on_infeasible", None) == "raise"
 
     def _learn_one_index(self, idx, vals, label):

@@ -3,7 +3,7 @@ one-vs-rest Perceptron, the additive family, Kesler's construction, MIRA, PA/SPA
 (Crammer & Singer, end of §5.3, Eq. 21; Matsushima et al.).
 
 Each class is its primal estimator with a Mercer kernel: the same rule and hyperparameters, run by
-:mod:`onlinear.kernel_engine`, which stores the support patterns (the examples with a non-zero
+:mod:`onlinear._core.kernel`, which stores the support patterns (the examples with a non-zero
 step) and their per-class coefficients and scores ``s_r(x) = Σ_i α_{i,r} K(x_i, x)``.  With
 ``kernel="linear"`` the learner makes the primal learner's predictions (up to rounding: the
 inner products are summed in another order).
@@ -36,9 +36,11 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .. import engine, kernel_engine
+from .._core import counters
+from .._core import kernel as dual
+from .._core.primal import predict_index
+from .._core.rows import ROW_NORM_EXPONENT
 from ..kernels import CALLABLE, POLY, gram, kernel_row, kernel_self, resolve
-from ..engine import ROW_NORM_EXPONENT
 from ..rules.layout import SCALE
 from .base import OnlineLinearClassifier
 from .checks import _DTYPES, canonical_csr
@@ -263,18 +265,18 @@ class KernelLearner(OnlineLinearClassifier):
                 x = X[i].toarray()[0] if sp.issparse(X) else X[i]
                 row_slot[i] = self._callable_round(x, y_index[i], int(row_slot[i]), flags, t)
         elif sp.issparse(X):
-            self._store(*kernel_engine.run_sparse(X.data, X.indices, X.indptr, X.shape[1],
+            self._store(*dual.run_sparse(X.data, X.indices, X.indptr, X.shape[1],
                                                   y_index, order, row_slot, *self._model(),
                                                   *rule))
         else:
-            self._store(*kernel_engine.run_dense(X, y_index, order, row_slot, *self._model(),
+            self._store(*dual.run_dense(X, y_index, order, row_slot, *self._model(),
                                                  *rule))
 
     def _check_finite_kernel(self, X):
         """Refuse, before learning anything, rows on which the polynomial kernel leaves the
         range the rules can use: ``|K(x, x')| ≤ √(K(x, x) K(x', x'))`` for ``coef0 ≥ 0``, so
         ``K(x, x)`` within the accepted ``‖x‖²`` range on every row (see
-        :data:`onlinear.engine.ROW_NORM_EXPONENT`) keeps every kernel value, ``1/K(x, x)`` and
+        :data:`onlinear._core.rows.ROW_NORM_EXPONENT`) keeps every kernel value, ``1/K(x, x)`` and
         the scores finite; a ``K(x, x)`` that underflows to 0 would silently make x a zero row.
         (The Gaussian has K(x, x) = 1; the linear kernel is ‖x‖², checked with the rows.)"""
         if self._kind != POLY:
@@ -317,11 +319,11 @@ class KernelLearner(OnlineLinearClassifier):
         q = float(gram(x[None, :], x[None, :], CALLABLE, None, kernel=self.kernel)[0, 0])
         if not np.isfinite(q) or not np.isfinite(values).all():
             raise ValueError("the kernel callable returned NaN or infinity.")
-        support, support_sq, coef, acc = kernel_engine.grow(*self._model(), n + 1)
+        support, support_sq, coef, acc = dual.grow(*self._model(), n + 1)
         self._store(support, support_sq, coef, acc, n)
         krow = np.zeros(support.shape[1])
         krow[:n] = values
-        n, slot, _ = kernel_engine.step(x, float(x @ x), krow, q, label, slot, support,
+        n, slot, _ = dual.step(x, float(x @ x), krow, q, label, slot, support,
                                         support_sq,
                                      coef, acc, n, int(self._rule), self._params, self._state,
                                      self._avg_scale_sum, self._kind, self._kernel_params,
@@ -339,7 +341,7 @@ class KernelLearner(OnlineLinearClassifier):
             self._run(x[None, :], np.array([label], dtype=np.int64), np.zeros(1, dtype=np.int64),
                       row_slot=np.full(1, -1, dtype=np.int64))
             return predicted
-        *model, predicted = kernel_engine.learn_one(
+        *model, predicted = dual.learn_one(
             x, label, *self._model(), int(self._rule), self._params, self._state,
             self._avg_scale_sum, self._kind, self._kernel_params, self._counts)
         self._store(*model)
@@ -360,7 +362,7 @@ class KernelLearner(OnlineLinearClassifier):
             average = self.average
         if not average:
             return self._coef[:n] * self._state[SCALE]
-        rounds = self._counts[engine.SEEN]
+        rounds = self._counts[counters.SEEN]
         if rounds == 0:
             return np.zeros_like(self._coef[:n])
         return (self._coef[:n] * self._avg_scale_sum - self._acc[:n]) / rounds
@@ -390,7 +392,7 @@ class KernelLearner(OnlineLinearClassifier):
                 kernel_row(self._support, self._support_sq, n, x, x_sq, self._kind,
                            self._kernel_params, krow)
             scores = krow @ self._coefficients(average)
-        return engine.predict_index(scores, self._state, False)
+        return predict_index(scores, self._state, False)
 
     def _predict_index_one(self, idx, vals):
         return self._predict_one_dense(self._dense_row(idx, vals))
@@ -523,7 +525,7 @@ class KernelMulticlassROMMA(KernelLearner, MulticlassROMMA):
     """Kernel multiclass ROMMA (Crammer & Singer, end of §5.3: "keep a global scale factor … and
     the scalar
     N"): the rescaling is the engine's lazy per-output scale on the dual coefficients, and
-    ‖M‖² is kept in the dual (see :mod:`onlinear.kernel_engine`).  As for
+    ‖M‖² is kept in the dual (see :mod:`onlinear._core.kernel`).  As for
     :class:`MulticlassROMMA`, the model is kept at unit norm; ``weight_norm_`` is ‖M‖.
 
     Examples

@@ -2,7 +2,7 @@
 
 Every trial is a block of binary constraints that must all hold (§2–3 of the paper); the learner
 solves one projection per constraint, independently, and combines them (the paper's point).  The
-compiled loops live in :mod:`onlinear.block_engine`; the estimators here turn each task's labels
+compiled loops live in :mod:`onlinear._core.blocks`; the estimators here turn each task's labels
 into its constraints:
 
 * :class:`SimultaneousProjectionClassifier` — multiclass (``y`` 1-D: one label per example,
@@ -37,7 +37,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
-from .. import block_engine
+from .._core import blocks as block_engine
 from ..rules import simultaneous as rules
 from .base import OnlineLinearClassifier
 from .checks import _DTYPES, canonical_csr, check_class_labels, check_rows
@@ -48,7 +48,7 @@ __all__ = ["SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", 
 #: the schemes, under their registered names
 SCHEME_NAMES = tuple(rules.SCHEMES)
 
-# the engine's counters (onlinear.block_engine: trials, imperfect, constraint mistakes,
+# the engine's counters (onlinear._core.blocks: trials, imperfect, constraint mistakes,
 # constraints, updates)
 _TRIALS, _IMPERFECT, _CONSTRAINT_MISTAKES, _CONSTRAINTS, _UPDATES = range(5)
 _NO_FLAGS = np.empty(0, dtype=np.int8)

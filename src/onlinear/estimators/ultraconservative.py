@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .. import engine
+from .._core import primal
 from ..rules.table import Rule
 from ..rules.layout import RAW_MASS, RAW_SQNORM, SCALE
 from ..rules.ultraconservative import MAX_SCORE, PROPORTIONAL, RHO, UNIFORM
@@ -488,7 +488,7 @@ class Multiplicative(OnlineLinearClassifier):
     """
 
     _rule = Rule.MULTIPLICATIVE
-    _normalizations = {"row": engine.MULTIPLICATIVE_ROW, "matrix": engine.MULTIPLICATIVE_MATRIX}
+    _normalizations = {"row": primal.MULTIPLICATIVE_ROW, "matrix": primal.MULTIPLICATIVE_MATRIX}
     _parameter_constraints = {
         **OnlineLinearClassifier._parameter_constraints,
         "eta": [Interval(Real, 0, None, closed="neither")],

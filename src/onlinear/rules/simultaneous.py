@@ -13,7 +13,7 @@ coupling constraint is what makes it hard.  The schemes solve the k one-constrai
 (Eq. 4) independently — ``α_j = min{C/c_j, ℓ_j/v_j}``, the PA-I step — and average them with
 simplex weights μ: ``λ_j = μ_j α_j`` is then dual-feasible and ``ω ← ω + Σ_j λ_j y_j x_j``.  The
 functions here only compute λ from the scalars (ℓ, v, mistake, c, C) of one set of constraints;
-the block engine (:mod:`onlinear.block_engine`) computes those scalars and applies the step, and
+the block engine (:mod:`onlinear._core.blocks`) computes those scalars and applies the step, and
 the exact solution of the dual ("optimal") is :mod:`onlinear.solvers.block_dual`.
 
 Zero rows (``v_j = 0``) can not be fixed by any step: they get ``λ_j = 0`` and are left out of μ's

@@ -14,7 +14,7 @@ Scale.  Scaling every x by c and the margin β by c² leaves every τ unchanged 
 weights by c (scores and β both carry the units of ‖x‖²); with β = 0 the Perceptrons, Kesler and
 the multiplicative family's τ need no change at all (the multiplicative exponent η τ x_j needs
 η → η/c).  MC-ROMMA is scale-free (M → M/c).  These are exact for c a power of two, and tested
-from 2^-495 to 2^495; rows outside the accepted norm range (:data:`onlinear.engine.
+from 2^-495 to 2^495; rows outside the accepted norm range (:data:`onlinear._core.rows.
 ROW_NORM_EXPONENT`) are refused by the estimators before anything is learned.
 """
 import math

@@ -1,7 +1,7 @@
 """The compiled online loops of the ellipsoid learners (Yang, Jin & Ye, "Online Learning by
 Ellipsoid Method", ICML 2009).
 
-They share the scoring, prediction and counting of :mod:`onlinear.engine`; what differs is the
+They share the scoring, prediction and counting of :mod:`.primal`; what differs is the
 step's *direction*: ``P x`` (a metric) instead of ``x``, and the rank-one update of P itself —
 O(d·nnz + d²) per update, which the additive engine's O(nnz) contract cannot hold.  Three
 layouts of the metric:
@@ -15,20 +15,29 @@ layouts of the metric:
   matrix over the stacked vector (w_1, …, w_K), cut direction z with x in block y and −x in
   block r⁻.
 
-Rows are ``(idx, vals)`` pairs as in the additive engine.  A run returns −1, or the position in
-``order`` of a round CELLIP could not take (τ ≥ 1 with ``on_infeasible="raise"``); the model then
-holds the state from before that round — also with one ellipsoid per output, whose outputs step
-one after the other: in that mode :func:`_infeasible` first checks every output's cut (with the
-very arithmetic of the step), so a round is taken whole or not at all.  (The estimator restores
-the state from before the *call*, see :class:`onlinear.estimators.base.OnlineLinearClassifier`.)
+Rows are ``(idx, vals)`` pairs as in the additive engine (:mod:`.rows`).  ``W`` is a store of
+:mod:`.weights` whose scale (``state[SCALE]``) stays 1: no ellipsoid step rescales w, so steps add
+to the raw values directly.  The diagonal metric is a positive store with its own lazy factor
+(``state[DIAGONAL_SCALE]``, row 1 of this engine's state, where the primal layout keeps
+``RAW_SQNORM``: no rule of the table runs here, and no ellipsoid step reads ‖w‖).
+
+A run returns −1, or the position in ``order`` of a round CELLIP could not take (τ ≥ 1 with
+``on_infeasible="raise"``); the model then holds the state from before that round — also with
+one ellipsoid per output, whose outputs step one after the other: in that mode
+:func:`_infeasible` first checks every output's cut (with the very arithmetic of the step), so a
+round is taken whole or not at all.  (The estimator restores the state from before the *call*,
+see :class:`onlinear.estimators.base.OnlineLinearClassifier`.)
 """
 
 import numpy as np
 from numba import njit
 
-from .engine import _count, _score, predict_index
-from .rules.ellipsoid import CELLIP, INFEASIBLE, RAISE, RESET_REQUESTED, ellipsoid_step
-from .rules.ultraconservative import binary_label
+from ..rules.ellipsoid import CELLIP, INFEASIBLE, RAISE, RESET_REQUESTED, ellipsoid_step
+from ..rules.ultraconservative import binary_label
+from .counters import SEEN, count_round
+from .primal import predict_index, score
+from .rows import row
+from .weights import MIN_WEIGHT, SCALE_HIGH, SCALE_LOW, add_row, fold_positive
 
 FULL = 0
 DIAGONAL = 1
@@ -37,7 +46,6 @@ STACKED = 2
 # params vector
 GAMMA, A, B, C, MODE, P1_SCALE, KIND = range(7)
 
-_SIZE_HIGH = 1e100
 
 
 @njit(cache=True)
@@ -75,7 +83,7 @@ def _keep_finite(P, kind):
     trace = 0.0
     for i in range(P.shape[0]):
         trace += P[i, i]
-    if trace > _SIZE_HIGH:
+    if trace > SCALE_HIGH:
         P *= P.shape[0] / trace
 
 
@@ -104,7 +112,7 @@ def _full_step(idx, vals, y, W, P, state, params, trial, scores, u):
         w_coef, p_scale, p_rank_one = _step(params, margin, v, trial)
         if p_scale == INFEASIBLE:
             return changed, True
-        for i in range(d):
+        for i in range(d):  # the direction P x is dense: the whole column moves
             W[i, r] += w_coef * z * u[i]
         if p_scale == RESET_REQUESTED:
             _reset(Pr, params[P1_SCALE])
@@ -136,23 +144,22 @@ def _diagonal_step(idx, vals, y, W, P, state, params, trial, scores, u):
         w_coef, p_scale, p_rank_one = _step(params, margin, v, trial)
         if p_scale == INFEASIBLE:
             return changed, True
-        for p in range(idx.shape[0]):
-            W[idx[p], r] += w_coef * z * u[p]
+        add_row(idx, u, W[:, r], w_coef * z)  # u[p] is the direction on x's coordinate idx[p]
         if p_scale == RESET_REQUESTED:
             P[r, :] = 1.0
             state[DIAGONAL_SCALE, r] = params[P1_SCALE]
         elif p_rank_one != 0.0 or p_scale != 1.0:
             # diag(P') = p_scale·diag(P) + p_rank_one·u²: the scale goes into sigma, the
-            # rank-one part touches the non-zeros only
+            # rank-one part touches the non-zeros only (its own loop, not add_row: the
+            # increment is p_rank_one·u²/σ in this order, floored to keep P positive)
             new_sigma = p_scale * sigma
             for p in range(idx.shape[0]):
                 j = idx[p]
-                P[r, j] = max(P[r, j] + p_rank_one * u[p] * u[p] / new_sigma, 1e-300)
+                P[r, j] = max(P[r, j] + p_rank_one * u[p] * u[p] / new_sigma, MIN_WEIGHT)
             state[DIAGONAL_SCALE, r] = new_sigma
-            if not (1.0 / _SIZE_HIGH < new_sigma < _SIZE_HIGH):
+            if not (SCALE_LOW < new_sigma < SCALE_HIGH):
                 if int(params[KIND]) != 1:  # CELLIP: fold the factor into the diagonal
-                    for j in range(P.shape[1]):
-                        P[r, j] = max(P[r, j] * new_sigma, 1e-300)
+                    fold_positive(P[r], new_sigma)
                 # IELLIP does not depend on the scale of P ((10) and (15)): just drop it
                 state[DIAGONAL_SCALE, r] = 1.0
         changed = True
@@ -239,7 +246,7 @@ def _infeasible(layout, idx, vals, y, P, state, params, trial, scores, u):
 @njit(cache=True)
 def _round(layout, idx, vals, y, W, P, state, params, trial, scores, u):
     """Score, predict, then the layout's step; returns ``(predicted, changed, failed)``."""
-    q = _score(idx, vals, W, state, scores)
+    q = score(idx, vals, W, state, scores)
     predicted = predict_index(scores, state, False)
     if q == 0.0:
         return predicted, False, False
@@ -256,35 +263,36 @@ def _round(layout, idx, vals, y, W, P, state, params, trial, scores, u):
 
 
 @njit(cache=True)
-def run_dense(layout, X, y, order, W, P, state, params, counts, flags):
+def _run(layout, dense, n_features, data, indices, indptr, y, order, W, P, state, params, counts,
+         flags):
     m = W.shape[1]
     scores = np.empty(m)
     u = np.empty(W.shape[0] * (m if layout == STACKED else 1))
-    idx = np.arange(X.shape[1])
     for t in range(order.shape[0]):
         i = order[t]
-        predicted, updated, failed = _round(layout, idx, X[i], y[i], W, P, state, params,
-                                            counts[0] + 1, scores, u)
+        idx, vals = row(dense, n_features, data, indices, indptr, i)
+        predicted, updated, failed = _round(layout, idx, vals, y[i], W, P, state, params,
+                                            counts[SEEN] + 1, scores, u)
         if failed:
             return t
-        _count(counts, flags, t, y[i], predicted, updated)
+        count_round(counts, flags, t, predicted != y[i], updated)
     return -1
 
 
 @njit(cache=True)
+def run_dense(layout, X, y, order, W, P, state, params, counts, flags):
+    """Online pass over the rows ``X[order]`` (dense, C-contiguous); −1 or the position in
+    ``order`` of the round that could not be taken."""
+    n_features = X.shape[1]
+    return _run(layout, True, n_features, X.reshape(X.size), np.arange(n_features),
+                np.empty(0, np.int64), y, order, W, P, state, params, counts, flags)
+
+
+@njit(cache=True)
 def run_sparse(layout, data, indices, indptr, y, order, W, P, state, params, counts, flags):
-    m = W.shape[1]
-    scores = np.empty(m)
-    u = np.empty(W.shape[0] * (m if layout == STACKED else 1))
-    for t in range(order.shape[0]):
-        i = order[t]
-        start, stop = indptr[i], indptr[i + 1]
-        predicted, updated, failed = _round(layout, indices[start:stop], data[start:stop], y[i],
-                                            W, P, state, params, counts[0] + 1, scores, u)
-        if failed:
-            return t
-        _count(counts, flags, t, y[i], predicted, updated)
-    return -1
+    """:func:`run_dense` on the CSR rows ``order`` of ``(data, indices, indptr)``."""
+    return _run(layout, False, W.shape[0], data, indices, indptr, y, order, W, P, state, params,
+                counts, flags)
 
 
 @njit(cache=True)
@@ -295,9 +303,9 @@ def learn_one(layout, idx, vals, y, W, P, state, params, counts):
     m = W.shape[1]
     scores = np.empty(m)
     u = np.empty(W.shape[0] * (m if layout == STACKED else 1))
-    predicted, updated, failed = _round(layout, idx, vals, y, W, P, state, params, counts[0] + 1,
-                                        scores, u)
+    predicted, updated, failed = _round(layout, idx, vals, y, W, P, state, params,
+                                        counts[SEEN] + 1, scores, u)
     if failed:
         return -1
-    _count(counts, np.empty(0, np.int8), 0, y, predicted, updated)
+    count_round(counts, np.empty(0, np.int8), 0, predicted != y, updated)
     return predicted

@@ -15,31 +15,35 @@ Model layout (arrays owned by the estimator, grown here by amortised doubling):
   feature-major like the primal ``W`` (see :func:`onlinear.kernels.kernel_row` and
   :mod:`onlinear.estimators.kernel` for why), ``support_sq`` their cached ``‖x_i‖²``;
 * ``coef`` (capacity, n_outputs) — raw coefficients: ``α_{i,r} = state[SCALE, r]·coef[i, r]``,
-  the same lazy per-output scale as the primal engine, so the rescaling rules (MC-ROMMA's
-  ``factor``) cost O(1) per output and not O(support);
+  a store of :mod:`.weights` with the same lazy per-output scale as the primal engine, so the
+  rescaling rules (MC-ROMMA's ``factor``) cost O(1) per output and not O(support);
 * ``state`` — the primal layout (:mod:`onlinear.rules.layout`).  ``RAW_SQNORM`` (read by
   MC-ROMMA; kept only for the rules that read it) is kept by the running sum
   ``‖w + σφ(x)‖² = ‖w‖² + 2σ(w·φ(x)) + σ²K(x, x)`` in raw units, recomputed exactly from the
   support set (O(S²) kernel evaluations) when it falls below half of its largest value since
-  the last exact value — the primal engine's guard against cancellation (skipped for a Python
-  callable kernel, whose sum is only clipped at 0);
+  the last exact value — the primal engine's guard against cancellation (the same
+  :func:`.weights.must_reanchor`; skipped for a Python callable kernel, whose sum is only
+  clipped at 0);
 * averaging: ``avg_scale_sum[r] = Σ_t state[SCALE, r]`` after each round t and ``acc[i, r] =
   Σ Δcoef[i, r]·avg_scale_sum[r]`` taken when the change Δ was made, so that the sum of the
   hypotheses after each of the T rounds is ``coef·avg_scale_sum − acc`` per output: the
   averaged hypothesis ``(coef·avg_scale_sum − acc)/T`` in O(1) per round and per step (each
   coefficient weighted by the rounds it survived, rescalings included).
 
-``counts`` and ``flags`` as in :mod:`onlinear.engine`.  A round is an update when the model
+``counts`` and ``flags`` as in :mod:`.counters`.  A round is an update when the model
 changed; the support patterns are counted both as distinct examples (``n_support``) and as
 cumulative updates (``counts[UPDATES]``).
 """
 import numpy as np
 from numba import njit
 
-from .engine import _SCALE_HIGH, _SCALE_LOW, _count, predict_index
-from .kernels import CALLABLE, kernel_row, kernel_self
-from .rules.dispatch import NORM_READING_RULES, compute_steps
-from .rules.layout import RAW_SQNORM, SCALE, SIZE_ANCHOR
+from ..kernels import CALLABLE, kernel_row, kernel_self
+from ..rules.dispatch import NORM_READING_RULES, compute_steps
+from ..rules.layout import RAW_SQNORM, SCALE, SIZE_ANCHOR
+from .counters import count_round
+from .primal import predict_index
+from .rows import row
+from .weights import fold, keep_running, must_reanchor, scale_ok
 
 #: rules that read ‖w_r‖² from ``state`` (through ``layout.squared_norm``); only for these is it
 #: kept in the dual — its exact recomputation costs O(S²) kernel evaluations.
@@ -91,10 +95,11 @@ def _exact_raw_sqnorm(support, support_sq, n_support, coef, r, kind, kparams):
 @njit(cache=True)
 def _fold(coef, n_support, state, avg_scale_sum, r):
     """Multiply the scale of output r into its coefficients (scale 1 again); the averaging sum
-    is kept in the new units (``acc`` is unchanged: ``Δ·Σscale`` is the same product)."""
+    is kept in the new units (``acc`` is unchanged: ``Δ·Σscale`` is the same product).  The
+    sizes are rescaled, not recomputed as the primal fold does: exactly, they cost O(S²) kernel
+    evaluations."""
     scale = state[SCALE, r]
-    for i in range(n_support):
-        coef[i, r] *= scale
+    fold(coef[:n_support, r], scale)
     avg_scale_sum[r] /= scale
     state[RAW_SQNORM, r] *= scale * scale
     state[SIZE_ANCHOR, r] *= scale * scale
@@ -114,7 +119,7 @@ def _apply(slot, q, support, support_sq, coef, acc, n_support, state, avg_scale_
             continue
         changed = True
         raw_score = work[_RAW, r]  # Σ_i coef[i, r] K(x_i, x) before this round's step
-        if c == 0.0:
+        if c == 0.0:  # not weights.clear_column: the averaging sums keep what is removed
             for i in range(n_support):
                 acc[i, r] -= coef[i, r] * avg_scale_sum[r]
                 coef[i, r] = 0.0
@@ -124,7 +129,7 @@ def _apply(slot, q, support, support_sq, coef, acc, n_support, state, avg_scale_
             raw_score = 0.0
         elif c != 1.0:
             state[SCALE, r] *= c
-            if not (_SCALE_LOW < abs(state[SCALE, r]) < _SCALE_HIGH):
+            if not scale_ok(state[SCALE, r]):
                 scale = state[SCALE, r]
                 _fold(coef, n_support, state, avg_scale_sum, r)
                 raw_score *= scale
@@ -135,16 +140,13 @@ def _apply(slot, q, support, support_sq, coef, acc, n_support, state, avg_scale_
         acc[slot, r] += step * avg_scale_sum[r]
         if not track_norms:
             continue
-        before = state[RAW_SQNORM, r]
-        after = before + step * (2.0 * raw_score + step * q)
-        anchor = max(state[SIZE_ANCHOR, r], before)
-        if after < 0.5 * anchor and kind != CALLABLE:
+        after = state[RAW_SQNORM, r] + step * (2.0 * raw_score + step * q)
+        if kind != CALLABLE and must_reanchor(state, r, RAW_SQNORM, after):
             state[RAW_SQNORM, r] = _exact_raw_sqnorm(support, support_sq, n_support, coef, r,
                                                      kind, kparams)
             state[SIZE_ANCHOR, r] = 0.0
         else:
-            state[RAW_SQNORM, r] = max(after, 0.0)
-            state[SIZE_ANCHOR, r] = max(anchor, after)
+            keep_running(state, r, RAW_SQNORM, max(after, 0.0))
     return changed
 
 
@@ -188,7 +190,7 @@ def step(x, x_sq, krow, q, y, slot, support, support_sq, coef, acc, n_support, r
                          avg_scale_sum, work, kind, kparams, rule in _NORM_RULES)
     for r in range(m):
         avg_scale_sum[r] += state[SCALE, r]
-    _count(counts, flags, t, y, predicted, changed)
+    count_round(counts, flags, t, predicted != y, changed)
     return n_support, slot, predicted
 
 
@@ -211,39 +213,43 @@ def _one_row(x, y, t, i, row_slot, support, support_sq, coef, acc, n_support, kr
 
 
 @njit(cache=True)
-def run_dense(X, y, order, row_slot, support, support_sq, coef, acc, n_support, rule, params,
-              state, avg_scale_sum, kind, kparams, counts, flags):
-    """Online pass over the rows ``X[order]`` (dense); ``row_slot[i]`` (if not empty) is the
-    support index of training row i or −1.  Returns the (possibly reallocated) model arrays and
-    the number of support patterns."""
-    x = np.empty(X.shape[1])
+def _run(dense, n_features, data, indices, indptr, y, order, row_slot, support, support_sq, coef,
+         acc, n_support, rule, params, state, avg_scale_sum, kind, kparams, counts, flags):
+    # each row is scattered into a dense work row (the kernels and the support set are dense)
+    x = np.zeros(n_features)
     krow = np.empty(support.shape[1])
     for t in range(order.shape[0]):
         i = order[t]
-        for j in range(X.shape[1]):
-            x[j] = X[i, j]
+        idx, vals = row(dense, n_features, data, indices, indptr, i)
+        for p in range(idx.shape[0]):
+            x[idx[p]] = vals[p]
         support, support_sq, coef, acc, n_support, krow = _one_row(
             x, y[i], t, i, row_slot, support, support_sq, coef, acc, n_support, krow, rule,
             params, state, avg_scale_sum, kind, kparams, counts, flags)
+        for p in range(idx.shape[0]):
+            x[idx[p]] = 0.0
     return support, support_sq, coef, acc, n_support
+
+
+@njit(cache=True)
+def run_dense(X, y, order, row_slot, support, support_sq, coef, acc, n_support, rule, params,
+              state, avg_scale_sum, kind, kparams, counts, flags):
+    """Online pass over the rows ``X[order]`` (dense, C-contiguous); ``row_slot[i]`` (if not
+    empty) is the support index of training row i or −1.  Returns the (possibly reallocated)
+    model arrays and the number of support patterns."""
+    n_features = X.shape[1]
+    return _run(True, n_features, X.reshape(X.size), np.arange(n_features),
+                np.empty(0, np.int64), y, order, row_slot, support, support_sq, coef, acc,
+                n_support, rule, params, state, avg_scale_sum, kind, kparams, counts, flags)
 
 
 @njit(cache=True)
 def run_sparse(data, indices, indptr, n_features, y, order, row_slot, support, support_sq, coef,
                acc, n_support, rule, params, state, avg_scale_sum, kind, kparams, counts, flags):
-    """As :func:`run_dense` on CSR rows (each densified into a work row)."""
-    x = np.zeros(n_features)
-    krow = np.empty(support.shape[1])
-    for t in range(order.shape[0]):
-        i = order[t]
-        for p in range(indptr[i], indptr[i + 1]):
-            x[indices[p]] = data[p]
-        support, support_sq, coef, acc, n_support, krow = _one_row(
-            x, y[i], t, i, row_slot, support, support_sq, coef, acc, n_support, krow, rule,
-            params, state, avg_scale_sum, kind, kparams, counts, flags)
-        for p in range(indptr[i], indptr[i + 1]):
-            x[indices[p]] = 0.0
-    return support, support_sq, coef, acc, n_support
+    """As :func:`run_dense` on CSR rows."""
+    return _run(False, n_features, data, indices, indptr, y, order, row_slot, support, support_sq,
+                coef, acc, n_support, rule, params, state, avg_scale_sum, kind, kparams, counts,
+                flags)
 
 
 @njit(cache=True)

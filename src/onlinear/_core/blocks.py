@@ -26,7 +26,8 @@ margin) before updating:
 The true model is ``scale[0] * w`` (``scale`` a length-1 array).  The additive form leaves the
 scale at 1; the multiplicative form keeps ``w > 0`` unnormalized and ``scale = 1/Σw`` (so ω is on
 the simplex), updated from the touched coordinates only and recomputed exactly when the mass has
-halved (a running sum keeps the rounding error of the largest value it held).
+halved (a running sum keeps the rounding error of the largest value it held).  Dots, row
+additions, exponentiated steps and folds are :mod:`.weights`'s; rows are :mod:`.rows`'s.
 
 Decomposed losses (§7, Fig. 5): general blocks take a partition id per row; label-set and ordinal
 trials take ``params[P_DECOMPOSE]`` (:func:`make_params`'s ``decompose``): one set, one set per
@@ -35,17 +36,16 @@ relevant label (ordinal: per threshold), or singletons — each set with budget 
 Conventions: a constraint is a *mistake* iff its margin is ≤ 0 (ties are mistakes; the paper
 leaves this implicit, its Lemma 3 needs it); zero rows count as mistakes but take no step (our
 choice: no step can fix them).  ``counts`` (int64, 5) is incremented:
-``[TRIALS, IMPERFECT, CONSTRAINT_MISTAKES, CONSTRAINTS, UPDATES]``; ``flags`` (int8, one per
-trial run, or empty) receives ``imperfect | updated << 1``.  The multiplicative form supports
+``[TRIALS, IMPERFECT, CONSTRAINT_MISTAKES, CONSTRAINTS, UPDATES]`` — the trial layout of
+:mod:`.counters` (``UPDATES`` here is its ``TRIAL_UPDATES``); ``flags`` (int8, one per trial run,
+or empty) receives ``imperfect | updated << 1``.  The multiplicative form supports
 SimPerc, ConProj, SimProj, SimOpt and MaxPA (the paper's §8 defines no exact solver for it);
 OPTIMAL and SOPOPO with ``kind = MULTIPLICATIVE`` raise.
 """
-import math
-
 import numpy as np
 from numba import njit
 
-from .rules.simultaneous import (  # noqa: F401  (re-exported constants)
+from ..rules.simultaneous import (  # noqa: F401  (re-exported constants)
     ADDITIVE,
     CONPROJ,
     MAX_DISTANCE,
@@ -74,40 +74,38 @@ from .rules.simultaneous import (  # noqa: F401  (re-exported constants)
     set_lambda,
     sopopo_steps,
 )
-from .solvers.block_dual import (  # noqa: F401  (re-exported)
+from ..solvers.block_dual import (
     KESLER_GRAM,
     ORDINAL_GRAM,
     _sets,
     solve_block_dual,
     solve_structured_dual,
 )
-
-TRIALS = 0
-IMPERFECT = 1
-CONSTRAINT_MISTAKES = 2
-CONSTRAINTS = 3
-UPDATES = 4
-N_COUNTS = 5
-
-_MAX_EXPONENT = 300.0
-_MIN_WEIGHT = 1e-300
+from .counters import (  # noqa: F401  (re-exported: the trial layout)
+    CONSTRAINT_MISTAKES,
+    CONSTRAINTS,
+    IMPERFECT,
+    TRIALS,
+    count_trial,
+)
+from .counters import N_TRIAL_COUNTS as N_COUNTS  # noqa: F401
+from .counters import TRIAL_UPDATES as UPDATES  # noqa: F401
+from .rows import row
+from .weights import (
+    SCALE_HIGH,
+    SCALE_LOW,
+    add_row,
+    column_dots,
+    dot,
+    exp_step,
+    fold_positive,
+    mass,
+)
 
 
 # =============================================================================================
 # Shared pieces
 # =============================================================================================
-@njit(cache=True, inline="always")
-def _row(dense, n_features, data, indices, indptr, r):
-    """Row r as (column indices, values): a dense matrix is passed flattened, with
-    ``indices = arange(n_features)``."""
-    if dense:
-        start = r * n_features
-        return indices, data[start:start + n_features]
-    start = indptr[r]
-    stop = indptr[r + 1]
-    return indices[start:stop], data[start:stop]
-
-
 @njit(cache=True)
 def _check_kind(scheme, kind):
     if kind == MULTIPLICATIVE and (scheme == OPTIMAL or scheme == SOPOPO):
@@ -115,48 +113,21 @@ def _check_kind(scheme, kind):
 
 
 @njit(cache=True)
-def _count(counts, flags, t, n_constraints, n_mistakes, updated):
-    counts[TRIALS] += 1
-    counts[CONSTRAINTS] += n_constraints
-    counts[CONSTRAINT_MISTAKES] += n_mistakes
-    if n_mistakes > 0:
-        counts[IMPERFECT] += 1
-    if updated:
-        counts[UPDATES] += 1
-    if flags.shape[0] > 0:
-        flags[t] = (1 if n_mistakes > 0 else 0) | (2 if updated else 0)
-
-
-@njit(cache=True)
-def _mass(w):
-    total = 0.0
-    for i in range(w.shape[0]):
-        total += w[i]
-    return total
-
-
-@njit(cache=True)
-def _exp_step(w, i, exponent):
-    """``w_i ← w_i·exp(exponent)`` (clamped, kept > 0); returns the change of w_i."""
-    exponent = min(_MAX_EXPONENT, max(-_MAX_EXPONENT, exponent))
-    old = w[i]
-    new = max(old * math.exp(exponent), _MIN_WEIGHT)
-    w[i] = new
-    return new - old
-
-
-@njit(cache=True)
 def _renormalized(w_flat, scale, mass_before, change):
     """Set ``scale = 1/mass`` after a multiplicative step; exact recount once the running mass
-    has halved, and a fold of the scale into w when it leaves a safe range."""
-    mass = mass_before + change
-    if not (mass > 0.5 * mass_before):
-        mass = _mass(w_flat)
-    scale[0] = 1.0 / mass
-    if not (1e-100 < scale[0] < 1e100):
-        for i in range(w_flat.shape[0]):
-            w_flat[i] = max(w_flat[i] * scale[0], _MIN_WEIGHT)
-        scale[0] = 1.0 / _mass(w_flat)
+    has halved, and a fold of the scale into w when it leaves a safe range.
+
+    The guard compares with the mass before this step, not with an anchor (the largest mass
+    since it was last exact, :func:`.weights.must_reanchor`): these models keep no size state
+    — the mass is ``1/scale`` and ``scale`` a length-1 array, which the estimators hold (and
+    save) as it is."""
+    total = mass_before + change
+    if not (total > 0.5 * mass_before):
+        total = mass(w_flat)
+    scale[0] = 1.0 / total
+    if not (SCALE_LOW < scale[0] < SCALE_HIGH):
+        fold_positive(w_flat, scale[0])
+        scale[0] = 1.0 / mass(w_flat)
 
 
 @njit(cache=True)
@@ -266,18 +237,15 @@ def _general_trial(dense, n_features, data, indices, indptr, lo, hi, labels, par
     n_mistakes = 0
     worst = 0.0
     for j in range(k):
-        idx, vals = _row(dense, n_features, data, indices, indptr, lo + j)
-        dot = 0.0
-        size = 0.0
-        for p in range(idx.shape[0]):
-            v = np.float64(vals[p])
-            if v != 0.0:
-                dot += w[idx[p]] * v
-                if kind == ADDITIVE:
-                    size += v * v
-                else:
+        idx, vals = row(dense, n_features, data, indices, indptr, lo + j)
+        raw, size = dot(idx, vals, w)
+        if kind != ADDITIVE:  # the multiplicative steps read ‖x‖_∞²
+            size = 0.0
+            for p in range(idx.shape[0]):
+                v = np.float64(vals[p])
+                if v != 0.0:
                     size = max(size, v * v)
-        margin[j] = labels[lo + j] * scale[0] * dot
+        margin[j] = labels[lo + j] * scale[0] * raw
         sqnorm[j] = size
         target = 1.0 if kind == ADDITIVE else gamma
         loss[j] = max(0.0, target - margin[j])
@@ -310,7 +278,7 @@ def _general_trial(dense, n_features, data, indices, indptr, lo, hi, labels, par
             cap = C / n_sets
             for j in range(k):
                 if loss[j] > 0.0 and sqnorm[j] > 0.0:
-                    idx, vals = _row(dense, n_features, data, indices, indptr, lo + j)
+                    idx, vals = row(dense, n_features, data, indices, indptr, lo + j)
                     alpha[j] = _mult_alpha_row(idx, vals, labels[lo + j], w, scale[0], gamma,
                                                cap)
         _lambda_by_sets(scheme, kind, loss, alpha, sqnorm, mistake, c, local, n_sets, C,
@@ -325,22 +293,21 @@ def _general_trial(dense, n_features, data, indices, indptr, lo, hi, labels, par
         inv = 1.0 / scale[0]
         for j in range(k):
             if step[j] > 0.0:
-                idx, vals = _row(dense, n_features, data, indices, indptr, lo + j)
-                coef = step[j] * labels[lo + j] * inv
-                for p in range(idx.shape[0]):
-                    w[idx[p]] += coef * np.float64(vals[p])
+                idx, vals = row(dense, n_features, data, indices, indptr, lo + j)
+                add_row(idx, vals, w, step[j] * labels[lo + j] * inv)
     else:
         # accumulate τ = Σ_j λ_j y_j x_j on the touched coordinates, then one exp step each
+        # (not weights.exp_row: the exponent of a coordinate sums over the block's rows)
         n_touched = 0
         for j in range(k):
             if step[j] > 0.0:
-                idx, vals = _row(dense, n_features, data, indices, indptr, lo + j)
+                idx, vals = row(dense, n_features, data, indices, indptr, lo + j)
                 n_touched += idx.shape[0]
         touched = np.empty(n_touched, np.int64)
         n_touched = 0
         for j in range(k):
             if step[j] > 0.0:
-                idx, vals = _row(dense, n_features, data, indices, indptr, lo + j)
+                idx, vals = row(dense, n_features, data, indices, indptr, lo + j)
                 coef = step[j] * labels[lo + j]
                 for p in range(idx.shape[0]):
                     v = np.float64(vals[p])
@@ -356,7 +323,7 @@ def _general_trial(dense, n_features, data, indices, indptr, lo, hi, labels, par
         change = 0.0
         for p in range(n_touched):
             i = touched[p]
-            change += _exp_step(w, i, buffer[i])
+            change += exp_step(w, i, buffer[i])
             buffer[i] = 0.0
         _renormalized(w, scale, mass_before, change)
     return n_mistakes, True
@@ -396,17 +363,17 @@ def _gram(dense, n_features, data, indices, indptr, lo, hi, labels, buffer):
     k = hi - lo
     G = np.empty((k, k))
     for i in range(k):
-        idx, vals = _row(dense, n_features, data, indices, indptr, lo + i)
+        idx, vals = row(dense, n_features, data, indices, indptr, lo + i)
         for p in range(idx.shape[0]):
             buffer[idx[p]] += np.float64(vals[p])
         for j in range(i, k):
-            idx2, vals2 = _row(dense, n_features, data, indices, indptr, lo + j)
-            dot = 0.0
+            idx2, vals2 = row(dense, n_features, data, indices, indptr, lo + j)
+            g = 0.0
             for p in range(idx2.shape[0]):
-                dot += buffer[idx2[p]] * np.float64(vals2[p])
-            dot *= labels[lo + i] * labels[lo + j]
-            G[i, j] = dot
-            G[j, i] = dot
+                g += buffer[idx2[p]] * np.float64(vals2[p])
+            g *= labels[lo + i] * labels[lo + j]
+            G[i, j] = g
+            G[j, i] = g
         for p in range(idx.shape[0]):
             buffer[idx[p]] = 0.0
     return G
@@ -427,7 +394,7 @@ def _run_blocks(dense, n_features, data, indices, indptr, labels, block_ptr, par
         n_mistakes, updated = _general_trial(dense, n_features, data, indices, indptr, lo, hi,
                                              labels, parts, coupling, w, scale, scheme, kind,
                                              params, lam, buffer)
-        _count(counts, flags, t, hi - lo, n_mistakes, updated)
+        count_trial(counts, flags, t, hi - lo, n_mistakes, updated)
 
 
 @njit(cache=True)
@@ -518,24 +485,20 @@ def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores,
     gamma = params[P_GAMMA]
     max_rule = int(params[P_MAX_RULE])
     for c in range(n_classes):
-        scores[c] = 0.0
         tau[c] = 0.0
         pos[c] = 0.0
         neg[c] = 0.0
-    q = 0.0
+    q = column_dots(idx, vals, W, scores)
     qinf = 0.0
     simple = True
-    for p in range(idx.shape[0]):
-        v = np.float64(vals[p])
-        if v != 0.0:
-            i = idx[p]
-            q += v * v
-            qinf = max(qinf, v * v)
-            if v != 1.0 and v != -1.0:
-                simple = False
-            for c in range(n_classes):
-                scores[c] += W[i, c] * v
-            if kind == MULTIPLICATIVE:
+    if kind == MULTIPLICATIVE:
+        for p in range(idx.shape[0]):
+            v = np.float64(vals[p])
+            if v != 0.0:
+                i = idx[p]
+                qinf = max(qinf, v * v)
+                if v != 1.0 and v != -1.0:
+                    simple = False
                 # class masses on x's +1 / −1 coordinates, for Appendix C's closed form
                 for c in range(n_classes):
                     if v == 1.0:
@@ -614,7 +577,9 @@ def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores,
             if tau[c] != 0.0:
                 pos[n_active] = c  # pos is free in the additive form: the classes that move
                 n_active += 1
-        # a vectorized sweep over every class beats scattered updates of the moving ones
+        # one sweep over x for all the moving classes (not one weights.add_row per class: W is
+        # feature-major, the classes of a feature are contiguous); a vectorized sweep over
+        # every class beats scattered updates of the moving ones
         # from about an eighth of them on (measured on Reuters' 119 columns: 8 ≈ 16 < 4 < 2)
         dense_update = 8 * n_active > n_classes
         for p in range(idx.shape[0]):
@@ -630,6 +595,7 @@ def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores,
                         c = int(pos[a])
                         W[i, c] += tau[c] * v
     else:
+        # one simplex over all of W: one exp step per touched entry, in one sweep over x
         mass_before = 1.0 / scale[0]
         change = 0.0
         for p in range(idx.shape[0]):
@@ -638,7 +604,7 @@ def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores,
                 i = idx[p]
                 for c in range(n_classes):
                     if tau[c] != 0.0:
-                        change += _exp_step(W[i], c, tau[c] * v)
+                        change += exp_step(W[i], c, tau[c] * v)
         _renormalized(W.reshape(W.size), scale, mass_before, change)
     return k, n_mistakes, True
 
@@ -701,11 +667,11 @@ def _run_labelsets(dense, n_features, data, indices, indptr, Y, order, W, scale,
     work, mistake_buffer, pair_buffer, part_buffer = _labelset_buffers(most)
     for t in range(order.shape[0]):
         i = order[t]
-        idx, vals = _row(dense, n_features, data, indices, indptr, i)
+        idx, vals = row(dense, n_features, data, indices, indptr, i)
         k, n_mistakes, updated = _labelset_trial(idx, vals, Y[i], W, scale, scheme, kind, params,
                                                  scores, tau, pos, neg, work, mistake_buffer,
                                                  pair_buffer, part_buffer)
-        _count(counts, flags, t, k, n_mistakes, updated)
+        count_trial(counts, flags, t, k, n_mistakes, updated)
 
 
 @njit(cache=True)
@@ -728,7 +694,7 @@ def learn_one_labelset(idx, vals, relevant, W, scale, scheme, kind, params, coun
     k, n_mistakes, updated = _labelset_trial(
         idx, vals, relevant, W, scale, scheme, kind, params, scores, tau, pos, neg, work,
         mistake_buffer, pair_buffer, part_buffer)
-    _count(counts, np.empty(0, np.int8), 0, k, n_mistakes, updated)
+    count_trial(counts, np.empty(0, np.int8), 0, k, n_mistakes, updated)
 
 
 @njit(cache=True)
@@ -751,13 +717,7 @@ def _ordinal_trial(idx, vals, rank, w, b, scheme, params):
         return 0, 0, False
     C = params[P_C]
     max_rule = int(params[P_MAX_RULE])
-    score = 0.0
-    q = 0.0
-    for p in range(idx.shape[0]):
-        v = np.float64(vals[p])
-        if v != 0.0:
-            score += w[idx[p]] * v
-            q += v * v
+    score, q = dot(idx, vals, w)
     y = np.empty(k)
     margin = np.empty(k)
     loss = np.empty(k)
@@ -796,8 +756,7 @@ def _ordinal_trial(idx, vals, rank, w, b, scheme, params):
             coef += lam[j] * y[j]
             b[j] -= lam[j] * y[j]
     if coef != 0.0:
-        for p in range(idx.shape[0]):
-            w[idx[p]] += coef * np.float64(vals[p])
+        add_row(idx, vals, w, coef)
     return k, n_mistakes, updated
 
 
@@ -806,9 +765,9 @@ def _run_ordinal(dense, n_features, data, indices, indptr, ranks, order, w, b, s
                  counts, flags):
     for t in range(order.shape[0]):
         i = order[t]
-        idx, vals = _row(dense, n_features, data, indices, indptr, i)
+        idx, vals = row(dense, n_features, data, indices, indptr, i)
         k, n_mistakes, updated = _ordinal_trial(idx, vals, ranks[i], w, b, scheme, params)
-        _count(counts, flags, t, k, n_mistakes, updated)
+        count_trial(counts, flags, t, k, n_mistakes, updated)
 
 
 @njit(cache=True)
@@ -822,11 +781,9 @@ def run_ordinal_sparse(data, indices, indptr, ranks, order, w, b, scheme, params
 def learn_one_ordinal(idx, vals, rank, w, b, scheme, params, counts):
     """The streaming step on one row: returns the score ``w·x`` before the update (the
     prediction is the first threshold not below it)."""
-    f = 0.0
-    for p in range(idx.shape[0]):
-        f += w[idx[p]] * np.float64(vals[p])
+    f = dot(idx, vals, w)[0]
     k, n_mistakes, updated = _ordinal_trial(idx, vals, rank, w, b, scheme, params)
-    _count(counts, np.empty(0, np.int8), 0, k, n_mistakes, updated)
+    count_trial(counts, np.empty(0, np.int8), 0, k, n_mistakes, updated)
     return f
 
 

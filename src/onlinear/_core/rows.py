@@ -1,0 +1,77 @@
+"""Rows as the compiled loops read them, and the rows they accept.
+
+A row is a pair ``(column indices, values)``: a CSR row is its slices of ``indices`` and
+``data``; a dense row is the whole row with ``indices = arange(n_features)`` (its zeros are
+skipped where it matters), so every loop has one code path for both storages.  Dense matrices
+are passed flattened (C order), which lets one accessor serve both.
+"""
+import numpy as np
+from numba import njit
+
+#: Every learner accepts a row x only if x = 0 or ``2^-ROW_NORM_EXPONENT ≤ ‖x‖ ≤
+#: 2^ROW_NORM_EXPONENT`` (≈ 9.5e-153 … 1.0e152), i.e. ``‖x‖²`` within ``[2^-1010, 2^1010]``.
+#: The rules form ``‖x‖²``, ``1/‖x‖²``, scores ``w·x`` with ‖w‖ of the order of ``1/min‖x‖``
+#: (PA-type steps) or ``T·max‖x‖`` (Perceptron-type steps), and products of two of these; the
+#: bound leaves them all 2^13 of headroom below float64's 2^1024 (and keeps ``‖x‖²`` a normal
+#: number: a subnormal one makes ``1/‖x‖²`` infinite, one that underflows to 0 would silently
+#: turn x into the zero row).  Data at any scale in ``[1e-150, 1e150]`` times rows of norm
+#: ``[0.02, 100]`` is accepted; outside, the estimators raise before learning anything.
+ROW_NORM_EXPONENT = 505
+_SQNORM_LOW = 2.0 ** (-2 * ROW_NORM_EXPONENT)
+_SQNORM_HIGH = 2.0 ** (2 * ROW_NORM_EXPONENT)
+
+
+@njit(cache=True, inline="always")
+def row(dense, n_features, data, indices, indptr, r):
+    """Row r as ``(column indices, values)``: of the flattened dense matrix ``data`` (then
+    ``indices = arange(n_features)`` and ``indptr`` is unused) or of the CSR matrix
+    ``(data, indices, indptr)``."""
+    if dense:
+        start = r * n_features
+        return indices, data[start:start + n_features]
+    start = indptr[r]
+    stop = indptr[r + 1]
+    return indices[start:stop], data[start:stop]
+
+
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def _sum_of_squares(row):
+    q = 0.0
+    for p in range(row.shape[0]):  # no early exit, so it vectorizes; NaN/inf propagate to q
+        v = np.float64(row[p])
+        q += v * v
+    return q
+
+
+@njit(cache=True)
+def _row_ok(row):
+    """Whether the 1-D ``row`` is finite and zero or of an accepted norm."""
+    q = _sum_of_squares(row)
+    if _SQNORM_LOW <= q <= _SQNORM_HIGH:
+        return True
+    if q != 0.0:
+        return False  # NaN, inf, overflowing or subnormal ‖x‖²
+    for p in range(row.shape[0]):  # ‖x‖² = 0: the zero row, or one that underflowed
+        if row[p] != 0.0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def first_bad_row_dense(X):
+    """Index of the first row of the 2-D C-contiguous ``X`` that is not finite or whose norm is
+    outside the accepted range (see :data:`ROW_NORM_EXPONENT`), −1 if there is none: the
+    validation pass of every estimator, one sweep over X."""
+    for i in range(X.shape[0]):
+        if not _row_ok(X[i]):
+            return i
+    return -1
+
+
+@njit(cache=True)
+def first_bad_row_sparse(data, indptr):
+    """:func:`first_bad_row_dense` for the CSR rows ``(data, indptr)``."""
+    for i in range(indptr.shape[0] - 1):
+        if not _row_ok(data[indptr[i]:indptr[i + 1]]):
+            return i
+    return -1
