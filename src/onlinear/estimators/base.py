@@ -277,7 +277,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         (which :func:`onlinear.load` makes first): raise ``ValueError`` naming the array."""
         if np.any(self._state[SCALE] == 0.0):
             raise ValueError("_state: a lazy scale factor is 0 (the engine never stores one).")
-        if self._step_kind != engine.ADDITIVE and not (
+        if self._step_kind != primal.ADDITIVE and not (
                 np.all(self._weights > 0.0) and np.all(self._state[SCALE] > 0.0)):
             raise ValueError("_weights: a multiplicative model's weights must be positive.")
 
