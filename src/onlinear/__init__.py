@@ -30,13 +30,14 @@ from .estimators import (
     SupportClassPA,
     UltraconservativePerceptron,
 )
-from .persistence import load, save
+from .persistence import load, read_header, save
+from .streaming import learn_stream
 from .registry import available, describe, make
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "available", "describe", "make", "save", "load", "OnlineLinearClassifier", "Perceptron",
+    "available", "describe", "make", "save", "load", "read_header", "learn_stream", "OnlineLinearClassifier", "Perceptron",
     "OneVsRestPerceptron", "UltraconservativePerceptron", "KeslerPerceptron", "MIRA",
     "BinaryMIRA", "PassiveAggressive", "SupportClassPA", "ROMMA", "AggressiveROMMA", "NAROMMA",
     "MaximumCosinePerceptron", "ConservativeMCP", "MulticlassROMMA", "Multiplicative",

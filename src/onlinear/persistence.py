@@ -256,6 +256,24 @@ def atomic_write(path):
         os.close(directory)
 
 
+def remove_stale_temporaries(path):
+    """Remove the temporary files :func:`atomic_write` leaves next to ``path`` when the process
+    is killed during a write (call it only where no other process writes ``path``)."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    prefix = f".{os.path.basename(path)}."
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(prefix) and name.endswith(".tmp"):
+            try:
+                os.unlink(os.path.join(folder, name))
+            except OSError:
+                pass
+
+
 # ---------------------------------------------------------------------------------- loading
 def read_header(path):
     """The JSON header of the model file ``path`` (format checked; arrays not read)."""

@@ -1,8 +1,10 @@
 """Opening data files whatever their compression; the error readers raise on bad content."""
 import bz2
 import gzip
+import io
 import lzma
 import os
+import sys
 import zlib
 from contextlib import contextmanager
 
@@ -35,23 +37,83 @@ class FileFormatError(ValueError):
     """
 
     def __init__(self, path, message, line=None):
-        self.path = os.fspath(path)
+        self.path = display_name(path)
         self.line = line
         where = f"{self.path}, line {line}" if line is not None else self.path
         super().__init__(f"{where}: {message}")
 
 
+#: The name standing for standard input where a data file is expected.
+STDIN = "-"
+
+
 def open_binary(path):
-    """Open ``path`` for reading bytes, decompressing gzip, bzip2 or xz transparently.
+    """Open ``path`` for reading bytes, decompressing gzip, bzip2 or xz transparently;
+    ``"-"`` reads standard input (compressed or not), a binary file object is read as it is
+    (the caller keeps it open).
 
     A missing file raises :class:`FileNotFoundError` naming it.
     """
+    if path == STDIN or hasattr(path, "read"):
+        raw = sys.stdin.buffer if path == STDIN else path
+        if not hasattr(raw, "peek"):
+            raw = io.BufferedReader(raw)
+        head = raw.peek(6)[:6]  # without consuming: a pipe cannot be read twice
+        for magic, opener in _MAGIC:
+            if head.startswith(magic):
+                return opener(_Unclosed(raw), "rb")
+        return _Unclosed(raw)
     with open(path, "rb") as handle:
         head = handle.read(6)
     for magic, opener in _MAGIC:
         if head.startswith(magic):
             return opener(path, "rb")
     return open(path, "rb")
+
+
+class _Unclosed:
+    """A reader over a stream the caller owns (standard input): closing it leaves the stream
+    open."""
+
+    name = ""  # what gzip records as the member's name
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def read(self, size=-1):
+        return self._stream.read(size)
+
+    def readline(self, size=-1):
+        return self._stream.readline(size)
+
+    def __iter__(self):
+        return iter(self._stream.readline, b"")
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return False
+
+    def close(self):
+        pass
+
+    closed = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def display_name(path):
+    """How messages name a data source."""
+    if path == STDIN:
+        return "<stdin>"
+    if hasattr(path, "read"):
+        return getattr(path, "name", "<stream>")
+    return os.fspath(path)
 
 
 @contextmanager

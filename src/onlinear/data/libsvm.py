@@ -94,13 +94,17 @@ def iter_libsvm_chunks(path, chunk_size, n_features, *, zero_based=False, dtype=
 
     Parameters
     ----------
-    path : str or path-like
-        The file: plain, ``.gz``, ``.bz2`` or ``.xz`` (recognised by content).
+    path : str, path-like or binary file object
+        The file: plain, ``.gz``, ``.bz2`` or ``.xz`` (recognised by content); ``"-"`` reads
+        standard input.
     chunk_size : int
         Rows per chunk (the last chunk may be shorter).  Blank and comment-only lines are not
         rows.
-    n_features : int
-        Number of columns of every chunk.  Required: a chunk cannot know the file's width.
+    n_features : int or None
+        Number of columns of every chunk (a larger feature index is an error naming its
+        line).  ``None``: each chunk is as wide as the largest index it holds, for streams whose
+        width is not known in advance (see :meth:`~onlinear.OnlineLinearClassifier.grow_features`
+        and :func:`onlinear.learn_stream`, which widen the model as the stream does).
     zero_based : bool, default=False
         Whether feature indices start at 0.  LIBSVM files are one-based; there is no
         ``"auto"`` here, since one chunk cannot tell for the whole file.
@@ -139,8 +143,8 @@ def iter_libsvm_chunks(path, chunk_size, n_features, *, zero_based=False, dtype=
     """
     if not isinstance(chunk_size, Integral) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive integer; got {chunk_size!r}.")
-    if not isinstance(n_features, Integral) or n_features < 1:
-        raise ValueError(f"n_features must be a positive integer; got {n_features!r}.")
+    if n_features is not None and (not isinstance(n_features, Integral) or n_features < 1):
+        raise ValueError(f"n_features must be a positive integer or None; got {n_features!r}.")
     if not isinstance(zero_based, (bool, np.bool_)):
         raise ValueError(f"zero_based must be True or False when streaming; got {zero_based!r}.")
     options = dict(n_features=n_features, dtype=dtype, multilabel=multilabel,

@@ -263,6 +263,55 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
         self._dense_index = np.arange(self.n_features_in_)
 
+    #: Arrays whose first axis is the features: :meth:`grow_features` widens them with zeros.
+    _feature_arrays = ("_weights",)
+
+    def _check_growable(self):
+        """Raise ``ValueError`` if new features cannot join this model as zero weights."""
+        if self._step_kind != primal.ADDITIVE:
+            raise ValueError(f"{type(self).__name__} cannot grow new features: its weights are "
+                             "positive and normalized over all the features (a new feature "
+                             "would change every weight). Fix the number of features in "
+                             "advance.")
+
+    def grow_features(self, n_features):
+        """Widen a started model to ``n_features`` features (a stream whose rows reach a larger
+        feature index than seen so far, e.g. new words of a text stream).
+
+        The new features get zero weight (zero support coordinates for a kernel model), which
+        is exactly what the model would hold had it been started that wide: every past row had
+        value 0 there, and an additive step only changes the weights of a row's non-zero
+        features.  So a model grown as its stream widens learns as one started wide (exactly,
+        on CSR rows).  The learners whose weights are not additive in x (the multiplicative
+        family and the simultaneous projections' multiplicative update, normalized over all
+        the features; the ellipsoid methods, whose metric shrinks over every feature) refuse
+        with a ``ValueError``: give them the number of features in advance.
+
+        Parameters
+        ----------
+        n_features : int
+            The new number of features, at least ``n_features_in_``.
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self)
+        if isinstance(n_features, bool) or not isinstance(n_features, Integral) \
+                or n_features < self.n_features_in_:
+            raise ValueError(f"n_features must be an integer ≥ n_features_in_ = "
+                             f"{self.n_features_in_}; got {n_features!r}.")
+        if n_features == self.n_features_in_:
+            return self
+        self._check_growable()
+        for name in self._feature_arrays:
+            array = getattr(self, name)
+            added = np.zeros((n_features - array.shape[0], *array.shape[1:]), dtype=array.dtype)
+            setattr(self, name, np.ascontiguousarray(np.concatenate([array, added])))
+        self.n_features_in_ = int(n_features)
+        self._dense_index = np.arange(n_features)
+        return self
+
     def _check_classes(self):
         """Whether a loaded ``classes_`` is one the estimator could have started with: at
         least two labels, sorted and distinct (labels are encoded by binary search)."""

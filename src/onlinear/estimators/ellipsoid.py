@@ -94,6 +94,11 @@ class _Ellipsoid(OnlineLinearClassifier):
                      layout, (n_outputs * n_features, n_features))
         return {**arrays, "_metric": (shape, np.float64)}
 
+    def _check_growable(self):
+        raise ValueError(f"{type(self).__name__} cannot grow new features: its metric shrinks "
+                         "over every feature each round, so a feature added later would not "
+                         "be one that was always 0. Fix the number of features in advance.")
+
     def _restore_derived(self):
         super()._restore_derived()
         self._layout = self._resolve_layout(self._weights.shape[1], self._weights.shape[0])

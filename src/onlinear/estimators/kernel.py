@@ -220,6 +220,8 @@ class KernelLearner(OnlineLinearClassifier):
                 "_acc": ((capacity, n_outputs), np.float64),
                 "_avg_scale_sum": ((n_outputs,), np.float64)}
 
+    _feature_arrays = ("_support",)
+
     def _restore_derived(self):
         super()._restore_derived()
         gamma = self.__dict__.pop("gamma_", None)

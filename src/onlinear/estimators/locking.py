@@ -5,7 +5,7 @@ import functools
 
 _LOCKED_METHODS = ("fit", "partial_fit", "learn_one", "learn_block", "predict", "predict_one",
                    "decision_function", "predict_label_sets", "predict_proba", "score",
-                   "set_params")
+                   "set_params", "grow_features")
 
 
 class _ModelLock(_thread.RLock):

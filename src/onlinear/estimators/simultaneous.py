@@ -97,6 +97,12 @@ class _Simultaneous(OnlineLinearClassifier):
         return {"_weights": ((self.n_features_in_,), np.float64),
                 "_scale": ((1,), np.float64), "_counts": ((5,), np.int64)}
 
+    def _check_growable(self):
+        if self._kind == rules.MULTIPLICATIVE:
+            raise ValueError(f"{type(self).__name__} with update='multiplicative' cannot grow "
+                             "new features: its weights are normalized over all the features. "
+                             "Fix the number of features in advance.")
+
     def _check_model(self):
         scale = getattr(self, "_scale", np.ones(1))
         if self._kind == rules.MULTIPLICATIVE and not (

@@ -1,0 +1,243 @@
+"""Learning a stream of chunks, with checkpoints that survive a crash and progress reports.
+
+:func:`learn_stream` feeds ``partial_fit`` the chunks of a stream — a file read in bounded
+chunks (:func:`onlinear.data.iter_libsvm_chunks`) or any iterator of ``(X, y)`` — so memory does
+not depend on the stream's length.  Every ``checkpoint_every`` examples it saves the model with
+:func:`onlinear.save`, whose writes are atomic, together with how many examples of the stream
+it has learned; started again with ``resume=True`` after a crash, it loads the last checkpoint,
+skips the examples already learned and goes on: the final model is bit-identical to that of an
+uninterrupted run, and every example is learned exactly once.
+
+A kernel learner's ``gamma="scale"`` is resolved from the first chunk it learns (as
+``partial_fit`` does), so give a number to make it independent of how the stream is cut.
+
+Checkpoints fall exactly on multiples of ``checkpoint_every`` whatever the chunk sizes: a
+chunk is split there.  Splitting changes nothing, since ``partial_fit`` on consecutive pieces of
+a chunk learns what it learns on the chunk (an online learner sees one example at a time).
+"""
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .persistence import load, read_header, remove_stale_temporaries, save
+
+__all__ = ["learn_stream", "Progress"]
+
+#: the header entry of a checkpoint: how many examples of the stream the model has learned
+STREAM_POSITION = "stream_examples"
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One line of progressive validation, reported after ``examples`` examples of the stream.
+
+    Parameters
+    ----------
+    examples : int
+        Examples of the stream learned so far (including any before a resume).
+    mistakes : int
+        Mistakes the model made on them, each before learning the example.
+    updates : int
+        Examples on which the model changed.
+    mistakes_since : int
+        Mistakes since the previous report.
+    examples_since : int
+        Examples since the previous report.
+    seconds : float
+        Wall time since the previous report (or the start).
+    """
+
+    examples: int
+    mistakes: int
+    updates: int
+    mistakes_since: int
+    examples_since: int
+    seconds: float
+
+    @property
+    def mistake_rate(self):
+        return self.mistakes / self.examples if self.examples else 0.0
+
+    @property
+    def mistake_rate_since(self):
+        return self.mistakes_since / self.examples_since if self.examples_since else 0.0
+
+    @property
+    def examples_per_second(self):
+        return self.examples_since / self.seconds if self.seconds > 0 else float("inf")
+
+
+def learn_stream(model, chunks, *, classes=None, checkpoint=None, checkpoint_every=None,
+                 resume=False, grow=True, report=None):
+    """Learn the stream ``chunks`` with ``partial_fit``, chunk by chunk, in order.
+
+    Parameters
+    ----------
+    model : OnlineLinearClassifier
+        The model that learns (it may already be trained: the stream continues it).  With
+        ``resume=True`` and an existing checkpoint, the checkpoint's model is used instead.
+    chunks : iterable of (X, y)
+        The stream: dense arrays or CSR matrices and their labels.
+    classes : array-like, optional
+        All the labels of the stream; required if ``model`` is not started yet.
+    checkpoint : str or path-like, optional
+        File to save the model to every ``checkpoint_every`` examples and at the end.
+    checkpoint_every : int, optional
+        Examples between checkpoints (default: only at the end).
+    resume : bool, default=False
+        If ``checkpoint`` exists, continue from it: its model, and the stream after the
+        examples it has learned.  The checkpoint's estimator and hyperparameters must be
+        those of ``model``.
+    grow : bool, default=True
+        A chunk wider than the model (a larger feature index than seen so far) widens the
+        model with :meth:`~onlinear.OnlineLinearClassifier.grow_features`; ``False`` raises a
+        ``ValueError`` instead.  A narrower chunk is padded with zero features.
+    report : callable, optional
+        Called with a :class:`Progress` after 1, 2, 4, 8, … examples (a doubling schedule, as
+        Vowpal Wabbit prints) and at the end.
+
+    Returns
+    -------
+    model : OnlineLinearClassifier
+        The model after the stream (the resumed one if a checkpoint was loaded).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> import onlinear
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(1000, 5)); y = (X[:, 0] > 0).astype(int)
+    >>> chunks = [(X[i:i + 64], y[i:i + 64]) for i in range(0, 1000, 64)]
+    >>> path = os.path.join(tempfile.mkdtemp(), "pa.onlinear")
+    >>> model = onlinear.learn_stream(onlinear.make("pa"), chunks, classes=[0, 1],
+    ...                               checkpoint=path, checkpoint_every=300)
+    >>> model.n_seen_, model.n_mistakes_, onlinear.read_header(path)["metadata"]["stream_examples"]
+    (1000, 47, 1000)
+    """
+    if checkpoint_every is not None and (isinstance(checkpoint_every, bool) or not isinstance(
+            checkpoint_every, (int, np.integer)) or checkpoint_every < 1):
+        raise ValueError(f"checkpoint_every must be a positive integer; got "
+                         f"{checkpoint_every!r}.")
+    if checkpoint_every is not None and checkpoint is None:
+        raise ValueError("checkpoint_every needs a checkpoint file.")
+    if checkpoint is not None:
+        remove_stale_temporaries(checkpoint)  # a write cut short by a crash
+    done = 0
+    before = _counters(model)  # a model trained before this stream: report this stream only
+    if resume and checkpoint is not None and os.path.exists(checkpoint):
+        model, done, before = _resumed(model, checkpoint)
+    metadata = {STREAM_POSITION: done, "counters_before_stream": before}
+    tracker = _Tracker(model, done, before, report)
+    skip = done
+    for X, y in chunks:
+        n = X.shape[0]
+        if skip >= n:  # learned before the resume
+            skip -= n
+            continue
+        if skip:
+            X, y = X[skip:], y[skip:]
+            skip = 0
+        X = _fit_width(model, X, grow)
+        start = 0
+        while start < X.shape[0]:
+            stop = min(X.shape[0], start + _until_next_stop(done, checkpoint_every))
+            model.partial_fit(X[start:stop], y[start:stop],
+                              classes=None if hasattr(model, "classes_") else classes)
+            done += stop - start
+            start = stop
+            tracker.after(done)
+            if checkpoint_every is not None and done % checkpoint_every == 0:
+                save(model, checkpoint, metadata={**metadata, STREAM_POSITION: done})
+    if skip:
+        raise ValueError(f"the checkpoint has learned {done} examples, but the stream has only "
+                         f"{done - skip}: is it the same stream?")
+    tracker.finish(done)
+    if checkpoint is not None and hasattr(model, "classes_"):
+        save(model, checkpoint, metadata={**metadata, STREAM_POSITION: done})
+    return model
+
+
+def _resumed(model, checkpoint):
+    """The checkpoint's model, stream position and counters before the stream, after checking
+    it continues ``model``."""
+    metadata = read_header(checkpoint).get("metadata") or {}
+    position = metadata.get(STREAM_POSITION)
+    before = metadata.get("counters_before_stream")
+    if not isinstance(position, int) or isinstance(position, bool) or position < 0 or not (
+            isinstance(before, list) and len(before) == 2
+            and all(isinstance(c, int) for c in before)):
+        raise ValueError(f"{os.fspath(checkpoint)} is a model file but not a checkpoint of a "
+                         "stream (no stream position): cannot resume from it.")
+    saved = load(checkpoint)
+    if type(saved) is not type(model) or saved.get_params() != model.get_params():
+        raise ValueError(f"the checkpoint {os.fspath(checkpoint)} holds a "
+                         f"{type(saved).__name__} with other hyperparameters than the model "
+                         "to train: resume with the same algorithm and parameters.")
+    return saved, position, before
+
+
+def _counters(model):
+    if not hasattr(model, "classes_"):
+        return [0, 0]
+    return [model.n_mistakes_, model.n_updates_]
+
+
+def _until_next_stop(done, every):
+    """Examples until the next checkpoint or report (1, 2, 4, …) after ``done``."""
+    report = 1 << done.bit_length()  # the next power of two above done
+    stops = [report - done]
+    if every is not None:
+        stops.append(every - done % every)
+    return min(stops)
+
+
+def _fit_width(model, X, grow):
+    """``X`` as wide as the model, the model widened first if ``X`` is wider."""
+    width = getattr(model, "n_features_in_", None)
+    if width is None or X.shape[1] == width:
+        return X
+    if X.shape[1] > width:
+        if not grow:
+            raise ValueError(f"a row has {X.shape[1]} features, but the model has {width} "
+                             "(and growing is off).")
+        model.grow_features(X.shape[1])
+        return X
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        X.resize((X.shape[0], width))
+        return X
+    return np.pad(np.asarray(X), ((0, 0), (0, width - X.shape[1])))
+
+
+class _Tracker:
+    """Progressive-validation reports on the doubling schedule."""
+
+    def __init__(self, model, done, before, report):
+        self.report = report
+        self.model = model
+        self.before = before
+        self.last = (done, self._counters()[0], time.perf_counter())
+
+    def _counters(self):
+        mistakes, updates = _counters(self.model)
+        return mistakes - self.before[0], updates - self.before[1]
+
+    def after(self, done):
+        if self.report is not None and done & (done - 1) == 0:  # a power of two
+            self._emit(done)
+
+    def finish(self, done):
+        if self.report is not None and done != self.last[0]:
+            self._emit(done)
+
+    def _emit(self, done):
+        examples, mistakes, then = self.last
+        now = time.perf_counter()
+        current, updates = self._counters()
+        self.report(Progress(done, current, updates, current - mistakes, done - examples,
+                             now - then))
+        self.last = (done, current, now)

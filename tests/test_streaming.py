@@ -1,0 +1,231 @@
+"""learn_stream: chunked learning equals one pass, checkpoints resume bit-identically (also after
+SIGKILL at random instants), streams that widen grow the model, progress on a doubling
+schedule; LIBSVM chunks from standard input and of unknown width."""
+import gzip
+import io
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import onlinear
+from onlinear.data import iter_libsvm_chunks
+from onlinear.persistence import read_header
+
+RNG = np.random.default_rng(11)
+N, D = 600, 12
+X = sp.random(N, D, density=0.4, format="csr", random_state=3, data_rvs=RNG.standard_normal)
+Y = RNG.integers(0, 4, size=N)
+CLASSES = np.arange(4)
+
+
+def _make(name):
+    # a kernel's gamma="scale" is resolved from the first chunk seen: fix it to compare
+    # streams cut differently
+    return onlinear.make(name, gamma=0.5) if name.startswith("kernel-") else onlinear.make(name)
+
+
+def _chunks(sizes=(37, 50, 13, 100)):
+    start, i = 0, 0
+    while start < N:
+        stop = min(N, start + sizes[i % len(sizes)])
+        yield X[start:stop], Y[start:stop]
+        start, i = stop, i + 1
+
+
+def _same(a, b):
+    for name in a._model_arrays():
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name,
+                                      strict=True)
+    assert (a.n_seen_, a.n_mistakes_, a.n_updates_) == (b.n_seen_, b.n_mistakes_, b.n_updates_)
+
+
+@pytest.mark.parametrize("name", ["pa1", "mira", "mc-romma", "multiplicative", "iellip",
+                                  "kernel-pa", "simproj"])
+def test_a_chunked_stream_with_checkpoints_learns_what_one_pass_learns(tmp_path, name):
+    one_pass = _make(name).partial_fit(X, Y, classes=CLASSES)
+    streamed = onlinear.learn_stream(_make(name), _chunks(), classes=CLASSES,
+                                     checkpoint=tmp_path / "c", checkpoint_every=70)
+    _same(streamed, one_pass)
+    _same(onlinear.load(tmp_path / "c"), one_pass)
+    assert read_header(tmp_path / "c")["metadata"]["stream_examples"] == N
+
+
+class _Crash(Exception):
+    pass
+
+
+def _crashing(after_chunks):
+    for i, chunk in enumerate(_chunks()):
+        if i == after_chunks:
+            raise _Crash
+        yield chunk
+
+
+@pytest.mark.parametrize("name", ["pa", "kernel-mira", "simproj"])
+def test_resuming_after_a_crash_ends_bit_identical_and_counts_every_example_once(tmp_path,
+                                                                                 name):
+    path = tmp_path / "c"
+    for crash_at in (3, 5, 9):  # three crashes, each after some checkpoints
+        with pytest.raises(_Crash):
+            onlinear.learn_stream(_make(name), _crashing(crash_at), classes=CLASSES,
+                                  checkpoint=path, checkpoint_every=45, resume=True)
+        position = read_header(path)["metadata"]["stream_examples"]
+        assert position % 45 == 0 and 0 < position < N
+    resumed = onlinear.learn_stream(_make(name), _chunks(), classes=CLASSES,
+                                    checkpoint=path, checkpoint_every=45, resume=True)
+    uninterrupted = _make(name).partial_fit(X, Y, classes=CLASSES)
+    _same(resumed, uninterrupted)
+    assert resumed.n_seen_ == N
+
+
+KILLED_TRAINER = textwrap.dedent("""
+    import sys, time
+    import numpy as np, scipy.sparse as sp
+    import onlinear
+    rng = np.random.default_rng(11)
+    X = sp.random({N}, {D}, density=0.4, format="csr", random_state=3,
+                  data_rvs=rng.standard_normal)
+    Y = rng.integers(0, 4, size={N})
+    def chunks():
+        for start in range(0, {N}, 23):
+            time.sleep(0.01)  # a slow source: the kill lands anywhere in the stream
+            yield X[start:start + 23], Y[start:start + 23]
+    onlinear.learn_stream(onlinear.make("pa1"), chunks(), classes=np.arange(4),
+                          checkpoint=sys.argv[1], checkpoint_every=40, resume=True)
+    print("done")
+""").format(N=N, D=D)
+
+
+def test_a_trainer_killed_with_sigkill_resumes_bit_identically(tmp_path):
+    path = tmp_path / "ckpt.onlinear"
+    script = tmp_path / "trainer.py"
+    script.write_text(KILLED_TRAINER)
+    rng = np.random.default_rng(5)
+    positions = []
+    for _ in range(4):
+        process = subprocess.Popen([sys.executable, str(script), str(path)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        previous = positions[-1] if positions else 0
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            try:  # wait for this run's first checkpoint, then kill at a random instant
+                if read_header(path)["metadata"]["stream_examples"] > previous:
+                    break
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.005)
+        time.sleep(float(rng.uniform(0.0, 0.08)))
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        positions.append(read_header(path)["metadata"]["stream_examples"])
+    assert positions == sorted(positions) and 0 < positions[0] and positions[-1] < N
+    finished = subprocess.run([sys.executable, str(script), str(path)], capture_output=True,
+                              text=True, timeout=300)
+    assert finished.returncode == 0, finished.stderr
+    # a kill during a save may leave its temporary file: the next run removes it
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt.onlinear", "trainer.py"]
+    resumed = onlinear.load(path)
+    _same(resumed, onlinear.make("pa1").partial_fit(X, Y, classes=CLASSES))
+    assert resumed.n_seen_ == N
+
+
+def test_a_widening_stream_grows_the_model_as_if_started_wide():
+    widths = [4, 4, 7, 9, 12]
+    pieces = np.array_split(np.arange(N), len(widths))
+
+    def narrow_chunks():
+        for rows, width in zip(pieces, widths):
+            chunk = X[rows].tocsc()[:, :width].tocsr()  # the rest of each row is zero ...
+            yield chunk, Y[rows]
+
+    def wide_chunks():  # ... in the data the wide model sees too
+        for rows, width in zip(pieces, widths):
+            chunk = X[rows].tolil()
+            chunk[:, width:] = 0
+            yield sp.csr_matrix(chunk), Y[rows]
+
+    for name in ("pa", "mcp", "kernel-pa", "simproj"):
+        grown = onlinear.learn_stream(_make(name), narrow_chunks(), classes=CLASSES)
+        wide = onlinear.learn_stream(_make(name), wide_chunks(), classes=CLASSES)
+        assert grown.n_features_in_ == D
+        _same(grown, wide)
+
+
+@pytest.mark.parametrize("name,task", [("multiplicative", None), ("iellip", None),
+                                       ("cellip", None)])
+def test_learners_that_cannot_grow_say_so_and_stay_as_they_were(name, task):
+    model = _make(name).partial_fit(X[:, :5], Y, classes=CLASSES)
+    before = {k: v.copy() for k, v in vars(model).items() if isinstance(v, np.ndarray)}
+    with pytest.raises(ValueError, match="cannot grow new features"):
+        onlinear.learn_stream(model, [(X, Y)])
+    assert model.n_features_in_ == 5
+    for key, value in before.items():
+        np.testing.assert_array_equal(getattr(model, key), value)
+    with pytest.raises(ValueError, match="growing is off"):
+        onlinear.learn_stream(onlinear.make("pa").partial_fit(X[:, :5], Y, classes=CLASSES),
+                              [(X, Y)], grow=False)
+
+
+def test_grow_features_checks_its_argument():
+    model = onlinear.make("pa").partial_fit(X, Y, classes=CLASSES)
+    for bad in (D - 1, 3.5, True):
+        with pytest.raises(ValueError, match="n_features"):
+            model.grow_features(bad)
+    assert model.grow_features(D) is model and model.n_features_in_ == D
+
+
+def test_progress_is_reported_on_a_doubling_schedule_and_at_the_end():
+    reports = []
+    model = onlinear.learn_stream(onlinear.make("pa"), _chunks(), classes=CLASSES,
+                                  report=reports.append)
+    assert [r.examples for r in reports] == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, N]
+    assert reports[-1].mistakes == model.n_mistakes_
+    assert sum(r.mistakes_since for r in reports) == model.n_mistakes_
+    assert reports[-1].updates == model.n_updates_
+    assert all(r.examples_since > 0 for r in reports)
+
+
+def test_resuming_refuses_another_algorithm_or_a_plain_model_file(tmp_path):
+    onlinear.learn_stream(onlinear.make("pa"), _chunks(), classes=CLASSES,
+                          checkpoint=tmp_path / "c", checkpoint_every=100)
+    with pytest.raises(ValueError, match="other hyperparameters"):
+        onlinear.learn_stream(onlinear.make("pa1"), _chunks(), checkpoint=tmp_path / "c",
+                              resume=True)
+    onlinear.save(onlinear.make("pa").fit(X, Y), tmp_path / "plain")
+    with pytest.raises(ValueError, match="not a checkpoint"):
+        onlinear.learn_stream(onlinear.make("pa"), _chunks(), checkpoint=tmp_path / "plain",
+                              resume=True)
+    with pytest.raises(ValueError, match="only"):  # a shorter stream than the checkpoint's
+        onlinear.learn_stream(onlinear.make("pa"), [(X[:50], Y[:50])],
+                              checkpoint=tmp_path / "c", resume=True)
+    with pytest.raises(ValueError, match="checkpoint_every"):
+        onlinear.learn_stream(onlinear.make("pa"), _chunks(), checkpoint_every=0,
+                              checkpoint=tmp_path / "d")
+
+
+LIBSVM = b"1 1:0.5 3:1\n2 2:-1\n# a comment\n1 5:2\n3 1:1 2:1\n"
+
+
+@pytest.mark.parametrize("compress", [lambda b: b, gzip.compress])
+def test_libsvm_chunks_of_unknown_width_from_a_stream(compress, monkeypatch):
+    stream = io.BytesIO(compress(LIBSVM))
+    chunks = list(iter_libsvm_chunks(stream, chunk_size=2, n_features=None))
+    assert [c[0].shape for c in chunks] == [(2, 3), (2, 5)]
+    assert [c[1].tolist() for c in chunks] == [[1.0, 2.0], [1.0, 3.0]]
+
+    fake_stdin = io.TextIOWrapper(io.BytesIO(compress(LIBSVM)))
+    monkeypatch.setattr(sys, "stdin", fake_stdin)
+    chunks = list(iter_libsvm_chunks("-", chunk_size=3, n_features=None))
+    assert [c[0].shape[0] for c in chunks] == [3, 1]
+
+
+def test_a_bad_line_on_standard_input_is_named(monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"1 1:1\n2 x:1\n")))
+    with pytest.raises(ValueError, match=r"<stdin>, line 2"):
+        list(iter_libsvm_chunks("-", chunk_size=5, n_features=None))
