@@ -501,10 +501,18 @@ def fetch_command(name_or_url, dest, sha256, force):
         click.echo(str(path))
 
 
+# the streaming commands (train, predict, evaluate, info) register themselves on `cli`
+from . import cli_model  # noqa: E402, F401
+
+
 def main(argv=None):
     """Entry point of the ``onlinear`` console script."""
     return cli.main(args=argv, prog_name="onlinear")
 
 
 if __name__ == "__main__":
-    main()
+    # `python -m onlinear.cli`: run the package's module, on whose group the streaming commands
+    # registered themselves (this file runs as __main__, a second copy of the module)
+    from onlinear.cli import main as package_main
+
+    package_main()
