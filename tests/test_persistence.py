@@ -149,6 +149,19 @@ def test_pickle_gives_the_same_guarantees():
         _assert_same_model(loaded, reference)
 
 
+def test_joblib_gives_the_same_guarantees(tmp_path):
+    import joblib  # scikit-learn's own dependency
+    model, learn = _stream("kernel-pa", None)
+    reference, _ = _stream("kernel-pa", None)
+    learn(model, np.arange(SPLIT))
+    learn(reference, np.arange(SPLIT))
+    joblib.dump(model, tmp_path / "m.joblib")
+    loaded = joblib.load(tmp_path / "m.joblib")
+    learn(loaded, np.arange(SPLIT, 48))
+    learn(reference, np.arange(SPLIT, 48))
+    _assert_same_model(loaded, reference)
+
+
 def test_saving_refuses_what_it_cannot_store_safely(tmp_path):
     callable_kernel = onlinear.KernelPerceptron(kernel=lambda A, B: A @ B.T).fit(X, LABELS)
     with pytest.raises(TypeError, match="callable kernel"):
