@@ -222,7 +222,7 @@ def test_chunks_check_the_width_line_by_line(tmp_path):
 
 @pytest.mark.parametrize("kwargs", [
     dict(chunk_size=0, n_features=3), dict(chunk_size=2.5, n_features=3),
-    dict(chunk_size=2, n_features=None), dict(chunk_size=2, n_features=3, zero_based="auto"),
+    dict(chunk_size=2, n_features=0), dict(chunk_size=2, n_features=3, zero_based="auto"),
 ])
 def test_chunks_reject_bad_arguments(tmp_path, kwargs):
     path = write(tmp_path / "good.txt", GOOD_LIBSVM)
