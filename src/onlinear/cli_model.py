@@ -20,6 +20,7 @@ import click
 import numpy as np
 
 from .cli import _check_output, _clean_errors, _labels, _parse_params, _usage, cli
+from .streaming import padded
 
 _TASKS = ("multiclass", "multilabel", "ordinal")
 
@@ -125,8 +126,6 @@ def train_command(arguments, save_path, model_path, params, task, classes, n_fea
     table = None if quiet else _ProgressTable()
     chunks = ((X, _targets(y, multilabel)) for X, y in
               _chunks(data, chunk_size, n_features, multilabel))
-    if n_features is not None and not started:
-        chunks = _padded(chunks, n_features)
     model = learn_stream(model, chunks, classes=labels, checkpoint=save_path,
                          checkpoint_every=checkpoint_every, resume=resume,
                          grow=n_features is None, report=table)
@@ -134,15 +133,6 @@ def train_command(arguments, save_path, model_path, params, task, classes, n_fea
         raise click.ClickException(f"{'standard input' if data == '-' else data} holds no "
                                    "example: nothing learned, no model saved.")
     click.echo(f"saved {save_path} ({model.n_seen_:,} examples learned)", err=True)
-
-
-def _padded(chunks, n_features):
-    """Chunks as wide as ``n_features`` (a first chunk narrower than the stream)."""
-    for X, y in chunks:
-        if X.shape[1] < n_features:
-            X = X.tocsr(copy=True)
-            X.resize((X.shape[0], n_features))
-        yield X, y
 
 
 class _ProgressTable:
@@ -160,14 +150,10 @@ class _ProgressTable:
 
 def _width_of(model, X):
     """``X`` as wide as the model: narrower chunks padded; a wider one is an error."""
-    width = model.n_features_in_
-    if X.shape[1] > width:
+    if X.shape[1] > model.n_features_in_:
         raise ValueError(f"the data has a feature index up to {X.shape[1]}, but the model "
-                         f"knows {width} features.")
-    if X.shape[1] < width:
-        X = X.tocsr(copy=True)
-        X.resize((X.shape[0], width))
-    return X
+                         f"knows {model.n_features_in_} features.")
+    return padded(X, model.n_features_in_)
 
 
 def _model_and_chunks(model_path, data, chunk_size):

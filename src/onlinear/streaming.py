@@ -206,8 +206,15 @@ def _fit_width(model, X, grow):
                              "(and growing is off).")
         model.grow_features(X.shape[1])
         return X
+    return padded(X, width)
+
+
+def padded(X, width):
+    """``X`` (no wider than ``width``) with zero features appended up to ``width``."""
+    if X.shape[1] == width:
+        return X
     if sp.issparse(X):
-        X = sp.csr_matrix(X)
+        X = sp.csr_matrix(X, copy=True)
         X.resize((X.shape[0], width))
         return X
     return np.pad(np.asarray(X), ((0, 0), (0, width - X.shape[1])))
