@@ -65,7 +65,7 @@ def _same_state(a, b):
     for key in a:
         if isinstance(a[key], np.ndarray):
             np.testing.assert_array_equal(a[key], b[key])
-        elif key != "_label_index":
+        else:
             assert a[key] == b[key] or (a[key] is b[key]), key
 
 

@@ -683,9 +683,39 @@ def run_labelsets_sparse(data, indices, indptr, Y, order, W, scale, scheme, kind
 
 
 @njit(cache=True)
+def indicator_relevance(y, calibrated, out):
+    """The relevance row of one indicator row ``y`` (any numeric dtype) into ``out`` (uint8,
+    width ``y.shape[0]`` + ``calibrated``): True, or False as soon as a value is not 0 or 1
+    (then the caller reports it; nothing else was touched)."""
+    k = y.shape[0]
+    for j in range(k):
+        v = y[j]
+        if v != 0 and v != 1:
+            return False
+        out[j] = 1 if v == 1 else 0
+    if calibrated:
+        out[k] = 2  # the threshold label (tasks.multilabel.THRESHOLD_LABEL)
+    return True
+
+
+@njit(cache=True)
+def indicator_prediction(scores, calibrated, cut):
+    """The predicted indicator row from one example's scores: label r where its score (minus
+    the threshold label's, when calibrated) exceeds ``cut`` (tasks.Multilabel.predict)."""
+    k = scores.shape[0] - 1 if calibrated else scores.shape[0]
+    out = np.zeros(k, np.int64)
+    for r in range(k):
+        relative = scores[r] - scores[k] if calibrated else scores[r]
+        if relative > cut:
+            out[r] = 1
+    return out
+
+
+@njit(cache=True)
 def learn_one_labelset(idx, vals, relevant, W, scale, scheme, kind, params, counts, scores):
     """The streaming step on one row (column indices ``idx``, values ``vals``, relevance row
-    ``relevant``): ``scores`` receives the class scores before the update (the prediction)."""
+    ``relevant``): ``scores`` receives the class scores before the update (the prediction);
+    returns the index of the top score (the first one on a tie: the multiclass prediction)."""
     _check_kind(scheme, kind)
     m = W.shape[1]
     tau, pos, neg = np.empty(m), np.empty(m), np.empty(m)
@@ -695,6 +725,7 @@ def learn_one_labelset(idx, vals, relevant, W, scale, scheme, kind, params, coun
         idx, vals, relevant, W, scale, scheme, kind, params, scores, tau, pos, neg, work,
         mistake_buffer, pair_buffer, part_buffer)
     count_trial(counts, np.empty(0, np.int8), 0, k, n_mistakes, updated)
+    return np.argmax(scores)
 
 
 @njit(cache=True)

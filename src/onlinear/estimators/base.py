@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._core import counters, primal
 from ..rules.layout import RAW_SQNORM, SCALE
 from ..rules.table import RULES
+from ..tasks import Multiclass
 from .checks import (
     _DTYPES,
     _refuse_complex,
@@ -176,7 +177,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             )
         n_outputs = self._n_outputs(classes.shape[0])
         self.classes_ = classes
-        self._label_index = {label: i for i, label in enumerate(classes.tolist())}
+        self._task = self._make_task()
         self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
         self._weights = np.zeros((n_features, n_outputs))
         self._state = np.zeros((self._state_rows, n_outputs))
@@ -185,17 +186,13 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self._dense_index = np.arange(n_features)
         self._initialize_model()
 
+    def _make_task(self):
+        """The task of a started model (:mod:`onlinear.tasks`): here one label per example."""
+        return Multiclass(self.classes_)
+
     def _encode(self, y):
         """Class indices of the labels ``y``; raises before anything is changed if one is unknown."""
-        index = np.searchsorted(self.classes_, y)
-        index = np.minimum(index, self.classes_.shape[0] - 1)
-        unknown = self.classes_[index] != y
-        if np.any(unknown):
-            raise ValueError(
-                f"y contains labels that are not in classes_ {self.classes_.tolist()}: "
-                f"{np.unique(np.asarray(y)[unknown]).tolist()}"
-            )
-        return index.astype(np.int64)
+        return self._task.encode(y)
 
     def _run(self, X, y_index, order, flags=None):
         if flags is None:
@@ -244,7 +241,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     _model_scalars = {"n_features_in_": int}
     #: Attributes of a started model computed from the hyperparameters and the saved model
     #: (:meth:`_restore_derived`): not saved.
-    _derived = frozenset({"_label_index", "_params", "_dense_index"})
+    _derived = frozenset({"_task", "_params", "_dense_index"})
 
     def _model_arrays(self):
         """``{name: (shape, dtype)}`` of the learned arrays of a started model with this
@@ -259,7 +256,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _restore_derived(self):
         """After loading: the attributes of :attr:`_derived`."""
-        self._label_index = {label: i for i, label in enumerate(self.classes_.tolist())}
+        self._task = self._make_task()
         self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
         self._dense_index = np.arange(self.n_features_in_)
 
@@ -505,13 +502,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                                       self._counts)
 
     def _label_of(self, y):
-        try:
-            label = self._label_index.get(y)
-        except TypeError:  # unhashable, e.g. a 0-d array
-            label = self._label_index.get(np.asarray(y).item()) if np.ndim(y) == 0 else None
-        if label is None:
-            raise ValueError(f"y={y!r} is not one of classes_ {self.classes_.tolist()}.")
-        return label
+        return self._task.index_of(y)
 
     def _check_one(self, x, n_features, learning=True):
         """``(column indices, values)`` of one checked example: a CSR row as it is, a dense

@@ -114,10 +114,11 @@ def check_row(vals):
     ValueError
         If a value is NaN or infinite, or the row's norm is out of range.
     """
+    if rows._row_ok(vals):  # one compiled sweep: a NaN or an infinity fails it too
+        return
     if not np.isfinite(vals).all():
         raise ValueError("x contains NaN or infinity.")
-    if rows.first_bad_row_dense(vals.reshape(1, -1)) >= 0:
-        raise row_scale_error(row_norm(vals))
+    raise row_scale_error(row_norm(vals))
 
 
 def canonical_csr(X):

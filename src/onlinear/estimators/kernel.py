@@ -29,6 +29,7 @@ learning).
 hypothesis, the default).
 """
 import inspect
+import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -52,6 +53,9 @@ from .ultraconservative import (
     OneVsRestPerceptron,
     UltraconservativePerceptron,
 )
+
+# the range of K(x, x) every rule can use (as ‖x‖² for the rows, see _check_finite_kernel)
+_KERNEL_LOW, _KERNEL_HIGH = 2.0 ** (-2 * ROW_NORM_EXPONENT), 2.0 ** (2 * ROW_NORM_EXPONENT)
 
 _KERNEL_CONSTRAINTS = {
     "kernel": [StrOptions({"linear", "poly", "rbf"}), callable],
@@ -287,8 +291,24 @@ class KernelLearner(OnlineLinearClassifier):
             squares = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
         else:
             squares = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+        self._check_poly_squares(squares)
+
+    def _check_one_poly_row(self, x):
+        """:meth:`_check_finite_kernel` of one dense row, in scalar arithmetic (the per-example
+        path: the array version costs more than the compiled round's bookkeeping)."""
+        gamma, coef0, degree = self._kernel_params.tolist()
+        square = float(x @ x)
+        base = gamma * square + coef0
+        try:
+            value, bound = abs(base) ** degree, (gamma * square + abs(coef0)) ** degree
+        except OverflowError:
+            value = bound = math.inf
+        if not (bound <= _KERNEL_HIGH and (value >= _KERNEL_LOW or base == 0.0)):
+            self._check_poly_squares(np.array([square]))  # raises, with the full message
+
+    def _check_poly_squares(self, squares):
         gamma, coef0, degree = self._kernel_params
-        low, high = 2.0 ** (-2 * ROW_NORM_EXPONENT), 2.0 ** (2 * ROW_NORM_EXPONENT)
+        low, high = _KERNEL_LOW, _KERNEL_HIGH
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
             base = gamma * squares + coef0
             values = np.abs(base) ** degree
@@ -337,7 +357,8 @@ class KernelLearner(OnlineLinearClassifier):
         x = self._dense_row(idx, vals)
         if self._kind is None:
             self._ensure_kernel(x[None, :])
-        self._check_finite_kernel(x[None, :])  # refuse before anything changes
+        if self._kind == POLY:
+            self._check_one_poly_row(x)  # refuse before anything changes
         if self._kind == CALLABLE:
             predicted = self._predict_one_dense(x, average=False)  # as the round predicts
             self._run(x[None, :], np.array([label], dtype=np.int64), np.zeros(1, dtype=np.int64),

@@ -31,14 +31,16 @@ from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.preprocessing import MultiLabelBinarizer
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .._core import blocks as block_engine
 from ..rules import simultaneous as rules
+from ..tasks import Blocks, Multiclass, Multilabel, Ordinal
+from ..tasks.multilabel import classes_of, read_one, read_targets
+from ..tasks.ordinal import rank_order
 from .base import OnlineLinearClassifier
 from .checks import _DTYPES, canonical_csr, check_class_labels, check_rows
 
@@ -52,12 +54,8 @@ SCHEME_NAMES = tuple(rules.SCHEMES)
 # constraints, updates)
 _TRIALS, _IMPERFECT, _CONSTRAINT_MISTAKES, _CONSTRAINTS, _UPDATES = range(5)
 _NO_FLAGS = np.empty(0, dtype=np.int8)
-_NO_PARTS = np.empty(0, dtype=np.int64)
-_NO_COUPLING = np.empty(0, dtype=np.float64)
-
-#: the value of the virtual threshold label in the relevance matrix the engine reads: on both
-#: sides of every pair (below the relevant labels, above the irrelevant ones)
-_THRESHOLD_LABEL = 2
+#: targets that are not one class label (label sets, indicator rows: learn_one's general path)
+_NOT_A_LABEL = (set, frozenset, list, tuple, np.ndarray)
 
 
 class _Simultaneous(OnlineLinearClassifier):
@@ -144,23 +142,6 @@ class _Simultaneous(OnlineLinearClassifier):
 
 def _csr_parts(X):
     return (X.data, X.indices, X.indptr)
-
-
-def _is_label_sets(y):
-    """Is ``y`` a list of label sets?  Sets, or ragged lists/tuples of labels, are; a
-    rectangular nested list of 0/1 is an indicator matrix (scikit-learn's reading)."""
-    if not isinstance(y, (list, tuple)) or not y:
-        return False
-    first = y[0]
-    if isinstance(first, (set, frozenset)):
-        return True
-    if isinstance(first, (str, bytes)) or not hasattr(first, "__iter__"):
-        return False
-    try:
-        array = np.asarray(y)
-    except ValueError:  # ragged
-        return True
-    return not (array.ndim == 2 and np.isin(array, (0, 1)).all())
 
 
 # ====================================================================== multiclass / multilabel
@@ -340,30 +321,20 @@ default="simproj"
 
     # ------------------------------------------------------------------ labels
     def _targets(self, y):
-        """``(kind, y)``: "multiclass" with a 1-D array, "indicator" with a 2-D 0/1 array, or
-        "sets" with a list of label sets."""
-        if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y "
-                             "is None.")
-        if _is_label_sets(y):
-            return "sets", [tuple(labels) for labels in y]
-        if sp.issparse(y):
-            y = y.toarray()
-        y_array = np.asarray(y)
-        if y_array.ndim == 2 and y_array.shape[1] > 1 or type_of_target(y_array) == \
-                "multilabel-indicator":
-            if type_of_target(y_array) != "multilabel-indicator":
-                raise ValueError("a 2-D y must be a 0/1 indicator matrix (one column per label); "
-                                 f"got {type_of_target(y_array)} targets.")
-            return "indicator", y_array
-        if y_array.ndim == 2 and y_array.shape[1] == 1:
-            y_array = column_or_1d(y_array, warn=True)  # multiclass, as in scikit-learn
-        return "multiclass", y_array
+        """``(form, y)``: "multiclass", "indicator" or "sets" (:func:`tasks.multilabel.read_targets`)."""
+        return read_targets(y, type(self).__name__)
 
     def _set_task(self, kind, classes, n_features):
         self.multilabel_ = kind != "multiclass"
         self._label_kind = kind
         self._start(classes, n_features)
+
+    def _make_task(self, calibrated=None):
+        if not self.multilabel_:
+            return Multiclass(self.classes_)
+        if calibrated is None:  # a started model: its columns say (set_params may have changed
+            calibrated = self._weights.shape[1] > self.classes_.shape[0]  # threshold since)
+        return Multilabel(self.classes_, self._label_kind, calibrated)
 
     def _start(self, classes, n_features):
         classes = np.asarray(classes)
@@ -373,13 +344,13 @@ default="simproj"
                 f"{type(self).__name__} needs at least two classes; got {classes.shape[0]} class: "
                 f"{classes.tolist()}.")
         self.classes_ = classes
+        self.multilabel_ = multilabel
         if not multilabel:
             self._label_kind = "multiclass"
-        self._label_index = {label: i for i, label in enumerate(classes.tolist())}
+        self._task = self._make_task(calibrated=self._calibrated_for(multilabel))
         self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
         k = classes.shape[0] + (1 if self._calibrated_for(multilabel) else 0)
         self._dense_index = np.arange(n_features)
-        self.multilabel_ = multilabel
         if self._kind == rules.MULTIPLICATIVE:
             self._weights = np.ones((n_features, k))
             self._scale = np.array([1.0 / (n_features * k)])
@@ -415,34 +386,11 @@ default="simproj"
         return multilabel and isinstance(self.threshold, str)
 
     def _encode(self, y):
-        """The relevance matrix the engine reads (uint8, one row per example): 1 relevant,
-        0 irrelevant, and the threshold label's column of 2s when calibrated.  Raises before
-        anything changes on a label outside ``classes_``."""
-        kind = self._label_kind
-        k = self.classes_.shape[0]
-        if kind == "multiclass":
-            y = np.asarray(y)
-            index = super()._encode(y)
-            relevance = np.zeros((y.shape[0], k), dtype=np.uint8)
-            relevance[np.arange(y.shape[0]), index] = 1
-            return relevance
-        if kind == "sets":
-            unknown = sorted({label for labels in y for label in labels
-                              if label not in self._label_index}, key=str)
-            if unknown:
-                raise ValueError(f"y contains labels that are not in classes_ "
-                                 f"{self.classes_.tolist()}: {unknown}")
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                y = MultiLabelBinarizer(classes=self.classes_.tolist()).fit_transform(y)
-        y = np.asarray(y)
-        if y.ndim != 2 or y.shape[1] != k:
-            raise ValueError(f"y must have {k} label columns (classes_); got shape {y.shape}.")
-        relevance = np.zeros((y.shape[0], self._weights.shape[1]), dtype=np.uint8)
-        relevance[:, :k] = y != 0
-        if self._calibrated:
-            relevance[:, k] = _THRESHOLD_LABEL
-        return relevance
+        """The relevance matrix the engine reads (uint8, one row per example; see the task).
+        Raises before anything changes on a label outside ``classes_``."""
+        if self._label_kind == "multiclass":
+            return self._task.relevance(self._task.encode(np.asarray(y)))
+        return self._task.encode(y)
 
     def _validate_xy(self, X, y, reset):
         kind, y = self._targets(y)
@@ -465,11 +413,7 @@ default="simproj"
         return X, kind, y  # CSR rows canonical, as in estimators.base
 
     def _classes_of(self, kind, y):
-        if kind == "multiclass":
-            return np.unique(y)
-        if kind == "indicator":
-            return np.arange(y.shape[1])
-        return np.array(sorted({label for labels in y for label in labels}))
+        return classes_of(kind, y)
 
     # ------------------------------------------------------------------ training
     def _run(self, X, relevance, order, flags=None):
@@ -514,6 +458,25 @@ default="simproj"
         """Learn one example and return the prediction made *before* the update (a label for
         multiclass; for multilabel, the predicted label set as an indicator row, or a tuple of
         labels for label-set targets).  ``y`` is a label, an indicator row or a label set."""
+        task = self.__dict__.get("_task")
+        if (task is not None and task.name == "multiclass" and classes is None
+                and not isinstance(y, _NOT_A_LABEL)):
+            # the multiclass stream's path: one label, a started model, nothing else to check
+            idx, vals = self._check_one(x, n_features=self.n_features_in_)
+            relevance = np.zeros(self._weights.shape[1], dtype=np.uint8)
+            relevance[task.index_of(y)] = 1
+            return self.classes_[self._learn_one_round(idx, vals, relevance)]
+        if (task is not None and task.name == "multilabel" and task.form == "indicator"
+                and classes is None and isinstance(y, np.ndarray) and y.ndim == 1
+                and y.shape[0] == task.classes.shape[0] and y.dtype.kind in "biuf"):
+            # the indicator stream's path, likewise (a value other than 0/1 takes the general
+            # path, which names it)
+            relevance = np.empty(self._weights.shape[1], dtype=np.uint8)
+            if block_engine.indicator_relevance(y, task.calibrated, relevance):
+                idx, vals = self._check_one(x, n_features=self.n_features_in_)
+                scores = np.empty(self._weights.shape[1])
+                self._learn_one_round(idx, vals, relevance, scores)
+                return block_engine.indicator_prediction(scores, task.calibrated, self._cut)
         kind, y_block = self._one_target(y)
         if hasattr(self, "classes_"):
             # a started model: every check before the compiled round, which cannot fail, so
@@ -526,10 +489,7 @@ default="simproj"
                 relevance = np.zeros(k, dtype=np.uint8)
                 relevance[self._label_of(y)] = 1
             elif kind == "indicator" and y_block.shape[1] == k:  # 0/1 checked by _one_target
-                relevance = np.zeros(self._weights.shape[1], dtype=np.uint8)
-                relevance[:k] = y_block[0]
-                if self._weights.shape[1] > k:  # the calibrated threshold label
-                    relevance[k] = _THRESHOLD_LABEL
+                relevance = self._task.encode_indicator_row(y_block[0])
             else:
                 relevance = self._encode(y_block)[0]
             return self._learn_one_checked(idx, vals, relevance)
@@ -550,38 +510,28 @@ default="simproj"
         """The compiled round on a checked row (column indices ``idx``, values ``vals``,
         relevance row), straight to the engine; the prediction made before it."""
         scores = np.empty(self._weights.shape[1])
-        block_engine.learn_one_labelset(idx, vals, relevance, self._weights, self._scale,
-                                        self._scheme, self._kind, self._params, self._counts,
-                                        scores)
+        top = self._learn_one_round(idx, vals, relevance, scores)
         if not self.multilabel_:
-            return self.classes_[scores.argmax()]  # ties to the lowest index, as predict
-        k = self.classes_.shape[0]
-        if scores.shape[0] > k:  # as _label_scores: relative to the threshold label
-            scores = scores[:k] - scores[k]
-        cut = 0.0 if isinstance(self.threshold, str) else float(self.threshold)
-        predicted = (scores > cut).astype(np.int64)  # as _predict_scores
-        if self._label_kind == "sets":
-            return tuple(self.classes_[predicted.astype(bool)].tolist())
-        return predicted
+            return self.classes_[top]  # ties to the lowest index, as predict
+        return self._task.predict_one(scores, self._cut)
+
+    def _learn_one_round(self, idx, vals, relevance, scores=None):
+        """The compiled round; the index of the top score before it (``scores`` receives them
+        all)."""
+        if scores is None:
+            scores = np.empty(self._weights.shape[1])
+        return block_engine.learn_one_labelset(idx, vals, relevance, self._weights, self._scale,
+                                               self._scheme, self._kind, self._params,
+                                               self._counts, scores)
+
+    @property
+    def _cut(self):
+        """The prediction's cut on the (relative) label scores."""
+        return 0.0 if isinstance(self.threshold, str) else float(self.threshold)
 
     def _one_target(self, y):
-        """``(kind, targets of one example)`` for :meth:`learn_one`: a set (or, on a model
-        learning label sets, any list of labels) is a label set, a 1-D 0/1 sequence an indicator
-        row, a scalar a class label."""
-        sets = getattr(self, "_label_kind", None) == "sets"
-        if isinstance(y, (set, frozenset)) or (sets and isinstance(y, (list, tuple, np.ndarray))):
-            return "sets", [tuple(np.asarray(list(y)).tolist()) if isinstance(y, np.ndarray)
-                            else tuple(y)]
-        if np.ndim(y) == 1:
-            row = np.asarray(y)
-            if row.dtype.kind not in "biuf" or not set(row.tolist()) <= {0, 1}:
-                raise ValueError(f"an indicator row y must hold only 0 and 1 (one column per "
-                                 f"label); got {row.tolist()!r}. Pass a set for a label set.")
-            return "indicator", row[None, :]
-        if np.ndim(y) != 0:
-            raise ValueError(f"y must be one label, one indicator row or one label set; got "
-                             f"shape {np.shape(y)}.")
-        return "multiclass", np.array([y])
+        """``(form, targets of one example)`` (:func:`tasks.multilabel.read_one`)."""
+        return read_one(y, sets=getattr(self, "_label_kind", None) == "sets")
 
     # ------------------------------------------------------------------ prediction
     def _scores(self, X):
@@ -594,9 +544,7 @@ default="simproj"
         return self._scores(X)
 
     def _label_scores(self, scores):
-        if self._calibrated:
-            return scores[:, :-1] - scores[:, -1:]
-        return scores
+        return self._task.label_scores(scores) if self.multilabel_ else scores
 
     def decision_function(self, X):
         """Label scores, shape (n_samples, n_classes) — for two-class multiclass problems
@@ -609,11 +557,9 @@ default="simproj"
 
     def _predict_scores(self, scores):
         """Predictions from the raw scores of every output (threshold label included)."""
-        scores = self._label_scores(scores)
         if self.multilabel_:
-            cut = 0.0 if isinstance(self.threshold, str) else float(self.threshold)
-            return (scores > cut).astype(np.int64)
-        return self.classes_[np.argmax(scores, axis=1)]
+            return self._task.predict_indicator(scores, self._cut)
+        return self._task.predict(scores)
 
     def predict(self, X):
         """Multiclass: the top-scoring label (ties → lowest class index).  Multilabel: the
@@ -625,17 +571,16 @@ default="simproj"
         """Multilabel: the predicted labels of each example, as tuples of ``classes_``."""
         if not self.multilabel_:
             raise ValueError("predict_label_sets is for multilabel models; use predict.")
-        return [tuple(self.classes_[row.astype(bool)].tolist()) for row in self.predict(X)]
+        return self._task.as_label_sets(self.predict(X))
 
     def predict_one(self, x):
         """Predict one example (a label, or an indicator row / a tuple of labels)."""
         check_is_fitted(self)
         idx, vals = self._check_one(x, n_features=self.n_features_in_, learning=False)
         scores = (vals @ self._weights[idx]) * self._scale[0]
-        predicted = self._predict_scores(scores[None, :])[0]
-        if self._label_kind == "sets":
-            return tuple(self.classes_[predicted.astype(bool)].tolist())
-        return predicted
+        if self.multilabel_:
+            return self._task.predict_one(scores, self._cut)
+        return self._task.predict(scores[None, :])[0]
 
     def score(self, X, y, sample_weight=None):
         """Accuracy (multiclass) or subset accuracy (multilabel), as scikit-learn's."""
@@ -774,12 +719,7 @@ default="simproj"
                 raise ValueError("classes must be passed on the first call (or set the "
                                  "classes parameter).")
             return np.unique(y)
-        check_class_labels(given)
-        given = np.asarray(given)
-        if given.ndim != 1 or np.unique(given).shape[0] != given.shape[0]:
-            raise ValueError(f"classes must list each label once, in rank order; got "
-                             f"{given.tolist()}.")
-        return given
+        return rank_order(given)
 
     def _model_arrays(self):
         arrays = super()._model_arrays()
@@ -808,20 +748,15 @@ default="simproj"
                 f"{type(self).__name__} needs at least two classes; got {classes.shape[0]} class: "
                 f"{classes.tolist()}.")
         self.classes_ = classes
-        self._label_index = {label: i for i, label in enumerate(classes.tolist())}
+        self._task = self._make_task()
         self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
         self._weights = np.zeros(n_features)
         self._thresholds = np.zeros(classes.shape[0] - 1)
         self._dense_index = np.arange(n_features)
         self._new_counts()
 
-    def _encode(self, y):
-        y = np.asarray(y)
-        unknown = [label for label in np.unique(y).tolist() if label not in self._label_index]
-        if unknown:
-            raise ValueError(f"y contains labels that are not in classes_ "
-                             f"{self.classes_.tolist()}: {unknown}")
-        return np.array([self._label_index[label] for label in y.tolist()], dtype=np.int64)
+    def _make_task(self):
+        return Ordinal(self.classes_)
 
     def _run(self, X, ranks, order, flags=None):
         flags = _NO_FLAGS if flags is None else flags
@@ -871,7 +806,7 @@ default="simproj"
         thresholds = self._thresholds.copy()  # the prediction uses the thresholds before it
         f = block_engine.learn_one_ordinal(idx, vals, rank, self._weights, self._thresholds,
                                            self._scheme, self._params, self._counts)
-        return self.classes_[self._rank_of(np.array([f]), thresholds)[0]]
+        return self._task.predict(np.array([f]), thresholds)[0]
 
     # ------------------------------------------------------------------ prediction
     def _score(self, X):
@@ -880,32 +815,22 @@ default="simproj"
                                         reset=False))
         return safe_sparse_dot(X, self._weights)
 
-    def _rank_of(self, f, thresholds=None):
-        """``min{i : f ≤ b_i}`` with b_{k−1} = +∞: the first threshold not below the score."""
-        thresholds = self._thresholds if thresholds is None else thresholds
-        at_or_below = f[:, None] <= thresholds[None, :]
-        return np.where(at_or_below.any(axis=1), np.argmax(at_or_below, axis=1),
-                        thresholds.shape[0])
-
     def decision_function(self, X):
         """Two ranks: ``f − b_0`` (positive means ``classes_[1]``).  More: the cumulative
         scores ``Σ_{j<r} (f − b_j)`` of every rank r, shape (n_samples, n_classes), whose
         argmax is the predicted rank when the thresholds are ordered."""
-        f = self._score(X)
-        margins = f[:, None] - self._thresholds[None, :]
-        if self.classes_.shape[0] == 2:
-            return margins[:, 0]
-        return np.hstack([np.zeros((f.shape[0], 1)), np.cumsum(margins, axis=1)])
+        f = self._score(X)  # (checks that the model is fitted)
+        return self._task.cumulative_scores(f, self._thresholds)
 
     def predict(self, X):
         """The predicted labels (the rank of the score among the thresholds)."""
-        ranks = self._rank_of(self._score(X))
-        return self.classes_[ranks]
+        f = self._score(X)
+        return self._task.predict(f, self._thresholds)
 
     def predict_one(self, x):
         check_is_fitted(self)
         idx, vals = self._check_one(x, n_features=self.n_features_in_, learning=False)
-        return self.classes_[self._rank_of(np.array([vals @ self._weights[idx]]))[0]]
+        return self._task.predict(np.array([vals @ self._weights[idx]]), self._thresholds)[0]
 
     @property
     def coef_(self):
@@ -1025,7 +950,7 @@ default="simproj"
                              f"learns two classes (labels ±1 of the constraints); got {n} "
                              f"class{'' if n == 1 else 'es'}: {classes.tolist()}.")
         self.classes_ = classes
-        self._label_index = {label: i for i, label in enumerate(classes.tolist())}
+        self._task = self._make_task()
         self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
         self._dense_index = np.arange(n_features)
         if self._kind == rules.MULTIPLICATIVE:
@@ -1041,44 +966,13 @@ default="simproj"
         if self.classes_.shape[0] != 2:
             raise ValueError(f"a block learner has two classes; got {self.classes_.tolist()}.")
 
-    def _encode(self, y):
-        return np.where(super()._encode(y) == 1, 1.0, -1.0)
+    def _make_task(self):
+        return Blocks(self.classes_)
 
-    @staticmethod
-    def _check_blocks(n_rows, block_ptr, parts, coupling):
-        """Validated ``(block_ptr, parts, coupling)`` for the engine."""
-        if block_ptr is None:
-            block_ptr = np.arange(n_rows + 1, dtype=np.int64)
-        else:
-            block_ptr = np.asarray(block_ptr)
-            if block_ptr.ndim != 1 or not np.issubdtype(block_ptr.dtype, np.integer):
-                raise ValueError("block_ptr must be a 1-D integer array of n_trials + 1 offsets.")
-            if (block_ptr.shape[0] < 1 or block_ptr[0] != 0 or block_ptr[-1] != n_rows
-                    or np.any(np.diff(block_ptr) < 0)):
-                raise ValueError(f"block_ptr must rise from 0 to the number of rows ({n_rows}).")
-            block_ptr = np.ascontiguousarray(block_ptr, dtype=np.int64)
-        if parts is None:
-            parts = _NO_PARTS
-        else:
-            parts = np.asarray(parts)
-            if parts.shape != (n_rows,) or not np.issubdtype(parts.dtype, np.integer):
-                raise ValueError(f"parts must be one integer set id per row ({n_rows}).")
-            if parts.size and parts.min() < 0:
-                raise ValueError("parts must be non-negative set ids.")
-            for t in range(block_ptr.shape[0] - 1):  # ids 0..r_t−1 inside each block
-                ids = np.unique(parts[block_ptr[t]:block_ptr[t + 1]])
-                if ids.size and ids[-1] != ids.size - 1:
-                    raise ValueError(f"parts of trial {t} must number its sets 0..r−1 (every id "
-                                     f"used); got {ids.tolist()}.")
-            parts = np.ascontiguousarray(parts, dtype=np.int64)
-        if coupling is None:
-            coupling = _NO_COUPLING
-        else:
-            coupling = check_array(coupling, ensure_2d=False, dtype=np.float64,
-                                   input_name="coupling", ensure_min_samples=0)
-            if coupling.shape != (n_rows,) or not np.all(coupling > 0):
-                raise ValueError(f"coupling must be one weight c_j > 0 per row ({n_rows}).")
-        return block_ptr, parts, coupling
+    def _encode(self, y):
+        return self._task.encode(y)
+
+    _check_blocks = staticmethod(Blocks.check_blocks)
 
     def _run(self, X, labels, order, flags=None, blocks=None):
         flags = _NO_FLAGS if flags is None else flags
@@ -1175,7 +1069,7 @@ default="simproj"
         return safe_sparse_dot(X, self._weights) * self._scale[0]
 
     def _predict_scores(self, scores):
-        return self.classes_[(scores > 0).astype(np.int64)]
+        return self._task.predict(scores)
 
     def decision_function(self, X):
         """Scores ``x·ω`` of the rows (positive means ``classes_[1]``)."""

@@ -1,0 +1,60 @@
+"""The multiclass task: one label per example."""
+import numpy as np
+
+from .labels import Labels
+
+
+class Multiclass(Labels):
+    """One class label per example; ``k ≥ 2`` classes, one score per class.
+
+    Constraints of an example of class y (Crammer & Singer, §2; Amit et al., §3.1, Kesler's
+    multi-prototype form): ``s_y − s_r ≥ 1`` for every other class r.  Prediction: the top
+    score, ties going to the lowest class index (a tie is a mistake online).
+
+    Parameters
+    ----------
+    classes : array-like of shape (n_classes,)
+        The class labels, sorted (as ``np.unique`` returns them).
+
+    Examples
+    --------
+    >>> task = Multiclass(["ant", "bee", "cat"])
+    >>> task.encode(["cat", "ant"]).tolist(), task.constraints(2)
+    ([2, 0], [(2, 0), (2, 1)])
+    >>> task.predict([[0.5, 2.0, 2.0]]).tolist()
+    ['bee']
+    """
+
+    name = "multiclass"
+
+    def encode(self, y):
+        """Class indices of the labels ``y`` (int64); raises, naming the unknown labels, before
+        anything is changed."""
+        index = np.searchsorted(self.classes, y)
+        index = np.minimum(index, self.classes.shape[0] - 1)
+        unknown = self.classes[index] != y
+        if np.any(unknown):
+            raise ValueError(
+                f"y contains labels that are not in classes_ {self.classes.tolist()}: "
+                f"{np.unique(np.asarray(y)[unknown]).tolist()}")
+        return index.astype(np.int64)
+
+    def relevance(self, index, n_outputs=None):
+        """The relevance rows the label-set engine reads (uint8): 1 at each example's class."""
+        index = np.asarray(index, dtype=np.int64)
+        rows = np.zeros((index.shape[0], n_outputs or self.classes.shape[0]), dtype=np.uint8)
+        rows[np.arange(index.shape[0]), index] = 1
+        return rows
+
+    def constraints(self, index):
+        """The pairs (y, r) of the constraints ``s_y − s_r ≥ 1`` of an example of class index
+        ``index``, in the engine's order."""
+        return [(int(index), r) for r in range(self.classes.shape[0]) if r != index]
+
+    def predict_index(self, scores):
+        """Class indices of the top scores (rows of ``scores``)."""
+        return np.argmax(np.asarray(scores), axis=1)
+
+    def predict(self, scores):
+        """Labels of the top scores."""
+        return self.classes[self.predict_index(scores)]

@@ -1,0 +1,196 @@
+"""The multilabel task: a set of relevant labels per example (label ranking, Amit et al. §3.1)."""
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.preprocessing import MultiLabelBinarizer
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import column_or_1d
+
+from .labels import Labels
+
+#: the relevance value of the virtual threshold label in the rows the engine reads: on both
+#: sides of every pair (below the relevant labels, above the irrelevant ones)
+THRESHOLD_LABEL = 2
+
+
+def is_label_sets(y):
+    """Is ``y`` a list of label sets?  Sets, or ragged lists/tuples of labels, are; a
+    rectangular nested list of 0/1 is an indicator matrix (scikit-learn's reading)."""
+    if not isinstance(y, (list, tuple)) or not y:
+        return False
+    first = y[0]
+    if isinstance(first, (set, frozenset)):
+        return True
+    if isinstance(first, (str, bytes)) or not hasattr(first, "__iter__"):
+        return False
+    try:
+        array = np.asarray(y)
+    except ValueError:  # ragged
+        return True
+    return not (array.ndim == 2 and np.isin(array, (0, 1)).all())
+
+
+def read_targets(y, owner="the estimator"):
+    """``(form, y)`` of a batch of targets: ``"multiclass"`` with a 1-D array, ``"indicator"``
+    with a 2-D 0/1 array, or ``"sets"`` with a list of label tuples."""
+    if y is None:
+        raise ValueError(f"{owner} requires y to be passed, but the target y is None.")
+    if is_label_sets(y):
+        return "sets", [tuple(labels) for labels in y]
+    if sp.issparse(y):
+        y = y.toarray()
+    y_array = np.asarray(y)
+    kind = type_of_target(y_array)
+    if y_array.ndim == 2 and y_array.shape[1] > 1 or kind == "multilabel-indicator":
+        if kind != "multilabel-indicator":
+            raise ValueError("a 2-D y must be a 0/1 indicator matrix (one column per label); "
+                             f"got {kind} targets.")
+        return "indicator", y_array
+    if y_array.ndim == 2 and y_array.shape[1] == 1:
+        y_array = column_or_1d(y_array, warn=True)  # multiclass, as in scikit-learn
+    return "multiclass", y_array
+
+
+def read_one(y, sets=False):
+    """``(form, targets of one example)``: a set (or, when the model learns label sets, any
+    list, tuple or array of labels) is a label set, a 1-D 0/1 sequence an indicator row, a
+    scalar a class label."""
+    if isinstance(y, (set, frozenset)) or (sets and isinstance(y, (list, tuple, np.ndarray))):
+        return "sets", [tuple(np.asarray(list(y)).tolist()) if isinstance(y, np.ndarray)
+                        else tuple(y)]
+    if np.ndim(y) == 1:
+        row = np.asarray(y)
+        if row.dtype.kind not in "biuf" or not set(row.tolist()) <= {0, 1}:
+            raise ValueError(f"an indicator row y must hold only 0 and 1 (one column per "
+                             f"label); got {row.tolist()!r}. Pass a set for a label set.")
+        return "indicator", row[None, :]
+    if np.ndim(y) != 0:
+        raise ValueError(f"y must be one label, one indicator row or one label set; got shape "
+                         f"{np.shape(y)}.")
+    return "multiclass", np.array([y])
+
+
+def classes_of(form, y):
+    """The labels a batch of targets of form ``form`` shows (what ``fit`` learns)."""
+    if form == "multiclass":
+        return np.unique(y)
+    if form == "indicator":
+        return np.arange(y.shape[1])
+    return np.array(sorted({label for labels in y for label in labels}))
+
+
+class Multilabel(Labels):
+    """A set of relevant labels per example, given as label sets or 0/1 indicator rows.
+
+    Constraints of an example with relevant set Y (Amit et al., §3.1, Kesler's form): ``s_r −
+    s_s ≥ 1`` for every relevant r and irrelevant s.  With the calibrated threshold (a virtual
+    label ranked below every relevant label and above every irrelevant one, Fürnkranz et al.'s
+    calibrated label ranking) the pairs (r, threshold) and (threshold, s) are added and a label
+    is predicted when its score beats the threshold label's; otherwise when it exceeds a fixed
+    cut.
+
+    Parameters
+    ----------
+    classes : array-like of shape (n_labels,)
+        The labels, sorted; for indicator rows, the column indices.
+    form : {"indicator", "sets"}
+        How targets are given (and predictions returned: indicator rows, or label tuples).
+    calibrated : bool
+        Whether the model holds the threshold label (one more output after the labels).
+
+    Examples
+    --------
+    >>> task = Multilabel(["news", "sport", "tech"], "sets", calibrated=True)
+    >>> task.encode([("sport",), ("news", "tech")]).tolist()
+    [[0, 1, 0, 2], [1, 0, 1, 2]]
+    >>> task.constraints([1, 0, 1, 2])
+    [(0, 1), (0, 3), (2, 1), (2, 3), (3, 1)]
+    >>> task.predict([[0.5, -1.0, 2.0, 1.0]])
+    [('tech',)]
+    """
+
+    name = "multilabel"
+
+    def __init__(self, classes, form, calibrated):
+        if form not in ("indicator", "sets"):
+            raise ValueError(f"a multilabel task's targets are 'indicator' rows or label 'sets'; "
+                             f"got {form!r}.")
+        super().__init__(classes)
+        self.form = form
+        self.calibrated = bool(calibrated)
+
+    @property
+    def n_outputs(self):
+        """Scores the model keeps: one per label, and the threshold label's when calibrated."""
+        return self.classes.shape[0] + self.calibrated
+
+    def encode(self, y):
+        """The relevance rows the engine reads (uint8, one per example): 1 relevant,
+        0 irrelevant, and the threshold label's column of 2s when calibrated.  Raises before
+        anything changes on a label outside the classes or a wrong number of columns."""
+        k = self.classes.shape[0]
+        if self.form == "sets":
+            unknown = sorted({label for labels in y for label in labels
+                              if label not in self.index}, key=str)
+            if unknown:
+                raise ValueError(f"y contains labels that are not in classes_ "
+                                 f"{self.classes.tolist()}: {unknown}")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                y = MultiLabelBinarizer(classes=self.classes.tolist()).fit_transform(y)
+        y = np.asarray(y)
+        if y.ndim != 2 or y.shape[1] != k:
+            raise ValueError(f"y must have {k} label columns (classes_); got shape {y.shape}.")
+        relevance = np.zeros((y.shape[0], self.n_outputs), dtype=np.uint8)
+        relevance[:, :k] = y != 0
+        if self.calibrated:
+            relevance[:, k] = THRESHOLD_LABEL
+        return relevance
+
+    def encode_indicator_row(self, row):
+        """:meth:`encode` of one checked 0/1 indicator row of the right width, without the
+        batch's array work (the per-example path)."""
+        relevance = np.zeros(self.n_outputs, dtype=np.uint8)
+        relevance[:row.shape[0]] = row
+        if self.calibrated:
+            relevance[-1] = THRESHOLD_LABEL
+        return relevance
+
+    @staticmethod
+    def constraints(relevance):
+        """The pairs (r, s) of the constraints ``s_r − s_s ≥ 1`` of one relevance row, in the
+        engine's order (by r, then s)."""
+        relevance = list(relevance)
+        return [(r, s) for r, a in enumerate(relevance) if a >= 1
+                for s, b in enumerate(relevance) if b != 1 and s != r]
+
+    def label_scores(self, scores):
+        """Each label's score, relative to the threshold label's when calibrated."""
+        scores = np.asarray(scores)
+        if self.calibrated:
+            return scores[:, :-1] - scores[:, -1:]
+        return scores
+
+    def predict_indicator(self, scores, cut=0.0):
+        """Indicator rows of the labels whose (relative) score exceeds ``cut``."""
+        return (self.label_scores(scores) > cut).astype(np.int64)
+
+    def as_label_sets(self, indicator):
+        """Label tuples of indicator rows."""
+        return [tuple(self.classes[row.astype(bool)].tolist()) for row in indicator]
+
+    def predict_one(self, scores, cut=0.0):
+        """:meth:`predict` of one example's scores (1-D), without the batch's array work."""
+        scores = np.asarray(scores)
+        if self.calibrated:
+            scores = scores[:-1] - scores[-1]
+        above = scores > cut
+        if self.form == "sets":
+            return tuple(self.classes[above].tolist())
+        return above.astype(np.int64)
+
+    def predict(self, scores, cut=0.0):
+        """Predictions in the targets' form: indicator rows, or label tuples."""
+        indicator = self.predict_indicator(scores, cut)
+        return self.as_label_sets(indicator) if self.form == "sets" else indicator

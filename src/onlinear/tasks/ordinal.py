@@ -1,0 +1,75 @@
+"""The ordinal task: labels in a rank order, one score against k − 1 thresholds."""
+import numpy as np
+
+from ..estimators.checks import check_class_labels
+from .labels import Labels
+
+
+def rank_order(classes):
+    """The checked rank order (distinct labels, lowest rank first)."""
+    check_class_labels(classes)
+    classes = np.asarray(classes)
+    if classes.ndim != 1 or np.unique(classes).shape[0] != classes.shape[0]:
+        raise ValueError(f"classes must list each label once, in rank order; got "
+                         f"{classes.tolist()}.")
+    return classes
+
+
+class Ordinal(Labels):
+    """Ordinal regression (Amit et al., §3.2): one score f = w·x against thresholds
+    b_0, …, b_{k−2}.
+
+    Constraints of an example of rank y (its label's position in the rank order): ``f − b_j ≥
+    1`` for j < y and ``b_j − f ≥ 1`` for j ≥ y (the virtual instance (x, −e_j)).  Prediction:
+    ``min{i : f ≤ b_i}`` with b_{k−1} = +∞ — the paper's ``min{i : f < b_i}`` except that an
+    exact tie goes to the lower rank, as the online count treats it (a mistake).
+
+    Parameters
+    ----------
+    classes : array-like of shape (n_ranks,)
+        The labels in rank order, lowest first.
+
+    Examples
+    --------
+    >>> task = Ordinal(["low", "mid", "high"])
+    >>> task.encode(["high", "low"]).tolist(), task.constraints(1)
+    ([2, 0], [(0, 1.0), (1, -1.0)])
+    >>> task.predict(np.array([-3.0, 0.5, 9.0]), np.array([0.0, 1.0])).tolist()
+    ['low', 'mid', 'high']
+    """
+
+    name = "ordinal"
+
+    def encode(self, y):
+        """Ranks of the labels ``y``; raises, naming the unknown labels, before anything is
+        changed."""
+        y = np.asarray(y)
+        unknown = [label for label in np.unique(y).tolist() if label not in self.index]
+        if unknown:
+            raise ValueError(f"y contains labels that are not in classes_ "
+                             f"{self.classes.tolist()}: {unknown}")
+        return np.array([self.index[label] for label in y.tolist()], dtype=np.int64)
+
+    def constraints(self, rank):
+        """``(threshold j, sign)`` of each constraint ``sign·(f − b_j) ≥ 1`` of rank ``rank``."""
+        return [(j, 1.0 if j < rank else -1.0) for j in range(self.classes.shape[0] - 1)]
+
+    @staticmethod
+    def rank_of(f, thresholds):
+        """``min{i : f ≤ b_i}`` (b_{k−1} = +∞) for each score of ``f``."""
+        at_or_below = np.asarray(f)[:, None] <= thresholds[None, :]
+        return np.where(at_or_below.any(axis=1), np.argmax(at_or_below, axis=1),
+                        thresholds.shape[0])
+
+    def predict(self, f, thresholds):
+        """The labels of the ranks of the scores ``f``."""
+        return self.classes[self.rank_of(f, thresholds)]
+
+    @staticmethod
+    def cumulative_scores(f, thresholds):
+        """The scores ``Σ_{j<r} (f − b_j)`` of every rank r (argmax = the predicted rank when the
+        thresholds are ordered); for two ranks, ``f − b_0``."""
+        margins = np.asarray(f)[:, None] - thresholds[None, :]
+        if thresholds.shape[0] == 1:
+            return margins[:, 0]
+        return np.hstack([np.zeros((margins.shape[0], 1)), np.cumsum(margins, axis=1)])

@@ -1,0 +1,135 @@
+"""The tasks (onlinear.tasks) against the engine that serves them.
+
+A task lists the constraints of one target; the engine forms its own.  They must be the same
+set: the engine counts them (``n_constraints_``), and the exact projection (``scheme="optimal"``
+with a cap C too large to bind) must leave every listed constraint satisfied with margin 1 —
+a constraint the task forgot would be left violated, one it invented would be counted too.
+"""
+import numpy as np
+import pytest
+
+from onlinear import BlockLearner, SimultaneousProjectionClassifier, SimultaneousProjectionOrdinal
+from onlinear.tasks import Blocks, Multiclass, Multilabel, Ordinal
+
+RNG = np.random.default_rng(7)
+X = RNG.normal(size=(6, 5))
+TOL = 1e-7  # the exact solver's accuracy on these tiny rounds (its tol is 1e-12)
+
+
+def _first_round(model, x, target, **fit):
+    model.partial_fit(x[None, :], [target], **fit)
+    return model
+
+
+@pytest.mark.parametrize("label", [0, 1, 3])
+def test_multiclass_constraints_are_the_engines(label):
+    classes = np.arange(4)
+    task = Multiclass(classes)
+    model = _first_round(SimultaneousProjectionClassifier("optimal", C=1e6), X[0], label,
+                         classes=classes)
+    pairs = task.constraints(label)
+    assert model.n_constraints_ == len(pairs) == 3
+    scores = model.decision_function(X[:1])[0]
+    for r, s in pairs:
+        assert scores[r] - scores[s] >= 1.0 - TOL
+    assert model.predict(X[:1])[0] == task.predict(scores[None, :])[0] == label
+
+
+@pytest.mark.parametrize("relevant", [(0,), (1, 3), (0, 2, 4)])
+@pytest.mark.parametrize("calibrated", [True, False])
+def test_multilabel_constraints_are_the_engines(relevant, calibrated):
+    classes = np.arange(5)
+    task = Multilabel(classes, "sets", calibrated)
+    model = SimultaneousProjectionClassifier(
+        "optimal", C=1e6, threshold="calibrated" if calibrated else 0.0)
+    model.partial_fit(X[:1], [frozenset(relevant)], classes=classes)
+    (row,) = task.encode([relevant])
+    pairs = task.constraints(row)
+    n_rel = len(relevant)
+    assert len(pairs) == n_rel * (5 - n_rel) + (5 if calibrated else 0)
+    assert model.n_constraints_ == len(pairs)
+    raw = X[:1] @ model.coef_.T
+    if calibrated:
+        raw = np.hstack([raw, (X[:1] @ model.threshold_coef_)[:, None]])
+    for r, s in pairs:
+        assert raw[0, r] - raw[0, s] >= 1.0 - TOL
+    if calibrated:  # every relevant label now beats the threshold label, every other loses
+        assert task.predict(raw)[0] == tuple(relevant)
+    assert model.predict_label_sets(X[:1])[0] == task.predict(raw, model._cut)[0]
+
+
+@pytest.mark.parametrize("rank", [0, 2, 3])
+def test_ordinal_constraints_are_the_engines(rank):
+    classes = np.array(["d", "c", "b", "a"])  # a rank order that is not the sorted one
+    task = Ordinal(classes)
+    model = SimultaneousProjectionOrdinal("optimal", C=1e6)
+    model.partial_fit(X[:1], [classes[rank]], classes=classes)
+    constraints = task.constraints(rank)
+    assert model.n_constraints_ == len(constraints) == 3
+    f = X[0] @ model.coef_
+    for j, sign in constraints:
+        assert sign * (f - model.thresholds_[j]) >= 1.0 - TOL
+    assert model.predict(X[:1])[0] == task.predict(np.array([f]), model.thresholds_)[0] \
+        == classes[rank]
+
+
+def test_block_constraints_are_the_engines():
+    task = Blocks([-1, 1])
+    y = np.array([1, -1, -1, 1])
+    model = BlockLearner("optimal", C=1e6).fit(X[:4], y, block_ptr=[0, 4])
+    constraints = task.constraints(task.encode(y))
+    assert model.n_constraints_ == len(constraints) == 4
+    scores = X[:4] @ model.coef_[0]
+    for j, sign in constraints:
+        assert sign * scores[j] >= 1.0 - TOL
+    np.testing.assert_array_equal(model.predict(X[:4]), task.predict(scores))
+
+
+def test_tasks_name_unknown_labels_and_compare_as_values():
+    with pytest.raises(ValueError, match=r"\[9\]"):
+        Multiclass([1, 2, 3]).encode([1, 9])
+    with pytest.raises(ValueError, match="'z'"):
+        Multilabel(["a", "b"], "sets", True).encode([("a", "z")])
+    with pytest.raises(ValueError, match="9"):
+        Ordinal([3, 1, 2]).encode([9])
+    with pytest.raises(ValueError, match="two classes"):
+        Blocks([1, 2, 3])
+    with pytest.raises(ValueError, match="y=5"):
+        Ordinal([3, 1, 2]).index_of(5)
+    assert Ordinal([3, 1, 2]) == Ordinal([3, 1, 2]) != Ordinal([1, 2, 3])
+    assert Multilabel([0, 1], "sets", True) != Multilabel([0, 1], "sets", False)
+    assert repr(Multilabel([0, 1], "indicator", False)) == \
+        "Multilabel([0, 1], form='indicator', calibrated=False)"
+
+
+@pytest.mark.parametrize("threshold", ["calibrated", 0.25])
+@pytest.mark.parametrize("dtype", [np.int64, np.uint8, bool, np.float64])
+def test_learn_one_returns_the_prediction_made_before_the_round(threshold, dtype):
+    """learn_one's per-example paths (one label; one indicator row, in compiled code) predict
+    as ``predict`` and the task do."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 6))
+    Y = (rng.random((60, 4)) < 0.4).astype(dtype)
+    model = SimultaneousProjectionClassifier(threshold=threshold)
+    model.learn_one(X[0], Y[0], classes=np.arange(4))
+    for x, row in zip(X[1:], Y[1:]):
+        before = model.predict(x[None, :])[0]
+        np.testing.assert_array_equal(model.learn_one(x, row), before)
+    assert model.n_seen_ == 60 and model.n_updates_ > 10
+    labels = rng.integers(0, 3, size=60)
+    multiclass = SimultaneousProjectionClassifier()
+    multiclass.learn_one(X[0], labels[0], classes=[0, 1, 2])
+    for x, label in zip(X[1:], labels[1:]):
+        before = multiclass.predict(x[None, :])[0]
+        assert multiclass.learn_one(x, label) == before
+
+
+@pytest.mark.parametrize("bad", [[0, 2, 1, 0], [0, -1, 1, 0], [0.5, 0, 1, 0], [np.nan, 0, 1, 0]])
+def test_an_indicator_row_other_than_0_1_is_named_and_changes_nothing(bad):
+    model = SimultaneousProjectionClassifier()
+    model.learn_one(X[0], np.array([1, 0, 0, 1]), classes=np.arange(4))
+    coef, counts = model.coef_.copy(), model.n_seen_
+    with pytest.raises(ValueError, match="only 0 and 1"):
+        model.learn_one(X[1], np.array(bad))
+    np.testing.assert_array_equal(model.coef_, coef)
+    assert model.n_seen_ == counts
