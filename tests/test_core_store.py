@@ -9,6 +9,9 @@ from onlinear._core import counters, rows, weights
 from onlinear.rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE, SIZE_ANCHOR
 
 
+NO_ACC, NO_AVG = np.zeros((0, 0)), np.zeros(0)
+
+
 def _state(m):
     state = np.zeros((FIRST_RULE_ROW, m))
     state[SCALE] = 1.0
@@ -39,12 +42,12 @@ def test_the_lazy_scale_and_the_sizes_of_a_column():
     W = np.zeros((3, 2))
     state = _state(2)
     idx, vals = np.arange(3), np.array([3.0, 0.0, 4.0])
-    weights.add_to_column(idx, vals, W, state, 1, 2.0, False)
-    weights.rescale_column(W, state, 1, 0.5)
+    weights.add_to_column(idx, vals, W, state, 1, 2.0, False, NO_ACC, NO_AVG)
+    weights.rescale_column(W, state, 1, 0.5, NO_ACC, NO_AVG)
     true = state[SCALE, 1] * W[:, 1]
     assert true.tolist() == [3.0, 0.0, 4.0]
     assert state[SCALE, 1] ** 2 * state[RAW_SQNORM, 1] == 25.0
-    weights.rescale_column(W, state, 1, 1e-120)  # leaves the safe range: folded
+    weights.rescale_column(W, state, 1, 1e-120, NO_ACC, NO_AVG)  # leaves the safe range: folded
     assert state[SCALE, 1] == 1.0
     np.testing.assert_allclose(W[:, 1], [3e-120, 0.0, 4e-120], rtol=1e-15)
     assert math.isclose(state[RAW_SQNORM, 1], 25e-240, rel_tol=1e-14)
@@ -54,12 +57,14 @@ def test_the_lazy_scale_and_the_sizes_of_a_column():
 def test_a_running_size_is_recomputed_once_it_has_halved():
     W = np.zeros((2, 1))
     state = _state(1)
-    weights.add_to_column(np.arange(2), np.array([1.0, 0.5]), W, state, 0, 4.0, False)
+    weights.add_to_column(np.arange(2), np.array([1.0, 0.5]), W, state, 0, 4.0, False, NO_ACC,
+                          NO_AVG)
     assert state[RAW_SQNORM, 0] == 20.0 and state[SIZE_ANCHOR, 0] == 20.0
     assert not weights.must_reanchor(state, 0, RAW_SQNORM, 10.0)
     assert weights.must_reanchor(state, 0, RAW_SQNORM, 9.9)
     # the step that brings the size below half: recomputed exactly, the anchor reset
-    weights.add_to_column(np.arange(2), np.array([1.0, 0.0]), W, state, 0, -3.5, False)
+    weights.add_to_column(np.arange(2), np.array([1.0, 0.0]), W, state, 0, -3.5, False, NO_ACC,
+                          NO_AVG)
     assert state[RAW_SQNORM, 0] == 0.25 + 4.0 and state[SIZE_ANCHOR, 0] == 0.0
 
 
@@ -90,3 +95,43 @@ def test_one_counter_layout():
     assert trial[counters.IMPERFECT] == trial[counters.MISTAKES] == 1
     assert (trial[counters.CONSTRAINTS], trial[counters.CONSTRAINT_MISTAKES]) == (4, 2)
     assert trial[counters.TRIAL_UPDATES] == 1
+
+
+def test_the_averaging_sums_follow_every_store_operation():
+    """A random sequence of steps, rescalings (some leaving the safe range: folds), clearings and
+    round ends on a lazy 2-column store with averaging: the store's averaged values equal the
+    mean of the true values after each round, tracked naively."""
+    rng = np.random.default_rng(5)
+    n, m = 6, 2
+    W, state = np.zeros((n, m)), _state(m)
+    acc, avg = np.zeros((n, m)), np.zeros(m)
+    true = np.zeros((n, m))
+    total = np.zeros((n, m))
+    rounds = 0
+    for _ in range(400):
+        r = int(rng.integers(m))
+        op = rng.random()
+        if op < 0.55:
+            idx = np.sort(rng.choice(n, size=3, replace=False))
+            vals = rng.normal(size=3)
+            tau = float(rng.normal())
+            weights.add_to_column(idx, vals, W, state, r, tau, False, acc, avg)
+            true[idx, r] += tau * vals
+        elif op < 0.8:
+            c = float(rng.choice([0.5, 2.0]))
+            if rng.random() < 0.3:  # extreme factors force folds; kept within float range
+                c = 1e-60 if np.abs(true[:, r]).max() > 1e-80 else 1e60
+            weights.rescale_column(W, state, r, c, acc, avg)
+            true[:, r] *= c
+        elif op < 0.85:
+            weights.clear_column(W, state, r, acc, avg)
+            true[:, r] = 0.0
+        else:
+            weights.average_close_round(state, avg)
+            total += true
+            rounds += 1
+        np.testing.assert_allclose(W * state[SCALE], true, rtol=1e-9, atol=1e-300)
+    assert rounds > 20
+    np.testing.assert_allclose(weights.averaged(W, acc, avg, rounds), total / rounds,
+                               rtol=1e-9, atol=1e-12 * np.abs(total).max() / rounds)
+    assert weights.averaged(W, acc, avg, 0).tolist() == np.zeros((n, m)).tolist()

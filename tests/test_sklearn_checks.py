@@ -29,6 +29,8 @@ import onlinear
 ESTIMATORS = [onlinear.make(name) for name in onlinear.available()] + [
     onlinear.make("spa1", n_epochs=3, shuffle=True, random_state=0),
     onlinear.make("pa2", variant="printed", C=0.1),
+    # the averaged hypothesis of a learner whose final one misses the accuracy check
+    onlinear.make("mc-romma", average=True, n_epochs=2),
 ]
 ESTIMATORS += [onlinear.make(name) for name in onlinear.available(kernel=True)] + [
     onlinear.make("kernel-mira", average=True, n_epochs=2, shuffle=True, random_state=0),
@@ -109,7 +111,9 @@ def expected_failed_checks(estimator):
     expected = dict(NOT_APPLICABLE.get(type(estimator), {}))
     expected.update(_simultaneous_expected(estimator))
     name = _registered_name(estimator)
-    if name in ACCURACY_LIMITATIONS:
+    # the averaged hypothesis is not set by the last large step: it passes (the averaged
+    # instance above is one of these learners)
+    if name in ACCURACY_LIMITATIONS and not estimator.get_params().get("average", False):
         binary, multiclass = ACCURACY_LIMITATIONS[name]
         expected["check_classifiers_train"] = (
             f"{name} has no intercept (as in its paper) and makes one online pass: the check's "

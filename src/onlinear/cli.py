@@ -303,8 +303,9 @@ def list_command(task, fmt):
     rows = []
     for name in available(None if task == "all" else task):
         algorithm = describe(name)
+        # the rule's hyperparameters: not the protocol's, nor the choice to average
         params = {k: v for k, v in algorithm.hyperparameters.items()
-                  if k not in harness.PROTOCOL_PARAMETERS}
+                  if k not in harness.PROTOCOL_PARAMETERS and k != "average"}
         paper = algorithm.paper if fmt != "table" else algorithm.paper.split(",")[0]
         rows.append({"name": name, "task": algorithm.task,
                      "estimator": algorithm.estimator.__name__,

@@ -24,11 +24,11 @@ Model layout (arrays owned by the estimator, grown here by amortised doubling):
   the last exact value — the primal engine's guard against cancellation (the same
   :func:`.weights.must_reanchor`; skipped for a Python callable kernel, whose sum is only
   clipped at 0);
-* averaging: ``avg_scale_sum[r] = Σ_t state[SCALE, r]`` after each round t and ``acc[i, r] =
-  Σ Δcoef[i, r]·avg_scale_sum[r]`` taken when the change Δ was made, so that the sum of the
-  hypotheses after each of the T rounds is ``coef·avg_scale_sum − acc`` per output: the
-  averaged hypothesis ``(coef·avg_scale_sum − acc)/T`` in O(1) per round and per step (each
-  coefficient weighted by the rounds it survived, rescalings included).
+* averaging: the store's averaging sums (:mod:`.weights`, "averaging") over the coefficients:
+  ``avg_scale_sum[r] = Σ_t state[SCALE, r]`` after each round t and ``acc[i, r] =
+  Σ Δcoef[i, r]·avg_scale_sum[r]`` taken when the change Δ was made, so that the averaged
+  hypothesis is ``(coef·avg_scale_sum − acc)/T`` (always kept: ``average`` only chooses the
+  hypothesis that predicts).
 
 ``counts`` and ``flags`` as in :mod:`.counters`.  A round is an update when the model
 changed; the support patterns are counted both as distinct examples (``n_support``) and as
@@ -43,7 +43,16 @@ from ..rules.layout import RAW_SQNORM, SCALE, SIZE_ANCHOR
 from .counters import count_round
 from .primal import predict_index
 from .rows import row
-from .weights import fold, keep_running, must_reanchor, scale_ok
+from .weights import (
+    average_change,
+    average_close_round,
+    average_rebase,
+    fold,
+    keep_running,
+    must_reanchor,
+    must_rebase,
+    scale_ok,
+)
 
 #: rules that read ‖w_r‖² from ``state`` (through ``layout.squared_norm``); only for these is it
 #: kept in the dual — its exact recomputation costs O(S²) kernel evaluations.
@@ -93,14 +102,13 @@ def _exact_raw_sqnorm(support, support_sq, n_support, coef, r, kind, kparams):
 
 
 @njit(cache=True)
-def _fold(coef, n_support, state, avg_scale_sum, r):
-    """Multiply the scale of output r into its coefficients (scale 1 again); the averaging sum
-    is kept in the new units (``acc`` is unchanged: ``Δ·Σscale`` is the same product).  The
-    sizes are rescaled, not recomputed as the primal fold does: exactly, they cost O(S²) kernel
-    evaluations."""
+def _fold(coef, acc, n_support, state, avg_scale_sum, r):
+    """Multiply the scale of output r into its coefficients (scale 1 again), the averaging sums
+    rebased first (:func:`.weights.average_rebase`).  The sizes are rescaled, not recomputed as
+    the primal fold does: exactly, they cost O(S²) kernel evaluations."""
     scale = state[SCALE, r]
+    average_rebase(coef, n_support, acc, r, avg_scale_sum)
     fold(coef[:n_support, r], scale)
-    avg_scale_sum[r] /= scale
     state[RAW_SQNORM, r] *= scale * scale
     state[SIZE_ANCHOR, r] *= scale * scale
     state[SCALE, r] = 1.0
@@ -119,9 +127,9 @@ def _apply(slot, q, support, support_sq, coef, acc, n_support, state, avg_scale_
             continue
         changed = True
         raw_score = work[_RAW, r]  # Σ_i coef[i, r] K(x_i, x) before this round's step
-        if c == 0.0:  # not weights.clear_column: the averaging sums keep what is removed
+        if c == 0.0:  # not weights.clear_column: only the first n_support slots, no exact sizes
+            average_rebase(coef, n_support, acc, r, avg_scale_sum)
             for i in range(n_support):
-                acc[i, r] -= coef[i, r] * avg_scale_sum[r]
                 coef[i, r] = 0.0
             state[SCALE, r] = 1.0
             state[RAW_SQNORM, r] = 0.0
@@ -131,13 +139,15 @@ def _apply(slot, q, support, support_sq, coef, acc, n_support, state, avg_scale_
             state[SCALE, r] *= c
             if not scale_ok(state[SCALE, r]):
                 scale = state[SCALE, r]
-                _fold(coef, n_support, state, avg_scale_sum, r)
+                _fold(coef, acc, n_support, state, avg_scale_sum, r)
                 raw_score *= scale
         if t == 0.0:
             continue
         step = t / state[SCALE, r]
+        if must_rebase(state, r, avg_scale_sum):  # before coef changes: it moves coef·avg
+            average_rebase(coef, n_support, acc, r, avg_scale_sum)
         coef[slot, r] += step
-        acc[slot, r] += step * avg_scale_sum[r]
+        average_change(acc, slot, r, step, avg_scale_sum)
         if not track_norms:
             continue
         after = state[RAW_SQNORM, r] + step * (2.0 * raw_score + step * q)
@@ -188,8 +198,7 @@ def step(x, x_sq, krow, q, y, slot, support, support_sq, coef, acc, n_support, r
             n_support += 1
         changed = _apply(slot, q, support, support_sq, coef, acc, n_support, state,
                          avg_scale_sum, work, kind, kparams, rule in _NORM_RULES)
-    for r in range(m):
-        avg_scale_sum[r] += state[SCALE, r]
+    average_close_round(state, avg_scale_sum)
     count_round(counts, flags, t, predicted != y, changed)
     return n_support, slot, predicted
 

@@ -47,6 +47,8 @@ from .counters import count_round
 from .rows import row
 from .weights import (
     add_to_column,
+    average_close_round,
+    averaging,
     clear_column,
     column_dots,
     column_dots_dense,
@@ -60,6 +62,10 @@ from .weights import (
 ADDITIVE = 0
 MULTIPLICATIVE_ROW = 1
 MULTIPLICATIVE_MATRIX = 2
+
+#: the averaging arrays of a model that does not average (:mod:`.weights`, "averaging")
+NO_ACC = np.zeros((0, 0))
+NO_AVG = np.zeros(0)
 
 
 @njit(cache=True)
@@ -90,7 +96,7 @@ def score(idx, vals, W, state, scores):
 
 
 @njit(cache=True)
-def _apply_additive(idx, vals, W, state, tau, factor, unit_norm, dense):
+def _apply_additive(idx, vals, W, state, tau, factor, unit_norm, dense, acc, avg):
     """``w_r ← factor_r·w_r + tau_r·x`` (then ``w_r ← w_r/‖w_r‖`` for scale-free learners, whose
     predictions only depend on directions); returns whether the model changed.  ``dense``: the
     row is the whole of ``vals`` and ``W`` is class-major (see :func:`run_dense`)."""
@@ -102,18 +108,18 @@ def _apply_additive(idx, vals, W, state, tau, factor, unit_norm, dense):
             continue
         changed = True
         if c == 0.0:
-            clear_column(W, state, r)
+            clear_column(W, state, r, acc, avg)
         elif c != 1.0:
-            rescale_column(W, state, r, c)
+            rescale_column(W, state, r, c, acc, avg)
         if tau[r] == 0.0:
             continue
-        add_to_column(idx, vals, W, state, r, tau[r], dense)
+        add_to_column(idx, vals, W, state, r, tau[r], dense, acc, avg)
         if unit_norm:
             norm = math.sqrt(squared_norm(state, r))
             if norm > 0.0:
                 state[SCALE, r] /= norm
                 if not scale_ok(state[SCALE, r]):
-                    fold_column(W, state, r)
+                    fold_column(W, state, r, acc, avg)
     return changed
 
 
@@ -138,8 +144,10 @@ def _apply_multiplicative(idx, vals, W, state, tau, whole_matrix):
     _normalize(W, state, whole_matrix)
     for r in range(m):
         if not scale_ok(state[SCALE, r]):
+            # not averaging (a global array would be a read-only constant)
+            no_acc, no_avg = np.empty((0, 0)), np.empty(0)
             for s in range(m):
-                fold_column(W, state, s)
+                fold_column(W, state, s, no_acc, no_avg)
             _normalize(W, state, whole_matrix)
             break
     return True
@@ -162,69 +170,79 @@ def _normalize(W, state, whole_matrix):
 
 @njit(cache=True)
 def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, scores, tau,
-              factor, dense=False):
+              factor, acc, avg, dense=False):
     """One online round on the row ``(idx, vals)``; returns ``(predicted index, model changed)``.
 
     ``dense``: ``vals`` is a whole dense row (``idx = arange(n_features)``) and ``W`` is
-    class-major, so scoring and additive steps take the vectorized path."""
+    class-major, so scoring and additive steps take the vectorized path.  ``acc``, ``avg``: the
+    averaging sums of :mod:`.weights` (empty: not averaging; additive steps only), closed at
+    the end of the round."""
     if dense:
         q = column_dots_dense(vals, W, state, scores)
     else:
         q = score(idx, vals, W, state, scores)
     predicted = predict_index(scores, state, scale_free)
-    if q == 0.0:
-        return predicted, False
-    for r in range(W.shape[1]):
-        tau[r] = 0.0
-        factor[r] = 1.0
-    compute_steps(rule, scores, y, q, params, state, tau, factor)
-    if step_kind == ADDITIVE:
-        changed = _apply_additive(idx, vals, W, state, tau, factor, scale_free, dense)
-    else:
-        changed = _apply_multiplicative(idx, vals, W, state, tau,
-                                        step_kind == MULTIPLICATIVE_MATRIX)
+    changed = False
+    if q != 0.0:
+        for r in range(W.shape[1]):
+            tau[r] = 0.0
+            factor[r] = 1.0
+        compute_steps(rule, scores, y, q, params, state, tau, factor)
+        if step_kind == ADDITIVE:
+            changed = _apply_additive(idx, vals, W, state, tau, factor, scale_free, dense, acc,
+                                      avg)
+        else:
+            changed = _apply_multiplicative(idx, vals, W, state, tau,
+                                            step_kind == MULTIPLICATIVE_MATRIX)
+    if averaging(avg):
+        average_close_round(state, avg)
     return predicted, changed
 
 
 @njit(cache=True)
 def _run(dense, n_features, data, indices, indptr, y, order, W, rule, params, state, step_kind,
-         scale_free, counts, flags):
+         scale_free, counts, flags, acc, avg):
     m = W.shape[1]
     scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
     for t in range(order.shape[0]):
         i = order[t]
         idx, vals = row(dense, n_features, data, indices, indptr, i)
         predicted, updated = one_round(idx, vals, y[i], W, rule, params, state, step_kind,
-                                       scale_free, scores, tau, factor, dense)
+                                       scale_free, scores, tau, factor, acc, avg, dense)
         count_round(counts, flags, t, predicted != y[i], updated)
 
 
 @njit(cache=True)
-def run_dense(X, y, order, W, rule, params, state, step_kind, scale_free, counts, flags):
+def run_dense(X, y, order, W, rule, params, state, step_kind, scale_free, counts, flags, acc,
+              avg):
     """Online pass over the rows ``X[order]`` (dense, C-contiguous), on a class-major copy of
-    ``W`` (O(n_features·n_outputs) once per pass) written back at the end."""
+    ``W`` (and of ``acc``; O(n_features·n_outputs) once per pass) written back at the end."""
     n_features = X.shape[1]
     class_major = W.T.copy().T  # same shape, Fortran order: column r contiguous
+    acc_class_major = acc.T.copy().T
     _run(True, n_features, X.reshape(X.size), np.arange(n_features), np.empty(0, np.int64), y,
-         order, class_major, rule, params, state, step_kind, scale_free, counts, flags)
+         order, class_major, rule, params, state, step_kind, scale_free, counts, flags,
+         acc_class_major, avg)
     W[:, :] = class_major
+    acc[:, :] = acc_class_major
 
 
 @njit(cache=True)
 def run_sparse(data, indices, indptr, y, order, W, rule, params, state, step_kind,
-               scale_free, counts, flags):
+               scale_free, counts, flags, acc, avg):
     """Online pass over the CSR rows ``order`` of ``(data, indices, indptr)``."""
     _run(False, W.shape[0], data, indices, indptr, y, order, W, rule, params, state, step_kind,
-         scale_free, counts, flags)
+         scale_free, counts, flags, acc, avg)
 
 
 @njit(cache=True)
-def learn_one_dense(idx, x, y, W, rule, params, state, step_kind, scale_free, counts):
+def learn_one_dense(idx, x, y, W, rule, params, state, step_kind, scale_free, counts, acc,
+                    avg):
     """The streaming step on one row (``idx = arange(n_features)`` for a dense one, the CSR
     row's indices otherwise); returns the prediction made before the update."""
     m = W.shape[1]
     scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
     predicted, updated = one_round(idx, x, y, W, rule, params, state, step_kind,
-                                   scale_free, scores, tau, factor)
+                                   scale_free, scores, tau, factor, acc, avg)
     count_round(counts, np.empty(0, np.int8), 0, predicted != y, updated)
     return predicted

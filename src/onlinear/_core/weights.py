@@ -15,6 +15,10 @@ size falls below half of its largest value since it was last exact (``SIZE_ANCHO
 recomputed exactly (:func:`must_reanchor`, :func:`keep_running`; the kernel engine recomputes
 through the kernel).
 
+Averaging: the sums from which the averaged hypothesis (the mean of the hypotheses after every
+round) is read in O(size), kept in O(1) per round and O(changed values) per step through the
+same lazy scale — see "averaging" below (the primal ``average=True``, the kernel learners).
+
 Exponentiated steps ``w_j ← w_j·exp(e)`` clamp ``|e| ≤ MAX_EXPONENT`` and floor the result at
 ``MIN_WEIGHT``, so the unnormalized mass stays finite and every weight strictly positive.
 
@@ -31,6 +35,10 @@ from numba import njit
 from ..rules.layout import RAW_MASS, RAW_SQNORM, SCALE, SIZE_ANCHOR
 
 SCALE_LOW = 1e-100
+#: the averaging sums are rebased (O(size)) before a change is recorded once the sum of scales
+#: exceeds this many times the current scale: the recorded changes then carry a relative error
+#: of at most about 2^20·ε ≈ 2e-10, at an amortized cost of O(size/2^20) per round
+AVERAGE_REBASE = 2.0 ** 20
 SCALE_HIGH = 1e100
 # A multiplicative exponent beyond this means η|x_j| far outside any bound's range; clamping it
 # keeps the unnormalized mass finite, and the floor keeps every weight strictly positive.
@@ -217,16 +225,21 @@ def track_size(W, state, r, row, after):
 
 
 @njit(cache=True)
-def fold_column(W, state, r):
-    """Fold the scale of column r into it (scale 1 again); its sizes become exact."""
+def fold_column(W, state, r, acc, avg):
+    """Fold the scale of column r into it (scale 1 again); its sizes become exact, and the
+    averaging sums (if kept) are rebased first (they are tied to the raw units)."""
+    if averaging(avg):
+        average_rebase(W, W.shape[0], acc, r, avg)
     fold(W[:, r], state[SCALE, r])
     state[SCALE, r] = 1.0
     exact_sizes(W, state, r)
 
 
 @njit(cache=True)
-def clear_column(W, state, r):
-    """Column r set to zero (a step with factor 0)."""
+def clear_column(W, state, r, acc, avg):
+    """Column r set to zero (a step with factor 0); the averaging sums keep what is removed."""
+    if averaging(avg):
+        average_rebase(W, W.shape[0], acc, r, avg)
     W[:, r] = 0.0
     state[SCALE, r] = 1.0
     state[RAW_SQNORM, r] = 0.0
@@ -234,17 +247,20 @@ def clear_column(W, state, r):
 
 
 @njit(cache=True)
-def rescale_column(W, state, r, c):
+def rescale_column(W, state, r, c, acc, avg):
     """``w_r ← c·w_r`` through the scale, folded when it leaves the safe range."""
     state[SCALE, r] *= c
     if not scale_ok(state[SCALE, r]):
-        fold_column(W, state, r)
+        fold_column(W, state, r, acc, avg)
 
 
 @njit(cache=True, inline="always")
-def add_to_column(idx, vals, W, state, r, tau, dense):
-    """``w_r ← w_r + τ·x`` (true units) with the squared norm tracked; ``dense``: ``vals`` is a
-    whole dense row and ``W`` class-major (the vectorized path)."""
+def add_to_column(idx, vals, W, state, r, tau, dense, acc, avg):
+    """``w_r ← w_r + τ·x`` (true units) with the squared norm tracked (and the averaging sums,
+    if kept); ``dense``: ``vals`` is a whole dense row and ``W`` class-major (the vectorized
+    path)."""
+    if averaging(avg) and must_rebase(state, r, avg):
+        average_rebase(W, W.shape[0], acc, r, avg)  # before W changes: it moves W·avg
     step = tau / state[SCALE, r]
     before = state[RAW_SQNORM, r]
     if dense:
@@ -252,3 +268,69 @@ def add_to_column(idx, vals, W, state, r, tau, dense):
     else:
         change = add_row(idx, vals, W[:, r], step)
     track_size(W, state, r, RAW_SQNORM, before + change)
+    if averaging(avg):
+        average_row(idx, vals, acc, r, step, avg)
+
+
+# ------------------------------------------------------------------------------- averaging
+# The averaged hypothesis (1/T)·Σ_t w^(t) over the hypotheses after each of the T rounds so far,
+# kept in O(1) per round and output and O(changed values) per step, through the lazy scale:
+# ``avg[r]`` = Σ_t σ_r^(t) (the scale after each round, in the units of the current raw
+# values) and ``acc[j, r]`` = Σ Δ_j·avg[r], taken when a raw change Δ_j was made, so that
+# Σ_t w_r^(t) = W[:, r]·avg[r] − acc[:, r] (:func:`averaged`): a change made before round t
+# counts in every later hypothesis, with the scales those rounds had; only differences of
+# ``avg`` matter for a value changed since, so a fold or a clearing rebases (:func:`average_rebase`).  Used by the primal
+# engine (``average=True``) and the kernel engine (its support coefficients).  Empty arrays
+# mean "not averaging".
+@njit(cache=True, inline="always")
+def averaging(avg):
+    """Whether the averaging sums are kept (non-empty)."""
+    return avg.shape[0] > 0
+
+
+@njit(cache=True, inline="always")
+def average_change(acc, j, r, change, avg):
+    """Record a raw change ``change`` of value (j, r)."""
+    acc[j, r] += change * avg[r]
+
+
+@njit(cache=True, inline="always")
+def average_row(idx, vals, acc, r, step, avg):
+    """Record the raw change ``step·x`` of column r (the non-zeros of the row)."""
+    c = step * avg[r]
+    for p in range(idx.shape[0]):
+        acc[idx[p], r] += vals[p] * c
+
+
+@njit(cache=True, inline="always")
+def must_rebase(state, r, avg):
+    """Whether the sum of scales has grown beyond ``AVERAGE_REBASE`` times the current scale:
+    a change Δ recorded now as ``Δ·avg`` would then cancel against ``W·avg`` with a relative
+    error of ``ε·avg/σ`` (as after many rounds, or once the scale has fallen — by a rescaling
+    that did not fold)."""
+    return avg[r] > AVERAGE_REBASE * abs(state[SCALE, r])
+
+
+@njit(cache=True, inline="always")
+def average_rebase(W, n, acc, r, avg):
+    """Before the raw values of column r (its first ``n``) change units (a fold) or are removed
+    (set to zero): move their part of the sum, ``W·avg``, into ``acc`` and restart ``avg`` at 0.
+    The sum ``W·avg − acc`` is unchanged, and ``avg`` stays bounded: dividing it by the folded
+    scale instead would grow it by 1/σ at every fold of a steadily shrinking column."""
+    for i in range(n):
+        acc[i, r] -= W[i, r] * avg[r]
+    avg[r] = 0.0
+
+
+@njit(cache=True, inline="always")
+def average_close_round(state, avg):
+    """End of a round: every output's current hypothesis joins the sum."""
+    for r in range(avg.shape[0]):
+        avg[r] += state[SCALE, r]
+
+
+def averaged(W, acc, avg, rounds):
+    """The averaged true values ``(W·avg − acc)/T`` after ``rounds`` = T rounds (0 before any)."""
+    if rounds == 0:
+        return np.zeros_like(W)
+    return (W * avg - acc) / rounds

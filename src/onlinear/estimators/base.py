@@ -19,6 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._core import counters, primal
+from .._core.weights import averaged
 from ..rules.layout import RAW_SQNORM, SCALE
 from ..rules.table import RULES
 from ..tasks import Multiclass
@@ -135,6 +136,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     _rule = None  # set by subclasses: a Rule of onlinear.rules.table
     _step_kind = primal.ADDITIVE
     _parameter_constraints = {
+        "average": ["boolean"],
         "n_epochs": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "random_state": ["random_state"],
@@ -185,6 +187,53 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self._counts = np.zeros(3, dtype=np.int64)
         self._dense_index = np.arange(n_features)
         self._initialize_model()
+        self._start_averaging()
+
+    # ------------------------------------------------------------------ averaging
+    def _has_averaged_form(self):
+        """Whether the learner can average its hypotheses: additive steps whose weights are the
+        hypothesis (not the multiplicative family, normalized; not the scale-free learners,
+        whose hypothesis is the direction w/‖w‖)."""
+        return self._step_kind == primal.ADDITIVE and not self._scale_free
+
+    def _validate_params(self):
+        super()._validate_params()
+        if getattr(self, "average", False) and not self._has_averaged_form():
+            raise ValueError(
+                f"{type(self).__name__} has no averaged form (average=True): "
+                + ("its weights are normalized, multiplicatively updated"
+                   if self._step_kind != primal.ADDITIVE else
+                   "its hypothesis is the direction w/‖w‖, not w") + ".")
+
+    def _start_averaging(self):
+        """The averaging sums of :mod:`onlinear._core.weights` ("averaging"), kept from the
+        start when ``average=True``: O(1) per round and output, O(non-zeros) per step."""
+        if getattr(self, "average", False):
+            self._avg_acc = np.zeros_like(self._weights)
+            self._avg_scale_sum = np.zeros(self._weights.shape[1])
+
+    def _averaging_arrays(self):
+        """``(acc, avg)`` for the engine: the averaging sums, or the empty "not averaging"
+        arrays.  Raises if ``average`` was changed after the model started (:meth:`fit`
+        restarts it with the new value)."""
+        acc = self.__dict__.get("_avg_acc")
+        if (acc is not None) != bool(getattr(self, "average", False)):
+            raise ValueError(
+                f"average={self.average} was set after the model started "
+                f"{'with' if acc is not None else 'without'} averaging: fit restarts the model "
+                "with the new value (partial_fit, learn_one and predict keep the old one).")
+        if acc is None:
+            return primal.NO_ACC, primal.NO_AVG
+        return acc, self._avg_scale_sum
+
+    def _predicting_weights(self):
+        """``(W, scales)``: the weights that predict — the averaged hypothesis (scale 1) when
+        ``average=True``, else the current raw weights and their lazy scales."""
+        acc, avg = self._averaging_arrays()
+        if avg.shape[0] == 0:
+            return self._weights, self._output_scales()
+        return (averaged(self._weights, acc, avg, int(self._counts[counters.SEEN])),
+                np.ones(self._weights.shape[1]))
 
     def _make_task(self):
         """The task of a started model (:mod:`onlinear.tasks`): here one label per example."""
@@ -200,11 +249,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         order = np.ascontiguousarray(order, dtype=np.int64)
         model = (self._weights, int(self._rule), self._params, self._state, self._step_kind,
                  self._scale_free)
+        averaging = self._averaging_arrays()
         if sp.issparse(X):
             primal.run_sparse(X.data, X.indices, X.indptr, y_index, order, *model, self._counts,
-                              flags)
+                              flags, *averaging)
         else:
-            primal.run_dense(X, y_index, order, *model, self._counts, flags)
+            primal.run_dense(X, y_index, order, *model, self._counts, flags, *averaging)
 
     def _validate(self, X, y, reset):
         # The finiteness check is ours: scikit-learn's costs about half of a dense PA pass
@@ -250,9 +300,13 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         :func:`onlinear.load` checks a file against before any of it is used.  A dimension
         given as a string is free, but the same wherever that string appears."""
         n_outputs = self._n_outputs(self.classes_.shape[0])
-        return {"_weights": ((self.n_features_in_, n_outputs), np.float64),
-                "_state": ((self._state_rows, n_outputs), np.float64),
-                "_counts": ((3,), np.int64)}
+        arrays = {"_weights": ((self.n_features_in_, n_outputs), np.float64),
+                  "_state": ((self._state_rows, n_outputs), np.float64),
+                  "_counts": ((3,), np.int64)}
+        if getattr(self, "average", False):
+            arrays["_avg_acc"] = arrays["_weights"]
+            arrays["_avg_scale_sum"] = ((n_outputs,), np.float64)
+        return arrays
 
     def _restore_derived(self):
         """After loading: the attributes of :attr:`_derived`."""
@@ -261,7 +315,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self._dense_index = np.arange(self.n_features_in_)
 
     #: Arrays whose first axis is the features: :meth:`grow_features` widens them with zeros.
-    _feature_arrays = ("_weights",)
+    @property
+    def _feature_arrays(self):
+        return ("_weights", "_avg_acc") if "_avg_acc" in self.__dict__ else ("_weights",)
 
     def _check_growable(self):
         """Raise ``ValueError`` if new features cannot join this model as zero weights."""
@@ -499,7 +555,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         before changing anything, or not at all (``learn_one`` takes no snapshot of the model)."""
         return primal.learn_one_dense(idx, vals, label, self._weights, int(self._rule), self._params,
                                       self._state, self._step_kind, self._scale_free,
-                                      self._counts)
+                                      self._counts, *self._averaging_arrays())
 
     def _label_of(self, y):
         return self._task.index_of(y)
@@ -549,7 +605,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
                                         reset=False))
-        return safe_sparse_dot(X, self._weights) * self._output_scales()
+        weights, scales = self._predicting_weights()
+        return safe_sparse_dot(X, weights) * scales
 
     def _output_scales(self):
         scales = self._state[SCALE].copy()
@@ -587,15 +644,20 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     predict_one.__wrapped_by_lock__ = True
 
     def _predict_index_one(self, idx, vals):
-        weights = self._weights if idx is self._dense_index else self._weights[idx]
-        scores = (vals @ weights) * self._state[SCALE]
+        if getattr(self, "average", False) or "_avg_acc" in self.__dict__:
+            weights, scales = self._predicting_weights()  # the averaged hypothesis: O(d·k)
+        else:
+            weights, scales = self._weights, self._state[SCALE]
+        weights = weights if idx is self._dense_index else weights[idx]
+        scores = (vals @ weights) * scales
         return primal.predict_index(scores, self._state, self._scale_free)
 
     # ------------------------------------------------------------------ fitted attributes
     @property
     def coef_(self):
         check_is_fitted(self)
-        weights = (self._weights * self._state[SCALE]).T
+        weights, scales = self._predicting_weights()
+        weights = (weights * scales).T
         if weights.shape[0] == 2:
             return (weights[1] - weights[0])[None, :]
         return weights.copy()

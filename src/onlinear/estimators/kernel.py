@@ -62,13 +62,11 @@ _KERNEL_CONSTRAINTS = {
     "degree": [Interval(Integral, 0, None, closed="left")],
     "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
     "coef0": [Interval(Real, None, None, closed="neither")],
-    "average": ["boolean"],
 }
 
 
 #: the kernel hyperparameters, between the primal class's own and the protocol's
-_KERNEL_DEFAULTS = {"kernel": "rbf", "degree": 3, "gamma": "scale", "coef0": 0.0,
-                    "average": False}
+_KERNEL_DEFAULTS = {"kernel": "rbf", "degree": 3, "gamma": "scale", "coef0": 0.0}
 _KERNEL_DOC = """kernel : {"rbf", "poly", "linear"} or callable, default="rbf"
         The Mercer kernel K: ``exp(−gamma‖x − x'‖²)``, ``(gamma x·x' + coef0)^degree`` or
         ``x·x'``; a callable takes two 2-D arrays and returns their Gram matrix.
@@ -78,10 +76,7 @@ _KERNEL_DOC = """kernel : {"rbf", "poly", "linear"} or callable, default="rbf"
         Kernel coefficient (rbf, poly): ``"scale"`` is 1/(n_features·Var(X)) of the first data
         seen, ``"auto"`` 1/n_features; the value used is ``gamma_``.
     coef0 : float, default=0.0
-        Constant term of the polynomial kernel.
-    average : bool, default=False
-        Predict with the averaged hypothesis (the mean of the hypotheses after every round,
-        O(1) per update) rather than the final one."""
+        Constant term of the polynomial kernel."""
 
 
 def _kernel_init(primal):
@@ -114,8 +109,9 @@ def _with_parameters_section(doc, primal):
     if names:
         section += (f"    {', '.join(names)}\n        As in :class:`{primal.__name__}` (the rule's "
                     "hyperparameters).\n")
-    section += (f"    {_KERNEL_DOC}\n    n_epochs, shuffle, random_state\n        As in "
-                f":class:`{primal.__name__}`.\n\n    ")
+    section += (f"    {_KERNEL_DOC}\n    average, n_epochs, shuffle, random_state\n        As in "
+                f":class:`{primal.__name__}` (the averaged hypothesis: the averaged dual "
+                "coefficients, ``average_dual_coef_``).\n\n    ")
     at = doc.find("Examples\n    --------")
     return doc[:at] + section + doc[at:] if at >= 0 else doc + "\n\n    " + section
 
@@ -176,6 +172,12 @@ class KernelLearner(OnlineLinearClassifier):
         self._avg_scale_sum = np.zeros(n_outputs)
         self._kind = None
 
+    def _has_averaged_form(self):
+        return True  # every kernel learner's hypothesis is its (averageable) expansion
+
+    def _start_averaging(self):
+        pass  # the dual model always keeps its averaging sums (_acc, _avg_scale_sum)
+
     def _ensure_kernel(self, X):
         """Resolve the kernel (and ``gamma="scale"`` from the first data seen)."""
         if self._kind is not None:
@@ -217,6 +219,7 @@ class KernelLearner(OnlineLinearClassifier):
     def _model_arrays(self):
         arrays = super()._model_arrays()
         n_features, n_outputs = arrays.pop("_weights")[0]
+        arrays.pop("_avg_acc", None)  # the dual's own averaging sums are below
         capacity = "support capacity"  # grows by doubling: any size ≥ _n_support
         return {**arrays, "_support": ((n_features, capacity), np.float64),
                 "_support_sq": ((capacity,), np.float64),

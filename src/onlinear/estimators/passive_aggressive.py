@@ -41,6 +41,14 @@ class PassiveAggressive(OnlineLinearClassifier):
     variant : {"exact", "printed"}, default="exact"
         ``"exact"``: the minimisers of the stated problems; ``"printed"``: the formulas as
         printed (C/2 in place of C).
+    average : bool, default=False
+        Predict with the averaged hypothesis — the mean of the hypotheses after every round
+        since the model started (the averaged Perceptron of Freund & Schapire, 1999;
+        scikit-learn's ``SGDClassifier(average=True)``) — rather than the final one:
+        ``coef_``, ``predict``, ``decision_function`` and ``predict_one`` use it, while the
+        online counts (``n_mistakes_``) and ``learn_one``'s return value stay those of the
+        online hypothesis.  O(1) per round and output, O(non-zeros) per step.  Fixed when the
+        model starts (``fit`` restarts it).
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
@@ -84,11 +92,12 @@ class PassiveAggressive(OnlineLinearClassifier):
         "variant": [StrOptions(set(_VARIANTS))],
     }
 
-    def __init__(self, slack="none", C=1.0, variant="exact", *, n_epochs=1, shuffle=False,
-                 random_state=None):
+    def __init__(self, slack="none", C=1.0, variant="exact", *, average=False, n_epochs=1,
+                 shuffle=False, random_state=None):
         self.slack = slack
         self.C = C
         self.variant = variant
+        self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
@@ -122,6 +131,14 @@ class SupportClassPA(PassiveAggressive):
         1/‖x‖² (x → c·x needs C → C/c²).
     variant : {"exact", "printed"}, default="exact"
         ``"exact"``: the minimisers of the stated problems; ``"printed"``: Table 2 as printed.
+    average : bool, default=False
+        Predict with the averaged hypothesis — the mean of the hypotheses after every round
+        since the model started (the averaged Perceptron of Freund & Schapire, 1999;
+        scikit-learn's ``SGDClassifier(average=True)``) — rather than the final one:
+        ``coef_``, ``predict``, ``decision_function`` and ``predict_one`` use it, while the
+        online counts (``n_mistakes_``) and ``learn_one``'s return value stay those of the
+        online hypothesis.  O(1) per round and output, O(non-zeros) per step.  Fixed when the
+        model starts (``fit`` restarts it).
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False

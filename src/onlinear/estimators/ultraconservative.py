@@ -32,6 +32,14 @@ class Perceptron(OnlineLinearClassifier):
         Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  An output updates when its margin
         ``z (w_r·x)`` is at most β.  0 is Rosenblatt's Perceptron; Crammer & Singer's experiments
         use 0.01.
+    average : bool, default=False
+        Predict with the averaged hypothesis — the mean of the hypotheses after every round
+        since the model started (the averaged Perceptron of Freund & Schapire, 1999;
+        scikit-learn's ``SGDClassifier(average=True)``) — rather than the final one:
+        ``coef_``, ``predict``, ``decision_function`` and ``predict_one`` use it, while the
+        online counts (``n_mistakes_``) and ``learn_one``'s return value stay those of the
+        online hypothesis.  O(1) per round and output, O(non-zeros) per step.  Fixed when the
+        model starts (``fit`` restarts it).
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
@@ -70,8 +78,9 @@ class Perceptron(OnlineLinearClassifier):
     _rule = Rule.PERCEPTRON
     _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints, "beta": _BETA}
 
-    def __init__(self, beta=0.0, *, n_epochs=1, shuffle=False, random_state=None):
+    def __init__(self, beta=0.0, *, average=False, n_epochs=1, shuffle=False, random_state=None):
         self.beta = beta
+        self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
@@ -90,6 +99,14 @@ class OneVsRestPerceptron(Perceptron):
     beta : float, default=0.0
         Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  Each per-class Perceptron updates
         when its margin ``z (w_r·x)`` is at most β (Crammer & Singer's experiments use 0.01).
+    average : bool, default=False
+        Predict with the averaged hypothesis — the mean of the hypotheses after every round
+        since the model started (the averaged Perceptron of Freund & Schapire, 1999;
+        scikit-learn's ``SGDClassifier(average=True)``) — rather than the final one:
+        ``coef_``, ``predict``, ``decision_function`` and ``predict_one`` use it, while the
+        online counts (``n_mistakes_``) and ``learn_one``'s return value stay those of the
+        online hypothesis.  O(1) per round and output, O(non-zeros) per step.  Fixed when the
+        model starts (``fit`` restarts it).
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
@@ -140,6 +157,14 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
         Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  β is subtracted from the score of
         the true class before the error set and τ are computed (the "aggressive fashion" of §8, with
         β = 0.01), so rounds with margin ≤ β update too.
+    average : bool, default=False
+        Predict with the averaged hypothesis — the mean of the hypotheses after every round
+        since the model started (the averaged Perceptron of Freund & Schapire, 1999;
+        scikit-learn's ``SGDClassifier(average=True)``) — rather than the final one:
+        ``coef_``, ``predict``, ``decision_function`` and ``predict_one`` use it, while the
+        online counts (``n_mistakes_``) and ``learn_one``'s return value stay those of the
+        online hypothesis.  O(1) per round and output, O(non-zeros) per step.  Fixed when the
+        model starts (``fit`` restarts it).
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
@@ -182,10 +207,11 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
         "beta": _BETA,
     }
 
-    def __init__(self, scheme="uniform", beta=0.0, *, n_epochs=1, shuffle=False,
-                 random_state=None):
+    def __init__(self, scheme="uniform", beta=0.0, *, average=False, n_epochs=1,
+                 shuffle=False, random_state=None):
         self.scheme = scheme
         self.beta = beta
+        self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
@@ -206,6 +232,14 @@ class KeslerPerceptron(OnlineLinearClassifier):
     beta : float, default=0.0
         Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  A wrong class r is corrected when
         ``s_r ≥ s_y − β``.
+    average : bool, default=False
+        Predict with the averaged hypothesis — the mean of the hypotheses after every round
+        since the model started (the averaged Perceptron of Freund & Schapire, 1999;
+        scikit-learn's ``SGDClassifier(average=True)``) — rather than the final one:
+        ``coef_``, ``predict``, ``decision_function`` and ``predict_one`` use it, while the
+        online counts (``n_mistakes_``) and ``learn_one``'s return value stay those of the
+        online hypothesis.  O(1) per round and output, O(non-zeros) per step.  Fixed when the
+        model starts (``fit`` restarts it).
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
@@ -234,8 +268,9 @@ class KeslerPerceptron(OnlineLinearClassifier):
     _rule = Rule.KESLER
     _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints, "beta": _BETA}
 
-    def __init__(self, beta=0.0, *, n_epochs=1, shuffle=False, random_state=None):
+    def __init__(self, beta=0.0, *, average=False, n_epochs=1, shuffle=False, random_state=None):
         self.beta = beta
+        self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
@@ -261,6 +296,14 @@ class MIRA(OnlineLinearClassifier):
         Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  The aggressive MIRA of §5.3
         replaces B_y by ``B̃_y = B_y − β`` (B_r = M_r·x, Eq. 14), so M is updated whenever the
         margin is below β.  Corollary 10 bounds the mistakes by 4R⁴/(βγ²) for 0 ≤ β ≤ 2R².
+    average : bool, default=False
+        Predict with the averaged hypothesis — the mean of the hypotheses after every round
+        since the model started (the averaged Perceptron of Freund & Schapire, 1999;
+        scikit-learn's ``SGDClassifier(average=True)``) — rather than the final one:
+        ``coef_``, ``predict``, ``decision_function`` and ``predict_one`` use it, while the
+        online counts (``n_mistakes_``) and ``learn_one``'s return value stay those of the
+        online hypothesis.  O(1) per round and output, O(non-zeros) per step.  Fixed when the
+        model starts (``fit`` restarts it).
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
@@ -299,8 +342,9 @@ class MIRA(OnlineLinearClassifier):
     _rule = Rule.MIRA
     _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints, "beta": _BETA}
 
-    def __init__(self, beta=0.01, *, n_epochs=1, shuffle=False, random_state=None):
+    def __init__(self, beta=0.01, *, average=False, n_epochs=1, shuffle=False, random_state=None):
         self.beta = beta
+        self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
@@ -320,6 +364,14 @@ class BinaryMIRA(MIRA):
         Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  The aggressive binary MIRA solves
         ``min ‖x‖²τ² + [2z(w·x) − β]τ`` on 0 ≤ τ ≤ 1 (β/2 on w because the two-prototype margin is
         2 w·x).
+    average : bool, default=False
+        Predict with the averaged hypothesis — the mean of the hypotheses after every round
+        since the model started (the averaged Perceptron of Freund & Schapire, 1999;
+        scikit-learn's ``SGDClassifier(average=True)``) — rather than the final one:
+        ``coef_``, ``predict``, ``decision_function`` and ``predict_one`` use it, while the
+        online counts (``n_mistakes_``) and ``learn_one``'s return value stay those of the
+        online hypothesis.  O(1) per round and output, O(non-zeros) per step.  Fixed when the
+        model starts (``fit`` restarts it).
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
@@ -366,6 +418,14 @@ class MulticlassROMMA(OnlineLinearClassifier):
     scheme : {"uniform", "max", "prop"}, default="max"
         The τ of the additive family (Crammer & Singer §4) that forms constraint (1) of
         Figure 6; the paper leaves the choice open (any τ satisfying constraints 1–4).
+    average : bool, default=False
+        Predict with the averaged hypothesis — the mean of the hypotheses after every round
+        since the model started (the averaged Perceptron of Freund & Schapire, 1999;
+        scikit-learn's ``SGDClassifier(average=True)``) — rather than the final one:
+        ``coef_``, ``predict``, ``decision_function`` and ``predict_one`` use it, while the
+        online counts (``n_mistakes_``) and ``learn_one``'s return value stay those of the
+        online hypothesis.  O(1) per round and output, O(non-zeros) per step.  Fixed when the
+        model starts (``fit`` restarts it).
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
@@ -410,8 +470,10 @@ class MulticlassROMMA(OnlineLinearClassifier):
         "scheme": [StrOptions(set(_SCHEMES))],
     }
 
-    def __init__(self, scheme="max", *, n_epochs=1, shuffle=False, random_state=None):
+    def __init__(self, scheme="max", *, average=False, n_epochs=1, shuffle=False,
+                 random_state=None):
         self.scheme = scheme
+        self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
