@@ -157,7 +157,8 @@ def test_a_worker_killed_mid_grid_costs_only_its_cells(client, usps_small, tmp_p
     assert set(client.scheduler_info()["workers"]) != before
 
 
-def test_onlinear_compare_on_a_scheduler_prints_the_serial_table(client, tmp_path):
+@pytest.mark.parametrize("where", ["scheduler", "workers"])
+def test_onlinear_compare_on_a_cluster_prints_the_serial_table(client, tmp_path, where):
     X, y, _, _ = load_usps()
     path = tmp_path / "head.svm"
     from sklearn.datasets import dump_svmlight_file
@@ -166,7 +167,9 @@ def test_onlinear_compare_on_a_scheduler_prints_the_serial_table(client, tmp_pat
     args = ["compare", "perceptron", "pa1", "--data", path, "--permutations", "2", "--seed",
             "5", "--grid", "C=0.1,1", "--format", "csv"]
     serial = onlinear_cli(*args)
-    parallel = onlinear_cli(*args, "--scheduler", client.scheduler.address)
+    cluster = ["--scheduler", client.scheduler.address] if where == "scheduler" else \
+        ["--workers", "2"]  # a local cluster of its own, closed when the command ends
+    parallel = onlinear_cli(*args, *cluster)
     assert serial.returncode == parallel.returncode == 0, parallel.stderr
     one, other = (harness.Table.from_csv(r.stdout) for r in (serial, parallel))
     assert _without_seconds(one) == _without_seconds(other) and len(one) == 2
@@ -285,7 +288,19 @@ def test_models_that_cannot_be_averaged_are_refused(name, reason):
         ParameterMixing(onlinear.make(name)).fit([(np.eye(3), np.array([0, 1, 2]))])
 
 
-def test_mixing_is_the_convex_combination_of_the_true_weights():
+@pytest.mark.parametrize("options, data, message", [
+    ({"n_epochs": 0}, None, "n_epochs"),
+    ({"mixing": "average"}, None, "mixing must be one of"),
+    ({}, [(np.eye(3), np.array([0, 1, 2])), (np.eye(4), np.arange(4))], "numbers of features"),
+    ({}, np.eye(3), "dask array"),
+])
+def test_bad_mixing_requests_raise_before_any_training(options, data, message):
+    data = [(np.eye(3), np.array([0, 1, 2]))] if data is None else data
+    with pytest.raises((ValueError, TypeError), match=message):
+        ParameterMixing(onlinear.make("pa"), **options).fit(data)
+
+
+def test_mixing_is_the_convex_combination_of_the_true_weights(tmp_path):
     X = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, -1.0], [1.0, 1.0, 0.5], [-1.0, 0.5, 0.0]])
     y = np.array([0, 1, 2, 0])
     a = onlinear.make("spa1").fit(X, y)
@@ -294,8 +309,11 @@ def test_mixing_is_the_convex_combination_of_the_true_weights():
     np.testing.assert_allclose(mixed.coef_, 0.25 * a.coef_ + 0.75 * b.coef_, rtol=1e-15)
     assert mixed.n_seen_ == 8
     check_mixable(mixed)
-    again = onlinear.make("spa1").fit(X, y)
-    mixed.partial_fit(X, y), again.partial_fit(X, y)  # it learns on, as any model
+    onlinear.save(mixed, tmp_path / "mixed.onlinear")  # a model like any other: saved, loaded,
+    loaded = onlinear.load(tmp_path / "mixed.onlinear")  # and learning on
+    np.testing.assert_array_equal(loaded.coef_, mixed.coef_)
+    mixed.partial_fit(X, y), loaded.partial_fit(X, y)
     assert mixed.n_seen_ == 12
+    np.testing.assert_array_equal(loaded.coef_, mixed.coef_)
     with pytest.raises(ValueError, match="summing to 1"):
         mix_models([a, b], [0.5, 0.6])
