@@ -250,6 +250,22 @@ def test_mixed_perceptron_respects_the_ipm_mistake_bound(client, separable, mixi
     assert model.n_seen_ == 40 * 600 and model.n_updates_ == k.sum()
 
 
+@pytest.mark.parametrize("mixing", ["uniform", "updates", "mistakes"])
+@pytest.mark.parametrize("seed, n_shards, gamma0", [(1, 2, 0.05), (2, 5, 0.03), (3, 8, 0.02)])
+def test_the_ipm_bound_across_seeds_and_shard_counts(seed, n_shards, gamma0, mixing):
+    """Theorem 3 again, in this process (the same loop as on a cluster), for any convex μ:
+    several seeds, margins and numbers of shards."""
+    X, y, _, gamma, R = syn.binary_separable(np.random.default_rng(seed), 10, 400, gamma0)
+    bound = R ** 2 / gamma ** 2
+    shards = [(X[i::n_shards], y[i::n_shards]) for i in range(n_shards)]
+    ipm = ParameterMixing(onlinear.make("perceptron"), n_epochs=60, mixing=mixing).fit(shards)
+    k = np.array(ipm.history_.column("updates"), dtype=float).reshape(-1, n_shards)
+    mu = np.array(ipm.history_.column("weight")).reshape(-1, n_shards)
+    assert 1 <= (mu * k).sum() <= bound
+    assert k[-1].sum() == 0 and ipm.score(X, y) == 1.0
+    assert np.count_nonzero(k.sum(axis=1)) >= 2
+
+
 def test_mixing_shards_of_a_data_frame_and_of_libsvm_files_on_the_workers(client, usps_small,
                                                                          tmp_path):
     import dask.dataframe as dd

@@ -164,7 +164,7 @@ class ParameterMixing:
         else:
             mixed = mix_models(models, weights)
             mixed._counts = mixed._counts + model._counts
-        received = sum(payload_bytes(m) for m in models) if on_cluster else 0
+        received = size * len(models)  # the models coming back have the arrays of the one sent
         rows = [{"epoch": epoch, "shard": i, "examples": int(m._counts[SEEN]),
                  "mistakes": int(m._counts[MISTAKES]), "updates": int(m._counts[UPDATES]),
                  "weight": float(w), "seconds": seconds,
