@@ -47,6 +47,11 @@ class ParameterMixing:
     error-weighted mixing converges.  One-vs-rest Perceptrons satisfy it output by output.
     Other additive learners (PA, MIRA, …) are mixed the same way, without a theorem of ours.
 
+    A worker lost during a fit is left to the scheduler: a shard computed from a dask array or
+    data frame, or read from a file, is computed again from its graph; scattered ``(X, y)``
+    pairs have no graph, so losing their only copy fails the fit (not tested: the lost-worker
+    test covers experiment grids).
+
     With one shard, iterative parameter mixing is the serial learner: the model, counters and
     predictions equal those of ``estimator`` fitted for ``n_epochs`` epochs on that data, bit for
     bit.  An epoch in which no shard updated keeps the model as it was (no rounding drift).
