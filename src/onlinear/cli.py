@@ -4,6 +4,7 @@
     onlinear run pa1 usps --param C=0.01 --epochs 2 --curve pa1.csv
     onlinear compare                                  # every multiclass algorithm on USPS
     onlinear compare pa1 spa1 mira --data train.svm --test test.svm --permutations 5 --plot out.png
+    onlinear compare pa1 mira --grid C=0.01,0.1,1 --permutations 10 --workers 4   # on Dask
 
 Data is ``usps`` (the copy shipped with the package, with its test set) or the path of a LIBSVM
 file (plain, gzip, bzip2 or xz, recognised by content).  Exit codes: 0 on success, 2 on a usage
@@ -412,14 +413,21 @@ def run_command(algorithm, data, params, grid, test, epochs, seed, tick, curve, 
 @click.option("--permutations", type=click.IntRange(min=1), default=1, show_default=True,
               help="Runs per algorithm, each on a seeded random order of the stream; the "
               "table shows mean ± std.  With 1 the stream is seen in the given order.")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="Run the cells (algorithms × permutations × grid) on the Dask cluster of "
+              "this scheduler (e.g. tcp://10.0.0.5:8786); results equal the serial run's. "
+              "Needs onlinear[dask].")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Run the cells on a Dask cluster of N local worker processes.")
 @_clean_errors
 def compare_command(algorithms, data, params, grid, test, epochs, seed, tick, curve, plot, fmt,
-                    out, permutations):
+                    out, permutations, scheduler, workers):
     """Compare ALGORITHMS (default: every registered algorithm that can learn the data) by
     progressive validation on one stream: online mistake rate, updates, test error, seconds.
 
     --param applies to every compared algorithm that has the hyperparameter; scope it to one
     with NAME:KEY=VALUE (e.g. --param pa1:C=0.01)."""
+    _check_cluster_options(scheduler, workers)
     with _usage():
         for name in algorithms:
             describe(name)
@@ -434,12 +442,46 @@ def compare_command(algorithms, data, params, grid, test, epochs, seed, tick, cu
             distributed = _distribute(params, algorithms)
             _check_grid(distributed, grid, algorithms)
     _check_memory(X.shape[1], n_classes, algorithms)
-    evaluation = harness.compare(
-        X, y, algorithms, params=distributed, grid=grid, X_test=X_test,
-        y_test=y_test, epochs=epochs, permutations=permutations, random_state=seed, tick=tick,
-        progress=True, data=name)
+    with _cluster(scheduler, workers) as client:
+        evaluation = harness.compare(
+            X, y, algorithms, params=distributed, grid=grid, X_test=X_test,
+            y_test=y_test, epochs=epochs, permutations=permutations, random_state=seed,
+            tick=tick, progress=True, data=name, client=client)
     _finish(evaluation, evaluation.summary(), fmt, out, curve, plot,
             _grid_text(evaluation) + evaluation.report())
+
+
+def _check_cluster_options(scheduler, workers):
+    """``--scheduler`` and ``--workers`` exclude each other and need dask: usage errors, before
+    anything is read or trained."""
+    if scheduler is not None and workers is not None:
+        raise click.UsageError("give --scheduler ADDRESS or --workers N, not both.")
+    if scheduler is not None or workers is not None:
+        from .distributed.engine import require_dask
+
+        try:
+            require_dask()
+        except ImportError as error:
+            raise click.UsageError(str(error)) from None
+
+
+@contextlib.contextmanager
+def _cluster(scheduler, workers):
+    """A ``distributed.Client`` of the scheduler at ``scheduler``, or of a local cluster of
+    ``workers`` processes (closed afterwards); None for neither (the serial run)."""
+    if scheduler is None and workers is None:
+        yield None
+        return
+    from distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        with Client(scheduler, timeout="20s", set_as_default=False) as client:
+            yield client
+        return
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                      host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster, \
+            Client(cluster, set_as_default=False) as client:
+        yield client
 
 
 def _check_grid(params, grid, algorithms):

@@ -548,13 +548,24 @@ def _grid_search(name, X, y, classes, grid, params, seed, bar):
     base = _check_params(name, params, grid)
     _check_multiclass(name, classes)
     _warm_up(base, X, y, classes)
-    rows, best, best_rate = [], None, math.inf
-    n = X.shape[0]
-    for values in itertools.product(*grid.values()):
-        combination = dict(zip(grid, values))
+    runs = []
+    for combination in _combinations(grid):
         bar.describe(f"grid {name} " + _format_params(combination))
-        run = _run_one(name, {**params, **combination}, X, y, classes, epochs=1, seed=seed,
-                       permutation=0, tick=n, X_test=None, y_test=None, progress=bar)
+        runs.append(_run_one(name, {**params, **combination}, X, y, classes, epochs=1,
+                             seed=seed, permutation=0, tick=X.shape[0], X_test=None,
+                             y_test=None, progress=bar))
+    return _searched(name, grid, runs)
+
+
+def _combinations(grid):
+    """Every combination of ``grid``, in grid order (the order of the search's table)."""
+    return [dict(zip(grid, values)) for values in itertools.product(*grid.values())]
+
+
+def _searched(name, grid, runs):
+    """The :class:`GridSearch` of the one-pass ``runs``, one per combination in grid order."""
+    rows, best, best_rate = [], None, math.inf
+    for combination, run in zip(_combinations(grid), runs):
         rate = float(run.mistake_rate[-1])
         rows.append({"algorithm": name, **combination, "mistake_rate": rate,
                      "mistakes": int(run.mistakes[-1]), "updates": int(run.updates[-1]),
@@ -739,7 +750,7 @@ def _format_params(params):
 
 def compare(X, y, algorithms=None, *, X_test=None, y_test=None, params=None, grid=None,
             epochs=1, permutations=1, shuffle=None, random_state=None, tick=None,
-            progress=False, data="data"):
+            progress=False, data="data", client=None):
     """Run each of ``algorithms`` (registry names) online over the stream ``(X, y)``.
 
     Parameters
@@ -761,9 +772,13 @@ def compare(X, y, algorithms=None, *, X_test=None, y_test=None, params=None, gri
     tick : record every ``tick`` examples (and at every epoch's end); default about 100 points.
     progress : show a tqdm progress bar on stderr (only when stderr is a terminal).
     data : a name for the data set, used in reports.
+    client : a ``distributed.Client``: run the independent cells (grid-search combinations,
+        then permutations) on its Dask cluster, the data scattered to every worker once
+        (:mod:`onlinear.distributed.grid`).  Every count, curve and test error equals the
+        serial run's; only the seconds differ.  Needs ``onlinear[dask]``.
 
     Returns an :class:`Evaluation`.  Bad names, parameters or values raise ``ValueError``
-    before any run starts.
+    before any run starts (and a missing dask, with ``client``, ``ImportError``).
     """
     X, y, classes, X_test, y_test = _check_data(X, y, X_test, y_test)
     if algorithms is None:
@@ -795,28 +810,48 @@ def compare(X, y, algorithms=None, *, X_test=None, y_test=None, params=None, gri
     if tick < 1:
         raise ValueError(f"tick must be at least 1; got {tick}.")
 
+    if client is not None:
+        from .distributed.engine import require_dask
+
+        require_dask()
+
     search_rounds = sum(n * math.prod(len(v) for v in g.values()) for g in grids.values() if g)
     bar = _Progress(progress, search_rounds + len(algorithms) * len(seeds) * epochs * n,
                     "onlinear")
-    runs, searches = [], {}
     try:
-        for name in algorithms:
-            fixed = params.get(name, {})
-            if grids[name]:
-                search = _grid_search(name, X, y, classes, grids[name], fixed, seeds[0], bar)
-                searches[name] = search
-                fixed = {**fixed, **search.best_params}
-            estimator = describe(name).make(**fixed)
-            _warm_up(estimator, X, y, classes)
-            for permutation, seed in enumerate(seeds):
-                bar.describe(name if len(seeds) == 1 else f"{name} #{permutation + 1}")
-                runs.append(_run_one(name, fixed, X, y, classes, epochs=epochs,
-                                     seed=seed, permutation=permutation, tick=tick,
-                                     X_test=X_test, y_test=y_test, progress=bar))
+        if client is None:
+            runs, searches = _compare_cells(algorithms, grids, params, seeds, X, y, classes,
+                                            X_test, y_test, epochs=epochs, tick=tick, bar=bar)
+        else:
+            from .distributed.grid import compare_cells
+
+            runs, searches = compare_cells(client, algorithms, grids, params, seeds, X, y,
+                                           classes, X_test, y_test, epochs=epochs, tick=tick,
+                                           bar=bar)
     finally:
         bar.close()
     return Evaluation(runs, data, n, X.shape[1], int(classes.shape[0]), epochs, len(seeds),
                       seeds[0] is not None, searches)
+
+
+def _compare_cells(algorithms, grids, params, seeds, X, y, classes, X_test, y_test, *, epochs,
+                   tick, bar):
+    """The runs and grid searches of :func:`compare`, one cell after another in this process."""
+    runs, searches = [], {}
+    for name in algorithms:
+        fixed = params.get(name, {})
+        if grids[name]:
+            search = _grid_search(name, X, y, classes, grids[name], fixed, seeds[0], bar)
+            searches[name] = search
+            fixed = {**fixed, **search.best_params}
+        estimator = describe(name).make(**fixed)
+        _warm_up(estimator, X, y, classes)
+        for permutation, seed in enumerate(seeds):
+            bar.describe(name if len(seeds) == 1 else f"{name} #{permutation + 1}")
+            runs.append(_run_one(name, fixed, X, y, classes, epochs=epochs,
+                                 seed=seed, permutation=permutation, tick=tick,
+                                 X_test=X_test, y_test=y_test, progress=bar))
+    return runs, searches
 
 
 def evaluate(algorithm, X, y, *, params=None, grid=None, **options):

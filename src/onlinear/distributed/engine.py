@@ -1,0 +1,127 @@
+"""Where work runs: on a Dask cluster through a ``distributed.Client``, or in this process.
+
+The parameter-mixing loop (:mod:`.parameter_mixing`) is written once against the three
+operations below — put a value where the work runs, broadcast one to every worker, run a
+function on every shard — so that the same loop runs on a cluster and, without dask, in this
+process (doctests, one machine, the one-shard equality with the serial learner).
+"""
+import copy
+import pickle
+
+INSTALL_HINT = "pip install 'onlinear[dask]'"
+
+
+def require_dask():
+    """Import ``dask`` and ``distributed``, or raise an ``ImportError`` that says how to get them.
+
+    Returns
+    -------
+    distributed : module
+        The ``distributed`` package.
+
+    Raises
+    ------
+    ImportError
+        If dask or distributed is not installed.
+    """
+    try:
+        import dask  # noqa: F401
+        import distributed
+    except ImportError as error:
+        raise ImportError(f"running on a Dask cluster needs the packages dask and distributed "
+                          f"({error.name} is missing): {INSTALL_HINT}") from None
+    return distributed
+
+
+def runner_for(client):
+    """The runner for ``client``: :class:`OnDask` for a ``distributed.Client``, :class:`InProcess`
+    for ``None``.
+
+    Parameters
+    ----------
+    client : distributed.Client or None
+        The cluster's client, or None to run in this process.
+    """
+    if client is None:
+        return InProcess()
+    require_dask()
+    return OnDask(client)
+
+
+def payload_bytes(value):
+    """Bytes of ``value`` serialized as it travels to and from workers (pickle, protocol 5)."""
+    return len(pickle.dumps(value, protocol=5))
+
+
+class InProcess:
+    """Runs every shard's work here, one shard after another; values are not copied on the way
+    (the work functions never write to their inputs)."""
+
+    workers = 1
+
+    def put(self, values):
+        """``values`` (a list), where the work runs."""
+        return list(values)
+
+    def broadcast(self, value):
+        """``value``, available to the work of every shard."""
+        return value
+
+    def map(self, function, handles, *args):
+        """``[function(handle, *args) for handle in handles]``."""
+        return [function(handle, *args) for handle in handles]
+
+    def gather(self, handles):
+        """The values behind ``handles``."""
+        return list(handles)
+
+    def release(self, handles):
+        """Forget ``handles`` (nothing to free here)."""
+
+
+class OnDask:
+    """Runs every shard's work as a task on the cluster of ``client``; shards stay on the workers
+    as futures between tasks, so each epoch moves models, never data.
+
+    Parameters
+    ----------
+    client : distributed.Client
+        The cluster's client.
+    """
+
+    def __init__(self, client):
+        self.client = client
+
+    @property
+    def workers(self):
+        """Workers of the cluster now."""
+        return max(1, len(self.client.scheduler_info(n_workers=-1)["workers"]))
+
+    def put(self, values):
+        """Scatter ``values`` (a list) to the workers: one future each, spread over them."""
+        return self.client.scatter(list(values), hash=False)
+
+    def broadcast(self, value):
+        """Scatter ``value`` to every worker once; the tasks of every shard read that copy."""
+        return self.client.scatter(value, broadcast=True, hash=False)
+
+    def map(self, function, handles, *args):
+        """Futures of ``function(handle, *args)``, one task per shard, each where its shard is
+        (the scheduler places a task with its largest input)."""
+        return [self.client.submit(function, handle, *args, pure=False) for handle in handles]
+
+    def gather(self, handles):
+        """The values behind the futures ``handles`` (the first failure raises)."""
+        return self.client.gather(handles)
+
+    def release(self, handles):
+        """Let the cluster free ``handles``."""
+        for future in handles if isinstance(handles, list) else [handles]:
+            if hasattr(future, "release"):
+                future.release()
+
+
+def fresh_copy(model):
+    """A copy of ``model`` to learn with: a scattered model is shared by the tasks of one
+    worker (and an in-process one by the caller), so no task writes to the one it is given."""
+    return copy.deepcopy(model)

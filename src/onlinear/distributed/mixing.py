@@ -1,0 +1,190 @@
+"""Mixing models: the convex combination of fitted additive primal models, and its weights.
+
+Iterative parameter mixing (McDonald, Hall & Mann 2010, §3, Figure 3) averages the weight
+vectors that the shards' learners reached in one epoch.  Here a model's true weights are
+``_weights * _state[SCALE]`` (the lazy scale of :mod:`onlinear.rules.layout`); the mix is written
+back with scale 1 and its sizes (``RAW_SQNORM``, ``RAW_MASS``) recomputed exactly, so the engine
+continues from it as from any model.
+
+Which learners can be mixed — the *additive primal* ones, whose whole model is the weight matrix
+(and counters): ``perceptron``, ``ovr-perceptron``, the additive family, ``kesler``, ``mira``,
+``binary-mira``, ``pa``/``pa1``/``pa2``, ``spa``/``spa1``/``spa2``.  The others are refused by
+:func:`check_mixable`, each for a reason:
+
+* kernel learners: the model is a support set, not a vector (the mix of dual models is the union
+  of the support sets with scaled coefficients — sound, but the support set then grows with
+  every epoch and every shard; not implemented);
+* the ellipsoid methods: the model carries a metric, whose average is not the metric of any run;
+* the multiplicative family: weights normalized per output, updated in the exponent — an
+  arithmetic average leaves the family (a renormalized geometric mean would be the natural rule;
+  no bound is known to us for it, so it is not implemented);
+* ROMMA, aggressive ROMMA, NAROMMA, the Maximum Cosine Perceptrons and multiclass ROMMA: their
+  rule keeps a certificate of the run in the state (a bound ρ or ℓ on ``1/‖w‖`` over the
+  examples seen), which the average of several runs does not inherit;
+* the simultaneous-projection estimators: another model layout (``_scale``), not mixed yet.
+
+>>> import numpy as np
+>>> import onlinear
+>>> from onlinear.distributed import mix_models
+>>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.5]])
+>>> y = np.array([0, 1, 1, 0])
+>>> a = onlinear.make("perceptron").fit(X[:2], y[:2])
+>>> b = onlinear.make("perceptron").fit(X[2:], y[2:])
+>>> a.coef_, b.coef_
+(array([[-1.,  1.]]), array([[1., 1.]]))
+>>> mixed = mix_models([a, b])
+>>> mixed.coef_, mixed.n_seen_
+(array([[0., 1.]]), 4)
+"""
+import copy
+
+import numpy as np
+
+from .._core import counters, primal
+from ..rules.layout import FIRST_RULE_ROW, RAW_MASS, RAW_SQNORM, SCALE, SIZE_ANCHOR
+
+MIXING = ("uniform", "updates", "mistakes")
+#: The arrays of an additive primal model: its whole learned state.
+_PRIMAL_ARRAYS = {"_weights", "_state", "_counts"}
+_COUNTS = {"updates": counters.UPDATES, "mistakes": counters.MISTAKES}
+
+
+def check_mixable(model):
+    """Raise unless ``model`` is an additive primal onlinear learner, whose models can be mixed.
+
+    Parameters
+    ----------
+    model : OnlineLinearClassifier
+        An estimator, started (fitted) or not; a started one is also checked for the model
+        layout (weights, state with the engine's rows only, counters).
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not an onlinear estimator, or its learned state cannot be averaged
+        (kernel, ellipsoid, multiplicative, rescaling rules with a certificate, simultaneous
+        projections): the message says why.
+    """
+    from ..estimators.base import OnlineLinearClassifier
+    from ..estimators.kernel import KernelLearner
+
+    name = type(model).__name__
+    if not isinstance(model, OnlineLinearClassifier):
+        raise TypeError(f"parameter mixing needs an onlinear estimator; got {name}.")
+    if isinstance(model, KernelLearner):
+        raise TypeError(f"{name} is a kernel learner: its model is a support set, not a weight "
+                        "vector, and is not mixed (use its primal form).")
+    if getattr(model, "_rule", None) is None:
+        raise TypeError(f"{name} is not trained by a rule of the primal engine (its model "
+                        "carries more than weights: e.g. the ellipsoid's metric or the "
+                        "simultaneous projections' layout), so it cannot be mixed.")
+    if model._step_kind != primal.ADDITIVE:
+        raise TypeError(f"{name} updates its weights multiplicatively (positive, normalized): "
+                        "an average of such models is not one of them; no mixing rule is "
+                        "implemented for it.")
+    if model._state_rows != FIRST_RULE_ROW:
+        raise TypeError(f"{name}'s rule keeps a certificate of its run in the model state "
+                        "(ROMMA, NAROMMA, Maximum Cosine, multiclass ROMMA), which an average "
+                        "of runs does not inherit: it cannot be mixed.")
+    if hasattr(model, "classes_"):
+        arrays = set(model._model_arrays())
+        if arrays != _PRIMAL_ARRAYS:
+            raise TypeError(f"{name}'s model holds {sorted(arrays)}, not only the primal "
+                            f"weights, state and counters: it cannot be mixed.")
+
+
+def mixing_weights(mixing, models):
+    """The mixing coefficients μ_i (non-negative, summing to 1) of ``models``.
+
+    Parameters
+    ----------
+    mixing : {"uniform", "updates", "mistakes"}
+        ``"uniform"``: μ_i = 1/S.  ``"updates"``: μ_i = k_i / Σ_j k_j with k_i the updates of
+        model i since it was sent (its counters are zeroed before each epoch) — McDonald et al.'s
+        error-weighted mixing, for a mistake-driven Perceptron its mistakes.  ``"mistakes"``:
+        the same with the prediction mistakes.  When no model updated (or made a mistake), the
+        weights are uniform.
+    models : list of OnlineLinearClassifier
+        The shards' models, their counters counting the last epoch only.
+
+    Returns
+    -------
+    weights : ndarray of shape (len(models),)
+    """
+    if mixing not in MIXING:
+        raise ValueError(f"mixing must be one of {', '.join(map(repr, MIXING))}; got "
+                         f"{mixing!r}.")
+    n = len(models)
+    if mixing != "uniform":
+        counts = np.array([m._counts[_COUNTS[mixing]] for m in models], dtype=np.float64)
+        if counts.sum() > 0:
+            return counts / counts.sum()
+    return np.full(n, 1.0 / n)
+
+
+def mix_models(models, weights=None):
+    """A new fitted model whose true weights are ``Σ_i weights[i] · w_i``.
+
+    One model is returned as an exact copy (mixing with weight 1 is the identity, and the copy
+    keeps its state bit for bit).  Otherwise the result is a copy of the first model with the
+    mixed weights at scale 1, their squared norms and masses recomputed exactly, and the
+    counters summed (the mix has seen every round of every model).
+
+    Parameters
+    ----------
+    models : list of OnlineLinearClassifier
+        Fitted additive primal models (:func:`check_mixable`) of the same class, classes and
+        number of features.
+    weights : array-like of shape (len(models),), default=None
+        Non-negative mixing coefficients summing to 1; None for uniform ones.
+
+    Returns
+    -------
+    model : OnlineLinearClassifier
+        The mixed model, a new estimator.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a model cannot be mixed or the models do not fit together, or the weights are not
+        a convex combination.
+    """
+    models = list(models)
+    if not models:
+        raise ValueError("no model to mix.")
+    first = models[0]
+    for model in models:
+        check_mixable(model)
+        if not hasattr(model, "classes_"):
+            raise ValueError("mix_models needs fitted models.")
+        if type(model) is not type(first) or not np.array_equal(model.classes_, first.classes_) \
+                or model._weights.shape != first._weights.shape:
+            raise ValueError("the models to mix must be of one class, with the same classes and "
+                             "number of features.")
+    weights = np.full(len(models), 1.0 / len(models)) if weights is None else \
+        np.asarray(weights, dtype=np.float64)
+    if weights.shape != (len(models),) or np.any(weights < 0) or \
+            not np.isclose(weights.sum(), 1.0):
+        raise ValueError(f"weights must be {len(models)} non-negative numbers summing to 1; "
+                         f"got {weights.tolist()}.")
+    if len(models) == 1:
+        return copy.deepcopy(first)
+    mixed = np.zeros(first._weights.shape)
+    for weight, model in zip(weights, models):
+        if weight > 0:
+            mixed += weight * (model._weights * model._state[SCALE])
+    out = copy.deepcopy(first)
+    out._weights = np.ascontiguousarray(mixed)
+    set_exact_state(out)
+    out._counts = np.sum([m._counts for m in models], axis=0).astype(np.int64)
+    return out
+
+
+def set_exact_state(model):
+    """Scale 1 and exact sizes for weights just written into ``model._weights`` (what the
+    engine's ``exact_sizes`` keeps: Σ w², Σ w, the re-anchoring guard reset)."""
+    weights = model._weights
+    model._state[SCALE] = 1.0
+    model._state[RAW_SQNORM] = np.einsum("ij,ij->j", weights, weights)
+    model._state[RAW_MASS] = weights.sum(axis=0)
+    model._state[SIZE_ANCHOR] = 0.0

@@ -1,0 +1,204 @@
+"""Placing the training data: one shard per partition, read or computed where the work runs.
+
+Accepted data (``X``, ``y``):
+
+* a ``dask.array`` ``X`` (2-D) with ``y`` a 1-D ``dask.array`` or numpy array: one shard per
+  block of rows of ``X`` (columns are brought into one block; ``y`` follows ``X``'s row chunks);
+* a ``dask.dataframe`` ``X`` with ``y`` the name of its label column (the other columns are the
+  features, as float64) or a ``dask`` Series with the same partitions: one shard per partition;
+* a list of LIBSVM file paths (``y=None``): one shard per file, read *on the workers* (the
+  paths must be readable there: a shared file system, or every worker on this machine).  As
+  :func:`onlinear.cli.load_data` reads a training and a test file: one-based unless some index
+  of some file is 0, all as wide as the widest, labels integers when they all are;
+* a list of ``(X, y)`` pairs of numpy arrays or CSR matrices: one shard each (scattered to the
+  workers once on a cluster).
+
+Rechunk (``X.rechunk``) or repartition (``X.repartition``) to choose the number of shards: the
+partitions *are* the shards of iterative parameter mixing.  On a cluster a shard's data is
+computed or read once and stays on its worker (a future); only models travel each epoch.
+"""
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class Shards:
+    """The training data, one handle per shard where the work runs.
+
+    Parameters
+    ----------
+    handles : list
+        One ``(X, y)`` per shard: futures on a cluster, the arrays in this process.
+    classes : ndarray
+        Every label of every shard, sorted (or the ``classes`` given).
+    n_features : int
+        Columns of every shard.
+    """
+
+    handles: list
+    classes: np.ndarray
+    n_features: int
+
+
+def place(X, y, runner, *, classes=None, n_features=None):
+    """The :class:`Shards` of ``(X, y)`` (see the module doc) for ``runner``.
+
+    Parameters
+    ----------
+    X : dask.array.Array, dask.dataframe.DataFrame, list of paths or list of (X, y) pairs
+        The training data.
+    y : dask.array.Array, ndarray, str, dask Series or None
+        The labels (None for a list of files or of pairs; a column name for a data frame).
+    runner : InProcess or OnDask
+        Where the work runs (:func:`onlinear.distributed.engine.runner_for`).
+    classes : array-like, default=None
+        Every label the data can hold; by default the labels found in the data.
+    n_features : int, default=None
+        Columns of the data (LIBSVM files: at least the widest file's); by default found.
+    """
+    if isinstance(X, (list, tuple)):
+        if not X:
+            raise ValueError("no shard: the list of files or (X, y) pairs is empty.")
+        if all(isinstance(item, (str, os.PathLike)) for item in X):
+            if y is not None:
+                raise ValueError("LIBSVM files hold their labels: give y=None.")
+            return _libsvm_shards(list(X), runner, classes, n_features)
+        if all(isinstance(item, tuple) and len(item) == 2 for item in X):
+            if y is not None:
+                raise ValueError("(X, y) pairs hold their labels: give y=None.")
+            return _summarized(runner.put(X), runner, classes, n_features)
+        raise TypeError("a list of shards must hold LIBSVM paths or (X, y) pairs.")
+    kind = type(X).__module__.split(".")[0]
+    if kind == "dask" and hasattr(X, "to_delayed") and hasattr(X, "chunks"):
+        return _summarized(_array_shards(X, y, runner), runner, classes, n_features)
+    if kind in ("dask", "dask_expr") and hasattr(X, "npartitions"):
+        return _summarized(_frame_shards(X, y, runner), runner, classes, n_features)
+    raise TypeError(f"X must be a dask array, a dask data frame, a list of LIBSVM files or a "
+                    f"list of (X, y) pairs; got {type(X).__name__} (for one in-memory data "
+                    "set, use the estimator itself).")
+
+
+# ------------------------------------------------------------------------------ dask inputs
+def _computed(runner, delayed_pairs):
+    """Compute ``delayed_pairs`` where the work runs: futures that stay on the workers, or the
+    values here."""
+    if hasattr(runner, "client"):
+        return runner.client.compute(delayed_pairs)
+    import dask
+
+    return list(dask.compute(*delayed_pairs))
+
+
+def _array_shards(X, y, runner):
+    import dask
+    import dask.array as da
+
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D; got {X.ndim} dimensions.")
+    X = X.rechunk({1: -1})  # a shard holds whole rows
+    if y is None:
+        raise ValueError("give the labels y of a dask array X.")
+    y = da.from_array(np.asarray(y), chunks=(X.chunks[0],)) if not hasattr(y, "dask") \
+        else y.rechunk((X.chunks[0],))
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"y has {y.shape[0]} labels for {X.shape[0]} rows of X.")
+    blocks = zip(X.to_delayed().ravel(), y.to_delayed().ravel())
+    return _computed(runner, [dask.delayed(_pair)(xb, yb) for xb, yb in blocks])
+
+
+def _pair(X, y):
+    return X, np.asarray(y)
+
+
+def _frame_shards(frame, y, runner):
+    import dask
+
+    if isinstance(y, str):
+        if y not in frame.columns:
+            raise ValueError(f"no label column {y!r} in the data frame.")
+        parts = [dask.delayed(_frame_pair)(part, y) for part in frame.to_delayed()]
+    elif y is not None and hasattr(y, "npartitions"):
+        if y.npartitions != frame.npartitions:
+            raise ValueError("the labels must have the data frame's partitions.")
+        parts = [dask.delayed(_frame_pair)(part, None, labels)
+                 for part, labels in zip(frame.to_delayed(), y.to_delayed())]
+    else:
+        raise ValueError("give y, the label column's name or a dask Series of labels.")
+    return _computed(runner, parts)
+
+
+def _frame_pair(part, label, labels=None):
+    if label is not None:
+        labels, part = part[label], part.drop(columns=[label])
+    return np.ascontiguousarray(part.to_numpy(dtype=np.float64)), np.asarray(labels)
+
+
+# ------------------------------------------------------------------------------ summaries
+def _summary(shard):
+    X, y = shard
+    if X.ndim != 2 or np.asarray(y).shape != (X.shape[0],):
+        raise ValueError(f"a shard's X must be 2-D with one label per row; got X of shape "
+                         f"{X.shape} and {np.asarray(y).shape[0]} labels.")
+    return X.shape[1], np.unique(np.asarray(y))
+
+
+def _summarized(handles, runner, classes, n_features):
+    summaries = runner.gather(runner.map(_summary, handles))
+    widths = {width for width, _ in summaries}
+    if len(widths) != 1:
+        raise ValueError(f"the shards have different numbers of features: {sorted(widths)}.")
+    width = widths.pop()
+    if n_features is not None and n_features != width:
+        raise ValueError(f"n_features={n_features}, but the shards have {width} features.")
+    return Shards(handles, _classes(classes, [labels for _, labels in summaries]), width)
+
+
+def _classes(classes, found):
+    found = np.unique(np.concatenate(found))
+    if classes is None:
+        return found
+    classes = np.unique(np.asarray(classes))
+    missing = np.setdiff1d(found, classes)
+    if missing.size:
+        raise ValueError(f"the data holds labels not in classes: {missing.tolist()[:10]}.")
+    return classes
+
+
+# ------------------------------------------------------------------------------ LIBSVM files
+def _libsvm_shards(paths, runner, classes, n_features):
+    read = runner.map(_read_libsvm, [os.fspath(p) for p in paths])
+    summaries = runner.gather(runner.map(_libsvm_summary, read))
+    one_based = not any(has_zero for has_zero, _, _ in summaries)
+    width = max(width for _, width, _ in summaries) - one_based
+    if n_features is not None:
+        if n_features < width:
+            raise ValueError(f"n_features={n_features}, but the files reach feature {width}.")
+        width = n_features
+    labels = np.unique(np.concatenate([found for _, _, found in summaries]))
+    integral = bool(np.all(labels == np.round(labels)))
+    handles = runner.map(_fit_width, read, one_based, width, integral)
+    runner.release(read)
+    found = labels.astype(np.int64) if integral else labels
+    return Shards(handles, _classes(classes, [found]), width)
+
+
+def _read_libsvm(path):
+    from ..data import load_libsvm
+
+    return load_libsvm(path, zero_based=True)
+
+
+def _libsvm_summary(shard):
+    X, y = shard
+    return bool(X.nnz and X.indices.min() == 0), X.shape[1], np.unique(y)
+
+
+def _fit_width(shard, one_based, width, integral):
+    import scipy.sparse as sp
+
+    X, y = shard
+    indices = X.indices - 1 if one_based else X.indices
+    X = sp.csr_matrix((X.data, indices, X.indptr), shape=(X.shape[0], width))
+    return X, y.astype(np.int64) if integral else y

@@ -1,0 +1,335 @@
+"""Beyond one machine, on a real Dask cluster: two worker processes bound to 127.0.0.1.
+
+* experiment grids (:func:`onlinear.harness.compare` with ``client=``, ``onlinear compare
+  --scheduler``) equal the serial run cell by cell — counts, curves, test errors, grid-search
+  tables — every example counted once by the progress bar, and stay complete and equal when a
+  worker process is killed in the middle of the grid;
+* iterative parameter mixing (McDonald, Hall & Mann 2010): one shard is the serial learner bit
+  for bit; on separable data the Perceptron's mixed mistake bound of their Theorem 3,
+  Σ_n Σ_i μ_{i,n} k_{i,n} ≤ R²/γ², holds for uniform and update-weighted mixing, the mixed
+  model converges to a separator and generalizes; the shards can be a dask array, a dask data
+  frame or LIBSVM files read on the workers; models whose state cannot be averaged are refused.
+
+γ and R are the realized values of the generated data (``synthetic.py``), as in
+``test_theorems.py``.  Fixed seeds throughout.
+"""
+import os
+
+import dask.array as dask_array
+import distributed
+import numpy as np
+import pytest
+
+import onlinear
+import synthetic as syn
+from cli_runner import onlinear_cli
+from onlinear import harness
+from onlinear.datasets import load_usps
+from onlinear.distributed import ParameterMixing, check_mixable, mix_models
+
+CELL_COUNTS = ("algorithm", "params", "permutation", "seed", "n_examples", "test_errors")
+CURVES = ("examples", "epoch", "mistakes", "updates")
+
+
+@pytest.fixture(scope="module")
+def usps_small():
+    X, y, X_test, y_test = load_usps()
+    return X[:500], y[:500], X_test[:300], y_test[:300]
+
+
+@pytest.fixture(scope="module")
+def client(usps_small):
+    # compile (or load) the paths the workers will take into the shared numba cache first, so
+    # that each worker process only loads them
+    X, y, X_test, y_test = usps_small
+    harness.compare(X[:80], y[:80], ["perceptron", "pa1"], X_test=X_test[:10],
+                    y_test=y_test[:10], permutations=2, epochs=2, grid={"C": [1.0]})
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        client.run(_import_onlinear)
+        yield client
+
+
+def _import_onlinear():
+    import onlinear.distributed.grid  # noqa: F401
+
+    return os.getpid()
+
+
+# ------------------------------------------------------------------------ experiment grids
+def assert_same_cells(serial, parallel):
+    """Every run, grid-search row and summary of ``parallel`` equals ``serial``'s; only the
+    seconds (measured elsewhere) may differ."""
+    assert len(parallel.runs) == len(serial.runs) > 0
+    for one, other in zip(serial.runs, parallel.runs):
+        for key in CELL_COUNTS:
+            assert getattr(one, key) == getattr(other, key), key
+        for key in CURVES:
+            np.testing.assert_array_equal(getattr(one, key), getattr(other, key), err_msg=key)
+    assert serial.searches.keys() == parallel.searches.keys()
+    for name, search in serial.searches.items():
+        assert search.best_params == parallel.searches[name].best_params
+        assert _without_seconds(search.table) == _without_seconds(parallel.searches[name].table)
+    assert _without_seconds(serial.summary()) == _without_seconds(parallel.summary())
+    assert _without_seconds(serial.curves()) == _without_seconds(parallel.curves())
+
+
+def _without_seconds(table):
+    return [{k: v for k, v in row.items() if not k.startswith("seconds")} for row in table]
+
+
+class CountingBar:
+    """Stands in for the harness's tqdm bar: the total announced and the examples counted."""
+
+    made = []
+
+    def __init__(self, enabled, total, description):
+        self.total, self.counted, self.closed = total, 0, False
+        CountingBar.made.append(self)
+
+    def describe(self, text):
+        pass
+
+    def update(self, n):
+        self.counted += n
+
+    def close(self):
+        self.closed = True
+
+
+GRID = dict(algorithms=["perceptron", "pa1", "mira"], grid={"C": [0.01, 0.1, 1.0]},
+            permutations=3, epochs=2, random_state=7, tick=150)
+
+
+def test_a_grid_on_the_cluster_equals_the_serial_run_cell_by_cell(client, usps_small,
+                                                                 monkeypatch):
+    X, y, X_test, y_test = usps_small
+    serial = harness.compare(X, y, X_test=X_test, y_test=y_test, **GRID)
+    monkeypatch.setattr(harness, "_Progress", CountingBar)
+    parallel = harness.compare(X, y, X_test=X_test, y_test=y_test, client=client,
+                               progress=True, **GRID)
+    assert_same_cells(serial, parallel)
+    assert [run.seed for run in parallel.runs[:3]] == [run.seed for run in serial.runs[:3]]
+    assert len(set(run.seed for run in parallel.runs)) == 3
+    assert parallel.searches["pa1"].table.column("mistakes") == \
+        serial.searches["pa1"].table.column("mistakes")
+    assert all(len(run.test_errors) == 2 for run in parallel.runs)
+    [bar] = CountingBar.made
+    # 3 grid passes of pa1 + 3 algorithms × 3 permutations × 2 epochs, every example once
+    assert bar.total == bar.counted == 500 * (3 + 3 * 3 * 2) and bar.closed
+    # the cells really ran on both worker processes
+    pids = client.run(os.getpid)
+    assert len(set(pids.values())) == 2
+
+
+class KillFirstCell(distributed.WorkerPlugin):
+    """Kills its worker process the first time any worker starts a grid cell (a flag file
+    shared by the workers makes it happen once)."""
+
+    def __init__(self, flag):
+        self.flag = flag
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish == "executing" and str(key).startswith("run_cell"):
+            try:
+                handle = os.open(self.flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                return
+            os.close(handle)
+            os._exit(1)
+
+
+def test_a_worker_killed_mid_grid_costs_only_its_cells(client, usps_small, tmp_path):
+    X, y, X_test, y_test = usps_small
+    grid = dict(algorithms=["perceptron", "pa1"], permutations=4, epochs=1, random_state=3)
+    serial = harness.compare(X, y, X_test=X_test, y_test=y_test, **grid)
+    before = set(client.scheduler_info()["workers"])
+    flag = tmp_path / "killed"
+    client.register_plugin(KillFirstCell(str(flag)), name="kill-first-cell")
+    try:
+        parallel = harness.compare(X, y, X_test=X_test, y_test=y_test, client=client, **grid)
+    finally:
+        client.unregister_worker_plugin("kill-first-cell")
+    assert flag.exists()  # a worker did die, in the middle of a cell
+    assert_same_cells(serial, parallel)
+    client.wait_for_workers(2, timeout=60)  # its nanny restarts it, under a new address
+    assert set(client.scheduler_info()["workers"]) != before
+
+
+@pytest.mark.parametrize("where", ["scheduler", "workers"])
+def test_onlinear_compare_on_a_cluster_prints_the_serial_table(client, tmp_path, where):
+    X, y, _, _ = load_usps()
+    path = tmp_path / "head.svm"
+    from sklearn.datasets import dump_svmlight_file
+
+    dump_svmlight_file(X[:300], y[:300], str(path))
+    args = ["compare", "perceptron", "pa1", "--data", path, "--permutations", "2", "--seed",
+            "5", "--grid", "C=0.1,1", "--format", "csv"]
+    serial = onlinear_cli(*args)
+    cluster = ["--scheduler", client.scheduler.address] if where == "scheduler" else \
+        ["--workers", "2"]  # a local cluster of its own, closed when the command ends
+    parallel = onlinear_cli(*args, *cluster)
+    assert serial.returncode == parallel.returncode == 0, parallel.stderr
+    one, other = (harness.Table.from_csv(r.stdout) for r in (serial, parallel))
+    assert _without_seconds(one) == _without_seconds(other) and len(one) == 2
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--scheduler", "tcp://127.0.0.1:1", "--workers", "2"], "not both"),
+    (["--workers", "0"], "0"),
+])
+def test_cluster_options_are_checked_before_any_training(extra, message):
+    result = onlinear_cli("compare", "perceptron", "--data", "no-such-file.svm", *extra)
+    assert result.returncode == 2
+    assert message in result.stderr
+
+
+def test_a_client_without_dask_installed_is_a_clear_error(usps_small, monkeypatch):
+    import sys
+
+    X, y, _, _ = usps_small
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(ImportError, match=r"onlinear\[dask\]"):
+        harness.compare(X[:50], y[:50], ["perceptron"], client=object())
+
+
+# ------------------------------------------------------------ iterative parameter mixing
+def test_one_shard_is_the_serial_learner_bit_for_bit(client, usps_small, tmp_path):
+    X, y, X_test, y_test = usps_small
+    serial = onlinear.make("pa1", C=0.1, n_epochs=3).fit(X, y)
+    ipm = ParameterMixing(onlinear.make("pa1", C=0.1), n_epochs=3, client=client)
+    ipm.fit(dask_array.from_array(X, chunks=(500, 128)), y)
+    model = ipm.estimator_
+    assert ipm.n_shards_ == 1
+    np.testing.assert_array_equal(model.coef_, serial.coef_)
+    assert (model.n_seen_, model.n_mistakes_, model.n_updates_) == \
+        (serial.n_seen_, serial.n_mistakes_, serial.n_updates_) == (1500, serial.n_mistakes_,
+                                                                    serial.n_updates_)
+    np.testing.assert_array_equal(ipm.predict(X_test), serial.predict(X_test))
+    assert ipm.history_.column("weight") == [1.0, 1.0, 1.0]
+    assert min(ipm.history_.column("bytes_sent")) > X.shape[1] * 10 * 8  # the model travelled
+    path = tmp_path / "mixed.onlinear"
+    onlinear.save(model, path)
+    np.testing.assert_array_equal(onlinear.load(path).predict(X_test), serial.predict(X_test))
+
+
+@pytest.fixture(scope="module")
+def separable():
+    X, y, w_star, gamma, R = syn.binary_separable(np.random.default_rng(11), 20, 900, 0.05)
+    return X[:600], y[:600], X[600:], y[600:], gamma, R
+
+
+@pytest.mark.parametrize("mixing", ["uniform", "updates"])
+def test_mixed_perceptron_respects_the_ipm_mistake_bound(client, separable, mixing):
+    """McDonald, Hall & Mann 2010, Theorem 3: Σ_n Σ_i μ_{i,n} k_{i,n} ≤ R²/γ² on separable
+    data; uniform mixing then makes ≤ S·R²/γ² updates in all, update-weighted mixing updates
+    in ≤ R²/γ² epochs; the model converges to a separator of the training data."""
+    X, y, X_test, y_test, gamma, R = separable
+    bound = R ** 2 / gamma ** 2
+    n_shards = 3
+    ipm = ParameterMixing(onlinear.make("perceptron"), n_epochs=40, mixing=mixing,
+                          client=client)
+    ipm.fit(dask_array.from_array(X, chunks=(200, 20)), y)
+    history = ipm.history_
+    assert ipm.n_shards_ == n_shards
+    k = np.array(history.column("updates"), dtype=float).reshape(-1, n_shards)
+    mu = np.array(history.column("weight")).reshape(-1, n_shards)
+    np.testing.assert_allclose(mu.sum(axis=1), 1.0)
+    weighted = float((mu * k).sum())
+    assert 1 <= weighted <= bound, f"Σ μk = {weighted:.1f} > R²/γ² = {bound:.1f}"
+    assert k.sum() <= n_shards * bound
+    if mixing == "updates":
+        assert np.count_nonzero(k.sum(axis=1)) <= bound
+    # not vacuous: every shard learned, and it took several epochs of mixing to converge
+    assert np.all(k[0] > 0) and np.count_nonzero(k.sum(axis=1)) >= 3
+    assert k[-1].sum() == 0  # converged: an epoch without an update anywhere
+    model = ipm.estimator_
+    assert model.score(X, y) == 1.0
+    assert model.score(X_test, y_test) >= 0.95
+    assert model.n_seen_ == 40 * 600 and model.n_updates_ == k.sum()
+
+
+@pytest.mark.parametrize("mixing", ["uniform", "updates", "mistakes"])
+@pytest.mark.parametrize("seed, n_shards, gamma0", [(1, 2, 0.05), (2, 5, 0.03), (3, 8, 0.02)])
+def test_the_ipm_bound_across_seeds_and_shard_counts(seed, n_shards, gamma0, mixing):
+    """Theorem 3 again, in this process (the same loop as on a cluster), for any convex μ:
+    several seeds, margins and numbers of shards."""
+    X, y, _, gamma, R = syn.binary_separable(np.random.default_rng(seed), 10, 400, gamma0)
+    bound = R ** 2 / gamma ** 2
+    shards = [(X[i::n_shards], y[i::n_shards]) for i in range(n_shards)]
+    ipm = ParameterMixing(onlinear.make("perceptron"), n_epochs=60, mixing=mixing).fit(shards)
+    k = np.array(ipm.history_.column("updates"), dtype=float).reshape(-1, n_shards)
+    mu = np.array(ipm.history_.column("weight")).reshape(-1, n_shards)
+    assert 1 <= (mu * k).sum() <= bound
+    assert k[-1].sum() == 0 and ipm.score(X, y) == 1.0
+    assert np.count_nonzero(k.sum(axis=1)) >= 2
+
+
+def test_mixing_shards_of_a_data_frame_and_of_libsvm_files_on_the_workers(client, usps_small,
+                                                                         tmp_path):
+    import dask.dataframe as dd
+    import pandas as pd
+    from sklearn.datasets import dump_svmlight_file
+
+    X, y, X_test, y_test = usps_small
+    shards = [(X[:250], y[:250]), (X[250:], y[250:])]
+    reference = ParameterMixing(onlinear.make("perceptron-max"), n_epochs=2,
+                                mixing="mistakes").fit(shards)
+    paths = []
+    for i, (Xs, ys) in enumerate(shards):
+        paths.append(str(tmp_path / f"shard{i}.svm"))
+        dump_svmlight_file(Xs, ys, paths[-1])
+    from_files = ParameterMixing(onlinear.make("perceptron-max"), n_epochs=2,
+                                 mixing="mistakes", client=client).fit(paths)
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])]).assign(digit=y)
+    from_frame = ParameterMixing(onlinear.make("perceptron-max"), n_epochs=2,
+                                 mixing="mistakes", client=client).fit(
+        dd.from_pandas(frame, npartitions=2, sort=False), "digit")
+    for ipm in (from_files, from_frame):
+        assert ipm.n_shards_ == 2
+        np.testing.assert_array_equal(ipm.estimator_.classes_, reference.estimator_.classes_)
+        np.testing.assert_allclose(ipm.estimator_.coef_, reference.estimator_.coef_,
+                                   rtol=1e-12, atol=1e-12)
+        assert ipm.history_.column("mistakes") == reference.history_.column("mistakes")
+    assert reference.score(X_test, y_test) > 0.8
+
+
+@pytest.mark.parametrize("name, reason", [
+    ("kernel-pa", "kernel"), ("cellip", "ellipsoid"), ("multiplicative", "multiplicatively"),
+    ("romma", "certificate"), ("mc-romma", "certificate"), ("simproj", "primal engine"),
+])
+def test_models_that_cannot_be_averaged_are_refused(name, reason):
+    with pytest.raises(TypeError, match=reason):
+        ParameterMixing(onlinear.make(name)).fit([(np.eye(3), np.array([0, 1, 2]))])
+
+
+@pytest.mark.parametrize("options, data, message", [
+    ({"n_epochs": 0}, None, "n_epochs"),
+    ({"mixing": "average"}, None, "mixing must be one of"),
+    ({}, [(np.eye(3), np.array([0, 1, 2])), (np.eye(4), np.arange(4))], "numbers of features"),
+    ({}, np.eye(3), "dask array"),
+])
+def test_bad_mixing_requests_raise_before_any_training(options, data, message):
+    data = [(np.eye(3), np.array([0, 1, 2]))] if data is None else data
+    with pytest.raises((ValueError, TypeError), match=message):
+        ParameterMixing(onlinear.make("pa"), **options).fit(data)
+
+
+def test_mixing_is_the_convex_combination_of_the_true_weights(tmp_path):
+    X = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, -1.0], [1.0, 1.0, 0.5], [-1.0, 0.5, 0.0]])
+    y = np.array([0, 1, 2, 0])
+    a = onlinear.make("spa1").fit(X, y)
+    b = onlinear.make("spa1").fit(X[::-1], y[::-1])
+    mixed = mix_models([a, b], [0.25, 0.75])
+    np.testing.assert_allclose(mixed.coef_, 0.25 * a.coef_ + 0.75 * b.coef_, rtol=1e-15)
+    assert mixed.n_seen_ == 8
+    check_mixable(mixed)
+    onlinear.save(mixed, tmp_path / "mixed.onlinear")  # a model like any other: saved, loaded,
+    loaded = onlinear.load(tmp_path / "mixed.onlinear")  # and learning on
+    np.testing.assert_array_equal(loaded.coef_, mixed.coef_)
+    mixed.partial_fit(X, y), loaded.partial_fit(X, y)
+    assert mixed.n_seen_ == 12
+    np.testing.assert_array_equal(loaded.coef_, mixed.coef_)
+    with pytest.raises(ValueError, match="summing to 1"):
+        mix_models([a, b], [0.5, 0.6])
