@@ -304,6 +304,12 @@ def test_models_that_cannot_be_averaged_are_refused(name, reason):
         ParameterMixing(onlinear.make(name)).fit([(np.eye(3), np.array([0, 1, 2]))])
 
 
+def test_a_learner_that_averages_its_own_run_is_refused():
+    with pytest.raises(TypeError, match="average=True"):
+        ParameterMixing(onlinear.make("pa", average=True)).fit(
+            [(np.eye(3), np.array([0, 1, 2]))])
+
+
 @pytest.mark.parametrize("options, data, message", [
     ({"n_epochs": 0}, None, "n_epochs"),
     ({"mixing": "average"}, None, "mixing must be one of"),

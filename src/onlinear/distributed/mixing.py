@@ -21,7 +21,8 @@ Which learners can be mixed — the *additive primal* ones, whose whole model is
 * ROMMA, aggressive ROMMA, NAROMMA, the Maximum Cosine Perceptrons and multiclass ROMMA: their
   rule keeps a certificate of the run in the state (a bound ρ or ℓ on ``1/‖w‖`` over the
   examples seen), which the average of several runs does not inherit;
-* the simultaneous-projection estimators: another model layout (``_scale``), not mixed yet.
+* the simultaneous-projection estimators: another model layout (``_scale``), not mixed yet;
+* any learner with ``average=True``: its averaging sums belong to its own run.
 
 >>> import numpy as np
 >>> import onlinear
@@ -82,6 +83,10 @@ def check_mixable(model):
         raise TypeError(f"{name} updates its weights multiplicatively (positive, normalized): "
                         "an average of such models is not one of them; no mixing rule is "
                         "implemented for it.")
+    if getattr(model, "average", False):
+        raise TypeError(f"{name} with average=True keeps the averaging sums of its own run, "
+                        "which the mix of several runs does not have: mix models with "
+                        "average=False.")
     if model._state_rows != FIRST_RULE_ROW:
         raise TypeError(f"{name}'s rule keeps a certificate of its run in the model state "
                         "(ROMMA, NAROMMA, Maximum Cosine, multiclass ROMMA), which an average "
