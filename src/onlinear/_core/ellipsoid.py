@@ -37,7 +37,7 @@ from ..rules.ultraconservative import binary_label
 from .counters import SEEN, count_round
 from .primal import predict_index, score
 from .rows import row
-from .weights import MIN_WEIGHT, SCALE_HIGH, SCALE_LOW, add_row, fold_positive
+from .weights import _VECTOR_MATH, MIN_WEIGHT, SCALE_HIGH, SCALE_LOW, add_row, fold_positive
 
 FULL = 0
 DIAGONAL = 1
@@ -56,14 +56,37 @@ def _step(params, margin, v, trial):
 
 @njit(cache=True)
 def _rank_one(P, u, p_scale, p_rank_one):
-    """``P ← p_scale·P + p_rank_one·u uᵀ``, computed on the upper triangle and mirrored, so P
-    stays exactly symmetric."""
+    """``P ← p_scale·P + p_rank_one·u uᵀ``, row by row (contiguous, vectorized).  P stays
+    exactly symmetric: entry (j, i) is computed by the same operations on the same operands as
+    (i, j) (``P[j, i] = P[i, j]`` before, and ``u[j]·u[i] = u[i]·u[j]`` exactly)."""
     n = u.shape[0]
     for i in range(n):
-        for j in range(i, n):
-            value = p_scale * P[i, j] + p_rank_one * (u[i] * u[j])
-            P[i, j] = value
-            P[j, i] = value
+        row = P[i]
+        ui = u[i]
+        for j in range(n):
+            row[j] = p_scale * row[j] + p_rank_one * (ui * u[j])
+
+
+@njit(cache=True, fastmath=_VECTOR_MATH)
+def _metric_times(Pr, idx, vals, u):
+    """``u = P_r x`` for the row ``(idx, vals)``.  A row with every column (a dense row, or a
+    full CSR row: its indices are then 0…d−1) takes contiguous, reassociated (vectorized) sums;
+    others gather their columns.  The one place where P_r x is formed, so that CELLIP's
+    feasibility check and its step see the same bits."""
+    d = Pr.shape[0]
+    if idx.shape[0] == d:
+        for i in range(d):
+            row = Pr[i]
+            total = 0.0
+            for j in range(d):
+                total += row[j] * np.float64(vals[j])
+            u[i] = total
+    else:
+        for i in range(d):
+            total = 0.0
+            for p in range(idx.shape[0]):
+                total += Pr[i, idx[p]] * np.float64(vals[p])
+            u[i] = total
 
 
 @njit(cache=True)
@@ -100,11 +123,7 @@ def _full_step(idx, vals, y, W, P, state, params, trial, scores, u):
             continue
         Pr = P[r * d:(r + 1) * d]
         v = 0.0
-        for i in range(d):
-            total = 0.0
-            for p in range(idx.shape[0]):
-                total += Pr[i, idx[p]] * np.float64(vals[p])
-            u[i] = total
+        _metric_times(Pr, idx, vals, u)
         for p in range(idx.shape[0]):
             v += np.float64(vals[p]) * u[idx[p]]
         if not v > 0.0:
@@ -223,11 +242,7 @@ def _infeasible(layout, idx, vals, y, P, state, params, trial, scores, u):
         v = 0.0
         if layout == FULL:
             d = P.shape[1]
-            for p in range(idx.shape[0]):
-                total = 0.0
-                for q in range(idx.shape[0]):
-                    total += P[r * d + idx[p], idx[q]] * np.float64(vals[q])
-                u[idx[p]] = total
+            _metric_times(P[r * d:(r + 1) * d], idx, vals, u)  # (all of P_r x: as the step)
             for p in range(idx.shape[0]):
                 v += np.float64(vals[p]) * u[idx[p]]
         else:
