@@ -10,6 +10,7 @@ import gzip
 import http.server
 import io
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -483,3 +484,34 @@ def test_nan_or_none_is_not_a_class(name, task, classes):
         for key, value in saved.items():
             if isinstance(value, np.ndarray):
                 assert vars(model)[key].tobytes() == value.tobytes(), key
+
+
+@pytest.mark.parametrize("name, params, width, what", [
+    ("pa", {}, 2**40, "for its weights (1,099,511,627,776 features × 3 outputs × 8 bytes)"),
+    ("pa", {"average": True}, 2**39, "for its weights (549,755,813,888 features × 3 outputs × 8 "
+     "bytes, twice: averaging)"),
+    ("simproj", {}, 2**40, "for its weights (1,099,511,627,776 features × 3 labels"),
+    ("simproj", {"task": "ordinal"}, 2**45, "for its weights"),
+    ("iellip", {"matrix": "per-class"}, 300_000, "for its metric (270,000,000,000 float64"),
+])
+def test_a_model_larger_than_memory_is_refused_before_allocating(name, params, width, what):
+    """From Python too (fit, learn_one, the harness): a MemoryError that says what the model
+    would need, raised before anything is allocated; the estimator stays unfitted."""
+    import scipy.sparse as sp
+
+    from onlinear import harness
+
+    X = sp.csr_matrix((np.ones(3), ([0, 1, 2], [5, width - 1, 7])), shape=(3, width))
+    y = np.array([0, 1, 2])
+    model = onlinear.make(name, **params)
+    started = time.monotonic()
+    with pytest.raises(MemoryError, match="would need .* GiB " + re.escape(what)):
+        model.fit(X, y)
+    assert not hasattr(model, "classes_")
+    with pytest.raises(MemoryError, match="more than this machine's"):
+        model.learn_one(X[0], 0, classes=[0, 1, 2])
+    assert not hasattr(model, "classes_")
+    if not params:
+        with pytest.raises(MemoryError, match="would need"):
+            harness.compare(X, y, [name])
+    assert time.monotonic() - started < 30

@@ -258,10 +258,9 @@ def _check_memory(n_features, n_classes, algorithms):
 
 
 def _physical_memory():
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):  # not POSIX: no check, MemoryError is caught
-        return None
+    from .estimators.checks import physical_memory  # (not POSIX: None; MemoryError is caught)
+
+    return physical_memory()
 
 
 def _emit(text, out):

@@ -28,6 +28,7 @@ from .checks import (
     _refuse_complex,
     canonical_csr,
     check_class_labels,
+    check_memory,
     check_row,
     check_rows,
 )
@@ -178,6 +179,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                 f"{classes.tolist()}."
             )
         n_outputs = self._n_outputs(classes.shape[0])
+        copies = 2 if getattr(self, "average", False) and self._has_averaged_form() else 1
+        check_memory(8 * n_features * n_outputs * copies, type(self).__name__,
+                     f"its weights ({n_features:,} features × {n_outputs:,} outputs × 8 bytes"
+                     + (", twice: averaging)" if copies == 2 else ")"))
         self.classes_ = classes
         self._task = self._make_task()
         self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)

@@ -1,6 +1,8 @@
 """Input checks shared by the estimators: run before anything is learned, so that a call that
 raises leaves the model as it was (see :class:`onlinear.estimators.base.OnlineLinearClassifier`).
 """
+import os
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import _assert_all_finite
@@ -154,3 +156,41 @@ def _refuse_complex(x):
 
 #: public methods that read or change the model, run under the estimator's lock (see
 #: :class:`OnlineLinearClassifier`, "Threads"); a subclass's own definitions are wrapped too.
+
+
+def physical_memory():
+    """This machine's physical memory in bytes, or None where it cannot be read (not POSIX)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_memory(n_bytes, owner, what):
+    """Refuse, before allocating, a model array larger than this machine's memory.
+
+    numpy can "allocate" far more zeros than there is memory (the pages are only reserved), so
+    without this check a wrong feature index (10¹² columns) or an ellipsoid metric over too many
+    features would start, then be killed by the system when the arrays are touched.
+
+    Parameters
+    ----------
+    n_bytes : int
+        The size of what is about to be allocated.
+    owner : str
+        Who allocates it (the estimator's class name), for the message.
+    what : str
+        What it is, e.g. ``"its weights (1,000,000,000,000 features × 3 outputs × 8 bytes)"``.
+
+    Raises
+    ------
+    MemoryError
+        If ``n_bytes`` exceeds the physical memory.
+    """
+    total = physical_memory()
+    if total is not None and n_bytes > total:
+        raise MemoryError(
+            f"{owner} would need {n_bytes / 2**30:,.1f} GiB for {what}, more than this "
+            f"machine's {total / 2**30:,.1f} GiB of memory; check the data's feature indices "
+            "(or choose a smaller model, e.g. a diagonal metric).")
+

@@ -28,6 +28,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._core import ellipsoid as ee
 from ..rules import ellipsoid as rule  # module-qualified: the classes below reuse the names
 from .base import OnlineLinearClassifier
+from .checks import check_memory
 
 _MATRICES = {"auto", "per-class", "stacked", "diagonal"}
 #: ``matrix="auto"``: the paper's stacked (K·d)×(K·d) matrix while K·d is at most this, else one
@@ -75,6 +76,12 @@ class _Ellipsoid(OnlineLinearClassifier):
         n_features, n_outputs = self._weights.shape
         self._layout = self._resolve_layout(n_outputs, n_features)
         p1 = self._initial_scale()
+        if self._layout != ee.DIAGONAL:
+            size = (n_outputs * n_features) ** 2 if self._layout == ee.STACKED else \
+                n_outputs * n_features ** 2
+            check_memory(8 * size, type(self).__name__,
+                         f"its metric ({size:,} float64 values: {n_features:,} features, "
+                         f"{n_outputs:,} outputs)")
         if self._layout == ee.DIAGONAL:
             self._metric = np.ones((n_outputs, n_features))
             self._state[ee.DIAGONAL_SCALE] = p1

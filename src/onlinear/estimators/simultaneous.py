@@ -42,7 +42,7 @@ from ..tasks import Blocks, Multiclass, Multilabel, Ordinal
 from ..tasks.multilabel import classes_of, read_one, read_targets
 from ..tasks.ordinal import rank_order
 from .base import OnlineLinearClassifier
-from .checks import _DTYPES, canonical_csr, check_class_labels, check_rows
+from .checks import _DTYPES, canonical_csr, check_class_labels, check_memory, check_rows
 
 __all__ = ["SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", "BlockLearner",
            "SCHEME_NAMES"]
@@ -350,6 +350,8 @@ default="simproj"
         self._task = self._make_task(calibrated=self._calibrated_for(multilabel))
         self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
         k = classes.shape[0] + (1 if self._calibrated_for(multilabel) else 0)
+        check_memory(8 * n_features * k, type(self).__name__,
+                     f"its weights ({n_features:,} features × {k:,} labels × 8 bytes)")
         self._dense_index = np.arange(n_features)
         if self._kind == rules.MULTIPLICATIVE:
             self._weights = np.ones((n_features, k))
@@ -750,6 +752,8 @@ default="simproj"
         self.classes_ = classes
         self._task = self._make_task()
         self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
+        check_memory(8 * n_features, type(self).__name__,
+                     f"its weights ({n_features:,} features × 8 bytes)")
         self._weights = np.zeros(n_features)
         self._thresholds = np.zeros(classes.shape[0] - 1)
         self._dense_index = np.arange(n_features)
@@ -952,6 +956,8 @@ default="simproj"
         self.classes_ = classes
         self._task = self._make_task()
         self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
+        check_memory(8 * n_features, type(self).__name__,
+                     f"its weights ({n_features:,} features × 8 bytes)")
         self._dense_index = np.arange(n_features)
         if self._kind == rules.MULTIPLICATIVE:
             self._weights = np.ones(n_features)
