@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._core import counters, primal
 from .._core.weights import averaged
-from ..rules.layout import RAW_SQNORM, SCALE
+from ..rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE
 from ..rules.table import RULES
 from ..tasks import Multiclass
 from .checks import (
@@ -517,13 +517,91 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         return np.unique(classes)
 
     def _check_same_classes(self, classes):
-        if classes is not None:
-            check_class_labels(classes)
-        if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+        """``classes`` given to a started model: the model's classes (nothing to do), or more
+        of them (the model grows: :meth:`add_classes`); missing one of them is an error.
+        Callers that must stay atomic run this where a failure restores the model."""
+        if classes is None:
+            return
+        check_class_labels(classes)
+        given = np.unique(classes)
+        if np.array_equal(given, self.classes_):
+            return
+        missing = [label for label in self.classes_.tolist() if label not in set(given.tolist())]
+        if missing:
             raise ValueError(
-                f"classes={np.unique(classes).tolist()} differs from the classes the model was "
-                f"started with, {self.classes_.tolist()}."
-            )
+                f"classes={given.tolist()} differs from the classes the model was started "
+                f"with, {self.classes_.tolist()}: it lacks {missing} (classes may only grow).")
+        self.add_classes(given)
+
+    # ------------------------------------------------------------------ growing classes
+    #: The arrays whose last axis is the outputs (one column per class), if present.
+    _output_arrays = ("_weights", "_state", "_avg_acc", "_avg_scale_sum")
+
+    def _check_class_growth(self):
+        """Raise ``ValueError`` if new classes cannot join this model as zero prototypes."""
+        name = type(self).__name__
+        if self._step_kind != primal.ADDITIVE:
+            raise ValueError(f"{name} cannot add classes: its weights are positive and "
+                             "normalized over the classes. Give every class from the start.")
+        if self._n_outputs(self.classes_.shape[0]) == 1:
+            raise ValueError(f"{name} learns two classes with one weight vector (a binary "
+                             "rule): a third class would change what every weight means. Give "
+                             "every class from the start.")
+        if self._state_rows != FIRST_RULE_ROW:
+            raise ValueError(f"{name}'s rule keeps a record of its run per class (a bound over "
+                             "the examples seen), which a new class does not have. Give every "
+                             "class from the start.")
+
+    def add_classes(self, labels):
+        """Add class labels to a started model (a stream in which a new label appears).
+
+        Each new class gets a zero prototype, a lazy scale of 1 and zero averaging sums: the
+        model is the one that learned the past rounds without that class and meets it from now
+        on (the rounds before it are not replayed: a model declared with the class from the
+        start could differ, since a zero prototype can be in a round's error set, and a
+        one-vs-rest learner would have given it negative steps).  Every other class keeps its
+        weights bit for bit; classes stay sorted, so their columns may move.
+        Learners that cannot grow (multiplicative and binary two-class models, rules that keep
+        per-class records, the ellipsoid methods) raise ``ValueError`` and stay as they were.
+        ``partial_fit``, ``learn_one`` and ``stream`` grow the model the same way when their
+        ``classes`` names more labels than the model holds.
+
+        Parameters
+        ----------
+        labels : array-like
+            Labels to add; labels the model already holds are ignored.
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self)
+        with self._model_lock(), self._unchanged_on_error():
+            check_class_labels(labels)
+            merged = np.unique(np.concatenate([self.classes_, np.unique(labels)]))
+            if merged.shape[0] == self.classes_.shape[0]:
+                return self
+            self._check_class_growth()
+            check_memory(8 * self.n_features_in_ * merged.shape[0], type(self).__name__,
+                         f"its weights ({self.n_features_in_:,} features × "
+                         f"{merged.shape[0]:,} classes × 8 bytes)")
+            where = np.searchsorted(merged, self.classes_)  # old columns' new positions
+            self._grow_outputs(merged.shape[0], where)
+            self.classes_ = merged
+            self._task = self._make_task()
+        return self
+
+    def _grow_outputs(self, n_outputs, where):
+        """Widen every output array to ``n_outputs`` columns, the old ones at ``where``."""
+        for name in self._output_arrays:
+            array = self.__dict__.get(name)
+            if array is None:
+                continue
+            grown = np.zeros((*array.shape[:-1], n_outputs), dtype=array.dtype)
+            grown[..., where] = array
+            setattr(self, name, grown)
+        added = np.setdiff1d(np.arange(n_outputs), where)
+        self._state[SCALE, added] = 1.0
 
     def learn_one(self, x, y, classes=None):
         """Learn from one example ``x`` (a 1-D array-like, or a 1-row sparse matrix, which is
@@ -545,7 +623,11 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                     self.n_features_in_ = n_features
                     label = self._label_of(y)
                     return self.classes_[self._learn_one_index(idx, vals, label)]
-            self._check_same_classes(classes)
+            if classes is not None:  # it may name new classes: grow, atomically
+                with self._unchanged_on_error():
+                    self._check_same_classes(classes)
+                    idx, vals = self._check_one(x, n_features=self.n_features_in_)
+                    return self.classes_[self._learn_one_index(idx, vals, self._label_of(y))]
             idx, vals = self._check_one(x, n_features=self.n_features_in_)
             label = self._label_of(y)
             # no snapshot per example: _learn_one_index checks its row before changing anything

@@ -92,6 +92,11 @@ class _Ellipsoid(OnlineLinearClassifier):
 
     _derived = OnlineLinearClassifier._derived | {"_layout"}
 
+    def _check_class_growth(self):
+        raise ValueError(f"{type(self).__name__} cannot add classes: each class's ellipsoid has "
+                         "shrunk over every past example (one-vs-rest), which a new class's "
+                         "would not have. Give every class from the start.")
+
     def _model_arrays(self):
         arrays = super()._model_arrays()
         n_features, n_outputs = arrays["_weights"][0]

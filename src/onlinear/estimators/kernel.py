@@ -228,6 +228,7 @@ class KernelLearner(OnlineLinearClassifier):
                 "_avg_scale_sum": ((n_outputs,), np.float64)}
 
     _feature_arrays = ("_support",)
+    _output_arrays = ("_coef", "_acc", "_avg_scale_sum", "_state")
 
     def _restore_derived(self):
         super()._restore_derived()

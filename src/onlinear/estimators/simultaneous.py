@@ -90,6 +90,10 @@ class _Simultaneous(OnlineLinearClassifier):
     def _new_counts(self):
         self._counts = np.zeros(5, dtype=np.int64)
 
+    def _check_class_growth(self):
+        raise ValueError(f"{type(self).__name__} cannot add classes (a rank order, or the two "
+                         "sides of a block, is fixed). Give every class from the start.")
+
     def _model_arrays(self):
         # a single prototype ω (ordinal, blocks); the classifier has one column per label
         return {"_weights": ((self.n_features_in_,), np.float64),
@@ -417,6 +421,26 @@ default="simproj"
     def _classes_of(self, kind, y):
         return classes_of(kind, y)
 
+    def _check_class_growth(self):
+        name = type(self).__name__
+        if self._kind == rules.MULTIPLICATIVE:
+            raise ValueError(f"{name} with update='multiplicative' cannot add labels: its "
+                             "weights are normalized over all the labels. Give every label from "
+                             "the start.")
+        if self._label_kind == "indicator":
+            raise ValueError(f"{name} learns indicator rows of a fixed width (one column per "
+                             "label): to add labels, learn label sets.")
+
+    def _grow_outputs(self, n_labels, where):
+        # the labels' columns move to their sorted places; the threshold label stays last
+        old = self.classes_.shape[0]
+        threshold = self._weights.shape[1] > old
+        grown = np.zeros((self._weights.shape[0], n_labels + threshold))
+        grown[:, where] = self._weights[:, :old]
+        if threshold:
+            grown[:, -1] = self._weights[:, -1]
+        self._weights = grown
+
     # ------------------------------------------------------------------ training
     def _run(self, X, relevance, order, flags=None):
         flags = _NO_FLAGS if flags is None else flags
@@ -480,11 +504,14 @@ default="simproj"
                 self._learn_one_round(idx, vals, relevance, scores)
                 return block_engine.indicator_prediction(scores, task.calibrated, self._cut)
         kind, y_block = self._one_target(y)
+        if hasattr(self, "classes_") and classes is not None:
+            with self._unchanged_on_error():  # classes may add labels: grow atomically
+                self._check_same_classes(classes)
+                return self.learn_one(x, y)
         if hasattr(self, "classes_"):
             # a started model: every check before the compiled round, which cannot fail, so
             # no snapshot of the model per example
             self._check_task(kind)
-            self._check_same_classes(classes)
             idx, vals = self._check_one(x, n_features=self.n_features_in_)
             k = self.classes_.shape[0]
             if kind == "multiclass":  # (as _encode, without its array work)
