@@ -14,8 +14,10 @@ input and classifies what happened:
 * **clear error** — a ``ValueError``/``TypeError`` (scikit-learn's ``NotFittedError`` and
   ``InvalidParameterError`` are ones) with a message, the model bitwise unchanged;
 * **accepted** — an input the library takes by design (float32, integer or boolean X, a CSR row
-  storing a column twice, rows at the edges of the accepted norm range): the call must give
-  finite results, and a duplicated-CSR pass the very model of its canonical form;
+  storing a column twice, rows at the edges of the accepted norm range, a refit on another
+  width or other labels, a new class named by ``classes=`` for a learner that can grow): the
+  call must give finite results, and a duplicated-CSR pass the very model of its canonical
+  form;
 * **non-atomic** — it raised but the model changed;
 * **unclear error** — another exception type (a bare ``ZeroDivisionError``,
   ``FloatingPointError``, ``IndexError`` …) or an empty message;
@@ -99,8 +101,12 @@ def _cases(np, sp, X, y, classes, n_features):
     add("NaN label", rows, lambda: (X, np.where(y == classes[0], np.nan, y)))
     add("y too short", ("fit", "partial_fit", "score"), lambda: (X, y[:-1]))
     add("y is None", ("fit", "partial_fit"), lambda: (X, None))
-    add("other classes on partial_fit", ("partial_fit",),
-        lambda: (X, y, {"classes": np.append(classes, 99)}))
+    add("classes missing one of the model's", ("partial_fit",),
+        lambda: (X, y, {"classes": np.append(classes[1:], 99)}))
+    # growing (a label added mid-stream): accepted by the learners that can grow, refused
+    # with a clear error by the others
+    add("a new class on partial_fit", ("partial_fit",),
+        lambda: (X, y, {"classes": np.append(classes, 99)}), "either")
     add("bad hyperparameter C=-1", ("set_params",), lambda: ({"C": -1.0},))
     add("bad hyperparameter n_epochs=0", ("set_params",), lambda: ({"n_epochs": 0},))
     add("unknown hyperparameter", ("set_params",), lambda: ({"no_such_parameter": 1},))
@@ -215,6 +221,8 @@ def _audit_one(name, params):
             with np.errstate(all="ignore"):
                 result = call(model, method, args, kind)
         except (ValueError, TypeError) as error:
+            if kind == "either":
+                kind = "bad"  # refused: then as any refusal
             if kind == "ok":
                 outcome = "refused an accepted input"
             elif not str(error):
@@ -235,6 +243,8 @@ def _audit_one(name, params):
             if output is not None and method in ("predict", "predict_one") and \
                     not getattr(model, "multilabel_", False):
                 bad_output = not np.isin(np.asarray(result), model.classes_).all()
+            if kind == "either" and case.startswith("a new class"):
+                kind = "ok" if 99 in model.classes_.tolist() else "bad"
             if kind == "bad":
                 outcome = "silent bad result"  # a bad input went through
             elif bad_output or not finite(model):
