@@ -133,3 +133,21 @@ def test_an_indicator_row_other_than_0_1_is_named_and_changes_nothing(bad):
         model.learn_one(X[1], np.array(bad))
     np.testing.assert_array_equal(model.coef_, coef)
     assert model.n_seen_ == counts
+
+
+@pytest.mark.parametrize("target, labels, form, relevant", [
+    (("a", "b"), ["a", "b", "c"], "sets", 2), (["a"], ["a", "b", "c"], "sets", 1),
+    ({"a"}, ["a", "b", "c"], "sets", 1), ((), [0, 1, 2], "sets", 0),
+    (np.array(["a", "b"]), ["a", "b", "c"], "sets", 2),
+    ((1,), [0, 1, 2], "sets", 1),  # 0/1 values, but not one per label: the label 1
+    ((0, 1, 1), [0, 1, 2], "indicator", 2), (np.array([1, 0, 0]), [0, 1, 2], "indicator", 1),
+])
+def test_learn_one_reads_one_target_as_fit_reads_a_list_of_them(target, labels, form,
+                                                               relevant):
+    """A tuple or list of labels is a label set on the first call too (as fit reads a list of
+    them); only a 0/1 sequence with one entry per label is an indicator row."""
+    model = SimultaneousProjectionClassifier()
+    model.learn_one(X[0], target, classes=labels)
+    assert model._label_kind == form and model.n_seen_ == 1
+    # the constraints of a calibrated round: relevant × (irrelevant + threshold) + irrelevant
+    assert model.n_constraints_ == relevant * (3 - relevant + 1) + (3 - relevant)

@@ -503,7 +503,7 @@ default="simproj"
                 scores = np.empty(self._weights.shape[1])
                 self._learn_one_round(idx, vals, relevance, scores)
                 return block_engine.indicator_prediction(scores, task.calibrated, self._cut)
-        kind, y_block = self._one_target(y)
+        kind, y_block = self._one_target(y, classes)
         if hasattr(self, "classes_") and classes is not None:
             with self._unchanged_on_error():  # classes may add labels: grow atomically
                 self._check_same_classes(classes)
@@ -558,9 +558,13 @@ default="simproj"
         """The prediction's cut on the (relative) label scores."""
         return 0.0 if isinstance(self.threshold, str) else float(self.threshold)
 
-    def _one_target(self, y):
+    def _one_target(self, y, classes=None):
         """``(form, targets of one example)`` (:func:`tasks.multilabel.read_one`)."""
-        return read_one(y, sets=getattr(self, "_label_kind", None) == "sets")
+        if hasattr(self, "classes_"):
+            n_labels = self.classes_.shape[0]
+        else:
+            n_labels = None if classes is None else np.unique(np.asarray(classes)).shape[0]
+        return read_one(y, sets=getattr(self, "_label_kind", None) == "sets", n_labels=n_labels)
 
     # ------------------------------------------------------------------ prediction
     def _scores(self, X):

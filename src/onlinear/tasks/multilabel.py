@@ -52,13 +52,21 @@ def read_targets(y, owner="the estimator"):
     return "multiclass", y_array
 
 
-def read_one(y, sets=False):
+def read_one(y, sets=False, n_labels=None):
     """``(form, targets of one example)``: a set (or, when the model learns label sets, any
-    list, tuple or array of labels) is a label set, a 1-D 0/1 sequence an indicator row, a
-    scalar a class label."""
+    list, tuple or array of labels) is a label set; a list or tuple is an indicator row if it
+    holds only 0 and 1 and has one entry per label (``n_labels``, when known), else a label set
+    (as ``fit`` reads a list of them); a 1-D numeric array is an indicator row; a scalar a class
+    label."""
     if isinstance(y, (set, frozenset)) or (sets and isinstance(y, (list, tuple, np.ndarray))):
         return "sets", [tuple(np.asarray(list(y)).tolist()) if isinstance(y, np.ndarray)
                         else tuple(y)]
+    if isinstance(y, (list, tuple)):
+        zeros_and_ones = all(not isinstance(v, (str, bytes)) and v in (0, 1) for v in y)
+        if not y or not zeros_and_ones or (n_labels is not None and len(y) != n_labels):
+            return "sets", [tuple(y)]
+    if isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind not in "biuf":
+        return "sets", [tuple(y.tolist())]
     if np.ndim(y) == 1:
         row = np.asarray(y)
         if row.dtype.kind not in "biuf" or not set(row.tolist()) <= {0, 1}:
