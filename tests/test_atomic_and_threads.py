@@ -489,6 +489,10 @@ def test_multilabel_learn_one_refuses_indicators_other_than_0_and_1():
     X, y, classes = _task_data("simproj", "multilabel", n=12)
     fresh = onlinear.make("simproj", task="multilabel")
     with pytest.raises(ValueError, match="only 0 and 1"):
+        fresh.learn_one(X[0], np.array([5, 0, 1]))
+    # a list is read as fit reads a list of targets: [5, 0, 1] holds labels, not 0/1 only,
+    # so it is a label set, which needs classes on the first call
+    with pytest.raises(ValueError, match="classes must be passed"):
         fresh.learn_one(X[0], [5, 0, 1])
     assert not hasattr(fresh, "classes_")
     model = onlinear.make("simproj", task="multilabel").fit(X, y)

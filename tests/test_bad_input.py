@@ -339,6 +339,7 @@ BAD_VALUES = {
     "degree": [-1, 2.5],
     "coef0": [np.nan, np.inf],
     "average": ["yes"],
+    "fit_intercept": ["yes", 1],
 }
 # simultaneous projections
 BAD_VALUES.update({"update": ["bogus", "Additive"], "max_rule": ["bogus"],

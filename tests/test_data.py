@@ -207,7 +207,7 @@ def test_chunks_are_read_lazily_and_a_bad_line_is_named_from_the_file_start(tmp_
     rows[7] = b"2 1:oops\n"
     path = write(tmp_path / "late-error.txt", b"# header comment\n" + b"".join(rows))
     chunks = iter_libsvm_chunks(path, 3, n_features=1)
-    first, second = next(chunks), next(chunks)  # the bad line is not read yet
+    _, second = next(chunks), next(chunks)  # the bad line is not read yet
     np.testing.assert_array_equal(second[0].toarray().ravel(), [3, 4, 5])
     with pytest.raises(FileFormatError) as caught:
         next(chunks)

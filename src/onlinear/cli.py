@@ -303,9 +303,10 @@ def list_command(task, fmt):
     rows = []
     for name in available(None if task == "all" else task):
         algorithm = describe(name)
-        # the rule's hyperparameters: not the protocol's, nor the choice to average
+        # the rule's hyperparameters: not the protocol's, nor the choices of every learner
         params = {k: v for k, v in algorithm.hyperparameters.items()
-                  if k not in harness.PROTOCOL_PARAMETERS and k != "average"}
+                  if k not in harness.PROTOCOL_PARAMETERS and k not in ("average",
+                                                                         "fit_intercept")}
         paper = algorithm.paper if fmt != "table" else algorithm.paper.split(",")[0]
         rows.append({"name": name, "task": algorithm.task,
                      "estimator": algorithm.estimator.__name__,

@@ -138,6 +138,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     _step_kind = primal.ADDITIVE
     _parameter_constraints = {
         "average": ["boolean"],
+        "fit_intercept": ["boolean"],
         "n_epochs": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "random_state": ["random_state"],
@@ -305,7 +306,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         :func:`onlinear.load` checks a file against before any of it is used.  A dimension
         given as a string is free, but the same wherever that string appears."""
         n_outputs = self._n_outputs(self.classes_.shape[0])
-        arrays = {"_weights": ((self.n_features_in_, n_outputs), np.float64),
+        width = self.n_features_in_ + self._constant()
+        arrays = {"_weights": ((width, n_outputs), np.float64),
                   "_state": ((self._state_rows, n_outputs), np.float64),
                   "_counts": ((3,), np.int64)}
         if getattr(self, "average", False):
@@ -317,7 +319,53 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """After loading: the attributes of :attr:`_derived`."""
         self._task = self._make_task()
         self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
-        self._dense_index = np.arange(self.n_features_in_)
+        self._dense_index = np.arange(self.n_features_in_ + self._constant())
+
+    # ------------------------------------------------------------------ the intercept
+    def _constant(self):
+        """1 if the rows get the constant feature of ``fit_intercept``, else 0."""
+        return 1 if getattr(self, "fit_intercept", False) else 0
+
+    def _model_width(self):
+        """The number of weights per output the started model holds."""
+        return self._weights.shape[0]
+
+    @property
+    def _intercept_at_start(self):
+        """1 if the started model holds the constant feature's weight (its width says)."""
+        return self._model_width() - self.n_features_in_
+
+    def _check_intercept(self):
+        """Raise if ``fit_intercept`` was changed after the model started (its width says)."""
+        if self._model_width() != self.n_features_in_ + self._constant():
+            raise ValueError(
+                f"fit_intercept={self.fit_intercept} was set after the model started "
+                f"{'without' if self.fit_intercept else 'with'} an intercept: fit restarts the "
+                "model with the new value (partial_fit, learn_one and predict keep the old one).")
+
+    def _with_constant(self, X):
+        """``X`` with the constant feature (value 1) appended when ``fit_intercept``: the
+        bias is the weight of that feature (a copy of X; CSR stays CSR, canonical)."""
+        if not self._constant():
+            return X
+        ones = np.ones((X.shape[0], 1), dtype=X.dtype)
+        if sp.issparse(X):
+            return sp.hstack([X, sp.csr_matrix(ones)], format="csr")
+        return np.ascontiguousarray(np.hstack([X, ones]))
+
+    @property
+    def intercept_(self):
+        """The bias of every output (the weight of the constant feature; zeros without
+        ``fit_intercept``), shaped as scikit-learn's: (n_classes,), or (1,) for two classes."""
+        check_is_fitted(self)
+        weights, scales = self._predicting_weights()
+        if self._constant():
+            bias = weights[-1] * scales
+        else:
+            bias = np.zeros(weights.shape[1])
+        if bias.shape[0] == 2 and self.classes_.shape[0] == 2:
+            return np.array([bias[1] - bias[0]])
+        return bias.copy()
 
     #: Arrays whose first axis is the features: :meth:`grow_features` widens them with zeros.
     @property
@@ -362,12 +410,15 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         if n_features == self.n_features_in_:
             return self
         self._check_growable()
+        self._check_intercept()
+        old = self.n_features_in_  # new features go after the old ones, before the constant
         for name in self._feature_arrays:
             array = getattr(self, name)
-            added = np.zeros((n_features - array.shape[0], *array.shape[1:]), dtype=array.dtype)
-            setattr(self, name, np.ascontiguousarray(np.concatenate([array, added])))
+            added = np.zeros((n_features - old, *array.shape[1:]), dtype=array.dtype)
+            setattr(self, name, np.ascontiguousarray(
+                np.concatenate([array[:old], added, array[old:]])))
         self.n_features_in_ = int(n_features)
-        self._dense_index = np.arange(n_features)
+        self._dense_index = np.arange(n_features + self._constant())
         return self
 
     def _check_classes(self):
@@ -440,6 +491,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         else:
             self._check_same_classes(classes)
         X, y = self._validate(X, y, reset=first)
+        if not first:
+            self._check_intercept()
+        X = self._with_constant(X)
         if first:
             self._start(np.unique(y) if method == "fit" else classes, X.shape[1])
         return X, self._encode(y)
@@ -618,17 +672,17 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                     classes = self._first_classes(classes, "learn_one")
                     self._validate_params()
                     idx, vals = self._check_one(x, n_features=None)
-                    n_features = x.shape[1] if sp.issparse(x) else vals.shape[0]
-                    self._start(classes, n_features)
+                    n_features = x.shape[1] if sp.issparse(x) else vals.shape[0] - self._constant()
+                    self._start(classes, n_features + self._constant())
                     self.n_features_in_ = n_features
                     label = self._label_of(y)
                     return self.classes_[self._learn_one_index(idx, vals, label)]
             if classes is not None:  # it may name new classes: grow, atomically
                 with self._unchanged_on_error():
                     self._check_same_classes(classes)
-                    idx, vals = self._check_one(x, n_features=self.n_features_in_)
+                    idx, vals = self._one_row(x)
                     return self.classes_[self._learn_one_index(idx, vals, self._label_of(y))]
-            idx, vals = self._check_one(x, n_features=self.n_features_in_)
+            idx, vals = self._one_row(x)
             label = self._label_of(y)
             # no snapshot per example: _learn_one_index checks its row before changing anything
             return self.classes_[self._learn_one_index(idx, vals, label)]
@@ -647,6 +701,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def _label_of(self, y):
         return self._task.index_of(y)
 
+    def _one_row(self, x, learning=True):
+        """A started model's checked row (with the constant feature when ``fit_intercept``)."""
+        if self._constant() != self._intercept_at_start:
+            self._check_intercept()  # raises: fit_intercept changed after the start
+        return self._check_one(x, n_features=self.n_features_in_, learning=learning)
+
     def _check_one(self, x, n_features, learning=True):
         """``(column indices, values)`` of one checked example: a CSR row as it is, a dense
         row with ``arange(n_features)``; a row to learn from must also have an accepted norm
@@ -664,7 +724,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                 check_row(vals)
             elif not np.isfinite(vals).all():
                 raise ValueError("x contains NaN or infinity.")
-            return np.ascontiguousarray(x.indices, dtype=np.int64), vals
+            idx = np.ascontiguousarray(x.indices, dtype=np.int64)
+            if self._constant():  # fit_intercept: the constant feature, last
+                return np.append(idx, x.shape[1]), np.append(vals, 1.0)
+            return idx, vals
         if not isinstance(x, np.ndarray):
             x = np.asarray(x)
         if x.dtype.kind == "c":
@@ -680,6 +743,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             check_row(x)
         elif not np.isfinite(x).all():
             raise ValueError("x contains NaN or infinity.")
+        if self._constant():  # fit_intercept: the constant feature, last
+            x = np.append(x, 1.0)
         index = getattr(self, "_dense_index", None)
         if index is None or index.shape[0] != x.shape[0]:
             index = np.arange(x.shape[0])
@@ -692,8 +757,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
                                         reset=False))
+        self._check_intercept()
         weights, scales = self._predicting_weights()
-        return safe_sparse_dot(X, weights) * scales
+        return safe_sparse_dot(self._with_constant(X), weights) * scales
 
     def _output_scales(self):
         scales = self._state[SCALE].copy()
@@ -723,7 +789,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         lock.acquire()
         try:
             check_is_fitted(self)
-            idx, vals = self._check_one(x, n_features=self.n_features_in_, learning=False)
+            idx, vals = self._one_row(x, learning=False)
             return self.classes_[self._predict_index_one(idx, vals)]
         finally:
             lock.release()
@@ -744,7 +810,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def coef_(self):
         check_is_fitted(self)
         weights, scales = self._predicting_weights()
-        weights = (weights * scales).T
+        weights = (weights[:self.n_features_in_] * scales).T  # (not the intercept's weight)
         if weights.shape[0] == 2:
             return (weights[1] - weights[0])[None, :]
         return weights.copy()

@@ -192,6 +192,12 @@ class CELLIP(_Ellipsoid):
         The layout of P (above): the paper's stacked (K·d)×(K·d) matrix (§2.4),
         one d×d matrix per class, or a diagonal P per class; ``"auto"``: stacked while
         K·d ≤ 1024, per-class while d ≤ 1024, diagonal beyond.
+    fit_intercept : bool, default=False
+        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
+        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
+        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
+        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
+        whose linear models fit an intercept, usually want it on.
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
@@ -241,13 +247,14 @@ class CELLIP(_Ellipsoid):
         "matrix": [StrOptions(_MATRICES)],
     }
 
-    def __init__(self, gamma=0.1, a=0.5, init="corrected", on_infeasible="reset", matrix="auto",
-                 *, n_epochs=1, shuffle=False, random_state=None):
+    def __init__(self, gamma=0.1, a=0.5, init="corrected", on_infeasible="reset", matrix="auto", *,
+                 fit_intercept=False, n_epochs=1, shuffle=False, random_state=None):
         self.gamma = gamma
         self.a = a
         self.init = init
         self.on_infeasible = on_infeasible
         self.matrix = matrix
+        self.fit_intercept = fit_intercept
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
@@ -294,6 +301,12 @@ class IELLIP(_Ellipsoid):
         The layout of P, as in :class:`CELLIP`: the paper's stacked (K·d)×(K·d) matrix (§2.4),
         one d×d matrix per class, or a diagonal P per class; ``"auto"``: stacked while
         K·d ≤ 1024, per-class while d ≤ 1024, diagonal beyond.
+    fit_intercept : bool, default=False
+        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
+        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
+        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
+        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
+        whose linear models fit an intercept, usually want it on.
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
@@ -342,8 +355,8 @@ class IELLIP(_Ellipsoid):
         "matrix": [StrOptions(_MATRICES)],
     }
 
-    def __init__(self, gamma=0.1, b=0.3, c=None, scale=0.1, a=1.0, step="margin",
-                 matrix="auto", *, n_epochs=1, shuffle=False, random_state=None):
+    def __init__(self, gamma=0.1, b=0.3, c=None, scale=0.1, a=1.0, step="margin", matrix="auto", *,
+                 fit_intercept=False, n_epochs=1, shuffle=False, random_state=None):
         self.gamma = gamma
         self.b = b
         self.c = c
@@ -351,6 +364,7 @@ class IELLIP(_Ellipsoid):
         self.a = a
         self.step = step
         self.matrix = matrix
+        self.fit_intercept = fit_intercept
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state

@@ -117,15 +117,19 @@ def _with_parameters_section(doc, primal):
 
 
 class _NoPrimalWeights:
-    """Hides the inherited ``coef_``: a kernel model has no primal weights (``hasattr`` is
-    False, and introspection of fitted properties does not list it)."""
+    """Hides an inherited ``coef_`` or ``intercept_``: a kernel model has no primal weights
+    (``hasattr`` is False, and introspection of fitted properties does not list it; with
+    ``fit_intercept`` the constant feature is inside the kernel, not a separate bias)."""
+
+    def __set_name__(self, owner, name):
+        self.name = name
 
     def __get__(self, instance, owner):
         if instance is None:
             return self
         raise AttributeError(
-            f"{owner.__name__} is a kernel model: it has no coef_; see support_vectors_ and "
-            "dual_coef_.")
+            f"{owner.__name__} is a kernel model: it has no {self.name}; see support_vectors_ "
+            "and dual_coef_.")
 
 
 class KernelLearner(OnlineLinearClassifier):
@@ -175,6 +179,13 @@ class KernelLearner(OnlineLinearClassifier):
     def _has_averaged_form(self):
         return True  # every kernel learner's hypothesis is its (averageable) expansion
 
+    def _validate_params(self):
+        super()._validate_params()
+        if self.fit_intercept and callable(self.kernel):
+            raise ValueError("fit_intercept=True appends a constant feature to every row, which "
+                             "a kernel callable would receive as a feature of its own: add the "
+                             "bias in the callable instead (e.g. K(x, x') + 1).")
+
     def _start_averaging(self):
         pass  # the dual model always keeps its averaging sums (_acc, _avg_scale_sum)
 
@@ -182,6 +193,8 @@ class KernelLearner(OnlineLinearClassifier):
         """Resolve the kernel (and ``gamma="scale"`` from the first data seen)."""
         if self._kind is not None:
             return
+        if self._constant():  # gamma is the data's: not counting the intercept's constant
+            X = X[:, :-1]
         gamma = self.gamma
         if gamma == "auto":
             gamma = 1.0 / X.shape[1]
@@ -228,6 +241,9 @@ class KernelLearner(OnlineLinearClassifier):
                 "_avg_scale_sum": ((n_outputs,), np.float64)}
 
     _feature_arrays = ("_support",)
+
+    def _model_width(self):
+        return self._support.shape[0]
     _output_arrays = ("_coef", "_acc", "_avg_scale_sum", "_state")
 
     def _restore_derived(self):
@@ -377,7 +393,7 @@ class KernelLearner(OnlineLinearClassifier):
     def _dense_row(self, idx, vals):
         if idx is self._dense_index:
             return np.ascontiguousarray(vals, dtype=np.float64)
-        x = np.zeros(self.n_features_in_)
+        x = np.zeros(self._support.shape[0])
         x[idx] = vals
         return x
 
@@ -398,6 +414,8 @@ class KernelLearner(OnlineLinearClassifier):
         check_is_fitted(self)
         X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
                                         reset=False))
+        self._check_intercept()
+        X = self._with_constant(X)
         n = self._n_support
         if n == 0:
             return np.zeros((X.shape[0], self._coef.shape[1]))
@@ -426,11 +444,12 @@ class KernelLearner(OnlineLinearClassifier):
 
     # ------------------------------------------------------------------ fitted attributes
     coef_ = _NoPrimalWeights()
+    intercept_ = _NoPrimalWeights()
 
     @property
     def support_vectors_(self):
-        check_is_fitted(self)
-        return self._support[:, :self._n_support].T.copy()
+        check_is_fitted(self)  # (the user's features: not the intercept's constant)
+        return self._support[:self.n_features_in_, :self._n_support].T.copy()
 
     @property
     def dual_coef_(self):

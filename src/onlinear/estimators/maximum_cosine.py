@@ -22,7 +22,8 @@ from .base import OnlineLinearClassifier
 
 class _MaximumCosineBase(OnlineLinearClassifier):
 
-    def __init__(self, *, n_epochs=1, shuffle=False, random_state=None):
+    def __init__(self, *, fit_intercept=False, n_epochs=1, shuffle=False, random_state=None):
+        self.fit_intercept = fit_intercept
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
@@ -49,6 +50,12 @@ class ROMMA(_MaximumCosineBase):
 
     Parameters
     ----------
+    fit_intercept : bool, default=False
+        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
+        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
+        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
+        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
+        whose linear models fit an intercept, usually want it on.
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
@@ -101,6 +108,12 @@ class AggressiveROMMA(ROMMA):
 
     Parameters
     ----------
+    fit_intercept : bool, default=False
+        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
+        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
+        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
+        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
+        whose linear models fit an intercept, usually want it on.
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
@@ -147,6 +160,12 @@ class NAROMMA(_MaximumCosineBase):
     skip_collinear : {"antiparallel", "paper"}, default="antiparallel"
         Which examples collinear with w are skipped: only anti-parallel ones, or both
         directions (step 4 of Figure 1).
+    fit_intercept : bool, default=False
+        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
+        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
+        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
+        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
+        whose linear models fit an intercept, usually want it on.
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
@@ -191,10 +210,11 @@ class NAROMMA(_MaximumCosineBase):
         "skip_collinear": [StrOptions(set(_skips))],
     }
 
-    def __init__(self, skip_collinear="antiparallel", *, n_epochs=1, shuffle=False,
-                 random_state=None):
+    def __init__(self, skip_collinear="antiparallel", *, fit_intercept=False, n_epochs=1,
+                 shuffle=False, random_state=None):
         self.skip_collinear = skip_collinear
-        super().__init__(n_epochs=n_epochs, shuffle=shuffle, random_state=random_state)
+        super().__init__(fit_intercept=fit_intercept, n_epochs=n_epochs, shuffle=shuffle,
+                         random_state=random_state)
 
     def _rule_values(self):
         return {"skip": self._skips[self.skip_collinear]}
@@ -208,6 +228,12 @@ class MaximumCosinePerceptron(_MaximumCosineBase):
 
     Parameters
     ----------
+    fit_intercept : bool, default=False
+        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
+        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
+        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
+        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
+        whose linear models fit an intercept, usually want it on.
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
@@ -261,6 +287,12 @@ class ConservativeMCP(MaximumCosinePerceptron):
 
     Parameters
     ----------
+    fit_intercept : bool, default=False
+        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
+        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
+        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
+        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
+        whose linear models fit an intercept, usually want it on.
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False

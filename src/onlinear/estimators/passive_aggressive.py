@@ -41,6 +41,12 @@ class PassiveAggressive(OnlineLinearClassifier):
     variant : {"exact", "printed"}, default="exact"
         ``"exact"``: the minimisers of the stated problems; ``"printed"``: the formulas as
         printed (C/2 in place of C).
+    fit_intercept : bool, default=False
+        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
+        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
+        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
+        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
+        whose linear models fit an intercept, usually want it on.
     average : bool, default=False
         Predict with the averaged hypothesis — the mean of the hypotheses after every round
         since the model started (the averaged Perceptron of Freund & Schapire, 1999;
@@ -92,11 +98,12 @@ class PassiveAggressive(OnlineLinearClassifier):
         "variant": [StrOptions(set(_VARIANTS))],
     }
 
-    def __init__(self, slack="none", C=1.0, variant="exact", *, average=False, n_epochs=1,
-                 shuffle=False, random_state=None):
+    def __init__(self, slack="none", C=1.0, variant="exact", *, fit_intercept=False, average=False,
+                 n_epochs=1, shuffle=False, random_state=None):
         self.slack = slack
         self.C = C
         self.variant = variant
+        self.fit_intercept = fit_intercept
         self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
@@ -131,6 +138,12 @@ class SupportClassPA(PassiveAggressive):
         1/‖x‖² (x → c·x needs C → C/c²).
     variant : {"exact", "printed"}, default="exact"
         ``"exact"``: the minimisers of the stated problems; ``"printed"``: Table 2 as printed.
+    fit_intercept : bool, default=False
+        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
+        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
+        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
+        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
+        whose linear models fit an intercept, usually want it on.
     average : bool, default=False
         Predict with the averaged hypothesis — the mean of the hypotheses after every round
         since the model started (the averaged Perceptron of Freund & Schapire, 1999;

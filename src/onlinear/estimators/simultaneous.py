@@ -113,6 +113,13 @@ class _Simultaneous(OnlineLinearClassifier):
         if np.any(scale == 0.0):
             raise ValueError("_scale: the lazy scale factor is 0 (the engine never stores one).")
 
+    @property
+    def intercept_(self):
+        """Zeros: the simultaneous projections fit no intercept (their papers' setting; add a
+        constant feature to the rows for one)."""
+        check_is_fitted(self)
+        return np.zeros(np.atleast_2d(self.coef_).shape[0])
+
     # ------------------------------------------------------------------ diagnostics
     def _count(self, index):
         check_is_fitted(self)
@@ -564,7 +571,8 @@ default="simproj"
             n_labels = self.classes_.shape[0]
         else:
             n_labels = None if classes is None else np.unique(np.asarray(classes)).shape[0]
-        return read_one(y, sets=getattr(self, "_label_kind", None) == "sets", n_labels=n_labels)
+        kind = getattr(self, "_label_kind", None)
+        return read_one(y, sets=kind == "sets", n_labels=n_labels, indicator=kind == "indicator")
 
     # ------------------------------------------------------------------ prediction
     def _scores(self, X):

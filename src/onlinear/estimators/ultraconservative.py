@@ -32,6 +32,12 @@ class Perceptron(OnlineLinearClassifier):
         Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  An output updates when its margin
         ``z (w_r·x)`` is at most β.  0 is Rosenblatt's Perceptron; Crammer & Singer's experiments
         use 0.01.
+    fit_intercept : bool, default=False
+        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
+        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
+        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
+        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
+        whose linear models fit an intercept, usually want it on.
     average : bool, default=False
         Predict with the averaged hypothesis — the mean of the hypotheses after every round
         since the model started (the averaged Perceptron of Freund & Schapire, 1999;
@@ -78,8 +84,10 @@ class Perceptron(OnlineLinearClassifier):
     _rule = Rule.PERCEPTRON
     _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints, "beta": _BETA}
 
-    def __init__(self, beta=0.0, *, average=False, n_epochs=1, shuffle=False, random_state=None):
+    def __init__(self, beta=0.0, *, fit_intercept=False, average=False, n_epochs=1, shuffle=False,
+                 random_state=None):
         self.beta = beta
+        self.fit_intercept = fit_intercept
         self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
@@ -99,6 +107,12 @@ class OneVsRestPerceptron(Perceptron):
     beta : float, default=0.0
         Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  Each per-class Perceptron updates
         when its margin ``z (w_r·x)`` is at most β (Crammer & Singer's experiments use 0.01).
+    fit_intercept : bool, default=False
+        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
+        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
+        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
+        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
+        whose linear models fit an intercept, usually want it on.
     average : bool, default=False
         Predict with the averaged hypothesis — the mean of the hypotheses after every round
         since the model started (the averaged Perceptron of Freund & Schapire, 1999;
@@ -157,6 +171,12 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
         Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  β is subtracted from the score of
         the true class before the error set and τ are computed (the "aggressive fashion" of §8, with
         β = 0.01), so rounds with margin ≤ β update too.
+    fit_intercept : bool, default=False
+        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
+        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
+        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
+        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
+        whose linear models fit an intercept, usually want it on.
     average : bool, default=False
         Predict with the averaged hypothesis — the mean of the hypotheses after every round
         since the model started (the averaged Perceptron of Freund & Schapire, 1999;
@@ -207,10 +227,11 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
         "beta": _BETA,
     }
 
-    def __init__(self, scheme="uniform", beta=0.0, *, average=False, n_epochs=1,
-                 shuffle=False, random_state=None):
+    def __init__(self, scheme="uniform", beta=0.0, *, fit_intercept=False, average=False,
+                 n_epochs=1, shuffle=False, random_state=None):
         self.scheme = scheme
         self.beta = beta
+        self.fit_intercept = fit_intercept
         self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
@@ -232,6 +253,12 @@ class KeslerPerceptron(OnlineLinearClassifier):
     beta : float, default=0.0
         Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  A wrong class r is corrected when
         ``s_r ≥ s_y − β``.
+    fit_intercept : bool, default=False
+        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
+        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
+        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
+        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
+        whose linear models fit an intercept, usually want it on.
     average : bool, default=False
         Predict with the averaged hypothesis — the mean of the hypotheses after every round
         since the model started (the averaged Perceptron of Freund & Schapire, 1999;
@@ -268,8 +295,10 @@ class KeslerPerceptron(OnlineLinearClassifier):
     _rule = Rule.KESLER
     _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints, "beta": _BETA}
 
-    def __init__(self, beta=0.0, *, average=False, n_epochs=1, shuffle=False, random_state=None):
+    def __init__(self, beta=0.0, *, fit_intercept=False, average=False, n_epochs=1, shuffle=False,
+                 random_state=None):
         self.beta = beta
+        self.fit_intercept = fit_intercept
         self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
@@ -296,6 +325,12 @@ class MIRA(OnlineLinearClassifier):
         Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  The aggressive MIRA of §5.3
         replaces B_y by ``B̃_y = B_y − β`` (B_r = M_r·x, Eq. 14), so M is updated whenever the
         margin is below β.  Corollary 10 bounds the mistakes by 4R⁴/(βγ²) for 0 ≤ β ≤ 2R².
+    fit_intercept : bool, default=False
+        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
+        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
+        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
+        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
+        whose linear models fit an intercept, usually want it on.
     average : bool, default=False
         Predict with the averaged hypothesis — the mean of the hypotheses after every round
         since the model started (the averaged Perceptron of Freund & Schapire, 1999;
@@ -342,8 +377,10 @@ class MIRA(OnlineLinearClassifier):
     _rule = Rule.MIRA
     _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints, "beta": _BETA}
 
-    def __init__(self, beta=0.01, *, average=False, n_epochs=1, shuffle=False, random_state=None):
+    def __init__(self, beta=0.01, *, fit_intercept=False, average=False, n_epochs=1, shuffle=False,
+                 random_state=None):
         self.beta = beta
+        self.fit_intercept = fit_intercept
         self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
@@ -364,6 +401,12 @@ class BinaryMIRA(MIRA):
         Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  The aggressive binary MIRA solves
         ``min ‖x‖²τ² + [2z(w·x) − β]τ`` on 0 ≤ τ ≤ 1 (β/2 on w because the two-prototype margin is
         2 w·x).
+    fit_intercept : bool, default=False
+        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
+        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
+        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
+        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
+        whose linear models fit an intercept, usually want it on.
     average : bool, default=False
         Predict with the averaged hypothesis — the mean of the hypotheses after every round
         since the model started (the averaged Perceptron of Freund & Schapire, 1999;
@@ -418,6 +461,12 @@ class MulticlassROMMA(OnlineLinearClassifier):
     scheme : {"uniform", "max", "prop"}, default="max"
         The τ of the additive family (Crammer & Singer §4) that forms constraint (1) of
         Figure 6; the paper leaves the choice open (any τ satisfying constraints 1–4).
+    fit_intercept : bool, default=False
+        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
+        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
+        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
+        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
+        whose linear models fit an intercept, usually want it on.
     average : bool, default=False
         Predict with the averaged hypothesis — the mean of the hypotheses after every round
         since the model started (the averaged Perceptron of Freund & Schapire, 1999;
@@ -470,9 +519,10 @@ class MulticlassROMMA(OnlineLinearClassifier):
         "scheme": [StrOptions(set(_SCHEMES))],
     }
 
-    def __init__(self, scheme="max", *, average=False, n_epochs=1, shuffle=False,
-                 random_state=None):
+    def __init__(self, scheme="max", *, fit_intercept=False, average=False, n_epochs=1,
+                 shuffle=False, random_state=None):
         self.scheme = scheme
+        self.fit_intercept = fit_intercept
         self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
@@ -514,6 +564,12 @@ class Multiplicative(OnlineLinearClassifier):
         Version 1 of Figure 5 (``Z_r`` per row) or version 2 (one ``Z`` for the matrix).
     scheme : {"uniform", "max", "prop"}, default="uniform"
         The τ of the additive family (Crammer & Singer §4) used in the exponent.
+    fit_intercept : bool, default=False
+        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
+        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
+        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
+        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
+        whose linear models fit an intercept, usually want it on.
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
@@ -558,11 +614,12 @@ class Multiplicative(OnlineLinearClassifier):
         "scheme": [StrOptions(set(_SCHEMES))],
     }
 
-    def __init__(self, eta=0.1, normalize="row", scheme="uniform", *, n_epochs=1, shuffle=False,
-                 random_state=None):
+    def __init__(self, eta=0.1, normalize="row", scheme="uniform", *, fit_intercept=False,
+                 n_epochs=1, shuffle=False, random_state=None):
         self.eta = eta
         self.normalize = normalize
         self.scheme = scheme
+        self.fit_intercept = fit_intercept
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
@@ -595,6 +652,12 @@ class BalancedWinnow(Multiplicative):
     normalize : {"row", "matrix"}, default="row"
         Version 1 of Crammer & Singer's Figure 5 (each weight vector keeps unit l1 mass) or
         version 2 (the two together do).
+    fit_intercept : bool, default=False
+        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
+        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
+        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
+        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
+        whose linear models fit an intercept, usually want it on.
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
@@ -623,10 +686,11 @@ class BalancedWinnow(Multiplicative):
         k: v for k, v in Multiplicative._parameter_constraints.items() if k != "scheme"
     }
 
-    def __init__(self, eta=0.1, normalize="row", *, n_epochs=1, shuffle=False,
+    def __init__(self, eta=0.1, normalize="row", *, fit_intercept=False, n_epochs=1, shuffle=False,
                  random_state=None):
         self.eta = eta
         self.normalize = normalize
+        self.fit_intercept = fit_intercept
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state

@@ -52,16 +52,17 @@ def read_targets(y, owner="the estimator"):
     return "multiclass", y_array
 
 
-def read_one(y, sets=False, n_labels=None):
+def read_one(y, sets=False, n_labels=None, indicator=False):
     """``(form, targets of one example)``: a set (or, when the model learns label sets, any
     list, tuple or array of labels) is a label set; a list or tuple is an indicator row if it
     holds only 0 and 1 and has one entry per label (``n_labels``, when known), else a label set
     (as ``fit`` reads a list of them); a 1-D numeric array is an indicator row; a scalar a class
-    label."""
+    label.  On a model that learns indicator rows (``indicator``), a list or tuple with one
+    entry per label is an indicator row, whatever its values (which are then checked)."""
     if isinstance(y, (set, frozenset)) or (sets and isinstance(y, (list, tuple, np.ndarray))):
         return "sets", [tuple(np.asarray(list(y)).tolist()) if isinstance(y, np.ndarray)
                         else tuple(y)]
-    if isinstance(y, (list, tuple)):
+    if isinstance(y, (list, tuple)) and not (indicator and len(y) == n_labels):
         zeros_and_ones = all(not isinstance(v, (str, bytes)) and v in (0, 1) for v in y)
         if not y or not zeros_and_ones or (n_labels is not None and len(y) != n_labels):
             return "sets", [tuple(y)]
