@@ -570,7 +570,10 @@ default="simproj"
         if hasattr(self, "classes_"):
             n_labels = self.classes_.shape[0]
         else:
-            n_labels = None if classes is None else np.unique(np.asarray(classes)).shape[0]
+            try:  # (classes are checked later, where a bad one is named)
+                n_labels = None if classes is None else np.unique(np.asarray(classes)).shape[0]
+            except TypeError:  # unorderable, e.g. None among numbers
+                n_labels = None
         kind = getattr(self, "_label_kind", None)
         return read_one(y, sets=kind == "sets", n_labels=n_labels, indicator=kind == "indicator")
 
