@@ -331,9 +331,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         return self._weights.shape[0]
 
     @property
-    def _intercept_at_start(self):
-        """1 if the started model holds the constant feature's weight (its width says)."""
-        return self._model_width() - self.n_features_in_
+    def _started_with_intercept(self):
+        """Whether the started model holds the constant feature's weight (its width says)."""
+        return self._model_width() != self.n_features_in_
 
     def _check_intercept(self):
         """Raise if ``fit_intercept`` was changed after the model started (its width says)."""
@@ -570,6 +570,16 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         check_class_labels(classes)
         return np.unique(classes)
 
+    def _known_classes(self, classes):
+        """Whether ``classes`` (passed again to a started model, as scikit-learn users do on
+        every call) is its ``classes_`` element by element, in order: cheaply, without the
+        sorting and checks of a first call (nothing is cached: a failed call changes
+        nothing)."""
+        if classes is self.classes_:
+            return True
+        given = np.asarray(classes)
+        return given.shape == self.classes_.shape and bool(np.array_equal(given, self.classes_))
+
     def _check_same_classes(self, classes):
         """``classes`` given to a started model: the model's classes (nothing to do), or more
         of them (the model grows: :meth:`add_classes`); missing one of them is an error.
@@ -677,7 +687,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                     self.n_features_in_ = n_features
                     label = self._label_of(y)
                     return self.classes_[self._learn_one_index(idx, vals, label)]
-            if classes is not None:  # it may name new classes: grow, atomically
+            if classes is not None and not self._known_classes(classes):
+                # it names new classes (or bad ones): grow or refuse, atomically
                 with self._unchanged_on_error():
                     self._check_same_classes(classes)
                     idx, vals = self._one_row(x)
@@ -703,7 +714,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _one_row(self, x, learning=True):
         """A started model's checked row (with the constant feature when ``fit_intercept``)."""
-        if self._constant() != self._intercept_at_start:
+        if getattr(self, "fit_intercept", False) != self._started_with_intercept:
             self._check_intercept()  # raises: fit_intercept changed after the start
         return self._check_one(x, n_features=self.n_features_in_, learning=learning)
 

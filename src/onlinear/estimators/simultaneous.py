@@ -492,6 +492,8 @@ default="simproj"
         multiclass; for multilabel, the predicted label set as an indicator row, or a tuple of
         labels for label-set targets).  ``y`` is a label, an indicator row or a label set."""
         task = self.__dict__.get("_task")
+        if classes is not None and task is not None and self._known_classes(classes):
+            classes = None  # the model's own: nothing to check or grow
         if (task is not None and task.name == "multiclass" and classes is None
                 and not isinstance(y, _NOT_A_LABEL)):
             # the multiclass stream's path: one label, a started model, nothing else to check
@@ -511,7 +513,7 @@ default="simproj"
                 self._learn_one_round(idx, vals, relevance, scores)
                 return block_engine.indicator_prediction(scores, task.calibrated, self._cut)
         kind, y_block = self._one_target(y, classes)
-        if hasattr(self, "classes_") and classes is not None:
+        if hasattr(self, "classes_") and classes is not None and not self._known_classes(classes):
             with self._unchanged_on_error():  # classes may add labels: grow atomically
                 self._check_same_classes(classes)
                 return self.learn_one(x, y)
