@@ -537,6 +537,8 @@ def grid_search(algorithm, X, y, grid, *, params=None, shuffle=False, random_sta
     grid = {k: list(v) for k, v in grid.items()}
     seed = _draw_seeds(1, shuffle, random_state)[0]
     total = X.shape[0] * math.prod(len(v) for v in grid.values())
+    _check_multiclass(algorithm, classes)
+    _warm_up(_check_params(algorithm, params, grid), X, y, classes)  # before the bar starts
     bar = _Progress(progress, total, f"grid {algorithm}")
     try:
         return _grid_search(algorithm, X, y, classes, grid, params, seed, bar)
@@ -815,6 +817,10 @@ def compare(X, y, algorithms=None, *, X_test=None, y_test=None, params=None, gri
 
         require_dask()
 
+    if client is None:  # compile (or load) every path first: the bar then counts examples only
+        for name in algorithms:
+            first = {k: v[0] for k, v in grids[name].items() if v}
+            _warm_up(describe(name).make(**params.get(name, {}), **first), X, y, classes)
     search_rounds = sum(n * math.prod(len(v) for v in g.values()) for g in grids.values() if g)
     bar = _Progress(progress, search_rounds + len(algorithms) * len(seeds) * epochs * n,
                     "onlinear")

@@ -45,7 +45,7 @@ MATSUSHIMA = "Matsushima et al. 2010, Exact passive-aggressive algorithm using s
 LI_LONG = "Li & Long 2002, The relaxed online maximum margin algorithm"
 BSHOUTY = "Bshouty & Haddad-Zaknoon 2016, The maximum cosine framework"
 YANG_JIN_YE = "Yang, Jin & Ye 2009, Online learning by ellipsoid method"
-AMIT = ("Amit, Shalev-Shwartz & Singer, Online learning of complex prediction problems using "
+AMIT = ("Amit, Shalev-Shwartz & Singer 2008, Online learning of complex prediction problems using "
         "simultaneous projections")
 
 
