@@ -11,6 +11,8 @@ hyperparameters by a one-pass grid search on the online mistake rate, as LIBOL d
 Algorithms are named as in :mod:`onlinear.registry` (the harness keeps no list of its own).
 Results come as tidy :class:`Table` s that write CSV, JSON and Markdown with the standard library.
 
+Examples
+--------
 >>> import numpy as np
 >>> from onlinear.harness import evaluate
 >>> X = np.array([[1., 0.], [0., 1.], [1., 1.], [-1., 0.], [0., -1.], [1., 0.]])
@@ -757,30 +759,56 @@ def compare(X, y, algorithms=None, *, X_test=None, y_test=None, params=None, gri
 
     Parameters
     ----------
-    X, y : the training stream (dense or CSR ``X``), seen in the given order or permuted.
-    algorithms : list of names, default every registered algorithm that can learn the data
+    X : array-like or sparse matrix of shape (n_examples, n_features)
+        The training stream (dense or CSR), seen in the given order or permuted.
+    y : array-like of shape (n_examples,)
+        Its labels.
+    algorithms : list of str, optional
+        Registered names; default every registered algorithm that can learn the data
         (``available("multiclass")`` for more than two classes, all of them for two).
-    X_test, y_test : optional test set, scored after every epoch.
-    params : dict ``{name: {param: value}}`` of hyperparameters per algorithm.
-    grid : dict ``{param: [values]}``: before the runs, each algorithm is tuned on the keys it
-        has by a one-pass :func:`grid_search` (on the first permutation), and then runs with the
-        best values.  A key no compared algorithm has is an error.
-    epochs : passes over the stream; the cumulative counts run on across epochs.
-    permutations : number of runs per algorithm, each on its own seeded random order of the
-        stream (the same orders for every algorithm).
-    shuffle : permute the stream (default: only when ``permutations > 1``); with one
-        permutation and ``shuffle=False`` the stream is seen in the given order.
-    random_state : int or None, seed of the permutations' seeds.
-    tick : record every ``tick`` examples (and at every epoch's end); default about 100 points.
-    progress : show a tqdm progress bar on stderr (only when stderr is a terminal).
-    data : a name for the data set, used in reports.
-    client : a ``distributed.Client``: run the independent cells (grid-search combinations,
-        then permutations) on its Dask cluster, the data scattered to every worker once
-        (:mod:`onlinear.distributed.grid`).  Every count, curve and test error equals the
-        serial run's; only the seconds differ.  Needs ``onlinear[dask]``.
+    X_test, y_test : array-like, optional
+        A test set, scored after every epoch.
+    params : dict, optional
+        ``{name: {param: value}}``: hyperparameters per algorithm.
+    grid : dict, optional
+        ``{param: [values]}``: before the runs, each algorithm is tuned on the keys it has by a
+        one-pass :func:`grid_search` (on the first permutation), and then runs with the best
+        values.  A key no compared algorithm has is an error.
+    epochs : int, default=1
+        Passes over the stream; the cumulative counts run on across epochs.
+    permutations : int, default=1
+        Runs per algorithm, each on its own seeded random order of the stream (the same orders
+        for every algorithm).
+    shuffle : bool, optional
+        Permute the stream (default: only when ``permutations > 1``); with one permutation and
+        ``shuffle=False`` the stream is seen in the given order.
+    random_state : int, optional
+        Seed of the permutations' seeds.
+    tick : int, optional
+        Record every ``tick`` examples (and at every epoch's end); default about 100 points.
+    progress : bool, default=False
+        Show a tqdm progress bar on stderr (only when stderr is a terminal).  Every path the
+        runs take is compiled (or loaded from numba's cache) before the bar starts, so the bar
+        counts examples learned, not compilation.
+    data : str, default="data"
+        A name for the data set, used in reports.
+    client : distributed.Client, optional
+        Run the independent cells (grid-search combinations, then permutations) on its Dask
+        cluster, the data scattered to every worker once (:mod:`onlinear.distributed.grid`).
+        Every count, curve and test error equals the serial run's; only the seconds differ.
+        Needs ``onlinear[dask]``.
 
-    Returns an :class:`Evaluation`.  Bad names, parameters or values raise ``ValueError``
-    before any run starts (and a missing dask, with ``client``, ``ImportError``).
+    Returns
+    -------
+    Evaluation
+        The runs, their curves and the summary table.
+
+    Raises
+    ------
+    ValueError
+        Bad names, parameters or values, before any run starts.
+    ImportError
+        With ``client``, when dask is missing.
     """
     X, y, classes, X_test, y_test = _check_data(X, y, X_test, y_test)
     if algorithms is None:

@@ -144,7 +144,10 @@ def plot_curves(evaluation, path=None, *, title: str | None = None, dpi: float =
                 shown = x[keep], mean[keep]
             ax.plot(*shown, label=name if key == "mistake_rate" else None, **style)
             if evaluation.permutations > 1:
-                ax.fill_between(x, mean - std, mean + std, color=style["color"], alpha=0.15,
+                low = mean - std
+                if key in logs:  # a band reaching 0 or below would swamp a log axis
+                    low = np.maximum(low, 0.5 * mean)
+                ax.fill_between(x, low, mean + std, color=style["color"], alpha=0.15,
                                 linewidth=0)
         if tests:
             ends, mean, std = tests[name]
