@@ -26,6 +26,8 @@ Examples
 >>> print(result.summary()[0]["mistake_rate"])
 0.5
 """
+from __future__ import annotations
+
 import csv
 import io
 import itertools
@@ -34,6 +36,7 @@ import math
 import re
 import time
 from dataclasses import dataclass, field
+from typing import Iterable
 
 import numpy as np
 from sklearn.base import clone
@@ -297,7 +300,7 @@ class Run:
         return self.mistakes / self.examples
 
 
-def tick_positions(n_examples, epochs, tick):
+def tick_positions(n_examples: int, epochs: int, tick: int) -> np.ndarray:
     """Cumulative example counts at which a run is recorded: every ``tick`` examples and at the
     end of every epoch.
 
@@ -515,8 +518,9 @@ class GridSearch:
     table: Table
 
 
-def grid_search(algorithm, X, y, grid, *, params=None, shuffle=False, random_state=None,
-                progress=False):
+def grid_search(algorithm: str, X, y, grid: dict, *, params: dict | None = None,
+                shuffle: bool = False, random_state: int | None = None,
+                progress: bool = False) -> GridSearch:
     """Pick hyperparameters of ``algorithm`` by one online pass per combination of ``grid``
     (a dict of lists: every combination is tried), choosing the lowest online mistake rate.
 
@@ -752,9 +756,11 @@ def _format_params(params):
     return " ".join(f"{k}={v}" for k, v in params.items())
 
 
-def compare(X, y, algorithms=None, *, X_test=None, y_test=None, params=None, grid=None,
-            epochs=1, permutations=1, shuffle=None, random_state=None, tick=None,
-            progress=False, data="data", client=None):
+def compare(X, y, algorithms: Iterable[str] | None = None, *, X_test=None, y_test=None,
+            params: dict | None = None, grid: dict | None = None, epochs: int = 1,
+            permutations: int = 1, shuffle: bool | None = None,
+            random_state: int | None = None, tick: int | None = None, progress: bool = False,
+            data: str = "data", client=None) -> Evaluation:
     """Run each of ``algorithms`` (registry names) online over the stream ``(X, y)``.
 
     Parameters
@@ -888,7 +894,8 @@ def _compare_cells(algorithms, grids, params, seeds, X, y, classes, X_test, y_te
     return runs, searches
 
 
-def evaluate(algorithm, X, y, *, params=None, grid=None, **options):
+def evaluate(algorithm: str, X, y, *, params: dict | None = None, grid: dict | None = None,
+             **options) -> Evaluation:
     """:func:`compare` for one algorithm, with its ``params`` given directly
     (``evaluate("pa1", X, y, params={"C": 0.01})``)."""
     return compare(X, y, [algorithm], params={algorithm: dict(params or {})}, grid=grid,

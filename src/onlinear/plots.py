@@ -47,8 +47,9 @@ def check_options(path: str | None = None, *, log: Iterable[str] = (),
     Returns the set of panel keys drawn on a log scale and the image format (from ``format``,
     else from the suffix of ``path``).  Raises ``ValueError`` naming the bad option.
 
-    >>> check_options("curves.pdf", log=["time", "mistakes"])
-    ({'mistake_rate', 'seconds'}, 'pdf')
+    >>> logs, format = check_options("curves.pdf", log=["time", "mistakes"])
+    >>> sorted(logs), format
+    (['mistake_rate', 'seconds'], 'pdf')
     >>> check_options("curves.bmpx")
     Traceback (most recent call last):
     ...
