@@ -60,5 +60,6 @@ def test_an_index_older_than_the_engine_source_counts_as_not_built(cache_folder)
 
 
 def test_the_message_scales_with_what_is_to_build():
-    assert _firstrun.message(["primal"]).count("about 60 seconds") == 1
-    assert "about 3½ minutes" in _firstrun.message(list(_firstrun.ENGINES))
+    assert _firstrun.message(["primal"]).count("about 30 seconds") == 1
+    assert "about 1½ minutes" in _firstrun.message(["primal", "ellipsoid", "blocks"])
+    assert "about 2 minutes" in _firstrun.message(list(_firstrun.ENGINES))
