@@ -63,3 +63,4 @@ def test_the_message_scales_with_what_is_to_build():
     assert _firstrun.message(["primal"]).count("about 30 seconds") == 1
     assert "about 1½ minutes" in _firstrun.message(["primal", "ellipsoid", "blocks"])
     assert "about 2 minutes" in _firstrun.message(list(_firstrun.ENGINES))
+    assert max(len(_firstrun.message([e])) for e in _firstrun.ENGINES) <= 100  # one line

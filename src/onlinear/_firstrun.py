@@ -80,7 +80,7 @@ def message(engines: Iterable[str]) -> str:
     """The line printed before the first build of ``engines``.
 
     >>> message(["primal", "ellipsoid", "blocks"])
-    'onlinear: building the compiled core once for this machine (about 1½ minutes; later runs load it from the cache in under a second)'
+    'onlinear: building the compiled core once for this machine (about 1½ minutes; later runs reuse it)'
     """
     seconds = sum(ENGINES[engine] for engine in engines)
     if seconds < 90:
@@ -88,8 +88,7 @@ def message(engines: Iterable[str]) -> str:
     else:
         halves = round(seconds / 30)
         span = f"about {halves // 2}{'½' if halves % 2 else ''} minutes"
-    return (f"onlinear: building the compiled core once for this machine ({span}; later runs "
-            "load it from the cache in under a second)")
+    return f"onlinear: building the compiled core once for this machine ({span}; later runs reuse it)"
 
 
 def announce(algorithms: Iterable[str], stream=None) -> bool:
