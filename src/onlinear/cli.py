@@ -316,7 +316,7 @@ def list_command(task, kernel, fmt):
         return
     shown = harness.Table([{k: r[k] for k in ("name", "task", "fixed", "paper")} for r in rows])
     others = available(None if task == "all" else task, kernel=not kernel)
-    hint = (f"{len(others)} {'primal' if kernel else 'kernel'} learners more: onlinear list"
+    hint = (f"and {len(others)} {'primal' if kernel else 'kernel'} learners: onlinear list"
             f"{'' if kernel else ' --kernel'}; hyperparameters and summaries: --format "
             "markdown\n")
     click.echo(shown.to_text() + (hint if others else ""), nl=False)
