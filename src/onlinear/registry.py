@@ -218,8 +218,8 @@ def available(task: str | None = None, kernel: bool | None = False) -> list[str]
 
     Parameters
     ----------
-    task : {"multiclass", "binary", "multilabel", "ordinal", "blocks"}, optional
-        ``"multiclass"`` keeps those that can learn multiclass data (binary learners do so
+    task : str, optional
+        Every algorithm by default; ``"multiclass"`` keeps those that can learn multiclass data (binary learners do so
         one-vs-rest), ``"binary"`` the binary ones; ``"multilabel"``, ``"ordinal"`` and
         ``"blocks"`` those with an estimator for that task (``make(name, task=...)``).
     kernel : bool or None, default=False
