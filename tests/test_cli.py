@@ -68,13 +68,36 @@ def test_list_shows_every_registered_algorithm_with_its_hyperparameters():
     result = onlinear_cli("list")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].split()[:3] == ["name", "task", "estimator"]
-    assert [line.split()[0] for line in lines[1:]] == onlinear.available()
-    assert "C=1.0" in next(line for line in lines if line.startswith("pa1 "))
+    assert lines[0].split() == ["name", "task", "fixed", "paper"]
+    assert [line.split()[0] for line in lines[1:-1]] == onlinear.available()
+    assert "--kernel" in lines[-1]
     records = json.loads(onlinear_cli("list", "--format", "json").stdout)
     assert [r["name"] for r in records] == onlinear.available()
     mira = next(r for r in records if r["name"] == "mira")
     assert mira["hyperparameters"] == "beta=0.01" and "Crammer & Singer" in mira["paper"]
+    assert next(r for r in records if r["name"] == "pa1")["hyperparameters"].startswith("C=1.0")
+
+
+def test_list_fits_100_columns_and_tells_pa_pa1_pa2_apart_with_paper_and_year():
+    for args in ([], ["--kernel"], ["--task", "binary"]):
+        result = onlinear_cli("list", *args)
+        assert result.returncode == 0, result.stderr
+        assert max(len(line) for line in result.stdout.splitlines()) <= 100, args
+    rows = {line.split()[0]: line for line in onlinear_cli("list").stdout.splitlines()}
+    assert rows["pa"].split()[2] == "slack=none"
+    assert rows["pa1"].split()[2] == "slack=linear"
+    assert rows["pa2"].split()[2] == "slack=squared"
+    assert rows["pa1"].endswith("Matsushima et al. 2010")
+    assert rows["simperc"].endswith("Amit, Shalev-Shwartz & Singer 2008")
+    assert rows["cellip"].endswith("Yang, Jin & Ye 2009")
+
+
+def test_list_kernel_shows_the_kernel_learners_only():
+    lines = onlinear_cli("list", "--kernel").stdout.splitlines()
+    assert [line.split()[0] for line in lines[1:-1]] == onlinear.available(kernel=True)
+    assert all(line.startswith("kernel-") for line in lines[1:-1])
+    row = next(line for line in lines if line.startswith("kernel-pa2 "))
+    assert row.split()[1:3] == ["multiclass", "slack=squared"]
 
 
 def test_run_reports_the_hand_traced_numbers(tiny, tmp_path):

@@ -284,6 +284,13 @@ def test_cli_says_what_memory_huge_weights_would_need_before_allocating(tmp_path
     (["run", "pa1", "MISSING", "--out", "."], "is a folder"),
     (["run", "pa1", "MISSING", "--plot", "curves.xyz"], "cannot tell the image format"),
     (["run", "pa1", "MISSING", "--plot", "curves"], "cannot tell the image format"),
+    (["compare", "pa1", "--data", "MISSING", "--plot", "c.png", "--plot-log", "speed"],
+     "unknown panel 'speed'"),
+    (["run", "pa1", "MISSING", "--plot", "c.png", "--plot-size", "8"], "two numbers of inches"),
+    (["run", "pa1", "MISSING", "--plot", "c.png", "--plot-size", "a,b"], "expected W,H"),
+    (["run", "pa1", "MISSING", "--plot", "c", "--plot-format", "tiff2"], "unknown image format"),
+    (["run", "pa1", "MISSING", "--plot-log", "time"], "need --plot FILE"),
+    (["run", "pa1", "MISSING", "--plot", "c.png", "--plot-dpi", "0"], "dpi must be"),
 ])
 def test_cli_usage_errors_exit_2_before_reading_data(tmp_path, args, phrase):
     # MISSING does not exist: a usage error must be found before the data is even read.

@@ -27,10 +27,11 @@ def test_every_algorithm_learns_usps_in_one_pass(usps, name):
     assert model.n_updates_ >= 1
 
 
-def test_main_job_prints_one_row_per_algorithm(capsys):
-    from onlinear.__main__ import main
+def test_python_dash_m_onlinear_is_the_command_line():
+    import subprocess
+    import sys
 
-    main()
-    out = capsys.readouterr().out
+    done = subprocess.run([sys.executable, "-m", "onlinear", "list", "--task", "multiclass"],
+                          capture_output=True, text=True, timeout=120, check=True)
     for name in onlinear.available("multiclass"):
-        assert f"\n{name} " in out
+        assert f"\n{name} " in done.stdout

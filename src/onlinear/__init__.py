@@ -34,7 +34,7 @@ from .persistence import load, read_header, save
 from .streaming import learn_stream
 from .registry import available, describe, make
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one place of the version (pyproject.toml reads it)
 
 __all__ = [
     "available", "describe", "make", "save", "load", "read_header", "learn_stream", "OnlineLinearClassifier", "Perceptron",

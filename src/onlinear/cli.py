@@ -22,6 +22,7 @@ import click
 import numpy as np
 
 from . import harness
+from ._firstrun import announce
 from .registry import available, describe
 
 FORMATS = ("table", "csv", "json", "markdown")
@@ -189,15 +190,6 @@ def _check_output(ctx, param, value):
     if not os.access(folder, os.W_OK | os.X_OK) or (
             os.path.exists(path) and not os.access(path, os.W_OK)):
         raise click.BadParameter(f"cannot write {value}: permission denied.", ctx, param)
-    if param.name == "plot":
-        from matplotlib.backend_bases import FigureCanvasBase
-
-        known = FigureCanvasBase.get_supported_filetypes()
-        suffix = os.path.splitext(value)[1].lower().lstrip(".")
-        if suffix not in known:
-            raise click.BadParameter(
-                f"cannot tell the image format of {value!r} from its suffix; use one of "
-                f"{', '.join('.' + k for k in sorted(known))}.", ctx, param)
     return value
 
 
@@ -295,28 +287,46 @@ def cli():
 @click.option("--task", type=click.Choice(["all", "multiclass", "binary"]), default="all",
               show_default=True, help="Only the algorithms for this task (binary learners "
               "count as multiclass when they run one-vs-rest).")
+@click.option("--kernel", is_flag=True, help="List the kernel (dual, support-pattern) learners "
+              "instead of the primal ones.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
-              help="Output format.")
+              help="Output format (csv, json and markdown add the estimator, the tunable "
+              "hyperparameters and a summary).")
 @_clean_errors
-def list_command(task, fmt):
-    """The registered algorithms: name, task, paper and hyperparameters with their defaults."""
+def list_command(task, kernel, fmt):
+    """The registered algorithms: name, task, the parameters the name fixes (pa, pa1 and pa2
+    differ by slack), and the paper with its year.  The table fits 100 columns."""
     rows = []
-    for name in available(None if task == "all" else task):
+    names = available(None if task == "all" else task, kernel=kernel)
+    for name in names:
         algorithm = describe(name)
         # the rule's hyperparameters: not the protocol's, nor the choices of every learner
         params = {k: v for k, v in algorithm.hyperparameters.items()
                   if k not in harness.PROTOCOL_PARAMETERS and k not in ("average",
                                                                          "fit_intercept")}
-        paper = algorithm.paper if fmt != "table" else algorithm.paper.split(",")[0]
         rows.append({"name": name, "task": algorithm.task,
+                     "fixed": " ".join(f"{k}={v}" for k, v in algorithm.fixed.items()) or "-",
+                     "paper": algorithm.paper if fmt != "table" else _short_paper(algorithm),
                      "estimator": algorithm.estimator.__name__,
                      "hyperparameters": " ".join(f"{k}={v}" for k, v in params.items()) or None,
-                     "paper": paper, "summary": algorithm.summary})
-    table = harness.Table(rows, ["name", "task", "estimator", "hyperparameters", "paper",
-                                 "summary"])
-    if fmt == "table":
-        table = harness.Table([{k: r[k] for k in table.columns if k != "summary"} for r in rows])
-    click.echo(_export(table, fmt), nl=False)
+                     "summary": algorithm.summary})
+    table = harness.Table(rows, ["name", "task", "fixed", "paper", "estimator",
+                                 "hyperparameters", "summary"])
+    if fmt != "table":
+        click.echo(_export(table, fmt), nl=False)
+        return
+    shown = harness.Table([{k: r[k] for k in ("name", "task", "fixed", "paper")} for r in rows])
+    others = available(None if task == "all" else task, kernel=not kernel)
+    hint = (f"and {len(others)} {'primal' if kernel else 'kernel'} learners: onlinear list"
+            f"{'' if kernel else ' --kernel'}; hyperparameters and summaries: --format "
+            "markdown\n")
+    click.echo(shown.to_text() + (hint if others else ""), nl=False)
+
+
+def _short_paper(algorithm):
+    """``"Matsushima et al. 2010"``: the authors and year of an algorithm's paper."""
+    found = re.match(r".*?\b(?:19|20)\d\d\b", algorithm.paper)
+    return found.group(0) if found else algorithm.paper.split(",")[0]
 
 
 def _common_options(command):
@@ -338,8 +348,18 @@ def _common_options(command):
         click.option("--curve", metavar="FILE", default=None, callback=_check_output,
                      help="Write the learning curves (one row per tick) to this CSV file."),
         click.option("--plot", metavar="FILE", default=None, callback=_check_output,
-                     help="Draw mistake rate, updates and time against examples seen "
-                     "(.png, .svg or .pdf)."),
+                     help="Draw mistake rate, updates, time and test error against examples "
+                     "seen (.png, .svg, .pdf, ...)."),
+        click.option("--plot-log", "plot_log", metavar="PANELS", default="",
+                     help="Draw these panels on a log scale: a comma-separated list of "
+                     "mistakes, updates, time, test."),
+        click.option("--plot-size", "plot_size", metavar="W,H", default=None,
+                     help="Figure size in inches [default: 5 per panel by about 5]."),
+        click.option("--plot-format", "plot_format", metavar="FORMAT", default=None,
+                     help="Image format (png, pdf, svg, eps, ...) [default: the suffix of "
+                     "--plot]."),
+        click.option("--plot-dpi", "plot_dpi", type=float, default=120, show_default=True,
+                     help="Resolution of a raster image."),
         click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
                      show_default=True, help="Output format."),
         click.option("--out", metavar="FILE", default=None, callback=_check_output,
@@ -350,7 +370,29 @@ def _common_options(command):
     return command
 
 
-def _finish(evaluation, table, fmt, out, curve, plot, text):
+def _plot_options(plot, plot_log, plot_size, plot_format, plot_dpi):
+    """The keyword arguments of :func:`onlinear.plots.plot_curves`, checked before any
+    training (a bad value is a usage error, exit code 2)."""
+    from .plots import check_options
+
+    log = [p.strip() for p in plot_log.split(",") if p.strip()]
+    size = None
+    if plot_size is not None:
+        try:
+            size = tuple(float(v) for v in plot_size.split(","))
+        except ValueError:
+            raise click.BadParameter(f"expected W,H in inches, got {plot_size!r}.",
+                                     param_hint="--plot-size") from None
+    try:
+        check_options(plot, log=log, size=size, format=plot_format, dpi=plot_dpi)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--plot") from None
+    if plot is None and (log or size or plot_format):
+        raise click.UsageError("--plot-log, --plot-size and --plot-format need --plot FILE.")
+    return {"log": log, "size": size, "format": plot_format, "dpi": plot_dpi}
+
+
+def _finish(evaluation, table, fmt, out, curve, plot, text, plot_options=None):
     if curve is not None:
         with _replacing(curve) as temporary:
             evaluation.curves().to_csv(temporary)
@@ -359,7 +401,7 @@ def _finish(evaluation, table, fmt, out, curve, plot, text):
         from .plots import plot_curves
 
         with _replacing(plot) as temporary:
-            plot_curves(evaluation, temporary)
+            plot_curves(evaluation, temporary, **(plot_options or {}))
         click.echo(f"wrote {plot}", err=True)
     _emit(text if fmt == "table" else _export(table, fmt), out)
 
@@ -378,14 +420,16 @@ def _grid_text(evaluation):
 @click.option("--shuffle/--no-shuffle", default=False, show_default=True,
               help="See the stream in a random order (seeded by --seed) instead of as given.")
 @_clean_errors
-def run_command(algorithm, data, params, grid, test, epochs, seed, tick, curve, plot, fmt, out,
-                shuffle):
+def run_command(algorithm, data, params, grid, test, epochs, seed, tick, curve, plot, plot_log,
+                plot_size, plot_format, plot_dpi, fmt, out, shuffle):
     """Train ALGORITHM online on DATA ('usps' or a LIBSVM file) and report, per epoch, the
     cumulative online mistake rate, updates, test error and seconds."""
+    plotting = _plot_options(plot, plot_log, plot_size, plot_format, plot_dpi)
     with _usage():
         harness._check_params(algorithm, params, grid)
     X, y, X_test, y_test, name = load_data(data, test)
     _check_memory(X.shape[1], np.unique(y).shape[0], [algorithm])
+    announce([algorithm])
     evaluation = harness.evaluate(algorithm, X, y, params=params, grid=grid, X_test=X_test,
                                   y_test=y_test, epochs=epochs, shuffle=shuffle,
                                   random_state=seed, tick=tick, progress=True, data=name)
@@ -402,7 +446,7 @@ def run_command(algorithm, data, params, grid, test, epochs, seed, tick, curve, 
     settings = " ".join(f"{k}={v}" for k, v in evaluation.runs[0].params.items())
     text = (_grid_text(evaluation) + f"{algorithm}{' ' + settings if settings else ''} on "
             f"{evaluation.describe()}\n" + shown.to_text(align_right=True))
-    _finish(evaluation, table, fmt, out, curve, plot, text)
+    _finish(evaluation, table, fmt, out, curve, plot, text, plotting)
 
 
 @cli.command("compare", short_help="Compare algorithms on one stream (default: all, on USPS).")
@@ -420,14 +464,16 @@ def run_command(algorithm, data, params, grid, test, epochs, seed, tick, curve, 
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Run the cells on a Dask cluster of N local worker processes.")
 @_clean_errors
-def compare_command(algorithms, data, params, grid, test, epochs, seed, tick, curve, plot, fmt,
-                    out, permutations, scheduler, workers):
+def compare_command(algorithms, data, params, grid, test, epochs, seed, tick, curve, plot,
+                    plot_log, plot_size, plot_format, plot_dpi, fmt, out, permutations,
+                    scheduler, workers):
     """Compare ALGORITHMS (default: every registered algorithm that can learn the data) by
     progressive validation on one stream: online mistake rate, updates, test error, seconds.
 
     --param applies to every compared algorithm that has the hyperparameter; scope it to one
     with NAME:KEY=VALUE (e.g. --param pa1:C=0.01)."""
     _check_cluster_options(scheduler, workers)
+    plotting = _plot_options(plot, plot_log, plot_size, plot_format, plot_dpi)
     with _usage():
         for name in algorithms:
             describe(name)
@@ -442,13 +488,15 @@ def compare_command(algorithms, data, params, grid, test, epochs, seed, tick, cu
             distributed = _distribute(params, algorithms)
             _check_grid(distributed, grid, algorithms)
     _check_memory(X.shape[1], n_classes, algorithms)
+    if scheduler is None:  # (a remote cluster compiles on its own machines)
+        announce(algorithms)
     with _cluster(scheduler, workers) as client:
         evaluation = harness.compare(
             X, y, algorithms, params=distributed, grid=grid, X_test=X_test,
             y_test=y_test, epochs=epochs, permutations=permutations, random_state=seed,
             tick=tick, progress=True, data=name, client=client)
     _finish(evaluation, evaluation.summary(), fmt, out, curve, plot,
-            _grid_text(evaluation) + evaluation.report())
+            _grid_text(evaluation) + evaluation.report(), plotting)
 
 
 def _check_cluster_options(scheduler, workers):

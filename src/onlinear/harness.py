@@ -11,6 +11,8 @@ hyperparameters by a one-pass grid search on the online mistake rate, as LIBOL d
 Algorithms are named as in :mod:`onlinear.registry` (the harness keeps no list of its own).
 Results come as tidy :class:`Table` s that write CSV, JSON and Markdown with the standard library.
 
+Examples
+--------
 >>> import numpy as np
 >>> from onlinear.harness import evaluate
 >>> X = np.array([[1., 0.], [0., 1.], [1., 1.], [-1., 0.], [0., -1.], [1., 0.]])
@@ -24,6 +26,8 @@ Results come as tidy :class:`Table` s that write CSV, JSON and Markdown with the
 >>> print(result.summary()[0]["mistake_rate"])
 0.5
 """
+from __future__ import annotations
+
 import csv
 import io
 import itertools
@@ -32,6 +36,7 @@ import math
 import re
 import time
 from dataclasses import dataclass, field
+from typing import Iterable
 
 import numpy as np
 from sklearn.base import clone
@@ -295,7 +300,7 @@ class Run:
         return self.mistakes / self.examples
 
 
-def tick_positions(n_examples, epochs, tick):
+def tick_positions(n_examples: int, epochs: int, tick: int) -> np.ndarray:
     """Cumulative example counts at which a run is recorded: every ``tick`` examples and at the
     end of every epoch.
 
@@ -513,8 +518,9 @@ class GridSearch:
     table: Table
 
 
-def grid_search(algorithm, X, y, grid, *, params=None, shuffle=False, random_state=None,
-                progress=False):
+def grid_search(algorithm: str, X, y, grid: dict, *, params: dict | None = None,
+                shuffle: bool = False, random_state: int | None = None,
+                progress: bool = False) -> GridSearch:
     """Pick hyperparameters of ``algorithm`` by one online pass per combination of ``grid``
     (a dict of lists: every combination is tried), choosing the lowest online mistake rate.
 
@@ -537,6 +543,8 @@ def grid_search(algorithm, X, y, grid, *, params=None, shuffle=False, random_sta
     grid = {k: list(v) for k, v in grid.items()}
     seed = _draw_seeds(1, shuffle, random_state)[0]
     total = X.shape[0] * math.prod(len(v) for v in grid.values())
+    _check_multiclass(algorithm, classes)
+    _warm_up(_check_params(algorithm, params, grid), X, y, classes)  # before the bar starts
     bar = _Progress(progress, total, f"grid {algorithm}")
     try:
         return _grid_search(algorithm, X, y, classes, grid, params, seed, bar)
@@ -748,37 +756,65 @@ def _format_params(params):
     return " ".join(f"{k}={v}" for k, v in params.items())
 
 
-def compare(X, y, algorithms=None, *, X_test=None, y_test=None, params=None, grid=None,
-            epochs=1, permutations=1, shuffle=None, random_state=None, tick=None,
-            progress=False, data="data", client=None):
+def compare(X, y, algorithms: Iterable[str] | None = None, *, X_test=None, y_test=None,
+            params: dict | None = None, grid: dict | None = None, epochs: int = 1,
+            permutations: int = 1, shuffle: bool | None = None,
+            random_state: int | None = None, tick: int | None = None, progress: bool = False,
+            data: str = "data", client=None) -> Evaluation:
     """Run each of ``algorithms`` (registry names) online over the stream ``(X, y)``.
 
     Parameters
     ----------
-    X, y : the training stream (dense or CSR ``X``), seen in the given order or permuted.
-    algorithms : list of names, default every registered algorithm that can learn the data
+    X : array-like or sparse matrix of shape (n_examples, n_features)
+        The training stream (dense or CSR), seen in the given order or permuted.
+    y : array-like of shape (n_examples,)
+        Its labels.
+    algorithms : list of str, optional
+        Registered names; default every registered algorithm that can learn the data
         (``available("multiclass")`` for more than two classes, all of them for two).
-    X_test, y_test : optional test set, scored after every epoch.
-    params : dict ``{name: {param: value}}`` of hyperparameters per algorithm.
-    grid : dict ``{param: [values]}``: before the runs, each algorithm is tuned on the keys it
-        has by a one-pass :func:`grid_search` (on the first permutation), and then runs with the
-        best values.  A key no compared algorithm has is an error.
-    epochs : passes over the stream; the cumulative counts run on across epochs.
-    permutations : number of runs per algorithm, each on its own seeded random order of the
-        stream (the same orders for every algorithm).
-    shuffle : permute the stream (default: only when ``permutations > 1``); with one
-        permutation and ``shuffle=False`` the stream is seen in the given order.
-    random_state : int or None, seed of the permutations' seeds.
-    tick : record every ``tick`` examples (and at every epoch's end); default about 100 points.
-    progress : show a tqdm progress bar on stderr (only when stderr is a terminal).
-    data : a name for the data set, used in reports.
-    client : a ``distributed.Client``: run the independent cells (grid-search combinations,
-        then permutations) on its Dask cluster, the data scattered to every worker once
-        (:mod:`onlinear.distributed.grid`).  Every count, curve and test error equals the
-        serial run's; only the seconds differ.  Needs ``onlinear[dask]``.
+    X_test, y_test : array-like, optional
+        A test set, scored after every epoch.
+    params : dict, optional
+        ``{name: {param: value}}``: hyperparameters per algorithm.
+    grid : dict, optional
+        ``{param: [values]}``: before the runs, each algorithm is tuned on the keys it has by a
+        one-pass :func:`grid_search` (on the first permutation), and then runs with the best
+        values.  A key no compared algorithm has is an error.
+    epochs : int, default=1
+        Passes over the stream; the cumulative counts run on across epochs.
+    permutations : int, default=1
+        Runs per algorithm, each on its own seeded random order of the stream (the same orders
+        for every algorithm).
+    shuffle : bool, optional
+        Permute the stream (default: only when ``permutations > 1``); with one permutation and
+        ``shuffle=False`` the stream is seen in the given order.
+    random_state : int, optional
+        Seed of the permutations' seeds.
+    tick : int, optional
+        Record every ``tick`` examples (and at every epoch's end); default about 100 points.
+    progress : bool, default=False
+        Show a tqdm progress bar on stderr (only when stderr is a terminal).  Every path the
+        runs take is compiled (or loaded from numba's cache) before the bar starts, so the bar
+        counts examples learned, not compilation.
+    data : str, default="data"
+        A name for the data set, used in reports.
+    client : distributed.Client, optional
+        Run the independent cells (grid-search combinations, then permutations) on its Dask
+        cluster, the data scattered to every worker once (:mod:`onlinear.distributed.grid`).
+        Every count, curve and test error equals the serial run's; only the seconds differ.
+        Needs ``onlinear[dask]``.
 
-    Returns an :class:`Evaluation`.  Bad names, parameters or values raise ``ValueError``
-    before any run starts (and a missing dask, with ``client``, ``ImportError``).
+    Returns
+    -------
+    Evaluation
+        The runs, their curves and the summary table.
+
+    Raises
+    ------
+    ValueError
+        Bad names, parameters or values, before any run starts.
+    ImportError
+        With ``client``, when dask is missing.
     """
     X, y, classes, X_test, y_test = _check_data(X, y, X_test, y_test)
     if algorithms is None:
@@ -815,6 +851,10 @@ def compare(X, y, algorithms=None, *, X_test=None, y_test=None, params=None, gri
 
         require_dask()
 
+    if client is None:  # compile (or load) every path first: the bar then counts examples only
+        for name in algorithms:
+            first = {k: v[0] for k, v in grids[name].items() if v}
+            _warm_up(describe(name).make(**params.get(name, {}), **first), X, y, classes)
     search_rounds = sum(n * math.prod(len(v) for v in g.values()) for g in grids.values() if g)
     bar = _Progress(progress, search_rounds + len(algorithms) * len(seeds) * epochs * n,
                     "onlinear")
@@ -854,7 +894,8 @@ def _compare_cells(algorithms, grids, params, seeds, X, y, classes, X_test, y_te
     return runs, searches
 
 
-def evaluate(algorithm, X, y, *, params=None, grid=None, **options):
+def evaluate(algorithm: str, X, y, *, params: dict | None = None, grid: dict | None = None,
+             **options) -> Evaluation:
     """:func:`compare` for one algorithm, with its ``params`` given directly
     (``evaluate("pa1", X, y, params={"C": 0.01})``)."""
     return compare(X, y, [algorithm], params={algorithm: dict(params or {})}, grid=grid,

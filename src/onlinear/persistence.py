@@ -42,6 +42,8 @@ nothing compiled ever sees an array that does not fit.
 >>> bool(np.array_equal(again.coef_, model.coef_))
 True
 """
+from __future__ import annotations
+
 import hashlib
 import io
 import json
@@ -51,8 +53,12 @@ import tempfile
 import zipfile
 import zlib
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .estimators.base import OnlineLinearClassifier
 
 FORMAT = "onlinear-model"
 FORMAT_VERSION = 1
@@ -84,7 +90,8 @@ class ModelFileError(ValueError):
 
 
 # ---------------------------------------------------------------------------------- saving
-def save(model, path, *, metadata=None):
+def save(model: OnlineLinearClassifier, path: str | os.PathLike, *,
+         metadata: dict | None = None) -> None:
     """Write ``model`` (any onlinear estimator, fitted or not) to ``path``.
 
     The file is written atomically: to a temporary file in the same folder, flushed to disk,
@@ -275,13 +282,31 @@ def remove_stale_temporaries(path):
 
 
 # ---------------------------------------------------------------------------------- loading
-def read_header(path):
-    """The JSON header of the model file ``path`` (format checked; arrays not read)."""
+def read_header(path: str | os.PathLike) -> dict:
+    """The JSON header of the model file ``path`` (format checked; arrays not read).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The model file.
+
+    Returns
+    -------
+    dict
+        ``algorithm`` (the registered name, or None), ``estimator``, ``params``, ``counters``
+        (``n_seen_``, ``n_mistakes_``, ``n_updates_``), the versions of the format and of
+        onlinear, and the ``metadata`` given to :func:`save`.
+
+    Raises
+    ------
+    ModelFileError
+        A file that is not an onlinear model file, damaged or of a newer format.
+    """
     with _archive(path) as archive:
         return _header(path, archive)
 
 
-def load(path):
+def load(path: str | os.PathLike) -> OnlineLinearClassifier:
     """The model saved in ``path`` by :func:`save`.
 
     Parameters

@@ -7,6 +7,8 @@ True
 >>> onlinear.make("pa1", C=0.001)
 PassiveAggressive(C=0.001, slack='linear')
 """
+from __future__ import annotations
+
 from dataclasses import dataclass, field
 
 from .estimators import (
@@ -45,7 +47,7 @@ MATSUSHIMA = "Matsushima et al. 2010, Exact passive-aggressive algorithm using s
 LI_LONG = "Li & Long 2002, The relaxed online maximum margin algorithm"
 BSHOUTY = "Bshouty & Haddad-Zaknoon 2016, The maximum cosine framework"
 YANG_JIN_YE = "Yang, Jin & Ye 2009, Online learning by ellipsoid method"
-AMIT = ("Amit, Shalev-Shwartz & Singer, Online learning of complex prediction problems using "
+AMIT = ("Amit, Shalev-Shwartz & Singer 2008, Online learning of complex prediction problems using "
         "simultaneous projections")
 
 
@@ -211,15 +213,30 @@ _ALGORITHMS += [
 REGISTRY = {algorithm.name: algorithm for algorithm in _ALGORITHMS}
 
 
-def available(task=None, kernel=False):
-    """Names of the registered algorithms; ``task="multiclass"`` keeps those that can learn
-    multiclass data (binary learners do so one-vs-rest), ``task="binary"`` the binary ones;
-    ``"multilabel"``, ``"ordinal"`` and ``"blocks"`` those with an estimator for that task
-    (``make(name, task=...)``).
+def available(task: str | None = None, kernel: bool | None = False) -> list[str]:
+    """Names of the registered algorithms.
 
-    ``kernel=False`` (default) lists the primal learners, ``True`` the kernel (dual) learners
-    ``kernel-*`` — whose cost grows with the support set, so they are named explicitly rather
-    than run by default on a large comparison —, ``None`` both."""
+    Parameters
+    ----------
+    task : str, optional
+        Every algorithm by default; ``"multiclass"`` keeps those that can learn multiclass data (binary learners do so
+        one-vs-rest), ``"binary"`` the binary ones; ``"multilabel"``, ``"ordinal"`` and
+        ``"blocks"`` those with an estimator for that task (``make(name, task=...)``).
+    kernel : bool or None, default=False
+        ``False`` lists the primal learners, ``True`` the kernel (dual) learners ``kernel-*``
+        — whose cost grows with the support set, so they are named explicitly rather than run
+        by default on a large comparison —, ``None`` both.
+
+    Returns
+    -------
+    list of str
+        The names, in the registry's order.
+
+    Examples
+    --------
+    >>> available("ordinal")
+    ['simperc', 'conproj', 'simproj', 'simopt', 'maxpa', 'optimal', 'sopopo']
+    """
     if task not in (None, "multiclass", "binary", "multilabel", "ordinal", "blocks"):
         raise ValueError(f"unknown task {task!r}; use 'multiclass', 'binary', 'multilabel', "
                          "'ordinal' or 'blocks'.")
@@ -229,15 +246,36 @@ def available(task=None, kernel=False):
                  or (task == "multiclass" and a.handles_multiclass))]
 
 
-def describe(name):
-    """The :class:`Algorithm` record of ``name``."""
+def describe(name: str) -> Algorithm:
+    """The :class:`Algorithm` record of ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registered name (:func:`available`).
+
+    Returns
+    -------
+    Algorithm
+        Its estimator class, fixed parameters, paper and summary.
+
+    Raises
+    ------
+    ValueError
+        An unknown name (the message lists the known ones).
+
+    Examples
+    --------
+    >>> describe("pa2").fixed, describe("pa2").paper.split(",")[0]
+    ({'slack': 'squared'}, 'Matsushima et al. 2010')
+    """
     try:
         return REGISTRY[name]
     except KeyError:
         raise ValueError(f"unknown algorithm {name!r}; available: {', '.join(REGISTRY)}") from None
 
 
-def algorithm_of(model):
+def algorithm_of(model) -> str | None:
     """The registered name of the algorithm ``model`` runs (its class and fixed parameters),
     or None if no registration matches (e.g. a class built by hand with other settings)."""
     params = model.get_params(deep=False)
@@ -248,8 +286,27 @@ def algorithm_of(model):
     return None
 
 
-def make(name, task=None, **params):
-    """A fresh estimator for the registered algorithm ``name`` with ``params`` set; ``task``
-    picks the estimator of another task where the algorithm has one (e.g.
-    ``make("simproj", task="ordinal")``)."""
+def make(name: str, task: str | None = None, **params):
+    """A fresh estimator for the registered algorithm ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registered name (:func:`available`).
+    task : str, optional
+        The estimator of another task where the algorithm has one (e.g.
+        ``make("simproj", task="ordinal")``).
+    **params
+        Hyperparameters; the ones the name fixes (``slack`` of ``pa1``) are refused.
+
+    Returns
+    -------
+    OnlineLinearClassifier
+        An unfitted estimator, its parameters already validated.
+
+    Raises
+    ------
+    ValueError
+        An unknown name or task, a fixed or unknown parameter, or a bad value.
+    """
     return describe(name).make(task=task, **params)

@@ -15,12 +15,20 @@ Checkpoints fall exactly on multiples of ``checkpoint_every`` whatever the chunk
 chunk is split there.  Splitting changes nothing, since ``partial_fit`` on consecutive pieces of
 a chunk learns what it learns on the chunk (an online learner sees one example at a time).
 """
+from __future__ import annotations
+
 import os
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Iterable
 
 import numpy as np
 import scipy.sparse as sp
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .estimators.base import OnlineLinearClassifier
 
 from .persistence import load, read_header, remove_stale_temporaries, save
 
@@ -70,8 +78,10 @@ class Progress:
         return self.examples_since / self.seconds if self.seconds > 0 else float("inf")
 
 
-def learn_stream(model, chunks, *, classes=None, checkpoint=None, checkpoint_every=None,
-                 resume=False, grow=True, report=None):
+def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
+                 classes: ArrayLike | None = None, checkpoint: str | os.PathLike | None = None,
+                 checkpoint_every: int | None = None, resume: bool = False, grow: bool = True,
+                 report: Callable | None = None) -> OnlineLinearClassifier:
     """Learn the stream ``chunks`` with ``partial_fit``, chunk by chunk, in order.
 
     Parameters

@@ -10,6 +10,8 @@ directory a file may sit in its sub-folder (``libsvm/letter.scale``, the layout 
 Every entry carries the public address of its files and, where known, the SHA-256 of the file
 served there, which :func:`onlinear.data.fetch` checks.
 """
+from __future__ import annotations
+
 import os
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -215,7 +217,7 @@ DATASETS = {entry.name: entry for entry in _ENTRIES}
 """The catalogue: name → :class:`Dataset`."""
 
 
-def list_datasets():
+def list_datasets() -> list[str]:
     """The names in the catalogue, sorted.
 
     Examples
@@ -269,7 +271,7 @@ def _packaged(names):
     return tuple(Path(str(folder / name)) for name in names)
 
 
-def find_dataset(name, data_dir=None):
+def find_dataset(name: str, data_dir: str | os.PathLike | None = None) -> list[Path]:
     """The paths of a data set's files, in the order of ``DATASETS[name].files``.
 
     Looks in ``data_dir`` if given, otherwise in the directories of the environment variable
@@ -334,7 +336,7 @@ def _read_libsvm(path, options):
     return (X if options.get("sparse") else X.toarray()), _integer_labels(y)
 
 
-def load(name, data_dir=None):
+def load(name: str, data_dir: str | os.PathLike | None = None) -> tuple:
     """Load a data set of the catalogue as ``X_train, y_train, X_test, y_test``.
 
     ``X`` is a dense float64 array, except for the sparse sets (sector, news20,
@@ -378,7 +380,7 @@ def load(name, data_dir=None):
     raise AssertionError(f"unknown format {entry.format!r}")
 
 
-def load_letter():
+def load_letter() -> tuple:
     """Letter recognition (UCI), LIBSVM scaled copy shipped in the package: 15,000 training
     and 5,000 test rows, 16 features in [−1, 1], labels 1..26 (= letter A..Z).
 

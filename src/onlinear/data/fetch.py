@@ -1,4 +1,6 @@
 """Download a data file (or a catalogue set's files) and verify its SHA-256."""
+from __future__ import annotations
+
 import contextlib
 import hashlib
 import http.client
@@ -45,7 +47,8 @@ class ChecksumError(ValueError):
     """
 
 
-def fetch(name_or_url, dest_dir, sha256=None, *, timeout=60.0, force=False):
+def fetch(name_or_url: str, dest_dir: str | os.PathLike, sha256: str | None = None, *,
+          timeout: float = 60.0, force: bool = False) -> Path | list[Path]:
     """Download a URL, or every file of a catalogue data set, into ``dest_dir``.
 
     The file is written to ``.<name>.part`` in the destination folder and renamed into place

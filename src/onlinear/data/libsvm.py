@@ -6,8 +6,12 @@ files are read alike, the compression being recognised from the file's first byt
 Parsing is scikit-learn's :func:`sklearn.datasets.load_svmlight_file`; what this module adds is
 an error that names the file *and the line* at fault, and streaming.
 """
+from __future__ import annotations
+
 import io
+import os
 import re
+from collections.abc import Iterator
 from numbers import Integral
 
 import numpy as np
@@ -23,7 +27,9 @@ _MAX_INDEX = 2**31 - 1
 _PARSE_ERRORS = (ValueError, OverflowError)
 
 
-def load_libsvm(path, n_features=None, *, zero_based="auto", dtype=np.float64, multilabel=False):
+def load_libsvm(path: str | os.PathLike, n_features: int | None = None, *,
+                zero_based: bool | str = "auto", dtype=np.float64,
+                multilabel: bool = False) -> tuple:
     """Read a whole LIBSVM/SVMlight file.
 
     Parameters
@@ -83,8 +89,9 @@ def load_libsvm(path, n_features=None, *, zero_based="auto", dtype=np.float64, m
     raise _explain(path, cause, n_features, zero_based, multilabel) from cause
 
 
-def iter_libsvm_chunks(path, chunk_size, n_features, *, zero_based=False, dtype=np.float64,
-                       multilabel=False):
+def iter_libsvm_chunks(path: str | os.PathLike, chunk_size: int, n_features: int | None, *,
+                       zero_based: bool = False, dtype=np.float64,
+                       multilabel: bool = False) -> Iterator[tuple]:
     """Stream a LIBSVM/SVMlight file in chunks of ``chunk_size`` rows.
 
     Lines are read one at a time, so only one chunk is ever in memory: a file larger than

@@ -1,4 +1,6 @@
 """Data sets shipped inside the package, so that the main job and the examples run offline."""
+from __future__ import annotations
+
 from functools import lru_cache
 from importlib.resources import files
 
@@ -7,7 +9,7 @@ from sklearn.datasets import load_svmlight_file
 _DATA = files(__package__) / "data"
 
 
-def load_usps():
+def load_usps() -> tuple:
     """USPS handwritten digits (Hull 1994), LIBSVM copy: 7,291 training and 2,007 test rows,
     256 features in [−1, 1], labels 1..10 (= digit + 1) as in the LIBSVM file.
 
@@ -34,7 +36,7 @@ def _read_bz2(handle):
     return X.toarray(), y.astype(int)
 
 
-def load_letter():
+def load_letter() -> tuple:
     """Letter (UCI, LIBSVM's 15,000 / 5,000 split, 16 features scaled to [−1, 1], 26 classes),
     shipped with the package; see :func:`onlinear.data.catalogue.load_letter`."""
     from ..data.catalogue import load_letter as load
