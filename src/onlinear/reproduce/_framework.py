@@ -211,6 +211,14 @@ class Experiment:
     quick_seeds: int = 2
 
     @property
+    def citation(self):
+        """The authors and year of the paper (``"Amit, Shalev-Shwartz & Singer"``)."""
+        import re
+
+        dated = re.match(r"^(.*?\d{4})", self.paper)
+        return dated.group(1) if dated else self.paper.rsplit(", ", 1)[0].split(", Online")[0]
+
+    @property
     def protocol(self):
         """The run function's docstring: the protocol and the choices made where the paper is
         silent."""
@@ -271,7 +279,7 @@ class Result:
         h = "#" * level
         e = self.experiment
         mode = "quick mode (subsets: not comparable with the paper)" if self.quick else "full run"
-        lines = [f"{h} `{e.id}` — {e.paper.split(',')[0]}, {e.target}", "",
+        lines = [f"{h} `{e.id}` — {e.citation}, {e.target}", "",
                  f"{e.title}.", "",
                  f"*{mode}; {len(self.seeds)} seeded orders; wall time {self.seconds:.1f} s; "
                  f"{self.summary()}.*", ""]
@@ -284,7 +292,7 @@ class Result:
             lines.append("")
         if self.notes:
             lines += [f"- {note}" for note in self.notes] + [""]
-        lines += [f"<details><summary>Protocol</summary>", "", e.protocol, "", "</details>", ""]
+        lines += ["<details><summary>Protocol</summary>", "", e.protocol, "", "</details>", ""]
         return "\n".join(lines)
 
     def to_text(self):

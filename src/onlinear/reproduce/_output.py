@@ -38,7 +38,7 @@ def _files(result, folder):
     for name, table in result.tables.items():
         text(f"{stem}-{name}.csv", table.to_csv())
     summary = {"id": stem, "quick": result.quick, "seeds": result.seeds,
-               "seconds": result.seconds, "counts": result.counts}
+               "seconds": result.seconds, "counts": result.counts, "notes": result.notes}
     text(f"{stem}.json", json.dumps(summary, indent=1) + "\n")
     if result.figure is not None:
         result.figure(str(folder / f"{stem}.png"))
@@ -109,7 +109,7 @@ def report(results, path=None, *, command="onlinear reproduce --all --report doc
     for r in results:
         c = r.counts
         lines.append(f"| [`{r.experiment.id}`](#{_anchor(r)}) | "
-                     f"{r.experiment.paper.split(',')[0]} | {r.experiment.target} | "
+                     f"{r.experiment.citation} | {r.experiment.target} | "
                      f"{'quick' if r.quick else 'full'} | {len(r.seeds)} | {r.seconds:.1f} | "
                      + " | ".join(str(c[v]) for v in VERDICTS)
                      + f" | {c['claims hold']} | {c['claims fail']} |")
@@ -127,7 +127,7 @@ def report(results, path=None, *, command="onlinear reproduce --all --report doc
 
 def _anchor(result):
     e = result.experiment
-    title = f"{e.id} — {e.paper.split(',')[0]}, {e.target}".lower()
+    title = f"{e.id} — {e.citation}, {e.target}".lower()
     return "".join(ch for ch in title.replace(" ", "-") if ch.isalnum() or ch in "-_")
 
 
@@ -148,3 +148,33 @@ def _replacing(path):
         with contextlib.suppress(FileNotFoundError):
             os.remove(temporary)
         raise
+
+
+def load(folder, id):
+    """The :class:`Result` of experiment ``id`` saved by :func:`save` in ``folder`` (without its
+    further tables; its figure is the saved PNG), so that a report can be assembled from runs
+    made one by one.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the folder holds no saved result of ``id``.
+    """
+    from ._framework import Claim, Result
+    from ._registry import describe
+
+    folder = Path(folder)
+    experiment = describe(id)
+    summary_file = folder / f"{id}.json"
+    if not summary_file.exists():
+        raise FileNotFoundError(f"no saved result of {id!r} in {folder} (run onlinear "
+                                f"reproduce {id} --out {folder})")
+    summary = json.loads(summary_file.read_text(encoding="utf-8"))
+    comparison = Table.from_csv((folder / f"{id}.csv").read_text(encoding="utf-8"))
+    claims = [Claim(row["statement"], row["source"], row["status"] == "holds", row["evidence"])
+              for row in Table.from_csv((folder / f"{id}-claims.csv").read_text(
+                  encoding="utf-8"))]
+    png = folder / f"{id}.png"
+    figure = (lambda path: shutil.copyfile(png, path)) if png.exists() else None
+    return Result(experiment, summary["quick"], summary["seeds"], comparison, claims, {},
+                  summary.get("notes", []), summary["seconds"], figure)
