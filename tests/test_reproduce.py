@@ -250,6 +250,11 @@ def test_verdicts_on_hand_made_numbers():
     cells = verdict([dict(group="g", item=i, paper=p, ours=o, sd=0.0, n=3)
                      for i, p, o in (("A", 1.0, 1.0), ("B", 2.0, 4.0), ("C", 3.0, 5.0))])
     assert [c["verdict"] for c in cells] == [WITHIN_NOISE, SAME_ORDERING, SAME_ORDERING]
+    # two cells the paper prints within noise of each other (492 vs 494 support patterns):
+    # their order is no claim, so swapping them is still the paper's ordering against the rest
+    cells = verdict([dict(group="g", item=i, paper=p, ours=o, sd=10.0, n=5)
+                     for i, p, o in (("U", 492, 575), ("P", 494, 574), ("M", 3242, 2392))])
+    assert [c["verdict"] for c in cells] == [SAME_ORDERING, SAME_ORDERING, SAME_ORDERING]
 
 
 # ------------------------------------------------------------------ files and the command line

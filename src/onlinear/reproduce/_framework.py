@@ -25,8 +25,9 @@ VERDICT_RULE = (
     "same spread), b the binomial standard deviation of the paper's error rate on its test set "
     "(for error rates only) and r half a unit of the paper's last printed digit. Otherwise it "
     "has the **same ordering** when, against every other cell of its group (the same data, "
-    "quantity and epoch) that the paper prints with a different value, our difference has the "
-    "paper's sign; otherwise it is **off**. A claim of the paper's text **holds** or **fails** "
+    "quantity and epoch) that the paper prints as clearly different (by more than the larger "
+    "of the two cells' noise bands), our difference has the paper's sign; otherwise it is "
+    "**off**. A claim of the paper's text **holds** or **fails** "
     "on our means by the test written next to it.")
 
 
@@ -112,8 +113,10 @@ def verdict(cells):
         if abs(cell["difference"]) <= cell["noise"]:
             cell["verdict"] = WITHIN_NOISE
             continue
+        # the paper's order is only a claim where its own numbers differ by more than noise
         others = [o for o in cells if o is not cell and o.get("group") == cell.get("group")
-                  and o.get("difference") is not None and o["paper"] != cell["paper"]]
+                  and o.get("difference") is not None
+                  and abs(o["paper"] - cell["paper"]) > max(o["noise"], cell["noise"])]
         agree = others and all(
             np.sign(cell["ours"] - o["ours"]) == np.sign(cell["paper"] - o["paper"])
             for o in others)

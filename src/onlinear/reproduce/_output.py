@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from ..harness import Table
-from ._framework import VERDICT_RULE, VERDICTS
+from ._framework import VERDICT_RULE, VERDICTS, verdict
 
 
 def _claims_table(result):
@@ -170,7 +170,9 @@ def load(folder, id):
         raise FileNotFoundError(f"no saved result of {id!r} in {folder} (run onlinear "
                                 f"reproduce {id} --out {folder})")
     summary = json.loads(summary_file.read_text(encoding="utf-8"))
-    comparison = Table.from_csv((folder / f"{id}.csv").read_text(encoding="utf-8"))
+    saved = Table.from_csv((folder / f"{id}.csv").read_text(encoding="utf-8"))
+    # judged again, so that a report always applies the current rule
+    comparison = Table(verdict([dict(row) for row in saved]), saved.columns)
     claims = [Claim(row["statement"], row["source"], row["status"] == "holds", row["evidence"])
               for row in Table.from_csv((folder / f"{id}-claims.csv").read_text(
                   encoding="utf-8"))]
