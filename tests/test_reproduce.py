@@ -156,6 +156,10 @@ def test_matsushima_table4_and_fig1():
     assert text.comparison.column("group") == ["error % (reut20)"] * 7
     for spa in ("SPA", "SPA-II"):  # SPA-I ties PA-I on this small corpus
         assert claim(text, f"reut20: {spa} has a lower error than").holds
+    table6 = quick("matsushima-table6")
+    assert len(table6.comparison) == 14 and len(table6.tables["folds"]) == 10 * 7
+    assert all(1 <= r["peak_epoch"] <= 3 for r in table6.tables["folds"])
+    assert all(r["peak_test_error"] <= r["last_test_error"] for r in table6.tables["folds"])
     fig1 = quick("matsushima-fig1")
     for spa in ("SPA", "SPA-I", "SPA-II"):
         assert claim(fig1, f"{spa} makes fewer cumulative mistakes").holds
