@@ -259,6 +259,7 @@ class Result:
     notes: list
     seconds: float
     figure: object = None
+    machine: str = ""
 
     @property
     def counts(self):
@@ -367,7 +368,19 @@ def execute(experiment, quick=False, seeds=None):
     cells = verdict([dict(c) for c in outcome.cells])
     comparison = Table(cells, COMPARISON_COLUMNS)
     return Result(experiment, quick, seed_list, comparison, list(outcome.claims),
-                  dict(outcome.tables), list(outcome.notes), seconds, outcome.figure)
+                  dict(outcome.tables), list(outcome.notes), seconds, outcome.figure, machine())
+
+
+def machine():
+    """A one-line description of this machine, saved with every result beside its wall time."""
+    import os
+    import platform
+
+    import numba
+
+    return (f"{os.cpu_count()} CPUs ({numba.config.CPU_NAME or platform.machine()}), "
+            f"Python {platform.python_version()}, numpy {np.__version__}, "
+            f"numba {numba.__version__}")
 
 
 def summarize(values):

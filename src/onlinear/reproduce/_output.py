@@ -38,7 +38,8 @@ def _files(result, folder):
     for name, table in result.tables.items():
         text(f"{stem}-{name}.csv", table.to_csv())
     summary = {"id": stem, "quick": result.quick, "seeds": result.seeds,
-               "seconds": result.seconds, "counts": result.counts, "notes": result.notes}
+               "seconds": result.seconds, "counts": result.counts, "notes": result.notes,
+               "machine": result.machine}
     text(f"{stem}.json", json.dumps(summary, indent=1) + "\n")
     if result.figure is not None:
         result.figure(str(folder / f"{stem}.png"))
@@ -103,6 +104,10 @@ def report(results, path=None, *, command="onlinear reproduce --all --report doc
         "qualitative claims as hold/fail lines, the notes that trace what is off, and the "
         "protocol with every choice the paper leaves open.", "",
         "**Verdict rule.** " + VERDICT_RULE, "",
+        "**Wall times** are those of the runs that produced the results, on "
+        + "; ".join(sorted({r.machine for r in results if r.machine}) or ["an unrecorded machine"])
+        + ". Quick-mode rows ran on small subsets: their numbers check the code path, not the "
+        "paper.", "",
         "| experiment | paper | target | mode | orders | wall time (s) | "
         + " | ".join(VERDICTS) + " | claims hold | claims fail |",
         "|:---|:---|:---|:---|---:|---:|" + "---:|" * (len(VERDICTS) + 2)]
@@ -179,4 +184,5 @@ def load(folder, id):
     png = folder / f"{id}.png"
     figure = (lambda path: shutil.copyfile(png, path)) if png.exists() else None
     return Result(experiment, summary["quick"], summary["seeds"], comparison, claims, {},
-                  summary.get("notes", []), summary["seconds"], figure)
+                  summary.get("notes", []), summary["seconds"], figure,
+                  summary.get("machine", ""))
