@@ -275,7 +275,15 @@ def fig2(quick, seeds):
                          f"rounds (b = {b})" for b in b_values)
              + ": P freezes after the first few hundred examples of a stream of thousands, "
              "so b can hardly matter. Counting updates per ellipsoid only stretches that to "
-             "the same number of updates of each class's ellipsoid."]
+             "the same number of updates of each class's ellipsoid.",
+             "onlinear.IELLIP runs the printed reading only (t = rounds, (15), w_1 = 0); the "
+             "other readings here come from iellip_reference, a numpy transcription that equals "
+             "the estimator on the printed reading (tests/test_reproduce.py). Parameters the "
+             "estimator would need to offer them: decay ∈ {'rounds', 'updates'} (what t counts "
+             "in c_t, per ellipsoid for the per-class layout, per learner for the stacked one), "
+             "p_update ∈ {'normalized', 'raw'} (g gᵀ of (15) or x xᵀ), and a random w_1 "
+             "(w_init ∈ {'zeros', 'random'} with its scale and seed), which the paper's §3 "
+             "uses without giving its scale."]
 
     def draw(axes):
         for ax, name in zip(axes, datasets):
