@@ -95,6 +95,9 @@ def test_crammer_singer_tables(id, groups):
     assert claim(result, "MIRA's error after one epoch").holds
     runs = result.tables["runs"]
     assert all(r["patterns"] <= r["updates"] for r in runs)  # distinct ≤ cumulative
+    fig7 = result.tables["fig7"]  # epoch 1 only in quick mode (2 epochs)
+    assert [r["algorithm"] for r in fig7] == ["Uniform", "Max", "Prop", "MIRA"]
+    assert all(r["relative_updates"] < 0 for r in fig7 if r["algorithm"] != "MIRA")
 
 
 def test_amit_synthetic_orderings():
