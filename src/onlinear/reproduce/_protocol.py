@@ -39,13 +39,14 @@ def subset(X, y, size, key, seed=0):
 def epoch_runs(model, X, y, X_test, y_test, *, epochs, order_rng, classes=None):
     """Train ``model`` online for ``epochs`` passes, each over its own random permutation drawn
     from ``order_rng``, predicting every example before learning it; after each epoch record
-    the test error (%) of the final model, the cumulative updates and mistakes, and the distinct
-    support patterns of a kernel model.
+    the test error (%) of the final model and the cumulative updates and mistakes.  (Each
+    epoch is a new array for ``partial_fit``, so a kernel model cannot tell a training row seen
+    again from a new one: its distinct support patterns are not recorded.)
 
     Returns
     -------
     list of dict
-        One per epoch: ``epoch``, ``error``, ``updates``, ``mistakes``, ``patterns``.
+        One per epoch: ``epoch``, ``error``, ``updates``, ``mistakes``.
     """
     classes = np.unique(y) if classes is None else classes
     records = []
@@ -55,8 +56,7 @@ def epoch_runs(model, X, y, X_test, y_test, *, epochs, order_rng, classes=None):
         error = 100.0 * (1.0 - float(model.score(X_test, y_test))) if X_test is not None \
             else None
         records.append({"epoch": epoch, "error": error, "updates": int(model.n_updates_),
-                        "mistakes": int(model.n_mistakes_),
-                        "patterns": getattr(model, "n_support_patterns_", None)})
+                        "mistakes": int(model.n_mistakes_)})
     return records
 
 
