@@ -234,6 +234,7 @@ def test_full_runs_need_the_shared_data_and_name_it(monkeypatch, tmp_path):
 # ------------------------------------------------------------------ the verdict rule
 def test_noise_band():
     assert printed_digits(5.93) == 2 and printed_digits(4.7) == 1 and printed_digits(1891) == 0
+    assert printed_digits(4.0) == 1  # Table 2 prints 4.0: a float keeps its one decimal
     # a count: 2·sd·sqrt(1 + 1/n) plus half a printed unit
     assert noise(10.0, 4, 1891) == pytest.approx(2 * 10 * np.sqrt(1.25) + 0.5)
     # an error rate on a test set of 2,007: the binomial spread of the paper's own number

@@ -32,13 +32,15 @@ VERDICT_RULE = (
 
 
 def printed_digits(value):
-    """Digits after the decimal point of a transcribed number (``5.93`` → 2, ``1891`` → 0)."""
+    """Digits after the decimal point of a transcribed number: ``5.93`` → 2, ``4.0`` → 1 (a
+    float stands for a printed decimal, so at least one digit), ``1891`` (an int) → 0."""
+    if isinstance(value, (int, np.integer)):
+        return 0
     text = repr(float(value))
     if "e" in text or "E" in text:
         return 0
-    whole, _, fraction = text.partition(".")
-    fraction = fraction.rstrip("0")
-    return len(fraction)
+    fraction = text.partition(".")[2].rstrip("0")
+    return max(len(fraction), 1)
 
 
 def noise(sd, n, paper, *, test_size=None, percent=True):
