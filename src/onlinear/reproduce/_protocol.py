@@ -4,6 +4,7 @@ import zlib
 import numpy as np
 
 from .. import registry
+from ..data import find_dataset
 from ..data import load as load_dataset
 from ._framework import summarize
 
@@ -20,8 +21,15 @@ def rng(key, seed):
 def load(name):
     """A catalogue data set (:func:`onlinear.data.load`), or a ``FileNotFoundError`` that names
     the set and says that a full reproduction needs it."""
+    require(name)
+    return load_dataset(name)
+
+
+def require(name):
+    """The files of a catalogue data set (:func:`onlinear.data.find_dataset`), or a
+    ``FileNotFoundError`` that names the set and says that a full reproduction needs it."""
     try:
-        return load_dataset(name)
+        return find_dataset(name)
     except FileNotFoundError as error:
         raise FileNotFoundError(
             f"this reproduction needs the data set {name!r}, which is not shipped with the "
