@@ -13,7 +13,7 @@ the raw instance, ``P⁻¹ ← (1 − c_t)P⁻¹ + c_t x xᵀ``.  Only the secon
 matter, which is what §3's remark "by setting the scale of P, we don't have to set c" needs:
 (10) and (15) together are invariant to the scale of P.  :class:`onlinear.IELLIP` implements
 the printed (15) with t counting rounds; :func:`iellip_reference` is a small numpy transcription
-of Algorithm 2 in its one-ellipsoid-per-class form that runs all four readings, and equals the
+of Algorithm 2 in its one-ellipsoid-per-class form that runs all four readings (and a fifth, see fig2), and equals the
 estimator (``matrix="per-class"``) on the printed reading.
 """
 import numpy as np
@@ -221,7 +221,7 @@ def fig1(quick, seeds):
 
 def fig2(quick, seeds):
     """Fig. 2 of Yang, Jin & Ye: IELLIP with b ∈ {0.1, 0.3, 0.6, 0.9} after 3 epochs, test
-    error and updates normalized by MIRA's, under four readings of Algorithm 2.
+    error and updates normalized by MIRA's, under five readings of Algorithm 2.
 
     * Data, preprocessing and MIRA as in ``yang-jin-ye-fig1`` (USPS, Letter, Shuttle).
     * IELLIP runs in its one-ellipsoid-per-class form (:func:`iellip_reference`, which equals
@@ -314,7 +314,7 @@ def fig2(quick, seeds):
 
     return Outcome([], claims, {"runs": table}, notes, figure(
         draw, panels=(1, len(datasets)), size=(4 * len(datasets), 4),
-        title="Yang, Jin & Ye Fig. 2: IELLIP's b, four readings (ours)"))
+        title="Yang, Jin & Ye Fig. 2: IELLIP's b, five readings (ours)"))
 
 
 EXPERIMENTS = [
