@@ -13,8 +13,8 @@ the raw instance, ``P⁻¹ ← (1 − c_t)P⁻¹ + c_t x xᵀ``.  Only the secon
 matter, which is what §3's remark "by setting the scale of P, we don't have to set c" needs:
 (10) and (15) together are invariant to the scale of P.  :class:`onlinear.IELLIP` implements
 the printed (15) with t counting rounds; :func:`iellip_reference` is a small numpy transcription
-of Algorithm 2 in its one-ellipsoid-per-class form that runs all four readings (and a fifth, see fig2), and equals the
-estimator (``matrix="per-class"``) on the printed reading.
+of Algorithm 2 in its one-ellipsoid-per-class form that runs all four readings (and a fifth, see
+:func:`fig2`), and equals the estimator (``matrix="per-class"``) on the printed reading.
 """
 import numpy as np
 from sklearn.preprocessing import normalize
