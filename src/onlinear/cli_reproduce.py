@@ -75,7 +75,11 @@ def reproduce_command(experiment, list_only, run_every, quick, seeds, out, repor
         if not os.path.isdir(saved):
             raise click.BadParameter(f"no folder {saved}.", param_hint="--from")
         results = [reproduce.load(saved, identifier) for identifier in ids]
-        reproduce.report(results, report, command=f"onlinear reproduce {' '.join(ids) if not run_every else '--all'} --out {saved}`, then `onlinear reproduce --all --report {report} --from {saved}")
+        which = "--all" if run_every else experiment
+        # the report names the two commands that made it: the runs, then the assembly
+        reproduce.report(results, report, command=(
+            f"onlinear reproduce {which} --out {saved}`, then `onlinear reproduce {which} "
+            f"--report {report} --from {saved}"))
         click.echo(f"wrote {report}", err=True)
         return
     results = []

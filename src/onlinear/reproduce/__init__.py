@@ -37,7 +37,8 @@ from ._output import load, report, save
 from ._registry import EXPERIMENTS, describe, list_experiments
 
 __all__ = ["Experiment", "Outcome", "Result", "Claim", "EXPERIMENTS", "list_experiments",
-           "describe", "run", "run_all", "report", "save", "load", "verdict", "noise", "VERDICT_RULE",
+           "describe", "run", "run_all", "report", "save", "load", "verdict", "noise",
+           "VERDICT_RULE",
            "VERDICTS", "WITHIN_NOISE", "SAME_ORDERING", "OFF"]
 
 
