@@ -38,8 +38,7 @@ from ._registry import EXPERIMENTS, describe, list_experiments
 
 __all__ = ["Experiment", "Outcome", "Result", "Claim", "EXPERIMENTS", "list_experiments",
            "describe", "run", "run_all", "report", "save", "load", "verdict", "noise",
-           "VERDICT_RULE",
-           "VERDICTS", "WITHIN_NOISE", "SAME_ORDERING", "OFF"]
+           "VERDICT_RULE", "VERDICTS", "WITHIN_NOISE", "SAME_ORDERING", "OFF"]
 
 
 def run(id, quick=False, seeds=None, out=None):
