@@ -221,9 +221,10 @@ def table6_usps(quick, seeds):
       the validation set"); every epoch is a fresh random order of the training parts (the
       paper does not say whether it reshuffles).
     * After every epoch the model is scored on the validation and the test part.  C (of
-      {0.001, 0.01, 0.1, 1, 10}) is chosen by the lowest validation error over the epochs; the
-      fold's peak is the lowest test error over the epochs of that C, and its epoch.  The cell
-      is the mean over the folds.
+      {0.001, 0.01, 0.1, 1, 10}) is chosen per fold by the lowest validation error over the
+      epochs.  The data set's curve is the test error of the chosen C per epoch, averaged over
+      the folds; its peak ("Dataset peak error rate") is the lowest point of that curve, and
+      the epoch in parentheses is where it lies.
     * The batch baselines of the table (logistic regression, the multiclass SVM) are not run.
     * Quick mode: 1,500 examples, 3 epochs, C ∈ {0.001, 1}.
     """
@@ -238,8 +239,7 @@ def table6_usps(quick, seeds):
     for seed in seeds:
         generator = rng("matsushima-table6", seed)
         parts = np.array_split(generator.permutation(X.shape[0]), FOLDS)
-        fold_peaks = {name: [] for name in ALGORITHMS}
-        fold_at = {name: [] for name in ALGORITHMS}
+        curves = {name: [] for name in ALGORITHMS}
         for f in range(FOLDS):
             test, validation = parts[f], parts[(f + 1) % FOLDS]
             train = np.concatenate([parts[g] for g in range(FOLDS)
@@ -256,16 +256,16 @@ def table6_usps(quick, seeds):
                         tst.append(1.0 - model.score(X[test], y[test]))
                     if best is None or min(val) < best[0]:
                         best = (min(val), C, tst)
-                tst = best[2]
-                epoch = int(np.argmin(tst)) + 1
-                fold_peaks[name].append(100.0 * tst[epoch - 1])
-                fold_at[name].append(epoch)
+                curves[name].append(best[2])
                 rows.append({"seed": seed, "fold": f, "algorithm": name, "C": best[1],
-                             "peak_test_error": 100.0 * tst[epoch - 1], "peak_epoch": epoch,
-                             "last_test_error": 100.0 * tst[-1]})
+                             "fold_peak_test_error": 100.0 * min(best[2]),
+                             "fold_peak_epoch": int(np.argmin(best[2])) + 1,
+                             "last_test_error": 100.0 * best[2][-1]})
         for name in ALGORITHMS:
-            peaks[name].append(mean(fold_peaks[name]))
-            at[name].append(mean(fold_at[name]))
+            # the data set's curve is the mean over the folds; its peak is the lowest point
+            curve = 100.0 * np.mean(curves[name], axis=0)
+            peaks[name].append(float(curve.min()))
+            at[name].append(int(np.argmin(curve)) + 1)
     cells = [cell("peak error % (USPS)", name, "test error %", TABLE6_USPS[name][0],
                   peaks[name], "Table 6, row USPS", test_size=None if quick else X.shape[0])
              for name in ALGORITHMS]
@@ -279,8 +279,9 @@ def table6_usps(quick, seeds):
                         "§5, Table 6", ours["SPA-II"] == min(ours.values()),
                         ", ".join(f"{n} {v:.2f}" for n, v in ours.items())))
     notes = [] if quick else [
-        "The epoch of the peak is the mean over folds of the epoch of each fold's lowest test "
-        "error; a flat error curve makes it noisy (the paper's single numbers give no spread)."]
+        "The epoch of the peak lies on a nearly flat stretch of the averaged error curve, so it "
+        "moves a lot between orders (see the spread); the per-fold peaks are in the folds "
+        "table."]
     return Outcome(cells, claims, {"folds": Table(rows)}, notes)
 
 
