@@ -188,6 +188,7 @@ def test_yang_jin_ye():
     assert {r["epoch"] for r in runs} == {1, 2, 3}
     fig2 = quick("yang-jin-ye-fig2")
     assert {r["reading"] for r in fig2.tables["runs"]} == {"t=rounds, (15)", "t=updates, (15)"}
+    assert len(fig2.claims) == 2 * 2  # fewer updates, higher error: per reading
 
 
 def test_iellip_reference_equals_the_estimator_on_the_printed_reading():
