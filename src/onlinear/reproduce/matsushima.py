@@ -217,9 +217,10 @@ def table5_usps(quick, seeds):
     online learner, compared as the ratio to PA's time (the paper's seconds are those of its
     3.0 GHz Xeon; the ratios are what a reproduction can check).
 
-    * Data: the 7,291 USPS training examples (shipped copy); 40 passes, each over a fresh
-      random order, through ``partial_fit``; C = 0.001 where the learner has one.  The time is
-      the wall time of the 40 calls (after one warm-up call that compiles the code).
+    * Data: the 7,291 USPS training examples (shipped copy); one ``fit`` of 40 epochs, each
+      over a fresh random order (``n_epochs=40, shuffle=True``); C = 0.001 where the learner
+      has one.  The time is the wall time of that call (after a warm-up that compiles the
+      code).
     * The batch baselines of the table (logistic regression, the multiclass SVM) are not run.
     * Quick mode: 1,500 examples, 3 passes.
     """
@@ -229,22 +230,19 @@ def table5_usps(quick, seeds):
     epochs = 3 if quick else 40
     if quick:
         X, y = subset(X, y, 1500, "matsushima-table5")
-    classes = np.unique(y)
     order = list(TABLE5_USPS)
     ratios = {name: [] for name in order}
     rows = []
     for seed in seeds:
-        generator = rng("matsushima-table5", seed)
-        orders = [generator.permutation(X.shape[0]) for _ in range(epochs)]
         seconds = {}
         for name in order:
             params = {} if name in ("PA", "SPA", "Perc") else {"C": 1e-3}
-            make(ALGORITHMS[name], **params).partial_fit(X[:50], y[:50], classes=classes)
-            model = make(ALGORITHMS[name], **params)
-            batches = [(X[o], y[o]) for o in orders]  # copies made outside the timing
+            make(ALGORITHMS[name], **params).fit(X[:50], y[:50])  # compile outside the timing
+            model = make(ALGORITHMS[name], n_epochs=epochs, shuffle=True,
+                         random_state=int(rng("matsushima-table5", seed).integers(2**31)),
+                         **params)
             start = time.perf_counter()
-            for X_epoch, y_epoch in batches:
-                model.partial_fit(X_epoch, y_epoch, classes=classes)
+            model.fit(X, y)
             seconds[name] = time.perf_counter() - start
         for name in order:
             ratios[name].append(seconds[name] / seconds["PA"])
@@ -262,7 +260,12 @@ def table5_usps(quick, seeds):
               ours["Perc"] == min(ours.values()),
               ", ".join(f"{n} {v:.2f}" for n, v in ours.items())),
     ]
-    return Outcome(cells, claims, {"times": Table(rows)}, [])
+    pa = mean([r["seconds"] for r in rows if r["algorithm"] == "PA"])
+    notes = [f"PA's 40 epochs take {pa:.2f} s here against the paper's 5.5 s; at a few "
+             "milliseconds per epoch, the parts of a call that do not depend on the rule (input "
+             "checks, the compiled loop's set-up) weigh as much as the updates themselves, and "
+             "the times of a shared machine spread (see the sd)."]
+    return Outcome(cells, claims, {"times": Table(rows)}, notes)
 
 
 # Table 6, row USPS: the lowest test error (%) over 40 epochs, and the epoch it was reached at.
