@@ -119,6 +119,11 @@ def report(results, path=None, *, command="onlinear reproduce --all --report doc
                      + " | ".join(str(c[v]) for v in VERDICTS)
                      + f" | {c['claims hold']} | {c['claims fail']} |")
     lines.append("")
+    from ._registry import NOT_REPRODUCED
+
+    lines += ["**Not reproduced.**", ""]
+    lines += [f"- {paper}, {target}: {why}." for paper, target, why in NOT_REPRODUCED]
+    lines.append("")
     for r in results:
         lines.append(r.to_markdown(level=2))
         if r.experiment.id in figures:
