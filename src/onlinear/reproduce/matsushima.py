@@ -32,6 +32,17 @@ def _has_c(name):
     return name.endswith(("-I", "-II"))
 
 
+def _folds(generator, n):
+    """§5's layout: the n examples split at random into 10 parts; fold f tests on part f,
+    validates on part f + 1 (mod 10) and trains on the other 8.  Yields
+    ``(f, test, validation, train)`` index arrays (``train`` in part order)."""
+    parts = np.array_split(generator.permutation(n), FOLDS)
+    for f in range(FOLDS):
+        train = np.concatenate([parts[g] for g in range(FOLDS)
+                                if g not in (f, (f + 1) % FOLDS)])
+        yield f, parts[f], parts[(f + 1) % FOLDS], train
+
+
 def _cross_validation(key, X, y, seeds, grid=C_GRID):
     """§5's 10-fold protocol on ``(X, y)``: per seed, the mean test error (%) over the folds of
     every learner, and the table of the C chosen on each fold from ``grid``."""
@@ -40,12 +51,8 @@ def _cross_validation(key, X, y, seeds, grid=C_GRID):
     chosen = []
     for seed in seeds:
         generator = rng(key, seed)
-        parts = np.array_split(generator.permutation(X.shape[0]), FOLDS)
         fold_errors = {name: [] for name in ALGORITHMS}
-        for f in range(FOLDS):
-            test, validation = parts[f], parts[(f + 1) % FOLDS]
-            train = np.concatenate([parts[g] for g in range(FOLDS)
-                                    if g not in (f, (f + 1) % FOLDS)])
+        for f, test, validation, train in _folds(generator, X.shape[0]):
             train = train[generator.permutation(train.size)]
             X_train, y_train = X[train], y[train]
             for name, algorithm in ALGORITHMS.items():
@@ -299,12 +306,8 @@ def table6_usps(quick, seeds):
     rows = []
     for seed in seeds:
         generator = rng("matsushima-table6", seed)
-        parts = np.array_split(generator.permutation(X.shape[0]), FOLDS)
         curves = {name: [] for name in ALGORITHMS}
-        for f in range(FOLDS):
-            test, validation = parts[f], parts[(f + 1) % FOLDS]
-            train = np.concatenate([parts[g] for g in range(FOLDS)
-                                    if g not in (f, (f + 1) % FOLDS)])
+        for f, test, validation, train in _folds(generator, X.shape[0]):
             orders = [train[generator.permutation(train.size)] for _ in range(epochs)]
             for name, algorithm in ALGORITHMS.items():
                 best = None
