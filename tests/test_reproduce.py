@@ -20,7 +20,7 @@ _RESULTS = {}
 
 @pytest.fixture(autouse=True)
 def _no_data_directory(monkeypatch):
-    # quick mode must not need the shared data: run as on a clean machine
+    # quick mode must not need a data directory (ONLINEAR_DATA): run as on a clean machine
     monkeypatch.delenv("ONLINEAR_DATA", raising=False)
 
 
@@ -230,7 +230,7 @@ def test_bshouty_structure():
         assert r["test_mistakes"] < np.sum(y_test == r["label"]), r
 
 
-def test_full_runs_need_the_shared_data_and_name_it(monkeypatch, tmp_path):
+def test_full_runs_need_their_data_sets_and_name_them(monkeypatch, tmp_path):
     monkeypatch.setenv("ONLINEAR_DATA", str(tmp_path))
     with pytest.raises(FileNotFoundError, match="needs the data set 'mnist'"):
         reproduce.run("bshouty-fig3")
