@@ -29,8 +29,6 @@ NOT_REPRODUCED = [
      "the Enron corpus is not in our data; amit-text runs the paper's single-prototype setting "
      "on Reuters-21578 and 20 Newsgroups instead, without the optimal solver, the "
      "multi-prototype MaxPA and Sopopo, and the multiplicative columns of Table 2"),
-    ("Amit, Shalev-Shwartz & Singer", "Figs. 8 and 9, right panels (blocks of 20)",
-     "not run yet: the same code with block_size=20"),
     ("Matsushima et al. 2010", "Table 4, rows sb/ob/ol-8-1, -7-1",
      "the UCD subsets of 20 Newsgroups are not in our data"),
     ("Matsushima et al. 2010", "Tables 5–6, rows Reuters and News20, and the batch baselines "

@@ -67,19 +67,34 @@ def _synthetic(key, vary, values, quick, seeds, *, block_size=5, noise=0.0, n_re
     return best, Table(rows)
 
 
-def _curve_figure(best, vary, values, xlabel, title):
-    names = sorted({a for a, _ in best})
+def _curve_figure(panels, values, xlabel, title):
+    """One axes per ``(best, panel title)`` of ``panels``: imperfect trials against ``values``."""
 
     def draw(axes):
-        for i, name in enumerate(names):
-            axes[0].plot(values, [best[(name, v)] for v in values], marker="o",
-                         linestyle="-" if name.endswith(".A") else "--", label=name,
-                         color=f"C{i}")
-        axes[0].set_xlabel(xlabel)
-        axes[0].set_ylabel("imperfect trials (best C, mean)")
+        for ax, (best, heading) in zip(axes, panels):
+            for i, name in enumerate(sorted({a for a, _ in best})):
+                ax.plot(values, [best[(name, v)] for v in values], marker="o",
+                        linestyle="-" if name.endswith(".A") else "--", label=name,
+                        color=f"C{i}")
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel("imperfect trials (best C, mean)")
+            if heading:
+                ax.set_title(heading, fontsize=9)
         axes[0].legend(fontsize=7)
 
-    return figure(draw, size=(6, 4), title=title)
+    return figure(draw, panels=(1, len(panels)), size=(6 * len(panels), 4), title=title)
+
+
+def _panels(key, vary, values, quick, seeds, **options):
+    """The left (blocks of 5) and, in a full run, right (blocks of 20) panels of Figs. 8–9:
+    ``[(block size, best, table)]``."""
+    out = []
+    for k in ((5,) if quick else (5, 20)):
+        best, table = _synthetic(key if k == 5 else f"{key}/k{k}", vary, values, quick, seeds,
+                                 block_size=k, **options)
+        out.append((k, best, Table([{"block_size": k, **row} for row in table],
+                                   ["block_size", *table.columns])))
+    return out
 
 
 def _monotone_text(best, name, values):
@@ -129,81 +144,92 @@ def fig7_block_size(quick, seeds):
                   for n in ("MaxPA.A", "SimProj.M", "MaxPA.M"))),
     ]
     return Outcome([], claims, {"settings": table}, [], _curve_figure(
-        best, "block_size", values, "block size k", "Amit et al. Fig. 7 (ours)"))
+        [(best, "")], values, "block size k", "Amit et al. Fig. 7 (ours)"))
 
 
 def fig8_sparsity(quick, seeds):
-    """Fig. 8 of Amit et al. (left panel): imperfect trials against the number of relevant
-    features of the target, blocks of 5.
+    """Fig. 8 of Amit et al.: imperfect trials against the number of relevant features of the
+    target, blocks of 5 (left panel) and of 20 (right panel).
 
-    * Data as in Fig. 7 (n = 500 features, 1,000 trials, no noise), block size 5, with 50, 100,
-      150, 200 and 250 relevant features (10 %–50 % of n, §9.1).
+    * Data as in Fig. 7 (n = 500 features, 1,000 trials, no noise), block sizes 5 and 20, with
+      50, 100, 150, 200 and 250 relevant features (10 %–50 % of n, §9.1).
     * Schemes and C grids as in Fig. 7; MaxPA.A, which the paper leaves out as "much worse",
       is kept.
-    * Quick mode: n = 100 (10, 30 and 50 relevant features), 300 trials, one C.
+    * Quick mode: n = 100 (10, 30 and 50 relevant features), 300 trials, one C, blocks of 5.
     """
     values = (50, 150, 250) if quick else (50, 100, 150, 200, 250)
-    best, table = _synthetic("amit-fig8", "n_relevant", values, quick, seeds)
+    panels = _panels("amit-fig8", "n_relevant", values, quick, seeds)
     middle = values[len(values) // 2]
-    spread = max(best[("SimProj.A", v)] for v in values) / max(
-        min(best[("SimProj.A", v)] for v in values), 1e-9)
-    claims = [
-        Claim("the additive versions are roughly insensitive to the sparsity (SimProj.A "
-              "within a factor 1.5 over 10 %–50 % relevant features)", "§9.1, Fig. 8",
-              spread <= 1.5, _monotone_text(best, "SimProj.A", values)
-              + f" (max/min {spread:.2f})"),
-        Claim("the multiplicative versions get worse from 10 % to 30 % relevant features, then "
-              "improve", "§9.1, Fig. 8",
-              best[("SimProj.M", values[0])] < best[("SimProj.M", middle)]
-              > best[("SimProj.M", values[-1])],
-              _monotone_text(best, "SimProj.M", values)),
-    ]
+    claims = []
+    for k, best, _ in panels:
+        spread = max(best[("SimProj.A", v)] for v in values) / max(
+            min(best[("SimProj.A", v)] for v in values), 1e-9)
+        claims += [
+            Claim(f"[k = {k}] the additive versions are roughly insensitive to the sparsity "
+                  "(SimProj.A within a factor 1.5 over 10 %–50 % relevant features)",
+                  "§9.1, Fig. 8", spread <= 1.5, _monotone_text(best, "SimProj.A", values)
+                  + f" (max/min {spread:.2f})"),
+            Claim(f"[k = {k}] the multiplicative versions get worse from 10 % to 30 % relevant "
+                  "features, then improve", "§9.1, Fig. 8",
+                  best[("SimProj.M", values[0])] < best[("SimProj.M", middle)]
+                  > best[("SimProj.M", values[-1])],
+                  _monotone_text(best, "SimProj.M", values)),
+        ]
+    table = Table([row for _, _, t in panels for row in t], panels[0][2].columns)
     return Outcome([], claims, {"settings": table}, [], _curve_figure(
-        best, "n_relevant", values, "relevant features (of 500)",
-        "Amit et al. Fig. 8, block size 5 (ours)"))
+        [(best, f"blocks of {k}") for k, best, _ in panels], values,
+        "relevant features (of 500)", "Amit et al. Fig. 8 (ours)"))
 
 
 def fig9_noise(quick, seeds):
-    """Fig. 9 of Amit et al.: imperfect trials against the label-noise rate, blocks of 5.
+    """Fig. 9 of Amit et al.: imperfect trials against the label-noise rate, blocks of 5 (left
+    panel) and of 20 (right panel).
 
-    * Data as in Fig. 7 (n = 500, 50 relevant, 1,000 trials), block size 5 (the left panel);
+    * Data as in Fig. 7 (n = 500, 50 relevant, 1,000 trials), block sizes 5 and 20;
       each trial is contaminated with probability q ∈ {0, 0.05, 0.1, 0.15, 0.2} and in a
       contaminated trial each label flips with probability 0.4 (§9.1).
     * C ∈ {2⁻⁹, …, 2³} for the additive schemes ("to avoid too aggressive online updates"),
       {½, 1, 2}·γ_gen for the multiplicative ones; best C on the mean over the runs.
     * Mistakes are counted against the observed (noisy) labels.
-    * Quick mode: n = 100, 300 trials, q ∈ {0, 0.1, 0.2}, one C.
+    * Quick mode: n = 100, 300 trials, q ∈ {0, 0.1, 0.2}, one C, blocks of 5.
     """
     values = (0.0, 0.1, 0.2) if quick else (0.0, 0.05, 0.1, 0.15, 0.2)
-    best, table = _synthetic("amit-fig9", "noise", values, quick, seeds,
-                             c_grid=C_GRID_NOISE)
+    panels = _panels("amit-fig9", "noise", values, quick, seeds, c_grid=C_GRID_NOISE)
     simultaneous = ("SimPerc.A", "ConProj.A", "SimProj.A", "SimOpt.A", "SimProj.M")
     at_top = values[-1]
-
-    def linear_fit(name):
-        ys = np.array([best[(name, v)] for v in values])
+    claims = []
+    for k, best, _ in panels:
+        ys = np.array([best[("SimProj.A", v)] for v in values])
         slope, intercept = np.polyfit(values, ys, 1)
         residual = ys - (slope * np.array(values) + intercept)
-        total = ys - ys.mean()
-        return 1.0 - float(residual @ residual) / max(float(total @ total), 1e-12)
-
-    r2 = linear_fit("SimProj.A")
-    claims = [
-        Claim("SimProj's mistakes grow linearly with the noise rate", "§9.1, Fig. 9",
-              r2 >= 0.95, f"R² of a line through SimProj.A: {r2:.3f}; "
-              + _monotone_text(best, "SimProj.A", values)),
-        Claim("the simultaneous-projection variants beat MaxPA.A at the highest noise",
-              "§9.1, Fig. 9",
-              all(best[(n, at_top)] < best[("MaxPA.A", at_top)] for n in
-                  ("SimProj.A", "SimOpt.A", "SimProj.M")),
-              f"q = {at_top}: " + ", ".join(f"{n} {best[(n, at_top)]:.1f}"
-                                           for n in (*simultaneous, "MaxPA.A", "MaxPA.M"))),
-        Claim("SimOpt.A is worse than SimProj.A under noise", "§9.1, Fig. 9",
-              all(best[("SimOpt.A", v)] >= best[("SimProj.A", v)] for v in values if v > 0),
-              _monotone_text(best, "SimOpt.A", values)),
-    ]
+        r2 = 1.0 - float(residual @ residual) / max(float((ys - ys.mean()) @ (ys - ys.mean())),
+                                                    1e-12)
+        claims += [
+            Claim(f"[k = {k}] SimProj's mistakes grow linearly with the noise rate",
+                  "§9.1, Fig. 9", r2 >= 0.95, f"R² of a line through SimProj.A: {r2:.3f}; "
+                  + _monotone_text(best, "SimProj.A", values)),
+            Claim(f"[k = {k}] the simultaneous-projection variants beat MaxPA.A at the highest "
+                  "noise", "§9.1, Fig. 9",
+                  all(best[(n, at_top)] < best[("MaxPA.A", at_top)] for n in
+                      ("SimProj.A", "SimOpt.A", "SimProj.M")),
+                  f"q = {at_top}: " + ", ".join(f"{n} {best[(n, at_top)]:.1f}"
+                                               for n in (*simultaneous, "MaxPA.A", "MaxPA.M"))),
+            Claim(f"[k = {k}] SimOpt.A is worse than SimProj.A under noise", "§9.1, Fig. 9",
+                  all(best[("SimOpt.A", v)] >= best[("SimProj.A", v)] for v in values if v > 0),
+                  _monotone_text(best, "SimOpt.A", values)),
+        ]
+        if k == 20:
+            claims.append(Claim(
+                "[k = 20] every simultaneous-projection variant beats every MaxPA variant",
+                "§9.1, Fig. 9", all(best[(n, v)] < min(best[("MaxPA.A", v)],
+                                                       best[("MaxPA.M", v)])
+                                    for n in simultaneous for v in values if v > 0),
+                f"q = {at_top}: " + ", ".join(f"{n} {best[(n, at_top)]:.1f}" for n in
+                                             (*simultaneous, "MaxPA.A", "MaxPA.M"))))
+    table = Table([row for _, _, t in panels for row in t], panels[0][2].columns)
     return Outcome([], claims, {"settings": table}, [], _curve_figure(
-        best, "noise", values, "noise rate q", "Amit et al. Fig. 9, block size 5 (ours)"))
+        [(best, f"blocks of {k}") for k, best, _ in panels], values, "noise rate q",
+        "Amit et al. Fig. 9 (ours)"))
 
 
 EXPERIMENTS = [
@@ -211,10 +237,10 @@ EXPERIMENTS = [
                "Synthetic blocks: imperfect trials of the simultaneous projections and MaxPA, "
                "additive and multiplicative, against the block size", fig7_block_size,
                (), default_seeds=10, quick_seeds=2),
-    Experiment("amit-fig8", AMIT, "Fig. 8 (sparsity, block size 5)",
+    Experiment("amit-fig8", AMIT, "Fig. 8 (sparsity, blocks of 5 and 20)",
                "Synthetic blocks: imperfect trials against the number of relevant features",
                fig8_sparsity, (), default_seeds=10, quick_seeds=2),
-    Experiment("amit-fig9", AMIT, "Fig. 9 (label noise, block size 5)",
+    Experiment("amit-fig9", AMIT, "Fig. 9 (label noise, blocks of 5 and 20)",
                "Synthetic blocks: imperfect trials against the label-noise rate",
                fig9_noise, (), default_seeds=10, quick_seeds=2),
 ]
