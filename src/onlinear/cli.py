@@ -594,6 +594,8 @@ def fetch_command(name_or_url, dest, sha256, force):
 
 # the streaming commands (train, predict, evaluate, info) register themselves on `cli`
 from . import cli_model  # noqa: E402, F401
+# onlinear reproduce (the papers' tables and figures) registers itself on `cli`
+from . import cli_reproduce  # noqa: E402, F401
 
 
 def main(argv=None):

@@ -1,0 +1,77 @@
+"""Reproductions of the five papers' tables and figures, on the papers' data, with the papers'
+numbers printed beside ours and a verdict.
+
+>>> from onlinear.reproduce import list_experiments
+>>> "matsushima-table4" in [e.id for e in list_experiments()]
+True
+
+``run(id, quick=False, seeds=None, out=None)`` runs one experiment and returns a
+:class:`Result` (``print(result.to_text())``); with ``out`` it also writes the comparison
+(CSV, markdown), the claims, further tables and, where the paper has a figure, a PNG into that
+folder.  ``report(results, path)`` writes the markdown reproduction report of several results.
+The command line does the same: ``onlinear reproduce --list``, ``onlinear reproduce ID
+[--quick] [--seeds N] [--out DIR]``, ``onlinear reproduce --all --report docs/reproduction.md``.
+
+Each experiment lives in the module of its paper; the run function's docstring is its protocol
+and says what was chosen where the paper is silent.  Data sets other than those shipped in the
+package (USPS, Letter) are read from the data directory of :func:`onlinear.data.find_dataset`
+(environment variable ``ONLINEAR_DATA``); a full run without them stops with an error naming the
+missing set.  Quick mode runs a small subset (on shipped or synthetic data when the paper's set
+is not shipped) in seconds: its numbers check the code path, not the paper.
+"""
+from ._framework import (
+    OFF,
+    SAME_ORDERING,
+    VERDICT_RULE,
+    VERDICTS,
+    WITHIN_NOISE,
+    Claim,
+    Experiment,
+    Outcome,
+    Result,
+    execute,
+    noise,
+    verdict,
+)
+from ._output import load, report, save
+from ._registry import EXPERIMENTS, describe, list_experiments
+
+__all__ = ["Experiment", "Outcome", "Result", "Claim", "EXPERIMENTS", "list_experiments",
+           "describe", "run", "run_all", "report", "save", "load", "verdict", "noise",
+           "VERDICT_RULE", "VERDICTS", "WITHIN_NOISE", "SAME_ORDERING", "OFF"]
+
+
+def run(id, quick=False, seeds=None, out=None):
+    """Run the experiment ``id`` and return its :class:`Result`.
+
+    Parameters
+    ----------
+    id : str
+        An experiment id (:func:`list_experiments`).
+    quick : bool, default=False
+        Small subsets, seconds: checks the code path, not the paper's numbers.
+    seeds : int or None
+        Number of seeded orders (default: the experiment's own, fewer in quick mode).
+    out : path or None
+        A folder to write the result's files into (created if its parent exists); every file
+        is written whole or not at all, and nothing is written outside the folder.
+
+    Returns
+    -------
+    Result
+    """
+    result = execute(describe(id), quick=quick, seeds=seeds)
+    if out is not None:
+        save(result, out)
+    return result
+
+
+def run_all(quick=False, seeds=None, out=None, ids=None, progress=None):
+    """Run every registered experiment (or those of ``ids``), in registry order; a list of
+    :class:`Result`.  ``progress(experiment)`` is called before each run when given."""
+    results = []
+    for experiment in (list_experiments() if ids is None else [describe(i) for i in ids]):
+        if progress is not None:
+            progress(experiment)
+        results.append(run(experiment.id, quick=quick, seeds=seeds, out=out))
+    return results

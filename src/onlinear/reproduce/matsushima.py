@@ -1,0 +1,456 @@
+"""Matsushima, Shimizu, Yoshida, Ninomiya & Nakagawa 2010, §5: Table 4 (online error in a
+10-fold cross-validation: rows USPS, reut20 and News20), Table 5 (run time, USPS row), Table 6
+(peak error over 40 epochs, USPS row) and Fig. 1 (online progression on USPS at C = 0.001).
+
+Not reproduced here: Table 4's twenty-newsgroup subsets (sb/ob/ol, from a UCD collection that is
+not in our data), and the batch baselines and text rows of Tables 5 and 6.
+"""
+import numpy as np
+
+from ..datasets import load_usps
+from ..harness import Table
+from ..registry import MATSUSHIMA
+from ._framework import Claim, Experiment, Outcome
+from ._protocol import cell, figure, make, mean, require, rng, subset
+
+# Column names of the paper's tables → registered algorithms.  "Perc" is not defined in the
+# paper; the standard multiclass Perceptron (promote y, demote the predicted class) is the
+# additive family's max scheme with β = 0.
+ALGORITHMS = {"Perc": "perceptron-max", "PA": "pa", "SPA": "spa", "PA-I": "pa1",
+              "SPA-I": "spa1", "PA-II": "pa2", "SPA-II": "spa2"}
+PAIRS = (("PA", "SPA"), ("PA-I", "SPA-I"), ("PA-II", "SPA-II"))
+
+# Table 4, row USPS: test error (%) "according to online situation for 10-fold cross validation".
+TABLE4_USPS = {"Perc": 11.74, "PA": 14.02, "SPA": 9.15, "PA-I": 11.05, "SPA-I": 8.68,
+               "PA-II": 11.74, "SPA-II": 6.89}
+C_GRID = (1e-3, 1e-2, 1e-1, 1.0, 10.0)
+QUICK_GRID = (1e-3, 1.0)
+FOLDS = 10
+
+
+def _has_c(name):
+    return name.endswith(("-I", "-II"))
+
+
+def _folds(generator, n):
+    """§5's layout: the n examples split at random into 10 parts; fold f tests on part f,
+    validates on part f + 1 (mod 10) and trains on the other 8.  Yields
+    ``(f, test, validation, train)`` index arrays (``train`` in part order)."""
+    parts = np.array_split(generator.permutation(n), FOLDS)
+    for f in range(FOLDS):
+        train = np.concatenate([parts[g] for g in range(FOLDS)
+                                if g not in (f, (f + 1) % FOLDS)])
+        yield f, parts[f], parts[(f + 1) % FOLDS], train
+
+
+def _cross_validation(key, X, y, seeds, grid=C_GRID):
+    """§5's 10-fold protocol on ``(X, y)``: per seed, the mean test error (%) over the folds of
+    every learner, and the table of the C chosen on each fold from ``grid``."""
+    classes = np.unique(y)
+    per_seed = {name: [] for name in ALGORITHMS}
+    chosen = []
+    for seed in seeds:
+        generator = rng(key, seed)
+        fold_errors = {name: [] for name in ALGORITHMS}
+        for f, test, validation, train in _folds(generator, X.shape[0]):
+            train = train[generator.permutation(train.size)]
+            X_train, y_train = X[train], y[train]
+            for name, algorithm in ALGORITHMS.items():
+                best = None
+                for C in (grid if _has_c(name) else (None,)):
+                    model = make(algorithm, **({} if C is None else {"C": C}))
+                    model.partial_fit(X_train, y_train, classes=classes)
+                    val = 1.0 - model.score(X[validation], y[validation])
+                    if best is None or val < best[0]:
+                        best = (val, C, 1.0 - model.score(X[test], y[test]))
+                fold_errors[name].append(100.0 * best[2])
+                chosen.append({"seed": seed, "fold": f, "algorithm": name, "C": best[1],
+                               "validation_error": 100.0 * best[0],
+                               "test_error": 100.0 * best[2]})
+        for name in ALGORITHMS:
+            per_seed[name].append(mean(fold_errors[name]))
+    return per_seed, Table(chosen)
+
+
+def _table4_outcome(rows, quick):
+    """Cells, claims and the trace note of Table 4's rows ``{row: (printed, per_seed, n)}``."""
+    cells, claims = [], []
+    ratios, paper_ratios, gaps = [], [], []
+    for row, (printed, per_seed, n) in rows.items():
+        cells += [cell(f"error % ({row})", name, "test error %", printed[name], per_seed[name],
+                       f"Table 4, row {row}", test_size=None if quick else n)
+                  for name in ALGORITHMS]
+        ours = {name: mean(values) for name, values in per_seed.items()}
+        claims += [Claim(f"{row}: {spa} has a lower error than {pa}", "§5, Table 4",
+                         ours[spa] < ours[pa], f"{ours[spa]:.2f} vs {ours[pa]:.2f} (paper "
+                         f"{printed[spa]} vs {printed[pa]})") for pa, spa in PAIRS]
+        claims.append(Claim(f"{row}: SPA-II has the lowest error of the online learners",
+                            "§5, Table 4", ours["SPA-II"] == min(ours.values()),
+                            ", ".join(f"{name} {v:.2f}" for name, v in ours.items())))
+        ratios += [ours[spa] / ours[pa] for pa, spa in PAIRS]
+        paper_ratios += [printed[spa] / printed[pa] for pa, spa in PAIRS]
+        gaps += [printed[pa] - ours[pa] for pa, _ in PAIRS]
+    ratio, paper_ratio = float(np.mean(ratios)), float(np.mean(paper_ratios))
+    claims.append(Claim("the SPA family's error is about 0.5–0.8 × the PA family's",
+                        "§5, Table 4", 0.5 <= ratio <= 0.8,
+                        f"mean SPA-x/PA-x ratio {ratio:.2f} (paper {paper_ratio:.2f})"))
+    if quick:
+        return cells, claims, []
+    notes = [
+        "Trace of the 'off' cells: our PA, PA-I and PA-II solve the paper's own problems "
+        "exactly (the test suite checks them against a generic QP solver) and run in the very "
+        "protocol in which our SPA cells are close to the paper's; the paper's PA baselines "
+        f"are {min(gaps):.1f}–{max(gaps):.1f} points worse than the same algorithms here, so "
+        f"the paper's SPA/PA error ratio ({paper_ratio:.2f}) becomes {ratio:.2f}. The paper "
+        "prints neither its PA code nor its C grid; its printed PA-I/PA-II formulas use C/2 in "
+        "place of C, a rescaling of C that the grid search absorbs, so the C convention does "
+        "not explain the gap. The SPA formulas it prints cannot be what it ran (see "
+        "matsushima-fig1).",
+    ]
+    return cells, claims, notes
+
+
+def table4_usps(quick, seeds):
+    """Table 4 of Matsushima et al., USPS row: one online pass, 10-fold cross-validation.
+
+    * Data: the 7,291 USPS training examples (the LIBSVM copy shipped in the package, as the
+      paper's footnote points to; features in [−1, 1]), split at random into 10 parts per seed.
+    * Per fold (§5: "one partition was used for determining the hyperparameter (C)"): part f is
+      the test set, part f + 1 (mod 10) the validation set, the other 8 parts the training
+      stream, seen once in a random order.  PA-I/II and SPA-I/II pick C from
+      {0.001, 0.01, 0.1, 1, 10} (the paper gives no grid) by the validation error of the model
+      after the pass; the test error of that same model is the fold's error.  Perc, PA and SPA
+      have no C.  The cell is the mean over the 10 folds; the spread is over the seeds (random
+      partitions and orders).
+    * Exact updates (``variant="exact"``): the printed SPA-I/SPA-II formulas do not solve the
+      paper's problems (see ``matsushima-fig1``).
+    * Quick mode: a seeded subset of 1,500 examples, C ∈ {0.001, 1}.
+    """
+    X, y, _, _ = load_usps()
+    if quick:
+        X, y = subset(X, y, 1500, "matsushima-table4")
+    per_seed, chosen = _cross_validation("matsushima-table4", X, y, seeds,
+                                         QUICK_GRID if quick else C_GRID)
+    cells, claims, notes = _table4_outcome({"USPS": (TABLE4_USPS, per_seed, X.shape[0])}, quick)
+    return Outcome(cells, claims, {"folds": chosen}, notes)
+
+
+# Table 4, rows reut20 and News20, and the 20 topics of the paper's Reuters (its Table 3).
+TABLE4_TEXT = {
+    "reut20": {"Perc": 7.88, "PA": 7.69, "SPA": 5.32, "PA-I": 7.44, "SPA-I": 5.46,
+               "PA-II": 7.95, "SPA-II": 5.29},
+    "News20": {"Perc": 31.96, "PA": 27.03, "SPA": 20.50, "PA-I": 24.62, "SPA-I": 18.85,
+               "PA-II": 25.82, "SPA-II": 17.23},
+}
+REUTERS_TOPICS = ("acq", "alum", "cocoa", "coffee", "copper", "cpi", "crude", "earn", "gnp",
+                  "gold", "grain", "interest", "jobs", "money-fx", "money-supply", "reserves",
+                  "rubber", "ship", "sugar", "trade")
+
+
+def _text_corpora(vectorizer):
+    """reut20 and News20 (train and test splits pooled) with ``vectorizer``'s features."""
+    import scipy.sparse as sp
+
+    from ..data import load_20newsgroups, load_reuters21578
+
+    reuters, news = require("reuters21578")[0], require("news20")[0]
+    X1, y1, X2, y2 = load_reuters21578(reuters, labels="single", vectorizer=vectorizer())[:4]
+    X, y = sp.vstack([X1, X2]).tocsr(), np.concatenate([y1, y2])
+    keep = np.isin(y, REUTERS_TOPICS)
+    X1, y1, X2, y2 = load_20newsgroups(news, vectorizer=vectorizer())[:4]
+    return {"reut20": (X[keep], y[keep]),
+            "News20": (sp.vstack([X1, X2]).tocsr(), np.concatenate([y1, y2]))}
+
+
+def table4_text(quick, seeds):
+    """Table 4 of Matsushima et al., rows reut20 and News20, by the protocol of
+    ``matsushima-table4``.
+
+    * reut20: Reuters-21578 (ModApte, documents with exactly one topic, training and test
+      splits pooled) restricted to the paper's 20 topics (its Table 3); the paper has 7,800
+      documents and 34,488 features after an unstated preprocessing.
+    * News20: the 20 Newsgroups "bydate" training and test splits pooled (18,846 messages, with
+      their remaining headers; the paper has 15,935 and 60,345 features, source uncertain).
+    * Features: raw word counts, as the paper says ("raw word frequencies"; scikit-learn's
+      ``CountVectorizer`` fitted on the training split) for the compared cells, and, as a
+      second table, unit-norm tf-idf rows (our loaders' default).
+    * Quick mode: a synthetic 600-document corpus of word counts (as in ``amit-text``),
+      compared with the reut20 row, C ∈ {0.001, 1}; no tf-idf table.
+    """
+    from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+
+    grid = QUICK_GRID if quick else C_GRID
+    if quick:
+        from .amit import _synthetic_corpus
+
+        representations = {"counts": {
+            "reut20": _synthetic_corpus(rng("matsushima-table4-text/corpus", 0))}}
+    else:
+        representations = {"counts": _text_corpora(CountVectorizer),
+                           "tf-idf": _text_corpora(TfidfVectorizer)}
+    tables, sizes, other = {}, [], []
+    for representation, corpora in representations.items():
+        rows = {}
+        for row, (X, y) in corpora.items():
+            per_seed, chosen = _cross_validation(f"matsushima-table4-text/{row}", X, y, seeds,
+                                                 grid)
+            rows[row] = (TABLE4_TEXT[row], per_seed, X.shape[0])
+            tables[f"folds-{row.lower()}-{representation}"] = chosen
+            if representation == "counts":
+                sizes.append(f"{row}: {X.shape[0]:,} documents, {X.shape[1]:,} features, "
+                             f"{len(np.unique(y))} classes")
+        if representation == "counts":
+            cells, claims, notes = _table4_outcome(rows, quick)
+        else:
+            other = [cell(f"error % ({row}, tf-idf)", name, "test error %", printed[name],
+                          per_seed[name], f"Table 4, row {row}")
+                     for row, (printed, per_seed, _) in rows.items() for name in ALGORITHMS]
+    if other:
+        tables["tfidf"] = Table(other)
+        tfidf = {(c["group"], c["item"]): c["ours"] for c in other}
+        notes.append("With unit-norm tf-idf rows instead of raw counts: " + "; ".join(
+            f"{row}: " + ", ".join(f"{name} {tfidf[(f'error % ({row}, tf-idf)', name)]:.2f}"
+                                   for name in ALGORITHMS) for row in TABLE4_TEXT) + ".")
+    return Outcome(cells, claims, tables, ["Data: " + "; ".join(sizes) + "."] + notes)
+
+
+# Table 5, row USPS: seconds of 40 training iterations (Xeon 3.0 GHz); compared as ratios to PA.
+TABLE5_USPS = {"PA": 5.5, "PA-I": 5.5, "PA-II": 5.5, "SPA": 5.9, "SPA-I": 5.9, "SPA-II": 5.9,
+               "Perc": 1.5}
+
+
+def table5_usps(quick, seeds):
+    """Table 5 of Matsushima et al., USPS row: the training time of 40 iterations of each
+    online learner, compared as the ratio to PA's time (the paper's seconds are those of its
+    3.0 GHz Xeon; the ratios are what a reproduction can check).
+
+    * Data: the 7,291 USPS training examples (shipped copy); one ``fit`` of 40 epochs, each
+      over a fresh random order (``n_epochs=40, shuffle=True``); C = 0.001 where the learner
+      has one.  The time is the wall time of that call (after a warm-up that compiles the
+      code).
+    * The batch baselines of the table (logistic regression, the multiclass SVM) are not run.
+    * Quick mode: 1,500 examples, 3 passes.
+    """
+    import time
+
+    X, y, _, _ = load_usps()
+    epochs = 3 if quick else 40
+    if quick:
+        X, y = subset(X, y, 1500, "matsushima-table5")
+    order = list(TABLE5_USPS)
+    ratios = {name: [] for name in order}
+    rows = []
+    for seed in seeds:
+        seconds = {}
+        for name in order:
+            params = {} if name in ("PA", "SPA", "Perc") else {"C": 1e-3}
+            make(ALGORITHMS[name], **params).fit(X[:50], y[:50])  # compile outside the timing
+            model = make(ALGORITHMS[name], n_epochs=epochs, shuffle=True,
+                         random_state=int(rng("matsushima-table5", seed).integers(2**31)),
+                         **params)
+            start = time.perf_counter()
+            model.fit(X, y)
+            seconds[name] = time.perf_counter() - start
+        for name in order:
+            ratios[name].append(seconds[name] / seconds["PA"])
+            rows.append({"seed": seed, "algorithm": name, "seconds": seconds[name],
+                         "ratio_to_pa": seconds[name] / seconds["PA"]})
+    cells = [cell("time / PA's time (USPS)", name, "time ratio",
+                  round(TABLE5_USPS[name] / TABLE5_USPS["PA"], 2), ratios[name],
+                  "Table 5, row USPS (ratio of its seconds)") for name in order if name != "PA"]
+    ours = {name: mean(v) for name, v in ratios.items()}
+    claims = [
+        Claim("SPA runs a few percent slower than PA (3–9 % in Table 5)", "§5, Table 5",
+              all(1.0 <= ours[spa] / ours[pa] <= 1.25 for pa, spa in PAIRS),
+              ", ".join(f"{spa}/{pa} {ours[spa] / ours[pa]:.2f}" for pa, spa in PAIRS)),
+        Claim("the Perceptron is the fastest online learner", "§5, Table 5",
+              ours["Perc"] == min(ours.values()),
+              ", ".join(f"{n} {v:.2f}" for n, v in ours.items())),
+    ]
+    pa = mean([r["seconds"] for r in rows if r["algorithm"] == "PA"])
+    notes = [f"PA's {epochs} epochs take {pa:.2f} s here against the paper's 5.5 for 40; at a few "
+             "milliseconds per epoch, the parts of a call that do not depend on the rule (input "
+             "checks, the compiled loop's set-up) weigh as much as the updates themselves, and "
+             "the times of a shared machine spread (see the sd)."]
+    return Outcome(cells, claims, {"times": Table(rows)}, notes)
+
+
+# Table 6, row USPS: the lowest test error (%) over 40 epochs, and the epoch it was reached at.
+TABLE6_USPS = {"Perc": (6.45, 30), "PA": (6.82, 34), "SPA": (6.02, 34), "PA-I": (6.83, 34),
+               "SPA-I": (5.73, 39), "PA-II": (6.82, 40), "SPA-II": (4.95, 35)}
+EPOCHS_TABLE6 = 40
+
+
+def table6_usps(quick, seeds):
+    """Table 6 of Matsushima et al., USPS row: the peak (lowest) test error of each online
+    learner over 40 epochs, and the epoch of the peak.
+
+    * Data and folds as in ``matsushima-table4`` (the paper: "determined in the same way using
+      the validation set"); every epoch is a fresh random order of the training parts (the
+      paper does not say whether it reshuffles).
+    * After every epoch the model is scored on the validation and the test part.  C (of
+      {0.001, 0.01, 0.1, 1, 10}) is chosen per fold by the lowest validation error over the
+      epochs.  The data set's curve is the test error of the chosen C per epoch, averaged over
+      the folds; its peak ("Dataset peak error rate") is the lowest point of that curve, and
+      the epoch in parentheses is where it lies.
+    * The batch baselines of the table (logistic regression, the multiclass SVM) are not run.
+    * Quick mode: 1,500 examples, 3 epochs, C ∈ {0.001, 1}.
+    """
+    X, y, _, _ = load_usps()
+    epochs, grid = (3, QUICK_GRID) if quick else (EPOCHS_TABLE6, C_GRID)
+    if quick:
+        X, y = subset(X, y, 1500, "matsushima-table6")
+    classes = np.unique(y)
+    peaks = {name: [] for name in ALGORITHMS}
+    at = {name: [] for name in ALGORITHMS}
+    rows = []
+    for seed in seeds:
+        generator = rng("matsushima-table6", seed)
+        curves = {name: [] for name in ALGORITHMS}
+        for f, test, validation, train in _folds(generator, X.shape[0]):
+            orders = [train[generator.permutation(train.size)] for _ in range(epochs)]
+            for name, algorithm in ALGORITHMS.items():
+                best = None
+                for C in (grid if _has_c(name) else (None,)):
+                    model = make(algorithm, **({} if C is None else {"C": C}))
+                    val, tst = [], []
+                    for order in orders:
+                        model.partial_fit(X[order], y[order], classes=classes)
+                        val.append(1.0 - model.score(X[validation], y[validation]))
+                        tst.append(1.0 - model.score(X[test], y[test]))
+                    if best is None or min(val) < best[0]:
+                        best = (min(val), C, tst)
+                curves[name].append(best[2])
+                rows.append({"seed": seed, "fold": f, "algorithm": name, "C": best[1],
+                             "fold_peak_test_error": 100.0 * min(best[2]),
+                             "fold_peak_epoch": int(np.argmin(best[2])) + 1,
+                             "last_test_error": 100.0 * best[2][-1]})
+        for name in ALGORITHMS:
+            # the data set's curve is the mean over the folds; its peak is the lowest point
+            curve = 100.0 * np.mean(curves[name], axis=0)
+            peaks[name].append(float(curve.min()))
+            at[name].append(int(np.argmin(curve)) + 1)
+    cells = [cell("peak error % (USPS)", name, "test error %", TABLE6_USPS[name][0],
+                  peaks[name], "Table 6, row USPS", test_size=None if quick else X.shape[0])
+             for name in ALGORITHMS]
+    cells += [cell("epoch of the peak (USPS)", name, "epoch", TABLE6_USPS[name][1], at[name],
+                   "Table 6, row USPS") for name in ALGORITHMS]
+    ours = {name: mean(v) for name, v in peaks.items()}
+    claims = [Claim(f"{spa}'s peak error is below {pa}'s", "§5, Table 6", ours[spa] < ours[pa],
+                    f"{ours[spa]:.2f} vs {ours[pa]:.2f} (paper {TABLE6_USPS[spa][0]} vs "
+                    f"{TABLE6_USPS[pa][0]})") for pa, spa in PAIRS]
+    claims.append(Claim("SPA-II has the lowest peak error of the online learners",
+                        "§5, Table 6", ours["SPA-II"] == min(ours.values()),
+                        ", ".join(f"{n} {v:.2f}" for n, v in ours.items())))
+    notes = [] if quick else [
+        "The epoch of the peak lies on a nearly flat stretch of the averaged error curve, so it "
+        "moves a lot between orders (see the spread); the per-fold peaks are in the folds "
+        "table."]
+    return Outcome(cells, claims, {"folds": Table(rows)}, notes)
+
+
+TICK = 200
+
+
+def fig1_usps(quick, seeds):
+    """Fig. 1 of Matsushima et al. (and the success-rate panel of Fig. 2): one online pass over
+    USPS at C = 0.001, cumulative mistakes and updates every 200 examples.
+
+    * Data: the 7,291 USPS training examples (shipped LIBSVM copy), one random order per seed
+      (the paper does not state its order).
+    * C = 0.001 for every learner that has one, as printed.  Besides the exact learners, the
+      SPA-I and SPA-II formulas as printed in the paper's Table 2 (``variant="printed"``) and
+      PA-I/PA-II as printed (C/2 in place of C) are run, to show what the printed formulas do.
+    * Fig. 2's accumulated-loss panel is not reproduced (it needs the pre-update loss of every
+      round); its success-rate panel is 1 − cumulative mistakes / examples.
+    * The paper's figure has no readable numbers: only its claims are checked.
+    * Quick mode: 1,500 examples.
+    """
+    X, y, _, _ = load_usps()
+    if quick:
+        X, y = subset(X, y, 1500, "matsushima-fig1")
+    classes = np.unique(y)
+    learners = {name: (algorithm, {} if name in ("Perc", "PA", "SPA") else
+                       {"C": 1e-3, "variant": "exact"})
+                for name, algorithm in ALGORITHMS.items()}
+    for name in ("PA-I", "PA-II", "SPA-I", "SPA-II"):
+        learners[f"{name} (printed)"] = (ALGORITHMS[name], {"C": 1e-3, "variant": "printed"})
+    stops = list(range(TICK, X.shape[0], TICK)) + [X.shape[0]]
+    rows = []
+    for seed in seeds:
+        order = rng("matsushima-fig1", seed).permutation(X.shape[0])
+        for name, (algorithm, params) in learners.items():
+            model = make(algorithm, **params)
+            start = 0
+            for stop in stops:
+                part = order[start:stop]
+                model.partial_fit(X[part], y[part], classes=classes)
+                rows.append({"algorithm": name, "seed": seed, "examples": stop,
+                             "mistakes": int(model.n_mistakes_),
+                             "updates": int(model.n_updates_),
+                             "success_rate": 1.0 - model.n_mistakes_ / stop})
+                start = stop
+    curves = Table(rows)
+    final = {name: {q: mean([r[q] for r in rows if r["algorithm"] == name
+                             and r["examples"] == X.shape[0]])
+                    for q in ("mistakes", "updates")} for name in learners}
+    claims = []
+    for pa, spa in PAIRS:
+        claims.append(Claim(f"{spa} makes fewer cumulative mistakes than {pa} and Perc",
+                            "§5, Fig. 1", final[spa]["mistakes"] < min(
+                                final[pa]["mistakes"], final["Perc"]["mistakes"]),
+                            f"{final[spa]['mistakes']:.0f} vs {final[pa]['mistakes']:.0f} "
+                            f"and {final['Perc']['mistakes']:.0f}"))
+        claims.append(Claim(f"{spa}'s cumulative updates end lower than {pa}'s", "§5, Fig. 1",
+                            final[spa]["updates"] < final[pa]["updates"],
+                            f"{final[spa]['updates']:.0f} vs {final[pa]['updates']:.0f}"))
+    for name in ("SPA-I", "SPA-II"):
+        printed = final[f"{name} (printed)"]
+        claims.append(Claim(f"{name} as printed (Table 2) learns at C = 0.001", "§3, Table 2",
+                            printed["updates"] > 0,
+                            f"{printed['updates']:.0f} updates, {printed['mistakes']:.0f} "
+                            f"mistakes (exact {name}: {final[name]['updates']:.0f} updates)"))
+    notes = ["Trace: the SPA-I and SPA-II formulas printed in the paper's Table 2 make no update "
+             "at all from W = 0 at C = 0.001 (their support condition is never met), so a "
+             "learner built from the print predicts one class for ever; the paper's Fig. 1 "
+             "curves must come from other formulas (the exact solutions of its problems, which "
+             "we run as SPA-I and SPA-II)."]
+
+    def draw(axes):
+        for ax, quantity in zip(axes, ("mistakes", "updates")):
+            for i, name in enumerate(learners):
+                if "printed" in name and quantity == "updates":
+                    continue
+                xs = stops
+                ys = [mean([r[quantity] for r in rows if r["algorithm"] == name
+                            and r["examples"] == s]) for s in stops]
+                ax.plot(xs, ys, label=name, color=f"C{i % 10}",
+                        linestyle="--" if "printed" in name else "-")
+            ax.set_xlabel("examples")
+            ax.set_ylabel(f"cumulative {quantity}")
+            if quantity == "mistakes":
+                ax.set_ylim(0, 1.3 * max(final[n]["mistakes"] for n in ALGORITHMS))
+        axes[0].legend(fontsize=7)
+
+    return Outcome([], claims, {"curves": curves}, notes,
+                   figure(draw, panels=(1, 2), title="Matsushima et al. Fig. 1 (USPS, C = 0.001)"))
+
+
+EXPERIMENTS = [
+    Experiment("matsushima-table4", MATSUSHIMA, "Table 4 (USPS row)",
+               "Perc, PA, PA-I, PA-II and SPA, SPA-I, SPA-II: one-pass test error in a 10-fold "
+               "cross-validation on USPS", table4_usps, ("usps",), default_seeds=5),
+    Experiment("matsushima-table4-text", MATSUSHIMA, "Table 4 (rows reut20, News20)",
+               "The same on Reuters-21578 (the paper's 20 topics) and 20 Newsgroups",
+               table4_text, ("reuters21578", "news20"), default_seeds=3, quick_seeds=1),
+    Experiment("matsushima-table5", MATSUSHIMA, "Table 5 (USPS row)",
+               "Training time of 40 iterations, as ratios to PA's", table5_usps, ("usps",),
+               default_seeds=5, quick_seeds=1),
+    Experiment("matsushima-table6", MATSUSHIMA, "Table 6 (USPS row)",
+               "Peak test error over 40 epochs of the online learners, and its epoch, in a "
+               "10-fold cross-validation on USPS", table6_usps, ("usps",), default_seeds=2,
+               quick_seeds=1),
+    Experiment("matsushima-fig1", MATSUSHIMA, "Fig. 1 (and Fig. 2's success rate)",
+               "Cumulative mistakes and updates of one pass over USPS at C = 0.001, exact and "
+               "printed formulas", fig1_usps, ("usps",), default_seeds=5),
+]

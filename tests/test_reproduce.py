@@ -1,0 +1,358 @@
+"""``onlinear reproduce``: every registered experiment runs in quick mode (small subsets, on data
+shipped with the package or generated), its table has the documented structure, and the
+orderings that hold on the subsets hold; the verdict rule on hand-made numbers; the command
+line (list, usage errors, the files of ``--out``, the report)."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+from cli_runner import onlinear_cli
+from onlinear import reproduce
+from onlinear.harness import Table
+from onlinear.reproduce import OFF, SAME_ORDERING, VERDICTS, WITHIN_NOISE, noise, verdict
+from onlinear.reproduce._framework import COMPARISON_COLUMNS, printed_digits
+
+IDS = [e.id for e in reproduce.list_experiments()]
+_RESULTS = {}
+
+
+@pytest.fixture(autouse=True)
+def _no_data_directory(monkeypatch):
+    # quick mode must not need a data directory (ONLINEAR_DATA): run as on a clean machine
+    monkeypatch.delenv("ONLINEAR_DATA", raising=False)
+
+
+def quick(id):
+    """The quick-mode result of ``id``, computed once per test session."""
+    if id not in _RESULTS:
+        _RESULTS[id] = reproduce.run(id, quick=True)
+    return _RESULTS[id]
+
+
+def claim(result, text):
+    """The one claim of ``result`` whose statement contains ``text``."""
+    found = [c for c in result.claims if text in c.statement]
+    assert len(found) == 1, (text, [c.statement for c in result.claims])
+    return found[0]
+
+
+# ------------------------------------------------------------------ the registry
+def test_every_paper_has_an_experiment_and_ids_are_unique():
+    papers = {e.paper for e in reproduce.list_experiments()}
+    from onlinear import registry
+
+    assert papers == {registry.CRAMMER_SINGER, registry.AMIT, registry.MATSUSHIMA,
+                      registry.YANG_JIN_YE, registry.BSHOUTY}
+    assert len(IDS) == len(set(IDS)) == len(reproduce.EXPERIMENTS)
+    for e in reproduce.list_experiments():
+        assert e.protocol and "Quick mode" in e.protocol, e.id  # the docstring is the protocol
+        assert e.default_seeds >= 2 and e.quick_seeds >= 1
+
+
+def test_unknown_experiment():
+    with pytest.raises(ValueError, match="unknown experiment 'nope'; available: crammer"):
+        reproduce.run("nope", quick=True)
+
+
+# ------------------------------------------------------------------ every experiment, quick
+@pytest.mark.parametrize("id", IDS)
+def test_quick_run_structure(id):
+    result = quick(id)
+    e = reproduce.describe(id)
+    assert result.quick and result.seeds == list(range(e.quick_seeds))
+    assert result.comparison.columns == COMPARISON_COLUMNS
+    for row in result.comparison:
+        assert row["paper"] is not None and np.isfinite(row["ours"])
+        assert row["n"] == e.quick_seeds and row["verdict"] in VERDICTS
+        assert row["difference"] == pytest.approx(row["ours"] - row["paper"])
+    assert result.claims and all(c.status in ("holds", "fails") for c in result.claims)
+    # a plot wherever the paper has a figure
+    if "Fig." in e.target:
+        assert result.figure is not None, e.target
+    counts = result.counts
+    assert sum(counts[v] for v in VERDICTS) == len(result.comparison)
+    assert counts["claims hold"] + counts["claims fail"] == len(result.claims)
+    text = result.to_text()
+    assert id in text and "verdict:" in text and "quick mode" in text
+    markdown = result.to_markdown()
+    assert markdown.startswith(f"## `{id}`") and "<summary>Protocol</summary>" in markdown
+
+
+@pytest.mark.parametrize("id,groups", [
+    ("crammer-singer-table2", 4), ("crammer-singer-table4", 4), ("crammer-singer-table5", 4)])
+def test_crammer_singer_tables(id, groups):
+    result = quick(id)
+    # 5 learners × 2 quantities × 2 epochs in quick mode, every cell with a printed number
+    assert len(result.comparison) == 20
+    assert len(set(result.comparison.column("group"))) == groups
+    assert set(result.comparison.column("item")) == {"Perceptron", "Uniform", "Max", "Prop",
+                                                     "MIRA"}
+    # the orderings of §8 that hold on the subsets too
+    assert claim(result, "MIRA makes the most updates").holds
+    assert claim(result, "fewer updates than the Perceptron").holds
+    assert claim(result, "MIRA's error after one epoch").holds
+    runs = result.tables["runs"]
+    assert all(r["mistakes"] <= r["updates"] for r in runs)  # β > 0: every mistake updates
+    fig7 = result.tables["fig7"]  # epoch 1 only in quick mode (2 epochs)
+    assert [r["algorithm"] for r in fig7] == ["Uniform", "Max", "Prop", "MIRA"]
+    assert all(r["relative_updates"] < 0 for r in fig7 if r["algorithm"] != "MIRA")
+
+
+def test_amit_synthetic_orderings():
+    fig7 = quick("amit-fig7")
+    for text in ("SimProj.A makes fewer", "SimProj.M makes fewer", "improve as the block",
+                 "deteriorate"):
+        assert claim(fig7, text).holds, text
+    assert len(fig7.comparison) == 0  # the paper prints no numbers for its figures
+    settings = fig7.tables["settings"]
+    assert {r["block_size"] for r in settings} == {1, 5, 20}
+    # with one row per trial SimProj and MaxPA are the same algorithm (PA-I)
+    one = {r["algorithm"]: r["mean_imperfect_trials"] for r in settings if r["block_size"] == 1}
+    assert one["SimProj.A"] == one["MaxPA.A"]
+    fig8 = quick("amit-fig8")
+    assert {r["n_relevant"] for r in fig8.tables["settings"]} == {50, 150, 250}
+    assert claim(fig8, "[k = 5] the multiplicative versions get worse").holds
+    assert set(fig8.tables["settings"].column("block_size")) == {5}  # quick: the left panel
+    fig9 = quick("amit-fig9")
+    assert claim(fig9, "[k = 5] the simultaneous-projection variants beat MaxPA.A").holds
+
+
+def test_amit_text_in_both_settings():
+    result = quick("amit-text")
+    for setting in ("paper's setting", "Kesler setting"):
+        assert claim(result, f"[{setting}] SimProj makes fewer online mistakes").holds
+    best = result.tables["best"]
+    assert len(best) == 2 * 5  # two settings × five schemes, on the synthetic corpus
+
+
+def test_class_dependent_blocks_by_hand():
+    """Three messages of two classes: the features of §9.2 and the k − 1 = 1 row per trial."""
+    import scipy.sparse as sp
+    from onlinear.reproduce.amit import class_dependent_blocks
+
+    X = sp.csr_matrix(np.array([[1, 1, 0], [1, 0, 1], [0, 1, 1]], dtype=float))
+    y = np.array(["a", "b", "a"])
+    blocks = class_dependent_blocks(X, y, np.array(["a", "b"]), [0, 1, 2])
+    assert blocks.block_ptr.tolist() == [0, 1, 2, 3] and blocks.y.tolist() == [1, 1, 1]
+    rows = blocks.X.toarray()
+    # message 0: no history, every word −1 in both classes: φ(a) − φ(b) = 0
+    assert rows[0].tolist() == [0, 0, 0]
+    # message 1 (class b): class a has seen {0, 1} once (≥ 1/5: 2), class b nothing (−1):
+    # φ(b) − φ(a) on its words 0 and 2: word 0: −1 − 2 = −3; word 2 (never in a: −1): 0
+    assert rows[1].tolist() == [-3, 0, 0]
+    # message 2 (class a): word 1 in a (2) and not in b (−1): 3; word 2 not in a (−1), in b (2)
+    assert rows[2].tolist() == [0, 3, -3]
+
+
+def test_matsushima_table4_and_fig1():
+    table4 = quick("matsushima-table4")
+    assert table4.comparison.column("item") == ["Perc", "PA", "SPA", "PA-I", "SPA-I", "PA-II",
+                                                "SPA-II"]
+    for pa, spa in (("PA", "SPA"), ("PA-I", "SPA-I"), ("PA-II", "SPA-II")):
+        assert claim(table4, f"USPS: {spa} has a lower error than {pa}").holds
+    folds = table4.tables["folds"]
+    assert len(folds) == 10 * 7 * len(table4.seeds)
+    assert {r["C"] for r in folds if r["algorithm"] in ("PA", "SPA", "Perc")} == {None}
+    assert {r["C"] for r in folds if r["algorithm"] == "SPA-II"} <= {0.001, 1.0}
+    text = quick("matsushima-table4-text")
+    assert text.comparison.column("group") == ["error % (reut20)"] * 7
+    for spa in ("SPA", "SPA-II"):  # SPA-I ties PA-I on this small corpus
+        assert claim(text, f"reut20: {spa} has a lower error than").holds
+    table6 = quick("matsushima-table6")
+    assert len(table6.comparison) == 14 and len(table6.tables["folds"]) == 10 * 7
+    assert all(1 <= r["fold_peak_epoch"] <= 3 for r in table6.tables["folds"])
+    assert all(r["fold_peak_test_error"] <= r["last_test_error"] for r in table6.tables["folds"])
+    # the data set's peak (lowest point of the fold-averaged curve) is no lower than the mean
+    # of the folds' own lowest points
+    for row in table6.comparison.where(group="peak error % (USPS)"):
+        folds = [r["fold_peak_test_error"] for r in table6.tables["folds"]
+                 if r["algorithm"] == row["item"]]
+        assert row["ours"] >= np.mean(folds) - 1e-9
+    fig1 = quick("matsushima-fig1")
+    for spa in ("SPA", "SPA-I", "SPA-II"):
+        assert claim(fig1, f"{spa} makes fewer cumulative mistakes").holds
+    # the paper's print: SPA-I and SPA-II of its Table 2 never update at C = 0.001 from W = 0
+    assert not claim(fig1, "SPA-I as printed").holds
+    assert not claim(fig1, "SPA-II as printed").holds
+    curves = fig1.tables["curves"]
+    printed = [r for r in curves if r["algorithm"] == "SPA-I (printed)"]
+    assert printed and all(r["updates"] == 0 for r in printed)
+
+
+def test_yang_jin_ye():
+    fig1 = quick("yang-jin-ye-fig1")
+    assert claim(fig1, "usps: IELLIP makes fewer updates than PA").holds
+    runs = fig1.tables["runs"]
+    assert {r["algorithm"] for r in runs} == {"PA", "MIRA", "IELLIP"}
+    assert {r["epoch"] for r in runs} == {1, 2, 3}
+    fig2 = quick("yang-jin-ye-fig2")
+    assert {r["reading"] for r in fig2.tables["runs"]} == {"t=rounds, (15)", "t=updates, (15)"}
+    assert len(fig2.claims) == 2 * 2  # fewer updates, higher error: per reading
+
+
+def test_iellip_reference_equals_the_estimator_on_the_printed_reading():
+    """The numpy transcription used for the readings the estimator lacks is the estimator on
+    the reading both implement (t = rounds, (15)), so its other readings are trustworthy."""
+    import onlinear
+    from onlinear.datasets import load_usps
+    from onlinear.reproduce.yang_jin_ye import iellip_reference
+    from sklearn.preprocessing import normalize
+
+    X, y, X_test, y_test = load_usps()
+    X, y, X_test = normalize(X[:400]), y[:400], normalize(X_test[:300])
+    classes = np.unique(y)
+    orders = [np.random.default_rng(e).permutation(400) for e in range(2)]
+    for b in (0.1, 0.9):
+        model = onlinear.make("iellip", b=b, matrix="per-class")
+        for order in orders:
+            model.partial_fit(X[order], y[order], classes=classes)
+        ours = iellip_reference(X, y, classes, orders, b=b, X_test=X_test,
+                                y_test=y_test[:300])[-1]
+        assert ours["mistakes"] == model.n_mistakes_
+        assert ours["updates"] == model.n_updates_
+        assert ours["error"] == pytest.approx(100 * (1 - model.score(X_test, y_test[:300])))
+    # a reading that differs does differ (t counting updates keeps P moving longer)
+    other = iellip_reference(X, y, classes, orders, b=0.9, decay="updates")[-1]
+    assert other["mistakes"] != model.n_mistakes_ or other["updates"] != model.n_updates_
+
+
+def test_bshouty_structure():
+    result = quick("bshouty-fig3")
+    runs = result.tables["runs"]
+    assert {r["algorithm"] for r in runs} == {"MCP", "PA", "A-ROMMA"}
+    assert len(runs) == 3 * 3 * len(result.seeds)
+    # every one-vs-rest learner beats always answering "rest" (the majority of the test set)
+    from onlinear.datasets import load_usps
+
+    y_test = load_usps()[3]
+    for r in runs:
+        assert r["test_mistakes"] < np.sum(y_test == r["label"]), r
+
+
+def test_full_runs_need_their_data_sets_and_name_them(monkeypatch, tmp_path):
+    monkeypatch.setenv("ONLINEAR_DATA", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="needs the data set 'mnist'"):
+        reproduce.run("bshouty-fig3")
+    with pytest.raises(FileNotFoundError, match="needs the data set 'letter-uci'"):
+        reproduce.run("crammer-singer-table5")
+
+
+# ------------------------------------------------------------------ the verdict rule
+def test_noise_band():
+    assert printed_digits(5.93) == 2 and printed_digits(4.7) == 1 and printed_digits(1891) == 0
+    assert printed_digits(4.0) == 1  # Table 2 prints 4.0: a float keeps its one decimal
+    # a count: 2·sd·sqrt(1 + 1/n) plus half a printed unit
+    assert noise(10.0, 4, 1891) == pytest.approx(2 * 10 * np.sqrt(1.25) + 0.5)
+    # an error rate on a test set of 2,007: the binomial spread of the paper's own number
+    binomial = 100 * np.sqrt(0.0593 * 0.9407 / 2007)
+    assert noise(0.0, 5, 5.93, test_size=2007) == pytest.approx(2 * binomial + 0.005)
+
+
+def test_verdicts_on_hand_made_numbers():
+    cells = verdict([
+        # within noise: 0.3 off with a band of 2·sqrt(0.04·1.2) + 0.05 ≈ 0.49
+        dict(group="e1", item="A", paper=5.0, ours=5.3, sd=0.2, n=5),
+        # far off, but placed against A, C and D as in the paper
+        dict(group="e1", item="B", paper=7.0, ours=9.0, sd=0.1, n=5),
+        dict(group="e1", item="C", paper=9.0, ours=12.0, sd=0.1, n=5),
+        # far off and below A, while the paper has it above A: off
+        dict(group="e1", item="D", paper=6.0, ours=4.0, sd=0.1, n=5),
+        # alone in its group: no ordering to agree with
+        dict(group="e2", item="A", paper=1.0, ours=3.0, sd=0.1, n=5),
+        # no printed number: no verdict
+        dict(group="e2", item="B", paper=None, ours=3.0, sd=0.1, n=5),
+    ])
+    # C keeps the paper's order against A, B and D; D is below A where the paper has it above
+    assert [c["verdict"] for c in cells] == [WITHIN_NOISE, SAME_ORDERING, SAME_ORDERING, OFF,
+                                             OFF, None]
+    assert cells[1]["difference"] == pytest.approx(2.0)
+    cells = verdict([dict(group="g", item=i, paper=p, ours=o, sd=0.0, n=3)
+                     for i, p, o in (("A", 1.0, 1.0), ("B", 2.0, 5.0), ("C", 3.0, 4.0))])
+    assert [c["verdict"] for c in cells] == [WITHIN_NOISE, OFF, OFF]  # B, C swapped
+    cells = verdict([dict(group="g", item=i, paper=p, ours=o, sd=0.0, n=3)
+                     for i, p, o in (("A", 1.0, 1.0), ("B", 2.0, 4.0), ("C", 3.0, 5.0))])
+    assert [c["verdict"] for c in cells] == [WITHIN_NOISE, SAME_ORDERING, SAME_ORDERING]
+    # two cells the paper prints within noise of each other (492 vs 494 support patterns):
+    # their order is no claim, so swapping them is still the paper's ordering against the rest
+    cells = verdict([dict(group="g", item=i, paper=p, ours=o, sd=10.0, n=5)
+                     for i, p, o in (("U", 492, 575), ("P", 494, 574), ("M", 3242, 2392))])
+    assert [c["verdict"] for c in cells] == [SAME_ORDERING, SAME_ORDERING, SAME_ORDERING]
+
+
+# ------------------------------------------------------------------ files and the command line
+def test_list_command():
+    result = onlinear_cli("reproduce", "--list")
+    assert result.returncode == 0
+    for id in IDS:
+        assert id in result.stdout
+    assert "[data: mnist]" in result.stdout and "[data: synthetic]" in result.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ("reproduce",),                                     # neither an id nor --all
+    ("reproduce", "nope", "--quick"),                   # unknown id
+    ("reproduce", "amit-fig7", "--all"),                # both
+    ("reproduce", "amit-fig7", "--seeds", "0"),         # no order
+    ("reproduce", "--list", "amit-fig7"),
+    ("reproduce", "amit-fig7", "--out", "/nonexistent/folder"),
+    ("reproduce", "--all", "--from", "."),              # --from without --report
+])
+def test_usage_errors_exit_2(args, tmp_path):
+    result = onlinear_cli(*args, cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert list(tmp_path.iterdir()) == []  # nothing ran, nothing was written
+
+
+def test_out_is_a_file_is_a_usage_error(tmp_path):
+    (tmp_path / "file").write_text("x")
+    result = onlinear_cli("reproduce", "amit-fig7", "--quick", "--out", tmp_path / "file")
+    assert result.returncode == 2 and "is a file" in result.stderr
+
+
+def test_missing_data_exits_1_naming_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("ONLINEAR_DATA", str(tmp_path))
+    result = onlinear_cli("reproduce", "bshouty-fig3")
+    assert result.returncode == 1 and "'mnist'" in result.stderr
+
+
+def test_out_folder_content_and_report_from_it(tmp_path):
+    out = tmp_path / "results"
+    result = onlinear_cli("reproduce", "matsushima-fig1", "--quick", "--seeds", "1",
+                          "--out", out)
+    assert result.returncode == 0, result.stderr
+    assert "matsushima-fig1" in result.stdout and "[fails] SPA-I as printed" in result.stdout
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["matsushima-fig1-claims.csv", "matsushima-fig1-curves.csv",
+                     "matsushima-fig1.csv", "matsushima-fig1.json", "matsushima-fig1.md",
+                     "matsushima-fig1.png", "matsushima-fig1.txt"]  # no staging left behind
+    assert list(tmp_path.iterdir()) == [out]  # nothing outside the folder named
+    assert (out / "matsushima-fig1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    summary = json.loads((out / "matsushima-fig1.json").read_text())
+    assert summary["quick"] is True and summary["seeds"] == [0] and summary["notes"]
+    claims = Table.from_csv((out / "matsushima-fig1-claims.csv").read_text())
+    assert set(claims.column("status")) == {"holds", "fails"}
+    curves = Table.from_csv((out / "matsushima-fig1-curves.csv").read_text())
+    assert max(curves.column("examples")) == 1500
+    # the report, assembled from the saved result without running again
+    report = tmp_path / "docs" / "reproduction.md"
+    report.parent.mkdir()
+    result = onlinear_cli("reproduce", "matsushima-fig1", "--report", report, "--from", out)
+    assert result.returncode == 0, result.stderr
+    text = report.read_text()
+    assert "# Reproducing the papers" in text and "**Verdict rule.**" in text
+    assert "**Not reproduced.**" in text and "Table 3 and Fig. 8 (MNIST)" in text
+    assert "| [`matsushima-fig1`]" in text and "| quick | 1 |" in text
+    assert "![matsushima-fig1](reproduction/matsushima-fig1.png)" in text
+    assert (report.parent / "reproduction" / "matsushima-fig1.png").exists()
+    assert sorted(os.listdir(report.parent)) == ["reproduction", "reproduction.md"]
+
+
+def test_report_of_results_in_memory(tmp_path):
+    results = [quick("amit-fig7"), quick("crammer-singer-table4")]
+    text = reproduce.report(results)
+    assert text.count("| quick |") == 2
+    for r in results:
+        assert f"## `{r.experiment.id}`" in text and f"{r.seconds:.1f}" in text
+    assert "| crammer-singer-table4" not in text or "within noise" in text
