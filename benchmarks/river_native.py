@@ -18,7 +18,8 @@ import itertools
 import statistics
 import time
 
-from river import compat, compose, datasets, evaluate, linear_model, metrics, multiclass, preprocessing
+from river import (compat, compose, datasets, evaluate, linear_model, metrics, multiclass,
+                   preprocessing)
 
 import onlinear
 from onlinear.river_adapter import RiverClassifier

@@ -80,8 +80,9 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
     (FeatureHasher's reading, a one-hot encoding); a value of None is a missing feature (0),
     and a feature name that is not a string is hashed as ``str(name)``.  A name seen with the
     value 0 joins the vocabulary all the same (a learner that cannot widen then starts with
-    every name of the first examples, e.g. those a ``StandardScaler`` maps to 0 at first).  Rows are dense while the
-    model is at most :data:`DENSE_MAX` features wide, 1-row CSR matrices beyond.
+    every name of the first examples, e.g. those a ``StandardScaler`` maps to 0 at first).
+    Rows are dense while the model is at most :data:`DENSE_MAX` features wide, 1-row CSR
+    matrices beyond (the model then grows by doubling, not one reallocation per new name).
 
     **Labels.**  An onlinear model starts with at least two classes.  Until a second label has
     been seen the adapter keeps the examples (all of one label) and predicts that label, or None
@@ -316,7 +317,7 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
         columns, values, _ = self._columns(x, learning=False)
         return self._row(columns, values, self.estimator_.n_features_in_)
 
-    def predict_one(self, x):
+    def predict_one(self, x, **kwargs):
         """The predicted label of the dict ``x``: None before any learning, the one label seen
         before the model starts.
 
@@ -324,12 +325,14 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
         ----------
         x : dict
             Feature name → value.
+        **kwargs
+            Ignored (river's signature).
         """
         if self.estimator_ is None:
             return next(iter(self._labels), None)
         return self._labels[self.estimator_.predict_one(self._started_row(x))]
 
-    def predict_proba_one(self, x):
+    def predict_proba_one(self, x, **kwargs):
         """Softmax of the class scores of the dict ``x`` (a monotone score summing to 1, not a
         calibrated probability): ``{}`` before any learning, ``{label: 1.0}`` with one label.
 
@@ -337,6 +340,8 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
         ----------
         x : dict
             Feature name → value.
+        **kwargs
+            Ignored (river's signature).
         """
         if self.estimator_ is None:
             return {label: 1.0 for label in self._labels}
