@@ -1,0 +1,321 @@
+"""The river adapter: dict examples, river pipelines and evaluation, a vocabulary or hashed
+columns that grow with the stream, labels that appear one at a time — and, underneath, exactly the
+onlinear model fed the equivalent numpy rows."""
+import itertools
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from river import checks, datasets, evaluate, linear_model, metrics, multiclass, preprocessing
+from sklearn.feature_extraction import FeatureHasher
+
+import onlinear
+from onlinear.river_adapter import DENSE_MAX, RiverClassifier
+
+
+def _scaled(dataset, n=None):
+    """(x, y) of a river dataset after an online StandardScaler, as dicts."""
+    scaler, out = preprocessing.StandardScaler(), []
+    for x, y in itertools.islice(dataset, n):
+        scaler.learn_one(x)
+        out.append((scaler.transform_one(x), y))
+    return out
+
+
+SEGMENTS = _scaled(datasets.ImageSegments(), 600)
+
+
+def _river_accuracy(dataset, model):
+    pipeline = preprocessing.StandardScaler() | model
+    return evaluate.progressive_val_score(dataset, pipeline, metrics.Accuracy()).get()
+
+
+# ------------------------------------------------------------------ river's own streams and metrics
+@pytest.mark.parametrize("dataset, floor", [(datasets.Phishing, 0.82), (datasets.ImageSegments,
+                                                                         0.83)])
+def test_progressive_validation_in_a_pipeline_next_to_rivers_ovr_pa(dataset, floor):
+    # measured: Phishing pa 0.837, OvR(PA) 0.845; ImageSegments pa 0.853, OvR(PA) 0.801
+    ours = _river_accuracy(dataset(), RiverClassifier("pa"))
+    theirs = _river_accuracy(dataset(), multiclass.OneVsRestClassifier(linear_model.PAClassifier()))
+    assert ours >= floor
+    assert ours >= theirs - 0.02
+
+
+def test_rivers_own_estimator_checks_pass():
+    for check in checks.yield_checks(RiverClassifier("pa")):
+        if check.__name__ != "check_bounded_memory_growth":  # ~1.3 s; nothing stored per example
+            check(RiverClassifier("pa"))
+
+
+def test_clone_is_fresh_and_the_template_stays_unfitted():
+    template = onlinear.make("pa1", C=0.5)
+    adapter = RiverClassifier(template)
+    for x, y in SEGMENTS[:50]:
+        adapter.learn_one(x, y)
+    assert adapter.estimator_ is not template and adapter.estimator_.C == 0.5
+    assert not hasattr(template, "classes_")
+    fresh = adapter.clone()
+    assert fresh.estimator_ is None and fresh.vocabulary_ == {}
+    assert fresh.predict_one(SEGMENTS[0][0]) is None
+
+
+# ------------------------------------------------------------------ labels one at a time
+def test_predict_before_learning_is_none_then_the_one_label_seen():
+    adapter = RiverClassifier("pa")
+    x = {"a": 1.0, "b": -2.0}
+    assert adapter.predict_one(x) is None
+    assert adapter.predict_proba_one(x) == {}
+    adapter.learn_one(x, "cat")
+    adapter.learn_one({"a": 0.5}, "cat")
+    assert adapter.estimator_ is None  # one label: nothing to separate yet
+    assert adapter.predict_one(x) == "cat"
+    assert adapter.predict_proba_one(x) == {"cat": 1.0}
+
+
+def _rows(stream, names):
+    """The stream's dicts as dense numpy rows, columns in the order ``names``."""
+    return [np.array([x.get(name, 0.0) for name in names], dtype=np.float64) for x, _ in stream]
+
+
+def _learn_numpy(name, stream, rows, first_classes):
+    """The onlinear model fed numpy rows: started with ``first_classes``, each new label later
+    named in ``classes=`` (how the core grows)."""
+    model, known = onlinear.make(name), set(first_classes)
+    for i, ((_, y), row) in enumerate(zip(stream, rows)):
+        if i == 0 or y not in known:
+            known.add(y)
+            model.learn_one(row, y, classes=sorted(known))
+        else:
+            model.learn_one(row, y)
+    return model
+
+
+@pytest.mark.parametrize("name", ["pa", "mira", "spa1"])
+def test_the_adapter_is_the_onlinear_model_fed_numpy_rows_bit_for_bit(name):
+    # a prefix of one label (kept, then learned again when the second label arrives)
+    prefix = [i for i in range(1, 400) if SEGMENTS[i][1] == SEGMENTS[1][1]][:5]
+    stream = [SEGMENTS[i] for i in prefix] + \
+        [SEGMENTS[i] for i in range(1, 400) if i not in prefix]
+    adapter = RiverClassifier(name)
+    predicted = []
+    for x, y in stream:
+        predicted.append(adapter.predict_one(x))
+        adapter.learn_one(x, y)
+    names = list(adapter.vocabulary_)
+    assert names == list(stream[0][0])  # a fixed vocabulary: every name in the first example
+    labels = [y for _, y in stream]
+    first_two = [labels[0], next(y for y in labels if y != labels[0])]
+    model = _learn_numpy(name, stream, _rows(stream, names), first_two)
+    np.testing.assert_array_equal(adapter.estimator_.classes_, model.classes_)
+    np.testing.assert_array_equal(adapter.estimator_.coef_, model.coef_)  # bit for bit
+    assert adapter.estimator_.n_updates_ == model.n_updates_
+    rows = np.array(_rows(SEGMENTS[400:], names))
+    ours = [adapter.predict_one(x) for x, _ in SEGMENTS[400:]]
+    assert ours == model.predict(rows).tolist()
+    # before the second label: the first label; after: a real model (not a constant)
+    n_first = labels.index(first_two[1])
+    assert n_first == 5
+    assert predicted[:n_first + 1] == [None] + [labels[0]] * n_first
+    assert len(set(predicted[n_first + 1:])) > 2
+
+
+def test_a_new_label_mid_stream_grows_the_model():
+    stream = [(x, y) for x, y in SEGMENTS if y != "sky"][:200] + \
+        [(x, y) for x, y in SEGMENTS if y == "sky"][:20]
+    adapter = RiverClassifier("pa")
+    for x, y in stream[:200]:
+        adapter.learn_one(x, y)
+    assert "sky" not in adapter.estimator_.classes_
+    hits = 0
+    for x, y in stream[200:]:
+        hits += adapter.predict_one(x) == "sky"
+        adapter.learn_one(x, y)
+    assert "sky" in adapter.estimator_.classes_ and hits >= 10  # learned it
+    assert set(adapter.predict_proba_one(stream[-1][0])) == set(adapter.estimator_.classes_)
+
+
+def test_a_new_feature_name_mid_stream_widens_the_model():
+    adapter = RiverClassifier("pa")
+    names = ["a", "b", "c"]
+    rng = np.random.default_rng(0)
+    stream = []
+    for t in range(300):
+        n = 2 if t < 100 else 3  # "c" appears at example 100
+        x = dict(zip(names[:n], rng.normal(size=n)))
+        stream.append((x, int(x["a"] + (x.get("c", 0.0) > 0.5) > 0) + 2 * (x["b"] > 1)))
+    for t, (x, y) in enumerate(stream):
+        if t == 100:
+            assert adapter.estimator_.n_features_in_ == 2
+        adapter.learn_one(x, y)
+    assert adapter.vocabulary_ == {"a": 0, "b": 1, "c": 2}
+    assert adapter.estimator_.n_features_in_ == 3
+    # grown at example 100 = the model fed 3-wide rows from the start
+    labels = [y for _, y in stream]
+    first_two = [labels[0], next(y for y in labels if y != labels[0])]
+    wide = _learn_numpy("pa", stream, _rows(stream, names), first_two)
+    np.testing.assert_array_equal(adapter.estimator_.classes_, wide.classes_)
+    np.testing.assert_array_equal(adapter.estimator_.coef_, wide.coef_)
+    # names never seen in training are ignored when predicting (their weight would be 0)
+    x = {"a": 1.0, "b": 2.0, "c": 0.1}
+    assert adapter.predict_one(dict(x, unseen=5.0)) == adapter.predict_one(x)
+    assert "unseen" not in adapter.vocabulary_
+
+
+def test_a_wide_vocabulary_switches_to_csr_rows():
+    adapter = RiverClassifier("pa")
+    rng = np.random.default_rng(1)
+    for t in range(60):  # 200 new words an example: 12,000 names, past DENSE_MAX
+        x = {f"w{t}_{i}": 1.0 for i in range(200)}
+        adapter.learn_one(x, t % 3)
+    assert len(adapter.vocabulary_) == 12_000 > DENSE_MAX
+    assert adapter.estimator_.n_features_in_ >= 12_000
+    x = {f"w59_{i}": 1.0 for i in rng.integers(0, 200, 20)}
+    assert adapter.predict_one(x) == 59 % 3
+
+
+# ------------------------------------------------------------------ hashing
+def _random_dicts(n, seed):
+    rng = np.random.default_rng(seed)
+    words = [f"f{i}" for i in range(40)] + ["é", "naïve", "日本"]
+    out = []
+    for _ in range(n):
+        x = {str(rng.choice(words)): float(rng.normal()) for _ in range(8)}
+        x["colour"] = str(rng.choice(["red", "green", "blue"]))
+        out.append(x)
+    return out
+
+
+@pytest.mark.parametrize("n_features", [16, 2 ** 14])  # dense rows, then CSR rows
+def test_hashing_is_feature_hashers_columns_and_signs(n_features):
+    xs = _random_dicts(150, seed=n_features)
+    ys = [int(x.get("f1", 0.0) > 0) + (x["colour"] == "red") for x in xs]
+    hashed = FeatureHasher(n_features=n_features, input_type="dict").transform(xs)
+    adapter = RiverClassifier("pa", n_features=n_features)
+    for x, y in zip(xs, ys):
+        adapter.learn_one(x, y)
+    rows = [hashed[i] if n_features > DENSE_MAX else hashed[i].toarray()[0]
+            for i in range(len(xs))]
+    first_two = [ys[0], next(y for y in ys if y != ys[0])]
+    model = _learn_numpy("pa", list(zip(xs, ys)), rows, first_two)
+    assert adapter.vocabulary_ == {}
+    np.testing.assert_array_equal(adapter.estimator_.coef_, model.coef_)
+    assert adapter.estimator_.n_features_in_ == n_features
+
+
+def test_string_values_are_one_hot_and_none_is_missing():
+    adapter = RiverClassifier("pa")
+    adapter.learn_one({"colour": "red", "size": 1.0, "age": None}, "a")
+    adapter.learn_one({"colour": "blue", "size": 2.0}, "b")
+    assert adapter.vocabulary_ == {"colour=red": 0, "size": 1, "age": 2, "colour=blue": 3}
+    assert adapter.predict_one({"colour": "blue", "size": 2.0}) == "b"
+
+
+# ------------------------------------------------------------------ probabilities
+def test_predict_proba_one_is_a_softmax_of_the_scores_summing_to_one():
+    adapter = RiverClassifier("pa")
+    for x, y in SEGMENTS[:300]:
+        adapter.learn_one(x, y)
+    for x, _ in SEGMENTS[300:340]:
+        proba = adapter.predict_proba_one(x)
+        assert sum(proba.values()) == pytest.approx(1.0, abs=1e-12)
+        assert max(proba, key=proba.get) == adapter.predict_one(x)
+        assert list(proba) == adapter.estimator_.classes_.tolist()
+        scores = adapter.estimator_.decision_function(
+            np.array([[x[name] for name in adapter.vocabulary_]]))[0]
+        expected = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
+        np.testing.assert_allclose(list(proba.values()), expected, rtol=1e-12)
+
+
+def test_predict_proba_one_of_a_binary_rule_is_the_sigmoid_of_its_score():
+    adapter = RiverClassifier("perceptron")
+    stream = _scaled(datasets.Phishing(), 200)
+    for x, y in stream:
+        adapter.learn_one(x, y)
+    x = stream[-1][0]
+    score = adapter.estimator_.decision_function(
+        np.array([[x[name] for name in adapter.vocabulary_]]))[0]
+    proba = adapter.predict_proba_one(x)
+    assert set(proba) == {False, True}
+    assert proba[True] == pytest.approx(1 / (1 + np.exp(-score)), rel=1e-12)
+    assert sum(proba.values()) == pytest.approx(1.0)
+
+
+# ------------------------------------------------------------------ learners that cannot grow
+def test_a_learner_that_cannot_add_a_class_says_so_at_that_label():
+    adapter = RiverClassifier("romma")
+    stream = [(x, y) for x, y in SEGMENTS if y in ("sky", "grass")][:40]
+    for x, y in stream:
+        adapter.learn_one(x, y)
+    new = next(x for x, y in SEGMENTS if y == "cement")
+    before = adapter.estimator_.coef_.copy()
+    with pytest.raises(ValueError, match="classes=") as error:
+        adapter.learn_one(new, "cement")
+    assert "binary rule" in str(error.value)
+    np.testing.assert_array_equal(adapter.estimator_.coef_, before)  # unchanged
+    assert "cement" not in adapter.predict_proba_one(new)
+    declared = RiverClassifier("romma", classes=["sky", "grass", "cement"])
+    for x, y in stream + [(new, "cement")]:
+        declared.learn_one(x, y)
+    assert declared.estimator_.classes_.tolist() == ["cement", "grass", "sky"]
+
+
+@pytest.mark.parametrize("name", ["multiplicative", "iellip"])
+def test_a_learner_that_cannot_widen_says_so_at_that_name(name):
+    labels = sorted({y for _, y in SEGMENTS})
+    adapter = RiverClassifier(name, classes=labels)
+    for x, y in SEGMENTS[:30]:
+        adapter.learn_one(x, y)
+    vocabulary = dict(adapter.vocabulary_)
+    x, y = SEGMENTS[30]
+    with pytest.raises(ValueError, match=r"n_features=2\*\*k"):
+        adapter.learn_one(dict(x, brand_new=1.0), y)
+    assert adapter.vocabulary_ == vocabulary  # the name did not join
+    adapter.learn_one(x, y)  # and the stream goes on
+    hashed = RiverClassifier(name, n_features=64, classes=labels)
+    for x, y in SEGMENTS[:30] + [(dict(x, brand_new=1.0), y)]:
+        hashed.learn_one(x, y)
+
+
+def test_a_bad_value_raises_at_its_example_and_the_stream_goes_on():
+    adapter = RiverClassifier("pa")
+    adapter.learn_one({"a": 1.0}, 0)
+    with pytest.raises(ValueError, match="NaN"):  # kept for later: checked now
+        adapter.learn_one({"a": float("nan"), "b": 1.0}, 0)
+    assert adapter.vocabulary_ == {"a": 0}
+    adapter.learn_one({"a": -1.0}, 1)
+    with pytest.raises(ValueError, match="NaN"):  # the model's own check
+        adapter.learn_one({"a": 1.0, "c": float("inf")}, 1)
+    assert adapter.vocabulary_ == {"a": 0} and adapter.estimator_.n_seen_ == 2
+    assert adapter.predict_one({"a": 2.0}) == 0
+
+
+def test_multilabel_is_refused():
+    with pytest.raises(TypeError, match="multilabel"):
+        RiverClassifier("pa").learn_one({"a": 1.0}, {"x": True, "y": False})
+
+
+# ------------------------------------------------------------------ river stays optional
+def test_onlinear_never_imports_river_and_the_adapter_imports_without_it():
+    code = (
+        "import sys\n"
+        "import onlinear\n"
+        "assert 'river' not in sys.modules, 'import onlinear imported river'\n"
+        "sys.modules['river'] = None  # as if river were not installed\n"
+        "from onlinear.river_adapter import RiverClassifier\n"
+        "try:\n"
+        "    RiverClassifier('pa')\n"
+        "except ImportError as error:\n"
+        "    assert 'onlinear[river]' in str(error), error\n"
+        "else:\n"
+        "    raise AssertionError('built without river')\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_csr_rows_of_a_wide_hashed_model_are_canonical():
+    adapter = RiverClassifier("pa", n_features=2 ** 16)
+    row = adapter._row([5, 3, 5, 9], [1.0, 2.0, -1.0, 0.0], 2 ** 16)
+    assert sp.issparse(row) and row.has_canonical_format
+    assert row.indices.tolist() == [3] and row.data.tolist() == [2.0]
