@@ -5,9 +5,15 @@ A concrete learner only declares its hyperparameters (``__init__`` and
 vector; everything else — validation, label encoding, epochs and shuffling, the batch and the
 per-example paths, diagnostics — lives here and in the compiled :mod:`onlinear._core.primal`.
 """
+from __future__ import annotations
+
 import warnings
+from collections.abc import Iterable
 from contextlib import contextmanager
 from numbers import Integral
+from typing import Any, Self
+
+from numpy.typing import ArrayLike, NDArray
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,6 +39,10 @@ from .checks import (
     check_rows,
 )
 from .locking import _lock_methods, _ModelLock
+#: What the estimators take as rows: array-likes or scipy sparse matrices (CSR is used as it is).
+MatrixLike = ArrayLike | sp.spmatrix | sp.sparray
+
+
 class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     """Base class: an online linear classifier trained by one compiled rule.
 
@@ -278,7 +288,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         # anyway (see engine)
         return X, y
 
-    def set_params(self, **params):
+    def set_params(self, **params: Any) -> Self:
         """Set hyperparameters; on a model already learning, they apply from the next example
         on (as scikit-learn's SGD estimators do), after validation."""
         previous = self.get_params(deep=False)
@@ -380,7 +390,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                              "would change every weight). Fix the number of features in "
                              "advance.")
 
-    def grow_features(self, n_features):
+    def grow_features(self, n_features: int) -> Self:
         """Widen a started model to ``n_features`` features (a stream whose rows reach a larger
         feature index than seen so far, e.g. new words of a text stream).
 
@@ -510,7 +520,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         for _ in range(self.n_epochs):
             yield rng.permutation(n) if self.shuffle else np.arange(n)
 
-    def fit(self, X, y):
+    def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
         """Train from scratch: ``n_epochs`` online passes over ``(X, y)``."""
         # a refit sets up new arrays: restoring the attributes restores the previous model
         with self._unchanged_on_error():
@@ -520,7 +530,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                 self._run(X, targets, order, **context)
         return self
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None
+                    ) -> Self:
         """One online pass over ``(X, y)`` in the given order, continuing the current model.
 
         ``classes`` (all the labels the stream can contain) is required on the first call.
@@ -535,7 +546,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             self._run(X, targets, np.arange(X.shape[0]), **self._pass_context(X))
         return self
 
-    def stream(self, X, y, classes=None):
+    def stream(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None
+               ) -> TrainingStream:
         """A data set validated once, to learn in chunks of its rows: returns a
         :class:`TrainingStream` whose ``learn(rows)`` continues this model on the rows
         ``rows`` of ``(X, y)``, in that order.
@@ -616,7 +628,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                              "the examples seen), which a new class does not have. Give every "
                              "class from the start.")
 
-    def add_classes(self, labels):
+    def add_classes(self, labels: Iterable[Any]) -> Self:
         """Add class labels to a started model (a stream in which a new label appears).
 
         Each new class gets a zero prototype, a lazy scale of 1 and zero averaging sums: the
@@ -667,7 +679,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         added = np.setdiff1d(np.arange(n_outputs), where)
         self._state[SCALE, added] = 1.0
 
-    def learn_one(self, x, y, classes=None):
+    def learn_one(self, x: MatrixLike, y: Any, classes: ArrayLike | None = None) -> Any:
         """Learn from one example ``x`` (a 1-D array-like, or a 1-row sparse matrix, which is
         used as it is) with label ``y``.
 
@@ -779,7 +791,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             scales = np.divide(scales, norms, out=np.zeros_like(scales), where=norms > 0)
         return scales
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """Class scores: shape (n_samples, n_classes), or (n_samples,) for two classes
         (positive means ``classes_[1]``)."""
         scores = self._raw_scores(X)
@@ -787,14 +799,14 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             return scores[:, 0] if scores.shape[1] == 1 else scores[:, 1] - scores[:, 0]
         return scores
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> NDArray:
         """Highest-scoring class; ties go to the lowest class index, as in training."""
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(np.int64)]
         return self.classes_[np.argmax(scores, axis=1)]
 
-    def predict_one(self, x):
+    def predict_one(self, x: MatrixLike) -> Any:
         """Predict the label of one example ``x`` (1-D array-like)."""
         lock = self.__dict__.get("_lock") or self._model_lock()  # inline: the hot path
         lock.acquire()

@@ -26,8 +26,13 @@ are mistakes; for multiclass: the true class is not the unique top score), ``n_c
 and ``n_constraint_mistakes_`` (per constraint, as the experiments of §9 count them),
 ``n_updates_`` trials that changed the model.
 """
+from __future__ import annotations
+
 import warnings
 from numbers import Real
+from typing import Any, Self
+
+from numpy.typing import ArrayLike, NDArray
 
 import numpy as np
 import scipy.sparse as sp
@@ -41,7 +46,7 @@ from ..rules import simultaneous as rules
 from ..tasks import Blocks, Multiclass, Multilabel, Ordinal
 from ..tasks.multilabel import classes_of, read_one, read_targets
 from ..tasks.ordinal import rank_order
-from .base import OnlineLinearClassifier
+from .base import MatrixLike, OnlineLinearClassifier
 from .checks import _DTYPES, canonical_csr, check_class_labels, check_memory, check_rows
 
 __all__ = ["SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", "BlockLearner",
@@ -487,7 +492,7 @@ default="simproj"
             raise ValueError(f"the model was started on {self._label_kind} targets; got "
                              f"{kind} targets.")
 
-    def learn_one(self, x, y, classes=None):
+    def learn_one(self, x: MatrixLike, y: Any, classes: ArrayLike | None = None) -> Any:
         """Learn one example and return the prediction made *before* the update (a label for
         multiclass; for multilabel, the predicted label set as an indicator row, or a tuple of
         labels for label-set targets).  ``y`` is a label, an indicator row or a label set."""
@@ -592,7 +597,7 @@ default="simproj"
     def _label_scores(self, scores):
         return self._task.label_scores(scores) if self.multilabel_ else scores
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """Label scores, shape (n_samples, n_classes) — for two-class multiclass problems
         (n_samples,), positive meaning ``classes_[1]``.  Multilabel with the calibrated
         threshold: each label's score minus the threshold label's (positive = predicted)."""
@@ -607,19 +612,19 @@ default="simproj"
             return self._task.predict_indicator(scores, self._cut)
         return self._task.predict(scores)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> NDArray:
         """Multiclass: the top-scoring label (ties → lowest class index).  Multilabel: the
         indicator matrix of the predicted labels (columns = ``classes_``), by the threshold
         rule."""
         return self._predict_scores(self._raw_scores(X))
 
-    def predict_label_sets(self, X):
+    def predict_label_sets(self, X: MatrixLike) -> list[tuple]:
         """Multilabel: the predicted labels of each example, as tuples of ``classes_``."""
         if not self.multilabel_:
             raise ValueError("predict_label_sets is for multilabel models; use predict.")
         return self._task.as_label_sets(self.predict(X))
 
-    def predict_one(self, x):
+    def predict_one(self, x: MatrixLike) -> Any:
         """Predict one example (a label, or an indicator row / a tuple of labels)."""
         check_is_fitted(self)
         idx, vals = self._check_one(x, n_features=self.n_features_in_, learning=False)
@@ -628,7 +633,7 @@ default="simproj"
             return self._task.predict_one(scores, self._cut)
         return self._task.predict(scores[None, :])[0]
 
-    def score(self, X, y, sample_weight=None):
+    def score(self, X: MatrixLike, y: Any, sample_weight: ArrayLike | None = None) -> float:
         """Accuracy (multiclass) or subset accuracy (multilabel), as scikit-learn's."""
         if getattr(self, "multilabel_", False):
             kind, y = self._targets(y)
@@ -832,7 +837,7 @@ default="simproj"
             self._start(self._ordered_classes(y) if method == "fit" else classes, X.shape[1])
         return X, self._encode(y)
 
-    def learn_one(self, x, y, classes=None):
+    def learn_one(self, x: MatrixLike, y: Any, classes: ArrayLike | None = None) -> Any:
         """Learn one example; returns the label predicted before the update."""
         if hasattr(self, "classes_"):
             # checks first; the compiled round cannot fail: no snapshot per example
@@ -863,19 +868,19 @@ default="simproj"
                                         reset=False))
         return safe_sparse_dot(X, self._weights)
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """Two ranks: ``f − b_0`` (positive means ``classes_[1]``).  More: the cumulative
         scores ``Σ_{j<r} (f − b_j)`` of every rank r, shape (n_samples, n_classes), whose
         argmax is the predicted rank when the thresholds are ordered."""
         f = self._score(X)  # (checks that the model is fitted)
         return self._task.cumulative_scores(f, self._thresholds)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> NDArray:
         """The predicted labels (the rank of the score among the thresholds)."""
         f = self._score(X)
         return self._task.predict(f, self._thresholds)
 
-    def predict_one(self, x):
+    def predict_one(self, x: MatrixLike) -> Any:
         check_is_fitted(self)
         idx, vals = self._check_one(x, n_features=self.n_features_in_, learning=False)
         return self._task.predict(np.array([vals @ self._weights[idx]]), self._thresholds)[0]
@@ -1036,7 +1041,8 @@ default="simproj"
         else:
             block_engine.run_blocks_dense(X, labels, *model)
 
-    def fit(self, X, y, block_ptr=None, parts=None, coupling=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, block_ptr: ArrayLike | None = None,
+            parts: ArrayLike | None = None, coupling: ArrayLike | None = None) -> Self:
         """Train from scratch: ``n_epochs`` online passes over the trials.
 
         Parameters
@@ -1062,7 +1068,9 @@ default="simproj"
             self._run(X, labels, order, blocks=blocks)
         return self
 
-    def partial_fit(self, X, y, classes=None, block_ptr=None, parts=None, coupling=None):
+    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None,
+                    block_ptr: ArrayLike | None = None, parts: ArrayLike | None = None,
+                    coupling: ArrayLike | None = None) -> Self:
         """One online pass over the trials of ``(X, y, block_ptr)``, continuing the model;
         ``classes`` (the two labels) is required on the first call."""
         first = not hasattr(self, "classes_")
@@ -1086,7 +1094,8 @@ default="simproj"
         raise TypeError("BlockLearner learns trials of several rows: use partial_fit(X, y, "
                         "block_ptr=...) or learn_block, not stream.")
 
-    def learn_block(self, X, y, classes=None, parts=None, coupling=None):
+    def learn_block(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None,
+                    parts: ArrayLike | None = None, coupling: ArrayLike | None = None) -> NDArray:
         """Learn one trial (the rows of ``X``); returns the labels predicted for its rows
         before the update."""
         first = not hasattr(self, "classes_")
@@ -1107,7 +1116,7 @@ default="simproj"
         self._run(X, labels, np.zeros(1, dtype=np.int64), blocks=blocks)
         return predicted
 
-    def learn_one(self, x, y, classes=None):
+    def learn_one(self, x: MatrixLike, y: Any, classes: ArrayLike | None = None) -> Any:
         """Learn a trial of one row (``x`` 1-D); returns the label predicted before."""
         idx, vals = self._check_one(x, n_features=getattr(self, "n_features_in_", None))
         n_features = x.shape[1] if sp.issparse(x) else vals.shape[0]
@@ -1121,19 +1130,19 @@ default="simproj"
     def _predict_scores(self, scores):
         return self._task.predict(scores)
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """Scores ``x·ω`` of the rows (positive means ``classes_[1]``)."""
         check_is_fitted(self)
         X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
                                         reset=False))
         return self._scores(X)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> NDArray:
         """``classes_[1]`` where the score is positive, else ``classes_[0]`` (a zero score is a
         mistake for either label online)."""
         return self._predict_scores(self.decision_function(X))
 
-    def predict_one(self, x):
+    def predict_one(self, x: MatrixLike) -> Any:
         check_is_fitted(self)
         idx, vals = self._check_one(x, n_features=self.n_features_in_, learning=False)
         return self._predict_scores(np.array([vals @ self._weights[idx] * self._scale[0]]))[0]
