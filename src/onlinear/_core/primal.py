@@ -63,6 +63,16 @@ ADDITIVE = 0
 MULTIPLICATIVE_ROW = 1
 MULTIPLICATIVE_MATRIX = 2
 
+#: How an example's weight (``sample_weight``) enters a round: not at all (1), scaling the
+#: step the rule computed (the Perceptron family, MIRA, hard-margin PA, the multiplicative
+#: family: a weight w is a step w times as long), or scaling the rule's first parameter, its C
+#: (PA-I, PA-II and their support-class forms: the weighted hinge loss of the primal problem,
+#: C·w·ξ, whose dual caps the step at C·w).
+WEIGHT_NONE = 0
+WEIGHT_STEP = 1
+WEIGHT_C = 2
+NO_WEIGHTS = np.zeros(0)
+
 #: the averaging arrays of a model that does not average (:mod:`.weights`, "averaging")
 NO_ACC = np.zeros((0, 0))
 NO_AVG = np.zeros(0)
@@ -170,24 +180,34 @@ def _normalize(W, state, whole_matrix):
 
 @njit(cache=True)
 def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, scores, tau,
-              factor, acc, avg, dense=False):
+              factor, acc, avg, weight, weight_mode, dense=False):
     """One online round on the row ``(idx, vals)``; returns ``(predicted index, model changed)``.
 
     ``dense``: ``vals`` is a whole dense row (``idx = arange(n_features)``) and ``W`` is
     class-major, so scoring and additive steps take the vectorized path.  ``acc``, ``avg``: the
     averaging sums of :mod:`.weights` (empty: not averaging; additive steps only), closed at
-    the end of the round."""
+    the end of the round.  ``weight``, ``weight_mode``: the example's weight and how it enters
+    (``WEIGHT_*``)."""
     if dense:
         q = column_dots_dense(vals, W, state, scores)
     else:
         q = score(idx, vals, W, state, scores)
     predicted = predict_index(scores, state, scale_free)
     changed = False
-    if q != 0.0:
+    if q != 0.0 and weight != 0.0:  # (a weight of 0: the round only predicts)
         for r in range(W.shape[1]):
             tau[r] = 0.0
             factor[r] = 1.0
-        compute_steps(rule, scores, y, q, params, state, tau, factor)
+        if weight_mode == WEIGHT_C and weight != 1.0:
+            cap = params[0]
+            params[0] = cap * weight
+            compute_steps(rule, scores, y, q, params, state, tau, factor)
+            params[0] = cap
+        else:
+            compute_steps(rule, scores, y, q, params, state, tau, factor)
+        if weight_mode == WEIGHT_STEP and weight != 1.0:
+            for r in range(W.shape[1]):
+                tau[r] *= weight
         if step_kind == ADDITIVE:
             changed = _apply_additive(idx, vals, W, state, tau, factor, scale_free, dense, acc,
                                       avg)
@@ -201,20 +221,22 @@ def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, score
 
 @njit(cache=True)
 def _run(dense, n_features, data, indices, indptr, y, order, W, rule, params, state, step_kind,
-         scale_free, counts, flags, acc, avg):
+         scale_free, counts, flags, acc, avg, sample_weight, weight_mode):
     m = W.shape[1]
     scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
     for t in range(order.shape[0]):
         i = order[t]
         idx, vals = row(dense, n_features, data, indices, indptr, i)
+        weight = sample_weight[i] if sample_weight.shape[0] > 0 else 1.0
         predicted, updated = one_round(idx, vals, y[i], W, rule, params, state, step_kind,
-                                       scale_free, scores, tau, factor, acc, avg, dense)
+                                       scale_free, scores, tau, factor, acc, avg, weight,
+                                       weight_mode, dense)
         count_round(counts, flags, t, predicted != y[i], updated)
 
 
 @njit(cache=True)
 def run_dense(X, y, order, W, rule, params, state, step_kind, scale_free, counts, flags, acc,
-              avg):
+              avg, sample_weight, weight_mode):
     """Online pass over the rows ``X[order]`` (dense, C-contiguous), on a class-major copy of
     ``W`` (and of ``acc``; O(n_features·n_outputs) once per pass) written back at the end."""
     n_features = X.shape[1]
@@ -222,17 +244,17 @@ def run_dense(X, y, order, W, rule, params, state, step_kind, scale_free, counts
     acc_class_major = acc.T.copy().T
     _run(True, n_features, X.reshape(X.size), np.arange(n_features), np.empty(0, np.int64), y,
          order, class_major, rule, params, state, step_kind, scale_free, counts, flags,
-         acc_class_major, avg)
+         acc_class_major, avg, sample_weight, weight_mode)
     W[:, :] = class_major
     acc[:, :] = acc_class_major
 
 
 @njit(cache=True)
 def run_sparse(data, indices, indptr, y, order, W, rule, params, state, step_kind,
-               scale_free, counts, flags, acc, avg):
+               scale_free, counts, flags, acc, avg, sample_weight, weight_mode):
     """Online pass over the CSR rows ``order`` of ``(data, indices, indptr)``."""
     _run(False, W.shape[0], data, indices, indptr, y, order, W, rule, params, state, step_kind,
-         scale_free, counts, flags, acc, avg)
+         scale_free, counts, flags, acc, avg, sample_weight, weight_mode)
 
 
 @njit(cache=True)
@@ -243,6 +265,6 @@ def learn_one_dense(idx, x, y, W, rule, params, state, step_kind, scale_free, co
     m = W.shape[1]
     scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
     predicted, updated = one_round(idx, x, y, W, rule, params, state, step_kind,
-                                   scale_free, scores, tau, factor, acc, avg)
+                                   scale_free, scores, tau, factor, acc, avg, 1.0, WEIGHT_NONE)
     count_round(counts, np.empty(0, np.int8), 0, predicted != y, updated)
     return predicted

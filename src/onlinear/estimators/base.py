@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._core import counters, primal
 from .._core.weights import averaged
 from ..rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE
-from ..rules.table import RULES
+from ..rules.table import RULES, Rule
 from ..tasks import Multiclass
 from .checks import (
     _DTYPES,
@@ -259,18 +259,45 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """Class indices of the labels ``y``; raises before anything is changed if one is unknown."""
         return self._task.encode(y)
 
-    def _run(self, X, y_index, order, flags=None):
+    def _run(self, X, y_index, order, flags=None, sample_weight=None):
         if flags is None:
             flags = np.empty(0, dtype=np.int8)
         order = np.ascontiguousarray(order, dtype=np.int64)
         model = (self._weights, int(self._rule), self._params, self._state, self._step_kind,
                  self._scale_free)
         averaging = self._averaging_arrays()
+        weighting = (primal.NO_WEIGHTS, primal.WEIGHT_NONE) if sample_weight is None else (
+            sample_weight, self._weight_mode())
         if sp.issparse(X):
             primal.run_sparse(X.data, X.indices, X.indptr, y_index, order, *model, self._counts,
-                              flags, *averaging)
+                              flags, *averaging, *weighting)
         else:
-            primal.run_dense(X, y_index, order, *model, self._counts, flags, *averaging)
+            primal.run_dense(X, y_index, order, *model, self._counts, flags, *averaging,
+                             *weighting)
+
+    # ------------------------------------------------------------------ sample weights
+    def _weight_mode(self):
+        """How an example's weight enters this learner's round (``primal.WEIGHT_*``): the C
+        of PA-I/PA-II and their support-class forms (the weighted loss C·w·ξ of their primal
+        problem), the step of the others (a weight w makes the step w times as long; for the
+        hard-margin PA and MIRA, whose step meets the constraints exactly, a weight below 1
+        leaves the margin short and one above 1 overshoots it)."""
+        if self._rule in (Rule.PASSIVE_AGGRESSIVE, Rule.SUPPORT_CLASS) and self._params[1] != 0:
+            return primal.WEIGHT_C
+        return primal.WEIGHT_STEP
+
+    def _check_sample_weight(self, sample_weight, X, all_zero=False):
+        """Validated example weights (finite, non-negative, one per row, float64), or None;
+        ``all_zero``: a call whose weights are all 0 is allowed (a stream's chunk to predict
+        only; ``fit`` with nothing to learn is an error, as in scikit-learn)."""
+        if sample_weight is None:
+            return None
+        from sklearn.utils.validation import _check_sample_weight
+
+        weights = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                       ensure_non_negative=True,
+                                       allow_all_zero_weights=all_zero)
+        return np.ascontiguousarray(weights, dtype=np.float64)
 
     def _validate(self, X, y, reset):
         # The finiteness check is ours: scikit-learn's costs about half of a dense PA pass
@@ -520,30 +547,42 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         for _ in range(self.n_epochs):
             yield rng.permutation(n) if self.shuffle else np.arange(n)
 
-    def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
-        """Train from scratch: ``n_epochs`` online passes over ``(X, y)``."""
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
+        """Train from scratch: ``n_epochs`` online passes over ``(X, y)``.
+
+        ``sample_weight`` (one non-negative weight per row) scales each example's part in its
+        round (:meth:`_weight_mode`: the C of PA-I/PA-II, the step of the others); a weight of
+        0 makes the round a prediction only.  The online counts count every row."""
         # a refit sets up new arrays: restoring the attributes restores the previous model
         with self._unchanged_on_error():
             X, targets = self._prepare(X, y, None, "fit")
+            weights = self._check_sample_weight(sample_weight, X)
             context = self._pass_context(X)
+            if weights is not None:
+                context["sample_weight"] = weights
             for order in self._epochs(X.shape[0]):
                 self._run(X, targets, order, **context)
         return self
 
-    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None
-                    ) -> Self:
+    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None,
+                    sample_weight: ArrayLike | None = None) -> Self:
         """One online pass over ``(X, y)`` in the given order, continuing the current model.
 
         ``classes`` (all the labels the stream can contain) is required on the first call.
-        On bad input (NaN/inf, wrong number of features, unknown labels) a ``ValueError`` is
-        raised and the model is left exactly as it was.
+        ``sample_weight`` as in :meth:`fit`.  On bad input (NaN/inf, wrong number of features,
+        unknown labels, bad weights) a ``ValueError`` is raised and the model is left exactly
+        as it was.
         """
         first = not hasattr(self, "classes_")
         with self._unchanged_on_error() as saved:
             X, targets = self._prepare(X, y, classes, "partial_fit")
+            weights = self._check_sample_weight(sample_weight, X, all_zero=True)
+            context = self._pass_context(X)
+            if weights is not None:
+                context["sample_weight"] = weights
             if not first and self._pass_can_fail(X.shape[0]):
                 self._snapshot_arrays(saved)  # (a first call's arrays are new: nothing to copy)
-            self._run(X, targets, np.arange(X.shape[0]), **self._pass_context(X))
+            self._run(X, targets, np.arange(X.shape[0]), **context)
         return self
 
     def stream(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None
@@ -857,6 +896,24 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+class _Unweighted(OnlineLinearClassifier):
+    """The learners whose round has no weighted form here: ``fit`` and ``partial_fit`` without
+    ``sample_weight`` (so that scikit-learn sees they take none).  The maximum-cosine rules and
+    MC-ROMMA keep geometric records of the run (a bound over the examples seen) that a weight
+    would make meaningless; the kernel, ellipsoid and simultaneous engines do not read weights
+    (yet)."""
+
+    def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
+        """Train from scratch: ``n_epochs`` online passes over ``(X, y)``."""
+        return OnlineLinearClassifier.fit(self, X, y)
+
+    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None
+                    ) -> Self:
+        """One online pass over ``(X, y)`` in the given order, continuing the current model;
+        ``classes`` is required on the first call."""
+        return OnlineLinearClassifier.partial_fit(self, X, y, classes)
 
 
 class TrainingStream:

@@ -27,7 +27,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._core import ellipsoid as ee
 from ..rules import ellipsoid as rule  # module-qualified: the classes below reuse the names
-from .base import OnlineLinearClassifier
+from .base import OnlineLinearClassifier, _Unweighted
 from .checks import check_memory
 
 _MATRICES = {"auto", "per-class", "stacked", "diagonal"}
@@ -37,7 +37,7 @@ _MATRICES = {"auto", "per-class", "stacked", "diagonal"}
 FULL_MATRIX_MAX_SIZE = 1024
 
 
-class _Ellipsoid(OnlineLinearClassifier):
+class _Ellipsoid(_Unweighted):
     """Shared machinery: the metric's layout, its initialization and the compiled loops."""
 
     _kind = None

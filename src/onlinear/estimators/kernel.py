@@ -43,7 +43,7 @@ from .._core.primal import predict_index
 from .._core.rows import ROW_NORM_EXPONENT
 from ..kernels import CALLABLE, POLY, gram, kernel_row, kernel_self, resolve
 from ..rules.layout import SCALE
-from .base import OnlineLinearClassifier
+from .base import OnlineLinearClassifier, _Unweighted
 from .checks import _DTYPES, canonical_csr
 from .passive_aggressive import PassiveAggressive, SupportClassPA
 from .ultraconservative import (
@@ -132,7 +132,7 @@ class _NoPrimalWeights:
             "and dual_coef_.")
 
 
-class KernelLearner(OnlineLinearClassifier):
+class KernelLearner(_Unweighted):
     """Base of the kernel learners: the dual model and its engine; the rule, its parameters and
     the hyperparameters come from the primal class mixed in after this one.
 
@@ -156,7 +156,8 @@ class KernelLearner(OnlineLinearClassifier):
         reads), their constraints and its Parameters section: nothing is typed twice."""
         super().__init_subclass__(**kwargs)
         primal = next((base for base in cls.__mro__[1:] if issubclass(base, OnlineLinearClassifier)
-                       and not issubclass(base, KernelLearner)), None)
+                       and not issubclass(base, KernelLearner)
+                       and base not in (_Unweighted, OnlineLinearClassifier)), None)
         if primal is None or "__init__" in cls.__dict__:
             return
         cls.__init__ = _kernel_init(primal)

@@ -17,10 +17,10 @@ from ..rules.maximum_cosine import (
     SKIP_ANTIPARALLEL,
     SKIP_COLLINEAR,
 )
-from .base import OnlineLinearClassifier
+from .base import OnlineLinearClassifier, _Unweighted
 
 
-class _MaximumCosineBase(OnlineLinearClassifier):
+class _MaximumCosineBase(_Unweighted):
 
     def __init__(self, *, fit_intercept=False, n_epochs=1, shuffle=False, random_state=None):
         self.fit_intercept = fit_intercept

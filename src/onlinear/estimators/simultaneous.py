@@ -46,7 +46,7 @@ from ..rules import simultaneous as rules
 from ..tasks import Blocks, Multiclass, Multilabel, Ordinal
 from ..tasks.multilabel import classes_of, read_one, read_targets
 from ..tasks.ordinal import rank_order
-from .base import MatrixLike, OnlineLinearClassifier
+from .base import MatrixLike, OnlineLinearClassifier, _Unweighted
 from .checks import _DTYPES, canonical_csr, check_class_labels, check_memory, check_rows
 
 __all__ = ["SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", "BlockLearner",
@@ -63,7 +63,7 @@ _NO_FLAGS = np.empty(0, dtype=np.int8)
 _NOT_A_LABEL = (set, frozenset, list, tuple, np.ndarray)
 
 
-class _Simultaneous(OnlineLinearClassifier):
+class _Simultaneous(_Unweighted):
     """What the three estimators share: the scheme and its hyperparameters, the engine's
     counters, epochs and shuffling.  Subclasses define ``_start``, ``_encode``, ``_run``."""
 

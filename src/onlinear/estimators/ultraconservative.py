@@ -12,7 +12,7 @@ from .._core import primal
 from ..rules.table import Rule
 from ..rules.layout import RAW_MASS, RAW_SQNORM, SCALE
 from ..rules.ultraconservative import MAX_SCORE, PROPORTIONAL, RHO, UNIFORM
-from .base import OnlineLinearClassifier
+from .base import OnlineLinearClassifier, _Unweighted
 
 _BETA = [Interval(Real, 0, None, closed="left")]
 _SCHEMES = {"uniform": UNIFORM, "max": MAX_SCORE, "prop": PROPORTIONAL}
@@ -443,7 +443,7 @@ class BinaryMIRA(MIRA):
     _rule = Rule.BINARY_MIRA
 
 
-class MulticlassROMMA(OnlineLinearClassifier):
+class MulticlassROMMA(_Unweighted):
     """Multiclass ROMMA (Figure 6 of Crammer & Singer, §7; its constraint (1) prints M_r^t
     where the variable M_r belongs): on a round with E ≠ ∅ and τ from the additive family
     (``scheme``), ``M ← argmin ½‖M‖²`` s.t. ``Σ_r τ_r M_r·x ≥ 1`` and ``M·M_t ≥ ‖M_t‖²`` — in

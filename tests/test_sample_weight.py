@@ -1,0 +1,114 @@
+"""``sample_weight`` in ``fit`` and ``partial_fit``: each example's weight scales its part in
+its round — the C of PA-I/PA-II and their support-class forms (the weighted loss C·w·ξ), the
+step of the others — checked against those definitions."""
+import inspect
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from onlinear import available, make
+
+RNG = np.random.default_rng(31)
+X = RNG.normal(size=(60, 5))
+Y = RNG.integers(0, 3, size=60)
+W = RNG.uniform(0.2, 3.0, size=60)
+
+
+def _weighted_names():
+    return [n for n in available(kernel=None)
+            if "sample_weight" in inspect.signature(type(make(n)).fit).parameters]
+
+
+WEIGHTED = _weighted_names()
+#: rules whose step does not depend on ‖x‖ (nor the margin on the scale of x): a weight w is
+#: then exactly the row w·x
+SCALE_FREE_STEPS = ["perceptron", "ovr-perceptron", "perceptron-uniform", "perceptron-max",
+                    "perceptron-prop"]
+C_RULES = ["pa1", "pa2", "spa1", "spa2"]
+
+
+def _labels(name):
+    return Y % 2 if name in ("perceptron", "binary-mira", "winnow") else Y
+
+
+def test_which_learners_take_weights():
+    assert set(SCALE_FREE_STEPS + C_RULES + ["kesler", "mira", "pa", "spa", "multiplicative"]) \
+        <= set(WEIGHTED)
+    for name in ("romma", "mcp", "mc-romma", "iellip", "kernel-pa", "simproj"):
+        model = make(name) if not name.startswith("kernel") else make(name, kernel="linear")
+        assert "sample_weight" not in inspect.signature(type(model).fit).parameters
+        with pytest.raises(TypeError):
+            model.fit(X, Y, sample_weight=W)
+
+
+@pytest.mark.parametrize("name", SCALE_FREE_STEPS + ["multiplicative"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_weight_is_a_step_that_many_times_as_long(name, sparse):
+    """For these rules a step w times as long is the step of the row w·x."""
+    data = np.abs(X) if name == "multiplicative" else X
+    wrap = sp.csr_matrix if sparse else np.asarray
+    y = _labels(name)
+    weighted = make(name).fit(wrap(data), y, sample_weight=W)
+    scaled = make(name).fit(wrap(data * W[:, None]), y)
+    np.testing.assert_allclose(weighted.decision_function(data),
+                               scaled.decision_function(data), rtol=1e-10, atol=1e-12)
+    assert weighted.n_mistakes_ == scaled.n_mistakes_
+
+
+@pytest.mark.parametrize("name", C_RULES)
+def test_a_weight_scales_the_aggressiveness_c(name):
+    model = make(name, C=0.3).fit(X, Y, sample_weight=W)
+    reference = make(name, C=0.3)
+    for x, label, w in zip(X, Y, W):
+        reference.set_params(C=0.3 * w)
+        reference.partial_fit(x[None, :], [label], classes=[0, 1, 2])
+    np.testing.assert_array_equal(model.decision_function(X), reference.decision_function(X))
+
+
+@pytest.mark.parametrize("name", ["mira", "binary-mira", "pa", "spa", "kesler"]
+                         + SCALE_FREE_STEPS)
+def test_the_other_rules_scale_their_step(name):
+    """The round's step, as the rule computed it from the scores, w times as long (for the
+    hard-margin rules a weight other than 1 misses or overshoots the margin: documented)."""
+    y = _labels(name)
+    start = make(name).fit(X[:20], y[:20])
+    before = start.decision_function(X)
+    row = next(i for i in range(20, 60)  # a row the model gets wrong: a round that updates
+               if start.predict(X[i:i + 1])[0] != y[i])
+    plain = make(name).fit(X[:20], y[:20])
+    plain.partial_fit(X[row:row + 1], y[row:row + 1])
+    weighted = make(name).fit(X[:20], y[:20])
+    weighted.partial_fit(X[row:row + 1], y[row:row + 1], sample_weight=[2.5])
+    step = plain.decision_function(X) - before
+    assert np.abs(step).max() > 1e-6  # the round updated
+    np.testing.assert_allclose(weighted.decision_function(X) - before, 2.5 * step,
+                               rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", WEIGHTED)
+def test_unit_weights_change_nothing_and_zero_weights_only_predict(name):
+    data = np.abs(X) if name in ("multiplicative", "winnow") else X
+    y = _labels(name)
+    plain = make(name).fit(data, y)
+    ones = make(name).fit(data, y, sample_weight=np.ones(60))
+    np.testing.assert_array_equal(ones.decision_function(data), plain.decision_function(data))
+    start = make(name).fit(data[:30], y[:30])
+    before = start.decision_function(data)
+    start.partial_fit(data[30:], y[30:], sample_weight=np.zeros(30))
+    np.testing.assert_array_equal(start.decision_function(data), before)
+    assert start.n_seen_ == 60
+
+
+@pytest.mark.parametrize("bad, message", [
+    (-np.ones(60), "(?i)negative"), (np.full(60, np.nan), "NaN"), (np.ones(59), "59"),
+])
+def test_bad_weights_are_refused_and_change_nothing(bad, message):
+    model = make("pa1").fit(X, Y)
+    before = model.decision_function(X)
+    with pytest.raises(ValueError, match=message):
+        model.partial_fit(X, Y, sample_weight=bad)
+    with pytest.raises(ValueError, match=message):
+        model.fit(X, Y, sample_weight=bad)
+    np.testing.assert_array_equal(model.decision_function(X), before)
+    assert model.n_seen_ == 60
