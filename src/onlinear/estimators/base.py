@@ -859,12 +859,17 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     predict_one.__wrapped_by_lock__ = True
 
     def _predict_index_one(self, idx, vals):
+        dense = idx is self._dense_index
+        weights = self._weights if dense else self._weights[idx]
         if getattr(self, "average", False) or "_avg_acc" in self.__dict__:
-            weights, scales = self._predicting_weights()  # the averaged hypothesis: O(d·k)
+            # the averaged hypothesis's scores, (x·W·avg − x·acc)/T, read from the row's
+            # values only (not the O(d·k) averaged matrix of _predicting_weights)
+            acc, avg = self._averaging_arrays()
+            rounds = int(self._counts[counters.SEEN])
+            scores = np.zeros(avg.shape[0]) if rounds == 0 else (
+                (vals @ weights) * avg - vals @ (acc if dense else acc[idx])) / rounds
         else:
-            weights, scales = self._weights, self._state[SCALE]
-        weights = weights if idx is self._dense_index else weights[idx]
-        scores = (vals @ weights) * scales
+            scores = (vals @ weights) * self._state[SCALE]
         return primal.predict_index(scores, self._state, self._scale_free)
 
     # ------------------------------------------------------------------ fitted attributes

@@ -45,7 +45,6 @@ from .._core import blocks as block_engine
 from ..rules import simultaneous as rules
 from ..tasks import Blocks, Multiclass, Multilabel, Ordinal
 from ..tasks.multilabel import classes_of, read_one, read_targets
-from ..tasks.ordinal import rank_order
 from .base import MatrixLike, OnlineLinearClassifier, _Unweighted
 from .checks import _DTYPES, canonical_csr, check_class_labels, check_memory, check_rows
 
@@ -770,7 +769,12 @@ default="simproj"
                 raise ValueError("classes must be passed on the first call (or set the "
                                  "classes parameter).")
             return np.unique(y)
-        return rank_order(given)
+        check_class_labels(given)
+        given = np.asarray(given)
+        if given.ndim != 1 or np.unique(given).shape[0] != given.shape[0]:
+            raise ValueError(f"classes must list each label once, in rank order; got "
+                             f"{given.tolist()}.")
+        return given
 
     def _model_arrays(self):
         arrays = super()._model_arrays()

@@ -1,18 +1,7 @@
 """The ordinal task: labels in a rank order, one score against k − 1 thresholds."""
 import numpy as np
 
-from ..estimators.checks import check_class_labels
 from .labels import Labels
-
-
-def rank_order(classes):
-    """The checked rank order (distinct labels, lowest rank first)."""
-    check_class_labels(classes)
-    classes = np.asarray(classes)
-    if classes.ndim != 1 or np.unique(classes).shape[0] != classes.shape[0]:
-        raise ValueError(f"classes must list each label once, in rank order; got "
-                         f"{classes.tolist()}.")
-    return classes
 
 
 class Ordinal(Labels):
