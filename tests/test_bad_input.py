@@ -24,6 +24,15 @@ from sklearn.exceptions import NotFittedError
 
 import onlinear
 
+
+def _make(name, **params):
+    """``onlinear.make``, with a number for a kernel learner's gamma: ``gamma="scale"`` is
+    refused by a first ``partial_fit``/``learn_one`` (tested in test_kernel_engine.py), and
+    these tests start models in every way."""
+    if onlinear.describe(name).kernel and "gamma" not in params:
+        params["gamma"] = 0.5
+    return onlinear.make(name, **params)
+
 def _one_name_per_class():
     """The first registered name of every estimator class, primal and kernel."""
     names = {}
@@ -53,7 +62,7 @@ def _data(n_classes, n=40, seed=0):
 def _fitted(name, n_classes):
     """A model trained by all three paths: ``fit``, ``partial_fit`` and ``learn_one``."""
     X, y = _data(n_classes, seed=1)
-    model = onlinear.make(name).fit(X[:20], y[:20])
+    model = _make(name).fit(X[:20], y[:20])
     model.partial_fit(X[20:35], y[20:35])
     for x, label in zip(X[35:], y[35:]):
         model.learn_one(x, label)
@@ -272,7 +281,7 @@ FRESH_CASES = _fresh_cases()
 @pytest.mark.parametrize(("name", "n_classes"), MODELS)
 def test_bad_first_call_leaves_a_fresh_model_unfitted(name, case, n_classes):
     _, call, match = case
-    model = onlinear.make(name)
+    model = _make(name)
     reference = copy.deepcopy(model)
     X, y = _data(n_classes, n=10, seed=3)
     with pytest.raises(ValueError, match=match):
@@ -298,7 +307,7 @@ THREE_CLASS_CALLS = {
         "fitted-fit-other-width"])
 @pytest.mark.parametrize("name", BINARY_ONLY)
 def test_binary_only_learner_rejects_three_classes(name, fitted, call):
-    model = _fitted(name, 2) if fitted else onlinear.make(name)
+    model = _fitted(name, 2) if fitted else _make(name)
     reference = copy.deepcopy(model)
     X, y = _data(3, n=10, seed=3)
     with pytest.raises(ValueError, match=BINARY_ONLY_MATCH):
@@ -340,6 +349,9 @@ BAD_VALUES = {
     "coef0": [np.nan, np.inf],
     "average": ["yes"],
     "fit_intercept": ["yes", 1],
+    "class_weight": ["heavy", [1.0, 2.0]],
+    "warm_start": ["yes"],
+    "verbose": ["loud", -1],
 }
 # simultaneous projections
 BAD_VALUES.update({"update": ["bogus", "Additive"], "max_rule": ["bogus"],
@@ -378,7 +390,7 @@ def test_every_hyperparameter_of_every_learner_is_exercised():
 
 def _bad_model(name, key, value):
     # set_params, not make(): the registry (rightly) refuses to override a fixed slack/scheme.
-    return onlinear.make(name).set_params(**{key: value})
+    return _make(name).set_params(**{key: value})
 
 
 def _hyperparameter_match(key):
@@ -400,8 +412,8 @@ def test_bad_hyperparameter_is_rejected_before_training(name, key, value, method
             model.learn_one(X[0], y[0], classes=LABELS[k])
     assert _public_attributes(model) == []
     # Fixed, it trains like a model that never saw the bad value.
-    model.set_params(**onlinear.make(name).get_params())
-    _assert_behaves_like(model, onlinear.make(name), k)
+    model.set_params(**_make(name).get_params())
+    _assert_behaves_like(model, _make(name), k)
 
 
 @pytest.mark.parametrize("together", [False, True], ids=["alone", "with-a-good-one"])
@@ -452,7 +464,7 @@ def test_pickle_round_trip_keeps_predicting_and_learning(name, n_classes, protoc
 def test_pickle_of_a_learn_one_only_model(name):
     k = _n_classes(name)
     X, y = _data(k, seed=5)
-    model = onlinear.make(name)
+    model = _make(name)
     for x, label in zip(X, y):
         model.learn_one(x, label, classes=LABELS[k])
     restored = pickle.loads(pickle.dumps(model))
@@ -461,7 +473,7 @@ def test_pickle_of_a_learn_one_only_model(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_pickle_of_a_fresh_model(name):
-    model = onlinear.make(name, n_epochs=2, shuffle=True, random_state=0)
+    model = _make(name, n_epochs=2, shuffle=True, random_state=0)
     restored = pickle.loads(pickle.dumps(model))
     assert restored.get_params() == model.get_params()
     X, y = _data(_n_classes(name), seed=6)

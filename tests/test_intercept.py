@@ -37,9 +37,50 @@ def _labels(name):
     return Y % 2 if not onlinear.describe(name).handles_multiclass else Y
 
 
-def test_every_learner_but_the_simultaneous_ones_has_an_intercept():
-    assert len(NAMES) >= 30
-    assert not [n for n in NAMES if n in ("simproj", "maxpa", "optimal")]
+def test_every_learner_has_an_intercept_the_ordinal_model_its_thresholds():
+    assert NAMES == list(available(kernel=None))
+    assert "fit_intercept" in make("simproj", task="blocks").get_params()
+    assert "fit_intercept" not in make("simproj", task="ordinal").get_params()
+
+
+@pytest.mark.parametrize("name", ["simproj", "simperc", "optimal"])
+@pytest.mark.parametrize("form", ["indicator", "sets"])
+def test_the_multilabel_intercept_is_the_weight_of_a_constant_feature(name, form):
+    indicator = np.column_stack([Y == 0, Y >= 1, X[:, 3] > 1.5]).astype(int)
+    y = indicator if form == "indicator" else [tuple(np.flatnonzero(r)) for r in indicator]
+    classes = [0, 1, 2]
+    model = make(name, fit_intercept=True).fit(X[:40], y[:40])
+    model.partial_fit(sp.csr_matrix(X[40:55]), y[40:55])
+    reference = make(name).fit(ONES[:40], y[:40])
+    reference.partial_fit(sp.csr_matrix(ONES[40:55]), y[40:55])
+    for i in range(55, 70):
+        given = classes if form == "sets" else None
+        np.testing.assert_array_equal(model.learn_one(X[i], y[i], classes=given),
+                                      reference.learn_one(ONES[i], y[i], classes=given))
+    np.testing.assert_allclose(model.decision_function(X), reference.decision_function(ONES),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(model.coef_, reference.coef_[:, :5], rtol=1e-12, atol=0)
+    np.testing.assert_allclose(model.intercept_, reference.coef_[:, 5], rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_block_learners_intercept_is_the_weight_of_a_constant_feature(sparse):
+    y = np.where(Y == 1, 1, -1)
+    wrap = sp.csr_matrix if sparse else np.asarray
+    blocks = [0, 3, 4, 9, 20, 40]
+    model = make("simproj", task="blocks", fit_intercept=True, n_epochs=2)
+    model.fit(wrap(X[:40]), y[:40], block_ptr=blocks)
+    model.partial_fit(wrap(X[40:60]), y[40:60])
+    reference = make("simproj", task="blocks", n_epochs=2)
+    reference.fit(wrap(ONES[:40]), y[:40], block_ptr=blocks)
+    reference.partial_fit(wrap(ONES[40:60]), y[40:60])
+    for i in range(60, 70):
+        assert model.learn_one(X[i], y[i]) == reference.learn_one(ONES[i], y[i])
+    np.testing.assert_array_equal(model.predict_one(X[0]), reference.predict_one(ONES[0]))
+    np.testing.assert_allclose(model.decision_function(wrap(X)),
+                               reference.decision_function(wrap(ONES)), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(model.intercept_, reference.coef_[:, 5], rtol=1e-12, atol=0)
+    assert model.intercept_[0] != 0.0
 
 
 @pytest.mark.parametrize("name", NAMES)

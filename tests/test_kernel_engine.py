@@ -183,6 +183,38 @@ def test_zero_vector_under_a_homogeneous_kernel_is_not_a_support_pattern():
     assert np.any(np.all(model.support_vectors_ == 0.0, axis=1))
 
 
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+def test_gamma_scale_is_the_training_sets_and_a_stream_gives_a_number(kernel):
+    """gamma="scale" comes from the data of fit (or stream); partial_fit and learn_one starting
+    a model refuse it (their first chunk is not the training set) and change nothing; with the
+    number scale_gamma gives, a stream cut in any chunks learns what fit learns."""
+    from onlinear.kernels import scale_gamma
+
+    X, y = _stream(n=120, seed=3)
+    fitted = onlinear.make("kernel-pa", kernel=kernel, degree=2).fit(X, y)
+    assert fitted.gamma_ == scale_gamma(X)
+    streamed = onlinear.make("kernel-pa", kernel=kernel, degree=2)
+    streamed.stream(X, y, classes=np.unique(y)).learn(np.arange(120))
+    np.testing.assert_array_equal(streamed.dual_coef_, fitted.dual_coef_)
+    model = onlinear.make("kernel-pa", kernel=kernel, degree=2)
+    with pytest.raises(ValueError, match=r'gamma="scale".*partial_fit.*scale_gamma'):
+        model.partial_fit(X[:10], y[:10], classes=np.unique(y))
+    with pytest.raises(ValueError, match=r'gamma="scale".*learn_one'):
+        model.learn_one(X[0], y[0], classes=np.unique(y))
+    assert not hasattr(model, "classes_")
+    chunked = onlinear.make("kernel-pa", kernel=kernel, degree=2, gamma=scale_gamma(X))
+    for rows in np.array_split(np.arange(120), 9):
+        chunked.partial_fit(X[rows], y[rows], classes=np.unique(y))
+    np.testing.assert_array_equal(chunked.dual_coef_, fitted.dual_coef_)
+    assert chunked.n_mistakes_ == fitted.n_mistakes_
+    # a started model (fit resolved gamma_) goes on with partial_fit and learn_one
+    fitted.partial_fit(X[:5], y[:5])
+    fitted.learn_one(X[5], y[5])
+    assert fitted.n_seen_ == 126
+    # the linear kernel has no gamma: nothing to refuse
+    onlinear.make("kernel-pa", kernel="linear").partial_fit(X, y, classes=np.unique(y))
+
+
 def test_gamma_scale_and_auto_follow_scikit_learn():
     X, y = _stream(n=50, seed=8)
     assert onlinear.make("kernel-mira", gamma="auto").fit(X, y).gamma_ == 1.0 / X.shape[1]
@@ -263,7 +295,7 @@ def test_a_stream_keeps_a_row_one_support_pattern_across_epochs_as_fit_does():
     assert streamed.n_seen_ == fitted.n_seen_ == 600
     assert streamed.n_support_patterns_ == fitted.n_support_patterns_
     np.testing.assert_array_equal(streamed.dual_coef_, fitted.dual_coef_)
-    chunked = onlinear.make("kernel-pa", kernel="poly", degree=3)
+    chunked = onlinear.make("kernel-pa", kernel="poly", degree=3, gamma=fitted.gamma_)
     chunked.partial_fit(X, y, classes=np.unique(y)).partial_fit(X, y)
     assert chunked.n_support_patterns_ > fitted.n_support_patterns_
 

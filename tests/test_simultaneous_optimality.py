@@ -203,7 +203,7 @@ def test_labelset_exact_schemes_equal_generic_qp(scheme, multilabel, calibrated)
         W = W0.copy()
         be.run_labelsets_dense(x[None], labels[None], np.zeros(1, np.int64),
                                W, np.ones(1), scheme, be.ADDITIVE, be.make_params(C=C),
-                               np.zeros(5, np.int64), np.empty(0, np.int8))
+                               np.zeros(5, np.int64), np.empty(0, np.int8), np.empty(0))
         Z, gain = kesler_problem(x, labels, W0)
         if gain.max() <= 0:
             np.testing.assert_array_equal(W, W0)
@@ -240,7 +240,7 @@ def test_ordinal_optimal_equals_generic_qp():
         C = float(np.exp(rng.uniform(np.log(0.05), np.log(5))))
         w, b = w0.copy(), b0.copy()
         be.run_ordinal_dense(x[None], np.array([rank]), np.zeros(1, np.int64), w, b, be.OPTIMAL,
-                             be.make_params(C=C), np.zeros(5, np.int64), np.empty(0, np.int8))
+                             be.make_params(C=C), np.zeros(5, np.int64), np.empty(0, np.int8), np.empty(0))
         rows = np.hstack([np.tile(x, (n_ranks - 1, 1)), -np.eye(n_ranks - 1)])
         labels = np.where(np.arange(n_ranks - 1) < rank, 1.0, -1.0)
         Z = labels[:, None] * rows
@@ -406,7 +406,7 @@ def test_large_multilabel_block_without_the_kkt_shortcut():
     W = W0.copy()
     be.run_labelsets_dense(x[None], relevant[None].astype(np.uint8), np.zeros(1, np.int64), W,
                            np.ones(1), be.OPTIMAL, be.ADDITIVE, be.make_params(C=0.7),
-                           np.zeros(5, np.int64), np.empty(0, np.int8))
+                           np.zeros(5, np.int64), np.empty(0, np.int8), np.empty(0))
     Z, gain = kesler_problem(x, relevant, W0)
     assert_primal_optimum(Z, W0.ravel(), np.zeros(len(gain), int), np.ones(len(gain)),
                           np.array([0.7]), W.ravel())
@@ -426,7 +426,7 @@ def test_labelset_optimal_with_decomposed_loss(decompose):
         W = W0.copy()
         be.run_labelsets_dense(x[None], labels[None], np.zeros(1, np.int64), W, np.ones(1),
                                be.OPTIMAL, be.ADDITIVE, be.make_params(C=C, decompose=decompose),
-                               np.zeros(5, np.int64), np.empty(0, np.int8))
+                               np.zeros(5, np.int64), np.empty(0, np.int8), np.empty(0))
         Z, gain = kesler_problem(x, labels, W0)
         pairs = [(r, s) for r in np.flatnonzero(labels >= 1) for s in np.flatnonzero(labels != 1)
                  if r != s]

@@ -404,9 +404,9 @@ def lockstep_labelsets(X, Y, scheme, C, kind="additive", gamma=0.5, decompose="n
         args = (Y, np.array([t]), W, scale, be.SCHEMES[scheme], engine_kind, params, counts,
                 np.empty(0, np.int8))
         if sparse:
-            be.run_labelsets_sparse(rows.data, rows.indices, rows.indptr, *args)
+            be.run_labelsets_sparse(rows.data, rows.indices, rows.indptr, *args, np.empty(0))
         else:
-            be.run_labelsets_dense(rows, *args)
+            be.run_labelsets_dense(rows, *args, np.empty(0))
         return (W * scale[0]).T.ravel(), counts
 
     omega, counts = lockstep(len(X), reference_step, engine_step, initial_weights(d * k, kind),
@@ -423,9 +423,9 @@ def run_engine_labelsets(X, Y, scheme, C, kind=0, gamma=0.5, sparse=False, decom
             be.make_params(C=C, gamma=gamma, decompose=decompose), counts, np.empty(0, np.int8))
     if sparse:
         Xs = sp.csr_matrix(X)
-        be.run_labelsets_sparse(Xs.data, Xs.indices, Xs.indptr, *args)
+        be.run_labelsets_sparse(Xs.data, Xs.indices, Xs.indptr, *args, np.empty(0))
     else:
-        be.run_labelsets_dense(np.ascontiguousarray(X), *args)
+        be.run_labelsets_dense(np.ascontiguousarray(X), *args, np.empty(0))
     return W * scale[0], counts
 
 
@@ -486,9 +486,9 @@ def lockstep_ordinal(X, ranks, n_ranks, scheme, C, decompose="none", sparse=Fals
         args = (ranks, np.array([t]), w, b, be.SCHEMES[scheme], params, counts,
                 np.empty(0, np.int8))
         if sparse:
-            be.run_ordinal_sparse(rows.data, rows.indices, rows.indptr, *args)
+            be.run_ordinal_sparse(rows.data, rows.indices, rows.indptr, *args, np.empty(0))
         else:
-            be.run_ordinal_dense(rows, *args)
+            be.run_ordinal_dense(rows, *args, np.empty(0))
         return np.concatenate([w, b]), counts
 
     omega, counts = lockstep(len(X), reference_step, engine_step, np.zeros(d + n_ranks - 1))

@@ -400,7 +400,7 @@ def test_theorem2_on_label_sets(multilabel):
         for scheme in (be.SIMPERC, be.CONPROJ, be.MAXPA, be.OPTIMAL, be.SOPOPO):
             W, counts = np.zeros((X.shape[1], Y.shape[1])), np.zeros(5, np.int64)
             be.run_labelsets_dense(X, Y, np.arange(len(X)), W, np.ones(1), scheme, be.ADDITIVE,
-                                   be.make_params(C=C), counts, np.empty(0, np.int8))
+                                   be.make_params(C=C), counts, np.empty(0, np.int8), np.empty(0))
             assert counts[be.IMPERFECT] > 0
             assert all(counts[be.IMPERFECT] <= b * (1 + SLACK) for b in bounds)
 
@@ -437,6 +437,6 @@ def test_theorem2_on_ordinal_trials():
         for scheme in (be.SIMPERC, be.CONPROJ, be.MAXPA, be.OPTIMAL):
             w, b, counts = np.zeros(3), np.zeros(3), np.zeros(5, np.int64)
             be.run_ordinal_dense(X, ranks, np.arange(len(X)), w, b, scheme,
-                                 be.make_params(C=C), counts, np.empty(0, np.int8))
+                                 be.make_params(C=C), counts, np.empty(0, np.int8), np.empty(0))
             assert counts[be.IMPERFECT] > 0
             assert all(counts[be.IMPERFECT] <= bound * (1 + SLACK) for bound in bounds)

@@ -302,8 +302,8 @@ def list_command(task, kernel, fmt):
         algorithm = describe(name)
         # the rule's hyperparameters: not the protocol's, nor the choices of every learner
         params = {k: v for k, v in algorithm.hyperparameters.items()
-                  if k not in harness.PROTOCOL_PARAMETERS and k not in ("average",
-                                                                         "fit_intercept")}
+                  if k not in harness.PROTOCOL_PARAMETERS and k not in (
+                      "average", "fit_intercept", "class_weight", "warm_start", "verbose")}
         rows.append({"name": name, "task": algorithm.task,
                      "fixed": " ".join(f"{k}={v}" for k, v in algorithm.fixed.items()) or "-",
                      "paper": algorithm.paper if fmt != "table" else _short_paper(algorithm),

@@ -129,3 +129,38 @@ def gram(A, B, kind, params, B_sq=None, kernel=None, chunk=2048):
             values = np.exp(-params[GAMMA] * distance)
         out[start:start + chunk] = values
     return out
+
+
+def scale_gamma(X):
+    """``gamma="scale"``'s value for the rows ``X``: ``1 / (n_features · Var(X))`` (the variance
+    of all the entries; 1 when it is 0), scikit-learn's ``SVC`` rule.
+
+    A kernel learner resolves ``"scale"`` from the data of :meth:`fit` (or of ``stream``);
+    ``partial_fit`` and ``learn_one`` see a stream a chunk at a time and take a number instead,
+    which this computes from a sample of the stream.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_rows, n_features)
+        The rows (a sample of the stream's).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from onlinear.kernels import scale_gamma
+    >>> scale_gamma(np.array([[0.0, 2.0], [2.0, 0.0]]))
+    0.5
+    """
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        mean = X.mean()
+        variance = X.multiply(X).mean() - mean * mean
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        variance = X.var()
+    return float(1.0 / (X.shape[1] * variance)) if variance > 0 else 1.0

@@ -526,7 +526,7 @@ def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores,
         if mistake[p]:
             n_mistakes += 1
         worst = max(worst, loss[p])
-    if q == 0.0 or worst <= 0.0:
+    if q == 0.0 or worst <= 0.0 or C == 0.0:  # (C = 0: a weight of 0, predict only)
         return k, n_mistakes, False
     lam = work[2, :k]
     lam[:] = 0.0
@@ -657,7 +657,7 @@ def _labelset_buffers(most):
 
 @njit(cache=True)
 def _run_labelsets(dense, n_features, data, indices, indptr, Y, order, W, scale, scheme, kind,
-                   params, counts, flags):
+                   params, counts, flags, weights):
     _check_kind(scheme, kind)
     m = W.shape[1]
     scores, tau, pos, neg = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
@@ -665,21 +665,26 @@ def _run_labelsets(dense, n_features, data, indices, indptr, Y, order, W, scale,
     for t in range(order.shape[0]):
         most = max(most, _pair_bound(Y[order[t]]))
     work, mistake_buffer, pair_buffer, part_buffer = _labelset_buffers(most)
+    C = params[P_C]
     for t in range(order.shape[0]):
         i = order[t]
         idx, vals = row(dense, n_features, data, indices, indptr, i)
+        if weights.shape[0] > 0:  # an example's weight scales its trial's budget C
+            params[P_C] = C * weights[i]
         k, n_mistakes, updated = _labelset_trial(idx, vals, Y[i], W, scale, scheme, kind, params,
                                                  scores, tau, pos, neg, work, mistake_buffer,
                                                  pair_buffer, part_buffer)
         count_trial(counts, flags, t, k, n_mistakes, updated)
+    params[P_C] = C
 
 
 @njit(cache=True)
 def run_labelsets_sparse(data, indices, indptr, Y, order, W, scale, scheme, kind, params,
-                         counts, flags):
-    """Online pass over the CSR rows ``order`` with relevance indicator Y (n, k) uint8."""
+                         counts, flags, weights):
+    """Online pass over the CSR rows ``order`` with relevance indicator Y (n, k) uint8;
+    ``weights`` (empty: none) scale each example's budget C."""
     _run_labelsets(False, W.shape[0], data, indices, indptr, Y, order, W, scale, scheme, kind,
-                   params, counts, flags)
+                   params, counts, flags, weights)
 
 
 @njit(cache=True)
@@ -729,12 +734,13 @@ def learn_one_labelset(idx, vals, relevant, W, scale, scheme, kind, params, coun
 
 
 @njit(cache=True)
-def run_labelsets_dense(X, Y, order, W, scale, scheme, kind, params, counts, flags):
-    """Online pass over the dense rows ``X[order]`` with relevance indicator Y (n, k) uint8."""
+def run_labelsets_dense(X, Y, order, W, scale, scheme, kind, params, counts, flags, weights):
+    """Online pass over the dense rows ``X[order]`` with relevance indicator Y (n, k) uint8;
+    ``weights`` as in :func:`run_labelsets_sparse`."""
     n_features = X.shape[1]
     _run_labelsets(True, n_features, X.reshape(X.size), np.arange(n_features),
                    np.empty(0, np.int64), Y, order, W, scale, scheme, kind, params, counts,
-                   flags)
+                   flags, weights)
 
 
 # =============================================================================================
@@ -793,19 +799,25 @@ def _ordinal_trial(idx, vals, rank, w, b, scheme, params):
 
 @njit(cache=True)
 def _run_ordinal(dense, n_features, data, indices, indptr, ranks, order, w, b, scheme, params,
-                 counts, flags):
+                 counts, flags, weights):
+    C = params[P_C]
     for t in range(order.shape[0]):
         i = order[t]
         idx, vals = row(dense, n_features, data, indices, indptr, i)
+        if weights.shape[0] > 0:  # an example's weight scales its trial's budget C
+            params[P_C] = C * weights[i]
         k, n_mistakes, updated = _ordinal_trial(idx, vals, ranks[i], w, b, scheme, params)
         count_trial(counts, flags, t, k, n_mistakes, updated)
+    params[P_C] = C
 
 
 @njit(cache=True)
-def run_ordinal_sparse(data, indices, indptr, ranks, order, w, b, scheme, params, counts, flags):
-    """Online ordinal pass over the CSR rows ``order`` (ranks 0..k−1, ``b`` has k−1 entries)."""
+def run_ordinal_sparse(data, indices, indptr, ranks, order, w, b, scheme, params, counts, flags,
+                       weights):
+    """Online ordinal pass over the CSR rows ``order`` (ranks 0..k−1, ``b`` has k−1 entries);
+    ``weights`` (empty: none) scale each example's budget C."""
     _run_ordinal(False, w.shape[0], data, indices, indptr, ranks, order, w, b, scheme, params,
-                 counts, flags)
+                 counts, flags, weights)
 
 
 @njit(cache=True)
@@ -819,8 +831,10 @@ def learn_one_ordinal(idx, vals, rank, w, b, scheme, params, counts):
 
 
 @njit(cache=True)
-def run_ordinal_dense(X, ranks, order, w, b, scheme, params, counts, flags):
-    """Online ordinal pass over the dense rows ``X[order]``."""
+def run_ordinal_dense(X, ranks, order, w, b, scheme, params, counts, flags, weights):
+    """Online ordinal pass over the dense rows ``X[order]``; ``weights`` as in
+    :func:`run_ordinal_sparse`."""
     n_features = X.shape[1]
     _run_ordinal(True, n_features, X.reshape(X.size), np.arange(n_features),
-                 np.empty(0, np.int64), ranks, order, w, b, scheme, params, counts, flags)
+                 np.empty(0, np.int64), ranks, order, w, b, scheme, params, counts, flags,
+                 weights)

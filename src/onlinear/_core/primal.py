@@ -259,12 +259,13 @@ def run_sparse(data, indices, indptr, y, order, W, rule, params, state, step_kin
 
 @njit(cache=True)
 def learn_one_dense(idx, x, y, W, rule, params, state, step_kind, scale_free, counts, acc,
-                    avg):
+                    avg, weight, weight_mode):
     """The streaming step on one row (``idx = arange(n_features)`` for a dense one, the CSR
-    row's indices otherwise); returns the prediction made before the update."""
+    row's indices otherwise) of weight ``weight`` (``weight_mode``: ``WEIGHT_*``); returns the
+    prediction made before the update."""
     m = W.shape[1]
     scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
     predicted, updated = one_round(idx, x, y, W, rule, params, state, step_kind,
-                                   scale_free, scores, tau, factor, acc, avg, 1.0, WEIGHT_NONE)
+                                   scale_free, scores, tau, factor, acc, avg, weight, weight_mode)
     count_round(counts, np.empty(0, np.int8), 0, predicted != y, updated)
     return predicted

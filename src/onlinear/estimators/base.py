@@ -7,6 +7,7 @@ per-example paths, diagnostics — lives here and in the compiled :mod:`onlinear
 """
 from __future__ import annotations
 
+import time
 import warnings
 from collections.abc import Iterable
 from contextlib import contextmanager
@@ -19,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -65,6 +66,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         protocol sees the stream in the order given.
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -152,6 +159,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         "n_epochs": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "random_state": ["random_state"],
+        "warm_start": ["boolean"],
+        "verbose": ["verbose"],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
     }
 
     # ------------------------------------------------------------------ subclass interface
@@ -237,7 +247,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"average={self.average} was set after the model started "
                 f"{'with' if acc is not None else 'without'} averaging: fit restarts the model "
-                "with the new value (partial_fit, learn_one and predict keep the old one).")
+                "with the new value (partial_fit, learn_one, predict and a warm_start fit keep "
+                "the old one).")
         if acc is None:
             return primal.NO_ACC, primal.NO_AVG
         return acc, self._avg_scale_sum
@@ -378,7 +389,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"fit_intercept={self.fit_intercept} was set after the model started "
                 f"{'without' if self.fit_intercept else 'with'} an intercept: fit restarts the "
-                "model with the new value (partial_fit, learn_one and predict keep the old one).")
+                "model with the new value (partial_fit, learn_one, predict and a warm_start fit "
+                "keep the old one).")
 
     def _with_constant(self, X):
         """``X`` with the constant feature (value 1) appended when ``fit_intercept``: the
@@ -548,20 +560,28 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             yield rng.permutation(n) if self.shuffle else np.arange(n)
 
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
-        """Train from scratch: ``n_epochs`` online passes over ``(X, y)``.
+        """Train: ``n_epochs`` online passes over ``(X, y)``, from scratch — or, with
+        ``warm_start=True`` on a started model, continuing it (its weights, counters and
+        averaging sums; the labels of ``y`` must be among ``classes_``, see :meth:`add_classes`),
+        as ``n_epochs`` calls of :meth:`partial_fit` would, shuffled if ``shuffle``.
 
         ``sample_weight`` (one non-negative weight per row) scales each example's part in its
-        round (:meth:`_weight_mode`: the C of PA-I/PA-II, the step of the others); a weight of
-        0 makes the round a prediction only.  The online counts count every row."""
+        round (:meth:`_weight_mode`: the C of PA-I/PA-II, the step of the others), times the
+        weight of its class (``class_weight``); a weight of 0 makes the round a prediction
+        only.  The online counts count every row."""
+        warm = bool(getattr(self, "warm_start", False)) and hasattr(self, "classes_")
         # a refit sets up new arrays: restoring the attributes restores the previous model
-        with self._unchanged_on_error():
-            X, targets = self._prepare(X, y, None, "fit")
-            weights = self._check_sample_weight(sample_weight, X)
+        with self._unchanged_on_error() as saved:
+            X, targets = self._prepare(X, y, None, "warm_start" if warm else "fit")
+            weights = self._example_weights(targets, y, sample_weight, X, "fit")
             context = self._pass_context(X)
             if weights is not None:
                 context["sample_weight"] = weights
-            for order in self._epochs(X.shape[0]):
-                self._run(X, targets, order, **context)
+            if warm and self._pass_can_fail(X.shape[0] * self.n_epochs):
+                self._snapshot_arrays(saved)
+            for epoch, order in enumerate(self._epochs(X.shape[0]), start=1):
+                with self._progress(f"epoch {epoch}/{self.n_epochs}", order.shape[0]):
+                    self._run(X, targets, order, **context)
         return self
 
     def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None,
@@ -569,21 +589,91 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """One online pass over ``(X, y)`` in the given order, continuing the current model.
 
         ``classes`` (all the labels the stream can contain) is required on the first call.
-        ``sample_weight`` as in :meth:`fit`.  On bad input (NaN/inf, wrong number of features,
-        unknown labels, bad weights) a ``ValueError`` is raised and the model is left exactly
-        as it was.
+        ``sample_weight`` as in :meth:`fit`; ``class_weight="balanced"`` needs the whole
+        training set and is refused here (give a dict).  On bad input (NaN/inf, wrong number of
+        features, unknown labels, bad weights) a ``ValueError`` is raised and the model is
+        left exactly as it was.
         """
         first = not hasattr(self, "classes_")
         with self._unchanged_on_error() as saved:
             X, targets = self._prepare(X, y, classes, "partial_fit")
-            weights = self._check_sample_weight(sample_weight, X, all_zero=True)
+            weights = self._example_weights(targets, y, sample_weight, X, "partial_fit")
             context = self._pass_context(X)
             if weights is not None:
                 context["sample_weight"] = weights
             if not first and self._pass_can_fail(X.shape[0]):
                 self._snapshot_arrays(saved)  # (a first call's arrays are new: nothing to copy)
-            self._run(X, targets, np.arange(X.shape[0]), **context)
+            with self._progress("partial_fit", X.shape[0]):
+                self._run(X, targets, np.arange(X.shape[0]), **context)
         return self
+
+    # ------------------------------------------------------------------ class weights, progress
+    def _class_weights(self, y, method):
+        """The weight of every class (by class index) under ``class_weight``, or None: a dict's
+        values (1 for a class it does not name; a key that is not a class is an error), or
+        ``"balanced"``'s ``n_rows / (n_classes · count)`` over the labels ``y`` of this
+        :meth:`fit` (scikit-learn's :func:`~sklearn.utils.class_weight.compute_class_weight`;
+        in a warm start, over the classes present in ``y``).  ``"balanced"`` needs the whole
+        training set: it is refused by ``partial_fit`` and ``learn_one``, as scikit-learn's
+        SGD estimators refuse it."""
+        class_weight = getattr(self, "class_weight", None)
+        if class_weight is None:
+            return None
+        from sklearn.utils.class_weight import compute_class_weight
+
+        if isinstance(class_weight, str):
+            if method != "fit":
+                raise ValueError(
+                    f'class_weight="balanced" is computed from the whole training set, which '
+                    f"{method} does not see: pass the weights as a dict, e.g. from "
+                    "sklearn.utils.class_weight.compute_class_weight('balanced', classes=classes, "
+                    "y=y_sample) on a large enough sample of the labels.")
+            present = np.unique(y)
+            weights = np.ones(self.classes_.shape[0])
+            weights[self._encode(present)] = compute_class_weight("balanced", classes=present,
+                                                                  y=y)
+            return weights
+        keys = list(class_weight)
+        unknown = [key for key, known in zip(keys, np.isin(np.asarray(keys, dtype=object),
+                                                            self.classes_.astype(object)))
+                   if not known]
+        if unknown:
+            raise ValueError(f"class_weight names labels that are not classes of the model: "
+                             f"{unknown} (classes: {self.classes_.tolist()}).")
+        weights = compute_class_weight(class_weight, classes=self.classes_, y=self.classes_)
+        if not (np.all(np.isfinite(weights)) and np.all(weights >= 0)):
+            raise ValueError(f"class_weight must give finite, non-negative weights; got "
+                             f"{class_weight}.")
+        return np.asarray(weights, dtype=np.float64)
+
+    def _example_weights(self, targets, y, sample_weight, X, method):
+        """Each row's weight in its round: ``sample_weight`` times its class's weight
+        (``class_weight``); None when neither is given."""
+        weights = self._check_sample_weight(sample_weight, X, all_zero=method != "fit")
+        if getattr(self, "class_weight", None) is None:
+            return weights
+        per_class = self._class_weights(np.asarray(y), method)
+        by_row = np.ascontiguousarray(per_class[targets], dtype=np.float64)
+        return by_row if weights is None else by_row * weights
+
+    @contextmanager
+    def _progress(self, what, n_rows):
+        """With ``verbose`` > 0, print one line per pass (an epoch of :meth:`fit`, a call of
+        :meth:`partial_fit`) when it ends: rows, mistakes, updates and the wall time, as
+        scikit-learn's SGD estimators report their epochs."""
+        if not getattr(self, "verbose", 0):
+            yield
+            return
+        def counts():
+            return ((self.n_mistakes_, self.n_updates_) if hasattr(self, "_counts") else (0, 0))
+
+        before = counts()
+        start = time.perf_counter()
+        yield
+        seconds = time.perf_counter() - start
+        mistakes, updates = (now - then for now, then in zip(counts(), before))
+        print(f"-- {type(self).__name__} {what}: {n_rows:,} rows, {mistakes:,} mistakes, "
+              f"{updates:,} updates, {seconds:.3f} s", flush=True)
 
     def stream(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None
                ) -> TrainingStream:
@@ -756,9 +846,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def _learn_one_index(self, idx, vals, label):
         """One compiled round on a checked row; the index predicted before it.  Must raise
         before changing anything, or not at all (``learn_one`` takes no snapshot of the model)."""
+        weight, mode = 1.0, primal.WEIGHT_NONE
+        if getattr(self, "class_weight", None) is not None:
+            weight, mode = self._class_weights(None, "learn_one")[label], self._weight_mode()
         return primal.learn_one_dense(idx, vals, label, self._weights, int(self._rule), self._params,
                                       self._state, self._step_kind, self._scale_free,
-                                      self._counts, *self._averaging_arrays())
+                                      self._counts, *self._averaging_arrays(), weight, mode)
 
     def _label_of(self, y):
         return self._task.index_of(y)
@@ -907,8 +1000,9 @@ class _Unweighted(OnlineLinearClassifier):
     """The learners whose round has no weighted form here: ``fit`` and ``partial_fit`` without
     ``sample_weight`` (so that scikit-learn sees they take none).  The maximum-cosine rules and
     MC-ROMMA keep geometric records of the run (a bound over the examples seen) that a weight
-    would make meaningless; the kernel, ellipsoid and simultaneous engines do not read weights
-    (yet)."""
+    would make meaningless; the ellipsoid methods' steps are cuts of a fixed geometry (CELLIP's
+    covering argument, IELLIP's metric update (15)) that a weight would not scale; the kernel
+    engine does not read weights (yet)."""
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
         """Train from scratch: ``n_epochs`` online passes over ``(X, y)``."""

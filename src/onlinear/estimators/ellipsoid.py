@@ -205,6 +205,12 @@ class CELLIP(_Ellipsoid):
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -248,7 +254,8 @@ class CELLIP(_Ellipsoid):
     }
 
     def __init__(self, gamma=0.1, a=0.5, init="corrected", on_infeasible="reset", matrix="auto", *,
-                 fit_intercept=False, n_epochs=1, shuffle=False, random_state=None):
+                 fit_intercept=False, n_epochs=1, shuffle=False, random_state=None,
+                 warm_start=False, verbose=0):
         self.gamma = gamma
         self.a = a
         self.init = init
@@ -258,6 +265,8 @@ class CELLIP(_Ellipsoid):
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
 
     def _initial_scale(self):
         radius = 1.0 + self.gamma * (1.0 - self.a)
@@ -314,6 +323,12 @@ class IELLIP(_Ellipsoid):
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -356,7 +371,8 @@ class IELLIP(_Ellipsoid):
     }
 
     def __init__(self, gamma=0.1, b=0.3, c=None, scale=0.1, a=1.0, step="margin", matrix="auto", *,
-                 fit_intercept=False, n_epochs=1, shuffle=False, random_state=None):
+                 fit_intercept=False, n_epochs=1, shuffle=False, random_state=None,
+                 warm_start=False, verbose=0):
         self.gamma = gamma
         self.b = b
         self.c = c
@@ -368,6 +384,8 @@ class IELLIP(_Ellipsoid):
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
 
     def _memory(self):
         return 0.5 * (1.0 - self.b) if self.c is None else self.c

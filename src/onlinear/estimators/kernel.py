@@ -10,8 +10,9 @@ inner products are summed in another order).
 
 Kernel parameters follow scikit-learn's :class:`~sklearn.svm.SVC`: ``kernel`` ("linear",
 "poly", "rbf" or a callable ``kernel(A, B) → Gram matrix``), ``degree``, ``gamma`` ("scale" =
-``1/(n_features·X.var())`` of the first data seen — the first batch of ``fit``/``partial_fit``,
-or the first example of ``learn_one`` —, "auto" = ``1/n_features``, or a positive number) and
+``1/(n_features·X.var())`` of the data of ``fit`` or ``stream``; refused by ``partial_fit`` and
+``learn_one`` on a new model, whose result would depend on how the stream is cut — see
+:func:`onlinear.kernels.scale_gamma` —, "auto" = ``1/n_features``, or a positive number) and
 ``coef0``.  Crammer & Singer's homogeneous polynomial kernel ``(x·x')^d`` is
 ``kernel="poly", gamma=1.0, coef0=0.0``.  A callable kernel runs in Python once per round
 (slow: for checks and experiments; the built-in kernels are compiled).
@@ -41,7 +42,7 @@ from .._core import counters
 from .._core import kernel as dual
 from .._core.primal import predict_index
 from .._core.rows import ROW_NORM_EXPONENT
-from ..kernels import CALLABLE, POLY, gram, kernel_row, kernel_self, resolve
+from ..kernels import CALLABLE, POLY, gram, kernel_row, kernel_self, resolve, scale_gamma
 from ..rules.layout import SCALE
 from .base import OnlineLinearClassifier, _Unweighted
 from .checks import _DTYPES, canonical_csr
@@ -73,8 +74,11 @@ _KERNEL_DOC = """kernel : {"rbf", "poly", "linear"} or callable, default="rbf"
     degree : int, default=3
         Degree of the polynomial kernel.
     gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient (rbf, poly): ``"scale"`` is 1/(n_features·Var(X)) of the first data
-        seen, ``"auto"`` 1/n_features; the value used is ``gamma_``.
+        Kernel coefficient (rbf, poly): ``"scale"`` is 1/(n_features·Var(X)) of the data of
+        ``fit`` (or ``stream``) — ``partial_fit`` and ``learn_one`` starting a model refuse it,
+        so that a stream's model does not depend on how it is cut: give them a number, e.g.
+        :func:`onlinear.kernels.scale_gamma` of a sample; ``"auto"`` is 1/n_features; the value
+        used is ``gamma_``.
     coef0 : float, default=0.0
         Constant term of the polynomial kernel."""
 
@@ -84,7 +88,9 @@ def _kernel_init(primal):
     the keyword-only protocol parameters (``n_epochs``, ``shuffle``, ``random_state``)."""
     signature = inspect.signature(primal.__init__)
     head = [p for p in signature.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
-    tail = [p for p in signature.parameters.values() if p.kind is p.KEYWORD_ONLY]
+    # the kernel engine reads no example weights (yet): no class_weight
+    tail = [p for p in signature.parameters.values()
+            if p.kind is p.KEYWORD_ONLY and p.name != "class_weight"]
     kernel = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
               for name, default in _KERNEL_DEFAULTS.items()]
     signature = signature.replace(parameters=head + kernel + tail)
@@ -109,7 +115,8 @@ def _with_parameters_section(doc, primal):
     if names:
         section += (f"    {', '.join(names)}\n        As in :class:`{primal.__name__}` (the rule's "
                     "hyperparameters).\n")
-    section += (f"    {_KERNEL_DOC}\n    average, n_epochs, shuffle, random_state\n        As in "
+    section += (f"    {_KERNEL_DOC}\n    average, n_epochs, shuffle, random_state, warm_start, "
+                "verbose\n        As in "
                 f":class:`{primal.__name__}` (the averaged hypothesis: the averaged dual "
                 "coefficients, ``average_dual_coef_``).\n\n    ")
     at = doc.find("Examples\n    --------")
@@ -190,8 +197,32 @@ class KernelLearner(_Unweighted):
     def _start_averaging(self):
         pass  # the dual model always keeps its averaging sums (_acc, _avg_scale_sum)
 
+    def _needs_whole_data(self):
+        """Whether the kernel's ``gamma`` is ``"scale"``, a statistic of the whole training set."""
+        return (self.gamma == "scale" and not callable(self.kernel)
+                and self.kernel in ("rbf", "poly"))
+
+    def _refuse_scale_on_a_stream(self, method):
+        """``gamma="scale"`` resolved from a stream's first chunk would make the model depend on
+        how the stream is cut (a chunked ``partial_fit`` would differ from ``fit``): the
+        streaming calls that start a model refuse it, before anything changes."""
+        if self._needs_whole_data():
+            raise ValueError(
+                f'gamma="scale" is 1/(n_features·Var(X)) of the whole training set, which '
+                f"{method} does not see: the model would depend on how the stream is cut. Pass "
+                "a number, e.g. onlinear.kernels.scale_gamma(X_sample) on a sample of the "
+                'stream, or gamma="auto" (1/n_features); fit and stream resolve "scale" '
+                "from their data.")
+
+    def _prepare(self, X, y, classes, method):
+        first = not hasattr(self, "classes_")
+        prepared = super()._prepare(X, y, classes, method)
+        if method == "partial_fit" and first:  # after the checks of the data and parameters
+            self._refuse_scale_on_a_stream(method)  # (the caller restores the fresh model)
+        return prepared
+
     def _ensure_kernel(self, X):
-        """Resolve the kernel (and ``gamma="scale"`` from the first data seen)."""
+        """Resolve the kernel (and ``gamma="scale"`` from the data of ``fit`` or ``stream``)."""
         if self._kind is not None:
             return
         if self._constant():  # gamma is the data's: not counting the intercept's constant
@@ -200,12 +231,7 @@ class KernelLearner(_Unweighted):
         if gamma == "auto":
             gamma = 1.0 / X.shape[1]
         elif gamma == "scale":
-            if sp.issparse(X):
-                mean = X.mean()
-                variance = X.multiply(X).mean() - mean * mean
-            else:
-                variance = np.asarray(X, dtype=np.float64).var()
-            gamma = 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
+            gamma = scale_gamma(X)
         self._kind, self._kernel_params = resolve(self.kernel, self.degree, gamma, self.coef0)
         self.gamma_ = float(gamma)
 
@@ -271,8 +297,8 @@ class KernelLearner(_Unweighted):
 
     # ------------------------------------------------------------------ training
     def _pass_context(self, X):
-        """Before a pass over ``X``: the kernel resolved (``gamma="scale"`` from the first data
-        seen), its values checked on every row before anything is learned, and the support slot
+        """Before a pass over ``X``: the kernel resolved (``gamma="scale"`` from the data of
+        ``fit`` or ``stream``), its values checked on every row before anything is learned, and the support slot
         of every row (−1: none yet), so that a row updated in several epochs of :meth:`fit` (or
         of a :meth:`stream`) is one support pattern, its coefficients merged."""
         self._ensure_kernel(X)
@@ -377,6 +403,7 @@ class KernelLearner(_Unweighted):
     def _learn_one_index(self, idx, vals, label):
         x = self._dense_row(idx, vals)
         if self._kind is None:
+            self._refuse_scale_on_a_stream("learn_one")
             self._ensure_kernel(x[None, :])
         if self._kind == POLY:
             self._check_one_poly_row(x)  # refuse before anything changes

@@ -22,11 +22,14 @@ from .base import OnlineLinearClassifier, _Unweighted
 
 class _MaximumCosineBase(_Unweighted):
 
-    def __init__(self, *, fit_intercept=False, n_epochs=1, shuffle=False, random_state=None):
+    def __init__(self, *, fit_intercept=False, n_epochs=1, shuffle=False, random_state=None,
+                 warm_start=False, verbose=0):
         self.fit_intercept = fit_intercept
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
 
     @property
     def cosine_bound_(self):
@@ -63,6 +66,12 @@ class ROMMA(_MaximumCosineBase):
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -121,6 +130,12 @@ class AggressiveROMMA(ROMMA):
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -173,6 +188,12 @@ class NAROMMA(_MaximumCosineBase):
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -211,10 +232,10 @@ class NAROMMA(_MaximumCosineBase):
     }
 
     def __init__(self, skip_collinear="antiparallel", *, fit_intercept=False, n_epochs=1,
-                 shuffle=False, random_state=None):
+                 shuffle=False, random_state=None, warm_start=False, verbose=0):
         self.skip_collinear = skip_collinear
         super().__init__(fit_intercept=fit_intercept, n_epochs=n_epochs, shuffle=shuffle,
-                         random_state=random_state)
+                         random_state=random_state, warm_start=warm_start, verbose=verbose)
 
     def _rule_values(self):
         return {"skip": self._skips[self.skip_collinear]}
@@ -241,6 +262,12 @@ class MaximumCosinePerceptron(_MaximumCosineBase):
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -300,6 +327,12 @@ class ConservativeMCP(MaximumCosinePerceptron):
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------

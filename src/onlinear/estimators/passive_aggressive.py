@@ -62,6 +62,17 @@ class PassiveAggressive(OnlineLinearClassifier):
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
+        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
+        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
+        ``partial_fit`` and ``learn_one`` take a dict only.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -99,7 +110,8 @@ class PassiveAggressive(OnlineLinearClassifier):
     }
 
     def __init__(self, slack="none", C=1.0, variant="exact", *, fit_intercept=False, average=False,
-                 n_epochs=1, shuffle=False, random_state=None):
+                 n_epochs=1, shuffle=False, random_state=None,
+                 class_weight=None, warm_start=False, verbose=0):
         self.slack = slack
         self.C = C
         self.variant = variant
@@ -108,6 +120,9 @@ class PassiveAggressive(OnlineLinearClassifier):
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
+        self.warm_start = warm_start
+        self.verbose = verbose
 
     def _rule_values(self):
         return {"C": self.C, "kind": _SLACKS[self.slack], "variant": _VARIANTS[self.variant]}
@@ -159,6 +174,17 @@ class SupportClassPA(PassiveAggressive):
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
+        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
+        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
+        ``partial_fit`` and ``learn_one`` take a dict only.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------

@@ -45,7 +45,7 @@ from .._core import blocks as block_engine
 from ..rules import simultaneous as rules
 from ..tasks import Blocks, Multiclass, Multilabel, Ordinal
 from ..tasks.multilabel import classes_of, read_one, read_targets
-from .base import MatrixLike, OnlineLinearClassifier, _Unweighted
+from .base import MatrixLike, OnlineLinearClassifier
 from .checks import _DTYPES, canonical_csr, check_class_labels, check_memory, check_rows
 
 __all__ = ["SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", "BlockLearner",
@@ -58,13 +58,19 @@ SCHEME_NAMES = tuple(rules.SCHEMES)
 # constraints, updates)
 _TRIALS, _IMPERFECT, _CONSTRAINT_MISTAKES, _CONSTRAINTS, _UPDATES = range(5)
 _NO_FLAGS = np.empty(0, dtype=np.int8)
+_NO_WEIGHTS = np.empty(0)
 #: targets that are not one class label (label sets, indicator rows: learn_one's general path)
 _NOT_A_LABEL = (set, frozenset, list, tuple, np.ndarray)
 
 
-class _Simultaneous(_Unweighted):
+class _Simultaneous(OnlineLinearClassifier):
     """What the three estimators share: the scheme and its hyperparameters, the engine's
-    counters, epochs and shuffling.  Subclasses define ``_start``, ``_encode``, ``_run``."""
+    counters, epochs and shuffling.  Subclasses define ``_start``, ``_encode``, ``_run``.
+
+    ``sample_weight`` (label sets and ranks; the block learner weighs its rows by
+    ``coupling``) scales an example's budget: its trial solves the problem of the scheme with
+    C·w in place of C (the weighted loss C·w·max_j ℓ_j of the trial's primal, Amit et al. Eq.
+    (2)); a weight of 0 makes the trial a prediction only."""
 
     _parameter_constraints = {
         **OnlineLinearClassifier._parameter_constraints,
@@ -100,7 +106,7 @@ class _Simultaneous(_Unweighted):
 
     def _model_arrays(self):
         # a single prototype ω (ordinal, blocks); the classifier has one column per label
-        return {"_weights": ((self.n_features_in_,), np.float64),
+        return {"_weights": ((self.n_features_in_ + self._constant(),), np.float64),
                 "_scale": ((1,), np.float64), "_counts": ((5,), np.int64)}
 
     def _check_growable(self):
@@ -119,10 +125,13 @@ class _Simultaneous(_Unweighted):
 
     @property
     def intercept_(self):
-        """Zeros: the simultaneous projections fit no intercept (their papers' setting; add a
-        constant feature to the rows for one)."""
+        """The bias of each row of ``coef_``: the weight of the constant feature of
+        ``fit_intercept`` (zeros without it; the ordinal model's thresholds are its biases)."""
         check_is_fitted(self)
-        return np.zeros(np.atleast_2d(self.coef_).shape[0])
+        n_rows = np.atleast_2d(self.coef_).shape[0]
+        if not self._constant():
+            return np.zeros(n_rows)
+        return np.atleast_1d(self._weights[-1] * self._scale[0])[:n_rows].copy()
 
     # ------------------------------------------------------------------ diagnostics
     def _count(self, index):
@@ -233,6 +242,10 @@ default="simproj"
         C/r_t and its own scheme — one set per relevant label (its pairs against the irrelevant
         ones; the calibrated threshold label is one of them), or one per pair (the average hinge
         loss).  ``"none"``: one set, the paper's max loss.
+    fit_intercept : bool, default=False
+        Learn a bias per output: a constant feature of value 1 appended to every row, its
+        weight ``intercept_``; it enters the projections and their norms ‖x‖² as any
+        feature does.  Off by default: the paper's setting.
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
@@ -240,6 +253,12 @@ default="simproj"
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -310,9 +329,9 @@ default="simproj"
         "decompose": [StrOptions({"none", "per_label", "singletons"})],
     }
 
-    def __init__(self, scheme="simproj", C=1.0, *, update="additive", gamma=0.1,
+    def __init__(self, scheme="simproj", C=1.0, *, fit_intercept=False, update="additive", gamma=0.1,
                  max_rule="hinge", threshold="calibrated", decompose="none", n_epochs=1,
-                 shuffle=False, random_state=None):
+                 shuffle=False, random_state=None, warm_start=False, verbose=0):
         self.scheme = scheme
         self.C = C
         self.update = update
@@ -320,9 +339,12 @@ default="simproj"
         self.max_rule = max_rule
         self.threshold = threshold
         self.decompose = decompose
+        self.fit_intercept = fit_intercept
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
 
     @property
     def _kind(self):
@@ -390,7 +412,7 @@ default="simproj"
     def _model_arrays(self):
         arrays = super()._model_arrays()
         k = self.classes_.shape[0] + (1 if self._calibrated_for(self.multilabel_) else 0)
-        return {**arrays, "_weights": ((self.n_features_in_, k), np.float64)}
+        return {**arrays, "_weights": ((self.n_features_in_ + self._constant(), k), np.float64)}
 
     def _check_model(self):
         if self._label_kind not in ("multiclass", "sets", "indicator") or (
@@ -453,11 +475,11 @@ default="simproj"
         self._weights = grown
 
     # ------------------------------------------------------------------ training
-    def _run(self, X, relevance, order, flags=None):
+    def _run(self, X, relevance, order, flags=None, sample_weight=None):
         flags = _NO_FLAGS if flags is None else flags
         order = np.ascontiguousarray(order, dtype=np.int64)
         model = (self._weights, self._scale, self._scheme, self._kind, self._params,
-                 self._counts, flags)
+                 self._counts, flags, _NO_WEIGHTS if sample_weight is None else sample_weight)
         if sp.issparse(X):
             block_engine.run_labelsets_sparse(*_csr_parts(X), relevance, order, *model)
         else:
@@ -473,6 +495,9 @@ default="simproj"
         if first:
             self._validate_params()
         X, kind, y = self._validate_xy(X, y, reset=first)
+        if not first:
+            self._check_intercept()
+        X = self._with_constant(X)
         if method == "fit":
             self._set_task(kind, self._classes_of(kind, y), X.shape[1])
         elif first:
@@ -501,7 +526,7 @@ default="simproj"
         if (task is not None and task.name == "multiclass" and classes is None
                 and not isinstance(y, _NOT_A_LABEL)):
             # the multiclass stream's path: one label, a started model, nothing else to check
-            idx, vals = self._check_one(x, n_features=self.n_features_in_)
+            idx, vals = self._one_row(x)
             relevance = np.zeros(self._weights.shape[1], dtype=np.uint8)
             relevance[task.index_of(y)] = 1
             return self.classes_[self._learn_one_round(idx, vals, relevance)]
@@ -512,7 +537,7 @@ default="simproj"
             # path, which names it)
             relevance = np.empty(self._weights.shape[1], dtype=np.uint8)
             if block_engine.indicator_relevance(y, task.calibrated, relevance):
-                idx, vals = self._check_one(x, n_features=self.n_features_in_)
+                idx, vals = self._one_row(x)
                 scores = np.empty(self._weights.shape[1])
                 self._learn_one_round(idx, vals, relevance, scores)
                 return block_engine.indicator_prediction(scores, task.calibrated, self._cut)
@@ -525,7 +550,7 @@ default="simproj"
             # a started model: every check before the compiled round, which cannot fail, so
             # no snapshot of the model per example
             self._check_task(kind)
-            idx, vals = self._check_one(x, n_features=self.n_features_in_)
+            idx, vals = self._one_row(x)
             k = self.classes_.shape[0]
             if kind == "multiclass":  # (as _encode, without its array work)
                 relevance = np.zeros(k, dtype=np.uint8)
@@ -541,8 +566,8 @@ default="simproj"
             classes = self._first_classes(classes, "learn_one")
             self._validate_params()
             idx, vals = self._check_one(x, n_features=None)
-            n_features = x.shape[1] if sp.issparse(x) else vals.shape[0]
-            self._set_task(kind, classes, n_features)
+            n_features = x.shape[1] if sp.issparse(x) else vals.shape[0] - self._constant()
+            self._set_task(kind, classes, n_features + self._constant())
             self.n_features_in_ = n_features
             if kind == "multiclass":
                 self._label_of(y)  # names the label, as every onlinear learner does
@@ -591,7 +616,8 @@ default="simproj"
         check_is_fitted(self)
         X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
                                         reset=False))
-        return self._scores(X)
+        self._check_intercept()
+        return self._scores(self._with_constant(X))
 
     def _label_scores(self, scores):
         return self._task.label_scores(scores) if self.multilabel_ else scores
@@ -626,7 +652,7 @@ default="simproj"
     def predict_one(self, x: MatrixLike) -> Any:
         """Predict one example (a label, or an indicator row / a tuple of labels)."""
         check_is_fitted(self)
-        idx, vals = self._check_one(x, n_features=self.n_features_in_, learning=False)
+        idx, vals = self._one_row(x, learning=False)
         scores = (vals @ self._weights[idx]) * self._scale[0]
         if self.multilabel_:
             return self._task.predict_one(scores, self._cut)
@@ -644,7 +670,7 @@ default="simproj"
     @property
     def coef_(self):
         check_is_fitted(self)
-        weights = (self._weights * self._scale[0]).T
+        weights = (self._weights[:self.n_features_in_] * self._scale[0]).T
         return weights[:self.classes_.shape[0]].copy()
 
     @property
@@ -702,6 +728,12 @@ default="simproj"
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -752,7 +784,8 @@ default="simproj"
     }
 
     def __init__(self, scheme="simproj", C=1.0, *, max_rule="hinge", classes=None,
-                 decompose="none", n_epochs=1, shuffle=False, random_state=None):
+                 decompose="none", n_epochs=1, shuffle=False, random_state=None,
+                 warm_start=False, verbose=0):
         self.scheme = scheme
         self.C = C
         self.max_rule = max_rule
@@ -761,6 +794,8 @@ default="simproj"
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
 
     def _ordered_classes(self, y=None, classes=None):
         given = self.classes if classes is None else classes
@@ -815,11 +850,11 @@ default="simproj"
     def _make_task(self):
         return Ordinal(self.classes_)
 
-    def _run(self, X, ranks, order, flags=None):
+    def _run(self, X, ranks, order, flags=None, sample_weight=None):
         flags = _NO_FLAGS if flags is None else flags
         order = np.ascontiguousarray(order, dtype=np.int64)
         model = (self._weights, self._thresholds, self._scheme, self._params, self._counts,
-                 flags)
+                 flags, _NO_WEIGHTS if sample_weight is None else sample_weight)
         if sp.issparse(X):
             block_engine.run_ordinal_sparse(*_csr_parts(X), ranks, order, *model)
         else:
@@ -846,7 +881,7 @@ default="simproj"
         if hasattr(self, "classes_"):
             # checks first; the compiled round cannot fail: no snapshot per example
             self._check_same_order(classes)
-            idx, vals = self._check_one(x, n_features=self.n_features_in_)
+            idx, vals = self._one_row(x)
             return self._learn_one_checked(idx, vals, self._label_of(y))
         with self._unchanged_on_error():
             self._validate_params()
@@ -886,7 +921,7 @@ default="simproj"
 
     def predict_one(self, x: MatrixLike) -> Any:
         check_is_fitted(self)
-        idx, vals = self._check_one(x, n_features=self.n_features_in_, learning=False)
+        idx, vals = self._one_row(x, learning=False)
         return self._task.predict(np.array([vals @ self._weights[idx]]), self._thresholds)[0]
 
     @property
@@ -934,6 +969,10 @@ default="simproj"
         Which constraint ``scheme="maxpa"`` calls the most violated: the largest hinge loss ℓ_j,
         or the largest distance ``ℓ_j/‖x_j‖`` to the constraint's half-space (‖x_j‖_∞ under
         the multiplicative update); unused by the other schemes.
+    fit_intercept : bool, default=False
+        Learn a bias per output: a constant feature of value 1 appended to every row, its
+        weight ``intercept_``; it enters the projections and their norms ‖x‖² as any
+        feature does.  Off by default: the paper's setting.
     n_epochs : int, default=1
         Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
@@ -941,6 +980,12 @@ default="simproj"
         (off: the online protocol sees the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -984,16 +1029,20 @@ default="simproj"
         "gamma": [Interval(Real, 0.0, None, closed="neither")],
     }
 
-    def __init__(self, scheme="simproj", C=1.0, *, update="additive", gamma=0.1,
-                 max_rule="hinge", n_epochs=1, shuffle=False, random_state=None):
+    def __init__(self, scheme="simproj", C=1.0, *, fit_intercept=False, update="additive", gamma=0.1,
+                 max_rule="hinge", n_epochs=1, shuffle=False, random_state=None,
+                 warm_start=False, verbose=0):
         self.scheme = scheme
         self.C = C
         self.update = update
         self.gamma = gamma
         self.max_rule = max_rule
+        self.fit_intercept = fit_intercept
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
 
     @property
     def _kind(self):
@@ -1062,14 +1111,21 @@ default="simproj"
             Weights c_j > 0 of the coupling constraint Σ c_j λ_j ≤ C (§10; the box of
             constraint j becomes λ_j ≤ C/c_j).
         """
+        warm = self.warm_start and hasattr(self, "classes_")
         with self._unchanged_on_error():
-            self._validate_params()
-            X, y = self._validate(X, y, reset=True)
-            self._start(np.unique(y), X.shape[1])
+            if not warm:
+                self._validate_params()
+            X, y = self._validate(X, y, reset=not warm)
+            if warm:
+                self._check_intercept()
+            X = self._with_constant(X)
+            if not warm:
+                self._start(np.unique(y), X.shape[1])
             labels = self._encode(y)
             blocks = self._check_blocks(X.shape[0], block_ptr, parts, coupling)
-        for order in self._epochs(blocks[0].shape[0] - 1):
-            self._run(X, labels, order, blocks=blocks)
+        for epoch, order in enumerate(self._epochs(blocks[0].shape[0] - 1), start=1):
+            with self._progress(f"epoch {epoch}/{self.n_epochs}", order.shape[0]):
+                self._run(X, labels, order, blocks=blocks)
         return self
 
     def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None,
@@ -1085,11 +1141,15 @@ default="simproj"
             else:
                 self._check_same_classes(classes)
             X, y = self._validate(X, y, reset=first)
+            if not first:
+                self._check_intercept()
+            X = self._with_constant(X)
             if first:
                 self._start(classes, X.shape[1])
             labels = self._encode(y)
             blocks = self._check_blocks(X.shape[0], block_ptr, parts, coupling)
-            self._run(X, labels, np.arange(blocks[0].shape[0] - 1), blocks=blocks)
+            with self._progress("partial_fit", blocks[0].shape[0] - 1):
+                self._run(X, labels, np.arange(blocks[0].shape[0] - 1), blocks=blocks)
         return self
 
     def stream(self, X, y, classes=None):
@@ -1112,6 +1172,9 @@ default="simproj"
             else:
                 self._check_same_classes(classes)
             X, y = self._validate(X, y, reset=first)
+            if not first:
+                self._check_intercept()
+            X = self._with_constant(X)
             if first:
                 self._start(classes, X.shape[1])
             labels = self._encode(y)
@@ -1123,6 +1186,8 @@ default="simproj"
     def learn_one(self, x: MatrixLike, y: Any, classes: ArrayLike | None = None) -> Any:
         """Learn a trial of one row (``x`` 1-D); returns the label predicted before."""
         idx, vals = self._check_one(x, n_features=getattr(self, "n_features_in_", None))
+        if self._constant():  # learn_block appends the constant feature itself
+            idx, vals = idx[:-1], vals[:-1]
         n_features = x.shape[1] if sp.issparse(x) else vals.shape[0]
         row = sp.csr_matrix((vals, idx, np.array([0, idx.shape[0]])), shape=(1, n_features))
         return self.learn_block(row, [y], classes=classes)[0]
@@ -1139,7 +1204,8 @@ default="simproj"
         check_is_fitted(self)
         X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
                                         reset=False))
-        return self._scores(X)
+        self._check_intercept()
+        return self._scores(self._with_constant(X))
 
     def predict(self, X: MatrixLike) -> NDArray:
         """``classes_[1]`` where the score is positive, else ``classes_[0]`` (a zero score is a
@@ -1148,13 +1214,13 @@ default="simproj"
 
     def predict_one(self, x: MatrixLike) -> Any:
         check_is_fitted(self)
-        idx, vals = self._check_one(x, n_features=self.n_features_in_, learning=False)
+        idx, vals = self._one_row(x, learning=False)
         return self._predict_scores(np.array([vals @ self._weights[idx] * self._scale[0]]))[0]
 
     @property
     def coef_(self):
         check_is_fitted(self)
-        return (self._weights * self._scale[0])[None, :]
+        return (self._weights[:self.n_features_in_] * self._scale[0])[None, :]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -53,6 +53,17 @@ class Perceptron(OnlineLinearClassifier):
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
+        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
+        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
+        ``partial_fit`` and ``learn_one`` take a dict only.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -85,13 +96,16 @@ class Perceptron(OnlineLinearClassifier):
     _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints, "beta": _BETA}
 
     def __init__(self, beta=0.0, *, fit_intercept=False, average=False, n_epochs=1, shuffle=False,
-                 random_state=None):
+                 random_state=None, class_weight=None, warm_start=False, verbose=0):
         self.beta = beta
         self.fit_intercept = fit_intercept
         self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
+        self.warm_start = warm_start
+        self.verbose = verbose
 
     def _rule_values(self):
         return {"beta": self.beta}
@@ -128,6 +142,17 @@ class OneVsRestPerceptron(Perceptron):
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
+        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
+        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
+        ``partial_fit`` and ``learn_one`` take a dict only.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -192,6 +217,17 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
+        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
+        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
+        ``partial_fit`` and ``learn_one`` take a dict only.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -228,7 +264,8 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
     }
 
     def __init__(self, scheme="uniform", beta=0.0, *, fit_intercept=False, average=False,
-                 n_epochs=1, shuffle=False, random_state=None):
+                 n_epochs=1, shuffle=False, random_state=None,
+                 class_weight=None, warm_start=False, verbose=0):
         self.scheme = scheme
         self.beta = beta
         self.fit_intercept = fit_intercept
@@ -236,6 +273,9 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
+        self.warm_start = warm_start
+        self.verbose = verbose
 
     def _rule_values(self):
         return {"beta": self.beta, "scheme": _SCHEMES[self.scheme]}
@@ -274,6 +314,17 @@ class KeslerPerceptron(OnlineLinearClassifier):
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
+        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
+        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
+        ``partial_fit`` and ``learn_one`` take a dict only.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -296,13 +347,16 @@ class KeslerPerceptron(OnlineLinearClassifier):
     _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints, "beta": _BETA}
 
     def __init__(self, beta=0.0, *, fit_intercept=False, average=False, n_epochs=1, shuffle=False,
-                 random_state=None):
+                 random_state=None, class_weight=None, warm_start=False, verbose=0):
         self.beta = beta
         self.fit_intercept = fit_intercept
         self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
+        self.warm_start = warm_start
+        self.verbose = verbose
 
     def _rule_values(self):
         return {"beta": self.beta}
@@ -346,6 +400,17 @@ class MIRA(OnlineLinearClassifier):
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
+        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
+        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
+        ``partial_fit`` and ``learn_one`` take a dict only.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -378,13 +443,16 @@ class MIRA(OnlineLinearClassifier):
     _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints, "beta": _BETA}
 
     def __init__(self, beta=0.01, *, fit_intercept=False, average=False, n_epochs=1, shuffle=False,
-                 random_state=None):
+                 random_state=None, class_weight=None, warm_start=False, verbose=0):
         self.beta = beta
         self.fit_intercept = fit_intercept
         self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
+        self.warm_start = warm_start
+        self.verbose = verbose
 
     def _rule_values(self):
         return {"beta": self.beta}
@@ -422,6 +490,17 @@ class BinaryMIRA(MIRA):
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
+        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
+        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
+        ``partial_fit`` and ``learn_one`` take a dict only.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -482,6 +561,12 @@ class MulticlassROMMA(_Unweighted):
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -520,13 +605,15 @@ class MulticlassROMMA(_Unweighted):
     }
 
     def __init__(self, scheme="max", *, fit_intercept=False, average=False, n_epochs=1,
-                 shuffle=False, random_state=None):
+                 shuffle=False, random_state=None, warm_start=False, verbose=0):
         self.scheme = scheme
         self.fit_intercept = fit_intercept
         self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
 
     def _rule_values(self):
         return {"scheme": _SCHEMES[self.scheme]}
@@ -577,6 +664,17 @@ class Multiplicative(OnlineLinearClassifier):
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
+        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
+        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
+        ``partial_fit`` and ``learn_one`` take a dict only.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -615,7 +713,8 @@ class Multiplicative(OnlineLinearClassifier):
     }
 
     def __init__(self, eta=0.1, normalize="row", scheme="uniform", *, fit_intercept=False,
-                 n_epochs=1, shuffle=False, random_state=None):
+                 n_epochs=1, shuffle=False, random_state=None,
+                 class_weight=None, warm_start=False, verbose=0):
         self.eta = eta
         self.normalize = normalize
         self.scheme = scheme
@@ -623,6 +722,9 @@ class Multiplicative(OnlineLinearClassifier):
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
+        self.warm_start = warm_start
+        self.verbose = verbose
 
     @property
     def _step_kind(self):
@@ -665,6 +767,17 @@ class BalancedWinnow(Multiplicative):
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
+        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
+        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
+        ``partial_fit`` and ``learn_one`` take a dict only.
+    warm_start : bool, default=False
+        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
+        instead of starting over.
+    verbose : int, default=0
+        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
+        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -687,13 +800,16 @@ class BalancedWinnow(Multiplicative):
     }
 
     def __init__(self, eta=0.1, normalize="row", *, fit_intercept=False, n_epochs=1, shuffle=False,
-                 random_state=None):
+                 random_state=None, class_weight=None, warm_start=False, verbose=0):
         self.eta = eta
         self.normalize = normalize
         self.fit_intercept = fit_intercept
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
+        self.warm_start = warm_start
+        self.verbose = verbose
 
     def _rule_values(self):
         return {"eta": self.eta, "scheme": UNIFORM}
