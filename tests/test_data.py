@@ -10,6 +10,7 @@ import hashlib
 import http.server
 import io
 import socket
+import socketserver
 import struct
 import tarfile
 import threading
@@ -804,6 +805,70 @@ def test_fetch_file_url(tmp_path, waits):
     with pytest.raises(ChecksumError, match="deleted$"):  # a local file: no second attempt
         fetch(source.as_uri(), tmp_path / "other", sha256="0" * 64)
     assert waits == [] and not (tmp_path / "other").exists()
+
+
+class FakeFTPHandler(socketserver.StreamRequestHandler):
+    """Just enough FTP (RFC 959) for ftplib's passive RETR: greets with ``greeting`` and, if
+    that is 220, serves ``b"1 1:0.5\\n"`` for any path; counts the connections."""
+
+    greeting = connections = None
+
+    def handle(self):
+        self.connections.append(self.client_address)
+        self.reply(self.greeting)
+        listener = None
+        for line in self.rfile if self.greeting.startswith("220") else ():
+            command = line.decode("ascii").split(" ", 1)[0].strip().upper()
+            if command == "PASV":
+                listener = socket.create_server(("127.0.0.1", 0))
+                port = listener.getsockname()[1]
+                self.reply(f"227 Entering Passive Mode (127,0,0,1,{port >> 8},{port & 255})")
+            elif command == "RETR":
+                self.reply("150 sending")
+                connection, _ = listener.accept()
+                with connection:
+                    connection.sendall(b"1 1:0.5\n")
+                listener.close()
+                self.reply("226 done")
+            elif command == "QUIT":
+                self.reply("221 bye")
+                return
+            else:  # USER, PASS, TYPE
+                self.reply({"USER": "331 password", "PASS": "230 in"}.get(command, "200 ok"))
+
+    def reply(self, text):
+        self.wfile.write(text.encode("ascii") + b"\r\n")
+        self.wfile.flush()
+
+
+@pytest.mark.parametrize("greeting, attempts, expected", [
+    ("220 ready", 1, None),
+    ("421 too many users", 3, r"could not download ftp://127\.0\.0\.1:\d+/pub/small\.txt: 421 "
+                              r"too many users \(3 attempts\)"),
+    ("530 not for you", 1, r"could not download ftp://.*: 530 not for you$"),
+])
+def test_fetch_ftp(tmp_path, waits, greeting, attempts, expected):
+    connections = []
+    handler = type("Handler", (FakeFTPHandler,), {"greeting": greeting,
+                                                   "connections": connections})
+    with socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler) as ftpd:
+        ftpd.daemon_threads = True
+        thread = threading.Thread(target=ftpd.serve_forever, args=(0.05,), daemon=True)
+        thread.start()
+        url = f"ftp://127.0.0.1:{ftpd.server_address[1]}/pub/small.txt"
+        try:
+            if expected is None:
+                digest = hashlib.sha256(b"1 1:0.5\n").hexdigest()
+                assert fetch(url, tmp_path / "d", sha256=digest, timeout=10).read_bytes() == \
+                    b"1 1:0.5\n"
+            else:
+                with pytest.raises(DownloadError, match=expected):
+                    fetch(url, tmp_path / "d", timeout=10)
+                assert not (tmp_path / "d").exists()
+        finally:
+            ftpd.shutdown()
+            thread.join()
+    assert len(connections) == attempts and len(waits) == attempts - 1
 
 
 def test_fetch_keeps_a_verified_file_and_replaces_a_bad_one(server, tmp_path):

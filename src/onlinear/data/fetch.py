@@ -258,8 +258,8 @@ class _Downloader:
     """pooch's downloader for the URL's scheme, with onlinear's errors and a record of tries.
 
     pooch retries a ``requests.RequestException`` (and a digest mismatch); a failure that
-    another attempt cannot mend (HTTP 404, a missing ``file://`` file) is raised as a
-    :class:`DownloadError`, which pooch passes on at once.
+    another attempt cannot mend (HTTP 404, an FTP 5xx reply, a missing ``file://`` file) is
+    raised as a :class:`DownloadError`, which pooch passes on at once.
     """
 
     def __init__(self, timeout, record_digest):
@@ -281,8 +281,14 @@ class _Downloader:
                         open(output_file, "wb") as out:
                     shutil.copyfileobj(source, out, _CHUNK)
             elif scheme == "ftp":
-                pooch.FTPDownloader(timeout=self.timeout, chunk_size=_CHUNK)(
-                    url, output_file, store)
+                # pooch's FTPDownloader takes the whole network location for the host name:
+                # the port and the user go to it separately
+                parts = urllib.parse.urlsplit(url)
+                pooch.FTPDownloader(
+                    port=parts.port or 21, timeout=self.timeout, chunk_size=_CHUNK,
+                    username=urllib.parse.unquote(parts.username or "anonymous"),
+                    password=urllib.parse.unquote(parts.password or ""),
+                )(parts._replace(netloc=parts.hostname or "").geturl(), output_file, store)
             else:
                 pooch.HTTPDownloader(timeout=self.timeout, chunk_size=_CHUNK,
                                      headers={"User-Agent": _USER_AGENT})(url, output_file, store)
@@ -297,6 +303,9 @@ class _Downloader:
         except requests.RequestException:
             raise
         except (urllib.error.URLError, *ftplib.all_errors) as error:  # file:// and ftp://
+            if scheme == "ftp" and not isinstance(error, ftplib.error_perm):
+                # a time-out, a dropped connection, a 4xx reply: worth another attempt
+                raise requests.ConnectionError(error) from error
             reason = getattr(error, "reason", None) or error
             raise DownloadError(f"could not download {url}: {reason}") from error
         if self.record_digest:  # for the message, should pooch find a mismatch
