@@ -10,11 +10,13 @@ import hashlib
 import http.server
 import io
 import socket
+import socketserver
 import struct
 import tarfile
 import threading
 from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -47,6 +49,7 @@ from onlinear.data import (
     read_20newsgroups,
     read_reuters21578,
 )
+from onlinear.data.fetch import RETRIES
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -683,10 +686,54 @@ def closed_port_url():
 
 
 def leftovers(folder):
+    """Partial files and staging folders left in ``folder``."""
     return [p.name for p in Path(folder).iterdir() if p.name.endswith(".part")]
 
 
-def test_fetch_good_checksum(server, tmp_path):
+@pytest.fixture
+def waits(monkeypatch):
+    """pooch's waits between attempts (1 s, then 2 s), recorded instead of slept."""
+    import pooch.core
+
+    recorded = []
+    monkeypatch.setattr(pooch.core, "time", SimpleNamespace(sleep=recorded.append))
+    return recorded
+
+
+class ScriptedHandler(http.server.BaseHTTPRequestHandler):
+    """Answers each GET with the next status of ``script`` (then 200), ``PAYLOAD`` on 200;
+    records the paths asked for in ``hits``."""
+
+    script = hits = None
+
+    def do_GET(self):
+        self.hits.append(self.path)
+        status = self.script.pop(0) if self.script else 200
+        body = b"1 1:0.5\n2 2:1\n" if status == 200 else b"busy"
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def scripted_server():
+    """``(base URL, script, hits)``: fill ``script`` with the statuses to answer."""
+    script, hits = [], []
+    handler = type("Handler", (ScriptedHandler,), {"script": script, "hits": hits})
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", script, hits
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join()
+
+
+def test_fetch_good_checksum(server, tmp_path, capfd):
     base, root = server
     digest = sha256(root / "small.txt")
     path = fetch(f"{base}/small.txt", tmp_path / "dest", sha256=digest.upper())
@@ -695,27 +742,133 @@ def test_fetch_good_checksum(server, tmp_path):
     assert leftovers(tmp_path / "dest") == []
     X, _ = load_libsvm(path)
     assert X.shape == (2, 2)
+    assert capfd.readouterr().err == ""  # pooch logs each download; the library stays silent
 
 
-def test_fetch_bad_checksum_deletes_the_file(server, tmp_path):
+def test_fetch_bad_checksum_deletes_the_file(server, tmp_path, waits):
     base, _ = server
-    with pytest.raises(ChecksumError, match="SHA-256 mismatch: expected 0{64}, got [0-9a-f]{64}"):
+    with pytest.raises(ChecksumError, match=r"/small\.txt: SHA-256 mismatch: expected 0{64}, "
+                                            r"got [0-9a-f]{64}; .*deleted \(3 attempts\)"):
         fetch(f"{base}/small.txt", tmp_path / "dest", sha256="0" * 64)
-    assert not (tmp_path / "dest").exists()  # nor the folder it created
+    assert waits == [1, 2]  # a mismatch may be a corrupted transfer: pooch tries again
+    assert not (tmp_path / "dest").exists()  # no file, no staging folder, no empty folder
+    (tmp_path / "mine").mkdir()
+    with pytest.raises(ChecksumError):
+        fetch(f"{base}/small.txt", tmp_path / "mine" / "sub", sha256="0" * 64)
+    assert list((tmp_path / "mine").iterdir()) == []  # the user's own folder stays, empty
 
 
-def test_fetch_server_down(tmp_path):
+def test_fetch_server_down(tmp_path, waits):
     with pytest.raises(DownloadError, match=r"could not download http://127\.0\.0\.1:\d+/small"
-                                            r"\.txt: .*refused"):
+                                            r"\.txt: .*refused \(3 attempts\)"):
         fetch(closed_port_url(), tmp_path / "dest", timeout=5)
+    assert waits == [1, 2]
     assert not (tmp_path / "dest").exists()
 
 
-def test_fetch_http_error(server, tmp_path):
+def test_fetch_http_error(server, tmp_path, waits):
     base, _ = server
-    with pytest.raises(DownloadError, match="HTTP Error 404"):
+    with pytest.raises(DownloadError, match=r"/absent\.txt: HTTP Error 404: File not found$"):
         fetch(f"{base}/absent.txt", tmp_path / "dest")
+    assert waits == []  # another attempt would not find it either
     assert not (tmp_path / "dest").exists()
+
+
+def test_fetch_server_error_is_retried_then_reported(scripted_server, tmp_path, waits):
+    base, script, hits = scripted_server
+    script.extend([503, 503, 503])
+    with pytest.raises(DownloadError, match=r"could not download http://127\.0\.0\.1:\d+/a\.txt: "
+                                            r"HTTP Error 503: Service Unavailable \(3 attempts\)"):
+        fetch(f"{base}/a.txt", tmp_path / "dest")
+    assert hits == ["/a.txt"] * (1 + RETRIES) and waits == [1, 2]
+    assert not (tmp_path / "dest").exists()
+
+
+def test_fetch_a_transient_failure_then_success(scripted_server, tmp_path, waits):
+    base, script, hits = scripted_server
+    script.extend([502])
+    digest = hashlib.sha256(b"1 1:0.5\n2 2:1\n").hexdigest()
+    path = fetch(f"{base}/a.txt", tmp_path / "dest", sha256=digest)
+    assert path.read_bytes() == b"1 1:0.5\n2 2:1\n"
+    assert hits == ["/a.txt", "/a.txt"] and waits == [1]
+    assert sorted(p.name for p in (tmp_path / "dest").iterdir()) == ["a.txt"]
+
+
+def test_fetch_file_url(tmp_path, waits):
+    source = tmp_path / "source" / "small.txt"
+    source.parent.mkdir()
+    source.write_bytes(b"1 1:0.5\n")
+    path = fetch(source.as_uri(), tmp_path / "dest", sha256=sha256(source))
+    assert path.read_bytes() == b"1 1:0.5\n"
+    with pytest.raises(DownloadError, match=r"could not download file://.*/absent\.txt: .*No such"):
+        fetch((tmp_path / "source" / "absent.txt").as_uri(), tmp_path / "other")
+    with pytest.raises(ChecksumError, match="deleted$"):  # a local file: no second attempt
+        fetch(source.as_uri(), tmp_path / "other", sha256="0" * 64)
+    assert waits == [] and not (tmp_path / "other").exists()
+
+
+class FakeFTPHandler(socketserver.StreamRequestHandler):
+    """Just enough FTP (RFC 959) for ftplib's passive RETR: greets with ``greeting`` and, if
+    that is 220, serves ``b"1 1:0.5\\n"`` for any path; counts the connections."""
+
+    greeting = connections = None
+
+    def handle(self):
+        self.connections.append(self.client_address)
+        self.reply(self.greeting)
+        listener = None
+        for line in self.rfile if self.greeting.startswith("220") else ():
+            command = line.decode("ascii").split(" ", 1)[0].strip().upper()
+            if command == "PASV":
+                listener = socket.create_server(("127.0.0.1", 0))
+                port = listener.getsockname()[1]
+                self.reply(f"227 Entering Passive Mode (127,0,0,1,{port >> 8},{port & 255})")
+            elif command == "RETR":
+                self.reply("150 sending")
+                connection, _ = listener.accept()
+                with connection:
+                    connection.sendall(b"1 1:0.5\n")
+                listener.close()
+                self.reply("226 done")
+            elif command == "QUIT":
+                self.reply("221 bye")
+                return
+            else:  # USER, PASS, TYPE
+                self.reply({"USER": "331 password", "PASS": "230 in"}.get(command, "200 ok"))
+
+    def reply(self, text):
+        self.wfile.write(text.encode("ascii") + b"\r\n")
+        self.wfile.flush()
+
+
+@pytest.mark.parametrize("greeting, attempts, expected", [
+    ("220 ready", 1, None),
+    ("421 too many users", 3, r"could not download ftp://127\.0\.0\.1:\d+/pub/small\.txt: 421 "
+                              r"too many users \(3 attempts\)"),
+    ("530 not for you", 1, r"could not download ftp://.*: 530 not for you$"),
+])
+def test_fetch_ftp(tmp_path, waits, greeting, attempts, expected):
+    connections = []
+    handler = type("Handler", (FakeFTPHandler,), {"greeting": greeting,
+                                                   "connections": connections})
+    with socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler) as ftpd:
+        ftpd.daemon_threads = True
+        thread = threading.Thread(target=ftpd.serve_forever, args=(0.05,), daemon=True)
+        thread.start()
+        url = f"ftp://127.0.0.1:{ftpd.server_address[1]}/pub/small.txt"
+        try:
+            if expected is None:
+                digest = hashlib.sha256(b"1 1:0.5\n").hexdigest()
+                assert fetch(url, tmp_path / "d", sha256=digest, timeout=10).read_bytes() == \
+                    b"1 1:0.5\n"
+            else:
+                with pytest.raises(DownloadError, match=expected):
+                    fetch(url, tmp_path / "d", timeout=10)
+                assert not (tmp_path / "d").exists()
+        finally:
+            ftpd.shutdown()
+            thread.join()
+    assert len(connections) == attempts and len(waits) == attempts - 1
 
 
 def test_fetch_keeps_a_verified_file_and_replaces_a_bad_one(server, tmp_path):
@@ -731,6 +884,19 @@ def test_fetch_keeps_a_verified_file_and_replaces_a_bad_one(server, tmp_path):
     with pytest.raises(DownloadError, match="404"):
         fetch(f"{base}/small.txt", dest, force=True)
     assert (dest / "small.txt").read_bytes() == b"1 1:0.5\n2 2:1\n"  # a failed download keeps it
+    assert sorted(p.name for p in dest.iterdir()) == ["small.txt"]
+
+
+def test_fetch_force_downloads_again(server, tmp_path):
+    base, root = server
+    dest = tmp_path / "dest"
+    first = fetch(f"{base}/small.txt", dest)
+    (root / "small.txt").write_bytes(b"3 1:1\n")  # the server's copy changed
+    assert fetch(f"{base}/small.txt", dest).read_bytes() == b"1 1:0.5\n2 2:1\n"  # kept
+    digest = hashlib.sha256(b"1 1:0.5\n2 2:1\n").hexdigest()
+    assert fetch(f"{base}/small.txt", dest, sha256=digest) == first  # verified: kept
+    assert fetch(f"{base}/small.txt", dest, force=True).read_bytes() == b"3 1:1\n"
+    assert sorted(p.name for p in dest.iterdir()) == ["small.txt"]
 
 
 def test_fetch_rejects_bad_arguments(tmp_path):
@@ -743,7 +909,7 @@ def test_fetch_rejects_bad_arguments(tmp_path):
         fetch("usps", tmp_path, sha256="0" * 64)
 
 
-def test_fetch_catalogue_entry_with_mirror_then_find_it(server, tmp_path, monkeypatch):
+def test_fetch_catalogue_entry_with_mirror_then_find_it(server, tmp_path, monkeypatch, waits):
     base, root = server
     digest = sha256(root / "small.txt")
     entry = Dataset("tiny", "test entry", "libsvm", (
@@ -751,13 +917,27 @@ def test_fetch_catalogue_entry_with_mirror_then_find_it(server, tmp_path, monkey
     ), 2, None, 2, 2, dict(n_features=2))
     monkeypatch.setitem(DATASETS, "tiny", entry)
     paths = fetch("tiny", tmp_path / "data", timeout=5)
+    assert waits == [1, 2]  # the main address, three times, then the mirror
     assert paths == [tmp_path / "data" / "libsvm" / "tiny.scale"]
     assert find_dataset("tiny", data_dir=tmp_path / "data") == (paths[0],)
     X, y, X_test, _ = load("tiny", data_dir=tmp_path / "data")
     assert X.shape == (2, 2) and y.tolist() == [1, 2] and X_test is None
 
 
-def test_fetch_catalogue_entry_errors(server, tmp_path, monkeypatch):
+def test_fetch_catalogue_mirror_after_a_missing_file(scripted_server, tmp_path, monkeypatch,
+                                                    waits):
+    base, script, hits = scripted_server
+    script.extend([404])
+    digest = hashlib.sha256(b"1 1:0.5\n2 2:1\n").hexdigest()
+    entry = Dataset("tiny-moved", "moved", "libsvm", (
+        DataFile("libsvm/tiny.scale", f"{base}/gone.txt", digest,
+                 mirrors=(f"{base}/copy.txt", f"{base}/never.txt")),), 2, None, 2, 2, {})
+    monkeypatch.setitem(DATASETS, "tiny-moved", entry)
+    assert fetch("tiny-moved", tmp_path / "data")[0].read_bytes() == b"1 1:0.5\n2 2:1\n"
+    assert hits == ["/gone.txt", "/copy.txt"] and waits == []  # a 404 is not retried
+
+
+def test_fetch_catalogue_entry_errors(server, tmp_path, monkeypatch, waits):
     base, _ = server
     bad = Dataset("tiny-bad", "wrong digest everywhere", "libsvm", (
         DataFile("libsvm/tiny.scale", f"{base}/small.txt", "1" * 64,
@@ -767,9 +947,10 @@ def test_fetch_catalogue_entry_errors(server, tmp_path, monkeypatch):
         DataFile("uci/small.txt", f"{base}/small.txt", None)), 2, None, 2, 2, {})
     monkeypatch.setitem(DATASETS, "tiny-bad", bad)
     monkeypatch.setitem(DATASETS, "tiny-manual", unlisted)
-    with pytest.raises(ChecksumError, match="every address failed"):
+    with pytest.raises(ChecksumError, match="every address failed for tiny.scale: http://.*"
+                                            "mismatch.*; http://.*mismatch"):
         fetch("tiny-bad", tmp_path / "data")
-    assert not (tmp_path / "data" / "libsvm" / "tiny.scale").exists()
+    assert not (tmp_path / "data").exists()
     with pytest.warns(UserWarning, match="not verified"):
         with pytest.raises(DownloadError, match="no direct download for uci/manual.trn: get it"):
             fetch("tiny-manual", tmp_path / "data")

@@ -18,6 +18,7 @@ import threading
 import time
 import urllib.parse
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -43,6 +44,16 @@ from onlinear.data import (
 
 PAYLOAD = b"1 1:0.5\n2 2:1\n"
 CLAIMED = 1000  # the size that /truncated and /slow/ announce
+
+
+@pytest.fixture
+def waits(monkeypatch):
+    """pooch's waits between attempts (1 s, then 2 s), recorded instead of slept."""
+    import pooch.core
+
+    recorded = []
+    monkeypatch.setattr(pooch.core, "time", SimpleNamespace(sleep=recorded.append))
+    return recorded
 
 
 def tree(folder):
@@ -126,22 +137,28 @@ def test_fetch_a_name_that_is_a_folder_is_refused(hostile_server, tmp_path):
     assert tree(tmp_path) == ["dest", "dest/small.txt"]
 
 
-def test_fetch_a_truncated_download_is_an_error_even_without_a_digest(hostile_server, tmp_path):
-    with pytest.raises(DownloadError, match=f"broke off after 100 of the {CLAIMED} bytes"):
+def test_fetch_a_truncated_download_is_an_error_even_without_a_digest(hostile_server, tmp_path,
+                                                                      waits):
+    with pytest.raises(DownloadError, match=f"broke off after 100 of the {CLAIMED} bytes "
+                                            r"announced \(3 attempts\)"):
         fetch(f"{hostile_server}/truncated", tmp_path / "new" / "dest")
-    assert tree(tmp_path) == []  # no file, no .part, not even the folders it made
+    assert waits == [1, 2]  # a broken transfer is worth another attempt
+    assert tree(tmp_path) == []  # no file, no partial file, not even the folders it made
     (tmp_path / "mine").mkdir()
     with pytest.raises(DownloadError, match="broke off"):
         fetch(f"{hostile_server}/truncated", tmp_path / "mine")
     assert tree(tmp_path) == ["mine"]  # the user's own folder stays
 
 
-def test_fetch_overwrites_a_stale_partial_file(hostile_server, tmp_path):
+def test_fetch_removes_a_killed_downloads_staging_folder(hostile_server, tmp_path):
     dest = tmp_path / "dest"
     dest.mkdir()
-    (dest / ".small.txt.part").write_bytes(b"left by a killed fetch" * 100)
+    stale = dest / ".small.txt.k1ll3d.part"  # no live download holds it
+    stale.mkdir()
+    (stale / "tmpabc").write_bytes(b"left by a killed fetch" * 100)
+    (dest / ".other.txt.k1ll3d.part").mkdir()  # another file's: not this fetch's business
     assert fetch(f"{hostile_server}/small.txt", dest).read_bytes() == PAYLOAD
-    assert tree(tmp_path) == ["dest", "dest/small.txt"]
+    assert tree(tmp_path) == ["dest", "dest/.other.txt.k1ll3d.part", "dest/small.txt"]
 
 
 def test_fetch_after_a_killed_fetch(hostile_server, tmp_path):
@@ -151,45 +168,56 @@ def test_fetch_after_a_killed_fetch(hostile_server, tmp_path):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     process = subprocess.Popen([sys.executable, "-c", code, f"{hostile_server}/slow/data.txt",
                                 str(dest)], env=env)
-    partial = dest / ".data.txt.part"
     try:
-        deadline = time.monotonic() + 30
-        while not partial.exists():  # made before connecting; then the body stalls
+        deadline = time.monotonic() + 60
+        # pooch's temporary file in the staging folder: made before connecting; the body stalls
+        while not list(dest.glob(".data.txt.*.part/*")):
             assert process.poll() is None and time.monotonic() < deadline
             time.sleep(0.02)
         time.sleep(0.3)
     finally:
         process.kill()
         process.wait(timeout=30)
-    assert tree(tmp_path) == ["dest", "dest/.data.txt.part"]  # never under the final name
+    left = tree(tmp_path)
+    assert len(left) == 3 and left[0] == "dest" and re.fullmatch(r"dest/\.data\.txt\..+\.part",
+                                                                  left[1])
+    assert not (dest / "data.txt").exists()  # never under the final name
     path = fetch(f"{hostile_server}/data.txt", dest)  # same name, complete this time
     assert path.read_bytes() == PAYLOAD
-    assert tree(tmp_path) == ["dest", "dest/data.txt"]
+    assert tree(tmp_path) == ["dest", "dest/data.txt"]  # and the killed one's folder is gone
 
 
 def test_fetch_leaves_a_live_download_alone(hostile_server, tmp_path):
     dest = tmp_path / "dest"
     dest.mkdir()
-    partial = dest / ".small.txt.part"
-    with open(partial, "wb") as holder:  # another process's download in progress
-        holder.write(b"half")
-        holder.flush()
-        fcntl.flock(holder.fileno(), fcntl.LOCK_EX)
-        with pytest.raises(DownloadError, match="another download of this file is under way"):
-            fetch(f"{hostile_server}/small.txt", dest)
-        assert partial.read_bytes() == b"half"
-    assert tree(tmp_path) == ["dest", "dest/.small.txt.part"]
+    live = dest / ".small.txt.l1v3.part"
+    live.mkdir()
+    (live / "tmpabc").write_bytes(b"half")
+    descriptor = os.open(live, os.O_RDONLY)  # another process's download in progress
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        # each download has its own staging folder: both can run, neither disturbs the other
+        assert fetch(f"{hostile_server}/small.txt", dest).read_bytes() == PAYLOAD
+        assert (live / "tmpabc").read_bytes() == b"half"
+    finally:
+        os.close(descriptor)
+    assert tree(tmp_path) == ["dest", "dest/.small.txt.l1v3.part",
+                              "dest/.small.txt.l1v3.part/tmpabc", "dest/small.txt"]
 
 
 def test_fetch_does_not_write_through_a_planted_link(hostile_server, tmp_path):
-    outside = tmp_path / "precious.txt"
-    outside.write_bytes(b"keep me")
+    outside = tmp_path / "precious"
+    outside.mkdir()
+    (outside / "precious.txt").write_bytes(b"keep me")
     dest = tmp_path / "dest"
     dest.mkdir()
-    (dest / ".small.txt.part").symlink_to(outside)
-    assert fetch(f"{hostile_server}/small.txt", dest).read_bytes() == PAYLOAD
-    assert outside.read_bytes() == b"keep me"
-    assert tree(tmp_path) == ["dest", "dest/small.txt", "precious.txt"]
+    (dest / ".small.txt.evil.part").symlink_to(outside)  # looks like a killed download's
+    (dest / "small.txt").symlink_to(outside / "precious.txt")
+    assert fetch(f"{hostile_server}/small.txt", dest, force=True).read_bytes() == PAYLOAD
+    assert not (dest / "small.txt").is_symlink()  # the link was replaced, not written through
+    assert (outside / "precious.txt").read_bytes() == b"keep me"
+    assert tree(tmp_path) == ["dest", "dest/.small.txt.evil.part", "dest/small.txt",
+                              "precious", "precious/precious.txt"]
 
 
 @pytest.mark.parametrize("args, phrase", [

@@ -575,7 +575,8 @@ def _distribute(params, algorithms):
 @_clean_errors
 def fetch_command(name_or_url, dest, sha256, force):
     """Download NAME_OR_URL — a data set of the catalogue (see onlinear.data.list_datasets) or a
-    URL — into the data folder, verifying its SHA-256; a bad download is deleted."""
+    URL — into the data folder with pooch, verifying its SHA-256, retrying transient failures
+    and trying the catalogue's mirrors; a bad download is deleted."""
     from .data import fetch
 
     if dest is None:

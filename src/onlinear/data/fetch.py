@@ -1,12 +1,22 @@
-"""Download a data file (or a catalogue set's files) and verify its SHA-256."""
+"""Download a data file (or a catalogue set's files) with pooch and verify its SHA-256.
+
+pooch (https://www.fatiando.org/pooch) does the transfer (requests for HTTP(S), ftplib for
+FTP), checks the digest, retries a failed attempt and moves the file into place only once
+verified.  What is left here is what pooch leaves to its caller: the catalogue's mirrors
+(tried in turn), ``file://`` addresses, refusing a file name that would leave the destination
+folder, keeping a verified copy unless ``force``, removing the folders a failed download
+created, and errors of onlinear's own classes that name the address.
+"""
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import http.client
+import ftplib
+import glob
+import logging
 import os
 import re
-import ssl
+import shutil
+import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -15,16 +25,22 @@ from pathlib import Path
 
 from .catalogue import DATASETS
 
-try:  # a lock tells a live download's partial file from one a killed process left behind
+try:  # a lock tells a live download's staging folder from one a killed process left behind
     import fcntl
-except ImportError:  # pragma: no cover - not POSIX: no lock, a partial file is overwritten
+except ImportError:  # pragma: no cover - not POSIX: a killed download's folder stays
     fcntl = None
 
-__all__ = ["fetch", "DownloadError", "ChecksumError"]
+__all__ = ["fetch", "DownloadError", "ChecksumError", "RETRIES"]
+
+RETRIES = 2
+"""Further attempts at an address after a transient failure (pooch's ``retry_if_failed``):
+a connection refused or reset, a time-out, a transfer that breaks off, an HTTP 408, 425, 429
+or 5xx answer, or a digest mismatch (a corrupted transfer).  pooch waits 1 s, then 2 s."""
 
 _CHUNK = 1 << 20
-_USER_AGENT = "onlinear (python urllib)"
+_USER_AGENT = "onlinear (python pooch)"
 _SCHEMES = ("http", "https", "ftp", "file")
+_TRANSIENT_STATUS = {408, 425, 429}  # and every 5xx
 
 
 class DownloadError(OSError):
@@ -51,22 +67,25 @@ def fetch(name_or_url: str, dest_dir: str | os.PathLike, sha256: str | None = No
           timeout: float = 60.0, force: bool = False) -> Path | list[Path]:
     """Download a URL, or every file of a catalogue data set, into ``dest_dir``.
 
-    The file is written to ``.<name>.part`` in the destination folder and renamed into place
-    only once complete (as long as the server announced) and verified, so an interrupted,
-    truncated or bad download never leaves a file under the final name; a failed download
-    removes its partial file and the folders it created, and the partial file a killed
-    process left is overwritten by the next fetch.  Nothing is written outside ``dest_dir``.
-    A file already present is kept if its SHA-256 is the expected one (or, with no digest to
-    check, if it exists), unless ``force``.
+    The transfer is pooch's (:data:`RETRIES` further attempts after a transient failure,
+    with a wait between them).  Each download goes to a hidden ``.<name>.*.part`` folder
+    beside the target and the file is moved into place only once complete (as long as the
+    server announced) and verified, so an interrupted, truncated or bad download never
+    leaves a file under the final name; a failed download removes its partial file and the
+    folders it created, and the next fetch removes what a killed process left.  Nothing is
+    written outside ``dest_dir``.  A file already present is kept if its SHA-256 is the
+    expected one (or, with no digest to check, if it exists), unless ``force``; a failed
+    ``force`` download keeps it.
 
     Parameters
     ----------
     name_or_url : str
         A name of :data:`onlinear.data.DATASETS` (its files go to ``dest_dir/<sub-folder>/``,
         where :func:`onlinear.data.find_dataset` looks, and their catalogued digests are
-        checked; mirrors are tried if the main address fails), or an ``http(s)://``,
-        ``ftp://`` or ``file://`` URL (saved as ``dest_dir/<last part of the URL path>``,
-        decoded; a name that decodes to a path, ``.`` or ``..`` is refused).
+        checked; the mirrors are tried in turn if the main address fails), or an
+        ``http(s)://``, ``ftp://`` or ``file://`` URL (saved as
+        ``dest_dir/<last part of the URL path>``, decoded; a name that decodes to a path,
+        ``.`` or ``..`` is refused).
     dest_dir : str or path-like
         Created if missing.
     sha256 : str, optional
@@ -88,7 +107,7 @@ def fetch(name_or_url: str, dest_dir: str | os.PathLike, sha256: str | None = No
     DownloadError
         (an ``OSError``) if the server is down, refuses, answers with an HTTP error, or the
         transfer breaks or ends before the announced size; also for a catalogue file with no
-        public address, or while another process is downloading the same file.
+        public address.
     ValueError
         For a bad ``sha256``, an unknown name, or a URL whose file name would leave
         ``dest_dir``.
@@ -176,21 +195,16 @@ def _fetch_dataset(entry, dest_dir, timeout, force):
     return paths
 
 
-def _sha256_of(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(_CHUNK):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _fetch_file(urls, target, sha256, timeout, force):
+    from pooch import file_hash
+
     if target.is_dir():
         raise ValueError(f"cannot save to {target}: it is a folder.")
-    if target.exists() and not force and (sha256 is None or _sha256_of(target) == sha256):
+    if target.exists() and not force and (
+            sha256 is None or file_hash(str(target), alg="sha256") == sha256):
         return target
     errors = []
-    for url in urls:
+    for url in urls:  # pooch knows one address per file: the mirrors are tried here
         try:
             _download(url, target, sha256, timeout)
             return target
@@ -203,42 +217,36 @@ def _fetch_file(urls, target, sha256, timeout, force):
 
 
 def _download(url, target, sha256, timeout):
-    """Stream ``url`` into ``.<name>.part`` beside ``target``, check it, rename it.
+    """Let pooch download ``url`` into a fresh staging folder beside ``target``, then rename.
 
-    The partial file has a fixed name and is locked while written: a later fetch overwrites
-    what a killed one left, and refuses to interfere with one still running.  Folders created
+    A fresh folder, rather than ``target``'s own, because pooch keeps a file that is already
+    there with the right digest (``force`` must download anyway) and replaces a file only
+    once the new one is verified (so a failed ``force`` keeps the old copy).  Folders created
     for the download are removed again if it fails.
     """
+    import pooch
+    import requests
+
     created = _make_folders(target.parent)
-    partial = target.parent / f".{target.name}.part"
     try:
-        with _locked_partial(partial, target) as out:
-            digest, size, expected = hashlib.sha256(), 0, None
-            request = urllib.request.Request(url, headers={"User-Agent": _USER_AGENT})
+        _remove_abandoned_staging(target)
+        with _staging_folder(target) as staging:
+            downloader = _Downloader(timeout, sha256 is not None)
+            store = pooch.create(
+                path=staging, base_url="", registry={target.name: sha256 and f"sha256:{sha256}"},
+                urls={target.name: url},
+                retry_if_failed=0 if urllib.parse.urlsplit(url).scheme == "file" else RETRIES)
             try:
-                with urllib.request.urlopen(request, timeout=timeout) as response:
-                    expected = _announced_length(response)
-                    while block := response.read(_CHUNK):
-                        digest.update(block)
-                        out.write(block)
-                        size += len(block)
-            except (urllib.error.URLError, http.client.HTTPException, ConnectionError,
-                    TimeoutError, ssl.SSLError) as error:
-                # HTTPError reads well as it is; other URLErrors wrap the socket's reason.
-                reason = (error if isinstance(error, urllib.error.HTTPError)
-                          else getattr(error, "reason", error))
-                raise DownloadError(f"could not download {url}: {reason}") from error
-            # urllib returns a short body without complaint when the connection drops.
-            if expected is not None and size != expected:
-                raise DownloadError(f"could not download {url}: the transfer broke off after "
-                                    f"{size} of the {expected} bytes announced")
-            actual = digest.hexdigest()
-            if sha256 is not None and actual != sha256:
-                raise ChecksumError(f"{url}: SHA-256 mismatch: expected {sha256}, got {actual}; "
-                                    "the downloaded file was deleted")
-            out.flush()
-            os.fsync(out.fileno())
-            os.replace(partial, target)
+                with _quiet(pooch.get_logger()):
+                    downloaded = store.fetch(target.name, downloader=downloader)
+            except requests.RequestException as error:
+                raise DownloadError(f"could not download {url}: {_reason(error)}"
+                                    f"{downloader.attempts_note()}") from error
+            except ValueError as error:  # pooch's digest check (the downloader raises no other)
+                raise ChecksumError(f"{url}: SHA-256 mismatch: expected {sha256}, got "
+                                    f"{downloader.digest}; the downloaded file was deleted"
+                                    f"{downloader.attempts_note()}") from error
+            os.replace(downloaded, target)
     except BaseException:
         for folder in created:
             with contextlib.suppress(OSError):  # not empty: something else is in it
@@ -246,15 +254,100 @@ def _download(url, target, sha256, timeout):
         raise
 
 
-def _announced_length(response):
-    """The body size the server announced, or None (unknown, or of the encoded body only)."""
-    length = response.headers.get("Content-Length")
-    if length is None or response.headers.get("Content-Encoding", "identity") != "identity":
-        return None
+class _Downloader:
+    """pooch's downloader for the URL's scheme, with onlinear's errors and a record of tries.
+
+    pooch retries a ``requests.RequestException`` (and a digest mismatch); a failure that
+    another attempt cannot mend (HTTP 404, an FTP 5xx reply, a missing ``file://`` file) is
+    raised as a :class:`DownloadError`, which pooch passes on at once.
+    """
+
+    def __init__(self, timeout, record_digest):
+        self.timeout, self.record_digest = timeout, record_digest
+        self.attempts, self.digest = 0, None
+
+    def attempts_note(self):
+        return f" ({self.attempts} attempts)" if self.attempts > 1 else ""
+
+    def __call__(self, url, output_file, store):
+        import pooch
+        import requests
+
+        self.attempts += 1
+        scheme = urllib.parse.urlsplit(url).scheme
+        try:
+            if scheme == "file":  # pooch has no downloader for local files
+                with urllib.request.urlopen(url, timeout=self.timeout) as source, \
+                        open(output_file, "wb") as out:
+                    shutil.copyfileobj(source, out, _CHUNK)
+            elif scheme == "ftp":
+                # pooch's FTPDownloader takes the whole network location for the host name:
+                # the port and the user go to it separately
+                parts = urllib.parse.urlsplit(url)
+                pooch.FTPDownloader(
+                    port=parts.port or 21, timeout=self.timeout, chunk_size=_CHUNK,
+                    username=urllib.parse.unquote(parts.username or "anonymous"),
+                    password=urllib.parse.unquote(parts.password or ""),
+                )(parts._replace(netloc=parts.hostname or "").geturl(), output_file, store)
+            else:
+                pooch.HTTPDownloader(timeout=self.timeout, chunk_size=_CHUNK,
+                                     headers={"User-Agent": _USER_AGENT})(url, output_file, store)
+        except requests.HTTPError as error:
+            status = error.response.status_code
+            if status >= 500 or status in _TRANSIENT_STATUS:
+                raise
+            raise DownloadError(f"could not download {url}: {_reason(error)}") from error
+        except (requests.exceptions.InvalidURL, requests.exceptions.InvalidSchema,
+                requests.exceptions.MissingSchema) as error:
+            raise DownloadError(f"could not download {url}: {_reason(error)}") from error
+        except requests.RequestException:
+            raise
+        except (urllib.error.URLError, *ftplib.all_errors) as error:  # file:// and ftp://
+            if scheme == "ftp" and not isinstance(error, ftplib.error_perm):
+                # a time-out, a dropped connection, a 4xx reply: worth another attempt
+                raise requests.ConnectionError(error) from error
+            reason = getattr(error, "reason", None) or error
+            raise DownloadError(f"could not download {url}: {reason}") from error
+        if self.record_digest:  # for the message, should pooch find a mismatch
+            self.digest = pooch.file_hash(output_file, alg="sha256")
+
+
+def _reason(error):
+    """What went wrong, in a few words, from the innermost error requests and urllib3 wrap."""
+    import requests
+    import urllib3.exceptions
+
+    if isinstance(error, requests.HTTPError):
+        return f"HTTP Error {error.response.status_code}: {error.response.reason}"
+    innermost = error
+    for _ in range(10):  # a handful of wrappers at most
+        reason = getattr(innermost, "reason", None)
+        inner = reason if isinstance(reason, BaseException) else (
+            innermost.__cause__
+            or next((a for a in innermost.args if isinstance(a, BaseException)), None))
+        if inner is None:
+            break
+        innermost = inner
+    if isinstance(innermost, urllib3.exceptions.IncompleteRead):
+        return (f"the transfer broke off after {innermost.partial} of the "
+                f"{innermost.partial + innermost.expected} bytes announced")
+    if isinstance(innermost, OSError) and innermost.strerror:
+        return innermost.strerror
+    return str(innermost) or type(innermost).__name__
+
+
+@contextlib.contextmanager
+def _quiet(logger):
+    """pooch logs every download at INFO level; the library stays silent unless the user
+    set pooch's logger's level."""
+    if logger.level != logging.NOTSET:
+        yield
+        return
+    logger.setLevel(logging.WARNING)
     try:
-        return int(length)
-    except ValueError:
-        return None
+        yield
+    finally:
+        logger.setLevel(logging.NOTSET)
 
 
 def _make_folders(folder):
@@ -269,37 +362,34 @@ def _make_folders(folder):
 
 
 @contextlib.contextmanager
-def _locked_partial(partial, target):
-    """The partial file, empty, opened for writing and locked by this process."""
-    while True:
-        if partial.is_symlink():  # never write through a link planted in the folder
-            partial.unlink()
-        descriptor = os.open(partial, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0),
-                             0o644)
-        try:
-            if fcntl is not None:
-                try:
-                    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    raise DownloadError(f"{target}: another download of this file is under way "
-                                        f"(it holds {partial})") from None
-            # The lock may be on a file that the download holding it has just renamed into
-            # place: start again on the name's current file.
-            if os.path.exists(partial) and os.path.samestat(os.fstat(descriptor),
-                                                             os.stat(partial)):
-                break
-        except BaseException:
-            os.close(descriptor)
-            raise
-        os.close(descriptor)
-    out = os.fdopen(descriptor, "wb")
+def _staging_folder(target):
+    """A fresh ``.<name>.*.part`` folder beside ``target``, locked while it is in use and
+    removed with what is in it at the end."""
+    staging = tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    descriptor = os.open(staging, os.O_RDONLY)
     try:
-        out.truncate(0)
-        yield out
-    except BaseException:
-        # Still locked: the partial file removed is this download's own.
-        if os.path.exists(partial) and os.path.samestat(os.fstat(descriptor), os.stat(partial)):
-            os.remove(partial)
-        raise
+        if fcntl is not None:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield staging
     finally:
-        out.close()
+        shutil.rmtree(staging, ignore_errors=True)
+        os.close(descriptor)
+
+
+def _remove_abandoned_staging(target):
+    """Remove the staging folders of ``target`` that no live download holds (a killed one's)."""
+    if fcntl is None:
+        return
+    for folder in target.parent.glob(f".{glob.escape(target.name)}.*.part"):
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        with contextlib.suppress(OSError):
+            descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue  # a live download: leave it alone
+            finally:
+                os.close(descriptor)
+            shutil.rmtree(folder, ignore_errors=True)
+
