@@ -40,7 +40,7 @@ LEARNERS = [
     ("simproj multilabel", "simproj", {}),
     ("iellip diagonal", "iellip", {"matrix": "diagonal"}),
     ("iellip per-class", "iellip", {"matrix": "per-class"}),
-    ("kernel-pa (poly 3)", "kernel-pa", {"kernel": "poly", "degree": 3}),
+    ("kernel-pa (poly 3)", "kernel-pa", {"kernel": "poly", "degree": 3, "gamma": 1.0}),
 ]
 
 

@@ -35,7 +35,9 @@ def models(labels, dataset):
            for name in ("pa", "pa1", "mira")}
     if dataset != "Shuttle":  # the support set grows with the stream: the small streams only
         out["onlinear kernel-pa (rbf)"] = lambda: RiverClassifier(
-            onlinear.make("kernel-pa", kernel="rbf"))
+            # after the scaler every feature has unit variance: "scale" is 1/n_features, "auto"
+            # (a stream's first call takes no "scale": it is a statistic of the whole data)
+            onlinear.make("kernel-pa", kernel="rbf", gamma="auto"))
     out["onlinear pa, hashed 2^10"] = lambda: RiverClassifier("pa", n_features=2 ** 10)
     # river's PAClassifier learns an intercept by default; onlinear's pa has none: a constant
     # feature gives it one (it matters on Shuttle, 93% of one class)
