@@ -43,7 +43,7 @@ LEARNERS = {"PA": ("pa", {}), "MIRA": ("mira", {"beta": GAMMA}),
 
 
 def iellip_reference(X, y, classes, orders, *, b=B, c=None, gamma=GAMMA, scale=SCALE,
-                     decay="rounds", p_update="normalized", X_test=None, y_test=None):
+                     decay="rounds", p_update="normalized", w_1=None, X_test=None, y_test=None):
     """Algorithm 2 of Yang, Jin & Ye with one ellipsoid per class (one-vs-rest), in numpy.
 
     Parameters
@@ -51,9 +51,9 @@ def iellip_reference(X, y, classes, orders, *, b=B, c=None, gamma=GAMMA, scale=S
     X, y : training data (dense); classes : the labels, sorted.
     orders : list of index arrays, one per epoch.
     b, c, gamma, scale : as :class:`onlinear.IELLIP` (``c=None``: ``0.5·(1 − b)``).
-    decay : {"rounds", "updates", "forgetting"}
+    decay : {"rounds", "updates", "constant"}
         What t counts in ``c_t = c·b^(t−1)``: every round (the estimator's reading), or the
-        updates this ellipsoid has made; or ``"forgetting"``, not the printed formula but the
+        updates this ellipsoid has made; or ``"constant"``, not the printed formula but the
         reading of §2.3's words ("the smaller b is, the shorter the memory"): a constant
         ``c_t = 1 − b``, so that ``P⁻¹ ← b·P⁻¹ + (1 − b)·g gᵀ`` forgets old instances by a
         factor b per update (P is then rescaled to unit trace, which changes no prediction:
@@ -61,16 +61,19 @@ def iellip_reference(X, y, classes, orders, *, b=B, c=None, gamma=GAMMA, scale=S
     p_update : {"normalized", "raw"}
         (15) as printed, ``P⁻¹ ← (1 − c_t)P⁻¹ + c_t g gᵀ`` with ``g = x/√(xᵀPx)``, or with the
         raw instance, ``P⁻¹ ← (1 − c_t)P⁻¹ + c_t x xᵀ`` (Sherman–Morrison form).
+    w_1 : ndarray of shape (n_classes, n_features), optional
+        The starting centres (default 0).
 
     Returns
     -------
     list of dict
         After each epoch: ``epoch``, ``updates`` (rounds on which some ellipsoid moved,
-        cumulative), ``mistakes``, ``error`` (test error %, when a test set is given).
+        cumulative), ``mistakes``, ``error`` (test error %, when a test set is given),
+        ``coef`` (the centres, one row per class).
     """
     c = 0.5 * (1.0 - b) if c is None else c
     k, d = len(classes), X.shape[1]
-    W = np.zeros((k, d))
+    W = np.zeros((k, d)) if w_1 is None else np.array(w_1, dtype=np.float64)
     P = np.repeat(scale * np.eye(d)[None], k, axis=0)
     made = np.zeros(k, dtype=np.int64)   # updates per ellipsoid
     index = {label: i for i, label in enumerate(classes)}
@@ -93,7 +96,7 @@ def iellip_reference(X, y, classes, orders, *, b=B, c=None, gamma=GAMMA, scale=S
                     continue
                 tau = (gamma - z[r] * scores[r]) / np.sqrt(v)
                 W[r] += (tau / np.sqrt(v)) * z[r] * u
-                if decay == "forgetting":
+                if decay == "constant":
                     c_t = 1.0 - b
                 else:
                     t = seen if decay == "rounds" else made[r] + 1
@@ -107,14 +110,15 @@ def iellip_reference(X, y, classes, orders, *, b=B, c=None, gamma=GAMMA, scale=S
                 else:                          # P⁻¹ ← (1 − c_t)P⁻¹ + c_t x xᵀ
                     P[r] = (P[r] - (c_t / ((1.0 - c_t) + c_t * v)) * np.outer(u, u)) \
                         / (1.0 - c_t)
-                if decay == "forgetting":  # P grows by 1/b per update: keep it finite
+                if decay == "constant":  # P grows by 1/b per update: keep it finite
                     P[r] /= np.trace(P[r]) / d
             updates += int(changed)
         error = None
         if X_test is not None:
             predicted = np.asarray(classes)[np.argmax(X_test @ W.T, axis=1)]
             error = 100.0 * float(np.mean(predicted != y_test))
-        out.append({"epoch": epoch, "updates": updates, "mistakes": mistakes, "error": error})
+        out.append({"epoch": epoch, "updates": updates, "mistakes": mistakes, "error": error,
+                    "coef": W.copy()})
     return out
 
 
