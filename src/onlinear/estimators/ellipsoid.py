@@ -38,8 +38,16 @@ from .checks import check_memory
 _MATRICES = {"auto", "per-class", "stacked", "diagonal"}
 #: ``matrix="auto"``: the paper's stacked (K·d)×(K·d) matrix while K·d is at most this, else one
 #: d×d matrix per class while d is at most this, else diagonal metrics (O(non-zeros) per update;
-#: a full d×d matrix per class of 60,000 text features would need 29 GB per class).
-FULL_MATRIX_MAX_SIZE = 1024
+#: a full d×d matrix per class of 60,000 text features would need 29 GB per class).  Chosen by
+#: cost: an update of a full matrix of side n costs O(n²) against pa's O(K·nnz) per round, and
+#: a pass's cost relative to pa's grows faster than n once the matrix leaves the cache
+#: (benchmarks/ellipsoid_layouts.py, two runs on a shared 2-core machine: side 256, USPS
+#: per-class, 3.5–8× pa's; side 416, Letter stacked, 5–23×; side 784, MNIST per-class,
+#: 24–115×; side 2,560, USPS stacked, 240–630×).  The stated factor: a full matrix only where a
+#: pass costs at most about 25× pa's, hence a side of at most 512.  MNIST's 784 features go
+#: diagonal: 1–3× pa's cost, within 0.3 points of per-class test accuracy for IELLIP (1.8 for
+#: CELLIP); docs/guide/families.md has the table.
+FULL_MATRIX_MAX_SIZE = 512
 
 
 class _Ellipsoid(_Unweighted):
@@ -192,7 +200,9 @@ class CELLIP(_Ellipsoid):
     ``matrix``: ``"stacked"`` is the paper's multiclass form (one (K·d)×(K·d) matrix over the
     stacked weight vector), ``"per-class"`` one ellipsoid per class (one-vs-rest, ours),
     ``"diagonal"`` a diagonal P per class in O(non-zeros) (ours, no theorem), ``"auto"`` stacked
-    while K·d ≤ 1024, per-class while d ≤ 1024, diagonal beyond.  With two classes every choice
+    while K·d ≤ 512, per-class while d ≤ 512, diagonal beyond (``FULL_MATRIX_MAX_SIZE``: beyond a
+    side of 512 a full matrix makes a pass cost more than about 25× pa's; MNIST's 784 features
+    go diagonal).  With two classes every choice
     but ``"diagonal"`` is the paper's binary algorithm.  No bias term; the theory assumes
     ‖x‖ ≤ 1.
 
@@ -214,7 +224,8 @@ class CELLIP(_Ellipsoid):
     matrix : {"auto", "stacked", "per-class", "diagonal"}, default="auto"
         The layout of P (above): the paper's stacked (K·d)×(K·d) matrix (§2.4),
         one d×d matrix per class, or a diagonal P per class; ``"auto"``: stacked while
-        K·d ≤ 1024, per-class while d ≤ 1024, diagonal beyond.
+        K·d ≤ 512, per-class while d ≤ 512, diagonal beyond (above: the cost of a full
+        matrix grows with its side; at d = 784 one matrix per class costs 24–115× pa's pass).
     fit_intercept : bool, default=False
         Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
         ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
@@ -309,9 +320,10 @@ class IELLIP(_Ellipsoid):
     * ``decay="updates"``: t counts the updates of the ellipsoid (Appendix C's proof of
       Theorem 4 steps only on updates and holds for either count).  ``decay="constant"``:
       ``c_t = 1 − b``, i.e. ``P⁻¹ ← b·P⁻¹ + (1 − b)·g gᵀ``, which forgets each past instance by
-      a factor b per update — not the printed formula, but what §2.3's words "the smaller b
-      is, the shorter the memory is" describe (under ``c·b^(t−1)`` a small b freezes P early,
-      so that it keeps its first instances for good).
+      a factor b per update — not the printed formula, but the reading §2.3's words "the
+      smaller b is, the shorter the memory is" fit best (under ``c·b^(t−1)`` a small b stops P
+      after its first few instances and keeps those for good: a short memory only in the
+      sense of few instances).
     * ``p_update="raw"``: ``P⁻¹ ← (1 − c_t)P⁻¹ + c_t x xᵀ`` with the instance instead of
       ``g = x/sqrt(xᵀPx)`` — the only reading under which §3's remark "only the relative scale
       between P_1 and c is useful, by setting the scale of P, we don't have to set c" holds
@@ -344,7 +356,8 @@ class IELLIP(_Ellipsoid):
     matrix : {"auto", "stacked", "per-class", "diagonal"}, default="auto"
         The layout of P, as in :class:`CELLIP`: the paper's stacked (K·d)×(K·d) matrix (§2.4),
         one d×d matrix per class, or a diagonal P per class; ``"auto"``: stacked while
-        K·d ≤ 1024, per-class while d ≤ 1024, diagonal beyond.
+        K·d ≤ 512, per-class while d ≤ 512, diagonal beyond (the cost of a full matrix grows
+        with its side; at d = 784 one matrix per class costs 24–115× pa's pass).
     decay : {"rounds", "updates", "constant"}, default="rounds"
         What drives the memory ``c_t`` of (15) (above): ``c·b^(t−1)`` with t the round
         (every example since the last :meth:`fit`, not reset between epochs; Algorithm 2's
