@@ -320,3 +320,31 @@ def test_a_long_noisy_stream_keeps_p_positive_definite(name, params, K, layout):
             else:
                 assert eigenvalues.min() > 0
     assert model.score(X, y) > 1.0 / K
+
+
+# ----------------------------------------------------------------------------- matrix="auto"
+@pytest.mark.parametrize("n_classes,n_features,layout", [
+    (4, 128, "stacked"),     # K·d = 512: the paper's stacked matrix
+    (26, 16, "stacked"),     # Letter: K·d = 416
+    (3, 256, "per-class"),   # K·d = 768 > 512, d ≤ 512
+    (10, 256, "per-class"),  # USPS
+    (10, 784, "diagonal"),   # MNIST: a full 784×784 matrix per class costs 24–60× pa's pass
+    (2, 512, "per-class"),   # binary: one ellipsoid
+    (2, 513, "diagonal"),
+])
+def test_auto_keeps_full_matrices_to_a_side_of_512(n_classes, n_features, layout):
+    """``matrix="auto"`` picks a layout by cost (FULL_MATRIX_MAX_SIZE; the measurements in
+    benchmarks/ellipsoid_layouts.py): the layout it picks is the one named, learning the same
+    model bit for bit."""
+    from onlinear.estimators.ellipsoid import FULL_MATRIX_MAX_SIZE
+
+    assert FULL_MATRIX_MAX_SIZE == 512
+    generator = np.random.default_rng(0)
+    X = generator.normal(size=(2 * n_classes, n_features)) / (2 * np.sqrt(n_features))
+    y = np.arange(2 * n_classes) % n_classes
+    for name in ("iellip", "cellip"):
+        auto = onlinear.make(name).fit(X, y)
+        named = onlinear.make(name, matrix=layout).fit(X, y)
+        assert auto._layout == named._layout
+        assert auto._metric.shape == named._metric.shape
+        np.testing.assert_array_equal(auto.coef_, named.coef_)

@@ -193,8 +193,9 @@ def test_yang_jin_ye():
 
 
 def test_iellip_reference_equals_the_estimator_on_the_printed_reading():
-    """The numpy transcription used for the readings the estimator lacks is the estimator on
-    the reading both implement (t = rounds, (15)), so its other readings are trustworthy."""
+    """The numpy transcription kept as the independent check of the estimator's readings is the
+    estimator on the printed reading (t = rounds, (15)), down to the test error (every reading:
+    tests/test_ellipsoid_readings.py)."""
     import onlinear
     from onlinear.datasets import load_usps
     from onlinear.reproduce.yang_jin_ye import iellip_reference

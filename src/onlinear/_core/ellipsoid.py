@@ -19,7 +19,9 @@ Rows are ``(idx, vals)`` pairs as in the additive engine (:mod:`.rows`).  ``W`` 
 :mod:`.weights` whose scale (``state[SCALE]``) stays 1: no ellipsoid step rescales w, so steps add
 to the raw values directly.  The diagonal metric is a positive store with its own lazy factor
 (``state[DIAGONAL_SCALE]``, row 1 of this engine's state, where the primal layout keeps
-``RAW_SQNORM``: no rule of the table runs here, and no ellipsoid step reads ‖w‖).
+``RAW_SQNORM``: no rule of the table runs here, and no ellipsoid step reads ‖w‖).  Row 2
+(``state[UPDATES_MADE]``) counts the updates of each ellipsoid — IELLIP's t under
+``decay="updates"`` — so that a saved or resumed model goes on with the same c_t.
 
 A run returns −1, or the position in ``order`` of a round CELLIP could not take (τ ≥ 1 with
 ``on_infeasible="raise"``); the model then holds the state from before that round — also with
@@ -32,7 +34,8 @@ see :class:`onlinear.estimators.base.OnlineLinearClassifier`.)
 import numpy as np
 from numba import njit
 
-from ..rules.ellipsoid import CELLIP, INFEASIBLE, RAISE, RESET_REQUESTED, ellipsoid_step
+from ..rules.ellipsoid import (CELLIP, DECAY_UPDATES, IELLIP, INFEASIBLE, P_NORMALIZED, RAISE,
+                               RESET_REQUESTED, ellipsoid_step, memory)
 from ..rules.ultraconservative import binary_label
 from .counters import SEEN, count_round
 from .primal import predict_index, score
@@ -44,14 +47,32 @@ DIAGONAL = 1
 STACKED = 2
 
 # params vector
-GAMMA, A, B, C, MODE, P1_SCALE, KIND = range(7)
+GAMMA, A, B, C, MODE, P1_SCALE, KIND, DECAY, P_UPDATE = range(9)
+N_PARAMS = 9
 
+# state rows: the scale of W (always 1), the diagonal layout's lazy factor, and the updates made
+# by each ellipsoid (the stacked layout's single ellipsoid counts in column 0): the t of
+# IELLIP's c_t under decay="updates", kept in the model so that a resumed run goes on exactly
+DIAGONAL_SCALE = 1
+UPDATES_MADE = 2
+N_STATE_ROWS = 3
 
 
 @njit(cache=True)
-def _step(params, margin, v, trial):
-    return ellipsoid_step(int(params[KIND]), margin, v, trial, params[GAMMA], params[A],
-                          params[B], params[C], int(params[MODE]))
+def _step(params, state, r, margin, v, trial):
+    """The step of ellipsoid r (column r of ``state``) on round ``trial`` (1-based); IELLIP's
+    ``c_t`` is indexed by that round or by the ellipsoid's next update (``params[DECAY]``)."""
+    t = trial if int(params[DECAY]) != DECAY_UPDATES else int(state[UPDATES_MADE, r]) + 1
+    c_t = memory(int(params[DECAY]), t, params[B], params[C])
+    return ellipsoid_step(int(params[KIND]), margin, v, c_t, params[GAMMA], params[A],
+                          int(params[MODE]), int(params[P_UPDATE]))
+
+
+@njit(cache=True)
+def _scale_free(params):
+    """Whether the metric's scale is immaterial: IELLIP with the printed (15), whose (10) is
+    homogeneous of degree 0 in P and (15) of degree 1 (Yang, Jin & Ye §2.3; our derivation)."""
+    return int(params[KIND]) == IELLIP and int(params[P_UPDATE]) == P_NORMALIZED
 
 
 @njit(cache=True)
@@ -97,11 +118,12 @@ def _reset(P, p1):
 
 
 @njit(cache=True)
-def _keep_finite(P, kind):
-    """IELLIP's predictions do not depend on the scale of P (our derivation: Yang, Jin & Ye's
-    update (10) is homogeneous of degree 0 in P and (15) of degree 1): renormalize it when its
-    trace runs away (b = 1 lets it grow geometrically)."""
-    if kind != 1:
+def _keep_finite(P, params):
+    """IELLIP's predictions do not depend on the scale of P under the printed (15)
+    (:func:`_scale_free`): renormalize it when its trace runs away (b = 1, or a constant c_t,
+    lets it grow geometrically).  The raw reading is not scale-free, and its c_t is summable
+    (the estimator refuses a constant one), so its P stays bounded."""
+    if not _scale_free(params):
         return
     trace = 0.0
     for i in range(P.shape[0]):
@@ -128,7 +150,7 @@ def _full_step(idx, vals, y, W, P, state, params, trial, scores, u):
             v += np.float64(vals[p]) * u[idx[p]]
         if not v > 0.0:
             continue
-        w_coef, p_scale, p_rank_one = _step(params, margin, v, trial)
+        w_coef, p_scale, p_rank_one = _step(params, state, r, margin, v, trial)
         if p_scale == INFEASIBLE:
             return changed, True
         for i in range(d):  # the direction P x is dense: the whole column moves
@@ -137,7 +159,8 @@ def _full_step(idx, vals, y, W, P, state, params, trial, scores, u):
             _reset(Pr, params[P1_SCALE])
         elif p_rank_one != 0.0 or p_scale != 1.0:
             _rank_one(Pr, u, p_scale, p_rank_one)
-            _keep_finite(Pr, int(params[KIND]))
+            _keep_finite(Pr, params)
+        state[UPDATES_MADE, r] += 1.0
         changed = True
     return changed, False
 
@@ -160,7 +183,7 @@ def _diagonal_step(idx, vals, y, W, P, state, params, trial, scores, u):
             v += u[p] * x
         if not v > 0.0:
             continue
-        w_coef, p_scale, p_rank_one = _step(params, margin, v, trial)
+        w_coef, p_scale, p_rank_one = _step(params, state, r, margin, v, trial)
         if p_scale == INFEASIBLE:
             return changed, True
         add_row(idx, u, W[:, r], w_coef * z)  # u[p] is the direction on x's coordinate idx[p]
@@ -177,10 +200,11 @@ def _diagonal_step(idx, vals, y, W, P, state, params, trial, scores, u):
                 P[r, j] = max(P[r, j] + p_rank_one * u[p] * u[p] / new_sigma, MIN_WEIGHT)
             state[DIAGONAL_SCALE, r] = new_sigma
             if not (SCALE_LOW < new_sigma < SCALE_HIGH):
-                if int(params[KIND]) != 1:  # CELLIP: fold the factor into the diagonal
+                if not _scale_free(params):  # CELLIP, raw IELLIP: fold it into the diagonal
                     fold_positive(P[r], new_sigma)
-                # IELLIP does not depend on the scale of P ((10) and (15)): just drop it
+                # IELLIP by (15) does not depend on the scale of P ((10) and (15)): drop it
                 state[DIAGONAL_SCALE, r] = 1.0
+        state[UPDATES_MADE, r] += 1.0
         changed = True
     return changed, False
 
@@ -210,7 +234,7 @@ def _stacked_step(idx, vals, y, W, P, state, params, trial, scores, u):
         v += np.float64(vals[p]) * (u[plus + j] - u[minus + j])
     if not v > 0.0:
         return False, False
-    w_coef, p_scale, p_rank_one = _step(params, margin, v, trial)
+    w_coef, p_scale, p_rank_one = _step(params, state, 0, margin, v, trial)
     if p_scale == INFEASIBLE:
         return False, True
     for k in range(m):
@@ -220,11 +244,9 @@ def _stacked_step(idx, vals, y, W, P, state, params, trial, scores, u):
         _reset(P, params[P1_SCALE])
     elif p_rank_one != 0.0 or p_scale != 1.0:
         _rank_one(P, u, p_scale, p_rank_one)
-        _keep_finite(P, int(params[KIND]))
+        _keep_finite(P, params)
+    state[UPDATES_MADE, 0] += 1.0
     return True, False
-
-
-DIAGONAL_SCALE = 1  # state row of the diagonal layout's lazy factor (row 0 is the scale of W)
 
 
 @njit(cache=True)
@@ -253,7 +275,7 @@ def _infeasible(layout, idx, vals, y, P, state, params, trial, scores, u):
                 v += u[p] * x
         if not v > 0.0:
             continue
-        if _step(params, margin, v, trial)[1] == INFEASIBLE:
+        if _step(params, state, r, margin, v, trial)[1] == INFEASIBLE:
             return True
     return False
 

@@ -8,21 +8,26 @@ The points the paper leaves open and what this library decides:
    Appendix B, ``M ≤ 1 + 2[log(1−a) + log γ − log(1+(1−a)γ)] / log(1 − a²γ²/(1+(1−a)γ)²)``.
 3. IELLIP's τ: ``a = 1`` by default (exposed as ``a``), the margin step (10) by default and the
    fixed step ``γ/sqrt(xᵀPx)`` analysed by Lemma 2 as ``step="fixed"``.
-4. IELLIP's ``c_t = c·b^(t−1)`` counts *trials*, i.e. every example since the last ``fit`` (or
-   since the first ``partial_fit``), and is not reset between epochs; an update-indexed decay
-   is not offered.
+4. IELLIP's ``c_t = c·b^(t−1)`` counts *trials* by default, i.e. every example since the last
+   ``fit`` (or since the first ``partial_fit``), and is not reset between epochs;
+   ``decay="updates"`` counts each ellipsoid's updates instead (kept in the model's state, so
+   that a saved or resumed model goes on with the same c_t), ``decay="constant"`` takes
+   ``c_t = 1 − b`` (forgetting: §2.3's words rather than its formula).
 5. ``c`` defaults to ``0.5·(1 − b)`` (so that Theorem 4's ``c + b < 1`` holds); P is updated by
-   the normalized (15) only, under which predictions do not depend on ``scale`` — so, contrary
-   to the paper's remark, the scale of P_1 does not stand in for c.
+   the normalized (15) by default, under which predictions do not depend on ``scale`` — so,
+   contrary to the paper's remark, the scale of P_1 does not stand in for c; it does under
+   ``p_update="raw"`` (P⁻¹ mixes in ``x xᵀ``, the reading the remark needs).
 6. Theorem 4's (18) is tested in the reconstructed form with the factor 2 (unit-norm inputs).
-7. w starts at 0 (the paper's experiments start "randomly around the origin"; ties are broken
-   by the lowest class index instead); no preprocessing and no bias term: the theory assumes
-   ‖x‖ ≤ 1, which is the user's to arrange (e.g. divide by the largest row norm).
+7. w starts at 0 (Algorithms 1 and 2; ties are broken by the lowest class index); IELLIP's
+   ``w_init="random"`` draws it around the origin as the paper's experiments do (§3, scale not
+   given: ``w_scale``).  No preprocessing and no bias term: the theory assumes ‖x‖ ≤ 1, which
+   is the user's to arrange (e.g. divide by the largest row norm).
 """
 from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._core import ellipsoid as ee
@@ -33,15 +38,24 @@ from .checks import check_memory
 _MATRICES = {"auto", "per-class", "stacked", "diagonal"}
 #: ``matrix="auto"``: the paper's stacked (K·d)×(K·d) matrix while K·d is at most this, else one
 #: d×d matrix per class while d is at most this, else diagonal metrics (O(non-zeros) per update;
-#: a full d×d matrix per class of 60,000 text features would need 29 GB per class).
-FULL_MATRIX_MAX_SIZE = 1024
+#: a full d×d matrix per class of 60,000 text features would need 29 GB per class).  Chosen by
+#: cost: an update of a full matrix of side n costs O(n²) against pa's O(K·nnz) per round, and
+#: a pass's cost relative to pa's grows faster than n once the matrix leaves the cache
+#: (benchmarks/ellipsoid_layouts.py, two runs on a shared 2-core machine: side 256, USPS
+#: per-class, 3.5–8× pa's; side 416, Letter stacked, 5–23×; side 784, MNIST per-class,
+#: 24–115×; side 2,560, USPS stacked, 240–630×).  The stated factor: a full matrix only where a
+#: pass costs at most about 25× pa's, hence a side of at most 512.  MNIST's 784 features go
+#: diagonal: 1–3× pa's cost, within 0.3 points of per-class test accuracy for IELLIP (1.8 for
+#: CELLIP); docs/guide/families.md has the table.
+FULL_MATRIX_MAX_SIZE = 512
 
 
 class _Ellipsoid(_Unweighted):
     """Shared machinery: the metric's layout, its initialization and the compiled loops."""
 
     _kind = None
-    _state_rows = 2  # scale of W (always 1) and the diagonal layout's lazy factor
+    # the scale of W (always 1), the diagonal layout's lazy factor, the updates per ellipsoid
+    _state_rows = ee.N_STATE_ROWS
 
     def _initial_scale(self):
         raise NotImplementedError
@@ -53,7 +67,7 @@ class _Ellipsoid(_Unweighted):
         return 1 if n_classes == 2 else n_classes
 
     def _rule_params(self):
-        params = np.zeros(7)
+        params = np.zeros(ee.N_PARAMS)
         params[ee.GAMMA] = self.gamma
         params[ee.A] = self.a
         params[ee.B] = getattr(self, "b", 0.0)
@@ -61,7 +75,13 @@ class _Ellipsoid(_Unweighted):
         params[ee.MODE] = self._mode()
         params[ee.P1_SCALE] = self._initial_scale()
         params[ee.KIND] = self._kind
+        params[ee.DECAY] = self._decays[getattr(self, "decay", "rounds")]
+        params[ee.P_UPDATE] = self._p_updates[getattr(self, "p_update", "normalized")]
         return params
+
+    _decays = {"rounds": rule.DECAY_ROUNDS, "updates": rule.DECAY_UPDATES,
+               "constant": rule.DECAY_CONSTANT}
+    _p_updates = {"normalized": rule.P_NORMALIZED, "raw": rule.P_RAW}
 
     def _resolve_layout(self, n_outputs, n_features):
         if self.matrix == "diagonal":
@@ -89,6 +109,10 @@ class _Ellipsoid(_Unweighted):
             self._metric = p1 * np.eye(n_outputs * n_features)
         else:
             self._metric = np.tile(p1 * np.eye(n_features), (n_outputs, 1))
+        self._initialize_centre()
+
+    def _initialize_centre(self):
+        """w_1: 0 (Algorithms 1 and 2), unless IELLIP's ``w_init`` says otherwise."""
 
     _derived = OnlineLinearClassifier._derived | {"_layout"}
 
@@ -105,6 +129,13 @@ class _Ellipsoid(_Unweighted):
                  ee.STACKED: (n_outputs * n_features, n_outputs * n_features)}.get(
                      layout, (n_outputs * n_features, n_features))
         return {**arrays, "_metric": (shape, np.float64)}
+
+    def _check_model(self):
+        super()._check_model()
+        made = self._state[ee.UPDATES_MADE]
+        if np.any(made < 0) or np.any(made != np.floor(made)):
+            raise ValueError("_state: the updates of an ellipsoid (row 2) must be whole numbers "
+                             "≥ 0.")
 
     def _check_growable(self):
         raise ValueError(f"{type(self).__name__} cannot grow new features: its metric shrinks "
@@ -169,7 +200,9 @@ class CELLIP(_Ellipsoid):
     ``matrix``: ``"stacked"`` is the paper's multiclass form (one (K·d)×(K·d) matrix over the
     stacked weight vector), ``"per-class"`` one ellipsoid per class (one-vs-rest, ours),
     ``"diagonal"`` a diagonal P per class in O(non-zeros) (ours, no theorem), ``"auto"`` stacked
-    while K·d ≤ 1024, per-class while d ≤ 1024, diagonal beyond.  With two classes every choice
+    while K·d ≤ 512, per-class while d ≤ 512, diagonal beyond (``FULL_MATRIX_MAX_SIZE``: beyond a
+    side of 512 a full matrix makes a pass cost more than about 25× pa's; MNIST's 784 features
+    go diagonal).  With two classes every choice
     but ``"diagonal"`` is the paper's binary algorithm.  No bias term; the theory assumes
     ‖x‖ ≤ 1.
 
@@ -191,7 +224,8 @@ class CELLIP(_Ellipsoid):
     matrix : {"auto", "stacked", "per-class", "diagonal"}, default="auto"
         The layout of P (above): the paper's stacked (K·d)×(K·d) matrix (§2.4),
         one d×d matrix per class, or a diagonal P per class; ``"auto"``: stacked while
-        K·d ≤ 1024, per-class while d ≤ 1024, diagonal beyond.
+        K·d ≤ 512, per-class while d ≤ 512, diagonal beyond (above: the cost of a full
+        matrix grows with its side; at d = 784 one matrix per class costs 24–115× pa's pass).
     fit_intercept : bool, default=False
         Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
         ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
@@ -288,6 +322,28 @@ class IELLIP(_Ellipsoid):
     uses ``τ = γ/sqrt(xᵀPx)``, the step the paper's Lemma 2 analyses.  ``matrix`` as in
     :class:`CELLIP`.
 
+    The paper's text admits several readings of Algorithm 2; the defaults are the printed one
+    (t of ``c_t`` is Algorithm 2's round counter, P by (15) as printed, ``w_1 = 0`` as its
+    INITIALIZE line says), and ``decay``, ``p_update`` and ``w_init`` give the others:
+
+    * ``decay="updates"``: t counts the updates of the ellipsoid (Appendix C's proof of
+      Theorem 4 steps only on updates and holds for either count).  ``decay="constant"``:
+      ``c_t = 1 − b``, i.e. ``P⁻¹ ← b·P⁻¹ + (1 − b)·g gᵀ``, which forgets each past instance by
+      a factor b per update — not the printed formula, but the reading §2.3's words "the
+      smaller b is, the shorter the memory is" fit best (under ``c·b^(t−1)`` a small b stops P
+      after its first few instances and keeps those for good: a short memory only in the
+      sense of few instances).
+    * ``p_update="raw"``: ``P⁻¹ ← (1 − c_t)P⁻¹ + c_t x xᵀ`` with the instance instead of
+      ``g = x/sqrt(xᵀPx)`` — the only reading under which §3's remark "only the relative scale
+      between P_1 and c is useful, by setting the scale of P, we don't have to set c" holds
+      (under (15), ``scale`` changes no prediction).
+    * ``w_init="random"``: w_1 drawn around the origin, as §3 says its experiments did (scale
+      not given).
+
+    On USPS, Letter and Shuttle none of these readings shows Fig. 2's trade-off (a larger b
+    giving fewer updates *and* a higher test error); see ``onlinear reproduce
+    yang-jin-ye-fig2``.
+
     Parameters
     ----------
     gamma : float, default=0.1
@@ -309,7 +365,30 @@ class IELLIP(_Ellipsoid):
     matrix : {"auto", "stacked", "per-class", "diagonal"}, default="auto"
         The layout of P, as in :class:`CELLIP`: the paper's stacked (K·d)×(K·d) matrix (§2.4),
         one d×d matrix per class, or a diagonal P per class; ``"auto"``: stacked while
-        K·d ≤ 1024, per-class while d ≤ 1024, diagonal beyond.
+        K·d ≤ 512, per-class while d ≤ 512, diagonal beyond (the cost of a full matrix grows
+        with its side; at d = 784 one matrix per class costs 24–115× pa's pass).
+    decay : {"rounds", "updates", "constant"}, default="rounds"
+        What drives the memory ``c_t`` of (15) (above): ``c·b^(t−1)`` with t the round
+        (every example since the last :meth:`fit`, not reset between epochs; Algorithm 2's
+        t), or with t the updates made by this ellipsoid (one count per class with
+        ``matrix="per-class"`` or ``"diagonal"``, one for the learner with ``"stacked"`` or two
+        classes); ``"constant"``: ``c_t = 1 − b`` on every update (b > 0; ``c`` must then be
+        None, it is not used).
+    p_update : {"normalized", "raw"}, default="normalized"
+        What P⁻¹ mixes in: ``g gᵀ`` with ``g = x/sqrt(xᵀPx)``, (15) as printed, or the raw
+        ``x xᵀ`` (above; with the stacked layout, x is the stacked cut direction of §2.4).
+        ``"raw"`` is not scale-free and needs a c_t that dies out: not with
+        ``decay="constant"``, nor with b = 1 and c > 0 (P would grow without bound).
+    w_init : {"zeros", "random"}, default="zeros"
+        ``w_1 = 0`` (Algorithm 2), or drawn from N(0, w_scale²) independently for every weight
+        (§3: "randomly initialized around the origin"; it also breaks the first rounds' ties,
+        which ``"zeros"`` breaks by the lowest class index).  The draw is
+        ``rng.normal(0, w_scale, (n_weights, n_outputs))`` with ``rng`` from
+        ``random_state``, made when the model starts (first :meth:`fit` or
+        :meth:`partial_fit`), before any shuffling; ``coef_`` is its transpose.
+    w_scale : float, default=1e-3
+        The standard deviation of a random w_1 (> 0; the paper gives none); unused with
+        ``w_init="zeros"``.
     fit_intercept : bool, default=False
         Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
         ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
@@ -322,7 +401,7 @@ class IELLIP(_Ellipsoid):
         Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
         the stream in the order given).
     random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
+        Seed of the shuffling, and of the random w_1 of ``w_init="random"``.
     warm_start : bool, default=False
         ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
         instead of starting over.
@@ -368,9 +447,14 @@ class IELLIP(_Ellipsoid):
         "a": [Interval(Real, 0, None, closed="neither")],
         "step": [StrOptions(set(_steps))],
         "matrix": [StrOptions(_MATRICES)],
+        "decay": [StrOptions(set(_Ellipsoid._decays))],
+        "p_update": [StrOptions(set(_Ellipsoid._p_updates))],
+        "w_init": [StrOptions({"zeros", "random"})],
+        "w_scale": [Interval(Real, 0, None, closed="neither")],
     }
 
     def __init__(self, gamma=0.1, b=0.3, c=None, scale=0.1, a=1.0, step="margin", matrix="auto", *,
+                 decay="rounds", p_update="normalized", w_init="zeros", w_scale=1e-3,
                  fit_intercept=False, n_epochs=1, shuffle=False, random_state=None,
                  warm_start=False, verbose=0):
         self.gamma = gamma
@@ -380,6 +464,10 @@ class IELLIP(_Ellipsoid):
         self.a = a
         self.step = step
         self.matrix = matrix
+        self.decay = decay
+        self.p_update = p_update
+        self.w_init = w_init
+        self.w_scale = w_scale
         self.fit_intercept = fit_intercept
         self.n_epochs = n_epochs
         self.shuffle = shuffle
@@ -389,6 +477,30 @@ class IELLIP(_Ellipsoid):
 
     def _memory(self):
         return 0.5 * (1.0 - self.b) if self.c is None else self.c
+
+    def _validate_params(self):
+        super()._validate_params()
+        name = type(self).__name__
+        if self.decay == "constant":
+            if self.c is not None:
+                raise ValueError(f"{name}: c={self.c!r} is not used with decay='constant' "
+                                 "(c_t = 1 − b on every update); leave c=None.")
+            if self.b == 0:
+                raise ValueError(f"{name}: decay='constant' needs b > 0: c_t = 1 − b = 1 would "
+                                 "make P⁻¹ = g gᵀ, singular.")
+        if self.p_update == "raw" and (self.decay == "constant"
+                                       or (self.b == 1 and self._memory() > 0)):
+            raise ValueError(
+                f"{name}: p_update='raw' needs a memory c_t that dies out (b < 1 or c = 0, and "
+                f"not decay='constant'); got decay={self.decay!r}, b={self.b!r}, c={self.c!r}. "
+                "With a constant c_t, P grows without bound along the directions that recent "
+                "instances do not cover, and unlike (15) the raw update cannot be rescaled "
+                "without changing the predictions.")
+
+    def _initialize_centre(self):
+        if self.w_init == "random":
+            rng = check_random_state(self.random_state)
+            self._weights[:] = rng.normal(0.0, self.w_scale, self._weights.shape)
 
     def _initial_scale(self):
         return self.scale

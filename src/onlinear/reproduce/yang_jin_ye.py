@@ -11,10 +11,12 @@ example) or the number of updates made so far; and P updated either by (15) as p
 ``P⁻¹ ← (1 − c_t)P⁻¹ + c_t g gᵀ`` with the normalized cut direction ``g = x/√(xᵀPx)``, or with
 the raw instance, ``P⁻¹ ← (1 − c_t)P⁻¹ + c_t x xᵀ``.  Only the second makes the scale of P_1
 matter, which is what §3's remark "by setting the scale of P, we don't have to set c" needs:
-(10) and (15) together are invariant to the scale of P.  :class:`onlinear.IELLIP` implements
-the printed (15) with t counting rounds; :func:`iellip_reference` is a small numpy transcription
-of Algorithm 2 in its one-ellipsoid-per-class form that runs all four readings (and a fifth, see
-:func:`fig2`), and equals the estimator (``matrix="per-class"``) on the printed reading.
+(10) and (15) together are invariant to the scale of P.  A fifth reading follows §2.3's words
+rather than its formula (:func:`fig2`).  :class:`onlinear.IELLIP` runs every reading
+(``decay``, ``p_update``; and ``w_init="random"`` for §3's random w_1), and the experiments run
+it; :func:`iellip_reference` is a small numpy transcription of Algorithm 2 in its
+one-ellipsoid-per-class form, kept as the independent check that the estimator's readings are
+the formulas (tests/test_ellipsoid_readings.py).
 """
 import numpy as np
 from sklearn.preprocessing import normalize
@@ -30,12 +32,13 @@ B = 0.3
 SCALE = 0.1   # §3: P_1 = 0.1·I
 EPOCHS = 3
 B_VALUES = (0.1, 0.3, 0.6, 0.9)
+#: the readings of Algorithm 2 as parameters of onlinear.IELLIP
 READINGS = {
-    "t=rounds, (15)": ("rounds", "normalized"),
-    "t=updates, (15)": ("updates", "normalized"),
-    "t=rounds, raw x": ("rounds", "raw"),
-    "t=updates, raw x": ("updates", "raw"),
-    "forgetting, c_t = 1 − b": ("forgetting", "normalized"),
+    "t=rounds, (15)": {"decay": "rounds", "p_update": "normalized"},
+    "t=updates, (15)": {"decay": "updates", "p_update": "normalized"},
+    "t=rounds, raw x": {"decay": "rounds", "p_update": "raw"},
+    "t=updates, raw x": {"decay": "updates", "p_update": "raw"},
+    "forgetting, c_t = 1 − b": {"decay": "constant", "p_update": "normalized"},
 }
 LEARNERS = {"PA": ("pa", {}), "MIRA": ("mira", {"beta": GAMMA}),
             "IELLIP": ("iellip", {"gamma": GAMMA, "b": B, "scale": SCALE,
@@ -43,7 +46,7 @@ LEARNERS = {"PA": ("pa", {}), "MIRA": ("mira", {"beta": GAMMA}),
 
 
 def iellip_reference(X, y, classes, orders, *, b=B, c=None, gamma=GAMMA, scale=SCALE,
-                     decay="rounds", p_update="normalized", X_test=None, y_test=None):
+                     decay="rounds", p_update="normalized", w_1=None, X_test=None, y_test=None):
     """Algorithm 2 of Yang, Jin & Ye with one ellipsoid per class (one-vs-rest), in numpy.
 
     Parameters
@@ -51,9 +54,9 @@ def iellip_reference(X, y, classes, orders, *, b=B, c=None, gamma=GAMMA, scale=S
     X, y : training data (dense); classes : the labels, sorted.
     orders : list of index arrays, one per epoch.
     b, c, gamma, scale : as :class:`onlinear.IELLIP` (``c=None``: ``0.5·(1 − b)``).
-    decay : {"rounds", "updates", "forgetting"}
+    decay : {"rounds", "updates", "constant"}
         What t counts in ``c_t = c·b^(t−1)``: every round (the estimator's reading), or the
-        updates this ellipsoid has made; or ``"forgetting"``, not the printed formula but the
+        updates this ellipsoid has made; or ``"constant"``, not the printed formula but the
         reading of §2.3's words ("the smaller b is, the shorter the memory"): a constant
         ``c_t = 1 − b``, so that ``P⁻¹ ← b·P⁻¹ + (1 − b)·g gᵀ`` forgets old instances by a
         factor b per update (P is then rescaled to unit trace, which changes no prediction:
@@ -61,16 +64,19 @@ def iellip_reference(X, y, classes, orders, *, b=B, c=None, gamma=GAMMA, scale=S
     p_update : {"normalized", "raw"}
         (15) as printed, ``P⁻¹ ← (1 − c_t)P⁻¹ + c_t g gᵀ`` with ``g = x/√(xᵀPx)``, or with the
         raw instance, ``P⁻¹ ← (1 − c_t)P⁻¹ + c_t x xᵀ`` (Sherman–Morrison form).
+    w_1 : ndarray of shape (n_classes, n_features), optional
+        The starting centres (default 0).
 
     Returns
     -------
     list of dict
         After each epoch: ``epoch``, ``updates`` (rounds on which some ellipsoid moved,
-        cumulative), ``mistakes``, ``error`` (test error %, when a test set is given).
+        cumulative), ``mistakes``, ``error`` (test error %, when a test set is given),
+        ``coef`` (the centres, one row per class).
     """
     c = 0.5 * (1.0 - b) if c is None else c
     k, d = len(classes), X.shape[1]
-    W = np.zeros((k, d))
+    W = np.zeros((k, d)) if w_1 is None else np.array(w_1, dtype=np.float64)
     P = np.repeat(scale * np.eye(d)[None], k, axis=0)
     made = np.zeros(k, dtype=np.int64)   # updates per ellipsoid
     index = {label: i for i, label in enumerate(classes)}
@@ -93,7 +99,7 @@ def iellip_reference(X, y, classes, orders, *, b=B, c=None, gamma=GAMMA, scale=S
                     continue
                 tau = (gamma - z[r] * scores[r]) / np.sqrt(v)
                 W[r] += (tau / np.sqrt(v)) * z[r] * u
-                if decay == "forgetting":
+                if decay == "constant":
                     c_t = 1.0 - b
                 else:
                     t = seen if decay == "rounds" else made[r] + 1
@@ -107,14 +113,15 @@ def iellip_reference(X, y, classes, orders, *, b=B, c=None, gamma=GAMMA, scale=S
                 else:                          # P⁻¹ ← (1 − c_t)P⁻¹ + c_t x xᵀ
                     P[r] = (P[r] - (c_t / ((1.0 - c_t) + c_t * v)) * np.outer(u, u)) \
                         / (1.0 - c_t)
-                if decay == "forgetting":  # P grows by 1/b per update: keep it finite
+                if decay == "constant":  # P grows by 1/b per update: keep it finite
                     P[r] /= np.trace(P[r]) / d
             updates += int(changed)
         error = None
         if X_test is not None:
             predicted = np.asarray(classes)[np.argmax(X_test @ W.T, axis=1)]
             error = 100.0 * float(np.mean(predicted != y_test))
-        out.append({"epoch": epoch, "updates": updates, "mistakes": mistakes, "error": error})
+        out.append({"epoch": epoch, "updates": updates, "mistakes": mistakes, "error": error,
+                    "coef": W.copy()})
     return out
 
 
@@ -159,9 +166,11 @@ def fig1(quick, seeds):
       43,500/14,500 split.  Rows are scaled to unit norm (the theory assumes ‖x‖ ≤ 1; the
       paper states no preprocessing).
     * Learners (§3): IELLIP with γ = 0.1, b = 0.3, P_1 = 0.1·I, c = 0.5·(1 − b) (unreported
-      in the paper), the paper's stacked multiclass form (§2.4), w_1 = 0 (the paper: "randomly
-      initialized around the origin", scale not given); MIRA with margin β = 0.1; PA the
-      multiclass max-loss PA (the paper's "best" aggressiveness is not given).
+      in the paper), the paper's stacked multiclass form (§2.4), the printed reading of
+      Algorithm 2 (t = rounds, (15)), w_1 = 0 as in its INITIALIZE line (§3: "randomly
+      initialized around the origin", scale not given — ``w_init="random"`` offers it, a
+      perturbation of the first rounds only); MIRA with margin β = 0.1; PA the multiclass
+      max-loss PA (the paper's "best" aggressiveness is not given).
     * Three epochs, each a fresh random order; the paper averages three random orders, so do
       we by default.  Test error of the final model after each epoch; updates cumulative.
     * Quick mode: USPS and the shipped Letter copy only, 1,200 training and 800 test rows.
@@ -224,12 +233,13 @@ def fig2(quick, seeds):
     error and updates normalized by MIRA's, under five readings of Algorithm 2.
 
     * Data, preprocessing and MIRA as in ``yang-jin-ye-fig1`` (USPS, Letter, Shuttle).
-    * IELLIP runs in its one-ellipsoid-per-class form (:func:`iellip_reference`, which equals
-      :class:`onlinear.IELLIP` with ``matrix="per-class"`` on the printed reading), with
-      γ = 0.1, P_1 = 0.1·I, c = 0.5·(1 − b), w_1 = 0, under four readings of the formulas —
-      t counting rounds or updates, P updated by (15) or with the raw instance (module
-      docstring) — and a fifth that follows §2.3's words rather than its formula: a constant
-      c_t = 1 − b, P⁻¹ forgetting old instances by a factor b per update.
+    * IELLIP (:class:`onlinear.IELLIP`, ``matrix="per-class"``: one ellipsoid per class, which
+      equals :func:`iellip_reference`) with γ = 0.1, P_1 = 0.1·I, c = 0.5·(1 − b), w_1 = 0,
+      under four readings of the formulas — t counting rounds or updates
+      (``decay="rounds"``/``"updates"``), P updated by (15) or with the raw instance
+      (``p_update="normalized"``/``"raw"``; module docstring) — and a fifth that follows §2.3's
+      words rather than its formula: a constant c_t = 1 − b, P⁻¹ forgetting old instances by a
+      factor b per update (``decay="constant"``).
     * The paper's claim: a larger b gives fewer updates and a higher test error.  Each half is
       tested per reading, from b = 0.1 to b = 0.9 on every data set: the updates fall (by more
       than 1 %), the error rises.
@@ -251,15 +261,17 @@ def fig2(quick, seeds):
                 mira.partial_fit(X[order], y[order], classes=classes)
             base_error = 100.0 * (1.0 - float(mira.score(X_test, y_test)))
             base_updates = mira.n_updates_
-            for reading, (decay, p_update) in readings.items():
+            for reading, params in readings.items():
                 for b in b_values:
-                    last = iellip_reference(X, y, classes, orders, b=b, decay=decay,
-                                            p_update=p_update, X_test=X_test,
-                                            y_test=y_test)[-1]
+                    model = make("iellip", gamma=GAMMA, b=b, scale=SCALE, matrix="per-class",
+                                 **params)
+                    for order in orders:
+                        model.partial_fit(X[order], y[order], classes=classes)
+                    error = 100.0 * (1.0 - float(model.score(X_test, y_test)))
                     rows.append({"data": name, "reading": reading, "b": b, "seed": seed,
-                                 "error": last["error"], "updates": last["updates"],
-                                 "relative_error": last["error"] / base_error,
-                                 "relative_updates": last["updates"] / base_updates})
+                                 "error": error, "updates": model.n_updates_,
+                                 "relative_error": error / base_error,
+                                 "relative_updates": model.n_updates_ / base_updates})
     table = Table(rows)
     avg = {}
     for r in rows:
@@ -295,14 +307,22 @@ def fig2(quick, seeds):
              + ": P freezes after the first few hundred examples of a stream of thousands, "
              "so b can hardly matter. Counting updates per ellipsoid only stretches that to "
              "the same number of updates of each class's ellipsoid.",
-             "onlinear.IELLIP runs the printed reading only (t = rounds, (15), w_1 = 0); the "
-             "other readings here come from iellip_reference, a numpy transcription that equals "
-             "the estimator on the printed reading (tests/test_reproduce.py). Parameters the "
-             "estimator would need to offer them: decay ∈ {'rounds', 'updates'} (what t counts "
-             "in c_t, per ellipsoid for the per-class layout, per learner for the stacked one), "
-             "p_update ∈ {'normalized', 'raw'} (g gᵀ of (15) or x xᵀ), and a random w_1 "
-             "(w_init ∈ {'zeros', 'random'} with its scale and seed), which the paper's §3 "
-             "uses without giving its scale."]
+             "Every reading runs in onlinear.IELLIP: decay='rounds' | 'updates' | 'constant' "
+             "(what t counts in c_t, per ellipsoid for the per-class layout; or c_t = 1 − b), "
+             "p_update='normalized' | 'raw' (g gᵀ of (15) or x xᵀ), and w_init='random' "
+             "(with w_scale and random_state) for §3's random w_1; each equals the numpy "
+             "transcription iellip_reference (tests/test_ellipsoid_readings.py).",
+             "What the text supports: the formulas — Algorithm 2's loop counter t in "
+             "c_t = c·b^(t−1), and (15) with g — give the printed reading (t=rounds, (15)). "
+             "§2.3's words 'the smaller b is, the shorter the memory is' fit the forgetting "
+             "reading best (under c·b^(t−1) a small b stops P after its first few instances "
+             "and keeps those for good: a short memory only in the sense of few instances), "
+             "and §3's remark that the scale of P_1 can stand in for c "
+             "fits only the raw reading (under (15) the scale of P changes no prediction).",
+             "Fig. 2's trade-off (a larger b: fewer updates and a higher error) on every data "
+             "set: " + (", ".join(r for r in readings if all(
+                 c.holds for c in claims if c.statement.startswith(f"[{r}]")))
+                        or "no reading shows it") + "."]
 
     def draw(axes):
         for ax, name in zip(axes, datasets):

@@ -8,13 +8,24 @@ direction being z instead of ``z·x``) with ``u = P x`` and ``v = xᵀPx``:
 * (5)   ``τ = (aγ − m)/sqrt(v)``, ``g = z x/sqrt(v)``, so ``P g = z u/sqrt(v)``;
 * (10)  ``w ← w + τ P g`` — the P-Mahalanobis projection onto ``{z·(w·x) ≥ aγ}``;
 * CELLIP (11): ``P ← (1 − τ²) P − 2τ(1 − τ) P g gᵀ P``;
-* IELLIP (15): ``P ← (P − c_t P g gᵀ P)/(1 − c_t)``, ``c_t = c·b^(t−1)``.
+* IELLIP (15): ``P ← (P − c_t P g gᵀ P)/(1 − c_t)``, ``c_t = c·b^(t−1)``, i.e.
+  ``P⁻¹ ← (1 − c_t)P⁻¹ + c_t g gᵀ``.
+
+IELLIP's readings (§2.3 leaves them open; see :class:`onlinear.IELLIP`): t of ``c_t`` counts
+the rounds (``DECAY_ROUNDS``, Algorithm 2's loop counter) or this ellipsoid's updates
+(``DECAY_UPDATES``), or ``c_t = 1 − b`` is constant (``DECAY_CONSTANT``: ``P⁻¹ ← b·P⁻¹ +
+(1 − b)·g gᵀ`` forgets old instances by a factor b per update, §2.3's words "the smaller b is,
+the shorter the memory"); and P⁻¹ takes ``g gᵀ`` as printed (``P_NORMALIZED``) or the raw
+instance ``x xᵀ`` (``P_RAW``: ``P ← (P − c_t P x xᵀ P/((1 − c_t) + c_t v))/(1 − c_t)`` by
+Sherman–Morrison, the reading under which §3's "by setting the scale of P, we don't have to
+set c" holds).
 
 Each rule returns ``(w_coef, p_scale, p_rank_one)``: the engine applies
 ``w ← w + w_coef·u`` and ``P ← p_scale·P + p_rank_one·u uᵀ``.
 
 Scale: x → c·x with P → P/c² is the same learner (w → w/c).  IELLIP's predictions do not depend
-on the scale of P, so it is scale-invariant as it is; CELLIP's P_1 = (1 + γ(1−a))²·I is tied to
+on the scale of P under the printed (15) (``P_NORMALIZED``), so it is scale-invariant as it is
+(the raw reading is not: there the scale of P_1 acts as c does); CELLIP's P_1 = (1 + γ(1−a))²·I is tied to
 ‖x‖ ≤ 1 (Yang, Jin & Ye §2.2), so it is not — scale its data into the unit ball.
 """
 import math
@@ -35,15 +46,35 @@ RESET = 3  # the step with the clipped τ, then P ← P_1 (the default)
 STEP_MARGIN = 0  # τ = (aγ − m)/sqrt(v), eq. (5)
 STEP_FIXED = 1  # τ = γ/sqrt(v), the step Lemma 2 analyses
 
+# IELLIP's readings of c_t and of the P update (§2.3, eq. (15))
+DECAY_ROUNDS = 0  # c_t = c·b^(t−1), t the round (Algorithm 2's t)
+DECAY_UPDATES = 1  # c_t = c·b^(k−1), k this ellipsoid's update
+DECAY_CONSTANT = 2  # c_t = 1 − b on every update
+P_NORMALIZED = 0  # P⁻¹ ← (1 − c_t)P⁻¹ + c_t g gᵀ, g = x/sqrt(v): (15) as printed
+P_RAW = 1  # P⁻¹ ← (1 − c_t)P⁻¹ + c_t x xᵀ
+
+#: c_t below this is taken as 0: P is numerically frozen (c·b^(t−1) underflows towards it)
+C_NEGLIGIBLE = 1e-15
+
 TAU_MAX = 1.0 - 1e-3
 INFEASIBLE = -1.0  # returned as p_scale when CELLIP must stop (on_infeasible = RAISE)
 RESET_REQUESTED = -2.0  # returned as p_scale to ask the engine for P ← P_1
 
 
 @njit(cache=True)
-def ellipsoid_step(kind, margin, v, trial, gamma, a, b, c, mode):
-    """One mistake's step.  ``mode``: CELLIP's ``on_infeasible``, IELLIP's step choice.
-    ``trial`` (1-based) indexes IELLIP's memory ``c_t = c·b^(trial−1)``."""
+def memory(decay, t, b, c):
+    """IELLIP's ``c_t`` of (15): ``c·b^(t−1)`` (0⁰ = 1) with t the round or the update
+    (1-based), or the constant ``1 − b``."""
+    if decay == DECAY_CONSTANT:
+        return 1.0 - b
+    return c * b ** (t - 1) if t > 1 else c
+
+
+@njit(cache=True)
+def ellipsoid_step(kind, margin, v, c_t, gamma, a, mode, p_update):
+    """One mistake's step.  ``mode``: CELLIP's ``on_infeasible``, IELLIP's step choice;
+    ``c_t``: IELLIP's memory of (15) for this update (:func:`memory`; unused by CELLIP);
+    ``p_update``: IELLIP's P⁻¹ takes ``g gᵀ`` (``P_NORMALIZED``) or ``x xᵀ`` (``P_RAW``)."""
     sqrt_v = math.sqrt(v)
     if kind == CELLIP:
         tau = (a * gamma - margin) / sqrt_v
@@ -61,7 +92,8 @@ def ellipsoid_step(kind, margin, v, trial, gamma, a, b, c, mode):
         tau = gamma / sqrt_v
     else:
         tau = (a * gamma - margin) / sqrt_v
-    c_t = c * b ** (trial - 1) if trial > 1 else c
-    if c_t <= 1e-15:  # c_t = c·b^(t−1) of (15) is negligible: P is numerically frozen
+    if c_t <= C_NEGLIGIBLE:  # P is numerically frozen
         return tau / sqrt_v, 1.0, 0.0
+    if p_update == P_RAW:
+        return tau / sqrt_v, 1.0 / (1.0 - c_t), -c_t / ((1.0 - c_t) * ((1.0 - c_t) + c_t * v))
     return tau / sqrt_v, 1.0 / (1.0 - c_t), -c_t / ((1.0 - c_t) * v)
