@@ -122,8 +122,20 @@ WEIGHTS_ARE_NOT_REPEATS = (
     "update (tests/test_sample_weight.py checks the definition)")
 
 
+#: Why check_class_weight_classifiers (≥ 87 % of the predictions in the class of weight 1000 on
+#: noisy blobs) is not met by one online pass.
+CLASS_WEIGHTS_ARE_PER_ROUND = (
+    "the check expects the minimizer of a class-weighted empirical risk (scikit-learn's own "
+    "PassiveAggressiveClassifier reaches it on the binary problem only with max_iter=1000 and "
+    "an intercept: 0.94, and 0.66 on three classes); here a class weight scales the C or the "
+    "step of each round of one online pass (0.48-0.56 binary, 0.40-0.80 with three classes), "
+    "which tests/test_conventions.py checks against that definition")
+
+
 def expected_failed_checks(estimator):
     expected = dict(NOT_APPLICABLE.get(type(estimator), {}))
+    if "class_weight" in estimator.get_params():
+        expected["check_class_weight_classifiers"] = CLASS_WEIGHTS_ARE_PER_ROUND
     if "sample_weight" in inspect.signature(type(estimator).fit).parameters:
         expected["check_sample_weight_equivalence_on_dense_data"] = WEIGHTS_ARE_NOT_REPEATS
         expected["check_sample_weight_equivalence_on_sparse_data"] = WEIGHTS_ARE_NOT_REPEATS

@@ -44,7 +44,7 @@ from numba import njit
 from ..rules.dispatch import compute_steps
 from ..rules.layout import RAW_MASS, SCALE, squared_norm
 from .counters import count_round
-from .rows import row
+from .rows import _row_ok, row
 from .weights import (
     add_to_column,
     average_close_round,
@@ -269,3 +269,16 @@ def learn_one_dense(idx, x, y, W, rule, params, state, step_kind, scale_free, co
                                    scale_free, scores, tau, factor, acc, avg, weight, weight_mode)
     count_round(counts, np.empty(0, np.int8), 0, predicted != y, updated)
     return predicted
+
+
+@njit(cache=True)
+def learn_one_checked(idx, x, y, W, rule, params, state, step_kind, scale_free, counts, acc,
+                      avg):
+    """:func:`learn_one_dense` (unweighted) on a row it checks first (finite, an accepted
+    norm: :func:`.rows._row_ok`): the per-example fast path in one compiled call.  Returns
+    −1, having changed nothing, if the row is not accepted (the caller then names the
+    problem)."""
+    if not _row_ok(x):
+        return -1
+    return learn_one_dense(idx, x, y, W, rule, params, state, step_kind, scale_free, counts,
+                           acc, avg, 1.0, WEIGHT_NONE)

@@ -25,7 +25,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._core import counters, primal
+from .._core import counters, primal, rows
 from .._core.weights import averaged
 from ..rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE
 from ..rules.table import RULES, Rule
@@ -133,9 +133,14 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def __init_subclass__(cls, **kwargs):
         """Run a subclass's own learning and reading methods and fitted properties under the
-        lock too (re-entrant: a wrapped method calling another is fine)."""
+        lock too (re-entrant: a wrapped method calling another is fine); the per-example fast
+        paths only for the classes whose per-example round is the base's."""
         super().__init_subclass__(**kwargs)
         _lock_methods(cls)
+        base = OnlineLinearClassifier
+        cls._fast_one = all(getattr(cls, name) is getattr(base, name) for name in (
+            "_learn_one_index", "_predict_index_one", "_one_row", "_check_one", "_label_of",
+            "_encode", "_make_task"))
 
     def _model_lock(self):
         """The estimator's re-entrant lock (created on first use; ``dict.setdefault`` is atomic,
@@ -818,6 +823,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         lock = self.__dict__.get("_lock") or self._model_lock()  # inline: the hot path
         lock.acquire()
         try:
+            if self._fast_one and "_task" in self.__dict__:
+                predicted = self._learn_one_fast(x, y, classes)
+                if predicted is not None:
+                    return predicted
             if not hasattr(self, "classes_"):
                 with self._unchanged_on_error():
                     classes = self._first_classes(classes, "learn_one")
@@ -842,6 +851,62 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             lock.release()
 
     learn_one.__wrapped_by_lock__ = True
+
+    #: Whether the class keeps the base's per-example path (:meth:`_learn_one_fast`): set for
+    #: every subclass by ``__init_subclass__``.
+    _fast_one = True
+
+    def _fast_row(self, x):
+        """``(column indices, values)`` of ``x`` if it can take the per-example fast paths —
+        a started model without an intercept's constant (or a change of ``fit_intercept``) or
+        class weights, its ``average`` as started, and ``x`` a 1-D C-contiguous float64 or
+        float32 ndarray (read as it is: the compiled round widens each value exactly, as the
+        general path's copy would), or a canonical float64 1-row CSR matrix, of the model's
+        width — else None
+        (the general path then checks, converts or raises)."""
+        d = self.__dict__
+        width = d["_weights"].shape[0]
+        if (d.get("fit_intercept") or d.get("class_weight") is not None
+                or ("_avg_acc" in d) != bool(d.get("average"))):
+            return None
+        kind = type(x)
+        if kind is np.ndarray:
+            if (x.ndim == 1 and (x.dtype == np.float64 or x.dtype == np.float32)
+                    and x.shape[0] == width and x.flags.c_contiguous):
+                return d["_dense_index"], x
+            return None
+        if ((kind is sp.csr_matrix or kind is sp.csr_array) and x.shape == (1, width)
+                and x.data.dtype == np.float64 and x.has_canonical_format):
+            start, stop = x.indptr[0], x.indptr[1]
+            return x.indices[start:stop], x.data[start:stop]
+        return None
+
+    def _learn_one_fast(self, x, y, classes):
+        """:meth:`learn_one` on a started model in one compiled call (the row checked inside
+        it), or None when the general path must run: a row or label it would convert, check
+        or refuse, new classes, an intercept, class weights.  Nothing is changed when it
+        returns None."""
+        d = self.__dict__
+        if classes is not None and not self._known_classes(classes):
+            return None
+        row = self._fast_row(x)
+        if row is None:
+            return None
+        task = d["_task"]
+        try:
+            label = task.index.get(y)
+        except TypeError:  # unhashable: the general path names it
+            return None
+        if label is None:
+            return None
+        acc = d.get("_avg_acc")
+        acc, avg = (primal.NO_ACC, primal.NO_AVG) if acc is None else (acc, d["_avg_scale_sum"])
+        predicted = primal.learn_one_checked(
+            *row, label, d["_weights"], int(self._rule), d["_params"], d["_state"],
+            self._step_kind, self._scale_free, d["_counts"], acc, avg)
+        if predicted < 0:  # the row is refused: the general path raises the error
+            return None
+        return task.classes[predicted]
 
     def _learn_one_index(self, idx, vals, label):
         """One compiled round on a checked row; the index predicted before it.  Must raise
@@ -943,6 +1008,15 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         lock = self.__dict__.get("_lock") or self._model_lock()  # inline: the hot path
         lock.acquire()
         try:
+            d = self.__dict__
+            if self._fast_one and "_task" in d and not d.get("average"):
+                row = self._fast_row(x)
+                if row is not None and rows._row_finite(row[1]):
+                    idx, vals = row  # the scores as _predict_index_one reads them
+                    W = d["_weights"] if idx is d["_dense_index"] else d["_weights"][idx]
+                    scores = (vals @ W) * d["_state"][SCALE]
+                    return d["_task"].classes[
+                        primal.predict_index(scores, d["_state"], self._scale_free)]
             check_is_fitted(self)
             idx, vals = self._one_row(x, learning=False)
             return self.classes_[self._predict_index_one(idx, vals)]
