@@ -132,7 +132,7 @@ def test_bad_class_weight_is_refused_and_changes_nothing(class_weight, message):
 
 
 def test_learners_without_weighted_rounds_take_no_class_weight():
-    for name in ["romma", "mc-romma", "iellip", "kernel-pa", "simproj"]:
+    for name in ["romma", "mc-romma", "iellip", "kernel-mc-romma"]:
         assert "class_weight" not in onlinear.make(name).get_params(), name
     for name in WEIGHTED:
         assert onlinear.make(name).get_params()["class_weight"] is None, name
@@ -264,3 +264,38 @@ def test_a_weight_scales_the_trials_budget(task, sparse, params):
     _same(unit.fit(wrap(X), y, sample_weight=np.ones(60)),
           onlinear.make(params["scheme"], **kw, **{k: v for k, v in params.items()
                                                     if k != "scheme"}).fit(wrap(X), y))
+
+
+# ------------------------------------------------------------------- weights of the kernel forms
+@pytest.mark.parametrize("name", ["pa1", "pa2", "mira", "perceptron-max", "spa1"])
+def test_a_kernel_forms_weights_are_its_primal_forms(name):
+    """With the linear kernel the dual learner is its primal learner: with weights too (the
+    weight enters the dual step as the primal's: C·w or the step times w)."""
+    X, y = _data(13)
+    weights = np.random.default_rng(13).uniform(0.0, 3.0, size=len(y))
+    weights[::9] = 0.0
+    dual = onlinear.make(f"kernel-{name}", kernel="linear", n_epochs=2)
+    dual.fit(X, y, sample_weight=weights)
+    primal = onlinear.make(name, n_epochs=2).fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(dual.decision_function(X), primal.decision_function(X),
+                               rtol=1e-9, atol=1e-9)
+    assert dual.n_updates_ == primal.n_updates_ > 0
+    # class weights are the sample weights of their rows, in fit and in learn_one
+    class_weight = {"a": 2.0, "c": 0.5}
+    rows = np.array([class_weight.get(label, 1.0) for label in y])
+    by_class = onlinear.make(f"kernel-{name}", kernel="rbf", gamma=0.2, class_weight=class_weight)
+    by_class.fit(X, y)
+    by_row = onlinear.make(f"kernel-{name}", kernel="rbf", gamma=0.2).fit(X, y, sample_weight=rows)
+    np.testing.assert_array_equal(by_class.dual_coef_, by_row.dual_coef_)
+    one = onlinear.make(f"kernel-{name}", kernel="rbf", gamma=0.2, class_weight=class_weight)
+    for i in range(len(y)):
+        one.learn_one(X[i], y[i], classes=["a", "b", "c"])
+    np.testing.assert_allclose(one.decision_function(X), by_class.decision_function(X),
+                               rtol=1e-10, atol=1e-12)
+
+
+def test_the_kernel_mc_romma_takes_no_weights():
+    assert "class_weight" not in onlinear.make("kernel-mc-romma").get_params()
+    import inspect
+    assert "sample_weight" not in inspect.signature(
+        type(onlinear.make("kernel-mc-romma")).fit).parameters

@@ -36,7 +36,7 @@ def test_which_learners_take_weights():
     assert set(SCALE_FREE_STEPS + C_RULES + ["kesler", "mira", "pa", "spa", "multiplicative"]) \
         <= set(WEIGHTED)
     # (the simultaneous projections take weights: tests/test_conventions.py)
-    for name in ("romma", "mcp", "mc-romma", "iellip", "kernel-pa"):
+    for name in ("romma", "mcp", "mc-romma", "iellip", "kernel-mc-romma"):
         model = make(name) if not name.startswith("kernel") else make(name, kernel="linear")
         assert "sample_weight" not in inspect.signature(type(model).fit).parameters
         with pytest.raises(TypeError):

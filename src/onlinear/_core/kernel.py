@@ -41,7 +41,7 @@ from ..kernels import CALLABLE, kernel_row, kernel_self
 from ..rules.dispatch import NORM_READING_RULES, compute_steps
 from ..rules.layout import RAW_SQNORM, SCALE, SIZE_ANCHOR
 from .counters import count_round
-from .primal import predict_index
+from .primal import WEIGHT_C, WEIGHT_STEP, predict_index
 from .rows import row
 from .weights import (
     average_change,
@@ -162,10 +162,12 @@ def _apply(slot, q, support, support_sq, coef, acc, n_support, state, avg_scale_
 
 @njit(cache=True)
 def step(x, x_sq, krow, q, y, slot, support, support_sq, coef, acc, n_support, rule, params,
-         state, avg_scale_sum, kind, kparams, counts, flags, t):
+         state, avg_scale_sum, kind, kparams, counts, flags, t, weight, weight_mode):
     """One online round given ``krow[i] = K(x_i, x)`` and ``q = K(x, x)``; the model arrays must
     have room for one more support pattern.  ``slot`` is x's support index if it is one already
-    (else −1).  Returns ``(support patterns, slot of x or −1, prediction before the update)``."""
+    (else −1).  ``weight``, ``weight_mode``: the example's weight and how it enters the rule
+    (:data:`.primal.WEIGHT_C`, ``WEIGHT_STEP``), as in the primal engine; 0: predict only.
+    Returns ``(support patterns, slot of x or −1, prediction before the update)``."""
     m = coef.shape[1]
     work = np.empty((4, m))
     for r in range(m):
@@ -180,11 +182,20 @@ def step(x, x_sq, krow, q, y, slot, support, support_sq, coef, acc, n_support, r
         scores[r] = work[_RAW, r] * state[SCALE, r]
     predicted = predict_index(scores, state, False)
     changed = False
-    if q != 0.0:
+    if q != 0.0 and weight != 0.0:
         for r in range(m):
             work[_TAU, r] = 0.0
             work[_FACTOR, r] = 1.0
-        compute_steps(rule, scores, y, q, params, state, work[_TAU], work[_FACTOR])
+        if weight_mode == WEIGHT_C and weight != 1.0:
+            cap = params[0]
+            params[0] = cap * weight
+            compute_steps(rule, scores, y, q, params, state, work[_TAU], work[_FACTOR])
+            params[0] = cap
+        else:
+            compute_steps(rule, scores, y, q, params, state, work[_TAU], work[_FACTOR])
+        if weight_mode == WEIGHT_STEP and weight != 1.0:
+            for r in range(m):
+                work[_TAU, r] *= weight
         any_step = False
         for r in range(m):
             if work[_TAU, r] != 0.0:
@@ -205,7 +216,7 @@ def step(x, x_sq, krow, q, y, slot, support, support_sq, coef, acc, n_support, r
 
 @njit(cache=True)
 def _one_row(x, y, t, i, row_slot, support, support_sq, coef, acc, n_support, krow, rule,
-             params, state, avg_scale_sum, kind, kparams, counts, flags):
+             params, state, avg_scale_sum, kind, kparams, counts, flags, weight, weight_mode):
     support, support_sq, coef, acc = grow(support, support_sq, coef, acc, n_support,
                                           n_support + 1)
     if krow.shape[0] < support.shape[1]:
@@ -215,7 +226,7 @@ def _one_row(x, y, t, i, row_slot, support, support_sq, coef, acc, n_support, kr
     slot = row_slot[i] if row_slot.shape[0] > 0 else -1
     n_support, slot, _ = step(x, x_sq, krow, q, y, slot, support, support_sq, coef, acc,
                               n_support, rule, params, state, avg_scale_sum, kind, kparams,
-                              counts, flags, t)
+                              counts, flags, t, weight, weight_mode)
     if row_slot.shape[0] > 0:
         row_slot[i] = slot
     return support, support_sq, coef, acc, n_support, krow
@@ -223,7 +234,8 @@ def _one_row(x, y, t, i, row_slot, support, support_sq, coef, acc, n_support, kr
 
 @njit(cache=True)
 def _run(dense, n_features, data, indices, indptr, y, order, row_slot, support, support_sq, coef,
-         acc, n_support, rule, params, state, avg_scale_sum, kind, kparams, counts, flags):
+         acc, n_support, rule, params, state, avg_scale_sum, kind, kparams, counts, flags,
+         weights, weight_mode):
     # each row is scattered into a dense work row (the kernels and the support set are dense)
     x = np.zeros(n_features)
     krow = np.empty(support.shape[1])
@@ -234,7 +246,8 @@ def _run(dense, n_features, data, indices, indptr, y, order, row_slot, support, 
             x[idx[p]] = vals[p]
         support, support_sq, coef, acc, n_support, krow = _one_row(
             x, y[i], t, i, row_slot, support, support_sq, coef, acc, n_support, krow, rule,
-            params, state, avg_scale_sum, kind, kparams, counts, flags)
+            params, state, avg_scale_sum, kind, kparams, counts, flags,
+            weights[i] if weights.shape[0] > 0 else 1.0, weight_mode)
         for p in range(idx.shape[0]):
             x[idx[p]] = 0.0
     return support, support_sq, coef, acc, n_support
@@ -242,28 +255,30 @@ def _run(dense, n_features, data, indices, indptr, y, order, row_slot, support, 
 
 @njit(cache=True)
 def run_dense(X, y, order, row_slot, support, support_sq, coef, acc, n_support, rule, params,
-              state, avg_scale_sum, kind, kparams, counts, flags):
+              state, avg_scale_sum, kind, kparams, counts, flags, weights, weight_mode):
     """Online pass over the rows ``X[order]`` (dense, C-contiguous); ``row_slot[i]`` (if not
     empty) is the support index of training row i or −1.  Returns the (possibly reallocated)
     model arrays and the number of support patterns."""
     n_features = X.shape[1]
     return _run(True, n_features, X.reshape(X.size), np.arange(n_features),
                 np.empty(0, np.int64), y, order, row_slot, support, support_sq, coef, acc,
-                n_support, rule, params, state, avg_scale_sum, kind, kparams, counts, flags)
+                n_support, rule, params, state, avg_scale_sum, kind, kparams, counts, flags,
+                weights, weight_mode)
 
 
 @njit(cache=True)
 def run_sparse(data, indices, indptr, n_features, y, order, row_slot, support, support_sq, coef,
-               acc, n_support, rule, params, state, avg_scale_sum, kind, kparams, counts, flags):
+               acc, n_support, rule, params, state, avg_scale_sum, kind, kparams, counts, flags,
+               weights, weight_mode):
     """As :func:`run_dense` on CSR rows."""
     return _run(False, n_features, data, indices, indptr, y, order, row_slot, support, support_sq,
                 coef, acc, n_support, rule, params, state, avg_scale_sum, kind, kparams, counts,
-                flags)
+                flags, weights, weight_mode)
 
 
 @njit(cache=True)
 def learn_one(x, y, support, support_sq, coef, acc, n_support, rule, params, state,
-              avg_scale_sum, kind, kparams, counts):
+              avg_scale_sum, kind, kparams, counts, weight, weight_mode):
     """The streaming step on one dense row ``x`` (a new example: never merged with a stored
     pattern).  Returns the (possibly reallocated) model arrays, the number of support patterns
     and the prediction made before the update."""
@@ -274,5 +289,5 @@ def learn_one(x, y, support, support_sq, coef, acc, n_support, rule, params, sta
     kernel_row(support, support_sq, n_support, x, x_sq, kind, kparams, krow)
     n_support, _, predicted = step(x, x_sq, krow, q, y, -1, support, support_sq, coef, acc,
                                    n_support, rule, params, state, avg_scale_sum, kind, kparams,
-                                   counts, np.empty(0, np.int8), 0)
+                                   counts, np.empty(0, np.int8), 0, weight, weight_mode)
     return support, support_sq, coef, acc, n_support, predicted

@@ -40,6 +40,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._core import counters
 from .._core import kernel as dual
+from .._core import primal as primal_engine
 from .._core.primal import predict_index
 from .._core.rows import ROW_NORM_EXPONENT
 from ..kernels import CALLABLE, POLY, gram, kernel_row, kernel_self, resolve, scale_gamma
@@ -57,6 +58,8 @@ from .ultraconservative import (
 
 # the range of K(x, x) every rule can use (as ‖x‖² for the rows, see _check_finite_kernel)
 _KERNEL_LOW, _KERNEL_HIGH = 2.0 ** (-2 * ROW_NORM_EXPONENT), 2.0 ** (2 * ROW_NORM_EXPONENT)
+
+_NO_WEIGHTS = np.empty(0)
 
 _KERNEL_CONSTRAINTS = {
     "kernel": [StrOptions({"linear", "poly", "rbf"}), callable],
@@ -88,9 +91,7 @@ def _kernel_init(primal):
     the keyword-only protocol parameters (``n_epochs``, ``shuffle``, ``random_state``)."""
     signature = inspect.signature(primal.__init__)
     head = [p for p in signature.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
-    # the kernel engine reads no example weights (yet): no class_weight
-    tail = [p for p in signature.parameters.values()
-            if p.kind is p.KEYWORD_ONLY and p.name != "class_weight"]
+    tail = [p for p in signature.parameters.values() if p.kind is p.KEYWORD_ONLY]
     kernel = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
               for name, default in _KERNEL_DEFAULTS.items()]
     signature = signature.replace(parameters=head + kernel + tail)
@@ -115,8 +116,10 @@ def _with_parameters_section(doc, primal):
     if names:
         section += (f"    {', '.join(names)}\n        As in :class:`{primal.__name__}` (the rule's "
                     "hyperparameters).\n")
-    section += (f"    {_KERNEL_DOC}\n    average, n_epochs, shuffle, random_state, warm_start, "
-                "verbose\n        As in "
+    extra = "class_weight, " if "class_weight" in inspect.signature(primal.__init__).parameters \
+        else ""
+    section += (f"    {_KERNEL_DOC}\n    average, {extra}n_epochs, shuffle, random_state, "
+                "warm_start, verbose\n        As in "
                 f":class:`{primal.__name__}` (the averaged hypothesis: the averaged dual "
                 "coefficients, ``average_dual_coef_``).\n\n    ")
     at = doc.find("Examples\n    --------")
@@ -139,7 +142,7 @@ class _NoPrimalWeights:
             "and dual_coef_.")
 
 
-class KernelLearner(_Unweighted):
+class KernelLearner(OnlineLinearClassifier):
     """Base of the kernel learners: the dual model and its engine; the rule, its parameters and
     the hyperparameters come from the primal class mixed in after this one.
 
@@ -305,18 +308,23 @@ class KernelLearner(_Unweighted):
         self._check_finite_kernel(X)
         return {"row_slot": np.full(X.shape[0], -1, dtype=np.int64)}
 
-    def _run(self, X, y_index, order, flags=None, row_slot=None):
+    def _run(self, X, y_index, order, flags=None, row_slot=None, sample_weight=None):
         if flags is None:
             flags = np.empty(0, dtype=np.int8)
         order = np.ascontiguousarray(order, dtype=np.int64)
         if row_slot is None:
             row_slot = self._pass_context(X)["row_slot"]
+        # an example's weight enters the dual step as the primal's (_weight_mode)
+        weighting = (_NO_WEIGHTS, primal_engine.WEIGHT_NONE) if sample_weight is None else (
+            sample_weight, self._weight_mode())
         rule = (int(self._rule), self._params, self._state, self._avg_scale_sum, self._kind,
-                self._kernel_params, self._counts, flags)
+                self._kernel_params, self._counts, flags, *weighting)
         if self._kind == CALLABLE:
             for t, i in enumerate(order):
                 x = X[i].toarray()[0] if sp.issparse(X) else X[i]
-                row_slot[i] = self._callable_round(x, y_index[i], int(row_slot[i]), flags, t)
+                weight = 1.0 if sample_weight is None else float(sample_weight[i])
+                row_slot[i] = self._callable_round(x, y_index[i], int(row_slot[i]), flags, t,
+                                                   weight, weighting[1])
         elif sp.issparse(X):
             self._store(*dual.run_sparse(X.data, X.indices, X.indptr, X.shape[1],
                                                   y_index, order, row_slot, *self._model(),
@@ -376,7 +384,8 @@ class KernelLearner(_Unweighted):
         # one round evaluates it before changing anything
         return n_rows > 1 and getattr(self, "_kind", None) == CALLABLE
 
-    def _callable_round(self, x, label, slot, flags, t):
+    def _callable_round(self, x, label, slot, flags, t, weight=1.0,
+                        weight_mode=primal_engine.WEIGHT_NONE):
         """One round with a Python kernel; returns the support slot of x (or −1).  The kernel
         is evaluated and checked before anything changes."""
         x = np.ascontiguousarray(x, dtype=np.float64)
@@ -396,7 +405,7 @@ class KernelLearner(_Unweighted):
                                         support_sq,
                                      coef, acc, n, int(self._rule), self._params, self._state,
                                      self._avg_scale_sum, self._kind, self._kernel_params,
-                                     self._counts, flags, t)
+                                     self._counts, flags, t, weight, weight_mode)
         self._n_support = int(n)
         return slot
 
@@ -412,9 +421,12 @@ class KernelLearner(_Unweighted):
             self._run(x[None, :], np.array([label], dtype=np.int64), np.zeros(1, dtype=np.int64),
                       row_slot=np.full(1, -1, dtype=np.int64))
             return predicted
+        weight, mode = 1.0, primal_engine.WEIGHT_NONE
+        if getattr(self, "class_weight", None) is not None:
+            weight, mode = self._class_weights(None, "learn_one")[label], self._weight_mode()
         *model, predicted = dual.learn_one(
             x, label, *self._model(), int(self._rule), self._params, self._state,
-            self._avg_scale_sum, self._kind, self._kernel_params, self._counts)
+            self._avg_scale_sum, self._kind, self._kernel_params, self._counts, weight, mode)
         self._store(*model)
         return predicted
 
