@@ -664,8 +664,11 @@ def _batch_row(row, X, y, generator, seed, *, epochs, grids):
         best["chosen"] = True
     classes = np.unique(y)
     orders = [generator.permutation(train.size) for _ in range(epochs)]
+    warm_up = np.linspace(0, train.size - 1, 50).astype(int)  # rows of several classes
     for name in BATCH_ONLINE:
-        model = make(ALGORITHMS[name], **({"C": 1e-3} if _has_c(name) else {}))
+        params = {"C": 1e-3} if _has_c(name) else {}
+        make(ALGORITHMS[name], **params).fit(X_train[warm_up], y_train[warm_up])  # compile
+        model = make(ALGORITHMS[name], **params)
         stream = model.stream(X_train, y_train, classes=classes)
         seconds, errors = 0.0, []
         for order in orders:
