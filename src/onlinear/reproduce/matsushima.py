@@ -1005,7 +1005,7 @@ def fig2_usps(quick, seeds):
             ax.set_xlabel("examples")
         axes[1].set_ylim(max(0.0, min(s[len(s) // 4] for s in success.values()) - 0.02), 1.0)
         axes[0].set_yscale("log")  # the Perceptron's unnormalized weights: a far larger loss
-        axes[0].legend(fontsize=7)
+        axes[0].legend(fontsize=7, loc="lower right")
 
     return Outcome([], claims, {"curves": curves}, notes,
                    figure(draw, panels=(1, 2), title="Matsushima et al. Fig. 2 (USPS, C = 0.001)"))
