@@ -31,10 +31,6 @@ NOT_REPRODUCED = [
      "multi-prototype MaxPA and Sopopo, and the multiplicative columns of Table 2"),
     ("Matsushima et al. 2010", "Table 4, rows sb/ob/ol-8-1, -7-1",
      "the UCD subsets of 20 Newsgroups are not in our data"),
-    ("Matsushima et al. 2010", "Tables 5–6, rows Reuters and News20, and the batch baselines "
-     "(logistic regression, multiclass SVM)", "not run yet"),
-    ("Matsushima et al. 2010", "Fig. 2's accumulated loss and Fig. 3 (accuracy over 40 "
-     "iterations on 20 Newsgroups)", "not run yet"),
     ("Yang, Jin & Ye 2009", "the Isolet columns of Figs. 1–2",
      "Isolet is not in our data, and the paper's 1,000-example, 200-feature, 10-class version "
      "is not UCI's"),

@@ -1,0 +1,149 @@
+"""The Matsushima et al. experiments added to ``onlinear reproduce`` (Fig. 2, Fig. 3 with the
+text rows of Table 6, the text rows of Table 5, the batch columns of Tables 5 and 6), in quick
+mode: their tables have the documented structure, the pre-update loss of Fig. 2 is the model's,
+and the orderings that hold on the subsets hold."""
+import numpy as np
+import pytest
+
+from onlinear import reproduce
+from onlinear.reproduce import matsushima
+from onlinear.reproduce._registry import NOT_REPRODUCED
+
+NEW = ("matsushima-fig2", "matsushima-table6-text", "matsushima-table5-text",
+       "matsushima-batch", "matsushima-batch-news20")
+_RESULTS = {}
+
+
+@pytest.fixture(autouse=True)
+def _no_data_directory(monkeypatch):
+    # quick mode must not need a data directory (ONLINEAR_DATA): run as on a clean machine
+    monkeypatch.delenv("ONLINEAR_DATA", raising=False)
+
+
+def quick(id):
+    if id not in _RESULTS:
+        _RESULTS[id] = reproduce.run(id, quick=True)
+    return _RESULTS[id]
+
+
+def claim(result, text):
+    found = [c for c in result.claims if text in c.statement]
+    assert len(found) == 1, (text, [c.statement for c in result.claims])
+    return found[0]
+
+
+def test_registered_and_no_longer_listed_as_missing():
+    ids = [e.id for e in reproduce.list_experiments()]
+    assert all(id in ids for id in NEW)
+    missing = " ".join(target for paper, target, _ in NOT_REPRODUCED if "Matsushima" in paper)
+    assert "Fig. 2" not in missing and "Fig. 3" not in missing and "batch" not in missing
+    for id in NEW:
+        assert "Quick mode" in reproduce.describe(id).protocol
+
+
+def test_pre_update_loss_is_the_models():
+    """The loss read from ``coef_`` before each ``learn_one`` is the max hinge loss of the
+    scores ``decision_function`` gives before the same round; W⁽¹⁾ = 0 gives a first loss of
+    1, and a Perceptron mistake a loss of at least 1."""
+    from onlinear.datasets import load_usps
+
+    X, y, _, _ = load_usps()
+    X, y = X[:300], y[:300]
+    classes = np.unique(y)
+    for algorithm in ("spa2", "perceptron-max"):
+        params = {"C": 1e-3} if algorithm == "spa2" else {}
+        losses = matsushima._max_hinge_losses(matsushima.make(algorithm, **params), X, y,
+                                              classes)
+        reference, mistakes = [], []
+        model = matsushima.make(algorithm, **params)
+        for i in range(X.shape[0]):
+            if i == 0:
+                scores = np.zeros(len(classes))
+            else:
+                scores = model.decision_function(X[i:i + 1])[0]
+            k = int(np.searchsorted(classes, y[i]))
+            others = np.delete(scores, k)
+            reference.append(max(0.0, 1.0 - (scores[k] - others.max())))
+            mistakes.append(model.learn_one(X[i], y[i], classes=classes) != y[i])
+        np.testing.assert_allclose(losses, reference, rtol=1e-9, atol=1e-9)
+        assert losses[0] == 1.0
+        if algorithm == "perceptron-max":
+            assert np.all(losses[np.array(mistakes)] >= 1.0 - 1e-9)
+
+
+def test_fig2():
+    fig2 = quick("matsushima-fig2")
+    assert len(fig2.comparison) == 0 and fig2.figure is not None
+    curves = fig2.tables["curves"]
+    assert {r["algorithm"] for r in curves} == set(matsushima.ALGORITHMS)
+    stops = sorted({r["examples"] for r in curves})
+    assert stops[0] == 200 and stops[-1] == 1500
+    assert len(curves) == len(matsushima.ALGORITHMS) * len(fig2.seeds) * len(stops)
+    for name in matsushima.ALGORITHMS:
+        for seed in fig2.seeds:
+            run = [r for r in curves if r["algorithm"] == name and r["seed"] == seed]
+            losses = [r["accumulated_loss"] for r in run]
+            assert losses == sorted(losses) and losses[0] > 0  # accumulated: never decreases
+            for r in run:
+                assert r["success_rate"] == pytest.approx(1.0 - r["mistakes"] / r["examples"])
+    for spa in ("SPA", "SPA-I", "SPA-II"):
+        assert claim(fig2, f"{spa} ends with a lower accumulated loss").holds
+        assert claim(fig2, f"{spa} ends with a higher success rate").holds
+
+
+def test_table6_text_and_fig3():
+    table6 = quick("matsushima-table6-text")
+    assert table6.comparison.column("group") == (["peak error % (reut20)"] * 7
+                                                 + ["epoch of the peak (reut20)"] * 7)
+    assert table6.comparison.column("item")[:7] == list(matsushima.ALGORITHMS)
+    assert table6.comparison.column("paper")[:7] == [
+        matsushima.TABLE6_TEXT["reut20"][name][0] for name in matsushima.ALGORITHMS]
+    folds = table6.tables["folds"]
+    assert len(folds) == 7 * len(table6.seeds)  # one fold per split
+    assert all(1 <= r["fold_peak_epoch"] <= 4 for r in folds)
+    assert all(r["fold_peak_test_error"] <= r["last_test_error"] for r in folds)
+    assert {r["C"] for r in folds if r["algorithm"] in ("Perc", "PA", "SPA")} == {None}
+    assert {r["C"] for r in folds if r["algorithm"] == "SPA-II"} <= set(matsushima.QUICK_GRID)
+    for spa in ("SPA", "SPA-I", "SPA-II"):
+        assert claim(table6, f"reut20: {spa}'s peak error is below").holds
+    assert table6.figure is not None
+
+
+def test_table5_text():
+    table5 = quick("matsushima-table5-text")
+    assert table5.comparison.column("group") == ["time / PA's time (reut20)"] * 6
+    assert table5.comparison.column("item") == ["PA-I", "PA-II", "SPA", "SPA-I", "SPA-II",
+                                                "Perc"]
+    assert table5.comparison.column("paper") == [1.0, 1.0, 1.03, 1.03, 1.03, 0.16]
+    times = table5.tables["times"]
+    assert len(times) == 7 * len(table5.seeds)
+    assert all(r["seconds"] > 0 for r in times)
+    assert all(r["ratio_to_pa"] == 1.0 for r in times if r["algorithm"] == "PA")
+
+
+@pytest.mark.parametrize("id, rows", [("matsushima-batch", ("USPS", "reut20")),
+                                      ("matsushima-batch-news20", ("reut20",))])
+def test_batch(id, rows):
+    batch = quick(id)
+    shown = ("News20",) if id.endswith("news20") else rows
+    assert batch.comparison.column("group") == [
+        group for row in shown for group in (f"error % ({row})",) * 2
+        + (f"time / PA's time ({row})",) * 2]
+    assert batch.comparison.column("item") == ["LR", "M-SVM"] * 2 * len(shown)
+    runs = batch.tables["runs"]
+    for row in rows:
+        for name, grid in matsushima.QUICK_BATCH_GRIDS.items():
+            fits = [r for r in runs if r["row"] == row and r["algorithm"] == name]
+            assert [r["C"] for r in fits] == list(grid) * len(batch.seeds)
+            chosen = [r for r in fits if r["chosen"]]
+            assert len(chosen) == len(batch.seeds)
+            # the chosen C has the lowest validation error (the first on a tie)
+            assert chosen[0]["validation_error"] == min(r["validation_error"] for r in fits)
+            assert 0.0 <= chosen[0]["test_error"] <= 100.0 and chosen[0]["seconds"] > 0
+        online = [r for r in runs if r["row"] == row and r["algorithm"] in
+                  matsushima.BATCH_ONLINE]
+        assert [r["algorithm"] for r in online] == list(matsushima.BATCH_ONLINE)
+        assert all(r["iterations"] == 4 and r["chosen"] for r in online)
+    assert all(c["ours"] > 0 for c in batch.comparison if c["group"].startswith("time"))
+    if id == "matsushima-batch":
+        assert {c.statement.split(":")[0] for c in batch.claims} == {"USPS", "reut20"}
