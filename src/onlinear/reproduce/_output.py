@@ -113,7 +113,7 @@ def report(results, path=None, *, command="onlinear reproduce --all --report doc
         "|:---|:---|:---|:---|---:|---:|" + "---:|" * (len(VERDICTS) + 2)]
     for r in results:
         c = r.counts
-        lines.append(f"| [`{r.experiment.id}`](#{_anchor(r)}) | "
+        lines.append(f"| [`{r.experiment.id}`](#{r.experiment.id}) | "
                      f"{r.experiment.citation} | {r.experiment.target} | "
                      f"{'quick' if r.quick else 'full'} | {len(r.seeds)} | {r.seconds:.1f} | "
                      + " | ".join(str(c[v]) for v in VERDICTS)
@@ -125,6 +125,8 @@ def report(results, path=None, *, command="onlinear reproduce --all --report doc
     lines += [f"- {paper}, {target}: {why}." for paper, target, why in NOT_REPRODUCED]
     lines.append("")
     for r in results:
+        # an explicit anchor: GitHub and MkDocs slugify the headings differently
+        lines += [f'<a id="{r.experiment.id}"></a>', ""]
         lines.append(r.to_markdown(level=2))
         if r.experiment.id in figures:
             lines += [f"![{r.experiment.id}]({figures[r.experiment.id]})", ""]
@@ -133,12 +135,6 @@ def report(results, path=None, *, command="onlinear reproduce --all --report doc
         with _replacing(path) as temporary:
             Path(temporary).write_text(text, encoding="utf-8", newline="")
     return text
-
-
-def _anchor(result):
-    e = result.experiment
-    title = f"{e.id} — {e.citation}, {e.target}".lower()
-    return "".join(ch for ch in title.replace(" ", "-") if ch.isalnum() or ch in "-_")
 
 
 @contextlib.contextmanager
