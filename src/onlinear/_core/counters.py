@@ -26,7 +26,7 @@ TRIAL_UPDATES = 4
 N_TRIAL_COUNTS = 5
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _tally(counts, flags, t, mistake, updated, updates):
     counts[SEEN] += 1
     if mistake:
@@ -37,13 +37,13 @@ def _tally(counts, flags, t, mistake, updated, updates):
         flags[t] = (1 if mistake else 0) | (2 if updated else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", inline="always")
 def count_round(counts, flags, t, mistake, updated):
     """Count round t (``flags[t]`` if flags are kept)."""
     _tally(counts, flags, t, mistake, updated, UPDATES)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def count_trial(counts, flags, t, n_constraints, n_mistakes, updated):
     """Count trial t of ``n_constraints`` constraints, ``n_mistakes`` of them violated."""
     counts[CONSTRAINTS] += n_constraints

@@ -33,6 +33,14 @@ Each round, strictly in the given order:
      scale, since the mass of the row is ``1/scale``).  A round is an *update* when the model
      changed.
 
+Cost of a round beyond its arithmetic.  The per-round functions are compiled with
+``error_model="numpy"`` (a float division by zero gives inf/NaN as in numpy instead of raising;
+every divisor here is guarded: q > 0, norms > 0, scales in range): numba keeps the reference
+counts of the arrays a function receives exact on every path that can raise, and those atomic
+increments were more than half of a round's time on small rows (measured with ``perf``).
+For the same reason the round (:func:`one_round`) and its application are inlined into the pass,
+and the rules get their scratch array from the pass instead of allocating it.
+
 The weight bookkeeping (lazy scale, sizes, fold, row additions, exponentiated steps) is
 :mod:`.weights`'s; rows are :mod:`.rows`'s; counters (``counts``, ``flags``) :mod:`.counters`'s.
 """
@@ -47,6 +55,7 @@ from .counters import count_round
 from .rows import _row_ok, row
 from .weights import (
     add_to_column,
+    add_to_column_pair,
     average_close_round,
     averaging,
     clear_column,
@@ -78,7 +87,7 @@ NO_ACC = np.zeros((0, 0))
 NO_AVG = np.zeros(0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", inline="always")
 def predict_index(scores, state, scale_free):
     m = scores.shape[0]
     if m == 1:
@@ -96,7 +105,7 @@ def predict_index(scores, state, scale_free):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def score(idx, vals, W, state, scores):
     """True scores ``s_r = σ_r·(W[:, r]·x)`` into ``scores``; returns ``‖x‖²``."""
     q = column_dots(idx, vals, W, scores)
@@ -105,13 +114,16 @@ def score(idx, vals, W, state, scores):
     return q
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", inline="always")
 def _apply_additive(idx, vals, W, state, tau, factor, unit_norm, dense, acc, avg):
     """``w_r ← factor_r·w_r + tau_r·x`` (then ``w_r ← w_r/‖w_r‖`` for scale-free learners, whose
     predictions only depend on directions); returns whether the model changed.  ``dense``: the
-    row is the whole of ``vals`` and ``W`` is class-major (see :func:`run_dense`)."""
+    row is the whole of ``vals`` and ``W`` is class-major (see :func:`run_dense`); its steps are
+    added two columns per sweep over the row (each column's own arithmetic is unchanged: the
+    columns are independent)."""
     changed = False
     m = W.shape[1]
+    waiting = -1  # (dense) a column whose step waits for a second one to share its sweep
     for r in range(m):
         c = factor[r]
         if c == 1.0 and tau[r] == 0.0:
@@ -123,17 +135,34 @@ def _apply_additive(idx, vals, W, state, tau, factor, unit_norm, dense, acc, avg
             rescale_column(W, state, r, c, acc, avg)
         if tau[r] == 0.0:
             continue
-        add_to_column(idx, vals, W, state, r, tau[r], dense, acc, avg)
-        if unit_norm:
-            norm = math.sqrt(squared_norm(state, r))
-            if norm > 0.0:
-                state[SCALE, r] /= norm
-                if not scale_ok(state[SCALE, r]):
-                    fold_column(W, state, r, acc, avg)
+        if not dense:
+            add_to_column(idx, vals, W, state, r, tau[r], False, acc, avg)
+            _keep_unit_norm(W, state, r, unit_norm, acc, avg)
+        elif waiting < 0:
+            waiting = r
+        else:
+            add_to_column_pair(idx, vals, W, state, waiting, tau[waiting], r, tau[r], acc, avg)
+            _keep_unit_norm(W, state, waiting, unit_norm, acc, avg)
+            _keep_unit_norm(W, state, r, unit_norm, acc, avg)
+            waiting = -1
+    if waiting >= 0:
+        add_to_column(idx, vals, W, state, waiting, tau[waiting], True, acc, avg)
+        _keep_unit_norm(W, state, waiting, unit_norm, acc, avg)
     return changed
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", inline="always")
+def _keep_unit_norm(W, state, r, unit_norm, acc, avg):
+    """A scale-free learner's column r back to unit norm (through its scale) after a step."""
+    if unit_norm:
+        norm = math.sqrt(squared_norm(state, r))
+        if norm > 0.0:
+            state[SCALE, r] /= norm
+            if not scale_ok(state[SCALE, r]):
+                fold_column(W, state, r, acc, avg)
+
+
+@njit(cache=True, error_model="numpy")
 def _apply_multiplicative(idx, vals, W, state, tau, whole_matrix):
     """``w_{r,j} ← w_{r,j}·exp(tau_r x_j) / Z`` with Z the new l1 mass of the row (or matrix).
 
@@ -163,7 +192,7 @@ def _apply_multiplicative(idx, vals, W, state, tau, whole_matrix):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _normalize(W, state, whole_matrix):
     """Scales ``1/mass`` of each row, or of the whole matrix, so that it sums to 1."""
     m = W.shape[1]
@@ -178,16 +207,17 @@ def _normalize(W, state, whole_matrix):
             state[SCALE, r] = 1.0 / state[RAW_MASS, r]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", inline="always")
 def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, scores, tau,
-              factor, acc, avg, weight, weight_mode, dense=False):
+              factor, acc, avg, weight, weight_mode, dense=False, order=None):
     """One online round on the row ``(idx, vals)``; returns ``(predicted index, model changed)``.
 
     ``dense``: ``vals`` is a whole dense row (``idx = arange(n_features)``) and ``W`` is
     class-major, so scoring and additive steps take the vectorized path.  ``acc``, ``avg``: the
     averaging sums of :mod:`.weights` (empty: not averaging; additive steps only), closed at
     the end of the round.  ``weight``, ``weight_mode``: the example's weight and how it enters
-    (``WEIGHT_*``)."""
+    (``WEIGHT_*``).  ``order``: the rules' int64 scratch (see :func:`~onlinear.rules.dispatch.
+    compute_steps`), one array for a whole pass."""
     if dense:
         q = column_dots_dense(vals, W, state, scores)
     else:
@@ -201,10 +231,10 @@ def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, score
         if weight_mode == WEIGHT_C and weight != 1.0:
             cap = params[0]
             params[0] = cap * weight
-            compute_steps(rule, scores, y, q, params, state, tau, factor)
+            compute_steps(rule, scores, y, q, params, state, tau, factor, order)
             params[0] = cap
         else:
-            compute_steps(rule, scores, y, q, params, state, tau, factor)
+            compute_steps(rule, scores, y, q, params, state, tau, factor, order)
         if weight_mode == WEIGHT_STEP and weight != 1.0:
             for r in range(W.shape[1]):
                 tau[r] *= weight
@@ -219,22 +249,7 @@ def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, score
     return predicted, changed
 
 
-@njit(cache=True)
-def _run(dense, n_features, data, indices, indptr, y, order, W, rule, params, state, step_kind,
-         scale_free, counts, flags, acc, avg, sample_weight, weight_mode):
-    m = W.shape[1]
-    scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
-    for t in range(order.shape[0]):
-        i = order[t]
-        idx, vals = row(dense, n_features, data, indices, indptr, i)
-        weight = sample_weight[i] if sample_weight.shape[0] > 0 else 1.0
-        predicted, updated = one_round(idx, vals, y[i], W, rule, params, state, step_kind,
-                                       scale_free, scores, tau, factor, acc, avg, weight,
-                                       weight_mode, dense)
-        count_round(counts, flags, t, predicted != y[i], updated)
-
-
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def run_dense(X, y, order, W, rule, params, state, step_kind, scale_free, counts, flags, acc,
               avg, sample_weight, weight_mode):
     """Online pass over the rows ``X[order]`` (dense, C-contiguous), on a class-major copy of
@@ -242,22 +257,39 @@ def run_dense(X, y, order, W, rule, params, state, step_kind, scale_free, counts
     n_features = X.shape[1]
     class_major = W.T.copy().T  # same shape, Fortran order: column r contiguous
     acc_class_major = acc.T.copy().T
-    _run(True, n_features, X.reshape(X.size), np.arange(n_features), np.empty(0, np.int64), y,
-         order, class_major, rule, params, state, step_kind, scale_free, counts, flags,
-         acc_class_major, avg, sample_weight, weight_mode)
+    index = np.arange(n_features)
+    m = W.shape[1]
+    scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
+    scratch = np.empty(m, np.int64)
+    for t in range(order.shape[0]):
+        i = order[t]
+        weight = sample_weight[i] if sample_weight.shape[0] > 0 else 1.0
+        predicted, updated = one_round(index, X[i], y[i], class_major, rule, params, state,
+                                       step_kind, scale_free, scores, tau, factor,
+                                       acc_class_major, avg, weight, weight_mode, True, scratch)
+        count_round(counts, flags, t, predicted != y[i], updated)
     W[:, :] = class_major
     acc[:, :] = acc_class_major
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def run_sparse(data, indices, indptr, y, order, W, rule, params, state, step_kind,
                scale_free, counts, flags, acc, avg, sample_weight, weight_mode):
     """Online pass over the CSR rows ``order`` of ``(data, indices, indptr)``."""
-    _run(False, W.shape[0], data, indices, indptr, y, order, W, rule, params, state, step_kind,
-         scale_free, counts, flags, acc, avg, sample_weight, weight_mode)
+    m = W.shape[1]
+    scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
+    scratch = np.empty(m, np.int64)
+    for t in range(order.shape[0]):
+        i = order[t]
+        idx, vals = row(False, W.shape[0], data, indices, indptr, i)
+        weight = sample_weight[i] if sample_weight.shape[0] > 0 else 1.0
+        predicted, updated = one_round(idx, vals, y[i], W, rule, params, state, step_kind,
+                                       scale_free, scores, tau, factor, acc, avg, weight,
+                                       weight_mode, False, scratch)
+        count_round(counts, flags, t, predicted != y[i], updated)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def learn_one_dense(idx, x, y, W, rule, params, state, step_kind, scale_free, counts, acc,
                     avg, weight, weight_mode):
     """The streaming step on one row (``idx = arange(n_features)`` for a dense one, the CSR

@@ -50,14 +50,14 @@ MIN_WEIGHT = 1e-300
 _VECTOR_MATH = {"reassoc", "contract"}
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def scale_ok(scale):
     """Whether the lazy scale is safe to keep (``SCALE_LOW < |σ| < SCALE_HIGH``; not NaN)."""
     return SCALE_LOW < abs(scale) < SCALE_HIGH
 
 
 # ------------------------------------------------------------------------------------- dots
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def dot(idx, vals, w):
     """``(w·x, ‖x‖²)`` over the non-zeros of the row ``(idx, vals)``, raw units."""
     s = 0.0
@@ -70,7 +70,7 @@ def dot(idx, vals, w):
     return s, q
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def column_dots(idx, vals, W, out):
     """``out[r] = W[:, r]·x`` for every column (raw units, one sweep over the row's non-zeros,
     feature-major ``W``); returns ``‖x‖²`` (float64 whatever the input dtype)."""
@@ -88,7 +88,7 @@ def column_dots(idx, vals, W, out):
     return q
 
 
-@njit(cache=True, fastmath=_VECTOR_MATH)
+@njit(cache=True, error_model="numpy", fastmath=_VECTOR_MATH)
 def column_dots_dense(x, W, state, scores):
     """True scores ``σ_r·(W[:, r]·x)`` of a whole dense row and a class-major ``W`` (column r
     contiguous), vectorized; returns ``‖x‖²``."""
@@ -108,7 +108,7 @@ def column_dots_dense(x, W, state, scores):
 
 
 # ----------------------------------------------------------------------------- additive steps
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def add_row(idx, vals, w, step):
     """``w += step·x`` on the non-zeros of x (raw units: ``step = τ/σ``); returns the change of
     ``Σ_j w_j²``, as ``Σ (new − old)(new + old)`` over the touched coordinates."""
@@ -124,7 +124,7 @@ def add_row(idx, vals, w, step):
     return change
 
 
-@njit(cache=True, fastmath=_VECTOR_MATH)
+@njit(cache=True, error_model="numpy", fastmath=_VECTOR_MATH)
 def add_dense_row(x, W, r, step):
     """:func:`add_row` for a whole dense row and column r of a class-major ``W``, vectorized."""
     change = 0.0
@@ -136,8 +136,27 @@ def add_dense_row(x, W, r, step):
     return change
 
 
+@njit(cache=True, error_model="numpy", fastmath=_VECTOR_MATH)
+def add_dense_row_pair(x, W, r, step_r, s, step_s):
+    """:func:`add_dense_row` for the two columns r ≠ s in one sweep: x is read (and widened to
+    float64) once for both — the additive steps of most multiclass rules change two outputs."""
+    change_r = 0.0
+    change_s = 0.0
+    for j in range(x.shape[0]):
+        v = np.float64(x[j])
+        old = W[j, r]
+        new = old + step_r * v
+        W[j, r] = new
+        change_r += (new - old) * (new + old)
+        old = W[j, s]
+        new = old + step_s * v
+        W[j, s] = new
+        change_s += (new - old) * (new + old)
+    return change_r, change_s
+
+
 # ------------------------------------------------------------------------ exponentiated steps
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def exp_step(w, j, exponent):
     """``w_j ← max(w_j·exp(e), MIN_WEIGHT)`` with ``e`` clamped to ``±MAX_EXPONENT``; returns
     the change of ``w_j`` (for the running mass)."""
@@ -148,7 +167,7 @@ def exp_step(w, j, exponent):
     return new - old
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def exp_row(idx, vals, w, tau):
     """``w_j ← w_j·exp(τ x_j)`` (:func:`exp_step`) on the non-zeros of x; returns the change of
     the raw mass ``Σ_j w_j``."""
@@ -160,7 +179,7 @@ def exp_row(idx, vals, w, tau):
     return change
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mass(w):
     """``Σ_j w_j`` (raw units)."""
     total = 0.0
@@ -170,14 +189,14 @@ def mass(w):
 
 
 # -------------------------------------------------------------------------------------- folds
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fold(w, scale):
     """``w ← σ·w``: the scale multiplied into the raw values (the caller sets it to 1)."""
     for j in range(w.shape[0]):
         w[j] *= scale
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fold_positive(w, scale):
     """``w ← max(σ·w, MIN_WEIGHT)``: :func:`fold` for a store that must stay positive (the
     multiplicative block learners' weights, the ellipsoid's diagonal metric)."""
@@ -186,7 +205,7 @@ def fold_positive(w, scale):
 
 
 # ------------------------------------------------------- columns of the primal state layout
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def exact_sizes(W, state, r):
     """``RAW_SQNORM = Σ_j W[j, r]²`` and ``RAW_MASS = Σ_j W[j, r]`` recomputed exactly; the
     anchor is reset."""
@@ -200,14 +219,14 @@ def exact_sizes(W, state, r):
     state[SIZE_ANCHOR, r] = 0.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def must_reanchor(state, r, row, after):
     """Whether the running size ``after`` of ``state[row, r]`` has fallen below half of its
     largest value since it was last exact (then it must be recomputed exactly)."""
     return after < 0.5 * max(state[SIZE_ANCHOR, r], state[row, r])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def keep_running(state, r, row, after):
     """Store the running size ``after`` in ``state[row, r]`` and raise the anchor to it."""
     anchor = max(state[SIZE_ANCHOR, r], state[row, r])
@@ -215,7 +234,7 @@ def keep_running(state, r, row, after):
     state[SIZE_ANCHOR, r] = max(anchor, after)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def track_size(W, state, r, row, after):
     """Store a column size updated by a running sum, or recompute it exactly (the guard)."""
     if must_reanchor(state, r, row, after):
@@ -224,7 +243,7 @@ def track_size(W, state, r, row, after):
         keep_running(state, r, row, after)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fold_column(W, state, r, acc, avg):
     """Fold the scale of column r into it (scale 1 again); its sizes become exact, and the
     averaging sums (if kept) are rebased first (they are tied to the raw units)."""
@@ -235,7 +254,7 @@ def fold_column(W, state, r, acc, avg):
     exact_sizes(W, state, r)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def clear_column(W, state, r, acc, avg):
     """Column r set to zero (a step with factor 0); the averaging sums keep what is removed."""
     if averaging(avg):
@@ -246,7 +265,7 @@ def clear_column(W, state, r, acc, avg):
     state[SIZE_ANCHOR, r] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rescale_column(W, state, r, c, acc, avg):
     """``w_r ← c·w_r`` through the scale, folded when it leaves the safe range."""
     state[SCALE, r] *= c
@@ -254,22 +273,45 @@ def rescale_column(W, state, r, c, acc, avg):
         fold_column(W, state, r, acc, avg)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
+def _step_of(W, state, r, tau, acc, avg):
+    """The raw step ``τ/σ`` of column r, the averaging sums rebased first when due (before W
+    changes: the rebase moves ``W·avg``)."""
+    if averaging(avg) and must_rebase(state, r, avg):
+        average_rebase(W, W.shape[0], acc, r, avg)
+    return tau / state[SCALE, r]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _added(idx, vals, W, state, r, step, change, acc, avg):
+    """After ``step·x`` was added to column r (raw squared norm changed by ``change``): the
+    size tracked, the change recorded in the averaging sums."""
+    track_size(W, state, r, RAW_SQNORM, state[RAW_SQNORM, r] + change)
+    if averaging(avg):
+        average_row(idx, vals, acc, r, step, avg)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def add_to_column(idx, vals, W, state, r, tau, dense, acc, avg):
     """``w_r ← w_r + τ·x`` (true units) with the squared norm tracked (and the averaging sums,
     if kept); ``dense``: ``vals`` is a whole dense row and ``W`` class-major (the vectorized
     path)."""
-    if averaging(avg) and must_rebase(state, r, avg):
-        average_rebase(W, W.shape[0], acc, r, avg)  # before W changes: it moves W·avg
-    step = tau / state[SCALE, r]
-    before = state[RAW_SQNORM, r]
+    step = _step_of(W, state, r, tau, acc, avg)
     if dense:
         change = add_dense_row(vals, W, r, step)
     else:
         change = add_row(idx, vals, W[:, r], step)
-    track_size(W, state, r, RAW_SQNORM, before + change)
-    if averaging(avg):
-        average_row(idx, vals, acc, r, step, avg)
+    _added(idx, vals, W, state, r, step, change, acc, avg)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def add_to_column_pair(idx, vals, W, state, r, tau_r, s, tau_s, acc, avg):
+    """:func:`add_to_column` (dense) for the two columns r ≠ s in one sweep over the row."""
+    step_r = _step_of(W, state, r, tau_r, acc, avg)
+    step_s = _step_of(W, state, s, tau_s, acc, avg)
+    change_r, change_s = add_dense_row_pair(vals, W, r, step_r, s, step_s)
+    _added(idx, vals, W, state, r, step_r, change_r, acc, avg)
+    _added(idx, vals, W, state, s, step_s, change_s, acc, avg)
 
 
 # ------------------------------------------------------------------------------- averaging
@@ -282,19 +324,19 @@ def add_to_column(idx, vals, W, state, r, tau, dense, acc, avg):
 # ``avg`` matter for a value changed since, so a fold or a clearing rebases (:func:`average_rebase`).  Used by the primal
 # engine (``average=True``) and the kernel engine (its support coefficients).  Empty arrays
 # mean "not averaging".
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def averaging(avg):
     """Whether the averaging sums are kept (non-empty)."""
     return avg.shape[0] > 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def average_change(acc, j, r, change, avg):
     """Record a raw change ``change`` of value (j, r)."""
     acc[j, r] += change * avg[r]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def average_row(idx, vals, acc, r, step, avg):
     """Record the raw change ``step·x`` of column r (the non-zeros of the row)."""
     c = step * avg[r]
@@ -302,7 +344,7 @@ def average_row(idx, vals, acc, r, step, avg):
         acc[idx[p], r] += vals[p] * c
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def must_rebase(state, r, avg):
     """Whether the sum of scales has grown beyond ``AVERAGE_REBASE`` times the current scale:
     a change Δ recorded now as ``Δ·avg`` would then cancel against ``W·avg`` with a relative
@@ -311,7 +353,7 @@ def must_rebase(state, r, avg):
     return avg[r] > AVERAGE_REBASE * abs(state[SCALE, r])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def average_rebase(W, n, acc, r, avg):
     """Before the raw values of column r (its first ``n``) change units (a fold) or are removed
     (set to zero): move their part of the sum, ``W·avg``, into ``acc`` and restart ``avg`` at 0.
@@ -322,7 +364,7 @@ def average_rebase(W, n, acc, r, avg):
     avg[r] = 0.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def average_close_round(state, avg):
     """End of a round: every output's current hypothesis joins the sum."""
     for r in range(avg.shape[0]):

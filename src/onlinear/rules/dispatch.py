@@ -6,6 +6,10 @@ The engine calls :func:`compute_steps` once per round with ``q = ‖x‖² > 0``
 multiplicative family) and, if it rescales, ``factor`` (output ``r`` is first multiplied by
 ``factor[r]``; the engine applies it lazily through the scale factor).
 
+``order`` is an int64 scratch array of one entry per output that a rule may overwrite (the
+support-class rules sort their losses in it); an engine passes one for the whole pass so that a
+round allocates nothing (without it, a rule that needs one allocates it).
+
 ``params`` is a float64 vector whose entries are named per rule in
 :data:`onlinear.rules.table.RULES`; ``state`` is the learner's persistent state (see
 :mod:`onlinear.rules.layout`).  Keeping the switch in one compiled function means the engine is
@@ -45,8 +49,8 @@ _MULTIPLICATIVE = int(Rule.MULTIPLICATIVE)
 NORM_READING_RULES = tuple(int(rule) for rule, row in RULES.items() if row.reads_norm)
 
 
-@njit(cache=True)
-def compute_steps(rule, scores, y, q, params, state, tau, factor):
+@njit(cache=True, error_model="numpy")
+def compute_steps(rule, scores, y, q, params, state, tau, factor, order=None):
     if rule == _PERCEPTRON:
         perceptron_steps(scores, y, q, params[0], tau)
     elif rule == _BINARY_MIRA:
@@ -56,11 +60,12 @@ def compute_steps(rule, scores, y, q, params, state, tau, factor):
     elif rule == _KESLER:
         kesler_steps(scores, y, q, params[0], tau)
     elif rule == _MIRA:
-        mira_steps(scores, y, q, params[0], tau)
+        mira_steps(scores, y, q, params[0], tau, order)
     elif rule == _PASSIVE_AGGRESSIVE:
         pa_steps(scores, y, q, int(params[1]), params[0], int(params[2]), tau)
     elif rule == _SUPPORT_CLASS:
-        support_class_steps(scores, y, q, int(params[1]), params[0], int(params[2]), tau)
+        support_class_steps(scores, y, q, int(params[1]), params[0], int(params[2]), tau,
+                            order)
     elif rule == _ROMMA:
         romma_steps(scores, y, q, int(params[0]), state, tau, factor)
     elif rule == _NAROMMA:

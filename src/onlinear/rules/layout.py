@@ -18,7 +18,7 @@ SIZE_ANCHOR = 3  # largest RAW_SQNORM (additive) or RAW_MASS (multiplicative) si
 FIRST_RULE_ROW = 4
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def squared_norm(state, r):
     """‖w_r‖² of the true weights of output r."""
     scale = state[SCALE, r]

@@ -42,13 +42,13 @@ SKIP_COLLINEAR = 1
 _COLLINEAR = 1e-12
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _initialize(r, z, tau, state, certificate):
     tau[r] = z
     state[CERTIFICATE, r] = certificate
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _restart_along(r, z, q, state, tau, factor):
     """Type II of both ROMMA forms: ``w ← z a`` (the old w dropped), ``ρ = ‖a‖``."""
     factor[r] = 0.0
@@ -56,7 +56,7 @@ def _restart_along(r, z, q, state, tau, factor):
     state[CERTIFICATE, r] = math.sqrt(q)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _length(coef_w, coef_a, projection, gap):
     """‖coef_w·ŵ + coef_a·a‖ for a unit ŵ, ``projection = ŵ·a`` and ``gap = ‖a‖² − projection²``,
     as a sum of squares (a = projection·ŵ + a⊥), which does not cancel."""
@@ -64,7 +64,7 @@ def _length(coef_w, coef_a, projection, gap):
     return math.sqrt(along * along + coef_a * coef_a * max(gap, 0.0))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def romma_steps(scores, y, q, kind, state, tau, factor):
     """ROMMA (``kind=ROMMA``: updates on mistakes ``z(u·a) ≤ 0``) and aggressive ROMMA
     (``kind=AGGRESSIVE``: updates whenever ``z(u·a) < 1``), Table 1 of Bshouty &
@@ -111,7 +111,7 @@ def romma_steps(scores, y, q, kind, state, tau, factor):
             state[CERTIFICATE, r] = rho / length
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def naromma_steps(scores, y, q, skip, state, tau, factor):
     """NAROMMA (Bshouty & Haddad-Zaknoon §3.1, Lemma 6, Eqs. 21–22, Table 2 and Fig. 1) in our
     ρ = 1/ℓ* form (algebraically identical; not in the paper).
@@ -151,7 +151,7 @@ def naromma_steps(scores, y, q, skip, state, tau, factor):
         state[CERTIFICATE, r] = rho / math.sqrt(1.0 + (g - rho) ** 2 / gap)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def maximum_cosine_steps(scores, y, q, conservative, state, tau, factor):
     """MCP (Bshouty & Haddad-Zaknoon §4, Eqs. 41–43, Fig. 2) and, with ``conservative``, CMCP
     (§4, Lemma 8, Eqs. 38–40).

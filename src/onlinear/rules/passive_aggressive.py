@@ -31,7 +31,7 @@ EXACT = 0
 PRINTED = 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pa_steps(scores, y, q, kind, c, variant, tau):
     """Multiclass PA in the max-loss form (Matsushima et al. §2, problems (2.3), PA-I and PA-II;
     Crammer et al. 2006).  The constrained class is the highest-scoring wrong one (the paper's p_i
@@ -63,7 +63,7 @@ def pa_steps(scores, y, q, kind, c, variant, tau):
     tau[r] = -step
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _in_support(kind, variant, prefix_sum, k, loss_k, q, c):
     """Support-class test for the k-th largest loss, given the sum of the k−1 larger ones.
 
@@ -84,7 +84,7 @@ def _in_support(kind, variant, prefix_sum, k, loss_k, q, c):
     return prefix_sum < loss_k * ((k - 1) + q / (q + half_inv_c))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _support_threshold(kind, variant, loss_sum, n, q, c):
     """θ with ``τ_v = [ℓ_v − θ]_+ / q`` on the support set S, |S| = n, A = Σ_S ℓ_u:
     SPA (3.10): ``A/(n+1)``;  SPA-I: ``max{A/(n+1), (A − Cq)/n}``;
@@ -103,32 +103,65 @@ def _support_threshold(kind, variant, loss_sum, n, q, c):
     return loss_sum / (n + q / (q + half_inv_c))
 
 
-@njit(cache=True)
-def support_class_steps(scores, y, q, kind, c, variant, tau):
+@njit(cache=True, error_model="numpy")
+def support_class_steps(scores, y, q, kind, c, variant, tau, order=None):
     """SPA / SPA-I / SPA-II: the exact solution of the all-constraints problem (2.2)
     ``min ½ Σ_u ‖w_u − w_u^(i)‖² (+ Cξ or Cξ²)  s.t.  s_y − s_u ≥ 1 (− ξ)  ∀u ≠ y``.
 
     Theorem 3.1: with the losses sorted decreasingly, the support classes S (τ_u > 0) are the
     longest prefix that passes the support test (:func:`_in_support`); then (3.6), (3.10):
     ``τ_v = [ℓ_v − θ]_+ / q`` for v ∈ S, ``w_y += (Σ_S τ_v) x``, ``w_v −= τ_v x``.
-    Only positive losses are sorted: a zero loss never enters S.
+    Only positive losses are sorted: a zero loss never enters S.  ``order``: an int64 scratch
+    array of one entry per output (see :func:`support_steps`).
     """
-    support_steps(scores, y, q, 1.0, kind, c, variant, tau)
+    support_steps(scores, y, q, 1.0, kind, c, variant, tau, order)
 
 
-@njit(cache=True)
-def support_steps(scores, y, q, margin, kind, c, variant, tau):
+#: Up to this many positive losses are sorted in place (insertion sort, no allocation); more
+#: by a merge sort (O(n log n), allocates).  Both give the same order.
+_INSERTION_SORT_MAX = 32
+
+
+@njit(cache=True, error_model="numpy")
+def _sort_decreasing(losses, n_positive, order):
+    """``order[:n_positive]`` = the indices of the positive ``losses``, largest loss first and
+    equal losses by increasing index (a stable sort: tied classes enter the support set
+    together, so the tie order never changes a step; a fixed one keeps runs reproducible)."""
+    if n_positive > _INSERTION_SORT_MAX:
+        sorted_all = np.argsort(-losses, kind="mergesort")
+        for k in range(n_positive):
+            order[k] = sorted_all[k]
+        return
+    n = 0
+    for v in range(losses.shape[0]):
+        loss = losses[v]
+        if loss > 0.0:
+            k = n
+            while k > 0 and losses[order[k - 1]] < loss:
+                order[k] = order[k - 1]
+                k -= 1
+            order[k] = v
+            n += 1
+
+
+@njit(cache=True, error_model="numpy")
+def support_steps(scores, y, q, margin, kind, c, variant, tau, order=None):
     """:func:`support_class_steps` with the margin 1 of (2.2) replaced by ``margin``: losses
     ``ℓ_v = [margin − (s_y − s_v)]_+``.  Everything is computed in loss units (differences of
     scores, then quotients by q), never by adding q to a score and subtracting it again, so the
     step is as accurate for ‖x‖² = 1e300 as for ‖x‖² = 1.  Crammer & Singer's MIRA with margin
     β is the SPA-I problem with C = 1 and ``margin = β`` (:func:`~onlinear.rules.
-    ultraconservative.mira_steps`)."""
+    ultraconservative.mira_steps`).
+
+    The losses are kept in ``tau`` until the steps replace them; ``order`` (int64, one entry per
+    output, overwritten) holds their sort order — the engines pass one array for the whole pass,
+    so that a round allocates nothing; without it, one is allocated."""
     m = scores.shape[0]
-    losses = np.empty(m)
+    if order is None:
+        order = np.empty(m, np.int64)
+    losses = tau
     n_positive = 0
     for v in range(m):
-        tau[v] = 0.0
         losses[v] = 0.0
         if v != y:
             loss = margin - (scores[y] - scores[v])
@@ -137,7 +170,7 @@ def support_steps(scores, y, q, margin, kind, c, variant, tau):
                 n_positive += 1
     if n_positive == 0:
         return
-    order = np.argsort(-losses)[:n_positive]
+    _sort_decreasing(losses, n_positive, order)
     prefix_sum = 0.0
     n = 0
     for k in range(1, n_positive + 1):
@@ -146,6 +179,8 @@ def support_steps(scores, y, q, margin, kind, c, variant, tau):
             break
         prefix_sum += loss_k
         n = k
+    for k in range(n, n_positive):
+        tau[order[k]] = 0.0  # a positive loss outside S: no step
     if n == 0:
         return
     theta = _support_threshold(kind, variant, prefix_sum, n, q, c)

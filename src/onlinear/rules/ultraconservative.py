@@ -31,7 +31,7 @@ MAX_SCORE = 1
 PROPORTIONAL = 2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def binary_label(n_outputs, y, r):
     """The ±1 label of output ``r``: a single output is positive for class 1; one-vs-rest
     output ``r`` is positive for class ``r``."""
@@ -40,7 +40,7 @@ def binary_label(n_outputs, y, r):
     return 1.0 if r == y else -1.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def perceptron_steps(scores, y, q, beta, tau):
     """Rosenblatt's Perceptron, binary (Crammer & Singer §3) or one-vs-rest (the baseline of
     their §8).
@@ -56,7 +56,7 @@ def perceptron_steps(scores, y, q, beta, tau):
         tau[r] = z if z * scores[r] <= beta else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def binary_mira_steps(scores, y, q, beta, tau):
     """Binary MIRA (Figure 4, Eq. 17–18), binary or one-vs-rest.
 
@@ -74,7 +74,7 @@ def binary_mira_steps(scores, y, q, beta, tau):
             tau[r] = z * min(g, 1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def additive_family_steps(scores, y, q, beta, scheme, tau):
     """The additive ultraconservative family (Figure 2) with aggressive margin β (§8).
 
@@ -117,7 +117,7 @@ def additive_family_steps(scores, y, q, beta, scheme, tau):
                 tau[r] = -1.0 / n_errors
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def kesler_steps(scores, y, q, beta, tau):
     """Kesler's construction unravelled (Crammer & Singer §4.2; the step-by-step algorithm is our
     reconstruction from its text): a binary Perceptron in R^{nk}.
@@ -138,8 +138,8 @@ def kesler_steps(scores, y, q, beta, tau):
             s_y += q
 
 
-@njit(cache=True)
-def mira_steps(scores, y, q, beta, tau):
+@njit(cache=True, error_model="numpy")
+def mira_steps(scores, y, q, beta, tau, order=None):
     """MIRA (Figure 3): ``τ = argmin ½ Σ_r ‖M_r + τ_r x‖²`` s.t. ``τ_r ≤ δ_{r,y}``, ``Σ_r τ_r = 0``,
     with the margin β of §5.3 (``B̃_y = B_y − β``).
 
@@ -158,10 +158,10 @@ def mira_steps(scores, y, q, beta, tau):
     with β fixed, the predictions do not change with c as long as no round's cap τ_y ≤ 1 binds
     (the QP is then homogeneous in (β, M)).
     """
-    support_steps(scores, y, q, beta, PA_I, 1.0, EXACT, tau)
+    support_steps(scores, y, q, beta, PA_I, 1.0, EXACT, tau, order)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mc_romma_steps(scores, y, q, scheme, state, tau, factor):
     """Multiclass ROMMA (Figure 6, §7; the printed constraint (1) uses M^t where the variable M
     belongs): on a round with E ≠ ∅, with τ from the additive family (``scheme``),
@@ -213,7 +213,7 @@ def mc_romma_steps(scores, y, q, scheme, state, tau, factor):
     state[RHO, 0] = rho / length
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def multiplicative_steps(scores, y, q, eta, scheme, tau):
     """The multiplicative ultraconservative family (Figure 5, §6): τ from the additive family
     (C1–C4, ``scheme``) and ``M_{r,i} ← M_{r,i} exp(η τ_r x_i)/Z`` — this rule writes the
