@@ -289,7 +289,7 @@ def run_sparse(data, indices, indptr, y, order, W, rule, params, state, step_kin
         count_round(counts, flags, t, predicted != y[i], updated)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def learn_one_dense(idx, x, y, W, rule, params, state, step_kind, scale_free, counts, acc,
                     avg, weight, weight_mode):
     """The streaming step on one row (``idx = arange(n_features)`` for a dense one, the CSR
@@ -303,7 +303,7 @@ def learn_one_dense(idx, x, y, W, rule, params, state, step_kind, scale_free, co
     return predicted
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def learn_one_checked(idx, x, y, W, rule, params, state, step_kind, scale_free, counts, acc,
                       avg):
     """:func:`learn_one_dense` (unweighted) on a row it checks first (finite, an accepted
@@ -314,3 +314,15 @@ def learn_one_checked(idx, x, y, W, rule, params, state, step_kind, scale_free, 
         return -1
     return learn_one_dense(idx, x, y, W, rule, params, state, step_kind, scale_free, counts,
                            acc, avg, 1.0, WEIGHT_NONE)
+
+
+@njit(cache=True, error_model="numpy")
+def predict_one_checked(idx, x, W, state, scale_free):
+    """The index :func:`one_round` would predict for the row ``(idx, x)`` (its scores summed
+    as :func:`score` sums them), or −1 if a value is not finite (the caller names it)."""
+    m = W.shape[1]
+    scores = np.empty(m)
+    q = score(idx, x, W, state, scores)
+    if not np.isfinite(q):
+        return -1
+    return predict_index(scores, state, scale_free)

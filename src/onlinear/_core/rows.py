@@ -44,13 +44,6 @@ def _sum_of_squares(row):
 
 
 @njit(cache=True)
-def _row_finite(row):
-    """Whether ``‖row‖²`` is finite — so is every value (False also for finite values whose
-    squares overflow: the caller's general check then decides)."""
-    return np.isfinite(_sum_of_squares(row))
-
-
-@njit(cache=True)
 def _row_ok(row):
     """Whether the 1-D ``row`` is finite and zero or of an accepted norm."""
     q = _sum_of_squares(row)

@@ -25,7 +25,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._core import counters, primal, rows
+from .._core import counters, primal
 from .._core.weights import averaged
 from ..rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE
 from ..rules.table import RULES, Rule
@@ -1011,12 +1011,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             d = self.__dict__
             if self._fast_one and "_task" in d and not d.get("average"):
                 row = self._fast_row(x)
-                if row is not None and rows._row_finite(row[1]):
-                    idx, vals = row  # the scores as _predict_index_one reads them
-                    W = d["_weights"] if idx is d["_dense_index"] else d["_weights"][idx]
-                    scores = (vals @ W) * d["_state"][SCALE]
-                    return d["_task"].classes[
-                        primal.predict_index(scores, d["_state"], self._scale_free)]
+                if row is not None:
+                    # one compiled call: the scores summed as the learning round sums them
+                    predicted = primal.predict_one_checked(*row, d["_weights"], d["_state"],
+                                                           self._scale_free)
+                    if predicted >= 0:  # (else not finite: the general path says so)
+                        return d["_task"].classes[predicted]
             check_is_fitted(self)
             idx, vals = self._one_row(x, learning=False)
             return self.classes_[self._predict_index_one(idx, vals)]
