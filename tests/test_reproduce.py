@@ -9,33 +9,13 @@ import numpy as np
 import pytest
 
 from cli_runner import onlinear_cli
+from reproduce_runs import _no_data_directory, claim, quick  # noqa: F401 (a fixture)
 from onlinear import reproduce
 from onlinear.harness import Table
 from onlinear.reproduce import OFF, SAME_ORDERING, VERDICTS, WITHIN_NOISE, noise, verdict
 from onlinear.reproduce._framework import COMPARISON_COLUMNS, printed_digits
 
 IDS = [e.id for e in reproduce.list_experiments()]
-_RESULTS = {}
-
-
-@pytest.fixture(autouse=True)
-def _no_data_directory(monkeypatch):
-    # quick mode must not need a data directory (ONLINEAR_DATA): run as on a clean machine
-    monkeypatch.delenv("ONLINEAR_DATA", raising=False)
-
-
-def quick(id):
-    """The quick-mode result of ``id``, computed once per test session."""
-    if id not in _RESULTS:
-        _RESULTS[id] = reproduce.run(id, quick=True)
-    return _RESULTS[id]
-
-
-def claim(result, text):
-    """The one claim of ``result`` whose statement contains ``text``."""
-    found = [c for c in result.claims if text in c.statement]
-    assert len(found) == 1, (text, [c.statement for c in result.claims])
-    return found[0]
 
 
 # ------------------------------------------------------------------ the registry

@@ -4,6 +4,7 @@ mode: their tables have the documented structure, the pre-update loss of Fig. 2 
 and the orderings that hold on the subsets hold."""
 import numpy as np
 import pytest
+from reproduce_runs import _no_data_directory, claim, quick  # noqa: F401 (a fixture)
 
 from onlinear import reproduce
 from onlinear.reproduce import matsushima
@@ -11,25 +12,6 @@ from onlinear.reproduce._registry import NOT_REPRODUCED
 
 NEW = ("matsushima-fig2", "matsushima-table6-text", "matsushima-table5-text",
        "matsushima-batch", "matsushima-batch-news20")
-_RESULTS = {}
-
-
-@pytest.fixture(autouse=True)
-def _no_data_directory(monkeypatch):
-    # quick mode must not need a data directory (ONLINEAR_DATA): run as on a clean machine
-    monkeypatch.delenv("ONLINEAR_DATA", raising=False)
-
-
-def quick(id):
-    if id not in _RESULTS:
-        _RESULTS[id] = reproduce.run(id, quick=True)
-    return _RESULTS[id]
-
-
-def claim(result, text):
-    found = [c for c in result.claims if text in c.statement]
-    assert len(found) == 1, (text, [c.statement for c in result.claims])
-    return found[0]
 
 
 def test_registered_and_no_longer_listed_as_missing():
