@@ -289,7 +289,7 @@ def run_sparse(data, indices, indptr, y, order, W, rule, params, state, step_kin
         count_round(counts, flags, t, predicted != y[i], updated)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def learn_one_dense(idx, x, y, W, rule, params, state, step_kind, scale_free, counts, acc,
                     avg, weight, weight_mode):
     """The streaming step on one row (``idx = arange(n_features)`` for a dense one, the CSR
@@ -297,8 +297,11 @@ def learn_one_dense(idx, x, y, W, rule, params, state, step_kind, scale_free, co
     prediction made before the update."""
     m = W.shape[1]
     scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
+    # the rules' scratch given, as the passes give it: the rule dispatch then compiles once
+    # for both (an omitted argument would be another specialization of every rule)
     predicted, updated = one_round(idx, x, y, W, rule, params, state, step_kind,
-                                   scale_free, scores, tau, factor, acc, avg, weight, weight_mode)
+                                   scale_free, scores, tau, factor, acc, avg, weight, weight_mode,
+                                   False, np.empty(m, np.int64))
     count_round(counts, np.empty(0, np.int8), 0, predicted != y, updated)
     return predicted
 

@@ -860,25 +860,27 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """``(column indices, values)`` of ``x`` if it can take the per-example fast paths —
         a started model without an intercept's constant (or a change of ``fit_intercept``) or
         class weights, its ``average`` as started, and ``x`` a 1-D C-contiguous float64 or
-        float32 ndarray (read as it is: the compiled round widens each value exactly, as the
-        general path's copy would), or a canonical float64 1-row CSR matrix, of the model's
-        width — else None
+        float32 ndarray (widened exactly), or a canonical float64 1-row CSR matrix, of the
+        model's width — else None
         (the general path then checks, converts or raises)."""
         d = self.__dict__
         width = d["_weights"].shape[0]
         if (d.get("fit_intercept") or d.get("class_weight") is not None
                 or ("_avg_acc" in d) != bool(d.get("average"))):
             return None
+        # one compiled signature (int64 indices, float64 values): each more one is a compile
         kind = type(x)
         if kind is np.ndarray:
-            if (x.ndim == 1 and (x.dtype == np.float64 or x.dtype == np.float32)
-                    and x.shape[0] == width and x.flags.c_contiguous):
-                return d["_dense_index"], x
+            if x.ndim == 1 and x.shape[0] == width and x.flags.c_contiguous:
+                if x.dtype == np.float64:
+                    return d["_dense_index"], x
+                if x.dtype == np.float32:  # widened exactly, as the general path's copy
+                    return d["_dense_index"], x.astype(np.float64)
             return None
         if ((kind is sp.csr_matrix or kind is sp.csr_array) and x.shape == (1, width)
                 and x.data.dtype == np.float64 and x.has_canonical_format):
             start, stop = x.indptr[0], x.indptr[1]
-            return x.indices[start:stop], x.data[start:stop]
+            return x.indices[start:stop].astype(np.int64), x.data[start:stop]
         return None
 
     def _learn_one_fast(self, x, y, classes):
