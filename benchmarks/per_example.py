@@ -8,7 +8,8 @@ compiled PA kernel of ``bare_loop.py`` called once per example from Python (issu
 The bare call is the lower bound of any per-example API built on a compiled kernel: a Python
 loop calling ``pa_dense(X[i:i+1], y[i:i+1], W)`` (dense, float32, class-major weights) or
 ``pa_csr_dk(indptr[i:i+2], indices, data, y[i:i+1], W)`` (CSR, feature-major weights), with
-no validation and no model object.  onlinear's calls check the row (finite, accepted norm)
+no validation and no model object; ``learn_many`` takes the rows 32 at a time (the ratio is
+still per example).  onlinear's calls check the row (finite, accepted norm)
 and the label, keep the counters and return the prediction made before the update; on a
 started model they take one compiled call (``OnlineLinearClassifier._learn_one_fast``).
 Rows: the dense (MNIST-sized, float32, 784 features) and sparse (news20-sized, 60,000
@@ -26,6 +27,9 @@ import numpy as np
 import onlinear
 from bare_loop import pa_csr_dk, pa_dense
 from workloads import make_dense, make_sparse
+
+#: rows per call of learn_many (a small batch: a user's mini-batch, a message queue's poll)
+BATCH = 32
 
 
 def _rows(n):
@@ -66,6 +70,16 @@ def contenders(dense, sparse):
                     model.learn_one(rows[i], labels[i])
         return run
 
+    def learn_many(X_all, labels, classes, batch):
+        batches = [(X_all[s:s + batch], labels[s:s + batch]) for s in range(0, n, batch)]
+
+        def run():
+            model = onlinear.make("pa")
+            model.learn_many(*batches[0], classes=classes)
+            for rows, targets in batches[1:]:
+                model.learn_many(rows, targets)
+        return run
+
     def predict(rows, model):
         def run():
             for i in range(n):
@@ -78,9 +92,11 @@ def contenders(dense, sparse):
         ("dense", "bare call"): bare_dense,
         ("dense", "learn_one"): learn(dense_rows, y, np.arange(k), False),
         ("dense", "learn_one, classes= each call"): learn(dense_rows, y, np.arange(k), True),
+        ("dense", f"learn_many, {BATCH} rows a call"): learn_many(X, y, np.arange(k), BATCH),
         ("dense", "predict_one"): predict(dense_rows, dense_model),
         ("CSR", "bare call"): bare_csr,
         ("CSR", "learn_one"): learn(sparse_rows, ys, np.arange(ks), False),
+        ("CSR", f"learn_many, {BATCH} rows a call"): learn_many(S, ys, np.arange(ks), BATCH),
         ("CSR", "predict_one"): predict(sparse_rows, sparse_model),
     }
 

@@ -293,7 +293,7 @@ def river_rows(wl, args):
         return multiclass.OneVsRestClassifier(linear_model.PAClassifier())
 
     items = list(zip(dicts(wl.X_train, 0, ns), wl.y_train[:ns].tolist()))
-    walls, model = bench(factory, lambda m: learn(m, items), args.repeats)
+    walls, model = bench(factory, lambda m, items=items: learn(m, items), args.repeats)
     estimate = wl.n_train * statistics.median(walls) / ns
     extra = {}
     if args.quick or estimate > args.full_budget:

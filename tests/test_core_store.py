@@ -85,10 +85,12 @@ def test_exponentiated_steps_are_clamped_and_positive():
 
 def test_one_counter_layout():
     counts = np.zeros(counters.N_COUNTS, np.int64)
-    flags = np.zeros(2, np.int8)
-    counters.count_round(counts, flags, 0, True, False)
-    counters.count_round(counts, flags, 1, False, True)
-    assert counts.tolist() == [2, 1, 1] and flags.tolist() == [1, 2]
+    predictions = np.full(2, -1, np.int64)
+    counters.count_round(counts, predictions, 0, 3, 1, False)  # a mistake, no update
+    counters.count_round(counts, predictions, 1, 2, 2, True)  # right, and an update
+    assert counts.tolist() == [2, 1, 1] and predictions.tolist() == [3, 2]
+    counters.count_round(counts, np.empty(0, np.int64), 0, 0, 1, True)  # none kept
+    assert counts.tolist() == [3, 2, 2]
     trial = np.zeros(counters.N_TRIAL_COUNTS, np.int64)
     counters.count_trial(trial, np.empty(0, np.int8), 0, 4, 2, True)
     assert trial[counters.TRIALS] == trial[counters.SEEN] == 1

@@ -185,9 +185,9 @@ def test_zero_vector_under_a_homogeneous_kernel_is_not_a_support_pattern():
 
 @pytest.mark.parametrize("kernel", ["rbf", "poly"])
 def test_gamma_scale_is_the_training_sets_and_a_stream_gives_a_number(kernel):
-    """gamma="scale" comes from the data of fit (or stream); partial_fit and learn_one starting
-    a model refuse it (their first chunk is not the training set) and change nothing; with the
-    number scale_gamma gives, a stream cut in any chunks learns what fit learns."""
+    """gamma="scale" comes from the data of fit (or stream); partial_fit, learn_one and learn_many
+    starting a model refuse it (their first chunk is not the training set) and change nothing;
+    with the number scale_gamma gives, a stream cut in any chunks learns what fit learns."""
     from onlinear.kernels import scale_gamma
 
     X, y = _stream(n=120, seed=3)
@@ -201,6 +201,8 @@ def test_gamma_scale_is_the_training_sets_and_a_stream_gives_a_number(kernel):
         model.partial_fit(X[:10], y[:10], classes=np.unique(y))
     with pytest.raises(ValueError, match=r'gamma="scale".*learn_one'):
         model.learn_one(X[0], y[0], classes=np.unique(y))
+    with pytest.raises(ValueError, match=r'gamma="scale".*learn_many'):
+        model.learn_many(X[:10], y[:10], classes=np.unique(y))
     assert not hasattr(model, "classes_")
     chunked = onlinear.make("kernel-pa", kernel=kernel, degree=2, gamma=scale_gamma(X))
     for rows in np.array_split(np.arange(120), 9):

@@ -2,8 +2,10 @@
 
 ``counts`` (int64) of a learner that plays rounds (primal, ellipsoid, kernel):
 ``[SEEN, MISTAKES, UPDATES]`` — examples seen, mistakes (the prediction made before the update
-was wrong), updates (the model changed).  ``flags``, when it has one entry per round, receives
-``mistake | updated << 1`` for the evaluation harness; when empty, nothing.
+was wrong), updates (the model changed).  ``predictions`` (int64), when it has one entry per
+round, receives the index predicted in each round (``learn_many`` returns them); when empty,
+nothing.  The block learners' ``flags`` (int8, one per trial, or empty) receive
+``mistake | updated << 1``.
 
 The block learners play *trials* of several binary constraints and extend the layout: a trial
 is the round (``TRIALS = SEEN``), an imperfect trial (some constraint's margin ≤ 0) its mistake
@@ -11,6 +13,7 @@ is the round (``TRIALS = SEEN``), an imperfect trial (some constraint's margin �
 (``TRIAL_UPDATES = 4``, not 2: the simultaneous estimators keep their ``_counts`` in this order,
 and a saved model holds it).
 """
+import numpy as np
 from numba import njit
 
 SEEN = 0
@@ -25,6 +28,9 @@ CONSTRAINTS = 3
 TRIAL_UPDATES = 4
 N_TRIAL_COUNTS = 5
 
+#: ``predictions`` of a pass that keeps none
+NO_PREDICTIONS = np.empty(0, np.int64)
+
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _tally(counts, flags, t, mistake, updated, updates):
@@ -38,9 +44,16 @@ def _tally(counts, flags, t, mistake, updated, updates):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def count_round(counts, flags, t, mistake, updated):
-    """Count round t (``flags[t]`` if flags are kept)."""
-    _tally(counts, flags, t, mistake, updated, UPDATES)
+def count_round(counts, predictions, t, predicted, label, updated):
+    """Count round t, in which ``predicted`` was predicted for an example of class ``label``
+    (``predictions[t] = predicted`` if predictions are kept)."""
+    counts[SEEN] += 1
+    if predicted != label:
+        counts[MISTAKES] += 1
+    if updated:
+        counts[UPDATES] += 1
+    if predictions.shape[0] > 0:
+        predictions[t] = predicted
 
 
 @njit(cache=True, error_model="numpy")

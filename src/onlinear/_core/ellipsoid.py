@@ -301,7 +301,7 @@ def _round(layout, idx, vals, y, W, P, state, params, trial, scores, u):
 
 @njit(cache=True)
 def _run(layout, dense, n_features, data, indices, indptr, y, order, W, P, state, params, counts,
-         flags):
+         predictions):
     m = W.shape[1]
     scores = np.empty(m)
     u = np.empty(W.shape[0] * (m if layout == STACKED else 1))
@@ -312,24 +312,25 @@ def _run(layout, dense, n_features, data, indices, indptr, y, order, W, P, state
                                             counts[SEEN] + 1, scores, u)
         if failed:
             return t
-        count_round(counts, flags, t, predicted != y[i], updated)
+        count_round(counts, predictions, t, predicted, y[i], updated)
     return -1
 
 
 @njit(cache=True)
-def run_dense(layout, X, y, order, W, P, state, params, counts, flags):
+def run_dense(layout, X, y, order, W, P, state, params, counts, predictions):
     """Online pass over the rows ``X[order]`` (dense, C-contiguous); −1 or the position in
     ``order`` of the round that could not be taken."""
     n_features = X.shape[1]
     return _run(layout, True, n_features, X.reshape(X.size), np.arange(n_features),
-                np.empty(0, np.int64), y, order, W, P, state, params, counts, flags)
+                np.empty(0, np.int64), y, order, W, P, state, params, counts, predictions)
 
 
 @njit(cache=True)
-def run_sparse(layout, data, indices, indptr, y, order, W, P, state, params, counts, flags):
+def run_sparse(layout, data, indices, indptr, y, order, W, P, state, params, counts,
+               predictions):
     """:func:`run_dense` on the CSR rows ``order`` of ``(data, indices, indptr)``."""
     return _run(layout, False, W.shape[0], data, indices, indptr, y, order, W, P, state, params,
-                counts, flags)
+                counts, predictions)
 
 
 @njit(cache=True)
@@ -344,5 +345,5 @@ def learn_one(layout, idx, vals, y, W, P, state, params, counts):
                                         counts[SEEN] + 1, scores, u)
     if failed:
         return -1
-    count_round(counts, np.empty(0, np.int8), 0, predicted != y, updated)
+    count_round(counts, np.empty(0, np.int64), 0, predicted, y, updated)
     return predicted

@@ -30,7 +30,7 @@ Model layout (arrays owned by the estimator, grown here by amortised doubling):
   hypothesis is ``(coef·avg_scale_sum − acc)/T`` (always kept: ``average`` only chooses the
   hypothesis that predicts).
 
-``counts`` and ``flags`` as in :mod:`.counters`.  A round is an update when the model
+``counts`` and ``predictions`` as in :mod:`.counters`.  A round is an update when the model
 changed; the support patterns are counted both as distinct examples (``n_support``) and as
 cumulative updates (``counts[UPDATES]``).
 """
@@ -162,7 +162,7 @@ def _apply(slot, q, support, support_sq, coef, acc, n_support, state, avg_scale_
 
 @njit(cache=True)
 def step(x, x_sq, krow, q, y, slot, support, support_sq, coef, acc, n_support, rule, params,
-         state, avg_scale_sum, kind, kparams, counts, flags, t, weight, weight_mode):
+         state, avg_scale_sum, kind, kparams, counts, predictions, t, weight, weight_mode):
     """One online round given ``krow[i] = K(x_i, x)`` and ``q = K(x, x)``; the model arrays must
     have room for one more support pattern.  ``slot`` is x's support index if it is one already
     (else −1).  ``weight``, ``weight_mode``: the example's weight and how it enters the rule
@@ -210,13 +210,14 @@ def step(x, x_sq, krow, q, y, slot, support, support_sq, coef, acc, n_support, r
         changed = _apply(slot, q, support, support_sq, coef, acc, n_support, state,
                          avg_scale_sum, work, kind, kparams, rule in _NORM_RULES)
     average_close_round(state, avg_scale_sum)
-    count_round(counts, flags, t, predicted != y, changed)
+    count_round(counts, predictions, t, predicted, y, changed)
     return n_support, slot, predicted
 
 
 @njit(cache=True)
 def _one_row(x, y, t, i, row_slot, support, support_sq, coef, acc, n_support, krow, rule,
-             params, state, avg_scale_sum, kind, kparams, counts, flags, weight, weight_mode):
+             params, state, avg_scale_sum, kind, kparams, counts, predictions, weight,
+             weight_mode):
     support, support_sq, coef, acc = grow(support, support_sq, coef, acc, n_support,
                                           n_support + 1)
     if krow.shape[0] < support.shape[1]:
@@ -226,7 +227,7 @@ def _one_row(x, y, t, i, row_slot, support, support_sq, coef, acc, n_support, kr
     slot = row_slot[i] if row_slot.shape[0] > 0 else -1
     n_support, slot, _ = step(x, x_sq, krow, q, y, slot, support, support_sq, coef, acc,
                               n_support, rule, params, state, avg_scale_sum, kind, kparams,
-                              counts, flags, t, weight, weight_mode)
+                              counts, predictions, t, weight, weight_mode)
     if row_slot.shape[0] > 0:
         row_slot[i] = slot
     return support, support_sq, coef, acc, n_support, krow
@@ -234,7 +235,7 @@ def _one_row(x, y, t, i, row_slot, support, support_sq, coef, acc, n_support, kr
 
 @njit(cache=True)
 def _run(dense, n_features, data, indices, indptr, y, order, row_slot, support, support_sq, coef,
-         acc, n_support, rule, params, state, avg_scale_sum, kind, kparams, counts, flags,
+         acc, n_support, rule, params, state, avg_scale_sum, kind, kparams, counts, predictions,
          weights, weight_mode):
     # each row is scattered into a dense work row (the kernels and the support set are dense)
     x = np.zeros(n_features)
@@ -246,7 +247,7 @@ def _run(dense, n_features, data, indices, indptr, y, order, row_slot, support, 
             x[idx[p]] = vals[p]
         support, support_sq, coef, acc, n_support, krow = _one_row(
             x, y[i], t, i, row_slot, support, support_sq, coef, acc, n_support, krow, rule,
-            params, state, avg_scale_sum, kind, kparams, counts, flags,
+            params, state, avg_scale_sum, kind, kparams, counts, predictions,
             weights[i] if weights.shape[0] > 0 else 1.0, weight_mode)
         for p in range(idx.shape[0]):
             x[idx[p]] = 0.0
@@ -255,25 +256,25 @@ def _run(dense, n_features, data, indices, indptr, y, order, row_slot, support, 
 
 @njit(cache=True)
 def run_dense(X, y, order, row_slot, support, support_sq, coef, acc, n_support, rule, params,
-              state, avg_scale_sum, kind, kparams, counts, flags, weights, weight_mode):
+              state, avg_scale_sum, kind, kparams, counts, predictions, weights, weight_mode):
     """Online pass over the rows ``X[order]`` (dense, C-contiguous); ``row_slot[i]`` (if not
     empty) is the support index of training row i or −1.  Returns the (possibly reallocated)
     model arrays and the number of support patterns."""
     n_features = X.shape[1]
     return _run(True, n_features, X.reshape(X.size), np.arange(n_features),
                 np.empty(0, np.int64), y, order, row_slot, support, support_sq, coef, acc,
-                n_support, rule, params, state, avg_scale_sum, kind, kparams, counts, flags,
+                n_support, rule, params, state, avg_scale_sum, kind, kparams, counts, predictions,
                 weights, weight_mode)
 
 
 @njit(cache=True)
 def run_sparse(data, indices, indptr, n_features, y, order, row_slot, support, support_sq, coef,
-               acc, n_support, rule, params, state, avg_scale_sum, kind, kparams, counts, flags,
-               weights, weight_mode):
+               acc, n_support, rule, params, state, avg_scale_sum, kind, kparams, counts,
+               predictions, weights, weight_mode):
     """As :func:`run_dense` on CSR rows."""
     return _run(False, n_features, data, indices, indptr, y, order, row_slot, support, support_sq,
                 coef, acc, n_support, rule, params, state, avg_scale_sum, kind, kparams, counts,
-                flags, weights, weight_mode)
+                predictions, weights, weight_mode)
 
 
 @njit(cache=True)
@@ -289,5 +290,5 @@ def learn_one(x, y, support, support_sq, coef, acc, n_support, rule, params, sta
     kernel_row(support, support_sq, n_support, x, x_sq, kind, kparams, krow)
     n_support, _, predicted = step(x, x_sq, krow, q, y, -1, support, support_sq, coef, acc,
                                    n_support, rule, params, state, avg_scale_sum, kind, kparams,
-                                   counts, np.empty(0, np.int8), 0, weight, weight_mode)
+                                   counts, np.empty(0, np.int64), 0, weight, weight_mode)
     return support, support_sq, coef, acc, n_support, predicted

@@ -34,6 +34,24 @@ def row(dense, n_features, data, indices, indptr, r):
     return indices[start:stop], data[start:stop]
 
 
+@njit(cache=True, error_model="numpy")
+def nonzeros(idx, vals):
+    """The entries of the row ``(idx, vals)`` whose value is not 0, in order.  Every round
+    skips zero values, so a round on them is the round on the row, bit for bit; on a dense
+    image row (about 1/5 non-zero) the per-example path then sweeps a fifth of it, twice or
+    more (scores, steps)."""
+    n = vals.shape[0]
+    nz_idx = np.empty(n, np.int64)
+    nz_vals = np.empty(n)
+    k = 0
+    for p in range(n):  # without a branch: a zero is written and then overwritten
+        v = vals[p]
+        nz_idx[k] = idx[p]
+        nz_vals[k] = v
+        k += v != 0.0
+    return nz_idx[:k], nz_vals[:k]
+
+
 @njit(cache=True, fastmath={"reassoc", "contract"})
 def _sum_of_squares(row):
     q = 0.0

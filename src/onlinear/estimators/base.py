@@ -25,7 +25,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._core import counters, primal
+from .._core import counters, primal, rows
 from .._core.weights import averaged
 from ..rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE
 from ..rules.table import RULES, Rule
@@ -275,9 +275,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """Class indices of the labels ``y``; raises before anything is changed if one is unknown."""
         return self._task.encode(y)
 
-    def _run(self, X, y_index, order, flags=None, sample_weight=None):
-        if flags is None:
-            flags = np.empty(0, dtype=np.int8)
+    def _run(self, X, y_index, order, predictions=None, sample_weight=None):
+        if predictions is None:
+            predictions = counters.NO_PREDICTIONS
         order = np.ascontiguousarray(order, dtype=np.int64)
         model = (self._weights, int(self._rule), self._params, self._state, self._step_kind,
                  self._scale_free)
@@ -286,9 +286,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             sample_weight, self._weight_mode())
         if sp.issparse(X):
             primal.run_sparse(X.data, X.indices, X.indptr, y_index, order, *model, self._counts,
-                              flags, *averaging, *weighting)
+                              predictions, *averaging, *weighting)
         else:
-            primal.run_dense(X, y_index, order, *model, self._counts, flags, *averaging,
+            primal.run_dense(X, y_index, order, *model, self._counts, predictions, *averaging,
                              *weighting)
 
     # ------------------------------------------------------------------ sample weights
@@ -599,18 +599,147 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         features, unknown labels, bad weights) a ``ValueError`` is raised and the model is
         left exactly as it was.
         """
+        self._one_pass(X, y, classes, sample_weight, "partial_fit")
+        return self
+
+    def _one_pass(self, X, y, classes, sample_weight, method, record=False):
+        """:meth:`partial_fit`'s pass (``method`` names the caller in messages); returns the
+        class index predicted in each round if ``record``, else None."""
         first = not hasattr(self, "classes_")
+        predicted = None
         with self._unchanged_on_error() as saved:
-            X, targets = self._prepare(X, y, classes, "partial_fit")
-            weights = self._example_weights(targets, y, sample_weight, X, "partial_fit")
+            X, targets = self._prepare(X, y, classes, method)
+            weights = self._example_weights(targets, y, sample_weight, X, method)
             context = self._pass_context(X)
             if weights is not None:
                 context["sample_weight"] = weights
+            if record:
+                context["predictions"] = predicted = np.empty(X.shape[0], dtype=np.int64)
             if not first and self._pass_can_fail(X.shape[0]):
                 self._snapshot_arrays(saved)  # (a first call's arrays are new: nothing to copy)
-            with self._progress("partial_fit", X.shape[0]):
+            with self._progress(method, X.shape[0]):
                 self._run(X, targets, np.arange(X.shape[0]), **context)
-        return self
+        return predicted
+
+    def learn_many(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None,
+                   sample_weight: ArrayLike | None = None) -> NDArray:
+        """Learn a batch of examples in order and return the label predicted for each one
+        *before* its update: :meth:`learn_one` for users whose stream comes in small batches.
+
+        The rounds are those of :meth:`partial_fit` on the batch (bit for bit); they are
+        :meth:`learn_one`'s on each row in turn, up to rounding (a dense batch is scored with
+        vectorized sums, see :mod:`onlinear._core.primal`).  ``classes`` is required on the
+        first call, ``sample_weight`` as in :meth:`fit`.  On bad input nothing is learned and
+        the error names the problem.  On a started model, a batch that needs no conversion (a
+        C-contiguous float64 or float32 array of the model's width, or a canonical float64
+        CSR matrix, with known labels) skips scikit-learn's validation: its rows are checked
+        in one compiled sweep and learned in one compiled call.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            The examples, in the order they arrived.
+        y : array-like of shape (n_samples,)
+            Their labels.
+        classes : array-like, optional
+            All the labels of the stream (required on the first call).
+        sample_weight : array-like of shape (n_samples,), optional
+            The weight of each example.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The label predicted for each example before the model learned it.
+
+        Examples
+        --------
+        >>> import numpy as np, onlinear
+        >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.2], [0.1, 1.0]])
+        >>> model = onlinear.make("pa")
+        >>> model.learn_many(X, ["a", "b", "a", "b"], classes=["a", "b"]).tolist()
+        ['a', 'a', 'a', 'b']
+        >>> model.n_mistakes_
+        1
+        """
+        if sample_weight is None and self._records_predictions:
+            predicted = self._learn_many_fast(X, y, classes)
+            if predicted is not None:
+                return predicted
+        if not self._records_predictions:
+            return self._learn_rows(X, y, classes, sample_weight)
+        predicted = self._one_pass(X, y, classes, sample_weight, "learn_many", record=True)
+        return self.classes_[predicted]
+
+    #: Whether :meth:`_run` records each round's prediction (``predictions=``); the learners
+    #: whose rounds predict label sets or ranks learn a batch row by row (:meth:`_learn_rows`).
+    _records_predictions = True
+
+    def _learn_many_fast(self, X, y, classes):
+        """:meth:`learn_many` on a started model in one compiled sweep and one compiled pass,
+        or None (nothing changed) when the general path must run: the conditions of
+        :meth:`_fast_row`, for a whole batch, and a primal learner's pass, which cannot fail
+        once its rows and labels are checked."""
+        d = self.__dict__
+        if ("_task" not in d or type(self)._run is not OnlineLinearClassifier._run
+                or not self._fast_one or d.get("verbose")):
+            return None
+        if (d.get("fit_intercept") or d.get("class_weight") is not None
+                or ("_avg_acc" in d) != bool(d.get("average"))):
+            return None
+        if classes is not None and not self._known_classes(classes):
+            return None
+        width = d["_weights"].shape[0]
+        kind = type(X)
+        if kind is np.ndarray:
+            if not (X.ndim == 2 and X.shape[1] == width and X.flags.c_contiguous
+                    and X.dtype in (np.float64, np.float32)):
+                return None
+            if rows.first_bad_row_dense(X) >= 0:
+                return None
+        elif kind is sp.csr_matrix or kind is sp.csr_array:
+            if not (X.shape[1] == width and X.data.dtype == np.float64
+                    and X.has_canonical_format):
+                return None
+            if rows.first_bad_row_sparse(X.data, X.indptr) >= 0:
+                return None
+        else:
+            return None
+        if not isinstance(y, np.ndarray) or y.shape != (X.shape[0],) or y.dtype.kind == "O":
+            return None
+        task = d["_task"]
+        if y.dtype.kind != task.classes.dtype.kind:
+            return None
+        try:
+            targets = task.encode(y)
+        except (TypeError, ValueError):  # the general path names it
+            return None
+        predictions = np.empty(X.shape[0], dtype=np.int64)
+        self._run(X, targets, np.arange(X.shape[0]), predictions)
+        return task.classes[predictions]
+
+    def _learn_rows(self, X, y, classes, sample_weight):
+        """:meth:`learn_many` as :meth:`learn_one` on each row in turn, all of it or nothing:
+        the model is restored if a row is refused."""
+        if sample_weight is not None:
+            raise TypeError(f"{type(self).__name__}.learn_many takes no sample_weight; "
+                            "give the weights to partial_fit.")
+        if not sp.issparse(X):
+            X = np.asarray(X)
+            if X.ndim != 2:
+                raise ValueError(f"X must be 2-D (one row per example); got shape {X.shape}.")
+        elif not isinstance(X, sp.csr_matrix):
+            X = sp.csr_matrix(X)
+        if len(y) != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {len(y)} labels.")
+        with self._unchanged_on_error() as saved:
+            self._snapshot_arrays(saved)
+            predicted = [self.learn_one(X[i], y[i], classes=classes if i == 0 else None)
+                         for i in range(X.shape[0])]
+        if predicted and isinstance(predicted[0], np.ndarray):
+            return np.vstack(predicted)  # indicator rows
+        if predicted and isinstance(predicted[0], tuple):
+            return predicted  # label sets
+        return np.asarray(predicted)
 
     # ------------------------------------------------------------------ class weights, progress
     def _class_weights(self, y, method):
@@ -721,10 +850,16 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         every call) is its ``classes_`` element by element, in order: cheaply, without the
         sorting and checks of a first call (nothing is cached: a failed call changes
         nothing)."""
-        if classes is self.classes_:
+        known = self.classes_
+        if classes is known:
             return True
         given = np.asarray(classes)
-        return given.shape == self.classes_.shape and bool(np.array_equal(given, self.classes_))
+        if given.shape != known.shape:
+            return False
+        if given.dtype == known.dtype and given.dtype.kind in "biuU" and (
+                given.tobytes() == known.tobytes()):
+            return True  # the same values, bit for bit (a fifth of array_equal's time)
+        return bool(np.array_equal(given, known))
 
     def _check_same_classes(self, classes):
         """``classes`` given to a started model: the model's classes (nothing to do), or more

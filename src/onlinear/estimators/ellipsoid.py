@@ -31,6 +31,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._core import ellipsoid as ee
+from .._core.counters import NO_PREDICTIONS
 from ..rules import ellipsoid as rule  # module-qualified: the classes below reuse the names
 from .base import OnlineLinearClassifier, _Unweighted
 from .checks import check_memory
@@ -146,11 +147,12 @@ class _Ellipsoid(_Unweighted):
         super()._restore_derived()
         self._layout = self._resolve_layout(self._weights.shape[1], self._weights.shape[0])
 
-    def _run(self, X, y_index, order, flags=None):
-        if flags is None:
-            flags = np.empty(0, dtype=np.int8)
+    def _run(self, X, y_index, order, predictions=None):
+        if predictions is None:
+            predictions = NO_PREDICTIONS
         order = np.ascontiguousarray(order, dtype=np.int64)
-        model = (self._weights, self._metric, self._state, self._params, self._counts, flags)
+        model = (self._weights, self._metric, self._state, self._params, self._counts,
+                 predictions)
         if sp.issparse(X):
             failed = ee.run_sparse(self._layout, X.data, X.indices, X.indptr, y_index, order,
                                    *model)

@@ -41,6 +41,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._core import counters
 from .._core import kernel as dual
 from .._core import primal as primal_engine
+from .._core.counters import NO_PREDICTIONS
 from .._core.primal import predict_index
 from .._core.rows import ROW_NORM_EXPONENT
 from ..kernels import CALLABLE, POLY, gram, kernel_row, kernel_self, resolve, scale_gamma
@@ -220,7 +221,7 @@ class KernelLearner(OnlineLinearClassifier):
     def _prepare(self, X, y, classes, method):
         first = not hasattr(self, "classes_")
         prepared = super()._prepare(X, y, classes, method)
-        if method == "partial_fit" and first:  # after the checks of the data and parameters
+        if method in ("partial_fit", "learn_many") and first:  # after the data's checks
             self._refuse_scale_on_a_stream(method)  # (the caller restores the fresh model)
         return prepared
 
@@ -308,9 +309,9 @@ class KernelLearner(OnlineLinearClassifier):
         self._check_finite_kernel(X)
         return {"row_slot": np.full(X.shape[0], -1, dtype=np.int64)}
 
-    def _run(self, X, y_index, order, flags=None, row_slot=None, sample_weight=None):
-        if flags is None:
-            flags = np.empty(0, dtype=np.int8)
+    def _run(self, X, y_index, order, predictions=None, row_slot=None, sample_weight=None):
+        if predictions is None:
+            predictions = NO_PREDICTIONS
         order = np.ascontiguousarray(order, dtype=np.int64)
         if row_slot is None:
             row_slot = self._pass_context(X)["row_slot"]
@@ -318,13 +319,13 @@ class KernelLearner(OnlineLinearClassifier):
         weighting = (_NO_WEIGHTS, primal_engine.WEIGHT_NONE) if sample_weight is None else (
             sample_weight, self._weight_mode())
         rule = (int(self._rule), self._params, self._state, self._avg_scale_sum, self._kind,
-                self._kernel_params, self._counts, flags, *weighting)
+                self._kernel_params, self._counts, predictions, *weighting)
         if self._kind == CALLABLE:
             for t, i in enumerate(order):
                 x = X[i].toarray()[0] if sp.issparse(X) else X[i]
                 weight = 1.0 if sample_weight is None else float(sample_weight[i])
-                row_slot[i] = self._callable_round(x, y_index[i], int(row_slot[i]), flags, t,
-                                                   weight, weighting[1])
+                row_slot[i] = self._callable_round(x, y_index[i], int(row_slot[i]),
+                                                   predictions, t, weight, weighting[1])
         elif sp.issparse(X):
             self._store(*dual.run_sparse(X.data, X.indices, X.indptr, X.shape[1],
                                                   y_index, order, row_slot, *self._model(),
@@ -384,7 +385,7 @@ class KernelLearner(OnlineLinearClassifier):
         # one round evaluates it before changing anything
         return n_rows > 1 and getattr(self, "_kind", None) == CALLABLE
 
-    def _callable_round(self, x, label, slot, flags, t, weight=1.0,
+    def _callable_round(self, x, label, slot, predictions, t, weight=1.0,
                         weight_mode=primal_engine.WEIGHT_NONE):
         """One round with a Python kernel; returns the support slot of x (or −1).  The kernel
         is evaluated and checked before anything changes."""
@@ -405,7 +406,7 @@ class KernelLearner(OnlineLinearClassifier):
                                         support_sq,
                                      coef, acc, n, int(self._rule), self._params, self._state,
                                      self._avg_scale_sum, self._kind, self._kernel_params,
-                                     self._counts, flags, t, weight, weight_mode)
+                                     self._counts, predictions, t, weight, weight_mode)
         self._n_support = int(n)
         return slot
 

@@ -3,7 +3,7 @@
 import _thread
 import functools
 
-_LOCKED_METHODS = ("fit", "partial_fit", "learn_one", "learn_block", "predict", "predict_one",
+_LOCKED_METHODS = ("fit", "partial_fit", "learn_one", "learn_many", "learn_block", "predict", "predict_one",
                    "decision_function", "predict_label_sets", "predict_proba", "score",
                    "set_params", "grow_features")
 

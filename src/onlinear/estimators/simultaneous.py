@@ -72,6 +72,10 @@ class _Simultaneous(OnlineLinearClassifier):
     C·w in place of C (the weighted loss C·w·max_j ℓ_j of the trial's primal, Amit et al. Eq.
     (2)); a weight of 0 makes the trial a prediction only."""
 
+    # a trial predicts a label set or a rank, which the compiled pass does not record:
+    # learn_many learns row by row
+    _records_predictions = False
+
     _parameter_constraints = {
         **OnlineLinearClassifier._parameter_constraints,
         "scheme": [StrOptions(set(SCHEME_NAMES))],
