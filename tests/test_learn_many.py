@@ -179,6 +179,8 @@ def test_a_bad_last_row_leaves_a_simultaneous_learner_as_it_was():
     with pytest.raises(ValueError, match="NaN"):
         model.learn_many(bad, y[10:20])
     _assert_same_state(before, model)
+    with pytest.raises(ValueError, match="no rows"):
+        model.learn_many(X[:0], y[:0])
     with pytest.raises(TypeError, match="sample_weight"):
         model.learn_many(X[10:20], y[10:20], sample_weight=np.ones(10))
     _assert_same_state(before, model)
@@ -206,6 +208,7 @@ def test_bad_batches_are_refused_with_nothing_learned(name, storage):
         (convert(X[20:30, :5]), y[20:30], "features"),
         (convert(X[20:30]), y[20:29], "inconsistent numbers of samples"),
         (convert(X[20:30] * 1e160), y[20:30], "norm"),
+        (convert(X[20:20]), y[20:20], "0 sample"),  # an empty batch, as partial_fit
     ]
     for rows, labels, message in cases:
         with pytest.raises(ValueError, match=message):

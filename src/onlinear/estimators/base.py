@@ -691,13 +691,13 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         width = d["_weights"].shape[0]
         kind = type(X)
         if kind is np.ndarray:
-            if not (X.ndim == 2 and X.shape[1] == width and X.flags.c_contiguous
-                    and X.dtype in (np.float64, np.float32)):
+            if not (X.ndim == 2 and X.shape[0] > 0 and X.shape[1] == width
+                    and X.flags.c_contiguous and X.dtype in (np.float64, np.float32)):
                 return None
             if rows.first_bad_row_dense(X) >= 0:
                 return None
         elif kind is sp.csr_matrix or kind is sp.csr_array:
-            if not (X.shape[1] == width and X.data.dtype == np.float64
+            if not (X.shape[0] > 0 and X.shape[1] == width and X.data.dtype == np.float64
                     and X.has_canonical_format):
                 return None
             if rows.first_bad_row_sparse(X.data, X.indptr) >= 0:
@@ -729,6 +729,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"X must be 2-D (one row per example); got shape {X.shape}.")
         elif not isinstance(X, sp.csr_matrix):
             X = sp.csr_matrix(X)
+        if X.shape[0] == 0:
+            raise ValueError("X has no rows: learn_many needs at least one example.")
         if len(y) != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {len(y)} labels.")
         with self._unchanged_on_error() as saved:
