@@ -53,7 +53,7 @@ from numba import njit
 from ..rules.dispatch import compute_steps
 from ..rules.layout import RAW_MASS, SCALE, squared_norm
 from .counters import count_round
-from .rows import _row_ok, nonzeros, row
+from .rows import _row_ok, nonzeros, row, strictly_increasing
 from .weights import (
     add_to_column,
     add_to_column_pair,
@@ -311,11 +311,12 @@ def learn_one_dense(idx, x, y, W, rule, params, state, step_kind, scale_free, co
 def learn_one_checked(idx, x, y, W, rule, params, state, step_kind, scale_free, counts, acc,
                       avg):
     """:func:`learn_one_dense` (unweighted) on a row it checks first (finite, an accepted
-    norm: :func:`.rows._row_ok`): the per-example fast path in one compiled call, played on
-    the row's non-zeros (:func:`.rows.nonzeros`: the same round, on a fifth of a dense image
-    row).  Returns −1, having changed nothing, if the row is not accepted (the caller then
-    names the problem)."""
-    if not _row_ok(x):
+    norm: :func:`.rows._row_ok`) and canonical (:func:`.rows.strictly_increasing`): the
+    per-example fast path in one compiled call, played on the row's non-zeros
+    (:func:`.rows.nonzeros`: the same round, on a fifth of a dense image row).  Returns −1,
+    having changed nothing, if the row is not taken (the caller's general path then sums and
+    sorts it, or names the problem)."""
+    if not (_row_ok(x) and strictly_increasing(idx)):
         return -1
     if idx.shape[0] == W.shape[0]:  # a dense row (a CSR row holds its non-zeros already)
         idx, x = nonzeros(idx, x)
@@ -326,7 +327,10 @@ def learn_one_checked(idx, x, y, W, rule, params, state, step_kind, scale_free, 
 @njit(cache=True, error_model="numpy")
 def predict_one_checked(idx, x, W, state, scale_free):
     """The index :func:`one_round` would predict for the row ``(idx, x)`` (its scores summed
-    as :func:`score` sums them), or −1 if a value is not finite (the caller names it)."""
+    as :func:`score` sums them), or −1 if a value is not finite or the row not canonical (the
+    caller's general path names it, or sums and sorts the row)."""
+    if not strictly_increasing(idx):
+        return -1
     m = W.shape[1]
     scores = np.empty(m)
     if idx.shape[0] == W.shape[0]:  # a dense row, as in learn_one_checked

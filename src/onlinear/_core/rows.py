@@ -34,6 +34,18 @@ def row(dense, n_features, data, indices, indptr, r):
     return indices[start:stop], data[start:stop]
 
 
+@njit(cache=True)
+def strictly_increasing(idx):
+    """Whether the column indices ``idx`` are sorted without repeats (a canonical CSR row, or
+    a dense row's ``arange``): the per-example fast paths take only such rows, the others are
+    summed and sorted first (a repeated column is the sum of its entries, so ‖x‖² is not the
+    sum of the squared entries)."""
+    ok = True
+    for p in range(1, idx.shape[0]):
+        ok &= idx[p] > idx[p - 1]  # (no early exit: the sweep vectorizes)
+    return ok
+
+
 @njit(cache=True, error_model="numpy")
 def nonzeros(idx, vals):
     """The entries of the row ``(idx, vals)`` whose value is not 0, in order.  Every round
