@@ -3,6 +3,9 @@ import numpy as np
 
 from .labels import Labels
 
+#: Batches of at most this many labels are encoded by dictionary look-ups.
+_FEW = 64
+
 
 class Multiclass(Labels):
     """One class label per example; ``k ≥ 2`` classes, one score per class.
@@ -30,6 +33,11 @@ class Multiclass(Labels):
     def encode(self, y):
         """Class indices of the labels ``y`` (int64); raises, naming the unknown labels, before
         anything is changed."""
+        if isinstance(y, np.ndarray) and y.ndim == 1 and y.shape[0] <= _FEW:
+            try:  # a small batch (learn_many): a look-up per label beats the array passes
+                return np.array([self.index[label] for label in y.tolist()], dtype=np.int64)
+            except (KeyError, TypeError):
+                pass  # (an unknown label: named below)
         index = np.searchsorted(self.classes, y)
         index = np.minimum(index, self.classes.shape[0] - 1)
         unknown = self.classes[index] != y
