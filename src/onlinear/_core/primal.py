@@ -53,7 +53,7 @@ from numba import njit
 from ..rules.dispatch import compute_steps
 from ..rules.layout import RAW_MASS, SCALE, squared_norm
 from .counters import count_round
-from .rows import _row_ok, nonzeros, row, strictly_increasing
+from .rows import _row_ok, as_float64, nonzeros, row, strictly_increasing
 from .weights import (
     add_to_column,
     add_to_column_pair,
@@ -116,12 +116,15 @@ def score(idx, vals, W, state, scores):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _apply_additive(idx, vals, W, state, tau, factor, unit_norm, dense, acc, avg):
+def _apply_additive(idx, vals, W, state, tau, factor, unit_norm, dense, acc, avg, exact_norms,
+                    scores, q):
     """``w_r ← factor_r·w_r + tau_r·x`` (then ``w_r ← w_r/‖w_r‖`` for scale-free learners, whose
     predictions only depend on directions); returns whether the model changed.  ``dense``: the
-    row is the whole of ``vals`` and ``W`` is class-major (see :func:`run_dense`); its steps are
-    added two columns per sweep over the row (each column's own arithmetic is unchanged: the
-    columns are independent)."""
+    row is the whole of ``vals`` and ``W`` is class-major (see :func:`run_dense`); the steps of
+    columns the round did not rescale are added two columns per sweep over the row (each
+    column's own arithmetic is unchanged: the columns are independent), their squared norms
+    updated, unless ``exact_norms``, from the round's ``scores`` and ``q = ‖x‖²``
+    (:func:`~.weights.add_to_column_pair`)."""
     changed = False
     m = W.shape[1]
     waiting = -1  # (dense) a column whose step waits for a second one to share its sweep
@@ -136,13 +139,15 @@ def _apply_additive(idx, vals, W, state, tau, factor, unit_norm, dense, acc, avg
             rescale_column(W, state, r, c, acc, avg)
         if tau[r] == 0.0:
             continue
-        if not dense:
-            add_to_column(idx, vals, W, state, r, tau[r], False, acc, avg)
+        if not dense or c != 1.0:
+            add_to_column(idx, vals, W, state, r, tau[r], dense, acc, avg)
             _keep_unit_norm(W, state, r, unit_norm, acc, avg)
         elif waiting < 0:
             waiting = r
         else:
-            add_to_column_pair(idx, vals, W, state, waiting, tau[waiting], r, tau[r], acc, avg)
+            add_to_column_pair(idx, vals, W, state, waiting, tau[waiting], r, tau[r], acc, avg,
+                               exact_norms, scores[waiting] / state[SCALE, waiting],
+                               scores[r] / state[SCALE, r], q)
             _keep_unit_norm(W, state, waiting, unit_norm, acc, avg)
             _keep_unit_norm(W, state, r, unit_norm, acc, avg)
             waiting = -1
@@ -210,7 +215,7 @@ def _normalize(W, state, whole_matrix):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, scores, tau,
-              factor, acc, avg, weight, weight_mode, dense=False, order=None):
+              factor, acc, avg, weight, weight_mode, dense=False, order=None, exact_norms=True):
     """One online round on the row ``(idx, vals)``; returns ``(predicted index, model changed)``.
 
     ``dense``: ``vals`` is a whole dense row (``idx = arange(n_features)``) and ``W`` is
@@ -218,7 +223,8 @@ def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, score
     averaging sums of :mod:`.weights` (empty: not averaging; additive steps only), closed at
     the end of the round.  ``weight``, ``weight_mode``: the example's weight and how it enters
     (``WEIGHT_*``).  ``order``: the rules' int64 scratch (see :func:`~onlinear.rules.dispatch.
-    compute_steps`), one array for a whole pass."""
+    compute_steps`), one array for a whole pass.  ``exact_norms``: see
+    :func:`~.weights.add_to_column_pair` (dense rows)."""
     if dense:
         q = column_dots_dense(vals, W, state, scores)
     else:
@@ -241,7 +247,7 @@ def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, score
                 tau[r] *= weight
         if step_kind == ADDITIVE:
             changed = _apply_additive(idx, vals, W, state, tau, factor, scale_free, dense, acc,
-                                      avg)
+                                      avg, exact_norms, scores, q)
         else:
             changed = _apply_multiplicative(idx, vals, W, state, tau,
                                             step_kind == MULTIPLICATIVE_MATRIX)
@@ -252,9 +258,10 @@ def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, score
 
 @njit(cache=True, error_model="numpy")
 def run_dense(X, y, order, W, rule, params, state, step_kind, scale_free, counts, predictions,
-              acc, avg, sample_weight, weight_mode):
+              acc, avg, sample_weight, weight_mode, exact_norms):
     """Online pass over the rows ``X[order]`` (dense, C-contiguous), on a class-major copy of
-    ``W`` (and of ``acc``; O(n_features·n_outputs) once per pass) written back at the end."""
+    ``W`` (and of ``acc``; O(n_features·n_outputs) once per pass) written back at the end.
+    ``exact_norms``: the rule reads the squared norms (:func:`~.weights.add_to_column_pair`)."""
     n_features = X.shape[1]
     class_major = W.T.copy().T  # same shape, Fortran order: column r contiguous
     acc_class_major = acc.T.copy().T
@@ -267,7 +274,8 @@ def run_dense(X, y, order, W, rule, params, state, step_kind, scale_free, counts
         weight = sample_weight[i] if sample_weight.shape[0] > 0 else 1.0
         predicted, updated = one_round(index, X[i], y[i], class_major, rule, params, state,
                                        step_kind, scale_free, scores, tau, factor,
-                                       acc_class_major, avg, weight, weight_mode, True, scratch)
+                                       acc_class_major, avg, weight, weight_mode, True, scratch,
+                                       exact_norms)
         count_round(counts, predictions, t, predicted, y[i], updated)
     W[:, :] = class_major
     acc[:, :] = acc_class_major
@@ -315,13 +323,15 @@ def learn_one_checked(idx, x, y, W, rule, params, state, step_kind, scale_free, 
     per-example fast path in one compiled call, played on the row's non-zeros
     (:func:`.rows.nonzeros`: the same round, on a fifth of a dense image row).  Returns −1,
     having changed nothing, if the row is not taken (the caller's general path then sums and
-    sorts it, or names the problem)."""
+    sorts it, or names the problem).  ``x`` is float64 or float32 (widened exactly)."""
     if not (_row_ok(x) and strictly_increasing(idx)):
         return -1
     if idx.shape[0] == W.shape[0]:  # a dense row (a CSR row holds its non-zeros already)
-        idx, x = nonzeros(idx, x)
-    return learn_one_dense(idx, x, y, W, rule, params, state, step_kind, scale_free, counts,
-                           acc, avg, 1.0, WEIGHT_NONE)
+        idx, values = nonzeros(idx, x)
+    else:
+        values = as_float64(x)
+    return learn_one_dense(idx, values, y, W, rule, params, state, step_kind, scale_free,
+                           counts, acc, avg, 1.0, WEIGHT_NONE)
 
 
 @njit(cache=True, error_model="numpy")
@@ -334,8 +344,10 @@ def predict_one_checked(idx, x, W, state, scale_free):
     m = W.shape[1]
     scores = np.empty(m)
     if idx.shape[0] == W.shape[0]:  # a dense row, as in learn_one_checked
-        idx, x = nonzeros(idx, x)
-    q = score(idx, x, W, state, scores)
+        idx, values = nonzeros(idx, x)
+    else:
+        values = as_float64(x)
+    q = score(idx, values, W, state, scores)
     if not np.isfinite(q):
         return -1
     return predict_index(scores, state, scale_free)

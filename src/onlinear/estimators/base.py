@@ -42,6 +42,8 @@ from .checks import (
 from .locking import _lock_methods, _ModelLock
 #: What the estimators take as rows: array-likes or scipy sparse matrices (CSR is used as it is).
 MatrixLike = ArrayLike | sp.spmatrix | sp.sparray
+_FLOAT64 = np.dtype(np.float64)
+_FLOAT32 = np.dtype(np.float32)
 
 
 class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
@@ -141,6 +143,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         cls._fast_one = all(getattr(cls, name) is getattr(base, name) for name in (
             "_learn_one_index", "_predict_index_one", "_one_row", "_check_one", "_label_of",
             "_encode", "_make_task"))
+        # the rule's id and scale-freedom as plain class attributes: the per-example paths
+        # read them on every call (``int(Rule)`` and the table look-up cost 0.2 µs)
+        cls._rule_id = int(cls._rule) if cls._rule in RULES else -1
+        cls._rule_scale_free = RULES[cls._rule].scale_free if cls._rule in RULES else False
 
     def _model_lock(self):
         """The estimator's re-entrant lock (created on first use; ``dict.setdefault`` is atomic,
@@ -157,6 +163,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         return state
 
     _rule = None  # set by subclasses: a Rule of onlinear.rules.table
+    _rule_id = -1  # (both set by __init_subclass__ from _rule)
+    _rule_scale_free = False
     _step_kind = primal.ADDITIVE
     _parameter_constraints = {
         "average": ["boolean"],
@@ -190,7 +198,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def _scale_free(self):
-        return RULES[self._rule].scale_free if self._rule in RULES else False
+        return self._rule_scale_free
 
     def _n_outputs(self, n_classes):
         if RULES[self._rule].binary and n_classes == 2:
@@ -288,8 +296,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             primal.run_sparse(X.data, X.indices, X.indptr, y_index, order, *model, self._counts,
                               predictions, *averaging, *weighting)
         else:
+            rule = RULES[self._rule]
             primal.run_dense(X, y_index, order, *model, self._counts, predictions, *averaging,
-                             *weighting)
+                             *weighting, rule.reads_norm or rule.scale_free)
 
     # ------------------------------------------------------------------ sample weights
     def _weight_mode(self):
@@ -997,7 +1006,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """``(column indices, values)`` of ``x`` if it can take the per-example fast paths —
         a started model without an intercept's constant (or a change of ``fit_intercept``) or
         class weights, its ``average`` as started, and ``x`` a 1-D C-contiguous float64 or
-        float32 ndarray (widened exactly), or a float64 1-row CSR matrix, of the model's width
+        float32 ndarray, or a float64 1-row CSR matrix, of the model's width
         — else None
         (the general path then checks, converts or raises)."""
         d = self.__dict__
@@ -1005,17 +1014,17 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         if (d.get("fit_intercept") or d.get("class_weight") is not None
                 or ("_avg_acc" in d) != bool(d.get("average"))):
             return None
-        # one compiled signature (int64 indices, float64 values): each more one is a compile
+        # two compiled signatures (int64 indices; float64 values, or a dense float32 row,
+        # widened exactly inside the call): each more one is a compile.  (Dtypes compared by
+        # identity: numpy's builtin dtypes are singletons, and == costs 0.1 µs.)
         kind = type(x)
         if kind is np.ndarray:
-            if x.ndim == 1 and x.shape[0] == width and x.flags.c_contiguous:
-                if x.dtype == np.float64:
-                    return d["_dense_index"], x
-                if x.dtype == np.float32:  # widened exactly, as the general path's copy
-                    return d["_dense_index"], x.astype(np.float64)
+            if (x.shape == (width,) and x.flags.c_contiguous
+                    and (x.dtype is _FLOAT64 or x.dtype is _FLOAT32)):
+                return d["_dense_index"], x
             return None
         if ((kind is sp.csr_matrix or kind is sp.csr_array) and x.shape == (1, width)
-                and x.data.dtype == np.float64):
+                and x.data.dtype is _FLOAT64):
             # (canonical or not, checked in the compiled call: scipy's has_canonical_format
             # costs 1 µs on a new row)
             data, indices = x.data, x.indices
@@ -1046,8 +1055,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         acc = d.get("_avg_acc")
         acc, avg = (primal.NO_ACC, primal.NO_AVG) if acc is None else (acc, d["_avg_scale_sum"])
         predicted = primal.learn_one_checked(
-            *row, label, d["_weights"], int(self._rule), d["_params"], d["_state"],
-            self._step_kind, self._scale_free, d["_counts"], acc, avg)
+            *row, label, d["_weights"], self._rule_id, d["_params"], d["_state"],
+            self._step_kind, self._rule_scale_free, d["_counts"], acc, avg)
         if predicted < 0:  # the row is refused: the general path raises the error
             return None
         return task.classes[predicted]
@@ -1158,7 +1167,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                 if row is not None:
                     # one compiled call: the scores summed as the learning round sums them
                     predicted = primal.predict_one_checked(*row, d["_weights"], d["_state"],
-                                                           self._scale_free)
+                                                           self._rule_scale_free)
                     if predicted >= 0:  # (else not finite: the general path says so)
                         return d["_task"].classes[predicted]
             check_is_fitted(self)
