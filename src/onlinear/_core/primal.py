@@ -53,7 +53,7 @@ from numba import njit
 from ..rules.dispatch import compute_steps
 from ..rules.layout import RAW_MASS, SCALE, squared_norm
 from .counters import count_round
-from .rows import _row_ok, as_float64, nonzeros, row, strictly_increasing
+from .rows import _row_ok, as_float64, nonzeros, row, row_accepted, strictly_increasing
 from .weights import (
     add_to_column,
     add_to_column_pair,
@@ -216,7 +216,9 @@ def _normalize(W, state, whole_matrix):
 @njit(cache=True, error_model="numpy", inline="always")
 def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, scores, tau,
               factor, acc, avg, weight, weight_mode, dense=False, order=None, exact_norms=True):
-    """One online round on the row ``(idx, vals)``; returns ``(predicted index, model changed)``.
+    """One online round on the row ``(idx, vals)``; returns ``(predicted index, model changed)``,
+    or ``(-1, False)``, having changed nothing, for a dense row that is not accepted
+    (:func:`.rows.row_accepted`).
 
     ``dense``: ``vals`` is a whole dense row (``idx = arange(n_features)``) and ``W`` is
     class-major, so scoring and additive steps take the vectorized path.  ``acc``, ``avg``: the
@@ -227,6 +229,8 @@ def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, score
     :func:`~.weights.add_to_column_pair` (dense rows)."""
     if dense:
         q = column_dots_dense(vals, W, state, scores)
+        if not row_accepted(vals, q):
+            return -1, False  # (the pass itself checks a dense row: see run_dense)
     else:
         q = score(idx, vals, W, state, scores)
     predicted = predict_index(scores, state, scale_free)
@@ -261,7 +265,14 @@ def run_dense(X, y, order, W, rule, params, state, step_kind, scale_free, counts
               acc, avg, sample_weight, weight_mode, exact_norms):
     """Online pass over the rows ``X[order]`` (dense, C-contiguous), on a class-major copy of
     ``W`` (and of ``acc``; O(n_features·n_outputs) once per pass) written back at the end.
-    ``exact_norms``: the rule reads the squared norms (:func:`~.weights.add_to_column_pair`)."""
+    ``exact_norms``: the rule reads the squared norms (:func:`~.weights.add_to_column_pair`).
+
+    Returns −1, or the index of the first row of the pass that is not accepted (not finite, or
+    a norm out of range: :func:`.rows.row_accepted`, from the ``‖x‖²`` the round computes
+    anyway), having then changed nothing: ``W`` and ``acc`` are only written at the end, and
+    ``state``, ``counts`` and ``avg`` are restored.  So a caller need not sweep X for bad rows
+    before the pass (a sweep over the MNIST-sized benchmark was 8 % of a pass of pa)."""
+    state_before, counts_before, avg_before = state.copy(), counts.copy(), avg.copy()
     n_features = X.shape[1]
     class_major = W.T.copy().T  # same shape, Fortran order: column r contiguous
     acc_class_major = acc.T.copy().T
@@ -276,9 +287,15 @@ def run_dense(X, y, order, W, rule, params, state, step_kind, scale_free, counts
                                        step_kind, scale_free, scores, tau, factor,
                                        acc_class_major, avg, weight, weight_mode, True, scratch,
                                        exact_norms)
+        if predicted < 0:
+            state[:, :] = state_before
+            counts[:] = counts_before
+            avg[:] = avg_before
+            return i
         count_round(counts, predictions, t, predicted, y[i], updated)
     W[:, :] = class_major
     acc[:, :] = acc_class_major
+    return -1
 
 
 @njit(cache=True, error_model="numpy")

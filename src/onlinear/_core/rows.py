@@ -88,6 +88,20 @@ def _sum_of_squares(row):
     return q
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def row_accepted(row, q):
+    """:func:`_row_ok` for a row whose ``‖x‖²`` (``q``) has been summed already (by a dense
+    pass's scoring sweep: NaN and inf propagate to it, as here)."""
+    if _SQNORM_LOW <= q <= _SQNORM_HIGH:
+        return True
+    if q != 0.0:
+        return False
+    for p in range(row.shape[0]):  # ‖x‖² = 0: the zero row, or one that underflowed
+        if row[p] != 0.0:
+            return False
+    return True
+
+
 @njit(cache=True)
 def _row_ok(row):
     """Whether the 1-D ``row`` is finite and zero or of an accepted norm."""

@@ -38,6 +38,8 @@ from .checks import (
     check_memory,
     check_row,
     check_rows,
+    row_norm,
+    row_scale_error,
 )
 from .locking import _lock_methods, _ModelLock
 #: What the estimators take as rows: array-likes or scipy sparse matrices (CSR is used as it is).
@@ -145,6 +147,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             "_encode", "_make_task"))
         # the rule's id and scale-freedom as plain class attributes: the per-example paths
         # read them on every call (``int(Rule)`` and the table look-up cost 0.2 µs)
+        # whether the pass is the base's, which checks each dense row itself (primal.run_dense)
+        cls._pass_checks_dense_rows = cls._run is OnlineLinearClassifier._run
         cls._rule_id = int(cls._rule) if cls._rule in RULES else -1
         cls._rule_scale_free = RULES[cls._rule].scale_free if cls._rule in RULES else False
 
@@ -165,6 +169,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     _rule = None  # set by subclasses: a Rule of onlinear.rules.table
     _rule_id = -1  # (both set by __init_subclass__ from _rule)
     _rule_scale_free = False
+    _pass_checks_dense_rows = True
     _step_kind = primal.ADDITIVE
     _parameter_constraints = {
         "average": ["boolean"],
@@ -297,8 +302,11 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                               predictions, *averaging, *weighting)
         else:
             rule = RULES[self._rule]
-            primal.run_dense(X, y_index, order, *model, self._counts, predictions, *averaging,
-                             *weighting, rule.reads_norm or rule.scale_free)
+            bad = primal.run_dense(X, y_index, order, *model, self._counts, predictions,
+                                   *averaging, *weighting, rule.reads_norm or rule.scale_free)
+            if bad >= 0:  # the pass refused row `bad` and changed nothing
+                check_rows(X, type(self).__name__)  # raises the error of X's first bad row
+                raise row_scale_error(row_norm(X[bad]), bad)  # (a norm at the range's edge)
 
     # ------------------------------------------------------------------ sample weights
     def _weight_mode(self):
@@ -324,13 +332,18 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                                        allow_all_zero_weights=all_zero)
         return np.ascontiguousarray(weights, dtype=np.float64)
 
-    def _validate(self, X, y, reset):
+    def _validate(self, X, y, reset, pass_checks_rows=False):
         # The finiteness check is ours: scikit-learn's costs about half of a dense PA pass
         # (it sums in float64, then scans); on a failure its own check raises its message.
+        # ``pass_checks_rows``: a dense X is left to the pass that follows over all of it
+        # (run_dense checks each row from the ‖x‖² it sums anyway, and changes nothing if one
+        # is refused), if the rows are read as given (no intercept's constant feature)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, order="C",
                              reset=reset, ensure_all_finite=False)
         X = canonical_csr(X)  # before the row checks: a row's norm is that of its sums
-        check_rows(X, type(self).__name__)
+        if not (pass_checks_rows and self._pass_checks_dense_rows and not sp.issparse(X)
+                and not self._constant()):
+            check_rows(X, type(self).__name__)
         with warnings.catch_warnings():
             # "more unique classes than half the samples" is expected of small online batches
             warnings.simplefilter("ignore", UserWarning)
@@ -534,8 +547,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _pass_can_fail(self, n_rows):
         """Whether a pass over ``n_rows`` rows can raise after the compiled loop has changed the
-        model (then :meth:`partial_fit` snapshots the model's arrays).  The additive engine
-        cannot: everything is checked before it."""
+        model (then :meth:`partial_fit` snapshots the model's arrays).  The primal engine
+        cannot: everything is checked before it, or (dense rows) by the pass, which then
+        changes nothing."""
         return False
 
     def _prepare(self, X, y, classes, method):
@@ -553,7 +567,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                 classes = self._first_classes(classes, method)
         else:
             self._check_same_classes(classes)
-        X, y = self._validate(X, y, reset=first)
+        # (a stream's passes come later, over some of its rows: its rows are checked now)
+        X, y = self._validate(X, y, reset=first, pass_checks_rows=method != "stream")
         if not first:
             self._check_intercept()
         X = self._with_constant(X)
