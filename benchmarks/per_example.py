@@ -11,7 +11,7 @@ loop calling ``pa_dense(X[i:i+1], y[i:i+1], W)`` (dense, float32, class-major we
 no validation and no model object; ``learn_many`` takes the rows 32 at a time (the ratio is
 still per example).  onlinear's calls check the row (finite, accepted norm)
 and the label, keep the counters and return the prediction made before the update; on a
-started model they take one compiled call (``OnlineLinearClassifier._learn_one_fast``).
+started model they take one compiled call (``onlinear.estimators.fast_path``).
 Rows: the dense (MNIST-sized, float32, 784 features) and sparse (news20-sized, 60,000
 features) workloads of ``workloads.py``; the contenders run interleaved, round by round, and
 the table gives the median examples/s and the ratio to the bare call of the same storage.

@@ -412,7 +412,7 @@ onlinear.make("pa").fit(X, y)
 t4 = time.perf_counter()
 onlinear.make("pa").learn_one(X[0], int(y[0]), classes=[0, 1, 2])
 t5 = time.perf_counter()
-stats = {f.__name__: f.stats for f in (primal.run_dense, primal.learn_one_dense)}
+stats = {f.__name__: f.stats for f in (primal.run_dense, primal.learn_dense_row)}
 print(json.dumps(dict(
     import_s=t1 - t0, first_fit_s=t3 - t2, second_fit_s=t4 - t3, first_learn_one_s=t5 - t4,
     cache_path=stats["run_dense"].cache_path,

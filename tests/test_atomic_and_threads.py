@@ -49,8 +49,11 @@ def _bits(value):
 
 
 def _state(model):
-    """Every attribute of the model (fitted and private) but its lock, bitwise."""
-    return {key: _bits(value) for key, value in vars(model).items() if key != "_lock"}
+    """Every attribute of the model (fitted and private), bitwise, but its lock and its
+    per-example context (``_fast``: compiled entry points over the model's own arrays, kept
+    once the fast path served a call)."""
+    return {key: _bits(value) for key, value in vars(model).items()
+            if key not in ("_lock", "_fast")}
 
 
 def _assert_same_state(before, model):

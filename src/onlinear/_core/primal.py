@@ -53,7 +53,7 @@ from numba import njit
 from ..rules.dispatch import compute_steps
 from ..rules.layout import RAW_MASS, SCALE, squared_norm
 from .counters import count_round
-from .rows import _row_ok, as_float64, nonzeros, row, row_accepted, strictly_increasing
+from .rows import _row_ok, as_float64, as_int64, row, row_accepted, strictly_increasing
 from .weights import (
     add_to_column,
     add_to_column_pair,
@@ -215,7 +215,8 @@ def _normalize(W, state, whole_matrix):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, scores, tau,
-              factor, acc, avg, weight, weight_mode, dense=False, order=None, exact_norms=True):
+              factor, acc, avg, weight, weight_mode, dense=False, order=None, exact_norms=True,
+              learning=True):
     """One online round on the row ``(idx, vals)``; returns ``(predicted index, model changed)``,
     or ``(-1, False)``, having changed nothing, for a dense row that is not accepted
     (:func:`.rows.row_accepted`).
@@ -226,7 +227,8 @@ def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, score
     the end of the round.  ``weight``, ``weight_mode``: the example's weight and how it enters
     (``WEIGHT_*``).  ``order``: the rules' int64 scratch (see :func:`~onlinear.rules.dispatch.
     compute_steps`), one array for a whole pass.  ``exact_norms``: see
-    :func:`~.weights.add_to_column_pair` (dense rows)."""
+    :func:`~.weights.add_to_column_pair` (dense rows).  ``learning=False``: a prediction
+    only (with ``weight = 0``), which does not close an averaging round either."""
     if dense:
         q = column_dots_dense(vals, W, state, scores)
         if not row_accepted(vals, q):
@@ -255,46 +257,44 @@ def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, score
         else:
             changed = _apply_multiplicative(idx, vals, W, state, tau,
                                             step_kind == MULTIPLICATIVE_MATRIX)
-    if averaging(avg):
+    if learning and averaging(avg):
         average_close_round(state, avg)
     return predicted, changed
 
 
 @njit(cache=True, error_model="numpy")
-def run_dense(X, y, order, W, rule, params, state, step_kind, scale_free, counts, predictions,
-              acc, avg, sample_weight, weight_mode, exact_norms):
-    """Online pass over the rows ``X[order]`` (dense, C-contiguous), on a class-major copy of
-    ``W`` (and of ``acc``; O(n_features·n_outputs) once per pass) written back at the end.
+def run_dense(X, y, order, Wt, rule, params, state, step_kind, scale_free, counts, predictions,
+              acc_t, avg, sample_weight, weight_mode, exact_norms):
+    """Online pass over the rows ``X[order]`` (dense, C-contiguous) on the class-major weights
+    ``Wt`` (shape ``(n_outputs, n_features)``, C-contiguous: the transpose of a class-major
+    model's ``W``) and averaging sums ``acc_t`` (the same, or empty), changed in place.
     ``exact_norms``: the rule reads the squared norms (:func:`~.weights.add_to_column_pair`).
 
     Returns −1, or the index of the first row of the pass that is not accepted (not finite, or
     a norm out of range: :func:`.rows.row_accepted`, from the ``‖x‖²`` the round computes
-    anyway), having then changed nothing: ``W`` and ``acc`` are only written at the end, and
-    ``state``, ``counts`` and ``avg`` are restored.  So a caller need not sweep X for bad rows
-    before the pass (a sweep over the MNIST-sized benchmark was 8 % of a pass of pa)."""
+    anyway).  Then ``state``, ``counts`` and ``avg`` are restored, but ``Wt`` and ``acc_t`` hold
+    the rounds before that row: a caller whose rows are not checked passes copies of them and
+    keeps the copies only if the pass returns −1.  So no sweep over X is needed before the
+    pass (a sweep over the MNIST-sized benchmark was 8 % of a pass of pa)."""
     state_before, counts_before, avg_before = state.copy(), counts.copy(), avg.copy()
-    n_features = X.shape[1]
-    class_major = W.T.copy().T  # same shape, Fortran order: column r contiguous
-    acc_class_major = acc.T.copy().T
-    index = np.arange(n_features)
+    W = Wt.T  # (n_features, n_outputs), column r contiguous: every helper indexes W[j, r]
+    acc = acc_t.T
+    index = np.arange(X.shape[1])
     m = W.shape[1]
     scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
     scratch = np.empty(m, np.int64)
     for t in range(order.shape[0]):
         i = order[t]
         weight = sample_weight[i] if sample_weight.shape[0] > 0 else 1.0
-        predicted, updated = one_round(index, X[i], y[i], class_major, rule, params, state,
-                                       step_kind, scale_free, scores, tau, factor,
-                                       acc_class_major, avg, weight, weight_mode, True, scratch,
-                                       exact_norms)
+        predicted, updated = one_round(index, X[i], y[i], W, rule, params, state, step_kind,
+                                       scale_free, scores, tau, factor, acc, avg, weight,
+                                       weight_mode, True, scratch, exact_norms)
         if predicted < 0:
             state[:, :] = state_before
             counts[:] = counts_before
             avg[:] = avg_before
             return i
         count_round(counts, predictions, t, predicted, y[i], updated)
-    W[:, :] = class_major
-    acc[:, :] = acc_class_major
     return -1
 
 
@@ -315,12 +315,46 @@ def run_sparse(data, indices, indptr, y, order, W, rule, params, state, step_kin
         count_round(counts, predictions, t, predicted, y[i], updated)
 
 
+# ------------------------------------------------------------------ one example per call
+# A dense row is learned on class-major weights with the vectorized sums of a dense pass, a
+# CSR row on feature-major ones with the sums of a CSR pass; the estimators keep the model's
+# weights in the layout of the rows it last learned from (``OnlineLinearClassifier.
+# _class_major``).  A dense row's round here and in :func:`run_dense` agree up to rounding, not
+# bit for bit: the compiler may group a reassociated sum differently in two compiled functions
+# (a one-row call through the pass would cost about 0.7 µs more per call, a fifth of it).
+
 @njit(cache=True, error_model="numpy")
-def learn_one_dense(idx, x, y, W, rule, params, state, step_kind, scale_free, counts, acc,
-                    avg, weight, weight_mode):
-    """The streaming step on one row (``idx = arange(n_features)`` for a dense one, the CSR
-    row's indices otherwise) of weight ``weight`` (``weight_mode``: ``WEIGHT_*``); returns the
-    prediction made before the update."""
+def learn_dense_row(x, y, Wt, rule, params, state, step_kind, scale_free, counts, acc_t, avg,
+                    weight, weight_mode, exact_norms, learning):
+    """One round on the dense row ``x`` (C-contiguous, float64 or float32) with label index
+    ``y`` and weight ``weight`` (``weight_mode``: ``WEIGHT_*``) on the class-major weights
+    ``Wt`` and averaging sums ``acc_t`` (as in :func:`run_dense`); ``learning=False``: the
+    same round's prediction only, nothing changed or counted (``predict_one``, so that it
+    predicts what ``learn_one`` would).  Returns the index predicted before the update, or
+    −1, having changed nothing, if the row is not accepted (not finite, or a norm out of
+    range) or not of the model's width."""
+    n_features = Wt.shape[1]
+    if x.shape[0] != n_features:
+        return -1
+    m = Wt.shape[0]
+    work = np.empty((3, m))  # scores, steps, factors: one allocation (about 30 ns each)
+    # the column indices: read by the averaging sums and the multiplicative steps only
+    index = np.arange(n_features if averaging(avg) or step_kind != ADDITIVE else 0)
+    predicted, updated = one_round(index, x, y, Wt.T, rule, params, state, step_kind,
+                                   scale_free, work[0], work[1], work[2], acc_t.T, avg,
+                                   weight if learning else 0.0, weight_mode, True,
+                                   np.empty(m, np.int64), exact_norms, learning)
+    if learning and predicted >= 0:
+        count_round(counts, np.empty(0, np.int64), 0, predicted, y, updated)
+    return predicted
+
+
+@njit(cache=True, error_model="numpy")
+def learn_sparse_row(idx, x, y, W, rule, params, state, step_kind, scale_free, counts, acc,
+                     avg, weight, weight_mode):
+    """One round on the checked CSR row ``(idx, x)`` (int64 indices, float64 values) with label
+    index ``y`` and weight ``weight`` (``weight_mode``: ``WEIGHT_*``) on the feature-major
+    weights ``W``; returns the index predicted before the update."""
     m = W.shape[1]
     scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
     # the rules' scratch given, as the passes give it: the rule dispatch then compiles once
@@ -333,38 +367,43 @@ def learn_one_dense(idx, x, y, W, rule, params, state, step_kind, scale_free, co
 
 
 @njit(cache=True, error_model="numpy")
-def learn_one_checked(idx, x, y, W, rule, params, state, step_kind, scale_free, counts, acc,
-                      avg):
-    """:func:`learn_one_dense` (unweighted) on a row it checks first (finite, an accepted
-    norm: :func:`.rows._row_ok`) and canonical (:func:`.rows.strictly_increasing`): the
-    per-example fast path in one compiled call, played on the row's non-zeros
-    (:func:`.rows.nonzeros`: the same round, on a fifth of a dense image row).  Returns −1,
-    having changed nothing, if the row is not taken (the caller's general path then sums and
-    sorts it, or names the problem).  ``x`` is float64 or float32 (widened exactly)."""
-    if not (_row_ok(x) and strictly_increasing(idx)):
+def learn_sparse_checked(indptr, indices, data, y, W, rule, params, state, step_kind,
+                         scale_free, counts, acc, avg):
+    """:func:`learn_sparse_row` (unweighted) on the one-row CSR matrix ``(data, indices,
+    indptr)`` (int32 or int64 indices), which it checks first (:func:`_one_csr_row`, and
+    finite with an accepted norm: :func:`.rows._row_ok`).  Returns −1, having changed nothing,
+    if the row is not taken (the caller's general path then sums and sorts it, or names the
+    problem)."""
+    idx, vals, taken = _one_csr_row(indptr, indices, data, W.shape[0])
+    if not (taken and _row_ok(vals)):
         return -1
-    if idx.shape[0] == W.shape[0]:  # a dense row (a CSR row holds its non-zeros already)
-        idx, values = nonzeros(idx, x)
-    else:
-        values = as_float64(x)
-    return learn_one_dense(idx, values, y, W, rule, params, state, step_kind, scale_free,
-                           counts, acc, avg, 1.0, WEIGHT_NONE)
+    return learn_sparse_row(idx, vals, y, W, rule, params, state, step_kind, scale_free,
+                            counts, acc, avg, 1.0, WEIGHT_NONE)
 
 
 @njit(cache=True, error_model="numpy")
-def predict_one_checked(idx, x, W, state, scale_free):
-    """The index :func:`one_round` would predict for the row ``(idx, x)`` (its scores summed
-    as :func:`score` sums them), or −1 if a value is not finite or the row not canonical (the
-    caller's general path names it, or sums and sorts the row)."""
-    if not strictly_increasing(idx):
+def predict_sparse_checked(indptr, indices, data, W, state, scale_free):
+    """The index :func:`learn_sparse_row` would predict for the one-row CSR matrix ``(data,
+    indices, indptr)`` (its scores summed as :func:`score` sums them), or −1 if it is not
+    taken (:func:`_one_csr_row`) or a value is not finite."""
+    idx, vals, taken = _one_csr_row(indptr, indices, data, W.shape[0])
+    if not taken:
         return -1
-    m = W.shape[1]
-    scores = np.empty(m)
-    if idx.shape[0] == W.shape[0]:  # a dense row, as in learn_one_checked
-        idx, values = nonzeros(idx, x)
-    else:
-        values = as_float64(x)
-    q = score(idx, values, W, state, scores)
+    scores = np.empty(W.shape[1])
+    q = score(idx, vals, W, state, scores)
     if not np.isfinite(q):
         return -1
     return predict_index(scores, state, scale_free)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _one_csr_row(indptr, indices, data, n_features):
+    """``(column indices, values, taken)`` of a one-row CSR matrix, as contiguous int64 and
+    float64 arrays (:func:`.rows.as_int64`, :func:`.rows.as_float64`: the arrays may come in
+    any layout, see :mod:`onlinear.estimators.fast_path`): taken if it is one canonical row
+    (:func:`.rows.strictly_increasing`) within ``n_features`` columns."""
+    start, stop = indptr[0], indptr[indptr.shape[0] - 1]
+    idx = as_int64(indices[start:stop])
+    taken = indptr.shape[0] == 2 and strictly_increasing(idx) and (
+        idx.shape[0] == 0 or (idx[0] >= 0 and idx[idx.shape[0] - 1] < n_features))
+    return idx, as_float64(data[start:stop]), taken

@@ -48,35 +48,30 @@ def strictly_increasing(idx):
 
 
 def as_float64(vals):
-    """The 1-D array ``vals`` itself if it is float64, else widened to a float64 copy (in
-    compiled code: one specialization per input dtype, so a float32 row is widened inside the
-    compiled call instead of by numpy before it, which cost about 1 µs a row)."""
-    return np.asarray(vals, dtype=np.float64)
+    """The 1-D array ``vals`` itself if it is C-contiguous float64, else a contiguous float64
+    copy (in compiled code, decided by the type: a float32 row is widened inside the compiled
+    call instead of by numpy before it, which cost about 1 µs a row, and the round after it is
+    compiled for contiguous float64 rows only)."""
+    return np.ascontiguousarray(vals, dtype=np.float64)
 
 
 @overload(as_float64)
 def _as_float64(vals):
-    if vals.dtype == types.float64:
+    if vals.dtype == types.float64 and vals.layout == "C":
         return lambda vals: vals
-    return lambda vals: vals.astype(np.float64)
+    return lambda vals: vals.astype(np.float64)  # (astype: a new C-contiguous array)
 
 
-@njit(cache=True, error_model="numpy")
-def nonzeros(idx, vals):
-    """The entries of the row ``(idx, vals)`` whose value is not 0, in order.  Every round
-    skips zero values, so a round on them is the round on the row, bit for bit; on a dense
-    image row (about 1/5 non-zero) the per-example path then sweeps a fifth of it, twice or
-    more (scores, steps).  The values come out float64 whatever the row's dtype."""
-    n = vals.shape[0]
-    nz_idx = np.empty(n, np.int64)
-    nz_vals = np.empty(n)
-    k = 0
-    for p in range(n):  # without a branch: a zero is written and then overwritten
-        v = vals[p]
-        nz_idx[k] = idx[p]
-        nz_vals[k] = v
-        k += v != 0.0
-    return nz_idx[:k], nz_vals[:k]
+def as_int64(idx):
+    """:func:`as_float64` for column indices (int64; scipy's CSR indices are usually int32)."""
+    return np.ascontiguousarray(idx, dtype=np.int64)
+
+
+@overload(as_int64)
+def _as_int64(idx):
+    if idx.dtype == types.int64 and idx.layout == "C":
+        return lambda idx: idx
+    return lambda idx: idx.astype(np.int64)
 
 
 @njit(cache=True, fastmath={"reassoc", "contract"})

@@ -30,6 +30,7 @@ from .._core.weights import averaged
 from ..rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE
 from ..rules.table import RULES, Rule
 from ..tasks import Multiclass
+from . import fast_path
 from .checks import (
     _DTYPES,
     _refuse_complex,
@@ -164,7 +165,18 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         state = super().__getstate__()
         state = dict(state) if state is self.__dict__ else state
         state.pop("_lock", None)  # a lock can be neither pickled nor copied: a fresh one later
+        state.pop("_fast", None)  # (compiled entry points: rebuilt on the next call)
         return state
+
+    def __setattr__(self, name, value):
+        # Any attribute set may rebind an array the per-example context holds, or change
+        # whether a call may take it (fast_path): the context is rebuilt on the next call.
+        self.__dict__.pop("_fast", None)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name):
+        self.__dict__.pop("_fast", None)
+        super().__delattr__(name)
 
     _rule = None  # set by subclasses: a Rule of onlinear.rules.table
     _rule_id = -1  # (both set by __init_subclass__ from _rule)
@@ -292,21 +304,60 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         if predictions is None:
             predictions = counters.NO_PREDICTIONS
         order = np.ascontiguousarray(order, dtype=np.int64)
-        model = (self._weights, int(self._rule), self._params, self._state, self._step_kind,
-                 self._scale_free)
-        averaging = self._averaging_arrays()
+        rule = (int(self._rule), self._params, self._state, self._step_kind, self._scale_free)
         weighting = (primal.NO_WEIGHTS, primal.WEIGHT_NONE) if sample_weight is None else (
             sample_weight, self._weight_mode())
         if sp.issparse(X):
-            primal.run_sparse(X.data, X.indices, X.indptr, y_index, order, *model, self._counts,
-                              predictions, *averaging, *weighting)
-        else:
-            rule = RULES[self._rule]
-            bad = primal.run_dense(X, y_index, order, *model, self._counts, predictions,
-                                   *averaging, *weighting, rule.reads_norm or rule.scale_free)
-            if bad >= 0:  # the pass refused row `bad` and changed nothing
-                check_rows(X, type(self).__name__)  # raises the error of X's first bad row
-                raise row_scale_error(row_norm(X[bad]), bad)  # (a norm at the range's edge)
+            weights, acc = self._feature_major()
+            primal.run_sparse(X.data, X.indices, X.indptr, y_index, order, weights, *rule,
+                              self._counts, predictions, acc, self._averaging_arrays()[1],
+                              *weighting)
+            return
+        # the pass works on class-major copies (the dense layout, see _class_major), kept if
+        # every row is accepted: the pass checks each row itself (primal.run_dense)
+        acc, avg = self._averaging_arrays()
+        work, work_acc = np.array(self._weights, order="F"), np.array(acc, order="F")
+        bad = primal.run_dense(X, y_index, order, work.T, *rule, self._counts, predictions,
+                               work_acc.T, avg, *weighting, self._exact_norms)
+        if bad >= 0:  # the pass refused row `bad` and changed nothing
+            check_rows(X, type(self).__name__)  # raises the error of X's first bad row
+            raise row_scale_error(row_norm(X[bad]), bad)  # (a norm at the range's edge)
+        self._weights = work
+        if avg.shape[0] > 0:
+            self._avg_acc = work_acc
+
+    @property
+    def _exact_norms(self):
+        """Whether a dense round tracks the squared norms by exact sums (the rule reads them:
+        see :func:`onlinear._core.weights.add_to_column_pair`)."""
+        row = RULES[self._rule]
+        return row.reads_norm or row.scale_free
+
+    # ------------------------------------------------------------------ the weights' layout
+    # The weights (and the averaging sums) are stored feature-major (C order: the outputs of a
+    # feature contiguous, the layout of CSR rows' rounds) or class-major (Fortran order: each
+    # output's weights contiguous, for the vectorized sums of dense rows): in the layout of
+    # the rows the model learned last.  Each change of kind costs one copy of them
+    # (O(features·outputs)), so a stream of one kind of row never pays it again.
+    def _class_major(self):
+        """``(weights, averaging sums)``, class-major (converted if they were not; the sums
+        are the empty "not averaging" array without ``average``)."""
+        return self._in_layout(np.asfortranarray, "f_contiguous")
+
+    def _feature_major(self):
+        """``(weights, averaging sums)``, feature-major (converted if they were not)."""
+        return self._in_layout(np.ascontiguousarray, "c_contiguous")
+
+    def _in_layout(self, convert, flag):
+        weights = self._weights
+        if not getattr(weights.flags, flag):
+            weights = self._weights = convert(weights)
+        acc = self.__dict__.get("_avg_acc")
+        if acc is None:
+            return weights, primal.NO_ACC
+        if not getattr(acc.flags, flag):
+            acc = self._avg_acc = convert(acc)
+        return weights, acc
 
     # ------------------------------------------------------------------ sample weights
     def _weight_mode(self):
@@ -540,7 +591,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _snapshot_arrays(saved):
-        """Replace the arrays of the snapshot ``saved`` (a copy of ``vars``) by copies."""
+        """Replace the arrays of the snapshot ``saved`` (a copy of ``vars``) by copies (and
+        drop its per-example context, which holds the arrays themselves)."""
+        saved.pop("_fast", None)
         for key, value in saved.items():
             if isinstance(value, np.ndarray):
                 saved[key] = value.copy()
@@ -700,9 +753,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _learn_many_fast(self, X, y, classes):
         """:meth:`learn_many` on a started model in one compiled sweep and one compiled pass,
-        or None (nothing changed) when the general path must run: the conditions of
-        :meth:`_fast_row`, for a whole batch, and a primal learner's pass, which cannot fail
-        once its rows and labels are checked."""
+        or None (nothing changed) when the general path must run: the conditions of the
+        per-example fast path (:mod:`.fast_path`) for a whole batch, and a primal learner's
+        pass, which cannot fail once its rows and labels are checked (a dense pass checks its
+        rows itself, and raises the general path's error having changed nothing)."""
         d = self.__dict__
         if ("_task" not in d or type(self)._run is not OnlineLinearClassifier._run
                 or not self._fast_one or d.get("verbose")):
@@ -714,11 +768,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             return None
         width = d["_weights"].shape[0]
         kind = type(X)
-        if kind is np.ndarray:
+        if kind is np.ndarray:  # (its rows are checked by the dense pass itself)
             if not (X.ndim == 2 and X.shape[0] > 0 and X.shape[1] == width
                     and X.flags.c_contiguous and X.dtype in (np.float64, np.float32)):
-                return None
-            if rows.first_bad_row_dense(X) >= 0:
                 return None
         elif kind is sp.csr_matrix or kind is sp.csr_array:
             if not (X.shape[0] > 0 and X.shape[1] == width and X.data.dtype == np.float64
@@ -984,9 +1036,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         lock = self.__dict__.get("_lock") or self._model_lock()  # inline: the hot path
         lock.acquire()
         try:
-            if self._fast_one and "_task" in self.__dict__:
-                predicted = self._learn_one_fast(x, y, classes)
+            d = self.__dict__
+            fast = d.get("_fast") or self._fast_context(x)
+            if fast and (classes is None or self._known_classes(classes)):
+                predicted = fast.learn(x, y)
                 if predicted is not None:
+                    d["_fast"] = fast  # (kept once it served: a failed call adds nothing)
                     return predicted
             if not hasattr(self, "classes_"):
                 with self._unchanged_on_error():
@@ -1013,78 +1068,44 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     learn_one.__wrapped_by_lock__ = True
 
-    #: Whether the class keeps the base's per-example path (:meth:`_learn_one_fast`): set for
-    #: every subclass by ``__init_subclass__``.
+    #: Whether the class keeps the base's per-example path (:mod:`.fast_path`): set for every
+    #: subclass by ``__init_subclass__``.
     _fast_one = True
 
-    def _fast_row(self, x):
-        """``(column indices, values)`` of ``x`` if it can take the per-example fast paths —
-        a started model without an intercept's constant (or a change of ``fit_intercept``) or
-        class weights, its ``average`` as started, and ``x`` a 1-D C-contiguous float64 or
-        float32 ndarray, or a float64 1-row CSR matrix, of the model's width
-        — else None
-        (the general path then checks, converts or raises)."""
-        d = self.__dict__
-        width = d["_weights"].shape[0]
-        if (d.get("fit_intercept") or d.get("class_weight") is not None
-                or ("_avg_acc" in d) != bool(d.get("average"))):
+    def _fast_context(self, x):
+        """The per-example context (:mod:`.fast_path`) for rows of ``x``'s kind (the weights
+        put in that kind's layout), or None: an unstarted model, a model whose calls cannot
+        take it, or a row of neither kind.  The caller keeps it in ``_fast`` once it has served
+        a call; any attribute set drops it (``__setattr__``)."""
+        if not self._fast_one or "_task" not in self.__dict__:
             return None
-        # two compiled signatures (int64 indices; float64 values, or a dense float32 row,
-        # widened exactly inside the call): each more one is a compile.  (Dtypes compared by
-        # identity: numpy's builtin dtypes are singletons, and == costs 0.1 µs.)
         kind = type(x)
         if kind is np.ndarray:
-            if (x.shape == (width,) and x.flags.c_contiguous
-                    and (x.dtype is _FLOAT64 or x.dtype is _FLOAT32)):
-                return d["_dense_index"], x
-            return None
-        if ((kind is sp.csr_matrix or kind is sp.csr_array) and x.shape == (1, width)
-                and x.data.dtype is _FLOAT64):
-            # (canonical or not, checked in the compiled call: scipy's has_canonical_format
-            # costs 1 µs on a new row)
-            data, indices = x.data, x.indices
-            start, stop = x.indptr.tolist()
-            if start == 0 and stop == indices.shape[0]:  # (a row of its own: no slicing)
-                return indices.astype(np.int64), data
-            return indices[start:stop].astype(np.int64), data[start:stop]
+            return fast_path.build(self, dense=True)
+        if kind is sp.csr_matrix or kind is sp.csr_array:
+            return fast_path.build(self, dense=False)
         return None
 
-    def _learn_one_fast(self, x, y, classes):
-        """:meth:`learn_one` on a started model in one compiled call (the row checked inside
-        it), or None when the general path must run: a row or label it would convert, check
-        or refuse, new classes, an intercept, class weights.  Nothing is changed when it
-        returns None."""
-        d = self.__dict__
-        if classes is not None and not self._known_classes(classes):
-            return None
-        row = self._fast_row(x)
-        if row is None:
-            return None
-        task = d["_task"]
-        try:
-            label = task.index.get(y)
-        except TypeError:  # unhashable: the general path names it
-            return None
-        if label is None:
-            return None
-        acc = d.get("_avg_acc")
-        acc, avg = (primal.NO_ACC, primal.NO_AVG) if acc is None else (acc, d["_avg_scale_sum"])
-        predicted = primal.learn_one_checked(
-            *row, label, d["_weights"], self._rule_id, d["_params"], d["_state"],
-            self._step_kind, self._rule_scale_free, d["_counts"], acc, avg)
-        if predicted < 0:  # the row is refused: the general path raises the error
-            return None
-        return task.classes[predicted]
-
     def _learn_one_index(self, idx, vals, label):
-        """One compiled round on a checked row; the index predicted before it.  Must raise
-        before changing anything, or not at all (``learn_one`` takes no snapshot of the model)."""
+        """One compiled round on a checked row (a dense row on class-major weights, a CSR row on
+        feature-major ones); the index predicted before it.  Must raise before changing
+        anything, or not at all (``learn_one`` takes no snapshot of the model)."""
         weight, mode = 1.0, primal.WEIGHT_NONE
         if getattr(self, "class_weight", None) is not None:
             weight, mode = self._class_weights(None, "learn_one")[label], self._weight_mode()
-        return primal.learn_one_dense(idx, vals, label, self._weights, int(self._rule), self._params,
-                                      self._state, self._step_kind, self._scale_free,
-                                      self._counts, *self._averaging_arrays(), weight, mode)
+        rule = (int(self._rule), self._params, self._state, self._step_kind, self._scale_free,
+                self._counts)
+        avg = self._averaging_arrays()[1]
+        if idx is not self._dense_index:
+            weights, acc = self._feature_major()
+            return primal.learn_sparse_row(idx, vals, label, weights, *rule, acc, avg, weight,
+                                           mode)
+        weights, acc = self._class_major()
+        predicted = primal.learn_dense_row(vals, label, weights.T, *rule, acc.T, avg, weight,
+                                           mode, self._exact_norms, True)
+        if predicted < 0:  # ‖x‖² summed in another order lands outside the accepted range
+            raise row_scale_error(row_norm(vals))
+        return predicted
 
     def _label_of(self, y):
         return self._task.index_of(y)
@@ -1177,14 +1198,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         lock.acquire()
         try:
             d = self.__dict__
-            if self._fast_one and "_task" in d and not d.get("average"):
-                row = self._fast_row(x)
-                if row is not None:
-                    # one compiled call: the scores summed as the learning round sums them
-                    predicted = primal.predict_one_checked(*row, d["_weights"], d["_state"],
-                                                           self._rule_scale_free)
-                    if predicted >= 0:  # (else not finite: the general path says so)
-                        return d["_task"].classes[predicted]
+            fast = d.get("_fast") or self._fast_context(x)
+            if fast:
+                predicted = fast.predict(x)
+                if predicted is not None:
+                    d["_fast"] = fast
+                    return predicted
             check_is_fitted(self)
             idx, vals = self._one_row(x, learning=False)
             return self.classes_[self._predict_index_one(idx, vals)]

@@ -1,0 +1,198 @@
+"""The per-example fast path of the primal learners: ``learn_one`` and ``predict_one`` of a
+started model in one compiled call, with the Python work of a call cut to the checks that decide
+whether it may take that call.
+
+A per-example call costs a few microseconds, of which the round itself is about half (pa, 784
+features, 10 classes).  The rest was Python: reading the model's arrays and flags from the
+estimator, deciding on every call what cannot change between calls, and numba's dispatcher
+resolving the types of a dozen arguments (and unboxing them: about 80 ns an array, so the
+compiled calls take as few as they can).  So a started model gets a *context* (:func:`build`):
+closures over its arrays, its rule's constants, its label index and the compiled entry points
+chosen once (:func:`entry_point`: the dispatcher's type resolution skipped, the types
+guaranteed by the closure's own checks).  The estimator drops the context whenever one of its
+attributes is set (``OnlineLinearClassifier.__setattr__``): a refit, a loaded model, grown
+classes or features, a change of ``fit_intercept``, ``class_weight`` or ``average``, and a change
+of the weights' layout all rebind an attribute, while a round only writes into the arrays the
+context holds.
+
+A context serves one kind of row, that of the model's layout: dense rows on class-major weights,
+CSR rows on feature-major ones (see ``OnlineLinearClassifier._class_major``).  A row the closures
+do not take (another kind, dtype or width, a label they do not know, a value that is not finite)
+makes them return None, having changed nothing, and the estimator's general path takes the call:
+it converts, switches the layout, or names the problem.
+"""
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+from .._core import primal
+
+_FLOAT64 = np.dtype(np.float64)
+_FLOAT32 = np.dtype(np.float32)
+_ROW_DTYPES = (_FLOAT64, _FLOAT32)
+_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
+
+
+def entry_point(dispatcher, *args):
+    """The compiled entry point of the numba ``dispatcher`` for the types of ``args`` (a value,
+    or a numba type; compiled, or loaded from the cache, on first use).  Calling it skips the
+    dispatcher's resolution of the argument types (about 40 ns an argument), so the caller
+    must pass arguments of these types (dtype, dimensions; a layout the type admits): numba
+    does not check them again."""
+    return dispatcher.compile(tuple(arg if isinstance(arg, numba.types.Type)
+                                    else numba.typeof(arg) for arg in args))
+
+
+def _any_layout(array):
+    """The numba type of 1-D arrays of ``array``'s dtype in any layout (strided too)."""
+    return numba.types.Array(numba.from_dtype(array.dtype), 1, "A")
+
+
+class Context:
+    """The fast path of one started model for one kind of row (see the module docstring).
+
+    ``learn(x, label)`` and ``predict(x)`` return the label predicted before the update, or
+    None when the general path must take the call (nothing changed)."""
+
+    __slots__ = ("dense", "learn", "predict")
+
+    def __init__(self, dense, learn, predict):
+        self.dense = dense
+        self.learn = learn
+        self.predict = predict
+
+
+def build(model, dense):
+    """The context of the started primal ``model`` for dense rows (its weights class-major) or
+    CSR rows (feature-major); None if the model's calls cannot take the fast path (an
+    intercept's constant feature, class weights, or ``average`` changed since the start)."""
+    d = model.__dict__
+    if (d.get("fit_intercept") or d.get("class_weight") is not None
+            or ("_avg_acc" in d) != bool(d.get("average"))):
+        return None
+    weights, acc = model._class_major() if dense else model._feature_major()
+    avg = model._averaging_arrays()[1]
+    rule = (model._rule_id, d["_params"], d["_state"], model._step_kind,
+            model._rule_scale_free, d["_counts"])
+    task = d["_task"]
+    if dense:
+        context = _dense_context(weights.T, rule, acc.T, avg, model._exact_norms,
+                                 task.index.get, list(task.classes))
+    else:
+        context = _csr_context(weights, rule, acc, avg, task.index.get, list(task.classes))
+    if avg.shape[0] > 0:  # an averaging model predicts with its averaged hypothesis
+        context.predict = _general
+    return context
+
+
+def _general(x):
+    """A closure's answer when the general path must take the call."""
+    return None
+
+
+def _dense_context(Wt, rule, acc_t, avg, exact_norms, index_of, classes):
+    """Closures over the class-major weights ``Wt`` for 1-D C-contiguous float64 or float32
+    rows (of the model's width: checked in the compiled call)."""
+    rule_id, params, state, kind, free, counts = rule
+    learners, predictors = {}, {}  # entry points by row dtype, chosen on first use
+    ndarray = np.ndarray
+    weight, mode = 1.0, primal.WEIGHT_NONE
+
+    def learn(x, y):
+        if type(x) is not ndarray or x.ndim != 1 or not x.flags.c_contiguous:
+            return None
+        dtype = x.dtype
+        call = learners.get(dtype)
+        try:
+            label = index_of(y)
+        except TypeError:  # unhashable: the general path names it
+            return None
+        if label is None:
+            return None
+        if call is None:
+            if dtype not in _ROW_DTYPES:
+                return None
+            call = learners[dtype] = entry_point(
+                primal.learn_dense_row, x, label, Wt, rule_id, params, state, kind, free, counts,
+                acc_t, avg, weight, mode, exact_norms, True)
+        predicted = call(x, label, Wt, rule_id, params, state, kind, free, counts, acc_t, avg,
+                         weight, mode, exact_norms, True)
+        return None if predicted < 0 else classes[predicted]
+
+    def predict(x):
+        if type(x) is not ndarray or x.ndim != 1 or not x.flags.c_contiguous:
+            return None
+        dtype = x.dtype
+        call = predictors.get(dtype)
+        if call is None:
+            if dtype not in _ROW_DTYPES:
+                return None
+            # the learning round's own code, told only to predict: what learn_one would predict
+            call = predictors[dtype] = learners.get(dtype) or entry_point(
+                primal.learn_dense_row, x, 0, Wt, rule_id, params, state, kind, free, counts,
+                acc_t, avg, weight, mode, exact_norms, True)
+        predicted = call(x, 0, Wt, rule_id, params, state, kind, free, counts, acc_t, avg, weight,
+                         mode, exact_norms, False)
+        return None if predicted < 0 else classes[predicted]
+
+    return Context(True, learn, predict)
+
+
+def _csr_context(W, rule, acc, avg, index_of, classes):
+    """Closures over the feature-major weights ``W`` for one-row CSR matrices with float64 or
+    float32 values and int32 or int64 indices (canonical, within the model's width, finite
+    and of an accepted norm: checked in the compiled call, :func:`~onlinear._core.primal.
+    learn_sparse_checked`)."""
+    rule_id, params, state, kind, free, counts = rule
+    shape = (1, W.shape[0])
+    learners, predictors = {}, {}  # entry points by (values, indices, indptr) dtypes
+
+    def learn(x, y):
+        if type(x) not in _CSR_TYPES or x.shape != shape:
+            return None
+        data, indices, indptr = x.data, x.indices, x.indptr
+        key = (data.dtype, indices.dtype, indptr.dtype)
+        call = learners.get(key)
+        try:
+            label = index_of(y)
+        except TypeError:
+            return None
+        if label is None:
+            return None
+        if call is None:
+            if not _csr_arrays_taken(data, indices, indptr):
+                return None
+            call = learners[key] = entry_point(
+                primal.learn_sparse_checked, *map(_any_layout, (indptr, indices, data)), label,
+                W, rule_id, params, state, kind, free, counts, acc, avg)
+        predicted = call(indptr, indices, data, label, W, rule_id, params, state, kind, free,
+                         counts, acc, avg)
+        return None if predicted < 0 else classes[predicted]
+
+    def predict(x):
+        if type(x) not in _CSR_TYPES or x.shape != shape:
+            return None
+        data, indices, indptr = x.data, x.indices, x.indptr
+        key = (data.dtype, indices.dtype, indptr.dtype)
+        call = predictors.get(key)
+        if call is None:
+            if not _csr_arrays_taken(data, indices, indptr):
+                return None
+            call = predictors[key] = entry_point(primal.predict_sparse_checked,
+                                                 *map(_any_layout, (indptr, indices, data)), W,
+                                                 state, free)
+        predicted = call(indptr, indices, data, W, state, free)
+        return None if predicted < 0 else classes[predicted]
+
+    return Context(False, learn, predict)
+
+
+def _csr_arrays_taken(data, indices, indptr):
+    """Whether a CSR row's arrays are of the dtypes the compiled calls are made for: values
+    float64 or float32, indices and pointers int32 or int64.  Checked once per combination of
+    dtypes, whose entry point is then reused: the arrays of a scipy CSR matrix are always 1-D
+    (scipy checks it), and the entry point takes them in any layout (a matrix built on a
+    strided array keeps it)."""
+    return (data.dtype in _ROW_DTYPES and indices.dtype in _INDEX_DTYPES
+            and indptr.dtype in _INDEX_DTYPES)
