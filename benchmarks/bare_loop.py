@@ -16,12 +16,13 @@ the machine's speed hits all alike; the median of ``--repeats`` runs is reported
   (float32 weights halve the memory a round reads and double the values per vector instruction);
 * ``onlinear.make(name).fit(X, y)`` of pa, mira, spa2, perceptron-max, aromma and mcp
   (validation included), and their compiled pass alone (``stream(X, y).learn(rows)``, the data
-  validated beforehand);
+  validated beforehand), with the default float64 weights and (dense workload) with
+  ``dtype="float32"``, the bare loop's own precision;
 * scikit-learn's ``PassiveAggressiveClassifier(max_iter=1, tol=None, shuffle=False).fit``.
 
 Every learner is run once on 50 rows first (numba compiles or loads its cache).  It prints the
-seconds of one pass and the ratios: each onlinear learner / bare loop, each / onlinear pa, and
-scikit-learn PA / onlinear pa.  ``--out FILE`` writes every run as JSON.
+seconds of one pass and the ratios: each onlinear learner / bare loop, each / onlinear pa of the
+same precision, and scikit-learn PA / onlinear pa.  ``--out FILE`` writes every run as JSON.
 """
 from __future__ import annotations
 
@@ -43,6 +44,9 @@ sys.path.insert(0, str(HERE))
 import workloads  # noqa: E402
 
 RULES = ("pa", "mira", "spa2", "perceptron-max", "aromma", "mcp")
+#: the weights' precisions timed, by workload (sparse or not): the dense workload is float32,
+#: as the bare loop's weights are, so float32 weights are the like-for-like comparison
+DTYPES = {False: ("float64", "float32"), True: ("float64",)}
 perf = time.perf_counter
 
 
@@ -197,13 +201,17 @@ def contenders(wl):
             lambda: np.full((k, d), 0.0, X.dtype), lambda W: pa_dense(X, y, W))
         out["bare loop, float64 weights"] = (
             lambda: np.full((k, d), 0.0), lambda W: pa_dense_float64_weights(X, y, W))
-    for name in RULES:
-        out[f"onlinear {name} .fit"] = (lambda name=name: onlinear.make(name),
-                                        lambda model: model.fit(X, y))
-        out[f"onlinear {name} pass"] = (
-            lambda name=name: (onlinear.make(name).stream(X, y, classes=classes),
-                               np.arange(X.shape[0])),
-            lambda state: state[0].learn(state[1]))
+    for dtype in DTYPES[wl.sparse]:
+        suffix = "" if dtype == "float64" else f", {dtype}"
+        for name in RULES:
+            out[f"onlinear {name} .fit{suffix}"] = (
+                lambda name=name, dtype=dtype: onlinear.make(name, dtype=dtype),
+                lambda model: model.fit(X, y))
+            out[f"onlinear {name} pass{suffix}"] = (
+                lambda name=name, dtype=dtype: (
+                    onlinear.make(name, dtype=dtype).stream(X, y, classes=classes),
+                    np.arange(X.shape[0])),
+                lambda state: state[0].learn(state[1]))
     out["sklearn PA .fit"] = (
         lambda: PassiveAggressiveClassifier(max_iter=1, tol=None, shuffle=False),
         lambda model: model.fit(X, y))
@@ -221,9 +229,11 @@ def warm_up(wl, runs):
     else:
         pa_dense(X, y, np.zeros((k, d), X.dtype))
         pa_dense_float64_weights(X, y, np.zeros((k, d)))
-    for name in RULES:
-        onlinear.make(name).fit(X, y)
-        onlinear.make(name).stream(X, y, classes=np.unique(wl.y_train)).learn(np.arange(50))
+    for dtype in DTYPES[wl.sparse]:
+        for name in RULES:
+            onlinear.make(name, dtype=dtype).fit(X, y)
+            onlinear.make(name, dtype=dtype).stream(
+                X, y, classes=np.unique(wl.y_train)).learn(np.arange(50))
 
 
 def measure(wl, repeats):
@@ -242,16 +252,26 @@ def measure(wl, repeats):
 
 
 def report(wl, walls):
+    """Print the medians and their ratios (to the bare loop, and to onlinear pa's ``.fit``
+    with the same weights' precision)."""
     med = {name: statistics.median(w) for name, w in walls.items()}
     bare = next(name for name in med if name.startswith("bare loop ("))
-    pa = med["onlinear pa .fit"]
+
+    def pa_of(name):
+        dtype = next((d for d in DTYPES[wl.sparse][1:] if name.endswith(f", {d}")), None)
+        return med["onlinear pa .fit" + (f", {dtype}" if dtype else "")]
+
     print(f"\n# {wl.name}: {wl.n_train:,} x {wl.n_features:,} "
           f"{'CSR' if wl.sparse else 'dense'} {wl.X_train.dtype}, {wl.n_classes} classes; "
           f"median of {len(next(iter(walls.values())))} runs")
     print(f"  {'':40s} {'seconds':>9s} {'/ bare':>7s} {'/ pa fit':>9s}")
     for name, seconds in med.items():
-        print(f"  {name:40s} {seconds:9.4f} {seconds / med[bare]:7.2f} {seconds / pa:9.2f}")
-    print(f"  scikit-learn PA .fit / onlinear pa .fit: {med['sklearn PA .fit'] / pa:.1f}x")
+        print(f"  {name:40s} {seconds:9.4f} {seconds / med[bare]:7.2f} "
+              f"{seconds / pa_of(name):9.2f}")
+    for dtype in DTYPES[wl.sparse]:
+        suffix = "" if dtype == "float64" else f", {dtype}"
+        print(f"  scikit-learn PA .fit / onlinear pa .fit{suffix}: "
+              f"{med['sklearn PA .fit'] / med['onlinear pa .fit' + suffix]:.1f}x")
     return dict(workload=wl.name, walls_s=walls, median_s=med, bare=bare)
 
 

@@ -52,8 +52,17 @@ from numba import njit
 
 from ..rules.dispatch import compute_steps
 from ..rules.layout import RAW_MASS, SCALE, squared_norm
+from .borrowed import borrowed
 from .counters import count_round
-from .rows import _row_ok, as_float64, as_int64, row, row_accepted, strictly_increasing
+from .rows import (
+    _row_ok,
+    as_float64,
+    as_int64,
+    row,
+    row_accepted,
+    row_norm_exponent,
+    strictly_increasing,
+)
 from .weights import (
     add_to_column,
     add_to_column_pair,
@@ -66,6 +75,7 @@ from .weights import (
     fold_column,
     rescale_column,
     scale_ok,
+    scale_ok_for,
     track_size,
 )
 
@@ -120,11 +130,12 @@ def _apply_additive(idx, vals, W, state, tau, factor, unit_norm, dense, acc, avg
                     scores, q):
     """``w_r ← factor_r·w_r + tau_r·x`` (then ``w_r ← w_r/‖w_r‖`` for scale-free learners, whose
     predictions only depend on directions); returns whether the model changed.  ``dense``: the
-    row is the whole of ``vals`` and ``W`` is class-major (see :func:`run_dense`); the steps of
-    columns the round did not rescale are added two columns per sweep over the row (each
-    column's own arithmetic is unchanged: the columns are independent), their squared norms
-    updated, unless ``exact_norms``, from the round's ``scores`` and ``q = ‖x‖²``
-    (:func:`~.weights.add_to_column_pair`)."""
+    row is the whole of ``vals`` and ``W`` is class-major (see :func:`run_dense`); the steps
+    are added two columns per sweep over the row (each column's own arithmetic is unchanged:
+    the columns are independent), their squared norms updated, unless ``exact_norms``, from
+    the columns' raw dot products with x and ``q = ‖x‖²`` (:func:`~.weights.
+    add_to_column_pair`): after the rescaling by ``c``, column r's true score is ``c·s_r``,
+    its raw one that over the column's scale, whether or not the rescaling folded it."""
     changed = False
     m = W.shape[1]
     waiting = -1  # (dense) a column whose step waits for a second one to share its sweep
@@ -139,15 +150,15 @@ def _apply_additive(idx, vals, W, state, tau, factor, unit_norm, dense, acc, avg
             rescale_column(W, state, r, c, acc, avg)
         if tau[r] == 0.0:
             continue
-        if not dense or c != 1.0:
-            add_to_column(idx, vals, W, state, r, tau[r], dense, acc, avg)
+        if not dense:
+            add_to_column(idx, vals, W, state, r, tau[r], False, acc, avg)
             _keep_unit_norm(W, state, r, unit_norm, acc, avg)
         elif waiting < 0:
             waiting = r
         else:
             add_to_column_pair(idx, vals, W, state, waiting, tau[waiting], r, tau[r], acc, avg,
-                               exact_norms, scores[waiting] / state[SCALE, waiting],
-                               scores[r] / state[SCALE, r], q)
+                               exact_norms, _raw_score(state, waiting, factor, scores),
+                               _raw_score(state, r, factor, scores), q)
             _keep_unit_norm(W, state, waiting, unit_norm, acc, avg)
             _keep_unit_norm(W, state, r, unit_norm, acc, avg)
             waiting = -1
@@ -158,13 +169,20 @@ def _apply_additive(idx, vals, W, state, tau, factor, unit_norm, dense, acc, avg
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def _raw_score(state, r, factor, scores):
+    """Column r's raw dot product with the round's row after its rescaling (see
+    :func:`_apply_additive`)."""
+    return factor[r] * scores[r] / state[SCALE, r]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def _keep_unit_norm(W, state, r, unit_norm, acc, avg):
     """A scale-free learner's column r back to unit norm (through its scale) after a step."""
     if unit_norm:
         norm = math.sqrt(squared_norm(state, r))
         if norm > 0.0:
             state[SCALE, r] /= norm
-            if not scale_ok(state[SCALE, r]):
+            if not scale_ok_for(W, state[SCALE, r]):
                 fold_column(W, state, r, acc, avg)
 
 
@@ -231,7 +249,7 @@ def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, score
     only (with ``weight = 0``), which does not close an averaging round either."""
     if dense:
         q = column_dots_dense(vals, W, state, scores)
-        if not row_accepted(vals, q):
+        if not row_accepted(vals, q, W):
             return -1, False  # (the pass itself checks a dense row: see run_dense)
     else:
         q = score(idx, vals, W, state, scores)
@@ -262,13 +280,22 @@ def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, score
     return predicted, changed
 
 
+def pass_scratch(n_outputs):
+    """``(work, order)``: the scratch arrays of a pass (:func:`run_dense`, :func:`run_sparse`)
+    over a model of ``n_outputs`` outputs — the round's scores, steps and factors (the rows of
+    ``work``) and the rules' int64 scratch — made by the caller, so that the pass borrows them
+    (:mod:`.borrowed`) with its other arguments."""
+    return np.empty((3, n_outputs)), np.empty(n_outputs, np.int64)
+
+
 @njit(cache=True, error_model="numpy")
 def run_dense(X, y, order, Wt, rule, params, state, step_kind, scale_free, counts, predictions,
-              acc_t, avg, sample_weight, weight_mode, exact_norms):
+              acc_t, avg, sample_weight, weight_mode, exact_norms, index, work, scratch):
     """Online pass over the rows ``X[order]`` (dense, C-contiguous) on the class-major weights
     ``Wt`` (shape ``(n_outputs, n_features)``, C-contiguous: the transpose of a class-major
     model's ``W``) and averaging sums ``acc_t`` (the same, or empty), changed in place.
-    ``exact_norms``: the rule reads the squared norms (:func:`~.weights.add_to_column_pair`).
+    ``exact_norms``: the rule reads the squared norms (:func:`~.weights.add_to_column_pair`);
+    ``index = arange(n_features)``; ``work``, ``scratch``: :func:`pass_scratch`.
 
     Returns −1, or the index of the first row of the pass that is not accepted (not finite, or
     a norm out of range: :func:`.rows.row_accepted`, from the ``‖x‖²`` the round computes
@@ -277,12 +304,13 @@ def run_dense(X, y, order, Wt, rule, params, state, step_kind, scale_free, count
     keeps the copies only if the pass returns −1.  So no sweep over X is needed before the
     pass (a sweep over the MNIST-sized benchmark was 8 % of a pass of pa)."""
     state_before, counts_before, avg_before = state.copy(), counts.copy(), avg.copy()
-    W = Wt.T  # (n_features, n_outputs), column r contiguous: every helper indexes W[j, r]
-    acc = acc_t.T
-    index = np.arange(X.shape[1])
-    m = W.shape[1]
-    scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
-    scratch = np.empty(m, np.int64)
+    # every array of the loop borrowed (its caller holds them): no reference counting
+    X, y, order, predictions = borrowed(X), borrowed(y), borrowed(order), borrowed(predictions)
+    params, state, counts, avg = borrowed(params), borrowed(state), borrowed(counts), borrowed(avg)
+    sample_weight, index, scratch = borrowed(sample_weight), borrowed(index), borrowed(scratch)
+    W = borrowed(Wt).T  # (n_features, n_outputs), column r contiguous: helpers index W[j, r]
+    acc = borrowed(acc_t).T
+    scores, tau, factor = borrowed(work[0]), borrowed(work[1]), borrowed(work[2])
     for t in range(order.shape[0]):
         i = order[t]
         weight = sample_weight[i] if sample_weight.shape[0] > 0 else 1.0
@@ -300,11 +328,17 @@ def run_dense(X, y, order, Wt, rule, params, state, step_kind, scale_free, count
 
 @njit(cache=True, error_model="numpy")
 def run_sparse(data, indices, indptr, y, order, W, rule, params, state, step_kind,
-               scale_free, counts, predictions, acc, avg, sample_weight, weight_mode):
-    """Online pass over the CSR rows ``order`` of ``(data, indices, indptr)``."""
-    m = W.shape[1]
-    scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
-    scratch = np.empty(m, np.int64)
+               scale_free, counts, predictions, acc, avg, sample_weight, weight_mode, work,
+               scratch):
+    """Online pass over the CSR rows ``order`` of ``(data, indices, indptr)`` (``work``,
+    ``scratch``: :func:`pass_scratch`)."""
+    data, indices, indptr = borrowed(data), borrowed(indices), borrowed(indptr)
+    y, order, W, params, state = borrowed(y), borrowed(order), borrowed(W), borrowed(params), \
+        borrowed(state)
+    counts, predictions, acc, avg = (borrowed(counts), borrowed(predictions), borrowed(acc),
+                                     borrowed(avg))
+    sample_weight, scratch = borrowed(sample_weight), borrowed(scratch)
+    scores, tau, factor = borrowed(work[0]), borrowed(work[1]), borrowed(work[2])
     for t in range(order.shape[0]):
         i = order[t]
         idx, vals = row(False, W.shape[0], data, indices, indptr, i)
@@ -340,9 +374,12 @@ def learn_dense_row(x, y, Wt, rule, params, state, step_kind, scale_free, counts
     work = np.empty((3, m))  # scores, steps, factors: one allocation (about 30 ns each)
     # the column indices: read by the averaging sums and the multiplicative steps only
     index = np.arange(n_features if averaging(avg) or step_kind != ADDITIVE else 0)
-    predicted, updated = one_round(index, x, y, Wt.T, rule, params, state, step_kind,
-                                   scale_free, work[0], work[1], work[2], acc_t.T, avg,
-                                   weight if learning else 0.0, weight_mode, True,
+    # the arguments borrowed (their caller holds them): no reference counting in the round
+    x, params, state, counts, avg = (borrowed(x), borrowed(params), borrowed(state),
+                                     borrowed(counts), borrowed(avg))
+    predicted, updated = one_round(index, x, y, borrowed(Wt).T, rule, params, state, step_kind,
+                                   scale_free, work[0], work[1], work[2], borrowed(acc_t).T,
+                                   avg, weight if learning else 0.0, weight_mode, True,
                                    np.empty(m, np.int64), exact_norms, learning)
     if learning and predicted >= 0:
         count_round(counts, np.empty(0, np.int64), 0, predicted, y, updated)
@@ -357,6 +394,9 @@ def learn_sparse_row(idx, x, y, W, rule, params, state, step_kind, scale_free, c
     weights ``W``; returns the index predicted before the update."""
     m = W.shape[1]
     scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
+    idx, x, W, params, state = (borrowed(idx), borrowed(x), borrowed(W), borrowed(params),
+                                borrowed(state))
+    counts, acc, avg = borrowed(counts), borrowed(acc), borrowed(avg)
     # the rules' scratch given, as the passes give it: the rule dispatch then compiles once
     # for both (an omitted argument would be another specialization of every rule)
     predicted, updated = one_round(idx, x, y, W, rule, params, state, step_kind,
@@ -375,7 +415,7 @@ def learn_sparse_checked(indptr, indices, data, y, W, rule, params, state, step_
     if the row is not taken (the caller's general path then sums and sorts it, or names the
     problem)."""
     idx, vals, taken = _one_csr_row(indptr, indices, data, W.shape[0])
-    if not (taken and _row_ok(vals)):
+    if not (taken and _row_ok(vals, row_norm_exponent(W))):
         return -1
     return learn_sparse_row(idx, vals, y, W, rule, params, state, step_kind, scale_free,
                             counts, acc, avg, 1.0, WEIGHT_NONE)

@@ -21,6 +21,15 @@ ROW_NORM_EXPONENT = 505
 _SQNORM_LOW = 2.0 ** (-2 * ROW_NORM_EXPONENT)
 _SQNORM_HIGH = 2.0 ** (2 * ROW_NORM_EXPONENT)
 
+#: The same bound for a model with float32 weights (``dtype="float32"``): ``‖x‖`` within
+#: ``[2^-32, 2^32]`` (≈ 2.3e-10 … 4.3e9).  Its dense sweeps sum ``‖x‖²`` and the scores in
+#: float32, which ends at 2^128 and is normal down to 2^-126: ``‖x‖²`` then stays within
+#: ``[2^-64, 2^64]`` and the raw weights (at most the true ones times 2^24, the float32 limit of
+#: the lazy scale) leave the scores 2^40 of headroom for weights up to 2^32·‖x‖'s range.
+ROW_NORM_EXPONENT_FLOAT32 = 32
+_SQNORM_LOW_FLOAT32 = 2.0 ** (-2 * ROW_NORM_EXPONENT_FLOAT32)
+_SQNORM_HIGH_FLOAT32 = 2.0 ** (2 * ROW_NORM_EXPONENT_FLOAT32)
+
 
 @njit(cache=True, inline="always")
 def row(dense, n_features, data, indices, indptr, r):
@@ -83,11 +92,42 @@ def _sum_of_squares(row):
     return q
 
 
+def row_norm_exponent(W):
+    """The exponent of the accepted row norms of weights ``W`` (:data:`ROW_NORM_EXPONENT`, or
+    :data:`ROW_NORM_EXPONENT_FLOAT32` for float32 weights)."""
+    return ROW_NORM_EXPONENT_FLOAT32 if W.dtype == np.float32 else ROW_NORM_EXPONENT
+
+
+@overload(row_norm_exponent)
+def _row_norm_exponent(W):
+    if W.dtype == types.float32:
+        return lambda W: ROW_NORM_EXPONENT_FLOAT32
+    return lambda W: ROW_NORM_EXPONENT
+
+
+def _sqnorm_range(W):
+    """``(low, high)``: the accepted ``‖x‖²`` of weights ``W``, as constants."""
+
+
+@overload(_sqnorm_range)
+def _sqnorm_range_overload(W):
+    if W.dtype == types.float32:
+        return lambda W: (_SQNORM_LOW_FLOAT32, _SQNORM_HIGH_FLOAT32)
+    return lambda W: (_SQNORM_LOW, _SQNORM_HIGH)
+
+
 @njit(cache=True, error_model="numpy", inline="always")
-def row_accepted(row, q):
+def _sqnorm_accepted(q, exponent):
+    """Whether ``‖x‖² = q`` is within ``[2^-2e, 2^2e]`` (``e = exponent``; False for NaN)."""
+    return 2.0 ** (-2 * exponent) <= q <= 2.0 ** (2 * exponent)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def row_accepted(row, q, W):
     """:func:`_row_ok` for a row whose ``‖x‖²`` (``q``) has been summed already (by a dense
-    pass's scoring sweep: NaN and inf propagate to it, as here)."""
-    if _SQNORM_LOW <= q <= _SQNORM_HIGH:
+    pass's scoring sweep: NaN and inf propagate to it, as here), for the weights ``W``."""
+    low, high = _sqnorm_range(W)
+    if low <= q <= high:
         return True
     if q != 0.0:
         return False
@@ -98,10 +138,11 @@ def row_accepted(row, q):
 
 
 @njit(cache=True)
-def _row_ok(row):
-    """Whether the 1-D ``row`` is finite and zero or of an accepted norm."""
+def _row_ok(row, exponent=ROW_NORM_EXPONENT):
+    """Whether the 1-D ``row`` is finite and zero or of a norm in ``[2^-e, 2^e]`` (``e`` =
+    ``exponent``)."""
     q = _sum_of_squares(row)
-    if _SQNORM_LOW <= q <= _SQNORM_HIGH:
+    if _sqnorm_accepted(q, exponent):
         return True
     if q != 0.0:
         return False  # NaN, inf, overflowing or subnormal ‖x‖²
@@ -112,20 +153,22 @@ def _row_ok(row):
 
 
 @njit(cache=True)
-def first_bad_row_dense(X):
+def first_bad_row_dense(X, exponent=ROW_NORM_EXPONENT):
     """Index of the first row of the 2-D C-contiguous ``X`` that is not finite or whose norm is
-    outside the accepted range (see :data:`ROW_NORM_EXPONENT`), −1 if there is none: the
-    validation pass of every estimator, one sweep over X."""
+    outside the accepted range (``[2^-e, 2^e]``, ``e = exponent``; see
+    :data:`ROW_NORM_EXPONENT`), −1 if there is none: the validation pass of every estimator,
+    one sweep over X."""
     for i in range(X.shape[0]):
-        if not _row_ok(X[i]):
+        if not _row_ok(X[i], exponent):
             return i
     return -1
 
 
 @njit(cache=True)
-def first_bad_row_sparse(data, indptr):
+def first_bad_row_sparse(data, indptr, exponent=ROW_NORM_EXPONENT):
     """:func:`first_bad_row_dense` for the CSR rows ``(data, indptr)``."""
     for i in range(indptr.shape[0] - 1):
-        if not _row_ok(data[indptr[i]:indptr[i + 1]]):
+        if not _row_ok(data[indptr[i]:indptr[i + 1]], exponent):
             return i
     return -1
+

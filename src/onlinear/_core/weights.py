@@ -30,7 +30,8 @@ reassociate their sums, as before.  The ones on the per-row path of a sparse pas
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from ..rules.layout import RAW_MASS, RAW_SQNORM, SCALE, SIZE_ANCHOR
 
@@ -50,10 +51,44 @@ MIN_WEIGHT = 1e-300
 _VECTOR_MATH = {"reassoc", "contract"}
 
 
+#: The safe range of the lazy scale of float32 weights (``dtype="float32"``): the raw values
+#: are the true ones divided by the scale, and float32 ends at 2^128 (float64 at 2^1024).
+SCALE_LOW_FLOAT32 = 2.0 ** -24
+SCALE_HIGH_FLOAT32 = 2.0 ** 24
+
+
 @njit(cache=True, error_model="numpy", inline="always")
 def scale_ok(scale):
     """Whether the lazy scale is safe to keep (``SCALE_LOW < |σ| < SCALE_HIGH``; not NaN)."""
     return SCALE_LOW < abs(scale) < SCALE_HIGH
+
+
+def scale_ok_for(W, scale):
+    """:func:`scale_ok` for the scale of the weights ``W``: within ``SCALE_LOW_FLOAT32 …
+    SCALE_HIGH_FLOAT32`` for float32 weights."""
+    return scale_ok(scale)
+
+
+@overload(scale_ok_for)
+def _scale_ok_for(W, scale):
+    if W.dtype == types.float32:
+        return lambda W, scale: SCALE_LOW_FLOAT32 < abs(scale) < SCALE_HIGH_FLOAT32
+    return lambda W, scale: SCALE_LOW < abs(scale) < SCALE_HIGH
+
+
+def weight_float(W, value):
+    """``value`` as a number of the weights' dtype: the dense sweeps (scores, ‖x‖², steps) run
+    in the weights' precision, float32 for ``dtype="float32"`` (half the bytes, twice the
+    values per vector instruction), float64 otherwise (where this is the plain conversion the
+    sweeps always made, so float64 results are unchanged bit for bit)."""
+    return np.float64(value)
+
+
+@overload(weight_float)
+def _weight_float(W, value):
+    if W.dtype == types.float32:
+        return lambda W, value: np.float32(value)
+    return lambda W, value: np.float64(value)
 
 
 # ------------------------------------------------------------------------------------- dots
@@ -91,67 +126,73 @@ def column_dots(idx, vals, W, out):
 @njit(cache=True, error_model="numpy", fastmath=_VECTOR_MATH)
 def column_dots_dense(x, W, state, scores):
     """True scores ``σ_r·(W[:, r]·x)`` of a whole dense row and a class-major ``W`` (column r
-    contiguous), vectorized; returns ``‖x‖²``."""
-    q = 0.0
-    s = 0.0
+    contiguous), vectorized, summed in the weights' precision (:func:`weight_float`); returns
+    ``‖x‖²`` (float64)."""
+    q = weight_float(W, 0.0)
+    s = weight_float(W, 0.0)
     for j in range(x.shape[0]):  # ‖x‖² in the same sweep as the first output's score
-        v = np.float64(x[j])
+        v = weight_float(W, x[j])
         q += v * v
         s += W[j, 0] * v
     scores[0] = s * state[SCALE, 0]
     for r in range(1, W.shape[1]):
-        s = 0.0
+        s = weight_float(W, 0.0)
         for j in range(x.shape[0]):
-            s += W[j, r] * np.float64(x[j])
+            s += W[j, r] * weight_float(W, x[j])
         scores[r] = s * state[SCALE, r]
-    return q
+    return np.float64(q)
 
 
 # ----------------------------------------------------------------------------- additive steps
 @njit(cache=True, error_model="numpy", inline="always")
 def add_row(idx, vals, w, step):
     """``w += step·x`` on the non-zeros of x (raw units: ``step = τ/σ``); returns the change of
-    ``Σ_j w_j²``, as ``Σ (new − old)(new + old)`` over the touched coordinates."""
+    ``Σ_j w_j²``, as ``Σ (new − old)(new + old)`` over the touched coordinates, of the values
+    stored (float32 weights round each one) and in float64."""
     change = 0.0
     for p in range(idx.shape[0]):
         v = np.float64(vals[p])
         if v != 0.0:
             j = idx[p]
-            old = w[j]
-            new = old + step * v
-            w[j] = new
+            old = np.float64(w[j])
+            w[j] = old + step * v
+            new = np.float64(w[j])
             change += (new - old) * (new + old)
     return change
 
 
 @njit(cache=True, error_model="numpy", fastmath=_VECTOR_MATH)
 def add_dense_row(x, W, r, step):
-    """:func:`add_row` for a whole dense row and column r of a class-major ``W``, vectorized."""
+    """:func:`add_row` for a whole dense row and column r of a class-major ``W``, vectorized
+    (the step in the weights' precision, :func:`weight_float`)."""
+    step = weight_float(W, step)
     change = 0.0
     for j in range(x.shape[0]):
         old = W[j, r]
-        new = old + step * np.float64(x[j])
+        new = old + step * weight_float(W, x[j])
         W[j, r] = new
-        change += (new - old) * (new + old)
+        change += (np.float64(new) - np.float64(old)) * (np.float64(new) + np.float64(old))
     return change
 
 
 @njit(cache=True, error_model="numpy", fastmath=_VECTOR_MATH)
 def add_dense_row_pair(x, W, r, step_r, s, step_s):
-    """:func:`add_dense_row` for the two columns r ≠ s in one sweep: x is read (and widened to
-    float64) once for both — the additive steps of most multiclass rules change two outputs."""
+    """:func:`add_dense_row` for the two columns r ≠ s in one sweep: x is read (and converted)
+    once for both — the additive steps of most multiclass rules change two outputs."""
+    step_r = weight_float(W, step_r)
+    step_s = weight_float(W, step_s)
     change_r = 0.0
     change_s = 0.0
     for j in range(x.shape[0]):
-        v = np.float64(x[j])
+        v = weight_float(W, x[j])
         old = W[j, r]
         new = old + step_r * v
         W[j, r] = new
-        change_r += (new - old) * (new + old)
+        change_r += (np.float64(new) - np.float64(old)) * (np.float64(new) + np.float64(old))
         old = W[j, s]
         new = old + step_s * v
         W[j, s] = new
-        change_s += (new - old) * (new + old)
+        change_s += (np.float64(new) - np.float64(old)) * (np.float64(new) + np.float64(old))
     return change_r, change_s
 
 
@@ -159,8 +200,10 @@ def add_dense_row_pair(x, W, r, step_r, s, step_s):
 def add_dense_row_pair_untracked(x, W, r, step_r, s, step_s):
     """:func:`add_dense_row_pair` without the sums of the squared norms' changes (the caller
     has them in O(1), :func:`add_to_column_pair`)."""
+    step_r = weight_float(W, step_r)
+    step_s = weight_float(W, step_s)
     for j in range(x.shape[0]):
-        v = np.float64(x[j])
+        v = weight_float(W, x[j])
         W[j, r] += step_r * v
         W[j, s] += step_s * v
 
@@ -222,8 +265,9 @@ def exact_sizes(W, state, r):
     sqnorm = 0.0
     total = 0.0
     for j in range(W.shape[0]):
-        sqnorm += W[j, r] * W[j, r]
-        total += W[j, r]
+        w = np.float64(W[j, r])  # (float32 weights: the products in float64)
+        sqnorm += w * w
+        total += w
     state[RAW_SQNORM, r] = sqnorm
     state[RAW_MASS, r] = total
     state[SIZE_ANCHOR, r] = 0.0
@@ -279,7 +323,7 @@ def clear_column(W, state, r, acc, avg):
 def rescale_column(W, state, r, c, acc, avg):
     """``w_r ← c·w_r`` through the scale, folded when it leaves the safe range."""
     state[SCALE, r] *= c
-    if not scale_ok(state[SCALE, r]):
+    if not scale_ok_for(W, state[SCALE, r]):
         fold_column(W, state, r, acc, avg)
 
 

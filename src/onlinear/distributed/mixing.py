@@ -179,7 +179,7 @@ def mix_models(models, weights=None):
         if weight > 0:
             mixed += weight * (model._weights * model._state[SCALE])
     out = copy.deepcopy(first)
-    out._weights = np.ascontiguousarray(mixed)
+    out._weights = np.ascontiguousarray(mixed, dtype=first._weights.dtype)
     set_exact_state(out)
     out._counts = np.sum([m._counts for m in models], axis=0).astype(np.int64)
     return out
@@ -188,7 +188,7 @@ def mix_models(models, weights=None):
 def set_exact_state(model):
     """Scale 1 and exact sizes for weights just written into ``model._weights`` (what the
     engine's ``exact_sizes`` keeps: Σ w², Σ w, the re-anchoring guard reset)."""
-    weights = model._weights
+    weights = np.asarray(model._weights, dtype=np.float64)  # (float32 weights: sums in float64)
     model._state[SCALE] = 1.0
     model._state[RAW_SQNORM] = np.einsum("ij,ij->j", weights, weights)
     model._state[RAW_MASS] = weights.sum(axis=0)

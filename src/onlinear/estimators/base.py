@@ -30,6 +30,7 @@ from .._core.weights import averaged
 from ..rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE
 from ..rules.table import RULES, Rule
 from ..tasks import Multiclass
+from ..tasks.labels import unique_labels
 from . import fast_path
 from .checks import (
     _DTYPES,
@@ -192,6 +193,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         "warm_start": ["boolean"],
         "verbose": ["verbose"],
         "class_weight": [dict, StrOptions({"balanced"}), None],
+        "dtype": [StrOptions({"float64", "float32"})],
     }
 
     # ------------------------------------------------------------------ subclass interface
@@ -231,13 +233,14 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             )
         n_outputs = self._n_outputs(classes.shape[0])
         copies = 2 if getattr(self, "average", False) and self._has_averaged_form() else 1
-        check_memory(8 * n_features * n_outputs * copies, type(self).__name__,
-                     f"its weights ({n_features:,} features × {n_outputs:,} outputs × 8 bytes"
-                     + (", twice: averaging)" if copies == 2 else ")"))
+        size = self._weight_dtype.itemsize
+        check_memory(size * n_features * n_outputs * copies, type(self).__name__,
+                     f"its weights ({n_features:,} features × {n_outputs:,} outputs × {size} "
+                     "bytes" + (", twice: averaging)" if copies == 2 else ")"))
         self.classes_ = classes
         self._task = self._make_task()
         self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
-        self._weights = np.zeros((n_features, n_outputs))
+        self._weights = np.zeros((n_features, n_outputs), dtype=self._weight_dtype)
         self._state = np.zeros((self._state_rows, n_outputs))
         self._state[SCALE] = 1.0
         self._counts = np.zeros(3, dtype=np.int64)
@@ -252,8 +255,37 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         whose hypothesis is the direction w/‖w‖)."""
         return self._step_kind == primal.ADDITIVE and not self._scale_free
 
+    # ------------------------------------------------------------------ the weights' precision
+    @property
+    def _weight_dtype(self):
+        """The dtype of the weights: float64, or float32 for ``dtype="float32"``."""
+        return _FLOAT32 if getattr(self, "dtype", "float64") == "float32" else _FLOAT64
+
+    @property
+    def _row_exponent(self):
+        """The exponent e of the accepted row norms, ``[2^-e, 2^e]`` (see
+        :data:`onlinear._core.rows.ROW_NORM_EXPONENT`): narrower for float32 weights."""
+        if self._weight_dtype is _FLOAT32:
+            return rows.ROW_NORM_EXPONENT_FLOAT32
+        return rows.ROW_NORM_EXPONENT
+
+    def _check_weight_dtype(self):
+        """Raise if ``dtype`` was changed after the model started (its weights say; a kernel
+        model has none)."""
+        weights = self.__dict__.get("_weights")
+        if weights is not None and weights.dtype != self._weight_dtype:
+            raise ValueError(
+                f"dtype={self.dtype!r} was set after the model started with "
+                f"{weights.dtype} weights: fit restarts the model with the new value "
+                "(partial_fit, learn_one and a warm_start fit keep the old one).")
+
     def _validate_params(self):
         super()._validate_params()
+        if getattr(self, "average", False) and self._weight_dtype is _FLOAT32:
+            raise ValueError(
+                f"{type(self).__name__}(average=True) needs dtype='float64': the averaging sums "
+                "record each step as it was taken, and float32 weights round the step they "
+                "store, so the averaged hypothesis would drift from the mean of the hypotheses.")
         if getattr(self, "average", False) and not self._has_averaged_form():
             raise ValueError(
                 f"{type(self).__name__} has no averaged form (average=True): "
@@ -307,21 +339,24 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         rule = (int(self._rule), self._params, self._state, self._step_kind, self._scale_free)
         weighting = (primal.NO_WEIGHTS, primal.WEIGHT_NONE) if sample_weight is None else (
             sample_weight, self._weight_mode())
+        scratch = primal.pass_scratch(self._weights.shape[1])
         if sp.issparse(X):
             weights, acc = self._feature_major()
             primal.run_sparse(X.data, X.indices, X.indptr, y_index, order, weights, *rule,
                               self._counts, predictions, acc, self._averaging_arrays()[1],
-                              *weighting)
+                              *weighting, *scratch)
             return
         # the pass works on class-major copies (the dense layout, see _class_major), kept if
         # every row is accepted: the pass checks each row itself (primal.run_dense)
         acc, avg = self._averaging_arrays()
         work, work_acc = np.array(self._weights, order="F"), np.array(acc, order="F")
         bad = primal.run_dense(X, y_index, order, work.T, *rule, self._counts, predictions,
-                               work_acc.T, avg, *weighting, self._exact_norms)
+                               work_acc.T, avg, *weighting, self._exact_norms,
+                               self._dense_index, *scratch)
         if bad >= 0:  # the pass refused row `bad` and changed nothing
-            check_rows(X, type(self).__name__)  # raises the error of X's first bad row
-            raise row_scale_error(row_norm(X[bad]), bad)  # (a norm at the range's edge)
+            exponent = self._row_exponent
+            check_rows(X, type(self).__name__, exponent)  # raises the error of X's first bad row
+            raise row_scale_error(row_norm(X[bad]), bad, exponent)  # (a norm at the range's edge)
         self._weights = work
         if avg.shape[0] > 0:
             self._avg_acc = work_acc
@@ -394,11 +429,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         X = canonical_csr(X)  # before the row checks: a row's norm is that of its sums
         if not (pass_checks_rows and self._pass_checks_dense_rows and not sp.issparse(X)
                 and not self._constant()):
-            check_rows(X, type(self).__name__)
-        with warnings.catch_warnings():
-            # "more unique classes than half the samples" is expected of small online batches
-            warnings.simplefilter("ignore", UserWarning)
-            check_classification_targets(y)
+            check_rows(X, type(self).__name__, self._row_exponent)
+        if not (y.ndim == 1 and y.dtype.kind in "biu"):  # (1-D integers always are targets)
+            with warnings.catch_warnings():
+                # "more unique classes than half the samples" is expected of small batches
+                warnings.simplefilter("ignore", UserWarning)
+                check_classification_targets(y)
         # CSR rows are canonical (duplicates summed, indices sorted) and then read as they are: the
         # sums differ from a dense pass only by rounding, as a dense pass's vectorized sums do
         # anyway (see engine)
@@ -433,7 +469,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         given as a string is free, but the same wherever that string appears."""
         n_outputs = self._n_outputs(self.classes_.shape[0])
         width = self.n_features_in_ + self._constant()
-        arrays = {"_weights": ((width, n_outputs), np.float64),
+        arrays = {"_weights": ((width, n_outputs), self._weight_dtype.type),
                   "_state": ((self._state_rows, n_outputs), np.float64),
                   "_counts": ((3,), np.int64)}
         if getattr(self, "average", False):
@@ -491,8 +527,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         else:
             bias = np.zeros(weights.shape[1])
         if bias.shape[0] == 2 and self.classes_.shape[0] == 2:
-            return np.array([bias[1] - bias[0]])
-        return bias.copy()
+            bias = np.array([bias[1] - bias[0]])
+        return bias.astype(self._weights.dtype)  # (a copy, in the weights' precision)
 
     #: Arrays whose first axis is the features: :meth:`grow_features` widens them with zeros.
     @property
@@ -624,9 +660,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         X, y = self._validate(X, y, reset=first, pass_checks_rows=method != "stream")
         if not first:
             self._check_intercept()
+            self._check_weight_dtype()
         X = self._with_constant(X)
         if first:
-            self._start(np.unique(y) if method == "fit" else classes, X.shape[1])
+            self._start(unique_labels(y) if method == "fit" else classes, X.shape[1])
         return X, self._encode(y)
 
     def _pass_context(self, X):
@@ -776,7 +813,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             if not (X.shape[0] > 0 and X.shape[1] == width and X.data.dtype == np.float64
                     and X.has_canonical_format):
                 return None
-            if rows.first_bad_row_sparse(X.data, X.indptr) >= 0:
+            if rows.first_bad_row_sparse(X.data, X.indptr, self._row_exponent) >= 0:
                 return None
         else:
             return None
@@ -1104,7 +1141,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         predicted = primal.learn_dense_row(vals, label, weights.T, *rule, acc.T, avg, weight,
                                            mode, self._exact_norms, True)
         if predicted < 0:  # ‖x‖² summed in another order lands outside the accepted range
-            raise row_scale_error(row_norm(vals))
+            raise row_scale_error(row_norm(vals), exponent=self._row_exponent)
         return predicted
 
     def _label_of(self, y):
@@ -1114,6 +1151,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """A started model's checked row (with the constant feature when ``fit_intercept``)."""
         if getattr(self, "fit_intercept", False) != self._started_with_intercept:
             self._check_intercept()  # raises: fit_intercept changed after the start
+        if learning:
+            self._check_weight_dtype()
         return self._check_one(x, n_features=self.n_features_in_, learning=learning)
 
     def _check_one(self, x, n_features, learning=True):
@@ -1130,7 +1169,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             x = canonical_csr(sp.csr_matrix(x))
             vals = np.ascontiguousarray(x.data, dtype=np.float64)
             if learning:
-                check_row(vals)
+                check_row(vals, self._row_exponent)
             elif not np.isfinite(vals).all():
                 raise ValueError("x contains NaN or infinity.")
             idx = np.ascontiguousarray(x.indices, dtype=np.int64)
@@ -1149,7 +1188,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         if n_features is not None and x.shape[0] != n_features:
             raise ValueError(f"x has {x.shape[0]} features, but the model expects {n_features}.")
         if learning:
-            check_row(x)
+            check_row(x, self._row_exponent)
         elif not np.isfinite(x).all():
             raise ValueError("x contains NaN or infinity.")
         if self._constant():  # fit_intercept: the constant feature, last
@@ -1233,8 +1272,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         weights, scales = self._predicting_weights()
         weights = (weights[:self.n_features_in_] * scales).T  # (not the intercept's weight)
         if weights.shape[0] == 2:
-            return (weights[1] - weights[0])[None, :]
-        return weights.copy()
+            weights = (weights[1] - weights[0])[None, :]
+        return weights.astype(self._weights.dtype)  # (a copy, in the weights' precision)
 
     @property
     def n_seen_(self):

@@ -52,7 +52,7 @@ def row_norm(values):
     return largest * np.sqrt(np.sum(np.square(values / largest)))
 
 
-def row_scale_error(norm, row=None):
+def row_scale_error(norm, row=None, exponent=rows.ROW_NORM_EXPONENT):
     """The ``ValueError`` refusing a row whose norm is outside the range the learners accept
     (see :data:`onlinear.rows.ROW_NORM_EXPONENT`).
 
@@ -62,6 +62,9 @@ def row_scale_error(norm, row=None):
         The row's norm (:func:`row_norm`).
     row : int or None, default=None
         The row's index in ``X``, named in the message; None for the one-example paths (``x``).
+    exponent : int, default=ROW_NORM_EXPONENT
+        The range's exponent e (norms in ``[2^-e, 2^e]``): ``ROW_NORM_EXPONENT_FLOAT32`` for a
+        model with float32 weights.
 
     Returns
     -------
@@ -69,14 +72,17 @@ def row_scale_error(norm, row=None):
         The error, to raise.
     """
     where = "x" if row is None else f"X row {row}"
+    if exponent == rows.ROW_NORM_EXPONENT:
+        who, within = "the learners accept", "float64"
+    else:
+        who, within = "a model with float32 weights (dtype='float32') accepts", "float32"
     return ValueError(
-        f"{where} has norm {norm:.3g}; the learners accept rows of norm 0 or between "
-        f"2^-{rows.ROW_NORM_EXPONENT} ≈ {2.0 ** -rows.ROW_NORM_EXPONENT:.2g} and "
-        f"2^{rows.ROW_NORM_EXPONENT} ≈ {2.0 ** rows.ROW_NORM_EXPONENT:.2g}, where ‖x‖², "
-        f"the steps and the scores stay within float64: rescale the data.")
+        f"{where} has norm {norm:.3g}; {who} rows of norm 0 or between "
+        f"2^-{exponent} ≈ {2.0 ** -exponent:.2g} and 2^{exponent} ≈ {2.0 ** exponent:.2g}, "
+        f"where ‖x‖², the steps and the scores stay within {within}: rescale the data.")
 
 
-def check_rows(X, estimator_name):
+def check_rows(X, estimator_name, exponent=rows.ROW_NORM_EXPONENT):
     """Refuse X (2-D C-contiguous or CSR) if a value is NaN or infinite (scikit-learn's error)
     or a row's norm is outside the range every learner can represent (see
     :data:`onlinear.rows.ROW_NORM_EXPONENT`) — one compiled sweep, before anything is learned.
@@ -87,6 +93,8 @@ def check_rows(X, estimator_name):
         The validated data (float64 or float32; CSR in canonical format).
     estimator_name : str
         Named in scikit-learn's message for NaN or infinite values.
+    exponent : int, default=ROW_NORM_EXPONENT
+        The range's exponent (see :func:`row_scale_error`).
 
     Raises
     ------
@@ -94,33 +102,35 @@ def check_rows(X, estimator_name):
         On the first row with a NaN or infinite value, or with a norm out of range.
     """
     sparse = sp.issparse(X)
-    bad = (rows.first_bad_row_sparse(X.data, X.indptr) if sparse
-           else rows.first_bad_row_dense(X))
+    bad = (rows.first_bad_row_sparse(X.data, X.indptr, exponent) if sparse
+           else rows.first_bad_row_dense(X, exponent))
     if bad < 0:
         return
     _assert_all_finite(X.data if sparse else X, input_name="X", estimator_name=estimator_name)
     values = X.data[X.indptr[bad]:X.indptr[bad + 1]] if sparse else X[bad]
-    raise row_scale_error(row_norm(values), bad)
+    raise row_scale_error(row_norm(values), bad, exponent)
 
 
-def check_row(vals):
+def check_row(vals, exponent=rows.ROW_NORM_EXPONENT):
     """:func:`check_rows` for one row's values (``learn_one``).
 
     Parameters
     ----------
     vals : ndarray of shape (n_values,)
         The row's values (dense, or a sparse row's stored values).
+    exponent : int, default=ROW_NORM_EXPONENT
+        The range's exponent (see :func:`row_scale_error`).
 
     Raises
     ------
     ValueError
         If a value is NaN or infinite, or the row's norm is out of range.
     """
-    if rows._row_ok(vals):  # one compiled sweep: a NaN or an infinity fails it too
+    if rows._row_ok(vals, exponent):  # one compiled sweep: a NaN or an infinity fails it too
         return
     if not np.isfinite(vals).all():
         raise ValueError("x contains NaN or infinity.")
-    raise row_scale_error(row_norm(vals))
+    raise row_scale_error(row_norm(vals), exponent=exponent)
 
 
 def canonical_csr(X):

@@ -66,10 +66,12 @@ class Context:
 def build(model, dense):
     """The context of the started primal ``model`` for dense rows (its weights class-major) or
     CSR rows (feature-major); None if the model's calls cannot take the fast path (an
-    intercept's constant feature, class weights, or ``average`` changed since the start)."""
+    intercept's constant feature, class weights, or ``average`` or ``dtype`` changed since the
+    start: the general path raises)."""
     d = model.__dict__
     if (d.get("fit_intercept") or d.get("class_weight") is not None
-            or ("_avg_acc" in d) != bool(d.get("average"))):
+            or ("_avg_acc" in d) != bool(d.get("average"))
+            or d["_weights"].dtype != model._weight_dtype):
         return None
     weights, acc = model._class_major() if dense else model._feature_major()
     avg = model._averaging_arrays()[1]

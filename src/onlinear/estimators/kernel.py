@@ -87,12 +87,18 @@ _KERNEL_DOC = """kernel : {"rbf", "poly", "linear"} or callable, default="rbf"
         Constant term of the polynomial kernel."""
 
 
+#: Protocol parameters of a primal class that its kernel form does not take: ``dtype`` is the
+#: precision of primal weights (the kernel forms keep float64 dual coefficients and patterns).
+_PRIMAL_ONLY = frozenset({"dtype"})
+
+
 def _kernel_init(primal):
     """``__init__`` of the kernel form of ``primal``: its hyperparameters, the kernel's, then
     the keyword-only protocol parameters (``n_epochs``, ``shuffle``, ``random_state``)."""
     signature = inspect.signature(primal.__init__)
     head = [p for p in signature.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
-    tail = [p for p in signature.parameters.values() if p.kind is p.KEYWORD_ONLY]
+    tail = [p for p in signature.parameters.values() if p.kind is p.KEYWORD_ONLY
+            and p.name not in _PRIMAL_ONLY]
     kernel = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
               for name, default in _KERNEL_DEFAULTS.items()]
     signature = signature.replace(parameters=head + kernel + tail)

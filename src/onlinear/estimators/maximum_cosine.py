@@ -23,13 +23,14 @@ from .base import OnlineLinearClassifier, _Unweighted
 class _MaximumCosineBase(_Unweighted):
 
     def __init__(self, *, fit_intercept=False, n_epochs=1, shuffle=False, random_state=None,
-                 warm_start=False, verbose=0):
+                 warm_start=False, verbose=0, dtype="float64"):
         self.fit_intercept = fit_intercept
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
         self.warm_start = warm_start
         self.verbose = verbose
+        self.dtype = dtype
 
     @property
     def cosine_bound_(self):
@@ -72,6 +73,12 @@ class ROMMA(_MaximumCosineBase):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
+    dtype : {"float64", "float32"}, default="float64"
+        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
+        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
+        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
+        without ``average``.  Fixed when the model starts (``fit`` restarts it).
 
     Attributes
     ----------
@@ -136,6 +143,12 @@ class AggressiveROMMA(ROMMA):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
+    dtype : {"float64", "float32"}, default="float64"
+        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
+        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
+        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
+        without ``average``.  Fixed when the model starts (``fit`` restarts it).
 
     Attributes
     ----------
@@ -194,6 +207,12 @@ class NAROMMA(_MaximumCosineBase):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
+    dtype : {"float64", "float32"}, default="float64"
+        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
+        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
+        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
+        without ``average``.  Fixed when the model starts (``fit`` restarts it).
 
     Attributes
     ----------
@@ -232,10 +251,12 @@ class NAROMMA(_MaximumCosineBase):
     }
 
     def __init__(self, skip_collinear="antiparallel", *, fit_intercept=False, n_epochs=1,
-                 shuffle=False, random_state=None, warm_start=False, verbose=0):
+                 shuffle=False, random_state=None, warm_start=False, verbose=0,
+                 dtype="float64"):
         self.skip_collinear = skip_collinear
         super().__init__(fit_intercept=fit_intercept, n_epochs=n_epochs, shuffle=shuffle,
-                         random_state=random_state, warm_start=warm_start, verbose=verbose)
+                         random_state=random_state, warm_start=warm_start, verbose=verbose,
+                         dtype=dtype)
 
     def _rule_values(self):
         return {"skip": self._skips[self.skip_collinear]}
@@ -268,6 +289,12 @@ class MaximumCosinePerceptron(_MaximumCosineBase):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
+    dtype : {"float64", "float32"}, default="float64"
+        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
+        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
+        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
+        without ``average``.  Fixed when the model starts (``fit`` restarts it).
 
     Attributes
     ----------
@@ -333,6 +360,12 @@ class ConservativeMCP(MaximumCosinePerceptron):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
+    dtype : {"float64", "float32"}, default="float64"
+        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
+        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
+        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
+        without ``average``.  Fixed when the model starts (``fit`` restarts it).
 
     Attributes
     ----------

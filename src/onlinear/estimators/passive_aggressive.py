@@ -73,6 +73,12 @@ class PassiveAggressive(OnlineLinearClassifier):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
+    dtype : {"float64", "float32"}, default="float64"
+        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
+        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
+        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
+        without ``average``.  Fixed when the model starts (``fit`` restarts it).
 
     Attributes
     ----------
@@ -111,7 +117,7 @@ class PassiveAggressive(OnlineLinearClassifier):
 
     def __init__(self, slack="none", C=1.0, variant="exact", *, fit_intercept=False, average=False,
                  n_epochs=1, shuffle=False, random_state=None,
-                 class_weight=None, warm_start=False, verbose=0):
+                 class_weight=None, warm_start=False, verbose=0, dtype="float64"):
         self.slack = slack
         self.C = C
         self.variant = variant
@@ -123,6 +129,7 @@ class PassiveAggressive(OnlineLinearClassifier):
         self.class_weight = class_weight
         self.warm_start = warm_start
         self.verbose = verbose
+        self.dtype = dtype
 
     def _rule_values(self):
         return {"C": self.C, "kind": _SLACKS[self.slack], "variant": _VARIANTS[self.variant]}
@@ -185,6 +192,12 @@ class SupportClassPA(PassiveAggressive):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
+    dtype : {"float64", "float32"}, default="float64"
+        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
+        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
+        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
+        without ``average``.  Fixed when the model starts (``fit`` restarts it).
 
     Attributes
     ----------

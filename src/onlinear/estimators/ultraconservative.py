@@ -64,6 +64,12 @@ class Perceptron(OnlineLinearClassifier):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
+    dtype : {"float64", "float32"}, default="float64"
+        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
+        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
+        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
+        without ``average``.  Fixed when the model starts (``fit`` restarts it).
 
     Attributes
     ----------
@@ -96,7 +102,8 @@ class Perceptron(OnlineLinearClassifier):
     _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints, "beta": _BETA}
 
     def __init__(self, beta=0.0, *, fit_intercept=False, average=False, n_epochs=1, shuffle=False,
-                 random_state=None, class_weight=None, warm_start=False, verbose=0):
+                 random_state=None, class_weight=None, warm_start=False, verbose=0,
+                 dtype="float64"):
         self.beta = beta
         self.fit_intercept = fit_intercept
         self.average = average
@@ -106,6 +113,7 @@ class Perceptron(OnlineLinearClassifier):
         self.class_weight = class_weight
         self.warm_start = warm_start
         self.verbose = verbose
+        self.dtype = dtype
 
     def _rule_values(self):
         return {"beta": self.beta}
@@ -153,6 +161,12 @@ class OneVsRestPerceptron(Perceptron):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
+    dtype : {"float64", "float32"}, default="float64"
+        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
+        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
+        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
+        without ``average``.  Fixed when the model starts (``fit`` restarts it).
 
     Attributes
     ----------
@@ -228,6 +242,12 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
+    dtype : {"float64", "float32"}, default="float64"
+        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
+        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
+        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
+        without ``average``.  Fixed when the model starts (``fit`` restarts it).
 
     Attributes
     ----------
@@ -265,7 +285,7 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
 
     def __init__(self, scheme="uniform", beta=0.0, *, fit_intercept=False, average=False,
                  n_epochs=1, shuffle=False, random_state=None,
-                 class_weight=None, warm_start=False, verbose=0):
+                 class_weight=None, warm_start=False, verbose=0, dtype="float64"):
         self.scheme = scheme
         self.beta = beta
         self.fit_intercept = fit_intercept
@@ -276,6 +296,7 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
         self.class_weight = class_weight
         self.warm_start = warm_start
         self.verbose = verbose
+        self.dtype = dtype
 
     def _rule_values(self):
         return {"beta": self.beta, "scheme": _SCHEMES[self.scheme]}
@@ -325,6 +346,12 @@ class KeslerPerceptron(OnlineLinearClassifier):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
+    dtype : {"float64", "float32"}, default="float64"
+        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
+        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
+        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
+        without ``average``.  Fixed when the model starts (``fit`` restarts it).
 
     Attributes
     ----------
@@ -347,7 +374,8 @@ class KeslerPerceptron(OnlineLinearClassifier):
     _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints, "beta": _BETA}
 
     def __init__(self, beta=0.0, *, fit_intercept=False, average=False, n_epochs=1, shuffle=False,
-                 random_state=None, class_weight=None, warm_start=False, verbose=0):
+                 random_state=None, class_weight=None, warm_start=False, verbose=0,
+                 dtype="float64"):
         self.beta = beta
         self.fit_intercept = fit_intercept
         self.average = average
@@ -357,6 +385,7 @@ class KeslerPerceptron(OnlineLinearClassifier):
         self.class_weight = class_weight
         self.warm_start = warm_start
         self.verbose = verbose
+        self.dtype = dtype
 
     def _rule_values(self):
         return {"beta": self.beta}
@@ -411,6 +440,12 @@ class MIRA(OnlineLinearClassifier):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
+    dtype : {"float64", "float32"}, default="float64"
+        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
+        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
+        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
+        without ``average``.  Fixed when the model starts (``fit`` restarts it).
 
     Attributes
     ----------
@@ -443,7 +478,8 @@ class MIRA(OnlineLinearClassifier):
     _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints, "beta": _BETA}
 
     def __init__(self, beta=0.01, *, fit_intercept=False, average=False, n_epochs=1, shuffle=False,
-                 random_state=None, class_weight=None, warm_start=False, verbose=0):
+                 random_state=None, class_weight=None, warm_start=False, verbose=0,
+                 dtype="float64"):
         self.beta = beta
         self.fit_intercept = fit_intercept
         self.average = average
@@ -453,6 +489,7 @@ class MIRA(OnlineLinearClassifier):
         self.class_weight = class_weight
         self.warm_start = warm_start
         self.verbose = verbose
+        self.dtype = dtype
 
     def _rule_values(self):
         return {"beta": self.beta}
@@ -501,6 +538,12 @@ class BinaryMIRA(MIRA):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
+    dtype : {"float64", "float32"}, default="float64"
+        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
+        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
+        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
+        without ``average``.  Fixed when the model starts (``fit`` restarts it).
 
     Attributes
     ----------
@@ -567,6 +610,12 @@ class MulticlassROMMA(_Unweighted):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
+    dtype : {"float64", "float32"}, default="float64"
+        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
+        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
+        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
+        without ``average``.  Fixed when the model starts (``fit`` restarts it).
 
     Attributes
     ----------
@@ -605,7 +654,8 @@ class MulticlassROMMA(_Unweighted):
     }
 
     def __init__(self, scheme="max", *, fit_intercept=False, average=False, n_epochs=1,
-                 shuffle=False, random_state=None, warm_start=False, verbose=0):
+                 shuffle=False, random_state=None, warm_start=False, verbose=0,
+                 dtype="float64"):
         self.scheme = scheme
         self.fit_intercept = fit_intercept
         self.average = average
@@ -614,6 +664,7 @@ class MulticlassROMMA(_Unweighted):
         self.random_state = random_state
         self.warm_start = warm_start
         self.verbose = verbose
+        self.dtype = dtype
 
     def _rule_values(self):
         return {"scheme": _SCHEMES[self.scheme]}

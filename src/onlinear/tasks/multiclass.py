@@ -38,6 +38,10 @@ class Multiclass(Labels):
                 return np.array([self.index[label] for label in y.tolist()], dtype=np.int64)
             except (KeyError, TypeError):
                 pass  # (an unknown label: named below)
+        else:
+            index = self.encode_small_span(y)  # integer labels: a table, not a sort
+            if index is not None:
+                return index
         index = np.searchsorted(self.classes, y)
         index = np.minimum(index, self.classes.shape[0] - 1)
         unknown = self.classes[index] != y
