@@ -183,6 +183,15 @@ def pa_dense_float64_weights(X, y, W):
     return mistakes
 
 
+def zeros_aligned(shape, dtype):
+    """Zero weights for the bare loops, 64-byte aligned as onlinear aligns its own (numpy's are
+    16-byte aligned: a W 16 bytes off a 32-byte boundary makes the bare loop about 14 % slower,
+    and which one a run gets is chance, so the ratios would move by as much)."""
+    from onlinear._core.weights import aligned_copy
+
+    return aligned_copy(np.zeros(shape, dtype), "C")
+
+
 def contenders(wl):
     """``{name: (setup, run)}``: ``setup()`` is untimed, ``run(state)`` is one timed pass."""
     import onlinear
@@ -198,9 +207,9 @@ def contenders(wl):
             lambda W: pa_csr_dk(X.indptr, X.indices, X.data, y, W))
     else:
         out["bare loop (peers.py pa_dense)"] = (
-            lambda: np.full((k, d), 0.0, X.dtype), lambda W: pa_dense(X, y, W))
+            lambda: zeros_aligned((k, d), X.dtype), lambda W: pa_dense(X, y, W))
         out["bare loop, float64 weights"] = (
-            lambda: np.full((k, d), 0.0), lambda W: pa_dense_float64_weights(X, y, W))
+            lambda: zeros_aligned((k, d), np.float64), lambda W: pa_dense_float64_weights(X, y, W))
     for dtype in DTYPES[wl.sparse]:
         suffix = "" if dtype == "float64" else f", {dtype}"
         for name in RULES:

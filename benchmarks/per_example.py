@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 import onlinear
-from bare_loop import pa_csr_dk, pa_dense
+from bare_loop import pa_csr_dk, pa_dense, zeros_aligned
 from workloads import make_dense, make_sparse
 
 #: rows per call of learn_many (a small batch: a user's mini-batch, a message queue's poll)
@@ -48,12 +48,12 @@ def contenders(dense, sparse):
     sparse_rows = [S[i] for i in range(n)]
 
     def bare_dense():
-        W = np.zeros((k, X.shape[1]), dtype=X.dtype)
+        W = zeros_aligned((k, X.shape[1]), X.dtype)
         for i in range(n):
             pa_dense(X[i:i + 1], y[i:i + 1], W)
 
     def bare_csr():
-        W = np.zeros((S.shape[1], ks))
+        W = zeros_aligned((S.shape[1], ks), np.float64)
         indptr, indices, data = S.indptr, S.indices, S.data
         for i in range(n):
             pa_csr_dk(indptr[i:i + 2], indices, data, ys[i:i + 1], W)

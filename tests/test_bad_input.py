@@ -356,6 +356,7 @@ BAD_VALUES = {
     "class_weight": ["heavy", [1.0, 2.0]],
     "warm_start": ["yes"],
     "verbose": ["loud", -1],
+    "dtype": ["float16", "Float32", np.float32],
 }
 # simultaneous projections
 BAD_VALUES.update({"update": ["bogus", "Additive"], "max_rule": ["bogus"],

@@ -303,7 +303,8 @@ def list_command(task, kernel, fmt):
         # the rule's hyperparameters: not the protocol's, nor the choices of every learner
         params = {k: v for k, v in algorithm.hyperparameters.items()
                   if k not in harness.PROTOCOL_PARAMETERS and k not in (
-                      "average", "fit_intercept", "class_weight", "warm_start", "verbose")}
+                      "average", "fit_intercept", "class_weight", "warm_start", "verbose",
+                      "dtype")}
         rows.append({"name": name, "task": algorithm.task,
                      "fixed": " ".join(f"{k}={v}" for k, v in algorithm.fixed.items()) or "-",
                      "paper": algorithm.paper if fmt != "table" else _short_paper(algorithm),

@@ -168,7 +168,8 @@ def _describe(model):
         for name in expected:
             arrays[name] = np.ascontiguousarray(getattr(model, name))
         saved = {"classes_", *model._model_scalars, *expected}
-        forgotten = set(vars(model)) - saved - set(params) - model._derived - {"_lock"}
+        # (the lock and the per-example context are rebuilt, never saved)
+        forgotten = set(vars(model)) - saved - set(params) - model._derived - {"_lock", "_fast"}
         if forgotten:  # a new attribute nobody declared: the file would not restore the model
             raise RuntimeError(f"{type(model).__name__} has undeclared model attributes "
                                f"{sorted(forgotten)}: add them to _model_arrays, "

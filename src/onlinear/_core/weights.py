@@ -91,6 +91,27 @@ def _weight_float(W, value):
     return lambda W, value: np.float64(value)
 
 
+#: The weights' memory starts on a multiple of this many bytes: a vector load that straddles
+#: two cache lines costs about twice one that does not (a dense pass of pa over 784 float32
+#: features took 0.057 s with the weights 16 bytes off a 32-byte boundary, 0.050 s on it).
+ALIGNMENT = 64
+
+
+def aligned_copy(array, order):
+    """A copy of the 2-D ``array`` in ``order`` ("C" or "F") whose data starts on an
+    :data:`ALIGNMENT`-byte boundary (numpy's own allocations are only 16-byte aligned)."""
+    size, itemsize = array.size, array.dtype.itemsize
+    buffer = np.empty(size + ALIGNMENT // itemsize, dtype=array.dtype)
+    start = (-buffer.ctypes.data % ALIGNMENT) // itemsize
+    flat = buffer[start:start + size]
+    if order == "F":
+        copy = flat.reshape(array.shape[::-1]).T
+    else:
+        copy = flat.reshape(array.shape)
+    copy[...] = array
+    return copy
+
+
 # ------------------------------------------------------------------------------------- dots
 @njit(cache=True, error_model="numpy")
 def dot(idx, vals, w):

@@ -26,7 +26,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._core import counters, primal, rows
-from .._core.weights import averaged
+from .._core.weights import aligned_copy, averaged
 from ..rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE
 from ..rules.table import RULES, Rule
 from ..tasks import Multiclass
@@ -240,7 +240,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self._task = self._make_task()
         self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
-        self._weights = np.zeros((n_features, n_outputs), dtype=self._weight_dtype)
+        self._weights = aligned_copy(np.zeros((n_features, n_outputs), self._weight_dtype), "C")
         self._state = np.zeros((self._state_rows, n_outputs))
         self._state[SCALE] = 1.0
         self._counts = np.zeros(3, dtype=np.int64)
@@ -349,7 +349,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         # the pass works on class-major copies (the dense layout, see _class_major), kept if
         # every row is accepted: the pass checks each row itself (primal.run_dense)
         acc, avg = self._averaging_arrays()
-        work, work_acc = np.array(self._weights, order="F"), np.array(acc, order="F")
+        work, work_acc = aligned_copy(self._weights, "F"), np.array(acc, order="F")
         bad = primal.run_dense(X, y_index, order, work.T, *rule, self._counts, predictions,
                                work_acc.T, avg, *weighting, self._exact_norms,
                                self._dense_index, *scratch)
@@ -377,21 +377,22 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def _class_major(self):
         """``(weights, averaging sums)``, class-major (converted if they were not; the sums
         are the empty "not averaging" array without ``average``)."""
-        return self._in_layout(np.asfortranarray, "f_contiguous")
+        return self._in_layout("F")
 
     def _feature_major(self):
         """``(weights, averaging sums)``, feature-major (converted if they were not)."""
-        return self._in_layout(np.ascontiguousarray, "c_contiguous")
+        return self._in_layout("C")
 
-    def _in_layout(self, convert, flag):
+    def _in_layout(self, order):
+        flag = "f_contiguous" if order == "F" else "c_contiguous"
         weights = self._weights
         if not getattr(weights.flags, flag):
-            weights = self._weights = convert(weights)
+            weights = self._weights = aligned_copy(weights, order)
         acc = self.__dict__.get("_avg_acc")
         if acc is None:
             return weights, primal.NO_ACC
         if not getattr(acc.flags, flag):
-            acc = self._avg_acc = convert(acc)
+            acc = self._avg_acc = aligned_copy(acc, order)
         return weights, acc
 
     # ------------------------------------------------------------------ sample weights
@@ -1077,6 +1078,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             fast = d.get("_fast") or self._fast_context(x)
             if fast and (classes is None or self._known_classes(classes)):
                 predicted = fast.learn(x, y)
+                if predicted is None and type(x) not in fast.kinds:  # the other kind of row
+                    fast = self._fast_context(x)
+                    predicted = fast.learn(x, y) if fast else None
                 if predicted is not None:
                     d["_fast"] = fast  # (kept once it served: a failed call adds nothing)
                     return predicted
@@ -1240,6 +1244,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             fast = d.get("_fast") or self._fast_context(x)
             if fast:
                 predicted = fast.predict(x)
+                if predicted is None and type(x) not in fast.kinds:  # the other kind of row
+                    fast = self._fast_context(x)
+                    predicted = fast.predict(x) if fast else None
                 if predicted is not None:
                     d["_fast"] = fast
                     return predicted

@@ -53,12 +53,14 @@ class Context:
     """The fast path of one started model for one kind of row (see the module docstring).
 
     ``learn(x, label)`` and ``predict(x)`` return the label predicted before the update, or
-    None when the general path must take the call (nothing changed)."""
+    None when the general path must take the call (nothing changed); ``kinds``: the types of
+    the rows it takes."""
 
-    __slots__ = ("dense", "learn", "predict")
+    __slots__ = ("dense", "kinds", "learn", "predict")
 
     def __init__(self, dense, learn, predict):
         self.dense = dense
+        self.kinds = (np.ndarray,) if dense else _CSR_TYPES
         self.learn = learn
         self.predict = predict
 

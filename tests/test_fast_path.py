@@ -1,0 +1,203 @@
+"""The per-example path of the primal learners (``onlinear.estimators.fast_path``) and the
+weights' layout.
+
+* ``learn_one`` on a started model takes one compiled call through a context kept in ``_fast``
+  once it served a call; any attribute set drops it (a refit, grown classes or features, a
+  change of hyperparameters, a loaded model), and the model then learns exactly as the general
+  path would.
+* A dense row is learned on class-major weights, a CSR row on feature-major ones: the weights
+  follow the rows' kind, and a switch changes no value.  ``learn_one`` on dense rows plays the
+  rounds of a dense ``fit`` (the same predictions and counts, weights equal up to the rounding
+  of the vectorized sums); on CSR rows those of a CSR ``fit``, bit for bit.
+* ``predict_one`` predicts what ``learn_one`` would for the same row (the same compiled round).
+* CSR rows are taken in any form scipy keeps: int32 or int64 indices, float32 values, values on
+  a strided array, non-canonical rows (summed first); a row of another width, or with a NaN, is
+  refused with nothing changed.
+"""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import onlinear
+
+NAMES = ["pa", "mira", "spa2", "perceptron-max", "aromma", "mcp", "romma", "mc-romma",
+         "kesler", "multiplicative"]
+
+
+def _classes(name):
+    return 3 if onlinear.describe(name).handles_multiclass else 2
+
+
+def _data(k, n=150, d=9, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    X[X < 0.4] = 0.0
+    y = np.argmax(X @ rng.normal(size=(d, k)), axis=1)
+    return X, y
+
+
+def _state(model):
+    return {k: (v.tobytes() if isinstance(v, np.ndarray) else v) for k, v in vars(model).items()
+            if k not in ("_lock", "_fast", "_task")}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", NAMES)
+def test_learn_one_plays_the_rounds_of_fit_on_either_kind_of_row(name, dtype):
+    k = _classes(name)
+    X, y = _data(k)
+    params = {} if name == "multiplicative" else {"dtype": dtype}
+    classes = np.arange(k)
+    for form in (X, sp.csr_matrix(X)):
+        batch = onlinear.make(name, **params).fit(form, y)
+        one = onlinear.make(name, **params)
+        predicted = [one.learn_one(form[i] if sp.issparse(form) else form[i], y[i],
+                                   classes=classes) for i in range(len(y))]
+        assert one.n_mistakes_ == batch.n_mistakes_ and one.n_updates_ == batch.n_updates_
+        assert int(np.sum(np.asarray(predicted) != y)) == batch.n_mistakes_
+        if sp.issparse(form):  # the same sums over the non-zeros
+            np.testing.assert_array_equal(one.coef_, batch.coef_)
+            assert one._weights.flags.c_contiguous
+        else:  # vectorized sums, grouped by the compiler in each compiled function
+            rtol = 1e-5 if dtype == "float32" else 1e-12
+            np.testing.assert_allclose(one.coef_, batch.coef_, rtol=rtol,
+                                       atol=rtol * np.abs(batch.coef_).max())
+            assert one._weights.flags.f_contiguous
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", ["pa", "mira", "aromma", "mcp", "mc-romma"])
+def test_predict_one_predicts_what_learn_one_would(name, dtype):
+    k = _classes(name)
+    X, y = _data(k, n=120)
+    for form in (X, X.astype(np.float32), sp.csr_matrix(X)):
+        model = onlinear.make(name, dtype=dtype)
+        model.learn_one(form[0], y[0], classes=np.arange(k))
+        for i in range(1, form.shape[0]):
+            expected = model.predict_one(form[i])
+            assert model.learn_one(form[i], y[i]) == expected
+
+
+def test_the_context_serves_started_models_and_is_dropped_when_an_attribute_is_set():
+    X, y = _data(3)
+    model = onlinear.make("pa")
+    model.learn_one(X[0], y[0], classes=[0, 1, 2])  # (the first call starts the model)
+    model.learn_one(X[1], y[1])
+    assert "_fast" in vars(model) and vars(model)["_fast"].dense
+    model.set_params(C=0.5)
+    assert "_fast" not in vars(model)
+    model.learn_one(sp.csr_matrix(X[2:3]), y[2])
+    assert not vars(model)["_fast"].dense and model._weights.flags.c_contiguous
+    model.predict_one(X[3])  # a dense row: the weights turn class-major, values unchanged
+    assert vars(model)["_fast"].dense
+    with_intercept = onlinear.make("pa", fit_intercept=True).fit(X, y)
+    with_intercept.learn_one(X[0], y[0])
+    assert "_fast" not in vars(with_intercept)  # (the general path appends the constant)
+
+
+def test_a_failed_call_adds_no_context_and_changes_nothing():
+    X, y = _data(3)
+    model = onlinear.make("pa").fit(X, y)
+    before = _state(model)
+    for row in (np.r_[X[0, :-1], np.nan], X[0, :-1], sp.csr_matrix(np.r_[X[0, :-1], np.inf])):
+        with pytest.raises(ValueError):
+            model.learn_one(row, y[0])
+        assert "_fast" not in vars(model)
+    with pytest.raises(ValueError, match="not one of classes_"):
+        model.learn_one(X[0], 7)
+    assert _state(model) == before
+
+
+@pytest.mark.parametrize("change", ["set_params", "add_classes", "grow_features", "refit",
+                                    "load", "set_average"])
+def test_after_any_change_the_model_learns_as_the_general_path(change, tmp_path):
+    """The fast path (ndarray rows) and the general path (list rows, converted and checked in
+    Python) give the same model, bit for bit, before and after the change."""
+    X, y = _data(3)
+
+    def changed(model):
+        if change == "set_params":
+            model.set_params(C=0.25, slack="linear")
+        elif change == "add_classes":
+            model.add_classes([3])
+        elif change == "grow_features":
+            model.grow_features(X.shape[1] + 2)
+        elif change == "refit":
+            model.fit(X[::-1], y[::-1])
+        elif change == "load":
+            onlinear.save(model, tmp_path / "m.onl")
+            model = onlinear.load(tmp_path / "m.onl")
+        elif change == "set_average":
+            model.set_params(warm_start=True)
+        return model
+
+    width = X.shape[1] + (2 if change == "grow_features" else 0)
+    rows = np.zeros((len(y), width))
+    rows[:, :X.shape[1]] = X
+    fast, general = onlinear.make("pa"), onlinear.make("pa")
+    for model, as_given in ((fast, lambda r: r), (general, lambda r: r.tolist())):
+        for i in range(40):
+            model.learn_one(as_given(X[i]), y[i], classes=[0, 1, 2])
+    fast, general = changed(fast), changed(general)
+    for i in range(40, len(y)):
+        assert fast.learn_one(rows[i], y[i]) == general.learn_one(rows[i].tolist(), y[i])
+    assert "_fast" in vars(fast) and "_fast" not in vars(general)
+    np.testing.assert_array_equal(fast.coef_, general.coef_)
+    assert fast.n_mistakes_ == general.n_mistakes_
+
+
+def test_switching_kinds_of_rows_changes_no_weight():
+    X, y = _data(3)
+    model = onlinear.make("mira").fit(X, y)
+    coef = model.coef_
+    for row in (sp.csr_matrix(X[:1]), X[0], sp.csr_array(X[:1]), X[0].astype(np.float32)):
+        model.predict_one(row)
+        np.testing.assert_array_equal(model.coef_, coef)
+
+
+def _csr_forms(x):
+    """One row as scipy may hold it: int32/int64 indices, float32 values, values on a strided
+    array, a non-canonical row (a value split in two entries, columns unsorted)."""
+    canonical = sp.csr_matrix(x[None, :])
+    columns, values = canonical.indices, canonical.data
+    wide = sp.csr_matrix((values, columns.astype(np.int64), np.array([0, values.size])),
+                         shape=canonical.shape)
+    single = sp.csr_matrix(canonical, dtype=np.float32)
+    strided_values = np.repeat(values, 2)[::2]
+    strided = sp.csr_matrix((strided_values, columns, canonical.indptr), shape=canonical.shape)
+    assert values.size < 2 or not strided.data.flags.c_contiguous
+    split = sp.csr_matrix((np.r_[values[::-1] / 2, values[::-1] / 2],
+                           np.r_[columns[::-1], columns[::-1]], np.array([0, 2 * values.size])),
+                          shape=canonical.shape)
+    assert values.size == 0 or not split.has_canonical_format
+    return {"canonical": canonical, "int64": wide, "float32": single, "strided": strided,
+            "split": split, "array": sp.csr_array(canonical)}
+
+
+@pytest.mark.parametrize("form", ["int64", "float32", "strided", "split", "array"])
+def test_every_form_of_a_csr_row_is_learned_as_the_canonical_row(form):
+    X, y = _data(3)
+    X = X.astype(np.float32).astype(np.float64)  # (so that the float32 form holds the same)
+    reference, model = onlinear.make("pa"), onlinear.make("pa")
+    for i in range(len(y)):
+        forms = _csr_forms(X[i])
+        expected = reference.learn_one(forms["canonical"], y[i], classes=[0, 1, 2])
+        assert model.learn_one(forms[form], y[i], classes=[0, 1, 2]) == expected
+        assert model.predict_one(forms[form]) == reference.predict_one(forms["canonical"])
+    np.testing.assert_array_equal(model.coef_, reference.coef_)
+    if form != "split":  # (a non-canonical row is summed by the general path)
+        assert "_fast" in vars(model)
+
+
+def test_rows_of_another_width_are_refused_with_nothing_changed():
+    X, y = _data(3)
+    model = onlinear.make("pa").fit(X, y)
+    model.learn_one(X[0], y[0])
+    before = _state(model)
+    for row in (X[0, :-1], np.r_[X[0], 1.0], sp.csr_matrix(np.r_[X[0], 1.0]),
+                sp.csr_matrix(X[0, :-1]), X[:2]):
+        with pytest.raises(ValueError):
+            model.learn_one(row, y[0])
+        with pytest.raises(ValueError):
+            model.predict_one(row)
+    assert _state(model) == before
