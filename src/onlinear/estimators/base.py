@@ -1074,52 +1074,69 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         lock = self.__dict__.get("_lock") or self._model_lock()  # inline: the hot path
         lock.acquire()
         try:
-            d = self.__dict__
-            fast = d.get("_fast") or self._fast_context(x)
-            if fast and (classes is None or self._known_classes(classes)):
+            fast = self.__dict__.get("_fast")
+            if fast is not None and classes is None:
                 predicted = fast.learn(x, y)
-                if predicted is None and type(x) not in fast.kinds:  # the other kind of row
-                    fast = self._fast_context(x)
-                    predicted = fast.learn(x, y) if fast else None
                 if predicted is not None:
-                    d["_fast"] = fast  # (kept once it served: a failed call adds nothing)
                     return predicted
-            if not hasattr(self, "classes_"):
-                with self._unchanged_on_error():
-                    classes = self._first_classes(classes, "learn_one")
-                    self._validate_params()
-                    idx, vals = self._check_one(x, n_features=None)
-                    n_features = x.shape[1] if sp.issparse(x) else vals.shape[0] - self._constant()
-                    self._start(classes, n_features + self._constant())
-                    self.n_features_in_ = n_features
-                    label = self._label_of(y)
-                    return self.classes_[self._learn_one_index(idx, vals, label)]
-            if classes is not None and not self._known_classes(classes):
-                # it names new classes (or bad ones): grow or refuse, atomically
-                with self._unchanged_on_error():
-                    self._check_same_classes(classes)
-                    idx, vals = self._one_row(x)
-                    return self.classes_[self._learn_one_index(idx, vals, self._label_of(y))]
-            idx, vals = self._one_row(x)
-            label = self._label_of(y)
-            # no snapshot per example: _learn_one_index checks its row before changing anything
-            return self.classes_[self._learn_one_index(idx, vals, label)]
+            return self._learn_one_otherwise(x, y, classes)
         finally:
             lock.release()
 
     learn_one.__wrapped_by_lock__ = True
+
+    def _learn_one_otherwise(self, x, y, classes):
+        """:meth:`learn_one` when the kept per-example context did not take the call: with
+        ``classes``, with no context kept yet or one for the other kind of row (a new one is
+        built, and kept once it has served a call), or on the general path."""
+        fast = self._fast_for(x, classes)
+        if fast:
+            predicted = fast.learn(x, y)
+            if predicted is not None:
+                self.__dict__["_fast"] = fast  # (a failed call keeps none)
+                return predicted
+        if not hasattr(self, "classes_"):
+            with self._unchanged_on_error():
+                classes = self._first_classes(classes, "learn_one")
+                self._validate_params()
+                idx, vals = self._check_one(x, n_features=None)
+                n_features = x.shape[1] if sp.issparse(x) else vals.shape[0] - self._constant()
+                self._start(classes, n_features + self._constant())
+                self.n_features_in_ = n_features
+                label = self._label_of(y)
+                return self.classes_[self._learn_one_index(idx, vals, label)]
+        if classes is not None and not self._known_classes(classes):
+            # it names new classes (or bad ones): grow or refuse, atomically
+            with self._unchanged_on_error():
+                self._check_same_classes(classes)
+                idx, vals = self._one_row(x)
+                return self.classes_[self._learn_one_index(idx, vals, self._label_of(y))]
+        idx, vals = self._one_row(x)
+        label = self._label_of(y)
+        # no snapshot per example: _learn_one_index checks its row before changing anything
+        return self.classes_[self._learn_one_index(idx, vals, label)]
+
+    def _fast_for(self, x, classes=None):
+        """The per-example context for a call on ``x``: the kept one if it takes rows of
+        ``x``'s kind, else a new one (:meth:`_fast_context`); None when the call cannot take
+        the fast path (an unstarted model, ``classes`` that are not ``classes_``...)."""
+        if not self._fast_one or "_task" not in self.__dict__ or (
+                classes is not None and not self._known_classes(classes)):
+            return None
+        fast = self.__dict__.get("_fast")
+        if fast is not None and type(x) in fast.kinds:
+            return fast
+        return self._fast_context(x)
 
     #: Whether the class keeps the base's per-example path (:mod:`.fast_path`): set for every
     #: subclass by ``__init_subclass__``.
     _fast_one = True
 
     def _fast_context(self, x):
-        """The per-example context (:mod:`.fast_path`) for rows of ``x``'s kind (the weights
-        put in that kind's layout), or None: an unstarted model, a model whose calls cannot
-        take it, or a row of neither kind.  The caller keeps it in ``_fast`` once it has served
+        """The per-example context (:mod:`.fast_path`) of a started model for rows of ``x``'s
+        kind (the weights put in that kind's layout), or None: a model whose calls cannot take
+        it, or a row of neither kind.  The caller keeps it in ``_fast`` once it has served
         a call; any attribute set drops it (``__setattr__``)."""
-        if not self._fast_one or "_task" not in self.__dict__:
-            return None
         kind = type(x)
         if kind is np.ndarray:
             return fast_path.build(self, dense=True)
@@ -1240,23 +1257,29 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         lock = self.__dict__.get("_lock") or self._model_lock()  # inline: the hot path
         lock.acquire()
         try:
-            d = self.__dict__
-            fast = d.get("_fast") or self._fast_context(x)
-            if fast:
+            fast = self.__dict__.get("_fast")
+            if fast is not None:
                 predicted = fast.predict(x)
-                if predicted is None and type(x) not in fast.kinds:  # the other kind of row
-                    fast = self._fast_context(x)
-                    predicted = fast.predict(x) if fast else None
                 if predicted is not None:
-                    d["_fast"] = fast
                     return predicted
-            check_is_fitted(self)
-            idx, vals = self._one_row(x, learning=False)
-            return self.classes_[self._predict_index_one(idx, vals)]
+            return self._predict_one_otherwise(x)
         finally:
             lock.release()
 
     predict_one.__wrapped_by_lock__ = True
+
+    def _predict_one_otherwise(self, x):
+        """:meth:`predict_one` when the kept per-example context did not take the call (as
+        :meth:`_learn_one_otherwise`)."""
+        fast = self._fast_for(x)
+        if fast:
+            predicted = fast.predict(x)
+            if predicted is not None:
+                self.__dict__["_fast"] = fast
+                return predicted
+        check_is_fitted(self)
+        idx, vals = self._one_row(x, learning=False)
+        return self.classes_[self._predict_index_one(idx, vals)]
 
     def _predict_index_one(self, idx, vals):
         dense = idx is self._dense_index
