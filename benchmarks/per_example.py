@@ -6,7 +6,8 @@ compiled PA kernel of ``bare_loop.py`` called once per example from Python (issu
     python benchmarks/per_example.py --rows 2000 --rounds 5
 
 The bare call is the lower bound of any per-example API built on a compiled kernel: a Python
-loop calling ``pa_dense(X[i:i+1], y[i:i+1], W)`` (dense, float32, class-major weights) or
+loop calling ``pa_dense(X[i:i+1], y[i:i+1], W)`` (dense, float32, class-major weights: so
+``pa`` is timed with its default float64 weights and with ``dtype="float32"``) or
 ``pa_csr_dk(indptr[i:i+2], indices, data, y[i:i+1], W)`` (CSR, feature-major weights), with
 no validation and no model object; ``learn_many`` takes the rows 32 at a time (the ratio is
 still per example).  onlinear's calls check the row (finite, accepted norm)
@@ -58,9 +59,9 @@ def contenders(dense, sparse):
         for i in range(n):
             pa_csr_dk(indptr[i:i + 2], indices, data, ys[i:i + 1], W)
 
-    def learn(rows, labels, classes, every_call):
+    def learn(rows, labels, classes, every_call, dtype="float64"):
         def run():
-            model = onlinear.make("pa")
+            model = onlinear.make("pa", dtype=dtype)
             model.learn_one(rows[0], labels[0], classes=classes)
             if every_call:  # scikit-learn users pass classes= on every call
                 for i in range(1, n):
@@ -87,6 +88,7 @@ def contenders(dense, sparse):
         return run
 
     dense_model = onlinear.make("pa").fit(X[:500], y[:500])
+    single_model = onlinear.make("pa", dtype="float32").fit(X[:500], y[:500])
     sparse_model = onlinear.make("pa").fit(S[:500], ys[:500])
     return {
         ("dense", "bare call"): bare_dense,
@@ -94,6 +96,9 @@ def contenders(dense, sparse):
         ("dense", "learn_one, classes= each call"): learn(dense_rows, y, np.arange(k), True),
         ("dense", f"learn_many, {BATCH} rows a call"): learn_many(X, y, np.arange(k), BATCH),
         ("dense", "predict_one"): predict(dense_rows, dense_model),
+        ("dense", "learn_one, float32 weights"): learn(dense_rows, y, np.arange(k), False,
+                                                       "float32"),
+        ("dense", "predict_one, float32 weights"): predict(dense_rows, single_model),
         ("CSR", "bare call"): bare_csr,
         ("CSR", "learn_one"): learn(sparse_rows, ys, np.arange(ks), False),
         ("CSR", f"learn_many, {BATCH} rows a call"): learn_many(S, ys, np.arange(ks), BATCH),
@@ -104,7 +109,7 @@ def contenders(dense, sparse):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=4000)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
     dense, sparse = _rows(args.rows)
     runs = contenders(dense, sparse)

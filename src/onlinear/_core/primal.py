@@ -66,6 +66,7 @@ from .rows import (
 from .weights import (
     add_to_column,
     add_to_column_pair,
+    add_to_dense_column,
     average_close_round,
     averaging,
     clear_column,
@@ -163,7 +164,8 @@ def _apply_additive(idx, vals, W, state, tau, factor, unit_norm, dense, acc, avg
             _keep_unit_norm(W, state, r, unit_norm, acc, avg)
             waiting = -1
     if waiting >= 0:
-        add_to_column(idx, vals, W, state, waiting, tau[waiting], True, acc, avg)
+        add_to_dense_column(idx, vals, W, state, waiting, tau[waiting], acc, avg, exact_norms,
+                            _raw_score(state, waiting, factor, scores), q)
         _keep_unit_norm(W, state, waiting, unit_norm, acc, avg)
     return changed
 

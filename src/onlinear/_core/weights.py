@@ -197,6 +197,15 @@ def add_dense_row(x, W, r, step):
 
 
 @njit(cache=True, error_model="numpy", fastmath=_VECTOR_MATH)
+def add_dense_row_untracked(x, W, r, step):
+    """:func:`add_dense_row` without the sum of the squared norm's change (the caller has it
+    in O(1), :func:`add_to_dense_column`)."""
+    step = weight_float(W, step)
+    for j in range(x.shape[0]):
+        W[j, r] += step * weight_float(W, x[j])
+
+
+@njit(cache=True, error_model="numpy", fastmath=_VECTOR_MATH)
 def add_dense_row_pair(x, W, r, step_r, s, step_s):
     """:func:`add_dense_row` for the two columns r ≠ s in one sweep: x is read (and converted)
     once for both — the additive steps of most multiclass rules change two outputs."""
@@ -376,6 +385,20 @@ def add_to_column(idx, vals, W, state, r, tau, dense, acc, avg):
         change = add_dense_row(vals, W, r, step)
     else:
         change = add_row(idx, vals, W[:, r], step)
+    _added(idx, vals, W, state, r, step, change, acc, avg)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def add_to_dense_column(idx, vals, W, state, r, tau, acc, avg, exact_norms, raw, q):
+    """:func:`add_to_column` on a dense row, with the squared norm's change summed over the
+    row if ``exact_norms``, else in O(1) from the column's raw dot product with x (``raw``) and
+    ``q = ‖x‖²`` (see :func:`add_to_column_pair`)."""
+    step = _step_of(W, state, r, tau, acc, avg)
+    if exact_norms:
+        change = add_dense_row(vals, W, r, step)
+    else:
+        add_dense_row_untracked(vals, W, r, step)
+        change = step * (2.0 * raw + step * q)
     _added(idx, vals, W, state, r, step, change, acc, avg)
 
 
