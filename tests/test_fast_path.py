@@ -201,3 +201,19 @@ def test_rows_of_another_width_are_refused_with_nothing_changed():
         with pytest.raises(ValueError):
             model.predict_one(row)
     assert _state(model) == before
+
+
+def test_a_tampered_csr_row_is_refused_not_read():
+    """The compiled entry points read their arrays as the types they were made for, so the
+    fast path checks the dimensions of a CSR row's arrays on every call: a matrix whose data
+    was reshaped after scipy checked it goes to the general path, which refuses it."""
+    X, y = _data(3)
+    model = onlinear.make("pa").fit(sp.csr_matrix(X), y)
+    model.learn_one(sp.csr_matrix(X[:1]), y[0])  # (the CSR entry point is made)
+    before = _state(model)
+    tampered = sp.csr_matrix(X[:1] + 1.0)  # (9 stored values, of the model's width)
+    tampered.data = tampered.data.reshape(3, 3)
+    for call in (lambda: model.learn_one(tampered, y[0]), lambda: model.predict_one(tampered)):
+        with pytest.raises(ValueError):
+            call()
+    assert _state(model) == before

@@ -1071,17 +1071,14 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         Returns the label predicted for ``x`` *before* the update (progressive validation in a
         single call).  ``classes`` is required on the first call, as for :meth:`partial_fit`.
         """
-        lock = self.__dict__.get("_lock") or self._model_lock()  # inline: the hot path
-        lock.acquire()
-        try:
-            fast = self.__dict__.get("_fast")
+        d = self.__dict__
+        with d.get("_lock") or self._model_lock():  # (inline: the hot path)
+            fast = d.get("_fast")
             if fast is not None and classes is None:
                 predicted = fast.learn(x, y)
                 if predicted is not None:
                     return predicted
             return self._learn_one_otherwise(x, y, classes)
-        finally:
-            lock.release()
 
     learn_one.__wrapped_by_lock__ = True
 
@@ -1254,17 +1251,14 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_one(self, x: MatrixLike) -> Any:
         """Predict the label of one example ``x`` (1-D array-like)."""
-        lock = self.__dict__.get("_lock") or self._model_lock()  # inline: the hot path
-        lock.acquire()
-        try:
-            fast = self.__dict__.get("_fast")
+        d = self.__dict__
+        with d.get("_lock") or self._model_lock():  # (inline: the hot path)
+            fast = d.get("_fast")
             if fast is not None:
                 predicted = fast.predict(x)
                 if predicted is not None:
                     return predicted
             return self._predict_one_otherwise(x)
-        finally:
-            lock.release()
 
     predict_one.__wrapped_by_lock__ = True
 

@@ -5,7 +5,7 @@ whether it may take that call.
 A per-example call costs a few microseconds, of which the round itself is about half (pa, 784
 features, 10 classes).  The rest was Python: reading the model's arrays and flags from the
 estimator, deciding on every call what cannot change between calls, and numba's dispatcher
-resolving the types of a dozen arguments (and unboxing them: about 80 ns an array, so the
+resolving the types of a dozen arguments (and unboxing them, about 50–90 ns an array: the
 compiled calls take as few as they can).  So a started model gets a *context* (:func:`build`):
 closures over its arrays, its rule's constants, its label index and the compiled entry points
 chosen once (:func:`entry_point`: the dispatcher's type resolution skipped, the types
@@ -156,6 +156,8 @@ def _csr_context(W, rule, acc, avg, index_of, classes):
         if type(x) not in _CSR_TYPES or x.shape != shape:
             return None
         data, indices, indptr = x.data, x.indices, x.indptr
+        if data.ndim != 1 or indices.ndim != 1 or indptr.ndim != 1:  # (a tampered matrix)
+            return None
         key = (data.dtype, indices.dtype, indptr.dtype)
         call = learners.get(key)
         try:
@@ -178,6 +180,8 @@ def _csr_context(W, rule, acc, avg, index_of, classes):
         if type(x) not in _CSR_TYPES or x.shape != shape:
             return None
         data, indices, indptr = x.data, x.indices, x.indptr
+        if data.ndim != 1 or indices.ndim != 1 or indptr.ndim != 1:
+            return None
         key = (data.dtype, indices.dtype, indptr.dtype)
         call = predictors.get(key)
         if call is None:
@@ -195,8 +199,8 @@ def _csr_context(W, rule, acc, avg, index_of, classes):
 def _csr_arrays_taken(data, indices, indptr):
     """Whether a CSR row's arrays are of the dtypes the compiled calls are made for: values
     float64 or float32, indices and pointers int32 or int64.  Checked once per combination of
-    dtypes, whose entry point is then reused: the arrays of a scipy CSR matrix are always 1-D
-    (scipy checks it), and the entry point takes them in any layout (a matrix built on a
-    strided array keeps it)."""
+    dtypes, whose entry point is then reused (their dimensions are checked on every call: an
+    entry point reads the array it is given as the type it was made for), and the entry point
+    takes them in any layout (a matrix built on a strided array keeps it)."""
     return (data.dtype in _ROW_DTYPES and indices.dtype in _INDEX_DTYPES
             and indptr.dtype in _INDEX_DTYPES)
