@@ -56,8 +56,7 @@ from .borrowed import borrowed
 from .counters import count_round
 from .rows import (
     _row_ok,
-    as_float64,
-    as_int64,
+    contiguous,
     row,
     row_accepted,
     row_norm_exponent,
@@ -293,11 +292,7 @@ def pass_scratch(n_outputs):
 @njit(cache=True, error_model="numpy")
 def run_dense(X, y, order, Wt, rule, params, state, step_kind, scale_free, counts, predictions,
               acc_t, avg, sample_weight, weight_mode, exact_norms, index, work, scratch):
-    """Online pass over the rows ``X[order]`` (dense, C-contiguous) on the class-major weights
-    ``Wt`` (shape ``(n_outputs, n_features)``, C-contiguous: the transpose of a class-major
-    model's ``W``) and averaging sums ``acc_t`` (the same, or empty), changed in place.
-    ``exact_norms``: the rule reads the squared norms (:func:`~.weights.add_to_column_pair`);
-    ``index = arange(n_features)``; ``work``, ``scratch``: :func:`pass_scratch`.
+    """Online pass over the rows ``X[order]`` (dense, C-contiguous): :func:`dense_rounds`.
 
     Returns −1, or the index of the first row of the pass that is not accepted (not finite, or
     a norm out of range: :func:`.rows.row_accepted`, from the ``‖x‖²`` the round computes
@@ -306,6 +301,35 @@ def run_dense(X, y, order, Wt, rule, params, state, step_kind, scale_free, count
     keeps the copies only if the pass returns −1.  So no sweep over X is needed before the
     pass (a sweep over the MNIST-sized benchmark was 8 % of a pass of pa)."""
     state_before, counts_before, avg_before = state.copy(), counts.copy(), avg.copy()
+    # ``learning`` computed, not the constant True: numba types a constant argument as a
+    # literal, and the loop would be compiled apart from the per-example calls' specialization
+    learning = order.shape[0] >= 0
+    bad = dense_rounds(X, y, order, Wt, rule, params, state, step_kind, scale_free, counts,
+                       predictions, acc_t, avg, sample_weight, weight_mode, exact_norms,
+                       learning, index, work, scratch)
+    if bad < 0:
+        return -1
+    state[:, :] = state_before
+    counts[:] = counts_before
+    avg[:] = avg_before
+    return order[bad]
+
+
+@njit(cache=True, error_model="numpy")
+def dense_rounds(X, y, order, Wt, rule, params, state, step_kind, scale_free, counts,
+                 predictions, acc_t, avg, sample_weight, weight_mode, exact_norms, learning,
+                 index, work, scratch):
+    """The rounds of the dense rows ``X[order]`` (C-contiguous) on the class-major weights
+    ``Wt`` (shape ``(n_outputs, n_features)``, C-contiguous: the transpose of a class-major
+    model's ``W``) and averaging sums ``acc_t`` (the same, or empty), changed in place: the one
+    compiled loop of every dense row, a pass (:func:`run_dense`) or one example
+    (:func:`learn_dense_row`), so that it is compiled once.  ``exact_norms``: the rule reads
+    the squared norms (:func:`~.weights.add_to_column_pair`); ``learning=False``: the rounds
+    only predict (``predictions``), changing and counting nothing; ``index =
+    arange(n_features)``; ``work``, ``scratch``: :func:`pass_scratch`.
+
+    Returns −1, or the position in ``order`` of the first row that is not accepted: that row
+    changed nothing, the rounds before it stay."""
     # every array of the loop borrowed (its caller holds them): no reference counting
     X, y, order, predictions = borrowed(X), borrowed(y), borrowed(order), borrowed(predictions)
     params, state, counts, avg = borrowed(params), borrowed(state), borrowed(counts), borrowed(avg)
@@ -317,14 +341,15 @@ def run_dense(X, y, order, Wt, rule, params, state, step_kind, scale_free, count
         i = order[t]
         weight = sample_weight[i] if sample_weight.shape[0] > 0 else 1.0
         predicted, updated = one_round(index, X[i], y[i], W, rule, params, state, step_kind,
-                                       scale_free, scores, tau, factor, acc, avg, weight,
-                                       weight_mode, True, scratch, exact_norms)
+                                       scale_free, scores, tau, factor, acc, avg,
+                                       weight if learning else 0.0, weight_mode, True, scratch,
+                                       exact_norms, learning)
         if predicted < 0:
-            state[:, :] = state_before
-            counts[:] = counts_before
-            avg[:] = avg_before
-            return i
-        count_round(counts, predictions, t, predicted, y[i], updated)
+            return t
+        if learning:
+            count_round(counts, predictions, t, predicted, y[i], updated)
+        else:
+            predictions[t] = predicted
     return -1
 
 
@@ -352,75 +377,69 @@ def run_sparse(data, indices, indptr, y, order, W, rule, params, state, step_kin
 
 
 # ------------------------------------------------------------------ one example per call
-# A dense row is learned on class-major weights with the vectorized sums of a dense pass, a
-# CSR row on feature-major ones with the sums of a CSR pass; the estimators keep the model's
-# weights in the layout of the rows it last learned from (``OnlineLinearClassifier.
-# _class_major``).  A dense row's round here and in :func:`run_dense` agree up to rounding, not
-# bit for bit: the compiler may group a reassociated sum differently in two compiled functions
-# (a one-row call through the pass would cost about 0.7 µs more per call, a fifth of it).
+# One example is learned by the compiled loop of the passes (:func:`dense_rounds`, or
+# :func:`run_sparse`), called with its one row and the same argument types: the round is then
+# compiled once for passes and examples (a round is 20–40 s of numba's compile time; a thin
+# wrapper over a loop already compiled, a few seconds).  A dense row is learned on class-major
+# weights with the vectorized sums of a dense pass, a CSR row on feature-major ones with the
+# sums of a CSR pass; the estimators keep the model's weights in the layout of the rows it last
+# learned from (``OnlineLinearClassifier._class_major``).  A dense row's round here and in a
+# pass agree up to rounding, not bit for bit: the compiler may group a reassociated sum
+# differently once the loop is inlined into the wrapper.
 
 @njit(cache=True, error_model="numpy")
 def learn_dense_row(x, y, Wt, rule, params, state, step_kind, scale_free, counts, acc_t, avg,
-                    weight, weight_mode, exact_norms, learning):
-    """One round on the dense row ``x`` (C-contiguous, float64 or float32) with label index
-    ``y`` and weight ``weight`` (``weight_mode``: ``WEIGHT_*``) on the class-major weights
-    ``Wt`` and averaging sums ``acc_t`` (as in :func:`run_dense`); ``learning=False``: the
-    same round's prediction only, nothing changed or counted (``predict_one``, so that it
-    predicts what ``learn_one`` would).  Returns the index predicted before the update, or
-    −1, having changed nothing, if the row is not accepted (not finite, or a norm out of
-    range) or not of the model's width."""
+                    weight, weight_mode, exact_norms, learning, index):
+    """One round on the dense row ``x`` (C-contiguous, of the model's width, float64 or
+    float32) with label index ``y`` and weight ``weight`` (``weight_mode``: ``WEIGHT_*``) on
+    the class-major weights ``Wt`` and averaging sums ``acc_t`` (as in :func:`dense_rounds`);
+    ``learning=False``: the same round's prediction only, nothing changed or counted
+    (``predict_one``, so that it predicts what ``learn_one`` would).  Returns the index
+    predicted before the update, or −1, having changed nothing, if the row is not accepted
+    (not finite, or a norm out of range) or not of the model's width."""
     n_features = Wt.shape[1]
     if x.shape[0] != n_features:
         return -1
-    m = Wt.shape[0]
-    work = np.empty((3, m))  # scores, steps, factors: one allocation (about 30 ns each)
-    # the column indices: read by the averaging sums and the multiplicative steps only
-    index = np.arange(n_features if averaging(avg) or step_kind != ADDITIVE else 0)
-    # the arguments borrowed (their caller holds them): no reference counting in the round
-    x, params, state, counts, avg = (borrowed(x), borrowed(params), borrowed(state),
-                                     borrowed(counts), borrowed(avg))
-    predicted, updated = one_round(index, x, y, borrowed(Wt).T, rule, params, state, step_kind,
-                                   scale_free, work[0], work[1], work[2], borrowed(acc_t).T,
-                                   avg, weight if learning else 0.0, weight_mode, True,
-                                   np.empty(m, np.int64), exact_norms, learning)
-    if learning and predicted >= 0:
-        count_round(counts, np.empty(0, np.int64), 0, predicted, y, updated)
-    return predicted
+    work, scratch = np.empty((3, Wt.shape[0])), np.empty(Wt.shape[0], np.int64)
+    predictions = np.empty(1, np.int64)
+    bad = dense_rounds(x.reshape((1, n_features)), np.full(1, y), np.zeros(1, np.int64), Wt,
+                       rule, params, state, step_kind, scale_free, counts, predictions, acc_t,
+                       avg, np.full(1, weight), weight_mode, exact_norms, learning, index, work,
+                       scratch)
+    return -1 if bad >= 0 else predictions[0]
 
 
 @njit(cache=True, error_model="numpy")
-def learn_sparse_row(idx, x, y, W, rule, params, state, step_kind, scale_free, counts, acc,
-                     avg, weight, weight_mode):
-    """One round on the checked CSR row ``(idx, x)`` (int64 indices, float64 values) with label
-    index ``y`` and weight ``weight`` (``weight_mode``: ``WEIGHT_*``) on the feature-major
-    weights ``W``; returns the index predicted before the update."""
+def learn_sparse_row(data, indices, y, W, rule, params, state, step_kind, scale_free, counts,
+                     acc, avg, weight, weight_mode):
+    """One round (:func:`run_sparse`) on the checked CSR row of the contiguous values ``data``
+    and column indices ``indices`` (as a CSR pass takes them: int32 or int64) with label index
+    ``y`` and weight ``weight`` (``weight_mode``: ``WEIGHT_*``) on the feature-major weights
+    ``W``; returns the index predicted before the update."""
     m = W.shape[1]
-    scores, tau, factor = np.empty(m), np.empty(m), np.empty(m)
-    idx, x, W, params, state = (borrowed(idx), borrowed(x), borrowed(W), borrowed(params),
-                                borrowed(state))
-    counts, acc, avg = borrowed(counts), borrowed(acc), borrowed(avg)
-    # the rules' scratch given, as the passes give it: the rule dispatch then compiles once
-    # for both (an omitted argument would be another specialization of every rule)
-    predicted, updated = one_round(idx, x, y, W, rule, params, state, step_kind,
-                                   scale_free, scores, tau, factor, acc, avg, weight, weight_mode,
-                                   False, np.empty(m, np.int64))
-    count_round(counts, np.empty(0, np.int64), 0, predicted, y, updated)
-    return predicted
+    predictions = np.empty(1, np.int64)
+    indptr = np.zeros(2, indices.dtype)
+    indptr[1] = indices.shape[0]
+    run_sparse(data, indices, indptr, np.full(1, y), np.zeros(1, np.int64), W, rule, params,
+               state, step_kind, scale_free, counts, predictions, acc, avg, np.full(1, weight),
+               weight_mode, np.empty((3, m)), np.empty(m, np.int64))
+    return predictions[0]
 
 
 @njit(cache=True, error_model="numpy")
 def learn_sparse_checked(indptr, indices, data, y, W, rule, params, state, step_kind,
-                         scale_free, counts, acc, avg):
-    """:func:`learn_sparse_row` (unweighted) on the one-row CSR matrix ``(data, indices,
-    indptr)`` (int32 or int64 indices), which it checks first (:func:`_one_csr_row`, and
-    finite with an accepted norm: :func:`.rows._row_ok`).  Returns −1, having changed nothing,
-    if the row is not taken (the caller's general path then sums and sorts it, or names the
-    problem)."""
+                         scale_free, counts, acc, avg, weight, weight_mode):
+    """:func:`learn_sparse_row` on the one-row CSR matrix ``(data, indices, indptr)`` (int32
+    or int64 indices), which it checks first (:func:`_one_csr_row`, and finite with an accepted
+    norm: :func:`.rows._row_ok`).  Returns −1, having changed nothing, if the row is not taken
+    (the caller's general path then sums and sorts it, or names the problem).  (``weight`` and
+    ``weight_mode`` are arguments, not constants: numba compiles a callee apart for each
+    constant it is given, and the round must stay the CSR pass's own.)"""
     idx, vals, taken = _one_csr_row(indptr, indices, data, W.shape[0])
     if not (taken and _row_ok(vals, row_norm_exponent(W))):
         return -1
-    return learn_sparse_row(idx, vals, y, W, rule, params, state, step_kind, scale_free,
-                            counts, acc, avg, 1.0, WEIGHT_NONE)
+    return learn_sparse_row(vals, idx, y, W, rule, params, state, step_kind, scale_free, counts,
+                            acc, avg, weight, weight_mode)
 
 
 @njit(cache=True, error_model="numpy")
@@ -440,12 +459,13 @@ def predict_sparse_checked(indptr, indices, data, W, state, scale_free):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _one_csr_row(indptr, indices, data, n_features):
-    """``(column indices, values, taken)`` of a one-row CSR matrix, as contiguous int64 and
-    float64 arrays (:func:`.rows.as_int64`, :func:`.rows.as_float64`: the arrays may come in
-    any layout, see :mod:`onlinear.estimators.fast_path`): taken if it is one canonical row
+    """``(column indices, values, taken)`` of a one-row CSR matrix, as contiguous arrays of the
+    types a CSR pass takes (the indices in their own dtype, int32 or int64; the values
+    float64 — or float32, as given; see :func:`.rows.contiguous`: the arrays may come in any
+    layout, see :mod:`onlinear.estimators.fast_path`): taken if it is one canonical row
     (:func:`.rows.strictly_increasing`) within ``n_features`` columns."""
     start, stop = indptr[0], indptr[indptr.shape[0] - 1]
-    idx = as_int64(indices[start:stop])
+    idx = contiguous(indices[start:stop])
     taken = indptr.shape[0] == 2 and strictly_increasing(idx) and (
         idx.shape[0] == 0 or (idx[0] >= 0 and idx[idx.shape[0] - 1] < n_features))
-    return idx, as_float64(data[start:stop]), taken
+    return idx, contiguous(data[start:stop]), taken

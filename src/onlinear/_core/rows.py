@@ -56,31 +56,17 @@ def strictly_increasing(idx):
     return ok
 
 
-def as_float64(vals):
-    """The 1-D array ``vals`` itself if it is C-contiguous float64, else a contiguous float64
-    copy (in compiled code, decided by the type: a float32 row is widened inside the compiled
-    call instead of by numpy before it, which cost about 1 µs a row, and the round after it is
-    compiled for contiguous float64 rows only)."""
-    return np.ascontiguousarray(vals, dtype=np.float64)
+def contiguous(values):
+    """The 1-D array ``values`` itself if it is C-contiguous, else a C-contiguous copy (in
+    compiled code, decided by the type: an array typed in any layout is copied)."""
+    return np.ascontiguousarray(values)
 
 
-@overload(as_float64)
-def _as_float64(vals):
-    if vals.dtype == types.float64 and vals.layout == "C":
-        return lambda vals: vals
-    return lambda vals: vals.astype(np.float64)  # (astype: a new C-contiguous array)
-
-
-def as_int64(idx):
-    """:func:`as_float64` for column indices (int64; scipy's CSR indices are usually int32)."""
-    return np.ascontiguousarray(idx, dtype=np.int64)
-
-
-@overload(as_int64)
-def _as_int64(idx):
-    if idx.dtype == types.int64 and idx.layout == "C":
-        return lambda idx: idx
-    return lambda idx: idx.astype(np.int64)
+@overload(contiguous)
+def _contiguous(values):
+    if values.layout == "C":
+        return lambda values: values
+    return lambda values: values.copy()  # (copy: a new C-contiguous array)
 
 
 @njit(cache=True, fastmath={"reassoc", "contract"})

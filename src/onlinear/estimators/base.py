@@ -48,6 +48,7 @@ from .locking import _lock_methods, _ModelLock
 MatrixLike = ArrayLike | sp.spmatrix | sp.sparray
 _FLOAT64 = np.dtype(np.float64)
 _FLOAT32 = np.dtype(np.float32)
+_INT32_MAX = np.iinfo(np.int32).max
 
 
 class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
@@ -1153,11 +1154,13 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         avg = self._averaging_arrays()[1]
         if idx is not self._dense_index:
             weights, acc = self._feature_major()
-            return primal.learn_sparse_row(idx, vals, label, weights, *rule, acc, avg, weight,
+            if weights.shape[0] <= _INT32_MAX:  # (the indices' dtype of scipy's CSR passes)
+                idx = idx.astype(np.int32)
+            return primal.learn_sparse_row(vals, idx, label, weights, *rule, acc, avg, weight,
                                            mode)
         weights, acc = self._class_major()
         predicted = primal.learn_dense_row(vals, label, weights.T, *rule, acc.T, avg, weight,
-                                           mode, self._exact_norms, True)
+                                           mode, self._exact_norms, True, idx)
         if predicted < 0:  # ‖x‖² summed in another order lands outside the accepted range
             raise row_scale_error(row_norm(vals), exponent=self._row_exponent)
         return predicted

@@ -82,7 +82,7 @@ def build(model, dense):
     task = d["_task"]
     if dense:
         context = _dense_context(weights.T, rule, acc.T, avg, model._exact_norms,
-                                 task.index.get, list(task.classes))
+                                 d["_dense_index"], task.index.get, list(task.classes))
     else:
         context = _csr_context(weights, rule, acc, avg, task.index.get, list(task.classes))
     if avg.shape[0] > 0:  # an averaging model predicts with its averaged hypothesis
@@ -95,7 +95,7 @@ def _general(x):
     return None
 
 
-def _dense_context(Wt, rule, acc_t, avg, exact_norms, index_of, classes):
+def _dense_context(Wt, rule, acc_t, avg, exact_norms, index, index_of, classes):
     """Closures over the class-major weights ``Wt`` for 1-D C-contiguous float64 or float32
     rows (of the model's width: checked in the compiled call)."""
     rule_id, params, state, kind, free, counts = rule
@@ -119,9 +119,9 @@ def _dense_context(Wt, rule, acc_t, avg, exact_norms, index_of, classes):
                 return None
             call = learners[dtype] = entry_point(
                 primal.learn_dense_row, x, label, Wt, rule_id, params, state, kind, free, counts,
-                acc_t, avg, weight, mode, exact_norms, True)
+                acc_t, avg, weight, mode, exact_norms, True, index)
         predicted = call(x, label, Wt, rule_id, params, state, kind, free, counts, acc_t, avg,
-                         weight, mode, exact_norms, True)
+                         weight, mode, exact_norms, True, index)
         return None if predicted < 0 else classes[predicted]
 
     def predict(x):
@@ -135,9 +135,9 @@ def _dense_context(Wt, rule, acc_t, avg, exact_norms, index_of, classes):
             # the learning round's own code, told only to predict: what learn_one would predict
             call = predictors[dtype] = learners.get(dtype) or entry_point(
                 primal.learn_dense_row, x, 0, Wt, rule_id, params, state, kind, free, counts,
-                acc_t, avg, weight, mode, exact_norms, True)
+                acc_t, avg, weight, mode, exact_norms, True, index)
         predicted = call(x, 0, Wt, rule_id, params, state, kind, free, counts, acc_t, avg, weight,
-                         mode, exact_norms, False)
+                         mode, exact_norms, False, index)
         return None if predicted < 0 else classes[predicted]
 
     return Context(True, learn, predict)
@@ -150,6 +150,7 @@ def _csr_context(W, rule, acc, avg, index_of, classes):
     learn_sparse_checked`)."""
     rule_id, params, state, kind, free, counts = rule
     shape = (1, W.shape[0])
+    weight, mode = 1.0, primal.WEIGHT_NONE
     learners, predictors = {}, {}  # entry points by (values, indices, indptr) dtypes
 
     def learn(x, y):
@@ -171,9 +172,9 @@ def _csr_context(W, rule, acc, avg, index_of, classes):
                 return None
             call = learners[key] = entry_point(
                 primal.learn_sparse_checked, *map(_any_layout, (indptr, indices, data)), label,
-                W, rule_id, params, state, kind, free, counts, acc, avg)
+                W, rule_id, params, state, kind, free, counts, acc, avg, weight, mode)
         predicted = call(indptr, indices, data, label, W, rule_id, params, state, kind, free,
-                         counts, acc, avg)
+                         counts, acc, avg, weight, mode)
         return None if predicted < 0 else classes[predicted]
 
     def predict(x):
