@@ -14,6 +14,7 @@
 ``test_theorems.py``.  Fixed seeds throughout.
 """
 import os
+import time
 
 import dask.array as dask_array
 import distributed
@@ -123,6 +124,14 @@ def test_a_grid_on_the_cluster_equals_the_serial_run_cell_by_cell(client, usps_s
     assert len(set(pids.values())) == 2
 
 
+def _wait_until_running(client, n, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while sum(info.get("status") == "running"
+              for info in client.scheduler_info()["workers"].values()) < n:
+        assert time.monotonic() < deadline, "the cluster's workers did not all start"
+        time.sleep(0.1)
+
+
 class KillFirstCell(distributed.WorkerPlugin):
     """Kills its worker process the first time any worker starts a grid cell (a flag file
     shared by the workers makes it happen once)."""
@@ -144,6 +153,10 @@ def test_a_worker_killed_mid_grid_costs_only_its_cells(client, usps_small, tmp_p
     X, y, X_test, y_test = usps_small
     grid = dict(algorithms=["perceptron", "pa1"], permutations=4, epochs=1, random_state=3)
     serial = harness.compare(X, y, X_test=X_test, y_test=y_test, **grid)
+    # the data is scattered to the workers running when the grid starts: on a loaded machine a
+    # worker may be late to report as running, and the one killed then held the only copy; the
+    # test is of a grid started on both
+    _wait_until_running(client, 2)
     before = set(client.scheduler_info()["workers"])
     flag = tmp_path / "killed"
     client.register_plugin(KillFirstCell(str(flag)), name="kill-first-cell")

@@ -81,6 +81,7 @@ from ..solvers.block_dual import (
     solve_block_dual,
     solve_structured_dual,
 )
+from .borrowed import read_only
 from .counters import (  # noqa: F401  (re-exported: the trial layout)
     CONSTRAINT_MISTAKES,
     CONSTRAINTS,
@@ -401,8 +402,8 @@ def _run_blocks(dense, n_features, data, indices, indptr, labels, block_ptr, par
 def run_blocks_sparse(data, indices, indptr, labels, block_ptr, parts, coupling, order, w,
                       scale, scheme, kind, params, counts, flags):
     """Online pass over the general blocks ``order`` of a CSR matrix (see the module doc)."""
-    _run_blocks(False, w.shape[0], data, indices, indptr, labels, block_ptr, parts, coupling,
-                order, w, scale, scheme, kind, params, counts, flags)
+    _run_blocks(False, w.shape[0], read_only(data), read_only(indices), read_only(indptr), labels,
+                block_ptr, parts, coupling, order, w, scale, scheme, kind, params, counts, flags)
 
 
 @njit(cache=True)
@@ -410,7 +411,7 @@ def run_blocks_dense(X, labels, block_ptr, parts, coupling, order, w, scale, sch
                      params, counts, flags):
     """Online pass over the general blocks ``order`` of a dense, C-contiguous X."""
     n_features = X.shape[1]
-    _run_blocks(True, n_features, X.reshape(X.size), np.arange(n_features),
+    _run_blocks(True, n_features, read_only(X.reshape(X.size)), np.arange(n_features),
                 np.empty(0, np.int64), labels, block_ptr, parts, coupling, order, w, scale,
                 scheme, kind, params, counts, flags)
 
@@ -542,9 +543,10 @@ def _labelset_trial(idx, vals, relevant, W, scale, scheme, kind, params, scores,
         gain = np.empty(k)
         for p in range(k):
             gain[p] = 1.0 - margin[p]
-        solve_structured_dual(np.empty((0, 0)), KESLER_GRAM, pairs, q, np.empty(0), gain,
-                              local, np.ones(k), np.full(n_sets, C / n_sets), params[P_TOL],
-                              params[P_MAX_ITER], lam)
+        # (np.int64: not a literal, see solvers.block_dual.solve_block_dual)
+        solve_structured_dual(np.empty((0, 0)), np.int64(KESLER_GRAM), pairs, q, np.empty(0),
+                              gain, local, np.ones(k), np.full(n_sets, C / n_sets),
+                              params[P_TOL], params[P_MAX_ITER], lam)
     elif kind == ADDITIVE:
         sqnorm = work[3, :k]
         sqnorm[:] = 2.0 * q
@@ -683,8 +685,8 @@ def run_labelsets_sparse(data, indices, indptr, Y, order, W, scale, scheme, kind
                          counts, flags, weights):
     """Online pass over the CSR rows ``order`` with relevance indicator Y (n, k) uint8;
     ``weights`` (empty: none) scale each example's budget C."""
-    _run_labelsets(False, W.shape[0], data, indices, indptr, Y, order, W, scale, scheme, kind,
-                   params, counts, flags, weights)
+    _run_labelsets(False, W.shape[0], read_only(data), read_only(indices), read_only(indptr), Y,
+                   order, W, scale, scheme, kind, params, counts, flags, weights)
 
 
 @njit(cache=True)
@@ -738,9 +740,9 @@ def run_labelsets_dense(X, Y, order, W, scale, scheme, kind, params, counts, fla
     """Online pass over the dense rows ``X[order]`` with relevance indicator Y (n, k) uint8;
     ``weights`` as in :func:`run_labelsets_sparse`."""
     n_features = X.shape[1]
-    _run_labelsets(True, n_features, X.reshape(X.size), np.arange(n_features),
-                   np.empty(0, np.int64), Y, order, W, scale, scheme, kind, params, counts,
-                   flags, weights)
+    _run_labelsets(True, n_features, read_only(X.reshape(X.size)), np.arange(n_features),
+                   np.empty(0, np.int64), Y, order, W, scale, scheme, kind, params, counts, flags,
+                   weights)
 
 
 # =============================================================================================
@@ -779,9 +781,11 @@ def _ordinal_trial(idx, vals, rank, w, b, scheme, params):
         gain = np.empty(k)
         for j in range(k):
             gain[j] = 1.0 - margin[j]
-        solve_structured_dual(np.empty((0, 0)), ORDINAL_GRAM, np.empty((0, 2), np.int64), q, y,
-                              gain, local, np.ones(k), np.full(n_sets, C / n_sets),
-                              params[P_TOL], params[P_MAX_ITER], lam)
+        # (np.int64: not a literal, see solvers.block_dual.solve_block_dual)
+        solve_structured_dual(np.empty((0, 0)), np.int64(ORDINAL_GRAM),
+                              np.empty((0, 2), np.int64), q, y, gain, local, np.ones(k),
+                              np.full(n_sets, C / n_sets), params[P_TOL], params[P_MAX_ITER],
+                              lam)
     else:
         _lambda_by_sets(scheme, ADDITIVE, loss, loss, np.full(k, q + 1.0), mistake, np.ones(k),
                         local, n_sets, C, max_rule, lam)
@@ -816,8 +820,8 @@ def run_ordinal_sparse(data, indices, indptr, ranks, order, w, b, scheme, params
                        weights):
     """Online ordinal pass over the CSR rows ``order`` (ranks 0..k−1, ``b`` has k−1 entries);
     ``weights`` (empty: none) scale each example's budget C."""
-    _run_ordinal(False, w.shape[0], data, indices, indptr, ranks, order, w, b, scheme, params,
-                 counts, flags, weights)
+    _run_ordinal(False, w.shape[0], read_only(data), read_only(indices), read_only(indptr), ranks,
+                 order, w, b, scheme, params, counts, flags, weights)
 
 
 @njit(cache=True)
@@ -835,6 +839,6 @@ def run_ordinal_dense(X, ranks, order, w, b, scheme, params, counts, flags, weig
     """Online ordinal pass over the dense rows ``X[order]``; ``weights`` as in
     :func:`run_ordinal_sparse`."""
     n_features = X.shape[1]
-    _run_ordinal(True, n_features, X.reshape(X.size), np.arange(n_features),
+    _run_ordinal(True, n_features, read_only(X.reshape(X.size)), np.arange(n_features),
                  np.empty(0, np.int64), ranks, order, w, b, scheme, params, counts, flags,
                  weights)

@@ -12,8 +12,13 @@ loop on the MNIST-sized benchmark, pa, float32 weights).
 counting of an array that has none (as for :func:`numba.carray` views).  A borrowed view is
 valid only while its owner lives, so it is made at the top of a compiled entry point from the
 entry point's own arguments (which its caller holds) and never returned or stored.
+
+:func:`read_only` is the other view the loops need: the same array typed read-only (an ordinary,
+counted view), so that the rows reach every loop with one type whatever their ``writeable``
+flag, and each loop is compiled once for them.
 """
 from numba import types
+from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
@@ -32,3 +37,26 @@ def borrowed(typingctx, array):
         return view._getvalue()
 
     return array(array), codegen
+
+
+@intrinsic
+def read_only(typingctx, array):
+    """``array`` typed read-only: a view of it (counted as any view: it keeps its owner alive).
+
+    numba compiles a function apart for a read-only array argument (a read-only memmap, a
+    view whose ``writeable`` flag is off) and a writable one, though the code is the same.  The
+    rows a loop reads are therefore always passed read-only — from Python, as read-only views
+    (:func:`.rows.read_only_rows`, :func:`.rows.csr_arrays`), and from compiled code through
+    this view — so that each loop is compiled once for them whatever their flags."""
+    if not isinstance(array, types.Array):
+        return None
+    result = array.copy(readonly=True)
+
+    def codegen(context, builder, signature, args):
+        source = context.make_array(array)(context, builder, value=args[0])
+        view = context.make_array(result)(context, builder)
+        populate_array(view, data=source.data, shape=source.shape, strides=source.strides,
+                       itemsize=source.itemsize, meminfo=source.meminfo)
+        return impl_ret_borrowed(context, builder, result, view._getvalue())
+
+    return result(array), codegen

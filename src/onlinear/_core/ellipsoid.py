@@ -37,6 +37,7 @@ from numba import njit
 from ..rules.ellipsoid import (CELLIP, DECAY_UPDATES, IELLIP, INFEASIBLE, P_NORMALIZED, RAISE,
                                RESET_REQUESTED, ellipsoid_step, memory)
 from ..rules.ultraconservative import binary_label
+from .borrowed import read_only
 from .counters import SEEN, count_round
 from .primal import predict_index, score
 from .rows import row
@@ -321,7 +322,7 @@ def run_dense(layout, X, y, order, W, P, state, params, counts, predictions):
     """Online pass over the rows ``X[order]`` (dense, C-contiguous); −1 or the position in
     ``order`` of the round that could not be taken."""
     n_features = X.shape[1]
-    return _run(layout, True, n_features, X.reshape(X.size), np.arange(n_features),
+    return _run(layout, True, n_features, read_only(X.reshape(X.size)), np.arange(n_features),
                 np.empty(0, np.int64), y, order, W, P, state, params, counts, predictions)
 
 
@@ -329,8 +330,8 @@ def run_dense(layout, X, y, order, W, P, state, params, counts, predictions):
 def run_sparse(layout, data, indices, indptr, y, order, W, P, state, params, counts,
                predictions):
     """:func:`run_dense` on the CSR rows ``order`` of ``(data, indices, indptr)``."""
-    return _run(layout, False, W.shape[0], data, indices, indptr, y, order, W, P, state, params,
-                counts, predictions)
+    return _run(layout, False, W.shape[0], read_only(data), read_only(indices), read_only(indptr),
+                y, order, W, P, state, params, counts, predictions)
 
 
 @njit(cache=True)

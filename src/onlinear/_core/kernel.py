@@ -40,6 +40,7 @@ from numba import njit
 from ..kernels import CALLABLE, kernel_row, kernel_self
 from ..rules.dispatch import NORM_READING_RULES, compute_steps
 from ..rules.layout import RAW_SQNORM, SCALE, SIZE_ANCHOR
+from .borrowed import read_only
 from .counters import count_round
 from .primal import WEIGHT_C, WEIGHT_STEP, predict_index
 from .rows import row
@@ -261,7 +262,7 @@ def run_dense(X, y, order, row_slot, support, support_sq, coef, acc, n_support, 
     empty) is the support index of training row i or −1.  Returns the (possibly reallocated)
     model arrays and the number of support patterns."""
     n_features = X.shape[1]
-    return _run(True, n_features, X.reshape(X.size), np.arange(n_features),
+    return _run(True, n_features, read_only(X.reshape(X.size)), np.arange(n_features),
                 np.empty(0, np.int64), y, order, row_slot, support, support_sq, coef, acc,
                 n_support, rule, params, state, avg_scale_sum, kind, kparams, counts, predictions,
                 weights, weight_mode)
@@ -272,9 +273,9 @@ def run_sparse(data, indices, indptr, n_features, y, order, row_slot, support, s
                acc, n_support, rule, params, state, avg_scale_sum, kind, kparams, counts,
                predictions, weights, weight_mode):
     """As :func:`run_dense` on CSR rows."""
-    return _run(False, n_features, data, indices, indptr, y, order, row_slot, support, support_sq,
-                coef, acc, n_support, rule, params, state, avg_scale_sum, kind, kparams, counts,
-                predictions, weights, weight_mode)
+    return _run(False, n_features, read_only(data), read_only(indices), read_only(indptr), y, order,
+                row_slot, support, support_sq, coef, acc, n_support, rule, params, state,
+                avg_scale_sum, kind, kparams, counts, predictions, weights, weight_mode)
 
 
 @njit(cache=True)

@@ -52,11 +52,12 @@ from numba import njit
 
 from ..rules.dispatch import compute_steps
 from ..rules.layout import RAW_MASS, SCALE, squared_norm
-from .borrowed import borrowed
+from .borrowed import borrowed, read_only
 from .counters import count_round
 from .rows import (
     _row_ok,
     contiguous,
+    int32_indices,
     row,
     row_accepted,
     row_norm_exponent,
@@ -304,8 +305,8 @@ def run_dense(X, y, order, Wt, rule, params, state, step_kind, scale_free, count
     # ``learning`` computed, not the constant True: numba types a constant argument as a
     # literal, and the loop would be compiled apart from the per-example calls' specialization
     learning = order.shape[0] >= 0
-    bad = dense_rounds(X, y, order, Wt, rule, params, state, step_kind, scale_free, counts,
-                       predictions, acc_t, avg, sample_weight, weight_mode, exact_norms,
+    bad = dense_rounds(read_only(X), y, order, Wt, rule, params, state, step_kind, scale_free,
+                       counts, predictions, acc_t, avg, sample_weight, weight_mode, exact_norms,
                        learning, index, work, scratch)
     if bad < 0:
         return -1
@@ -402,10 +403,11 @@ def learn_dense_row(x, y, Wt, rule, params, state, step_kind, scale_free, counts
         return -1
     work, scratch = np.empty((3, Wt.shape[0])), np.empty(Wt.shape[0], np.int64)
     predictions = np.empty(1, np.int64)
-    bad = dense_rounds(x.reshape((1, n_features)), np.full(1, y), np.zeros(1, np.int64), Wt,
-                       rule, params, state, step_kind, scale_free, counts, predictions, acc_t,
-                       avg, np.full(1, weight), weight_mode, exact_norms, learning, index, work,
-                       scratch)
+    # (the row read-only, as a pass's rows are: see .borrowed.read_only)
+    bad = dense_rounds(read_only(x.reshape((1, n_features))), np.full(1, y),
+                       np.zeros(1, np.int64), Wt, rule, params, state, step_kind, scale_free,
+                       counts, predictions, acc_t, avg, np.full(1, weight), weight_mode,
+                       exact_norms, learning, index, work, scratch)
     return -1 if bad >= 0 else predictions[0]
 
 
@@ -420,9 +422,10 @@ def learn_sparse_row(data, indices, y, W, rule, params, state, step_kind, scale_
     predictions = np.empty(1, np.int64)
     indptr = np.zeros(2, indices.dtype)
     indptr[1] = indices.shape[0]
-    run_sparse(data, indices, indptr, np.full(1, y), np.zeros(1, np.int64), W, rule, params,
-               state, step_kind, scale_free, counts, predictions, acc, avg, np.full(1, weight),
-               weight_mode, np.empty((3, m)), np.empty(m, np.int64))
+    run_sparse(read_only(data), read_only(indices), read_only(indptr), np.full(1, y),
+               np.zeros(1, np.int64), W, rule, params, state, step_kind, scale_free, counts,
+               predictions, acc, avg, np.full(1, weight), weight_mode, np.empty((3, m)),
+               np.empty(m, np.int64))
     return predictions[0]
 
 
@@ -438,8 +441,10 @@ def learn_sparse_checked(indptr, indices, data, y, W, rule, params, state, step_
     idx, vals, taken = _one_csr_row(indptr, indices, data, W.shape[0])
     if not (taken and _row_ok(vals, row_norm_exponent(W))):
         return -1
-    return learn_sparse_row(vals, idx, y, W, rule, params, state, step_kind, scale_free, counts,
-                            acc, avg, weight, weight_mode)
+    # (int32, the indices' dtype of a pass: the caller takes int64 indices only for a model
+    # narrower than 2^31 features, so they fit)
+    return learn_sparse_row(vals, int32_indices(idx), y, W, rule, params, state, step_kind,
+                            scale_free, counts, acc, avg, weight, weight_mode)
 
 
 @njit(cache=True, error_model="numpy")

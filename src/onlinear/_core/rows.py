@@ -69,6 +69,47 @@ def _contiguous(values):
     return lambda values: values.copy()  # (copy: a new C-contiguous array)
 
 
+#: The widest CSR matrix whose column indices and row pointers fit int32.
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+def read_only_rows(X):
+    """The dense rows ``X`` as the compiled loops take them: a read-only view (``X`` itself if
+    it is read-only already).  The loops never write their rows; numba compiles a function
+    apart for a read-only and a writable array, so the rows always come read-only (a
+    read-only memmap and an ordinary array share one compiled loop; see
+    :func:`.borrowed.read_only`)."""
+    if X.flags.writeable:
+        X = X.view()
+        X.flags.writeable = False
+    return X
+
+
+def csr_arrays(X):
+    """``(data, indices, indptr)`` of the CSR matrix ``X`` as the compiled loops take them:
+    read-only (:func:`read_only_rows`), and the indices and row pointers int32 whenever the
+    matrix's width and number of stored values fit (scipy's own choice; a matrix built with
+    int64 indices, e.g. a ``csr_array`` from int64 arrays, is narrowed by a copy of its
+    indices), so that a loop is compiled for int64 indices only where they are needed."""
+    indices, indptr = X.indices, X.indptr
+    if X.shape[1] <= _INT32_MAX and X.nnz <= _INT32_MAX:
+        indices, indptr = indices.astype(np.int32, copy=False), indptr.astype(np.int32, copy=False)
+    return read_only_rows(X.data), read_only_rows(indices), read_only_rows(indptr)
+
+
+def int32_indices(idx):
+    """The column indices ``idx`` as int32 (``idx`` itself if they are), for indices known to
+    be below 2^31: the indices' dtype of the loops (:func:`csr_arrays`)."""
+    return idx.astype(np.int32, copy=False)
+
+
+@overload(int32_indices)
+def _int32_indices(idx):
+    if idx.dtype == types.int32:
+        return lambda idx: idx
+    return lambda idx: idx.astype(np.int32)
+
+
 @njit(cache=True, fastmath={"reassoc", "contract"})
 def _sum_of_squares(row):
     q = 0.0

@@ -26,6 +26,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._core import counters, primal, rows
+from .._core.rows import csr_arrays, read_only_rows
 from .._core.weights import aligned_copy, averaged
 from ..rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE
 from ..rules.table import RULES, Rule
@@ -343,7 +344,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         scratch = primal.pass_scratch(self._weights.shape[1])
         if sp.issparse(X):
             weights, acc = self._feature_major()
-            primal.run_sparse(X.data, X.indices, X.indptr, y_index, order, weights, *rule,
+            primal.run_sparse(*csr_arrays(X), y_index, order, weights, *rule,
                               self._counts, predictions, acc, self._averaging_arrays()[1],
                               *weighting, *scratch)
             return
@@ -351,8 +352,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         # every row is accepted: the pass checks each row itself (primal.run_dense)
         acc, avg = self._averaging_arrays()
         work, work_acc = aligned_copy(self._weights, "F"), np.array(acc, order="F")
-        bad = primal.run_dense(X, y_index, order, work.T, *rule, self._counts, predictions,
-                               work_acc.T, avg, *weighting, self._exact_norms,
+        bad = primal.run_dense(read_only_rows(X), y_index, order, work.T, *rule, self._counts,
+                               predictions, work_acc.T, avg, *weighting, self._exact_norms,
                                self._dense_index, *scratch)
         if bad >= 0:  # the pass refused row `bad` and changed nothing
             exponent = self._row_exponent

@@ -103,7 +103,7 @@ def check_rows(X, estimator_name, exponent=rows.ROW_NORM_EXPONENT):
     """
     sparse = sp.issparse(X)
     bad = (rows.first_bad_row_sparse(X.data, X.indptr, exponent) if sparse
-           else rows.first_bad_row_dense(X, exponent))
+           else rows.first_bad_row_dense(rows.read_only_rows(X), exponent))
     if bad < 0:
         return
     _assert_all_finite(X.data if sparse else X, input_name="X", estimator_name=estimator_name)

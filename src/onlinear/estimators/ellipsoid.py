@@ -32,6 +32,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._core import ellipsoid as ee
 from .._core.counters import NO_PREDICTIONS
+from .._core.rows import csr_arrays, read_only_rows
 from ..rules import ellipsoid as rule  # module-qualified: the classes below reuse the names
 from .base import OnlineLinearClassifier, _Unweighted
 from .checks import check_memory
@@ -154,10 +155,9 @@ class _Ellipsoid(_Unweighted):
         model = (self._weights, self._metric, self._state, self._params, self._counts,
                  predictions)
         if sp.issparse(X):
-            failed = ee.run_sparse(self._layout, X.data, X.indices, X.indptr, y_index, order,
-                                   *model)
+            failed = ee.run_sparse(self._layout, *csr_arrays(X), y_index, order, *model)
         else:
-            failed = ee.run_dense(self._layout, X, y_index, order, *model)
+            failed = ee.run_dense(self._layout, read_only_rows(X), y_index, order, *model)
         if failed >= 0:
             raise self._infeasible_error(f"at example {int(order[failed])} of this batch")
 

@@ -168,7 +168,7 @@ def _csr_context(W, rule, acc, avg, index_of, classes):
         if label is None:
             return None
         if call is None:
-            if not _csr_arrays_taken(data, indices, indptr):
+            if not _csr_arrays_taken(data, indices, indptr, W.shape[0]):
                 return None
             call = learners[key] = entry_point(
                 primal.learn_sparse_checked, *map(_any_layout, (indptr, indices, data)), label,
@@ -186,7 +186,7 @@ def _csr_context(W, rule, acc, avg, index_of, classes):
         key = (data.dtype, indices.dtype, indptr.dtype)
         call = predictors.get(key)
         if call is None:
-            if not _csr_arrays_taken(data, indices, indptr):
+            if not _csr_arrays_taken(data, indices, indptr, W.shape[0]):
                 return None
             call = predictors[key] = entry_point(primal.predict_sparse_checked,
                                                  *map(_any_layout, (indptr, indices, data)), W,
@@ -197,11 +197,13 @@ def _csr_context(W, rule, acc, avg, index_of, classes):
     return Context(False, learn, predict)
 
 
-def _csr_arrays_taken(data, indices, indptr):
+def _csr_arrays_taken(data, indices, indptr, n_features):
     """Whether a CSR row's arrays are of the dtypes the compiled calls are made for: values
-    float64 or float32, indices and pointers int32 or int64.  Checked once per combination of
+    float64 or float32, indices and pointers int32 or int64 (int64 indices are narrowed to
+    int32 in the call, as a pass's are: :func:`~onlinear._core.rows.csr_arrays`; so only for a
+    model narrower than 2^31 features).  Checked once per combination of
     dtypes, whose entry point is then reused (their dimensions are checked on every call: an
     entry point reads the array it is given as the type it was made for), and the entry point
     takes them in any layout (a matrix built on a strided array keeps it)."""
     return (data.dtype in _ROW_DTYPES and indices.dtype in _INDEX_DTYPES
-            and indptr.dtype in _INDEX_DTYPES)
+            and indptr.dtype in _INDEX_DTYPES and n_features <= np.iinfo(np.int32).max)

@@ -43,7 +43,7 @@ from .._core import kernel as dual
 from .._core import primal as primal_engine
 from .._core.counters import NO_PREDICTIONS
 from .._core.primal import predict_index
-from .._core.rows import ROW_NORM_EXPONENT
+from .._core.rows import ROW_NORM_EXPONENT, csr_arrays, read_only_rows
 from ..kernels import CALLABLE, POLY, gram, kernel_row, kernel_self, resolve, scale_gamma
 from ..rules.layout import SCALE
 from .base import OnlineLinearClassifier, _Unweighted
@@ -333,12 +333,11 @@ class KernelLearner(OnlineLinearClassifier):
                 row_slot[i] = self._callable_round(x, y_index[i], int(row_slot[i]),
                                                    predictions, t, weight, weighting[1])
         elif sp.issparse(X):
-            self._store(*dual.run_sparse(X.data, X.indices, X.indptr, X.shape[1],
-                                                  y_index, order, row_slot, *self._model(),
-                                                  *rule))
+            self._store(*dual.run_sparse(*csr_arrays(X), X.shape[1], y_index, order,
+                                         row_slot, *self._model(), *rule))
         else:
-            self._store(*dual.run_dense(X, y_index, order, row_slot, *self._model(),
-                                                 *rule))
+            self._store(*dual.run_dense(read_only_rows(X), y_index, order, row_slot,
+                                        *self._model(), *rule))
 
     def _check_finite_kernel(self, X):
         """Refuse, before learning anything, rows on which the polynomial kernel leaves the

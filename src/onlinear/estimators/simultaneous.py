@@ -42,6 +42,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .._core import blocks as block_engine
+from .._core.rows import csr_arrays, read_only_rows
 from ..rules import simultaneous as rules
 from ..tasks import Blocks, Multiclass, Multilabel, Ordinal
 from ..tasks.multilabel import classes_of, read_one, read_targets
@@ -166,10 +167,6 @@ class _Simultaneous(OnlineLinearClassifier):
     @property
     def n_updates_(self):
         return self._count(_UPDATES)
-
-
-def _csr_parts(X):
-    return (X.data, X.indices, X.indptr)
 
 
 # ====================================================================== multiclass / multilabel
@@ -485,9 +482,9 @@ default="simproj"
         model = (self._weights, self._scale, self._scheme, self._kind, self._params,
                  self._counts, flags, _NO_WEIGHTS if sample_weight is None else sample_weight)
         if sp.issparse(X):
-            block_engine.run_labelsets_sparse(*_csr_parts(X), relevance, order, *model)
+            block_engine.run_labelsets_sparse(*csr_arrays(X), relevance, order, *model)
         else:
-            block_engine.run_labelsets_dense(X, relevance, order, *model)
+            block_engine.run_labelsets_dense(read_only_rows(X), relevance, order, *model)
 
     def _prepare(self, X, y, classes, method):
         """:meth:`OnlineLinearClassifier._prepare` for the three kinds of targets: ``y`` 1-D
@@ -860,9 +857,9 @@ default="simproj"
         model = (self._weights, self._thresholds, self._scheme, self._params, self._counts,
                  flags, _NO_WEIGHTS if sample_weight is None else sample_weight)
         if sp.issparse(X):
-            block_engine.run_ordinal_sparse(*_csr_parts(X), ranks, order, *model)
+            block_engine.run_ordinal_sparse(*csr_arrays(X), ranks, order, *model)
         else:
-            block_engine.run_ordinal_dense(X, ranks, order, *model)
+            block_engine.run_ordinal_dense(read_only_rows(X), ranks, order, *model)
 
     def _prepare(self, X, y, classes, method):
         """:meth:`OnlineLinearClassifier._prepare` for ranks: the rank order (``classes`` here
@@ -1094,9 +1091,9 @@ default="simproj"
         model = (*blocks, order, self._weights, self._scale, self._scheme, self._kind,
                  self._params, self._counts, flags)
         if sp.issparse(X):
-            block_engine.run_blocks_sparse(*_csr_parts(X), labels, *model)
+            block_engine.run_blocks_sparse(*csr_arrays(X), labels, *model)
         else:
-            block_engine.run_blocks_dense(X, labels, *model)
+            block_engine.run_blocks_dense(read_only_rows(X), labels, *model)
 
     def fit(self, X: MatrixLike, y: ArrayLike, block_ptr: ArrayLike | None = None,
             parts: ArrayLike | None = None, coupling: ArrayLike | None = None) -> Self:

@@ -377,5 +377,7 @@ def solve_block_dual(G, gain, parts, coupling, caps, tol, max_iter, alpha):
     ``parts`` gives each variable's set (ids 0..len(caps)−1, every set non-empty); coupling
     weights must be > 0.  Writes α and returns the final duality gap.
     """
-    return solve_structured_dual(G, DENSE_GRAM, np.empty((0, 2), np.int64), 0.0, np.empty(0),
-                                 gain, parts, coupling, caps, tol, max_iter, alpha)
+    # (np.int64: a constant argument would be typed as a literal, and the solver compiled apart
+    # for each structure)
+    return solve_structured_dual(G, np.int64(DENSE_GRAM), np.empty((0, 2), np.int64), 0.0,
+                                 np.empty(0), gain, parts, coupling, caps, tol, max_iter, alpha)
