@@ -217,3 +217,28 @@ def test_a_tampered_csr_row_is_refused_not_read():
         with pytest.raises(ValueError):
             call()
     assert _state(model) == before
+
+
+def test_a_model_table_refuses_an_array_it_could_not_read_by_address():
+    from onlinear._core import primal
+
+    params, state, counts = np.zeros(4), np.zeros((2, 3)), np.zeros(3, np.int64)
+    acc, avg, index = np.zeros((0, 0)), np.zeros(0), np.arange(5)
+    table = primal.model_table(0, params, state, 1, True, counts, acc, avg, 0, False, index)
+    assert table.dtype == np.int64 and table[5] == params.ctypes.data
+    for bad, what in ((np.zeros((3, 2)).T, "C-contiguous"),
+                      (np.zeros((2, 3), np.float32), "float64")):
+        with pytest.raises(TypeError, match=what):
+            primal.model_table(0, params, bad, 1, True, counts, acc, avg, 0, False, index)
+
+
+def test_a_context_holds_the_arrays_its_table_points_to():
+    X, y = _data(3)
+    model = onlinear.make("pa").fit(X, y)
+    model.learn_one(X[0], y[0])
+    fast = model.__dict__["_fast"]
+    assert any(array is model._state for array in fast.arrays)
+    assert any(array is model._counts for array in fast.arrays)
+    before = model.n_seen_
+    model.learn_one(X[1], y[1])  # the counters the table points to are the model's own
+    assert model.n_seen_ == before + 1

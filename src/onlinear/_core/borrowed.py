@@ -18,6 +18,7 @@ counted view), so that the rows reach every loop with one type whatever their ``
 flag, and each loop is compiled once for them.
 """
 from numba import types
+from numba.core import cgutils
 from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
@@ -60,3 +61,19 @@ def read_only(typingctx, array):
         return impl_ret_borrowed(context, builder, result, view._getvalue())
 
     return result(array), codegen
+
+
+@intrinsic
+def pointer_at(typingctx, address):
+    """The integer ``address`` (``ndarray.ctypes.data``) as a ``void*``, for
+    :func:`numba.carray`: an array handed to a compiled function by its address and shape (a
+    few integers in one table, see :func:`.primal.model_table`) rather than as an argument of
+    its own, which numba unboxes at each call (about 80 ns an array).  The caller keeps the
+    array alive while the address is in use."""
+    if not isinstance(address, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], cgutils.voidptr_t)
+
+    return types.voidptr(address), codegen

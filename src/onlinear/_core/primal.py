@@ -48,11 +48,11 @@ The weight bookkeeping (lazy scale, sizes, fold, row additions, exponentiated st
 import math
 
 import numpy as np
-from numba import njit
+from numba import carray, njit
 
 from ..rules.dispatch import compute_steps
 from ..rules.layout import RAW_MASS, SCALE, squared_norm
-from .borrowed import borrowed, read_only
+from .borrowed import borrowed, pointer_at, read_only
 from .counters import count_round
 from .rows import (
     _row_ok,
@@ -445,6 +445,71 @@ def learn_sparse_checked(indptr, indices, data, y, W, rule, params, state, step_
     # narrower than 2^31 features, so they fit)
     return learn_sparse_row(vals, int32_indices(idx), y, W, rule, params, state, step_kind,
                             scale_free, counts, acc, avg, weight, weight_mode)
+
+
+#: the model's arrays in a table (:func:`model_table`): (dtype, number of dimensions), in order
+_TABLE_ARRAYS = ((np.float64, 1), (np.float64, 2), (np.int64, 1), (np.float64, 2),
+                 (np.float64, 1), (np.int64, 1))
+#: the table's scalars before the arrays: rule, step kind, scale-free, exact norms, weight mode
+_TABLE_SCALARS = 5
+
+
+def model_table(rule, params, state, step_kind, scale_free, counts, acc, avg, weight_mode,
+                exact_norms, index):
+    """The arguments of a round but the row, its label and the weights, as one int64 array —
+    the scalars, then each array's address and shape — for the per-example calls
+    (:func:`learn_dense_by_table`, :func:`learn_sparse_by_table`).  numba unboxes every array
+    argument at each call (about 80 ns each: two thirds of a per-example call's overhead with
+    the round's sixteen arguments); the arrays of a table are read from their addresses
+    instead (:func:`.borrowed.pointer_at`).  The caller keeps the arrays alive as long as the
+    table is used (the per-example context holds them), and the arrays must not be replaced:
+    a model drops its context whenever one of its attributes is set."""
+    arrays = (params, state, counts, acc, avg, index)
+    table = [int(rule), int(step_kind), int(bool(scale_free)), int(bool(exact_norms)),
+             int(weight_mode)]
+    for array, (dtype, ndim) in zip(arrays, _TABLE_ARRAYS):
+        if array.dtype != dtype or array.ndim != ndim or not array.flags.c_contiguous:
+            raise TypeError(f"a table's array must be C-contiguous {np.dtype(dtype)} of {ndim} "
+                            f"dimensions, not {array.dtype} {array.shape}")
+        shape = array.shape + (0,) * (2 - ndim)
+        table += [array.ctypes.data, *shape]
+    return np.array(table, np.int64)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _from_table(table):
+    """The arrays and scalars of :func:`model_table`'s ``table`` (views without a meminfo, as
+    :func:`numba.carray` makes them)."""
+    at = _TABLE_SCALARS
+    params = carray(pointer_at(table[at]), (table[at + 1],), np.float64)
+    state = carray(pointer_at(table[at + 3]), (table[at + 4], table[at + 5]), np.float64)
+    counts = carray(pointer_at(table[at + 6]), (table[at + 7],), np.int64)
+    acc = carray(pointer_at(table[at + 9]), (table[at + 10], table[at + 11]), np.float64)
+    avg = carray(pointer_at(table[at + 12]), (table[at + 13],), np.float64)
+    index = carray(pointer_at(table[at + 15]), (table[at + 16],), np.int64)
+    return (table[0], params, state, table[1], table[2] != 0, counts, acc, avg, table[4],
+            table[3] != 0, index)
+
+
+@njit(cache=True, error_model="numpy")
+def learn_dense_by_table(x, y, learning, Wt, table):
+    """:func:`learn_dense_row` with the round's other arguments in ``table``
+    (:func:`model_table`, its averaging sums class-major as ``Wt``) and weight 1: the
+    per-example call of a dense row, five arguments to unbox."""
+    rule, params, state, step_kind, free, counts, acc_t, avg, mode, exact, index = \
+        _from_table(table)
+    # (1.0: numba types a float constant as float64; an integer or bool one would be a literal)
+    return learn_dense_row(x, y, Wt, rule, params, state, step_kind, free, counts, acc_t, avg,
+                           1.0, mode, exact, learning, index)
+
+
+@njit(cache=True, error_model="numpy")
+def learn_sparse_by_table(indptr, indices, data, y, W, table):
+    """:func:`learn_sparse_checked` with the round's other arguments in ``table``
+    (:func:`model_table`, its averaging sums feature-major as ``W``) and weight 1."""
+    rule, params, state, step_kind, free, counts, acc, avg, mode, _, _ = _from_table(table)
+    return learn_sparse_checked(indptr, indices, data, y, W, rule, params, state, step_kind,
+                                free, counts, acc, avg, 1.0, mode)
 
 
 @njit(cache=True, error_model="numpy")

@@ -5,11 +5,13 @@ whether it may take that call.
 A per-example call costs a few microseconds, of which the round itself is about half (pa, 784
 features, 10 classes).  The rest was Python: reading the model's arrays and flags from the
 estimator, deciding on every call what cannot change between calls, and numba's dispatcher
-resolving the types of a dozen arguments (and unboxing them, about 50–90 ns an array: the
-compiled calls take as few as they can).  So a started model gets a *context* (:func:`build`):
-closures over its arrays, its rule's constants, its label index and the compiled entry points
-chosen once (:func:`entry_point`: the dispatcher's type resolution skipped, the types
-guaranteed by the closure's own checks).  The estimator drops the context whenever one of its
+resolving the types of sixteen arguments and unboxing them (about 80 ns an array).  So a
+started model gets a *context* (:func:`build`): closures over its arrays, its rule's constants,
+its label index and the compiled entry points chosen once (:func:`entry_point`: the
+dispatcher's type resolution skipped, the types guaranteed by the closure's own checks), which
+take the row, its label, the weights and one table of the round's other arguments (the
+model's other arrays by address: :func:`~onlinear._core.primal.model_table`; five arguments to
+unbox, 1.3 → 0.4 µs a call).  The estimator drops the context whenever one of its
 attributes is set (``OnlineLinearClassifier.__setattr__``): a refit, a loaded model, grown
 classes or features, a change of ``fit_intercept``, ``class_weight`` or ``average``, and a change
 of the weights' layout all rebind an attribute, while a round only writes into the arrays the
@@ -32,6 +34,7 @@ _FLOAT32 = np.dtype(np.float32)
 _ROW_DTYPES = (_FLOAT64, _FLOAT32)
 _INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 _CSR_TYPES = (sp.csr_matrix, sp.csr_array)
+_NO_INDEX = np.zeros(0, np.int64)  # (a CSR round reads no dense index)
 
 
 def entry_point(dispatcher, *args):
@@ -56,13 +59,14 @@ class Context:
     None when the general path must take the call (nothing changed); ``kinds``: the types of
     the rows it takes."""
 
-    __slots__ = ("dense", "kinds", "learn", "predict")
+    __slots__ = ("arrays", "dense", "kinds", "learn", "predict")
 
-    def __init__(self, dense, learn, predict):
+    def __init__(self, dense, learn, predict, arrays):
         self.dense = dense
         self.kinds = (np.ndarray,) if dense else _CSR_TYPES
         self.learn = learn
         self.predict = predict
+        self.arrays = arrays  # the arrays the compiled calls read by address, held while used
 
 
 def build(model, dense):
@@ -99,48 +103,44 @@ def _dense_context(Wt, rule, acc_t, avg, exact_norms, index, index_of, classes):
     """Closures over the class-major weights ``Wt`` for 1-D C-contiguous float64 or float32
     rows (of the model's width: checked in the compiled call)."""
     rule_id, params, state, kind, free, counts = rule
-    learners, predictors = {}, {}  # entry points by row dtype, chosen on first use
+    # the round's other arguments as one table (five arguments to unbox a call, not sixteen);
+    # the context holds the arrays it points to
+    table = primal.model_table(rule_id, params, state, kind, free, counts, acc_t, avg,
+                               primal.WEIGHT_NONE, exact_norms, index)
+    calls = {}  # entry points by row dtype, chosen on first use
     ndarray = np.ndarray
-    weight, mode = 1.0, primal.WEIGHT_NONE
+
+    def entry(x):
+        call = calls.get(x.dtype)
+        if call is None and x.dtype in _ROW_DTYPES:
+            call = calls[x.dtype] = entry_point(primal.learn_dense_by_table, x, 0, True, Wt,
+                                                table)
+        return call
 
     def learn(x, y):
         if type(x) is not ndarray or x.ndim != 1 or not x.flags.c_contiguous:
             return None
-        dtype = x.dtype
-        call = learners.get(dtype)
+        call = calls.get(x.dtype) or entry(x)
         try:
             label = index_of(y)
         except TypeError:  # unhashable: the general path names it
             return None
-        if label is None:
+        if label is None or call is None:
             return None
-        if call is None:
-            if dtype not in _ROW_DTYPES:
-                return None
-            call = learners[dtype] = entry_point(
-                primal.learn_dense_row, x, label, Wt, rule_id, params, state, kind, free, counts,
-                acc_t, avg, weight, mode, exact_norms, True, index)
-        predicted = call(x, label, Wt, rule_id, params, state, kind, free, counts, acc_t, avg,
-                         weight, mode, exact_norms, True, index)
+        predicted = call(x, label, True, Wt, table)
         return None if predicted < 0 else classes[predicted]
 
     def predict(x):
         if type(x) is not ndarray or x.ndim != 1 or not x.flags.c_contiguous:
             return None
-        dtype = x.dtype
-        call = predictors.get(dtype)
+        call = calls.get(x.dtype) or entry(x)
         if call is None:
-            if dtype not in _ROW_DTYPES:
-                return None
-            # the learning round's own code, told only to predict: what learn_one would predict
-            call = predictors[dtype] = learners.get(dtype) or entry_point(
-                primal.learn_dense_row, x, 0, Wt, rule_id, params, state, kind, free, counts,
-                acc_t, avg, weight, mode, exact_norms, True, index)
-        predicted = call(x, 0, Wt, rule_id, params, state, kind, free, counts, acc_t, avg, weight,
-                         mode, exact_norms, False, index)
+            return None
+        # the learning round's own code, told only to predict: what learn_one would predict
+        predicted = call(x, 0, False, Wt, table)
         return None if predicted < 0 else classes[predicted]
 
-    return Context(True, learn, predict)
+    return Context(True, learn, predict, (params, state, counts, acc_t, avg, index))
 
 
 def _csr_context(W, rule, acc, avg, index_of, classes):
@@ -150,7 +150,8 @@ def _csr_context(W, rule, acc, avg, index_of, classes):
     learn_sparse_checked`)."""
     rule_id, params, state, kind, free, counts = rule
     shape = (1, W.shape[0])
-    weight, mode = 1.0, primal.WEIGHT_NONE
+    table = primal.model_table(rule_id, params, state, kind, free, counts, acc, avg,
+                               primal.WEIGHT_NONE, False, _NO_INDEX)  # (as _dense_context)
     learners, predictors = {}, {}  # entry points by (values, indices, indptr) dtypes
 
     def learn(x, y):
@@ -171,10 +172,9 @@ def _csr_context(W, rule, acc, avg, index_of, classes):
             if not _csr_arrays_taken(data, indices, indptr, W.shape[0]):
                 return None
             call = learners[key] = entry_point(
-                primal.learn_sparse_checked, *map(_any_layout, (indptr, indices, data)), label,
-                W, rule_id, params, state, kind, free, counts, acc, avg, weight, mode)
-        predicted = call(indptr, indices, data, label, W, rule_id, params, state, kind, free,
-                         counts, acc, avg, weight, mode)
+                primal.learn_sparse_by_table, *map(_any_layout, (indptr, indices, data)), label,
+                W, table)
+        predicted = call(indptr, indices, data, label, W, table)
         return None if predicted < 0 else classes[predicted]
 
     def predict(x):
@@ -194,7 +194,7 @@ def _csr_context(W, rule, acc, avg, index_of, classes):
         predicted = call(indptr, indices, data, W, state, free)
         return None if predicted < 0 else classes[predicted]
 
-    return Context(False, learn, predict)
+    return Context(False, learn, predict, (params, state, counts, acc, avg))
 
 
 def _csr_arrays_taken(data, indices, indptr, n_features):

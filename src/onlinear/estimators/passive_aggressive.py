@@ -75,7 +75,7 @@ class PassiveAggressive(OnlineLinearClassifier):
         mistakes, updates, seconds.
     dtype : {"float64", "float32"}, default="float64"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
         the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
         than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
         without ``average``.  Fixed when the model starts (``fit`` restarts it).
@@ -194,7 +194,7 @@ class SupportClassPA(PassiveAggressive):
         mistakes, updates, seconds.
     dtype : {"float64", "float32"}, default="float64"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
         the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
         than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
         without ``average``.  Fixed when the model starts (``fit`` restarts it).

@@ -66,7 +66,7 @@ class Perceptron(OnlineLinearClassifier):
         mistakes, updates, seconds.
     dtype : {"float64", "float32"}, default="float64"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
         the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
         than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
         without ``average``.  Fixed when the model starts (``fit`` restarts it).
@@ -163,7 +163,7 @@ class OneVsRestPerceptron(Perceptron):
         mistakes, updates, seconds.
     dtype : {"float64", "float32"}, default="float64"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
         the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
         than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
         without ``average``.  Fixed when the model starts (``fit`` restarts it).
@@ -244,7 +244,7 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
         mistakes, updates, seconds.
     dtype : {"float64", "float32"}, default="float64"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
         the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
         than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
         without ``average``.  Fixed when the model starts (``fit`` restarts it).
@@ -348,7 +348,7 @@ class KeslerPerceptron(OnlineLinearClassifier):
         mistakes, updates, seconds.
     dtype : {"float64", "float32"}, default="float64"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
         the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
         than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
         without ``average``.  Fixed when the model starts (``fit`` restarts it).
@@ -442,7 +442,7 @@ class MIRA(OnlineLinearClassifier):
         mistakes, updates, seconds.
     dtype : {"float64", "float32"}, default="float64"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
         the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
         than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
         without ``average``.  Fixed when the model starts (``fit`` restarts it).
@@ -540,7 +540,7 @@ class BinaryMIRA(MIRA):
         mistakes, updates, seconds.
     dtype : {"float64", "float32"}, default="float64"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
         the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
         than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
         without ``average``.  Fixed when the model starts (``fit`` restarts it).
@@ -612,7 +612,7 @@ class MulticlassROMMA(_Unweighted):
         mistakes, updates, seconds.
     dtype : {"float64", "float32"}, default="float64"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass about 1.5× faster (twice
+        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
         the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
         than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
         without ``average``.  Fixed when the model starts (``fit`` restarts it).
