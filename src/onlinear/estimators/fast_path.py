@@ -110,11 +110,10 @@ def _dense_context(Wt, rule, acc_t, avg, exact_norms, index, index_of, classes):
     calls = {}  # entry points by row dtype, chosen on first use
     ndarray = np.ndarray
 
-    def entry(x):
-        call = calls.get(x.dtype)
-        if call is None and x.dtype in _ROW_DTYPES:
-            call = calls[x.dtype] = entry_point(primal.learn_dense_by_table, x, 0, True, Wt,
-                                                table)
+    def entry(x):  # the entry point for the dtype of x, made at its first row
+        if x.dtype not in _ROW_DTYPES:
+            return None
+        call = calls[x.dtype] = entry_point(primal.learn_dense_by_table, x, 0, True, Wt, table)
         return call
 
     def learn(x, y):
