@@ -69,8 +69,9 @@ def _contiguous(values):
     return lambda values: values.copy()  # (copy: a new C-contiguous array)
 
 
-#: The widest CSR matrix whose column indices and row pointers fit int32.
-_INT32_MAX = np.iinfo(np.int32).max
+#: The largest column index (and number of stored values) the loops take as int32: the indices'
+#: dtype of every loop below it (:func:`csr_arrays`, :func:`int32_indices`).
+INT32_MAX = np.iinfo(np.int32).max
 
 
 def read_only_rows(X):
@@ -92,7 +93,7 @@ def csr_arrays(X):
     int64 indices, e.g. a ``csr_array`` from int64 arrays, is narrowed by a copy of its
     indices), so that a loop is compiled for int64 indices only where they are needed."""
     indices, indptr = X.indices, X.indptr
-    if X.shape[1] <= _INT32_MAX and X.nnz <= _INT32_MAX:
+    if X.shape[1] <= INT32_MAX and X.nnz <= INT32_MAX:
         indices, indptr = indices.astype(np.int32, copy=False), indptr.astype(np.int32, copy=False)
     return read_only_rows(X.data), read_only_rows(indices), read_only_rows(indptr)
 

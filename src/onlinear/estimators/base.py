@@ -49,7 +49,6 @@ from .locking import _lock_methods, _ModelLock
 MatrixLike = ArrayLike | sp.spmatrix | sp.sparray
 _FLOAT64 = np.dtype(np.float64)
 _FLOAT32 = np.dtype(np.float32)
-_INT32_MAX = np.iinfo(np.int32).max
 
 
 class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
@@ -1155,8 +1154,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         avg = self._averaging_arrays()[1]
         if idx is not self._dense_index:
             weights, acc = self._feature_major()
-            if weights.shape[0] <= _INT32_MAX:  # (the indices' dtype of scipy's CSR passes)
-                idx = idx.astype(np.int32)
+            if weights.shape[0] <= rows.INT32_MAX:  # (the indices' dtype of the CSR passes)
+                idx = rows.int32_indices(idx)
             return primal.learn_sparse_row(vals, idx, label, weights, *rule, acc, avg, weight,
                                            mode)
         weights, acc = self._class_major()

@@ -28,6 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._core import primal
+from .._core.rows import INT32_MAX
 
 _FLOAT64 = np.dtype(np.float64)
 _FLOAT32 = np.dtype(np.float32)
@@ -205,4 +206,4 @@ def _csr_arrays_taken(data, indices, indptr, n_features):
     entry point reads the array it is given as the type it was made for), and the entry point
     takes them in any layout (a matrix built on a strided array keeps it)."""
     return (data.dtype in _ROW_DTYPES and indices.dtype in _INDEX_DTYPES
-            and indptr.dtype in _INDEX_DTYPES and n_features <= np.iinfo(np.int32).max)
+            and indptr.dtype in _INDEX_DTYPES and n_features <= INT32_MAX)
