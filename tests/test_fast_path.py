@@ -242,3 +242,90 @@ def test_a_context_holds_the_arrays_its_table_points_to():
     before = model.n_seen_
     model.learn_one(X[1], y[1])  # the counters the table points to are the model's own
     assert model.n_seen_ == before + 1
+
+
+def test_classes_given_again_on_every_call_are_checked_by_the_context(monkeypatch):
+    """scikit-learn users pass ``classes=`` on every call: an array of the model's classes
+    (a new one each time, the same dtype and values) is recognized by the context without the
+    model's own check; anything else goes through that check and is learned as before."""
+    X, y = _data(3)
+    labels = np.array(["ant", "bee", "cat"])[y]
+    model = onlinear.make("pa")
+    model.learn_one(X[0], labels[0], classes=np.array(["ant", "bee", "cat"]))
+    model.learn_one(X[1], labels[1])
+    reference = onlinear.make("pa")
+    reference.learn_one(X[0], labels[0], classes=np.array(["ant", "bee", "cat"]))
+    reference.learn_one(X[1], labels[1])
+    checked = []
+    own_check = type(model)._known_classes
+    monkeypatch.setattr(type(model), "_known_classes",
+                        lambda self, classes: checked.append(classes) or own_check(self, classes))
+    for i in range(2, 20):
+        assert (model.learn_one(X[i], labels[i], classes=np.array(["ant", "bee", "cat"]))
+                == reference.learn_one(X[i], labels[i]))
+    assert checked == [] and "_fast" in vars(model)
+    # a list, a 2-D array, other values: the model's own check (and the same learning)
+    for classes in (["ant", "bee", "cat"], np.array([["ant", "bee", "cat"]]),
+                    np.array(["ant", "bee", "cow"])):
+        checked.clear()
+        try:
+            got = model.learn_one(X[20], labels[20], classes=classes)
+        except ValueError as error:  # a wrong set of classes is refused, nothing changed
+            assert "lacks" in str(error) or "classes" in str(error)
+            continue
+        assert checked and got == reference.learn_one(X[20], labels[20])
+    np.testing.assert_array_equal(model.coef_, reference.coef_)
+
+
+@pytest.mark.parametrize("kind", ["dense", "csr"])
+def test_a_per_example_call_allocates_nothing_beyond_unboxing_its_arguments(kind, tmp_path):
+    """numba's allocation counters (``NUMBA_NRT_STATS=1``, in a fresh process): a started
+    model's ``learn_one`` allocates per call only what numba's unboxing of the compiled call's
+    array arguments does (one record per array: the row's arrays, the weights and the
+    table), measured against a compiled function doing nothing with as many arrays."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "count.py"
+    script.write_text(f"""
+import numpy as np, scipy.sparse as sp, onlinear
+from numba import njit
+from numba.core.runtime import rtsys
+
+@njit
+def nothing(*arrays):
+    return 0
+
+rng = np.random.default_rng(0)
+X = rng.random((60, 12))
+X[X < 0.5] = 0.0
+y = rng.integers(0, 3, 60)
+rows = [sp.csr_matrix(X[i:i + 1]) for i in range(60)] if {kind!r} == "csr" else list(X)
+model = onlinear.make("pa")
+model.learn_one(rows[0], y[0], classes=np.arange(3))
+model.learn_one(rows[1], y[1])
+model.predict_one(rows[1])
+arguments = ((rows[0].indptr, rows[0].indices, rows[0].data) if {kind!r} == "csr"
+             else (rows[0],)) + (model._weights, np.zeros(3, np.int64))
+nothing(*arguments)
+
+def allocations(call):
+    before = rtsys.get_allocation_stats().alloc
+    call()
+    return rtsys.get_allocation_stats().alloc - before
+
+n = 40
+print(allocations(lambda: [model.learn_one(rows[i], y[i]) for i in range(2, 2 + n)]),
+      allocations(lambda: [model.predict_one(rows[i]) for i in range(2, 2 + n)]),
+      allocations(lambda: [nothing(*arguments) for _ in range(n)]),
+      model.n_seen_)
+""")
+    env = dict(os.environ, NUMBA_NRT_STATS="1")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stderr
+    learned, predicted, baseline, seen = map(int, done.stdout.split())
+    assert seen == 42  # (the calls did learn)
+    assert baseline > 0 and learned == baseline
+    assert predicted <= baseline

@@ -398,16 +398,29 @@ def learn_dense_row(x, y, Wt, rule, params, state, step_kind, scale_free, counts
     (``predict_one``, so that it predicts what ``learn_one`` would).  Returns the index
     predicted before the update, or −1, having changed nothing, if the row is not accepted
     (not finite, or a norm out of range) or not of the model's width."""
+    m = Wt.shape[0]
+    slots, weights = np.empty(3, np.int64), np.full(1, weight)
+    return _dense_row_round(x, y, Wt, rule, params, state, step_kind, scale_free, counts, acc_t,
+                            avg, weights, weight_mode, exact_norms, learning, index, slots,
+                            np.empty((3, m)), np.empty(m, np.int64))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _dense_row_round(x, y, Wt, rule, params, state, step_kind, scale_free, counts, acc_t, avg,
+                     weights, weight_mode, exact_norms, learning, index, slots, work, scratch):
+    """:func:`learn_dense_row` with its scratch given: ``weights``, the example's weight (one
+    value); ``slots``, three int64 (the label, the row's position and the prediction of the
+    one-row pass); ``work``, ``scratch``: :func:`pass_scratch`."""
     n_features = Wt.shape[1]
     if x.shape[0] != n_features:
         return -1
-    work, scratch = np.empty((3, Wt.shape[0])), np.empty(Wt.shape[0], np.int64)
-    predictions = np.empty(1, np.int64)
+    slots[0] = y
+    slots[1] = 0
+    labels, order, predictions = slots[0:1], slots[1:2], slots[2:3]
     # (the row read-only, as a pass's rows are: see .borrowed.read_only)
-    bad = dense_rounds(read_only(x.reshape((1, n_features))), np.full(1, y),
-                       np.zeros(1, np.int64), Wt, rule, params, state, step_kind, scale_free,
-                       counts, predictions, acc_t, avg, np.full(1, weight), weight_mode,
-                       exact_norms, learning, index, work, scratch)
+    bad = dense_rounds(read_only(x.reshape((1, n_features))), labels, order, Wt, rule, params,
+                       state, step_kind, scale_free, counts, predictions, acc_t, avg, weights,
+                       weight_mode, exact_norms, learning, index, work, scratch)
     return -1 if bad >= 0 else predictions[0]
 
 
@@ -419,32 +432,25 @@ def learn_sparse_row(data, indices, y, W, rule, params, state, step_kind, scale_
     ``y`` and weight ``weight`` (``weight_mode``: ``WEIGHT_*``) on the feature-major weights
     ``W``; returns the index predicted before the update."""
     m = W.shape[1]
-    predictions = np.empty(1, np.int64)
-    indptr = np.zeros(2, indices.dtype)
+    return _sparse_row_round(data, indices, y, W, rule, params, state, step_kind, scale_free,
+                             counts, acc, avg, np.full(1, weight), weight_mode,
+                             np.empty(3, np.int64), np.zeros(2, indices.dtype),
+                             np.empty((3, m)), np.empty(m, np.int64))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _sparse_row_round(data, indices, y, W, rule, params, state, step_kind, scale_free, counts,
+                      acc, avg, weights, weight_mode, slots, indptr, work, scratch):
+    """:func:`learn_sparse_row` with its scratch given: as :func:`_dense_row_round`, and
+    ``indptr``, the two row pointers of the one-row pass (of the indices' dtype)."""
+    slots[0] = y
+    slots[1] = 0
+    indptr[0] = 0
     indptr[1] = indices.shape[0]
-    run_sparse(read_only(data), read_only(indices), read_only(indptr), np.full(1, y),
-               np.zeros(1, np.int64), W, rule, params, state, step_kind, scale_free, counts,
-               predictions, acc, avg, np.full(1, weight), weight_mode, np.empty((3, m)),
-               np.empty(m, np.int64))
-    return predictions[0]
-
-
-@njit(cache=True, error_model="numpy")
-def learn_sparse_checked(indptr, indices, data, y, W, rule, params, state, step_kind,
-                         scale_free, counts, acc, avg, weight, weight_mode):
-    """:func:`learn_sparse_row` on the one-row CSR matrix ``(data, indices, indptr)`` (int32
-    or int64 indices), which it checks first (:func:`_one_csr_row`, and finite with an accepted
-    norm: :func:`.rows._row_ok`).  Returns −1, having changed nothing, if the row is not taken
-    (the caller's general path then sums and sorts it, or names the problem).  (``weight`` and
-    ``weight_mode`` are arguments, not constants: numba compiles a callee apart for each
-    constant it is given, and the round must stay the CSR pass's own.)"""
-    idx, vals, taken = _one_csr_row(indptr, indices, data, W.shape[0])
-    if not (taken and _row_ok(vals, row_norm_exponent(W))):
-        return -1
-    # (int32, the indices' dtype of a pass: the caller takes int64 indices only for a model
-    # narrower than 2^31 features, so they fit)
-    return learn_sparse_row(vals, int32_indices(idx), y, W, rule, params, state, step_kind,
-                            scale_free, counts, acc, avg, weight, weight_mode)
+    run_sparse(read_only(data), read_only(indices), read_only(indptr), slots[0:1], slots[1:2],
+               W, rule, params, state, step_kind, scale_free, counts, slots[2:3], acc, avg,
+               weights, weight_mode, work, scratch)
+    return slots[2]
 
 
 #: the model's arrays in a table (:func:`model_table`): (dtype, number of dimensions), in order
@@ -452,18 +458,24 @@ _TABLE_ARRAYS = ((np.float64, 1), (np.float64, 2), (np.int64, 1), (np.float64, 2
                  (np.float64, 1), (np.int64, 1))
 #: the table's scalars before the arrays: rule, step kind, scale-free, exact norms, weight mode
 _TABLE_SCALARS = 5
+#: where a table's scratch starts (after the scalars and each array's address and two sizes)
+_TABLE_SCRATCH = _TABLE_SCALARS + 3 * len(_TABLE_ARRAYS)
 
 
 def model_table(rule, params, state, step_kind, scale_free, counts, acc, avg, weight_mode,
                 exact_norms, index):
     """The arguments of a round but the row, its label and the weights, as one int64 array —
-    the scalars, then each array's address and shape — for the per-example calls
-    (:func:`learn_dense_by_table`, :func:`learn_sparse_by_table`).  numba unboxes every array
-    argument at each call (about 80 ns each: two thirds of a per-example call's overhead with
-    the round's sixteen arguments); the arrays of a table are read from their addresses
-    instead (:func:`.borrowed.pointer_at`).  The caller keeps the arrays alive as long as the
-    table is used (the per-example context holds them), and the arrays must not be replaced:
-    a model drops its context whenever one of its attributes is set."""
+    the scalars, then each array's address and shape, then the scratch of a call — for the
+    per-example calls (:func:`learn_dense_by_table`, :func:`learn_sparse_by_table`).  numba
+    unboxes every array argument at each call (about 80 ns each: two thirds of a per-example
+    call's overhead with the round's sixteen arguments); the arrays of a table are read from
+    their addresses instead (:func:`.borrowed.pointer_at`).  The caller keeps the arrays alive
+    as long as the table is used (the per-example context holds them), and the arrays must not
+    be replaced: a model drops its context whenever one of its attributes is set.
+
+    The scratch of a call (:func:`_table_scratch`) is the table's own tail, so that a call
+    allocates nothing (six small arrays were 0.14 µs of a dense call); the model's lock
+    serializes the calls that write it."""
     arrays = (params, state, counts, acc, avg, index)
     table = [int(rule), int(step_kind), int(bool(scale_free)), int(bool(exact_norms)),
              int(weight_mode)]
@@ -473,7 +485,8 @@ def model_table(rule, params, state, step_kind, scale_free, counts, acc, avg, we
                             f"dimensions, not {array.dtype} {array.shape}")
         shape = array.shape + (0,) * (2 - ndim)
         table += [array.ctypes.data, *shape]
-    return np.array(table, np.int64)
+    m = state.shape[1]
+    return np.array(table + [0] * (3 + m + 3 * m + 1 + 1), np.int64)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -491,40 +504,71 @@ def _from_table(table):
             table[3] != 0, index)
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _table_scratch(table, m):
+    """The scratch at the tail of ``table`` for ``m`` outputs (:func:`model_table`), as the
+    arrays of :func:`_dense_row_round` and :func:`_sparse_row_round`: ``(slots, work,
+    scratch, weights, indptr)``, the float64 and int32 ones over the table's int64 words."""
+    at = _TABLE_SCRATCH
+    address = table.ctypes.data + 8 * at
+    slots = carray(pointer_at(address), (3,), np.int64)
+    scratch = carray(pointer_at(address + 8 * 3), (m,), np.int64)
+    work = carray(pointer_at(address + 8 * (3 + m)), (3, m), np.float64)
+    weights = carray(pointer_at(address + 8 * (3 + 4 * m)), (1,), np.float64)
+    indptr = carray(pointer_at(address + 8 * (4 + 4 * m)), (2,), np.int32)
+    return slots, work, scratch, weights, indptr
+
+
 @njit(cache=True, error_model="numpy")
 def learn_dense_by_table(x, y, learning, Wt, table):
-    """:func:`learn_dense_row` with the round's other arguments in ``table``
+    """:func:`learn_dense_row` with the round's other arguments and its scratch in ``table``
     (:func:`model_table`, its averaging sums class-major as ``Wt``) and weight 1: the
-    per-example call of a dense row, five arguments to unbox."""
+    per-example call of a dense row, five arguments to unbox and nothing allocated."""
     rule, params, state, step_kind, free, counts, acc_t, avg, mode, exact, index = \
         _from_table(table)
-    # (1.0: numba types a float constant as float64; an integer or bool one would be a literal)
-    return learn_dense_row(x, y, Wt, rule, params, state, step_kind, free, counts, acc_t, avg,
-                           1.0, mode, exact, learning, index)
+    slots, work, scratch, weights, _ = _table_scratch(table, Wt.shape[0])
+    weights[0] = 1.0
+    return _dense_row_round(x, y, Wt, rule, params, state, step_kind, free, counts, acc_t, avg,
+                            weights, mode, exact, learning, index, slots, work, scratch)
 
 
 @njit(cache=True, error_model="numpy")
 def learn_sparse_by_table(indptr, indices, data, y, W, table):
-    """:func:`learn_sparse_checked` with the round's other arguments in ``table``
-    (:func:`model_table`, its averaging sums feature-major as ``W``) and weight 1."""
+    """One round on the one-row CSR matrix ``(data, indices, indptr)`` (int32 or int64
+    indices) with label index ``y``, weight 1 and the round's other arguments and scratch in
+    ``table`` (:func:`model_table`, its averaging sums feature-major as ``W``): the
+    per-example call of a CSR row, nothing allocated for a C-contiguous row with int32
+    indices.  The row is checked first (:func:`_one_csr_row`, and finite with an accepted
+    norm: :func:`.rows._row_ok`): returns −1, having changed nothing, if it is not taken (the
+    caller's general path then sums and sorts it, or names the problem)."""
     rule, params, state, step_kind, free, counts, acc, avg, mode, _, _ = _from_table(table)
-    return learn_sparse_checked(indptr, indices, data, y, W, rule, params, state, step_kind,
-                                free, counts, acc, avg, 1.0, mode)
+    idx, vals, taken = _one_csr_row(indptr, indices, data, W.shape[0])
+    if not (taken and _row_ok(vals, row_norm_exponent(W))):
+        return -1
+    slots, work, scratch, weights, pointers = _table_scratch(table, W.shape[1])
+    weights[0] = 1.0
+    # (int32, the indices' dtype of a pass: the caller takes int64 indices only for a model
+    # narrower than 2^31 features, so they fit)
+    return _sparse_row_round(vals, int32_indices(idx), y, W, rule, params, state, step_kind,
+                             free, counts, acc, avg, weights, mode, slots, pointers, work,
+                             scratch)
 
 
 @njit(cache=True, error_model="numpy")
-def predict_sparse_checked(indptr, indices, data, W, state, scale_free):
-    """The index :func:`learn_sparse_row` would predict for the one-row CSR matrix ``(data,
-    indices, indptr)`` (its scores summed as :func:`score` sums them), or −1 if it is not
-    taken (:func:`_one_csr_row`) or a value is not finite."""
+def predict_sparse_by_table(indptr, indices, data, W, table):
+    """The index :func:`learn_sparse_by_table` would predict for the one-row CSR matrix
+    ``(data, indices, indptr)`` (its scores summed as :func:`score` sums them, into the
+    table's scratch), or −1 if it is not taken (:func:`_one_csr_row`) or a value is not
+    finite."""
+    _, _, state, _, free, _, _, _, _, _, _ = _from_table(table)
     idx, vals, taken = _one_csr_row(indptr, indices, data, W.shape[0])
     if not taken:
         return -1
-    scores = np.empty(W.shape[1])
+    scores = _table_scratch(table, W.shape[1])[1][0]
     q = score(idx, vals, W, state, scores)
     if not np.isfinite(q):
         return -1
-    return predict_index(scores, state, scale_free)
+    return predict_index(scores, state, free)
 
 
 @njit(cache=True, error_model="numpy", inline="always")

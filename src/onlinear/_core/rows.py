@@ -6,8 +6,10 @@ skipped where it matters), so every loop has one code path for both storages.  D
 are passed flattened (C order), which lets one accessor serve both.
 """
 import numpy as np
-from numba import njit, types
+from numba import carray, njit, types
 from numba.extending import overload
+
+from .borrowed import pointer_at
 
 #: Every learner accepts a row x only if x = 0 or ``2^-ROW_NORM_EXPONENT ≤ ‖x‖ ≤
 #: 2^ROW_NORM_EXPONENT`` (≈ 9.5e-153 … 1.0e152), i.e. ``‖x‖²`` within ``[2^-1010, 2^1010]``.
@@ -58,7 +60,8 @@ def strictly_increasing(idx):
 
 def contiguous(values):
     """The 1-D array ``values`` itself if it is C-contiguous, else a C-contiguous copy (in
-    compiled code, decided by the type: an array typed in any layout is copied)."""
+    compiled code, an array typed in any layout is looked at: a contiguous one is viewed as
+    C-contiguous, without a copy, as long as its owner holds it)."""
     return np.ascontiguousarray(values)
 
 
@@ -66,7 +69,13 @@ def contiguous(values):
 def _contiguous(values):
     if values.layout == "C":
         return lambda values: values
-    return lambda values: values.copy()  # (copy: a new C-contiguous array)
+    dtype = values.dtype
+
+    def look(values):
+        if values.shape[0] <= 1 or values.strides[0] == values.itemsize:
+            return carray(pointer_at(values.ctypes.data), values.shape, dtype)
+        return values.copy()  # (copy: a new C-contiguous array)
+    return look
 
 
 #: The largest column index (and number of stored values) the loops take as int32: the indices'

@@ -57,10 +57,11 @@ class Context:
     """The fast path of one started model for one kind of row (see the module docstring).
 
     ``learn(x, label)`` and ``predict(x)`` return the label predicted before the update, or
-    None when the general path must take the call (nothing changed); ``kinds``: the types of
-    the rows it takes."""
+    None when the general path must take the call (nothing changed); ``knows(classes)``:
+    whether a call's ``classes`` are certainly the model's (:func:`_knows_classes`);
+    ``kinds``: the types of the rows it takes."""
 
-    __slots__ = ("arrays", "dense", "kinds", "learn", "predict")
+    __slots__ = ("arrays", "dense", "kinds", "knows", "learn", "predict")
 
     def __init__(self, dense, learn, predict, arrays):
         self.dense = dense
@@ -68,6 +69,7 @@ class Context:
         self.learn = learn
         self.predict = predict
         self.arrays = arrays  # the arrays the compiled calls read by address, held while used
+        self.knows = _general  # see _knows_classes
 
 
 def build(model, dense):
@@ -92,11 +94,31 @@ def build(model, dense):
         context = _csr_context(weights, rule, acc, avg, task.index.get, list(task.classes))
     if avg.shape[0] > 0:  # an averaging model predicts with its averaged hypothesis
         context.predict = _general
+    known = d.get("classes_")
+    # (for these dtypes, equal bytes are equal values)
+    if isinstance(known, np.ndarray) and known.ndim == 1 and known.dtype.kind in "biuU":
+        context.knows = _knows_classes(known)
     return context
 
 
+def _knows_classes(known):
+    """A context's ``knows(classes)``: whether ``classes`` (given again on a call, as
+    scikit-learn users do on every one) is certainly the model's classes ``known``: a 1-D
+    array of the same integer or string dtype and bytes (0.2 µs, against 1.3 µs for the
+    model's own check, which takes every other case: a list, another dtype, new classes).
+    (A closure: a method of the context took 0.5 µs.)"""
+    dtype, data, ndarray = known.dtype, known.tobytes(), np.ndarray
+
+    def knows(classes):
+        return (type(classes) is ndarray and classes.ndim == 1
+                and (classes.dtype is dtype or classes.dtype == dtype)
+                and classes.tobytes() == data)
+    return knows
+
+
 def _general(x):
-    """A closure's answer when the general path must take the call."""
+    """A closure's answer when the general path must take the call (None; for ``knows``, a
+    false answer)."""
     return None
 
 
@@ -147,7 +169,7 @@ def _csr_context(W, rule, acc, avg, index_of, classes):
     """Closures over the feature-major weights ``W`` for one-row CSR matrices with float64 or
     float32 values and int32 or int64 indices (canonical, within the model's width, finite
     and of an accepted norm: checked in the compiled call, :func:`~onlinear._core.primal.
-    learn_sparse_checked`)."""
+    learn_sparse_by_table`)."""
     rule_id, params, state, kind, free, counts = rule
     shape = (1, W.shape[0])
     table = primal.model_table(rule_id, params, state, kind, free, counts, acc, avg,
@@ -188,10 +210,10 @@ def _csr_context(W, rule, acc, avg, index_of, classes):
         if call is None:
             if not _csr_arrays_taken(data, indices, indptr, W.shape[0]):
                 return None
-            call = predictors[key] = entry_point(primal.predict_sparse_checked,
+            call = predictors[key] = entry_point(primal.predict_sparse_by_table,
                                                  *map(_any_layout, (indptr, indices, data)), W,
-                                                 state, free)
-        predicted = call(indptr, indices, data, W, state, free)
+                                                 table)
+        predicted = call(indptr, indices, data, W, table)
         return None if predicted < 0 else classes[predicted]
 
     return Context(False, learn, predict, (params, state, counts, acc, avg))
