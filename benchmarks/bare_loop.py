@@ -260,6 +260,21 @@ def measure(wl, repeats):
     return walls
 
 
+def updates(wl):
+    """``{"onlinear NAME": (updates / pa's updates, squared norms summed)}`` of one float64 pass
+    of each rule: the work a rule does beyond pa's, which no loop removes — the rounds that
+    update (each adds its step to two or more weight rows, a sweep as long as the scoring of
+    one row), and whether its update sweeps also sum the squared norms' changes (rules that
+    read the norms, ``exact_norms``; dense rows: a CSR pass sums them for every rule)."""
+    import onlinear
+
+    models = {name: onlinear.make(name).fit(wl.X_train, wl.y_train) for name in RULES}
+    pa = models["pa"].n_updates_
+    return {f"onlinear {name}": (model.n_updates_ / pa,
+                                 not wl.sparse and bool(getattr(model, "_exact_norms", 0)))
+            for name, model in models.items()}
+
+
 def report(wl, walls):
     """Print the medians and their ratios (to the bare loop, and to onlinear pa's ``.fit``
     with the same weights' precision)."""
@@ -270,13 +285,16 @@ def report(wl, walls):
         dtype = next((d for d in DTYPES[wl.sparse][1:] if name.endswith(f", {d}")), None)
         return med["onlinear pa .fit" + (f", {dtype}" if dtype else "")]
 
+    work = updates(wl)
     print(f"\n# {wl.name}: {wl.n_train:,} x {wl.n_features:,} "
           f"{'CSR' if wl.sparse else 'dense'} {wl.X_train.dtype}, {wl.n_classes} classes; "
           f"median of {len(next(iter(walls.values())))} runs")
-    print(f"  {'':40s} {'seconds':>9s} {'/ bare':>7s} {'/ pa fit':>9s}")
+    print(f"  {'':40s} {'seconds':>9s} {'/ bare':>7s} {'/ pa fit':>9s}  updates / pa's")
     for name, seconds in med.items():
+        rule = work.get(name.split(" .fit")[0].split(" pass")[0])
+        extra = "" if rule is None else f"  {rule[0]:.2f}{' (norms summed)' if rule[1] else ''}"
         print(f"  {name:40s} {seconds:9.4f} {seconds / med[bare]:7.2f} "
-              f"{seconds / pa_of(name):9.2f}")
+              f"{seconds / pa_of(name):9.2f}{extra}")
     for dtype in DTYPES[wl.sparse]:
         suffix = "" if dtype == "float64" else f", {dtype}"
         print(f"  scikit-learn PA .fit / onlinear pa .fit{suffix}: "
