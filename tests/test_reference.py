@@ -687,3 +687,30 @@ def test_two_prototype_and_binary_references_agree_on_two_classes(K):
     else:
         for a, b in pairs[4:]:
             assert not np.allclose(a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_outputs_with_equal_weights_score_equal_bit_for_bit(dtype):
+    """The references above break ties exactly (argmax to the lowest index; the Perceptron
+    family's error sets take every score ≥ the label's), and two outputs updated alike keep
+    equal weights: a tie the dense sums must keep.  So every output's dense score is summed the
+    same way, whatever its position (a sweep that scored some outputs in blocks and the rest one
+    at a time summed equal columns in different orders on AVX2, and the dense and CSR passes of
+    perceptron-uniform with 7 classes parted)."""
+    from numba import njit
+
+    from onlinear._core.weights import column_dots_dense
+
+    @njit
+    def scores_of(x, Wt, state, scores):
+        return column_dots_dense(x, Wt.T, state, scores)
+
+    rng = np.random.default_rng(3)
+    for n_outputs in range(1, 13):
+        for n_features in (5, 37, 784):
+            column = rng.standard_normal(n_features).astype(dtype)
+            Wt = np.repeat(column[None, :], n_outputs, axis=0)
+            x = rng.random(n_features).astype(dtype)
+            scores = np.empty(n_outputs)
+            scores_of(x, Wt, np.ones((4, n_outputs)), scores)
+            assert np.all(scores == scores[0]), (n_outputs, n_features, scores)

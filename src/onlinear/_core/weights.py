@@ -148,60 +148,20 @@ def column_dots(idx, vals, W, out):
 def column_dots_dense(x, W, state, scores):
     """True scores ``σ_r·(W[:, r]·x)`` of a whole dense row and a class-major ``W`` (column r
     contiguous), vectorized, summed in the weights' precision (:func:`weight_float`); returns
-    ``‖x‖²`` (float64).
-
-    Four columns share a sweep over x (then two, then one): each value of x is loaded and
-    converted once for four columns instead of once per column, which made the scoring of a
-    dense pass over 784 features and 10 classes about 1.25× faster than one column a sweep.
-    Each column's sum is its own (only the association of its terms is free)."""
+    ``‖x‖²`` (float64)."""
     q = weight_float(W, 0.0)
-    for j in range(x.shape[0]):
+    s = weight_float(W, 0.0)
+    for j in range(x.shape[0]):  # ‖x‖² in the same sweep as the first output's score
         v = weight_float(W, x[j])
         q += v * v
-    m = W.shape[1]
-    r = 0
-    while r + 4 <= m:
-        s0, s1, s2, s3 = _dots4(x, W, r)
-        scores[r] = s0 * state[SCALE, r]
-        scores[r + 1] = s1 * state[SCALE, r + 1]
-        scores[r + 2] = s2 * state[SCALE, r + 2]
-        scores[r + 3] = s3 * state[SCALE, r + 3]
-        r += 4
-    if r + 2 <= m:
-        s0, s1 = _dots2(x, W, r)
-        scores[r] = s0 * state[SCALE, r]
-        scores[r + 1] = s1 * state[SCALE, r + 1]
-        r += 2
-    if r < m:
-        s0 = weight_float(W, 0.0)
+        s += W[j, 0] * v
+    scores[0] = s * state[SCALE, 0]
+    for r in range(1, W.shape[1]):
+        s = weight_float(W, 0.0)
         for j in range(x.shape[0]):
-            s0 += W[j, r] * weight_float(W, x[j])
-        scores[r] = s0 * state[SCALE, r]
+            s += W[j, r] * weight_float(W, x[j])
+        scores[r] = s * state[SCALE, r]
     return np.float64(q)
-
-
-@njit(cache=True, error_model="numpy", fastmath=_VECTOR_MATH, inline="always")
-def _dots4(x, W, r):
-    """The raw dot products of x with the columns r … r+3 of a class-major ``W``, one sweep."""
-    s0 = s1 = s2 = s3 = weight_float(W, 0.0)
-    for j in range(x.shape[0]):
-        v = weight_float(W, x[j])
-        s0 += W[j, r] * v
-        s1 += W[j, r + 1] * v
-        s2 += W[j, r + 2] * v
-        s3 += W[j, r + 3] * v
-    return s0, s1, s2, s3
-
-
-@njit(cache=True, error_model="numpy", fastmath=_VECTOR_MATH, inline="always")
-def _dots2(x, W, r):
-    """:func:`_dots4` for the columns r and r+1."""
-    s0 = s1 = weight_float(W, 0.0)
-    for j in range(x.shape[0]):
-        v = weight_float(W, x[j])
-        s0 += W[j, r] * v
-        s1 += W[j, r + 1] * v
-    return s0, s1
 
 
 # ----------------------------------------------------------------------------- additive steps
