@@ -485,8 +485,9 @@ def model_table(rule, params, state, step_kind, scale_free, counts, acc, avg, we
                             f"dimensions, not {array.dtype} {array.shape}")
         shape = array.shape + (0,) * (2 - ndim)
         table += [array.ctypes.data, *shape]
-    m = state.shape[1]
-    return np.array(table + [0] * (3 + m + 3 * m + 1 + 1), np.int64)
+    m = state.shape[1]  # (the scratch's words: slots 3, rules' scratch m, work 3m, weight 1,
+    # row pointers 1; see _table_scratch)
+    return np.array(table + [0] * (5 + 4 * m), np.int64)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
