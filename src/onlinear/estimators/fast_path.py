@@ -69,7 +69,7 @@ class Context:
         self.learn = learn
         self.predict = predict
         self.arrays = arrays  # the arrays the compiled calls read by address, held while used
-        self.knows = _general  # see _knows_classes
+        self.knows = _unknown  # see _knows_classes
 
 
 def build(model, dense):
@@ -117,9 +117,14 @@ def _knows_classes(known):
 
 
 def _general(x):
-    """A closure's answer when the general path must take the call (None; for ``knows``, a
-    false answer)."""
+    """A closure's answer when the general path must take the call."""
     return None
+
+
+def _unknown(classes):
+    """``knows`` of a context whose model's classes are not compared by bytes: the model's
+    own check takes every ``classes``."""
+    return False
 
 
 def _dense_context(Wt, rule, acc_t, avg, exact_norms, index, index_of, classes):
