@@ -137,3 +137,37 @@ def test_the_averaging_sums_follow_every_store_operation():
     np.testing.assert_allclose(weights.averaged(W, acc, avg, rounds), total / rounds,
                                rtol=1e-9, atol=1e-12 * np.abs(total).max() / rounds)
     assert weights.averaged(W, acc, avg, 0).tolist() == np.zeros((n, m)).tolist()
+
+
+def test_a_dense_step_returns_the_new_squared_norms_summed_afresh():
+    """add_dense_row(_pair) return Σ_j W[j, r]² of the new values, in the weights' precision
+    (float32 weights: to float32's rounding of a sum of squares)."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=300)
+    for dtype, rtol in ((np.float64, 1e-13), (np.float32, 1e-5)):
+        W = np.asfortranarray(rng.normal(size=(300, 4)).astype(dtype))
+        size = weights.add_dense_row(x, W, 1, 0.25)
+        size_r, size_s = weights.add_dense_row_pair(x, W, 0, -0.5, 3, 2.0)
+        exact = (W.astype(np.float64) ** 2).sum(axis=0)
+        np.testing.assert_allclose([size_r, size, size_s], exact[[0, 1, 3]], rtol=rtol)
+
+
+def test_the_norms_a_dense_pass_keeps_do_not_drift():
+    """The rules that read ‖w_r‖ get each stepped column's squared norm summed afresh by the
+    dense sweep: after thousands of rounds the kept norm is that of the weights, to their
+    rounding, in either precision."""
+    import onlinear
+
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(4000, 6))
+    y = np.argmax(X @ rng.normal(size=(6, 4)) + rng.normal(size=(4000, 4)), axis=1)
+    for name in ("romma", "aromma", "naromma", "mcp", "cmcp", "mc-romma"):
+        classes = 2 if name in ("romma", "aromma", "naromma", "mcp", "cmcp") and \
+            not onlinear.describe(name).handles_multiclass else 4
+        target = y if classes == 4 else (y > 1).astype(int)
+        for dtype, rtol in (("float64", 1e-12), ("float32", 2e-5)):
+            model = onlinear.make(name, dtype=dtype).fit(X.astype(dtype), target)
+            assert model._exact_norms and model.n_updates_ > 100, name
+            exact = (model._weights.astype(np.float64) ** 2).sum(axis=0)
+            np.testing.assert_allclose(model._state[RAW_SQNORM], exact, rtol=rtol,
+                                       err_msg=f"{name} {dtype}")

@@ -133,10 +133,11 @@ def _apply_additive(idx, vals, W, state, tau, factor, unit_norm, dense, acc, avg
     predictions only depend on directions); returns whether the model changed.  ``dense``: the
     row is the whole of ``vals`` and ``W`` is class-major (see :func:`run_dense`); the steps
     are added two columns per sweep over the row (each column's own arithmetic is unchanged:
-    the columns are independent), their squared norms updated, unless ``exact_norms``, from
-    the columns' raw dot products with x and ``q = ‖x‖²`` (:func:`~.weights.
-    add_to_column_pair`): after the rescaling by ``c``, column r's true score is ``c·s_r``,
-    its raw one that over the column's scale, whether or not the rescaling folded it."""
+    the columns are independent), their squared norms summed afresh in the sweep if
+    ``exact_norms``, else updated from the columns' raw dot products with x and ``q = ‖x‖²``
+    (:func:`~.weights.add_to_column_pair`): after the rescaling by ``c``, column r's true
+    score is ``c·s_r``, its raw one that over the column's scale, whether or not the rescaling
+    folded it."""
     changed = False
     m = W.shape[1]
     waiting = -1  # (dense) a column whose step waits for a second one to share its sweep
