@@ -11,13 +11,14 @@ the machine's speed hits all alike; the median of ``--repeats`` runs is reported
 * **the bare loop**: the multiclass PA (max-score form) of ``../shared/bench/peers.py``
   (``pa_dense`` with W (k, d) in X's dtype, and ``pa_csr_dk`` with W (d, k)), copied below
   verbatim — a single ``@njit(fastmath=True)`` function, no validation, no model object;
-* the same dense loop with **float64 weights** (W (k, d) float64, x widened per value): onlinear
-  keeps float64 weights for every input dtype, so this is the bare loop of onlinear's arithmetic
-  (float32 weights halve the memory a round reads and double the values per vector instruction);
+* the same dense loop with **float64 weights** (W (k, d) float64, x widened per value): the bare
+  loop of onlinear's arithmetic with ``dtype="float64"`` (float32 weights halve the memory a
+  round reads and double the values per vector instruction);
 * ``onlinear.make(name).fit(X, y)`` of pa, mira, spa2, perceptron-max, aromma and mcp
   (validation included), and their compiled pass alone (``stream(X, y).learn(rows)``, the data
-  validated beforehand), with the default float64 weights and (dense workload) with
-  ``dtype="float32"``, the bare loop's own precision;
+  validated beforehand), with the default weights (``dtype="auto"``: float32 on the float32
+  dense workload, the bare loop's own precision, float64 on the CSR one) and (dense workload)
+  with ``dtype="float64"``;
 * scikit-learn's ``PassiveAggressiveClassifier(max_iter=1, tol=None, shuffle=False).fit``.
 
 Every learner is run once on 50 rows first (numba compiles or loads its cache).  It prints the
@@ -44,9 +45,10 @@ sys.path.insert(0, str(HERE))
 import workloads  # noqa: E402
 
 RULES = ("pa", "mira", "spa2", "perceptron-max", "aromma", "mcp")
-#: the weights' precisions timed, by workload (sparse or not): the dense workload is float32,
-#: as the bare loop's weights are, so float32 weights are the like-for-like comparison
-DTYPES = {False: ("float64", "float32"), True: ("float64",)}
+#: the weights' precisions timed, by workload (sparse or not): the default ("auto": the data's,
+#: float32 on the dense workload as the bare loop's weights are, float64 on the CSR one), and on
+#: the dense workload float64 weights too
+DTYPES = {False: ("auto", "float64"), True: ("auto",)}
 perf = time.perf_counter
 
 
@@ -211,7 +213,7 @@ def contenders(wl):
         out["bare loop, float64 weights"] = (
             lambda: zeros_aligned((k, d), np.float64), lambda W: pa_dense_float64_weights(X, y, W))
     for dtype in DTYPES[wl.sparse]:
-        suffix = "" if dtype == "float64" else f", {dtype}"
+        suffix = "" if dtype == "auto" else f", {dtype}"
         for name in RULES:
             out[f"onlinear {name} .fit{suffix}"] = (
                 lambda name=name, dtype=dtype: onlinear.make(name, dtype=dtype),
@@ -261,10 +263,10 @@ def measure(wl, repeats):
 
 
 def updates(wl):
-    """``{"onlinear NAME": (updates / pa's updates, squared norms summed)}`` of one float64 pass
-    of each rule: the work a rule does beyond pa's, which no loop removes — the rounds that
-    update (each adds its step to two or more weight rows, a sweep as long as the scoring of
-    one row), and whether its update sweeps also sum the squared norms' changes (rules that
+    """``{"onlinear NAME": (updates / pa's updates, squared norms summed)}`` of one pass of each
+    rule (default weights): the work a rule does beyond pa's, which no loop removes — the
+    rounds that update (each adds its step to two or more weight rows, a sweep as long as the
+    scoring of one row), and whether its update sweeps also sum the squared norms' changes (rules that
     read the norms, ``exact_norms``; dense rows: a CSR pass sums them for every rule)."""
     import onlinear
 
@@ -296,7 +298,7 @@ def report(wl, walls):
         print(f"  {name:40s} {seconds:9.4f} {seconds / med[bare]:7.2f} "
               f"{seconds / pa_of(name):9.2f}{extra}")
     for dtype in DTYPES[wl.sparse]:
-        suffix = "" if dtype == "float64" else f", {dtype}"
+        suffix = "" if dtype == "auto" else f", {dtype}"
         print(f"  scikit-learn PA .fit / onlinear pa .fit{suffix}: "
               f"{med['sklearn PA .fit'] / med['onlinear pa .fit' + suffix]:.1f}x")
     return dict(workload=wl.name, walls_s=walls, median_s=med, bare=bare)

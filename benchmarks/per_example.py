@@ -7,7 +7,8 @@ compiled PA kernel of ``bare_loop.py`` called once per example from Python (issu
 
 The bare call is the lower bound of any per-example API built on a compiled kernel: a Python
 loop calling ``pa_dense(X[i:i+1], y[i:i+1], W)`` (dense, float32, class-major weights: so
-``pa`` is timed with its default float64 weights and with ``dtype="float32"``) or
+``pa`` is timed with its default weights, float32 on these float32 rows, and with
+``dtype="float64"``) or
 ``pa_csr_dk(indptr[i:i+2], indices, data, y[i:i+1], W)`` (CSR, feature-major weights), with
 no validation and no model object; ``learn_many`` takes the rows 32 at a time (the ratio is
 still per example).  onlinear's calls check the row (finite, accepted norm)
@@ -59,7 +60,7 @@ def contenders(dense, sparse):
         for i in range(n):
             pa_csr_dk(indptr[i:i + 2], indices, data, ys[i:i + 1], W)
 
-    def learn(rows, labels, classes, every_call, dtype="float64"):
+    def learn(rows, labels, classes, every_call, dtype="auto"):
         def run():
             model = onlinear.make("pa", dtype=dtype)
             model.learn_one(rows[0], labels[0], classes=classes)
@@ -88,7 +89,7 @@ def contenders(dense, sparse):
         return run
 
     dense_model = onlinear.make("pa").fit(X[:500], y[:500])
-    single_model = onlinear.make("pa", dtype="float32").fit(X[:500], y[:500])
+    double_model = onlinear.make("pa", dtype="float64").fit(X[:500], y[:500])
     sparse_model = onlinear.make("pa").fit(S[:500], ys[:500])
     return {
         ("dense", "bare call"): bare_dense,
@@ -96,9 +97,9 @@ def contenders(dense, sparse):
         ("dense", "learn_one, classes= each call"): learn(dense_rows, y, np.arange(k), True),
         ("dense", f"learn_many, {BATCH} rows a call"): learn_many(X, y, np.arange(k), BATCH),
         ("dense", "predict_one"): predict(dense_rows, dense_model),
-        ("dense", "learn_one, float32 weights"): learn(dense_rows, y, np.arange(k), False,
-                                                       "float32"),
-        ("dense", "predict_one, float32 weights"): predict(dense_rows, single_model),
+        ("dense", "learn_one, float64 weights"): learn(dense_rows, y, np.arange(k), False,
+                                                       "float64"),
+        ("dense", "predict_one, float64 weights"): predict(dense_rows, double_model),
         ("CSR", "bare call"): bare_csr,
         ("CSR", "learn_one"): learn(sparse_rows, ys, np.arange(ks), False),
         ("CSR", f"learn_many, {BATCH} rows a call"): learn_many(S, ys, np.arange(ks), BATCH),

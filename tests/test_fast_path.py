@@ -178,7 +178,8 @@ def _csr_forms(x):
 def test_every_form_of_a_csr_row_is_learned_as_the_canonical_row(form):
     X, y = _data(3)
     X = X.astype(np.float32).astype(np.float64)  # (so that the float32 form holds the same)
-    reference, model = onlinear.make("pa"), onlinear.make("pa")
+    # (float64 weights for both: by default a model started on a float32 row has float32 ones)
+    reference, model = onlinear.make("pa", dtype="float64"), onlinear.make("pa", dtype="float64")
     for i in range(len(y)):
         forms = _csr_forms(X[i])
         expected = reference.learn_one(forms["canonical"], y[i], classes=[0, 1, 2])

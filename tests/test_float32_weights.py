@@ -283,3 +283,114 @@ def test_mixed_float32_models_stay_float32():
     np.testing.assert_allclose(mixed.coef_, expected, rtol=1e-6)
     mixed.partial_fit(X, y)
     assert mixed._weights.dtype == np.float32
+
+
+# ------------------------------------------------------------------ dtype="auto", the default
+@pytest.mark.parametrize("name", WITH_DTYPE)
+def test_by_default_the_weights_follow_the_data_the_model_starts_on(name):
+    """scikit-learn's convention: float32 data gives float32 weights, anything else float64,
+    and the choice is the model's from its start on (a refit chooses again)."""
+    X, y = _stream(_classes(name))
+    classes = np.unique(y)
+    X32 = X.astype(np.float32)
+    assert onlinear.make(name).get_params()["dtype"] == "auto"
+    starts = {
+        np.float32: [lambda m: m.fit(X32, y), lambda m: m.fit(sp.csr_matrix(X32), y),
+                     lambda m: m.partial_fit(X32, y, classes=classes),
+                     lambda m: m.learn_one(X32[0], y[0], classes=classes),
+                     lambda m: m.learn_many(X32[:5], y[:5], classes=classes)],
+        np.float64: [lambda m: m.fit(X, y), lambda m: m.fit(np.rint(4 * X).astype(int), y),
+                     lambda m: m.fit(sp.csr_matrix(X), y),
+                     lambda m: m.learn_one(list(X[0]), y[0], classes=classes)],
+    }
+    for dtype, calls in starts.items():
+        for start in calls:
+            model = onlinear.make(name)
+            start(model)
+            assert model._weights.dtype == dtype and model.coef_.dtype == dtype
+            assert "_data_weight_dtype" not in vars(model)
+            model.partial_fit(X if dtype == np.float32 else X32, y)  # the other dtype: read in
+            assert model._weights.dtype == dtype
+    model = onlinear.make(name).fit(X32, y).fit(X, y)  # fit starts over: chooses again
+    assert model._weights.dtype == np.float64
+
+
+@pytest.mark.parametrize("name", ["pa", "mira", "aromma", "mcp", "perceptron-max"])
+def test_auto_on_float32_data_is_the_float32_model_bit_for_bit(name):
+    X, y = _stream(_classes(name))
+    X32 = X.astype(np.float32)
+    auto = onlinear.make(name).fit(X32, y)
+    single = onlinear.make(name, dtype="float32").fit(X32, y)
+    np.testing.assert_array_equal(auto._weights, single._weights)
+    np.testing.assert_array_equal(auto._state, single._state)
+    double = onlinear.make(name, dtype="float64").fit(X32, y)
+    assert double._weights.dtype == np.float64
+    assert double.n_mistakes_ == auto.n_mistakes_  # (no ties: _stream)
+
+
+def test_auto_keeps_float64_weights_for_averaging():
+    X, y = _stream(3)
+    model = onlinear.make("pa", average=True).fit(X.astype(np.float32), y)
+    assert model._weights.dtype == np.float64 and model._avg_acc.dtype == np.float64
+
+
+def test_auto_refuses_a_row_float32_weights_cannot_hold_naming_float64():
+    X, y = _stream(3)
+    model = onlinear.make("pa").fit(X.astype(np.float32), y)
+    snapshot = _snapshot(model)
+    big = np.full((1, X.shape[1]), 1e12, dtype=np.float32)
+    for call in (lambda: model.partial_fit(big, y[:1]), lambda: model.learn_one(big[0], y[0])):
+        with pytest.raises(ValueError, match="start the model with dtype='float64'"):
+            call()
+        _assert_same(model, snapshot)
+    double = onlinear.make("pa", dtype="float64").fit(X.astype(np.float32), y)
+    double.partial_fit(big, y[:1])
+    assert np.isfinite(double.coef_).all()
+
+
+def test_a_failed_start_chooses_nothing():
+    X, y = _stream(3)
+    bad = X.astype(np.float32)
+    bad[7, 2] = np.nan
+    model = onlinear.make("pa")
+    with pytest.raises(ValueError, match="NaN"):
+        model.fit(bad, y)
+    assert not hasattr(model, "classes_") and "_data_weight_dtype" not in vars(model)
+    model.fit(X, y)
+    assert model._weights.dtype == np.float64
+    snapshot = _snapshot(model)
+    with pytest.raises(ValueError, match="NaN"):
+        model.fit(bad, y)  # a failed refit: the float64 model as it was
+    _assert_same(model, snapshot)
+    assert "_data_weight_dtype" not in vars(model) and model._weights.dtype == np.float64
+
+
+@pytest.mark.parametrize("name", ["pa", "aromma", "mc-romma"])
+def test_an_auto_model_is_loaded_in_the_dtype_it_was_saved_in(name, tmp_path):
+    X, y = _stream(_classes(name))
+    for data, dtype in ((X.astype(np.float32), np.float32), (X, np.float64)):
+        model = onlinear.make(name).fit(data[:100], y[:100])
+        onlinear.save(model, tmp_path / "model.onl")
+        loaded = onlinear.load(tmp_path / "model.onl")
+        assert loaded.dtype == "auto" and loaded._weights.dtype == dtype
+        assert "_data_weight_dtype" not in vars(loaded)
+        np.testing.assert_array_equal(loaded.coef_, model.coef_)
+        for i in range(100, 130):
+            assert loaded.learn_one(data[i], y[i]) == model.learn_one(data[i], y[i])
+        np.testing.assert_array_equal(loaded.coef_, model.coef_)
+
+
+def test_an_auto_file_with_float32_weights_and_averaging_is_refused(tmp_path):
+    """dtype='auto' never starts float32 weights with average=True: a file that has them was
+    not written by onlinear."""
+    import test_persistence as files
+
+    X, y = _stream(3)
+    model = onlinear.make("pa", average=True).fit(X, y)
+    onlinear.save(model, tmp_path / "model.onl")
+    data = files._rewrite((tmp_path / "model.onl").read_bytes(),
+                          arrays={"_weights": model._weights.astype(np.float32),
+                                  "_avg_acc": model._avg_acc.astype(np.float32)})
+    (tmp_path / "tampered.onl").write_bytes(data)
+    with pytest.raises(ValueError, match="_weights"):
+        onlinear.load(tmp_path / "tampered.onl")

@@ -275,8 +275,8 @@ BAD_FILES = {
     "weights of the wrong shape": (
         lambda s: _rewrite(s["pa"], arrays={"_weights": np.zeros((5, 3))}), "shape"),
     "weights of the wrong dtype": (
-        lambda s: _rewrite(s["pa"], arrays={"_weights": np.zeros((6, 3), np.float32)}),
-        "dtype"),
+        lambda s: _rewrite(s["pa"], arrays={"_weights": np.zeros((6, 3), np.float16)}),
+        "dtype"),  # (float32 weights are a float32 model's: dtype="auto" follows the file's)
     "NaN weights": (lambda s: _rewrite(s["pa"], arrays={"_weights": np.full((6, 3), np.nan)}),
                     "NaN"),
     "short state": (lambda s: _rewrite(s["pa"], arrays={"_state": np.ones((2, 3))}), "shape"),

@@ -570,14 +570,17 @@ def test_csr_input_gives_the_same_model(name, K):
 
 @pytest.mark.parametrize("name,K", CASES)
 def test_float32_input_gives_the_model_of_its_float64_values(name, K):
-    """float32 rows are read exactly: the model is the one of the same values in float64."""
+    """float32 rows are read exactly: with float64 weights (``dtype="float64"``; the default
+    follows float32 data with float32 weights, see test_float32_weights.py) the model is the
+    one of the same values in float64."""
+    float64 = {"dtype": "float64"} if "dtype" in onlinear.make(name).get_params() else {}
     for seed, params in settings(name)[:2]:
         X, y = stream(seed, K)
         X32 = X.astype(np.float32)
         ref = reference(name, params, K, X32.astype(np.float64), y, [np.arange(N)])
         as64 = onlinear.make(name, **params).fit(X32.astype(np.float64), y)
         for form, A in {"dense-float32": X32, "csr-float32": sp.csr_matrix(X32)}.items():
-            est = onlinear.make(name, **params).fit(A, y)
+            est = onlinear.make(name, **params, **float64).fit(A, y)
             what = f"{form} seed={seed} params={params}"
             assert_same_model(est, ref, what)
             assert_same_estimators(est, as64, what)

@@ -474,13 +474,15 @@ def test_csr_input_gives_the_same_model_as_dense(case, sparse_calls):
 
 @pytest.mark.parametrize("case", case_params())
 def test_float32_input_gives_the_same_model_as_float64(case, sparse_calls):
-    """float32 input holds the same numbers as its float64 copy, so the model must be the same
-    (the engine computes in float64)."""
+    """float32 input holds the same numbers as its float64 copy, so with float64 weights
+    (``dtype="float64"``: the default follows float32 data with float32 weights) the model
+    must be the same (the engine computes in float64)."""
     X, y = format_stream(case)
     X32 = X.astype(np.float32)
     from_64 = case.make().fit(X32.astype(np.float64), y)
-    assert_same_model(case.make().fit(X32, y), from_64)
-    assert_same_model(case.make().fit(sp.csr_matrix(X32), y), from_64)
+    as64 = {"dtype": "float64"} if "dtype" in from_64.get_params() else {}
+    assert_same_model(case.make().set_params(**as64).fit(X32, y), from_64)
+    assert_same_model(case.make().set_params(**as64).fit(sp.csr_matrix(X32), y), from_64)
     assert sparse_calls[0][0] == np.float32
 
 

@@ -443,6 +443,7 @@ def _build(path, archive, header):
             raise ModelFileError(path, f"scalar {name}={value} is negative.")
         setattr(model, name, value)
     model._check_classes()
+    model._take_saved_weight_dtype(_declared_dtype(specs.get("_weights")))
     expected = model._model_arrays()
     _check_members(path, archive, specs, {"classes_", *expected}
                    | ({"random_state.keys"} if "random_state.keys" in specs else set()))
@@ -494,6 +495,15 @@ def _check_members(path, archive, specs, names):
                                    + (f"unexpected {extra}" if extra else "")
                                    + ("" if missing or extra else "header and members differ")
                                    + ".")
+
+
+def _declared_dtype(spec):
+    """The dtype an array's header entry declares, or None if it declares none that numpy
+    reads (the array's own check then refuses the entry)."""
+    try:
+        return np.dtype(spec["dtype"])
+    except (KeyError, TypeError, ValueError, SyntaxError):
+        return None
 
 
 def _read(path, archive, specs, name, dtype):

@@ -58,11 +58,13 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     once fitted (some subclasses add their own).
 
     Accepted rows: finite, and zero or of norm in ``[2^-505, 2^505]`` (≈ 9.5e-153 … 1e152, see
-    :data:`onlinear._core.rows.ROW_NORM_EXPONENT`); otherwise ``fit``, ``partial_fit`` and
-    ``learn_one`` raise a ``ValueError`` naming the row before anything is learned (a fitted
-    model stays bit-identical).  Within that range every learner is exactly invariant under
-    x → c·x once the hyperparameters carrying units follow (β → c²β, C → C/c², η → η/c; nothing
-    for the scale-free learners and IELLIP), CELLIP excepted (its P_1 assumes ‖x‖ ≤ 1).
+    :data:`onlinear._core.rows.ROW_NORM_EXPONENT`), or ``[2^-32, 2^32]`` for a model with
+    float32 weights (``dtype``: by default, one started on float32 data); otherwise ``fit``,
+    ``partial_fit`` and ``learn_one`` raise a ``ValueError`` naming the row before anything is
+    learned (a fitted model stays bit-identical).  Within that range every learner is exactly
+    invariant under x → c·x once the hyperparameters carrying units follow (β → c²β, C → C/c²,
+    η → η/c; nothing for the scale-free learners and IELLIP), CELLIP excepted (its P_1 assumes
+    ‖x‖ ≤ 1).
 
     Parameters
     ----------
@@ -194,7 +196,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         "warm_start": ["boolean"],
         "verbose": ["verbose"],
         "class_weight": [dict, StrOptions({"balanced"}), None],
-        "dtype": [StrOptions({"float64", "float32"})],
+        "dtype": [StrOptions({"auto", "float64", "float32"})],
     }
 
     # ------------------------------------------------------------------ subclass interface
@@ -242,6 +244,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self._task = self._make_task()
         self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
         self._weights = aligned_copy(np.zeros((n_features, n_outputs), self._weight_dtype), "C")
+        self.__dict__.pop("_data_weight_dtype", None)  # (the weights say it from now on)
         self._state = np.zeros((self._state_rows, n_outputs))
         self._state[SCALE] = 1.0
         self._counts = np.zeros(3, dtype=np.int64)
@@ -259,8 +262,35 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ the weights' precision
     @property
     def _weight_dtype(self):
-        """The dtype of the weights: float64, or float32 for ``dtype="float32"``."""
-        return _FLOAT32 if getattr(self, "dtype", "float64") == "float32" else _FLOAT64
+        """The dtype of the weights: float64, or float32 for ``dtype="float32"``; for
+        ``dtype="auto"``, the one chosen for the data the model (re)starts on
+        (:meth:`_choose_weight_dtype`) until it has started, then that of its weights."""
+        dtype = getattr(self, "dtype", "float64")
+        if dtype == "auto":
+            chosen = self.__dict__.get("_data_weight_dtype")  # (a start under way: fit restarts)
+            if chosen is not None:
+                return chosen
+            weights = self.__dict__.get("_weights")
+            return _FLOAT32 if weights is not None and weights.dtype == _FLOAT32 else _FLOAT64
+        return _FLOAT32 if dtype == "float32" else _FLOAT64
+
+    def _choose_weight_dtype(self, data_dtype):
+        """Before the model starts on data of ``data_dtype``: with ``dtype="auto"``, float32
+        weights for float32 data (unless ``average``), float64 otherwise — scikit-learn's
+        convention (its SGDClassifier, Perceptron and PassiveAggressiveClassifier keep float32
+        ``coef_`` for float32 X)."""
+        if getattr(self, "dtype", "float64") != "auto":
+            return
+        float32 = data_dtype == _FLOAT32 and not getattr(self, "average", False)
+        self.__dict__["_data_weight_dtype"] = _FLOAT32 if float32 else _FLOAT64
+
+    def _take_saved_weight_dtype(self, saved):
+        """Before a saved model's arrays are read (:func:`onlinear.load`): with
+        ``dtype="auto"``, the weights' dtype the file declares, as data of that dtype would
+        have chosen it (a file of any other, or float32 weights with ``average``, is then
+        refused by the array checks that follow)."""
+        if saved in (_FLOAT32, _FLOAT64):
+            self._choose_weight_dtype(saved)
 
     @property
     def _row_exponent(self):
@@ -364,8 +394,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def _exact_norms(self):
-        """Whether a dense round tracks the squared norms by exact sums (the rule reads them:
-        see :func:`onlinear._core.weights.add_to_column_pair`)."""
+        """Whether a dense step sums the stepped columns' squared norms afresh (the rule reads
+        them: see :func:`onlinear._core.weights.add_to_column_pair`)."""
         row = RULES[self._rule]
         return row.reads_norm or row.scale_free
 
@@ -428,6 +458,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         # is refused), if the rows are read as given (no intercept's constant feature)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, order="C",
                              reset=reset, ensure_all_finite=False)
+        if reset:  # (before the row checks: the accepted norms depend on the weights' dtype)
+            self._choose_weight_dtype(X.dtype)
         X = canonical_csr(X)  # before the row checks: a row's norm is that of its sums
         if not (pass_checks_rows and self._pass_checks_dense_rows and not sp.issparse(X)
                 and not self._constant()):
@@ -481,6 +513,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _restore_derived(self):
         """After loading: the attributes of :attr:`_derived`."""
+        self.__dict__.pop("_data_weight_dtype", None)  # (the weights say it from now on)
         self._task = self._make_task()
         self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
         self._dense_index = np.arange(self.n_features_in_ + self._constant())
@@ -1103,6 +1136,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             with self._unchanged_on_error():
                 classes = self._first_classes(classes, "learn_one")
                 self._validate_params()
+                self._choose_weight_dtype(getattr(x, "dtype", None))
                 idx, vals = self._check_one(x, n_features=None)
                 n_features = x.shape[1] if sp.issparse(x) else vals.shape[0] - self._constant()
                 self._start(classes, n_features + self._constant())

@@ -75,11 +75,14 @@ def row_scale_error(norm, row=None, exponent=rows.ROW_NORM_EXPONENT):
     if exponent == rows.ROW_NORM_EXPONENT:
         who, within = "the learners accept", "float64"
     else:
-        who, within = "a model with float32 weights (dtype='float32') accepts", "float32"
+        who, within = ("a model with float32 weights (dtype='float32', or 'auto' on float32 "
+                       "data) accepts", "float32")
+    advice = "rescale the data" + ("" if exponent == rows.ROW_NORM_EXPONENT else
+                                   ", or start the model with dtype='float64'")
     return ValueError(
         f"{where} has norm {norm:.3g}; {who} rows of norm 0 or between "
         f"2^-{exponent} ≈ {2.0 ** -exponent:.2g} and 2^{exponent} ≈ {2.0 ** exponent:.2g}, "
-        f"where ‖x‖², the steps and the scores stay within {within}: rescale the data.")
+        f"where ‖x‖², the steps and the scores stay within {within}: {advice}.")
 
 
 def check_rows(X, estimator_name, exponent=rows.ROW_NORM_EXPONENT):

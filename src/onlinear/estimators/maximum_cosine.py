@@ -23,7 +23,7 @@ from .base import OnlineLinearClassifier, _Unweighted
 class _MaximumCosineBase(_Unweighted):
 
     def __init__(self, *, fit_intercept=False, n_epochs=1, shuffle=False, random_state=None,
-                 warm_start=False, verbose=0, dtype="float64"):
+                 warm_start=False, verbose=0, dtype="auto"):
         self.fit_intercept = fit_intercept
         self.n_epochs = n_epochs
         self.shuffle = shuffle
@@ -73,12 +73,15 @@ class ROMMA(_MaximumCosineBase):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {"auto", "float64", "float32"}, default="auto"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
-        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
-        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
-        without ``average``.  Fixed when the model starts (``fit`` restarts it).
+        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
+        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
+        model's memory and run a dense pass 1.2–1.5× faster (twice the values per vector
+        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
+        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
+        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
+        (``fit`` restarts it).
 
     Attributes
     ----------
@@ -143,12 +146,15 @@ class AggressiveROMMA(ROMMA):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {"auto", "float64", "float32"}, default="auto"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
-        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
-        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
-        without ``average``.  Fixed when the model starts (``fit`` restarts it).
+        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
+        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
+        model's memory and run a dense pass 1.2–1.5× faster (twice the values per vector
+        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
+        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
+        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
+        (``fit`` restarts it).
 
     Attributes
     ----------
@@ -207,12 +213,15 @@ class NAROMMA(_MaximumCosineBase):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {"auto", "float64", "float32"}, default="auto"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
-        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
-        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
-        without ``average``.  Fixed when the model starts (``fit`` restarts it).
+        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
+        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
+        model's memory and run a dense pass 1.2–1.5× faster (twice the values per vector
+        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
+        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
+        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
+        (``fit`` restarts it).
 
     Attributes
     ----------
@@ -252,7 +261,7 @@ class NAROMMA(_MaximumCosineBase):
 
     def __init__(self, skip_collinear="antiparallel", *, fit_intercept=False, n_epochs=1,
                  shuffle=False, random_state=None, warm_start=False, verbose=0,
-                 dtype="float64"):
+                 dtype="auto"):
         self.skip_collinear = skip_collinear
         super().__init__(fit_intercept=fit_intercept, n_epochs=n_epochs, shuffle=shuffle,
                          random_state=random_state, warm_start=warm_start, verbose=verbose,
@@ -289,12 +298,15 @@ class MaximumCosinePerceptron(_MaximumCosineBase):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {"auto", "float64", "float32"}, default="auto"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
-        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
-        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
-        without ``average``.  Fixed when the model starts (``fit`` restarts it).
+        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
+        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
+        model's memory and run a dense pass 1.2–1.5× faster (twice the values per vector
+        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
+        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
+        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
+        (``fit`` restarts it).
 
     Attributes
     ----------
@@ -360,12 +372,15 @@ class ConservativeMCP(MaximumCosinePerceptron):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {"auto", "float64", "float32"}, default="auto"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
-        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
-        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
-        without ``average``.  Fixed when the model starts (``fit`` restarts it).
+        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
+        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
+        model's memory and run a dense pass 1.2–1.5× faster (twice the values per vector
+        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
+        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
+        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
+        (``fit`` restarts it).
 
     Attributes
     ----------

@@ -73,12 +73,15 @@ class PassiveAggressive(OnlineLinearClassifier):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {"auto", "float64", "float32"}, default="auto"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
-        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
-        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
-        without ``average``.  Fixed when the model starts (``fit`` restarts it).
+        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
+        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
+        model's memory and run a dense pass 1.2–1.5× faster (twice the values per vector
+        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
+        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
+        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
+        (``fit`` restarts it).
 
     Attributes
     ----------
@@ -117,7 +120,7 @@ class PassiveAggressive(OnlineLinearClassifier):
 
     def __init__(self, slack="none", C=1.0, variant="exact", *, fit_intercept=False, average=False,
                  n_epochs=1, shuffle=False, random_state=None,
-                 class_weight=None, warm_start=False, verbose=0, dtype="float64"):
+                 class_weight=None, warm_start=False, verbose=0, dtype="auto"):
         self.slack = slack
         self.C = C
         self.variant = variant
@@ -192,12 +195,15 @@ class SupportClassPA(PassiveAggressive):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {"auto", "float64", "float32"}, default="auto"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
-        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
-        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
-        without ``average``.  Fixed when the model starts (``fit`` restarts it).
+        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
+        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
+        model's memory and run a dense pass 1.2–1.5× faster (twice the values per vector
+        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
+        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
+        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
+        (``fit`` restarts it).
 
     Attributes
     ----------

@@ -64,12 +64,15 @@ class Perceptron(OnlineLinearClassifier):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {"auto", "float64", "float32"}, default="auto"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
-        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
-        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
-        without ``average``.  Fixed when the model starts (``fit`` restarts it).
+        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
+        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
+        model's memory and run a dense pass 1.2–1.5× faster (twice the values per vector
+        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
+        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
+        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
+        (``fit`` restarts it).
 
     Attributes
     ----------
@@ -103,7 +106,7 @@ class Perceptron(OnlineLinearClassifier):
 
     def __init__(self, beta=0.0, *, fit_intercept=False, average=False, n_epochs=1, shuffle=False,
                  random_state=None, class_weight=None, warm_start=False, verbose=0,
-                 dtype="float64"):
+                 dtype="auto"):
         self.beta = beta
         self.fit_intercept = fit_intercept
         self.average = average
@@ -161,12 +164,15 @@ class OneVsRestPerceptron(Perceptron):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {"auto", "float64", "float32"}, default="auto"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
-        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
-        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
-        without ``average``.  Fixed when the model starts (``fit`` restarts it).
+        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
+        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
+        model's memory and run a dense pass 1.2–1.5× faster (twice the values per vector
+        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
+        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
+        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
+        (``fit`` restarts it).
 
     Attributes
     ----------
@@ -242,12 +248,15 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {"auto", "float64", "float32"}, default="auto"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
-        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
-        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
-        without ``average``.  Fixed when the model starts (``fit`` restarts it).
+        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
+        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
+        model's memory and run a dense pass 1.2–1.5× faster (twice the values per vector
+        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
+        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
+        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
+        (``fit`` restarts it).
 
     Attributes
     ----------
@@ -285,7 +294,7 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
 
     def __init__(self, scheme="uniform", beta=0.0, *, fit_intercept=False, average=False,
                  n_epochs=1, shuffle=False, random_state=None,
-                 class_weight=None, warm_start=False, verbose=0, dtype="float64"):
+                 class_weight=None, warm_start=False, verbose=0, dtype="auto"):
         self.scheme = scheme
         self.beta = beta
         self.fit_intercept = fit_intercept
@@ -346,12 +355,15 @@ class KeslerPerceptron(OnlineLinearClassifier):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {"auto", "float64", "float32"}, default="auto"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
-        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
-        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
-        without ``average``.  Fixed when the model starts (``fit`` restarts it).
+        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
+        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
+        model's memory and run a dense pass 1.2–1.5× faster (twice the values per vector
+        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
+        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
+        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
+        (``fit`` restarts it).
 
     Attributes
     ----------
@@ -375,7 +387,7 @@ class KeslerPerceptron(OnlineLinearClassifier):
 
     def __init__(self, beta=0.0, *, fit_intercept=False, average=False, n_epochs=1, shuffle=False,
                  random_state=None, class_weight=None, warm_start=False, verbose=0,
-                 dtype="float64"):
+                 dtype="auto"):
         self.beta = beta
         self.fit_intercept = fit_intercept
         self.average = average
@@ -440,12 +452,15 @@ class MIRA(OnlineLinearClassifier):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {"auto", "float64", "float32"}, default="auto"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
-        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
-        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
-        without ``average``.  Fixed when the model starts (``fit`` restarts it).
+        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
+        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
+        model's memory and run a dense pass 1.2–1.5× faster (twice the values per vector
+        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
+        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
+        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
+        (``fit`` restarts it).
 
     Attributes
     ----------
@@ -479,7 +494,7 @@ class MIRA(OnlineLinearClassifier):
 
     def __init__(self, beta=0.01, *, fit_intercept=False, average=False, n_epochs=1, shuffle=False,
                  random_state=None, class_weight=None, warm_start=False, verbose=0,
-                 dtype="float64"):
+                 dtype="auto"):
         self.beta = beta
         self.fit_intercept = fit_intercept
         self.average = average
@@ -538,12 +553,15 @@ class BinaryMIRA(MIRA):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {"auto", "float64", "float32"}, default="auto"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
-        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
-        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
-        without ``average``.  Fixed when the model starts (``fit`` restarts it).
+        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
+        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
+        model's memory and run a dense pass 1.2–1.5× faster (twice the values per vector
+        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
+        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
+        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
+        (``fit`` restarts it).
 
     Attributes
     ----------
@@ -610,12 +628,15 @@ class MulticlassROMMA(_Unweighted):
     verbose : int, default=0
         If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
         mistakes, updates, seconds.
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {"auto", "float64", "float32"}, default="auto"
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"float32"`` halves the model's memory and runs a dense pass 1.2–1.5× faster (twice
-        the values per vector instruction), at float32's rounding (ε ≈ 6e-8: a step smaller
-        than that relative to a weight is lost), for rows of norm 0 or within ``2^±32``, and
-        without ``average``.  Fixed when the model starts (``fit`` restarts it).
+        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
+        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
+        model's memory and run a dense pass 1.2–1.5× faster (twice the values per vector
+        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
+        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
+        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
+        (``fit`` restarts it).
 
     Attributes
     ----------
@@ -655,7 +676,7 @@ class MulticlassROMMA(_Unweighted):
 
     def __init__(self, scheme="max", *, fit_intercept=False, average=False, n_epochs=1,
                  shuffle=False, random_state=None, warm_start=False, verbose=0,
-                 dtype="float64"):
+                 dtype="auto"):
         self.scheme = scheme
         self.fit_intercept = fit_intercept
         self.average = average
