@@ -171,3 +171,28 @@ def test_the_norms_a_dense_pass_keeps_do_not_drift():
             exact = (model._weights.astype(np.float64) ** 2).sum(axis=0)
             np.testing.assert_allclose(model._state[RAW_SQNORM], exact, rtol=rtol,
                                        err_msg=f"{name} {dtype}")
+
+
+def test_equal_columns_keep_bit_equal_norms_alone_or_in_a_pair():
+    """A dense step sums the stepped columns' norms with the same instructions whether the
+    column is stepped alone or with another: two equal columns stepped alike keep bit-equal
+    norms, so exact ties between them stay exact (a single-column sweep summed in another
+    order on a CPU without AVX, and the Perceptron family's and ROMMA's ties broke)."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=301)
+    for dtype in (np.float64, np.float32):
+        W = np.asfortranarray(rng.normal(size=(301, 4)).astype(dtype))
+        W[:, 3] = W[:, 1]
+        before = W[:, 0].copy()
+        state = np.zeros((FIRST_RULE_ROW, 4))
+        state[SCALE] = 1.0
+        no_acc, no_avg = np.empty((0, 0), dtype), np.empty(0)
+        idx = np.arange(301)
+        weights.add_to_column_pair(idx, x, W, state, 2, 0.5, 1, -0.3, no_acc, no_avg, True,
+                                   0.0, 0.0, 0.0)
+        weights.add_to_dense_column(idx, x, W, state, 3, -0.3, no_acc, no_avg, True, 0.0, 0.0)
+        np.testing.assert_array_equal(W[:, 3], W[:, 1])
+        assert state[RAW_SQNORM, 3] == state[RAW_SQNORM, 1]
+        np.testing.assert_array_equal(W[:, 0], before)  # (the zero step's partner)
+        exact = (W.astype(np.float64) ** 2).sum(axis=0)
+        np.testing.assert_allclose(state[RAW_SQNORM, [1, 2, 3]], exact[[1, 2, 3]], rtol=1e-5)

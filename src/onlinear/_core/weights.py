@@ -412,10 +412,18 @@ def add_to_column(idx, vals, W, state, r, tau, dense, acc, avg):
 @njit(cache=True, error_model="numpy", inline="always")
 def add_to_dense_column(idx, vals, W, state, r, tau, acc, avg, exact_norms, raw, q):
     """:func:`add_to_column` on a dense row, with the column's squared norm summed afresh in
-    the sweep if ``exact_norms``, else updated in O(1) from the column's raw dot product with x
-    (``raw``) and ``q = ‖x‖²`` (see :func:`add_to_column_pair`)."""
+    the sweep if ``exact_norms`` (by the pair sweep, with a zero step for another column:
+    every column's norm is then summed by the same instructions), else updated in O(1) from
+    the column's raw dot product with x (``raw``) and ``q = ‖x‖²`` (see
+    :func:`add_to_column_pair`)."""
     step = _step_of(W, state, r, tau, acc, avg)
-    if exact_norms:
+    if exact_norms and W.shape[1] > 1:
+        # summed by the pair sweep, as every other stepped column: another sweep could sum in
+        # another order, and two equal columns (demoted together) must keep equal norms, or the
+        # exact tie between them breaks (seen on a CPU without AVX); the partner's step is 0
+        size, _ = add_dense_row_pair(vals, W, r, step, 1 if r == 0 else 0, 0.0)
+        _added_sized(idx, vals, W, state, r, step, size, acc, avg)
+    elif exact_norms:
         _added_sized(idx, vals, W, state, r, step, add_dense_row(vals, W, r, step), acc, avg)
     else:
         add_dense_row_untracked(vals, W, r, step)
