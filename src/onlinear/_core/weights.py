@@ -442,9 +442,9 @@ def add_to_column_pair(idx, vals, W, state, r, tau_r, s, tau_s, acc, avg, exact_
     ``‖w‖²`` by ``step·(2·w·x + step·q)``, O(1) instead of a second sum over the row (it was a
     fifth of a dense pass of pa, measured), but with the rounding of the dot products (a
     running sum under the re-anchoring guard).  The fresh sum costs one multiply-add per value
-    of a sweep that loads and stores them anyway: a float32 pass of aromma took the same time
-    either way, where the float64 running sum of each value's change it replaces took 14 %
-    more (measured)."""
+    of a sweep that loads and stores them anyway: a float32 pass of aromma took about the
+    time it takes with no norms kept, where the float64 running sum of each value's change it
+    replaces took 14 % more (measured)."""
     step_r = _step_of(W, state, r, tau_r, acc, avg)
     step_s = _step_of(W, state, s, tau_s, acc, avg)
     if exact_norms:
