@@ -42,7 +42,7 @@ def test_the_lazy_scale_and_the_sizes_of_a_column():
     W = np.zeros((3, 2))
     state = _state(2)
     idx, vals = np.arange(3), np.array([3.0, 0.0, 4.0])
-    weights.add_to_column(idx, vals, W, state, 1, 2.0, False, NO_ACC, NO_AVG)
+    weights.add_to_column(idx, vals, W, state, 1, 2.0, NO_ACC, NO_AVG)
     weights.rescale_column(W, state, 1, 0.5, NO_ACC, NO_AVG)
     true = state[SCALE, 1] * W[:, 1]
     assert true.tolist() == [3.0, 0.0, 4.0]
@@ -57,13 +57,13 @@ def test_the_lazy_scale_and_the_sizes_of_a_column():
 def test_a_running_size_is_recomputed_once_it_has_halved():
     W = np.zeros((2, 1))
     state = _state(1)
-    weights.add_to_column(np.arange(2), np.array([1.0, 0.5]), W, state, 0, 4.0, False, NO_ACC,
+    weights.add_to_column(np.arange(2), np.array([1.0, 0.5]), W, state, 0, 4.0, NO_ACC,
                           NO_AVG)
     assert state[RAW_SQNORM, 0] == 20.0 and state[SIZE_ANCHOR, 0] == 20.0
     assert not weights.must_reanchor(state, 0, RAW_SQNORM, 10.0)
     assert weights.must_reanchor(state, 0, RAW_SQNORM, 9.9)
     # the step that brings the size below half: recomputed exactly, the anchor reset
-    weights.add_to_column(np.arange(2), np.array([1.0, 0.0]), W, state, 0, -3.5, False, NO_ACC,
+    weights.add_to_column(np.arange(2), np.array([1.0, 0.0]), W, state, 0, -3.5, NO_ACC,
                           NO_AVG)
     assert state[RAW_SQNORM, 0] == 0.25 + 4.0 and state[SIZE_ANCHOR, 0] == 0.0
 
@@ -117,7 +117,7 @@ def test_the_averaging_sums_follow_every_store_operation():
             idx = np.sort(rng.choice(n, size=3, replace=False))
             vals = rng.normal(size=3)
             tau = float(rng.normal())
-            weights.add_to_column(idx, vals, W, state, r, tau, False, acc, avg)
+            weights.add_to_column(idx, vals, W, state, r, tau, acc, avg)
             true[idx, r] += tau * vals
         elif op < 0.8:
             c = float(rng.choice([0.5, 2.0]))

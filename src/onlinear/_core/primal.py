@@ -153,7 +153,7 @@ def _apply_additive(idx, vals, W, state, tau, factor, unit_norm, dense, acc, avg
         if tau[r] == 0.0:
             continue
         if not dense:
-            add_to_column(idx, vals, W, state, r, tau[r], False, acc, avg)
+            add_to_column(idx, vals, W, state, r, tau[r], acc, avg)
             _keep_unit_norm(W, state, r, unit_norm, acc, avg)
         elif waiting < 0:
             waiting = r

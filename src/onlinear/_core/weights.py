@@ -397,16 +397,13 @@ def _added_sized(idx, vals, W, state, r, step, size, acc, avg):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def add_to_column(idx, vals, W, state, r, tau, dense, acc, avg):
-    """``w_r ← w_r + τ·x`` (true units) with the squared norm tracked (and the averaging sums,
-    if kept); ``dense``: ``vals`` is a whole dense row and ``W`` class-major (the vectorized
-    path)."""
+def add_to_column(idx, vals, W, state, r, tau, acc, avg):
+    """``w_r ← w_r + τ·x`` (true units) on the non-zeros of the row ``(idx, vals)``, with the
+    squared norm tracked (and the averaging sums, if kept); a whole dense row on class-major
+    weights takes :func:`add_to_dense_column` or :func:`add_to_column_pair` instead."""
     step = _step_of(W, state, r, tau, acc, avg)
-    if dense:
-        _added_sized(idx, vals, W, state, r, step, add_dense_row(vals, W, r, step), acc, avg)
-    else:
-        change = add_row(idx, vals, W[:, r], step)
-        _added(idx, vals, W, state, r, step, change, acc, avg)
+    change = add_row(idx, vals, W[:, r], step)
+    _added(idx, vals, W, state, r, step, change, acc, avg)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
