@@ -187,13 +187,14 @@ def step(x, x_sq, krow, q, y, slot, support, support_sq, coef, acc, n_support, r
         for r in range(m):
             work[_TAU, r] = 0.0
             work[_FACTOR, r] = 1.0
-        if weight_mode == WEIGHT_C and weight != 1.0:
-            cap = params[0]
+        # one call site: compute_steps is inlined (the switch over every rule): written once
+        capped = weight_mode == WEIGHT_C and weight != 1.0
+        cap = params[0] if capped else 0.0
+        if capped:
             params[0] = cap * weight
-            compute_steps(rule, scores, y, q, params, state, work[_TAU], work[_FACTOR])
+        compute_steps(rule, scores, y, q, params, state, work[_TAU], work[_FACTOR])
+        if capped:
             params[0] = cap
-        else:
-            compute_steps(rule, scores, y, q, params, state, work[_TAU], work[_FACTOR])
         if weight_mode == WEIGHT_STEP and weight != 1.0:
             for r in range(m):
                 work[_TAU, r] *= weight

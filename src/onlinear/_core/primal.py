@@ -262,13 +262,14 @@ def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, score
         for r in range(W.shape[1]):
             tau[r] = 0.0
             factor[r] = 1.0
-        if weight_mode == WEIGHT_C and weight != 1.0:
-            cap = params[0]
+        # one call site: compute_steps is inlined (the switch over every rule): written once
+        capped = weight_mode == WEIGHT_C and weight != 1.0
+        cap = params[0] if capped else 0.0
+        if capped:
             params[0] = cap * weight
-            compute_steps(rule, scores, y, q, params, state, tau, factor, order)
+        compute_steps(rule, scores, y, q, params, state, tau, factor, order)
+        if capped:
             params[0] = cap
-        else:
-            compute_steps(rule, scores, y, q, params, state, tau, factor, order)
         if weight_mode == WEIGHT_STEP and weight != 1.0:
             for r in range(W.shape[1]):
                 tau[r] *= weight
