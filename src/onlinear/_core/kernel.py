@@ -38,11 +38,11 @@ import numpy as np
 from numba import njit
 
 from ..kernels import CALLABLE, kernel_row, kernel_self
-from ..rules.dispatch import NORM_READING_RULES, compute_steps
+from ..rules.dispatch import NORM_READING_RULES
 from ..rules.layout import RAW_SQNORM, SCALE, SIZE_ANCHOR
 from .borrowed import read_only
 from .counters import count_round
-from .primal import WEIGHT_C, WEIGHT_STEP, predict_index
+from .primal import predict_index, weighted_steps
 from .rows import row
 from .weights import (
     average_change,
@@ -184,20 +184,8 @@ def step(x, x_sq, krow, q, y, slot, support, support_sq, coef, acc, n_support, r
     predicted = predict_index(scores, state, False)
     changed = False
     if q != 0.0 and weight != 0.0:
-        for r in range(m):
-            work[_TAU, r] = 0.0
-            work[_FACTOR, r] = 1.0
-        # one call site: compute_steps is inlined (the switch over every rule): written once
-        capped = weight_mode == WEIGHT_C and weight != 1.0
-        cap = params[0] if capped else 0.0
-        if capped:
-            params[0] = cap * weight
-        compute_steps(rule, scores, y, q, params, state, work[_TAU], work[_FACTOR])
-        if capped:
-            params[0] = cap
-        if weight_mode == WEIGHT_STEP and weight != 1.0:
-            for r in range(m):
-                work[_TAU, r] *= weight
+        weighted_steps(rule, scores, y, q, params, state, work[_TAU], work[_FACTOR], None,
+                       weight, weight_mode)
         any_step = False
         for r in range(m):
             if work[_TAU, r] != 0.0:

@@ -235,6 +235,29 @@ def _normalize(W, state, whole_matrix):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def weighted_steps(rule, scores, y, q, params, state, tau, factor, order, weight, weight_mode):
+    """The round's steps ``tau`` and factors ``factor`` (set here: zeros and ones, then the
+    rule's, :func:`~onlinear.rules.dispatch.compute_steps`) for an example of weight
+    ``weight``, which enters as ``weight_mode`` says: ``WEIGHT_C``, the rule's cap
+    ``params[0]`` (the C of PA-I/PA-II) times the weight for this round; ``WEIGHT_STEP``, the
+    steps times the weight.  The one call site of ``compute_steps`` in each engine: it is
+    inlined (the switch over every rule), so it is written once."""
+    for r in range(tau.shape[0]):
+        tau[r] = 0.0
+        factor[r] = 1.0
+    capped = weight_mode == WEIGHT_C and weight != 1.0
+    cap = params[0] if capped else 0.0
+    if capped:
+        params[0] = cap * weight
+    compute_steps(rule, scores, y, q, params, state, tau, factor, order)
+    if capped:
+        params[0] = cap
+    if weight_mode == WEIGHT_STEP and weight != 1.0:
+        for r in range(tau.shape[0]):
+            tau[r] *= weight
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, scores, tau,
               factor, acc, avg, weight, weight_mode, dense=False, order=None, exact_norms=True,
               learning=True):
@@ -259,20 +282,8 @@ def one_round(idx, vals, y, W, rule, params, state, step_kind, scale_free, score
     predicted = predict_index(scores, state, scale_free)
     changed = False
     if q != 0.0 and weight != 0.0:  # (a weight of 0: the round only predicts)
-        for r in range(W.shape[1]):
-            tau[r] = 0.0
-            factor[r] = 1.0
-        # one call site: compute_steps is inlined (the switch over every rule): written once
-        capped = weight_mode == WEIGHT_C and weight != 1.0
-        cap = params[0] if capped else 0.0
-        if capped:
-            params[0] = cap * weight
-        compute_steps(rule, scores, y, q, params, state, tau, factor, order)
-        if capped:
-            params[0] = cap
-        if weight_mode == WEIGHT_STEP and weight != 1.0:
-            for r in range(W.shape[1]):
-                tau[r] *= weight
+        weighted_steps(rule, scores, y, q, params, state, tau, factor, order, weight,
+                       weight_mode)
         if step_kind == ADDITIVE:
             changed = _apply_additive(idx, vals, W, state, tau, factor, scale_free, dense, acc,
                                       avg, exact_norms, scores, q)
