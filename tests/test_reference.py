@@ -699,7 +699,8 @@ def test_outputs_with_equal_weights_score_equal_bit_for_bit(dtype):
     equal weights: a tie the dense sums must keep.  So every output's dense score is summed the
     same way, whatever its position (a sweep that scored some outputs in blocks and the rest one
     at a time summed equal columns in different orders on AVX2, and the dense and CSR passes of
-    perceptron-uniform with 7 classes parted)."""
+    perceptron-uniform with 7 classes parted).  The counts of outputs cover fewer than a block
+    of the sweep, whole blocks, and a last block overlapping the one before by 1 to 3."""
     from numba import njit
 
     from onlinear._core.weights import column_dots_dense

@@ -24,7 +24,7 @@ Exponentiated steps ``w_j ← w_j·exp(e)`` clamp ``|e| ≤ MAX_EXPONENT`` and f
 ``MIN_WEIGHT``, so the unnormalized mass stays finite and every weight strictly positive.
 
 The functions keep the operation order of the loops they replaced, so results are bit for bit
-those of the engines before the store; the two ``fastmath`` functions (dense, class-major rows)
+those of the engines before the store; the ``fastmath`` functions (dense, class-major rows)
 reassociate their sums, as before.  The ones on the per-row path of a sparse pass are inlined
 (``inline="always"``): as calls they cost about 7 % of a CSR pass of ``pa`` (measured).
 """
@@ -145,23 +145,58 @@ def column_dots(idx, vals, W, out):
     return q
 
 
+#: The dense scoring sweep sums this many outputs at once (:func:`column_dots_dense` writes out
+#: its four sums).
+SCORE_BLOCK = 4
+
+
 @njit(cache=True, error_model="numpy", fastmath=_VECTOR_MATH)
 def column_dots_dense(x, W, state, scores):
     """True scores ``σ_r·(W[:, r]·x)`` of a whole dense row and a class-major ``W`` (column r
     contiguous), vectorized, summed in the weights' precision (:func:`weight_float`); returns
-    ``‖x‖²`` (float64)."""
-    q = weight_float(W, 0.0)
-    s = weight_float(W, 0.0)
-    for j in range(x.shape[0]):  # ‖x‖² in the same sweep as the first output's score
-        v = weight_float(W, x[j])
-        q += v * v
-        s += W[j, 0] * v
-    scores[0] = s * state[SCALE, 0]
-    for r in range(1, W.shape[1]):
-        s = weight_float(W, 0.0)
+    ``‖x‖²`` (float64).
+
+    The outputs are scored :data:`SCORE_BLOCK` at a time, each value of x read (and converted)
+    once for the block and ``‖x‖²`` summed in the same sweep: a round over 784 float32 features
+    and 10 outputs then reads about 1.25 values per multiply-add instead of 2, and a dense pass
+    of pa took 0.037 s instead of 0.051 s for its scores (measured).  Every output is summed by
+    the same code, whatever its position: the last block starts at ``m − SCORE_BLOCK`` (it
+    scores again some outputs of the one before, identically), and fewer outputs than a block
+    are scored one at a time, so outputs with equal weights score equal bit for bit — ties the
+    rules break by index must stay ties.
+    """
+    m = W.shape[1]
+    if m < SCORE_BLOCK:
+        q = weight_float(W, 0.0)
         for j in range(x.shape[0]):
-            s += W[j, r] * weight_float(W, x[j])
-        scores[r] = s * state[SCALE, r]
+            v = weight_float(W, x[j])
+            q += v * v
+        for r in range(m):
+            s = weight_float(W, 0.0)
+            for j in range(x.shape[0]):
+                s += W[j, r] * weight_float(W, x[j])
+            scores[r] = s * state[SCALE, r]
+        return np.float64(q)
+    r = 0
+    while r < m:
+        r = min(r, m - SCORE_BLOCK)
+        q = weight_float(W, 0.0)
+        s0 = weight_float(W, 0.0)
+        s1 = weight_float(W, 0.0)
+        s2 = weight_float(W, 0.0)
+        s3 = weight_float(W, 0.0)
+        for j in range(x.shape[0]):
+            v = weight_float(W, x[j])
+            q += v * v  # (in every block: cheaper than a sweep of its own, which reads x again)
+            s0 += W[j, r] * v
+            s1 += W[j, r + 1] * v
+            s2 += W[j, r + 2] * v
+            s3 += W[j, r + 3] * v
+        scores[r] = s0 * state[SCALE, r]
+        scores[r + 1] = s1 * state[SCALE, r + 1]
+        scores[r + 2] = s2 * state[SCALE, r + 2]
+        scores[r + 3] = s3 * state[SCALE, r + 3]
+        r += SCORE_BLOCK
     return np.float64(q)
 
 
@@ -461,9 +496,9 @@ def add_to_column_pair(idx, vals, W, state, r, tau_r, s, tau_s, acc, avg, exact_
 # values) and ``acc[j, r]`` = Σ Δ_j·avg[r], taken when a raw change Δ_j was made, so that
 # Σ_t w_r^(t) = W[:, r]·avg[r] − acc[:, r] (:func:`averaged`): a change made before round t
 # counts in every later hypothesis, with the scales those rounds had; only differences of
-# ``avg`` matter for a value changed since, so a fold or a clearing rebases (:func:`average_rebase`).  Used by the primal
-# engine (``average=True``) and the kernel engine (its support coefficients).  Empty arrays
-# mean "not averaging".
+# ``avg`` matter for a value changed since, so a fold or a clearing rebases
+# (:func:`average_rebase`).  Used by the primal engine (``average=True``) and the kernel engine
+# (its support coefficients).  Empty arrays mean "not averaging".
 @njit(cache=True, error_model="numpy", inline="always")
 def averaging(avg):
     """Whether the averaging sums are kept (non-empty)."""

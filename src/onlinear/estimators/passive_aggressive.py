@@ -77,7 +77,7 @@ class PassiveAggressive(OnlineLinearClassifier):
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
         ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
         else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
-        model's memory and run a dense pass 1.2–1.5× faster (twice the values per vector
+        model's memory and run a dense pass 1.4–1.7× faster (twice the values per vector
         instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
         weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
         ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
@@ -199,7 +199,7 @@ class SupportClassPA(PassiveAggressive):
         The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
         ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
         else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
-        model's memory and run a dense pass 1.2–1.5× faster (twice the values per vector
+        model's memory and run a dense pass 1.4–1.7× faster (twice the values per vector
         instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
         weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
         ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
