@@ -168,13 +168,13 @@ def column_dots_dense(x, W, state, scores):
     m = W.shape[1]
     if m < SCORE_BLOCK:
         q = weight_float(W, 0.0)
-        for j in range(x.shape[0]):
-            v = weight_float(W, x[j])
-            q += v * v
         for r in range(m):
+            q = weight_float(W, 0.0)  # (with every output: the same sweep for each)
             s = weight_float(W, 0.0)
             for j in range(x.shape[0]):
-                s += W[j, r] * weight_float(W, x[j])
+                v = weight_float(W, x[j])
+                q += v * v
+                s += W[j, r] * v
             scores[r] = s * state[SCALE, r]
         return np.float64(q)
     r = 0
