@@ -36,10 +36,10 @@ from numba import njit
 
 from ..rules.ellipsoid import (CELLIP, DECAY_UPDATES, IELLIP, INFEASIBLE, P_NORMALIZED, RAISE,
                                RESET_REQUESTED, ellipsoid_step, memory)
-from ..rules.ultraconservative import binary_label
+from ._transition import binary_label
 from .borrowed import read_only
 from .counters import SEEN, count_round
-from .primal import predict_index, score
+from ._transition import predict_index, score
 from .rows import row
 from .weights import _VECTOR_MATH, MIN_WEIGHT, SCALE_HIGH, SCALE_LOW, add_row, fold_positive
 

@@ -42,7 +42,7 @@ from ..rules.dispatch import NORM_READING_RULES
 from ..rules.layout import RAW_SQNORM, SCALE, SIZE_ANCHOR
 from .borrowed import read_only
 from .counters import count_round
-from .primal import predict_index, weighted_steps
+from ._transition import predict_index, weighted_steps
 from .rows import row
 from .weights import (
     average_change,

@@ -9,17 +9,9 @@ exactly (O(n_features), at most once per halving): the relative error stays at a
 the number of steps, where the closed form ``‖w‖² ← c²‖w‖² + 2cτ(w·x) + τ²‖x‖²`` would lose
 everything to cancellation.
 """
-from numba import njit
-
 SCALE = 0  # lazy scale factor: true weights of output r = state[SCALE, r] * W[:, r]
 RAW_SQNORM = 1  # Σ_j W[j, r]² (additive learners)
 RAW_MASS = 2  # Σ_j W[j, r] (multiplicative learners: positive weights)
 SIZE_ANCHOR = 3  # largest RAW_SQNORM (additive) or RAW_MASS (multiplicative) since it was exact
 FIRST_RULE_ROW = 4
 
-
-@njit(cache=True, error_model="numpy", inline="always")
-def squared_norm(state, r):
-    """‖w_r‖² of the true weights of output r."""
-    scale = state[SCALE, r]
-    return scale * scale * state[RAW_SQNORM, r]

@@ -15,7 +15,8 @@ A row names the compiled function that computes the rule's steps (the compiled s
   (:data:`onlinear.rules.layout.FIRST_RULE_ROW` of them) and the rule's own after them.
 
 Adding a rule: its step function in the module of its paper family, a member of :class:`Rule`,
-a row here, a branch in ``compute_steps``; the estimators and tests read the rest from the row.
+a row here and its entry in ``dispatch.pyx``'s table of step functions (checked against this
+table by name); the estimators and tests read the rest from the row.
 
 >>> from onlinear.rules.table import RULES, Rule
 >>> RULES[Rule.SUPPORT_CLASS].params
@@ -31,24 +32,11 @@ from enum import IntEnum
 import numpy as np
 
 from .layout import FIRST_RULE_ROW
-from .maximum_cosine import (
-    CERTIFICATE,
-    maximum_cosine_steps,
-    naromma_steps,
-    romma_steps,
-)
-from .passive_aggressive import pa_steps, support_class_steps
-from .ultraconservative import (
-    RHO,
-    additive_family_steps,
-    binary_mira_steps,
-    kesler_steps,
-    mc_romma_steps,
-    mira_steps,
-    multiplicative_steps,
-    perceptron_steps,
-)
 
+#: the rule's own state rows (after the engine's, :data:`~onlinear.rules.layout.FIRST_RULE_ROW`):
+#: the certificate of the maximum-cosine learners (ρ or ℓ per output), MC-ROMMA's 1/‖M‖
+CERTIFICATE = FIRST_RULE_ROW
+RHO = FIRST_RULE_ROW
 
 class Rule(IntEnum):
     """Rule ids, as the compiled switch sees them (plain integers).
@@ -79,8 +67,9 @@ class RuleRow:
 
     Parameters
     ----------
-    step : callable
-        The compiled function that computes the rule's steps.
+    step : str
+        The name of the compiled function that computes the rule's steps (in the module of
+        its paper family; :data:`onlinear.rules.dispatch.STEP_NAMES` lists them by rule id).
     params : tuple of str
         Names of the entries of the rule's ``params`` vector, in order.
     binary : bool, default=False
@@ -93,7 +82,7 @@ class RuleRow:
         Rows of the learner's ``state`` array: the engine's and the rule's own after them.
     """
 
-    step: object
+    step: str
     params: tuple
     binary: bool = False
     scale_free: bool = False
@@ -112,20 +101,20 @@ class RuleRow:
 
 
 RULES = {
-    Rule.PERCEPTRON: RuleRow(perceptron_steps, ("beta",), binary=True),
-    Rule.BINARY_MIRA: RuleRow(binary_mira_steps, ("beta",), binary=True),
-    Rule.ADDITIVE_FAMILY: RuleRow(additive_family_steps, ("beta", "scheme")),
-    Rule.KESLER: RuleRow(kesler_steps, ("beta",)),
-    Rule.MIRA: RuleRow(mira_steps, ("beta",)),
-    Rule.PASSIVE_AGGRESSIVE: RuleRow(pa_steps, ("C", "kind", "variant")),
-    Rule.SUPPORT_CLASS: RuleRow(support_class_steps, ("C", "kind", "variant")),
-    Rule.ROMMA: RuleRow(romma_steps, ("kind",), binary=True, scale_free=True,
+    Rule.PERCEPTRON: RuleRow("perceptron_steps", ("beta",), binary=True),
+    Rule.BINARY_MIRA: RuleRow("binary_mira_steps", ("beta",), binary=True),
+    Rule.ADDITIVE_FAMILY: RuleRow("additive_family_steps", ("beta", "scheme")),
+    Rule.KESLER: RuleRow("kesler_steps", ("beta",)),
+    Rule.MIRA: RuleRow("mira_steps", ("beta",)),
+    Rule.PASSIVE_AGGRESSIVE: RuleRow("pa_steps", ("C", "kind", "variant")),
+    Rule.SUPPORT_CLASS: RuleRow("support_class_steps", ("C", "kind", "variant")),
+    Rule.ROMMA: RuleRow("romma_steps", ("kind",), binary=True, scale_free=True,
                         reads_norm=True, state_rows=CERTIFICATE + 1),
-    Rule.NAROMMA: RuleRow(naromma_steps, ("skip",), binary=True, scale_free=True,
+    Rule.NAROMMA: RuleRow("naromma_steps", ("skip",), binary=True, scale_free=True,
                           reads_norm=True, state_rows=CERTIFICATE + 1),
-    Rule.MAXIMUM_COSINE: RuleRow(maximum_cosine_steps, ("conservative",), binary=True,
+    Rule.MAXIMUM_COSINE: RuleRow("maximum_cosine_steps", ("conservative",), binary=True,
                                  scale_free=True, reads_norm=True, state_rows=CERTIFICATE + 1),
-    Rule.MC_ROMMA: RuleRow(mc_romma_steps, ("scheme",), reads_norm=True, state_rows=RHO + 1),
-    Rule.MULTIPLICATIVE: RuleRow(multiplicative_steps, ("eta", "scheme")),
+    Rule.MC_ROMMA: RuleRow("mc_romma_steps", ("scheme",), reads_norm=True, state_rows=RHO + 1),
+    Rule.MULTIPLICATIVE: RuleRow("multiplicative_steps", ("eta", "scheme")),
 }
 assert set(RULES) == set(Rule)

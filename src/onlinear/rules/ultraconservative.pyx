@@ -14,34 +14,30 @@ Scale.  Scaling every x by c and the margin β by c² leaves every τ unchanged 
 weights by c (scores and β both carry the units of ‖x‖²); with β = 0 the Perceptrons, Kesler and
 the multiplicative family's τ need no change at all (the multiplicative exponent η τ x_j needs
 η → η/c).  MC-ROMMA is scale-free (M → M/c).  These are exact for c a power of two, and tested
+from libc.stdint cimport int64_t
 from 2^-495 to 2^495; rows outside the accepted norm range (:data:`onlinear._core.rows.
 ROW_NORM_EXPONENT`) are refused by the estimators before anything is learned.
 """
-import math
+from libc.math cimport sqrt
 
-from numba import njit
-
-from .layout import FIRST_RULE_ROW, squared_norm
-from .passive_aggressive import EXACT, PA_I, support_steps
+from .._core._store cimport FIRST_RULE_ROW, squared_norm
+from .passive_aggressive cimport PA_I, EXACT, support_steps
 
 RHO = FIRST_RULE_ROW  # MC-ROMMA's 1/‖M‖ (column 0)
-
-UNIFORM = 0
-MAX_SCORE = 1
-PROPORTIONAL = 2
+cdef Py_ssize_t _RHO = FIRST_RULE_ROW
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def binary_label(n_outputs, y, r):
+cdef double binary_label(Py_ssize_t m, Py_ssize_t y, Py_ssize_t r) noexcept nogil:
     """The ±1 label of output ``r``: a single output is positive for class 1; one-vs-rest
     output ``r`` is positive for class ``r``."""
-    if n_outputs == 1:
+    if m == 1:
         return 1.0 if y == 1 else -1.0
     return 1.0 if r == y else -1.0
 
 
-@njit(cache=True, error_model="numpy")
-def perceptron_steps(scores, y, q, beta, tau):
+cdef void perceptron_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
+                           const double *params, double *state, double *tau, double *factor,
+                           int64_t *order) noexcept nogil:
     """Rosenblatt's Perceptron, binary (Crammer & Singer §3) or one-vs-rest (the baseline of
     their §8).
 
@@ -50,21 +46,24 @@ def perceptron_steps(scores, y, q, beta, tau):
     learns, as the error set E of §2 does; β > 0 is the "aggressive" variant of the experiments
     (§8; how β enters the one-vs-rest Perceptron is our reading, the paper does not say).
     """
-    m = scores.shape[0]
+    cdef double beta = params[0], z
+    cdef Py_ssize_t r
     for r in range(m):
         z = binary_label(m, y, r)
         tau[r] = z if z * scores[r] <= beta else 0.0
 
 
-@njit(cache=True, error_model="numpy")
-def binary_mira_steps(scores, y, q, beta, tau):
+cdef void binary_mira_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
+                            const double *params, double *state, double *tau, double *factor,
+                            int64_t *order) noexcept nogil:
     """Binary MIRA (Figure 4, Eq. 17–18), binary or one-vs-rest.
 
     ``τ = G(−(z (w·x) − β/2)/‖x‖²)`` with ``G`` the clip to [0, 1]; ``w ← w + τ z x``.
     β/2 because the two-prototype margin M_1·x − M_2·x equals 2 w·x (Crammer & Singer, the
     aggressive binary MIRA at the end of §5.3).
     """
-    m = scores.shape[0]
+    cdef double beta = params[0], z, g
+    cdef Py_ssize_t r
     for r in range(m):
         z = binary_label(m, y, r)
         g = -(z * scores[r] - 0.5 * beta) / q
@@ -74,8 +73,8 @@ def binary_mira_steps(scores, y, q, beta, tau):
             tau[r] = z * min(g, 1.0)
 
 
-@njit(cache=True, error_model="numpy")
-def additive_family_steps(scores, y, q, beta, scheme, tau):
+cdef void additive_family(const double *scores, Py_ssize_t m, Py_ssize_t y, double beta,
+                          int scheme, double *tau) noexcept nogil:
     """The additive ultraconservative family (Figure 2) with aggressive margin β (§8).
 
     With ``B̃_y = s_y − β``, the error set is ``E = {r ≠ y : s_r ≥ B̃_y}`` (ties count: E is
@@ -88,11 +87,8 @@ def additive_family_steps(scores, y, q, beta, scheme, tau):
         which matters when β > 0); when every excess is 0 (0/0, e.g. M = 0) fall back to uniform.
     All satisfy C1–C4 of Figure 2, hence Lemma 2 and Theorems 3–4.
     """
-    m = scores.shape[0]
-    threshold = scores[y] - beta
-    n_errors = 0
-    best = -1
-    excess_total = 0.0
+    cdef double threshold = scores[y] - beta, excess_total = 0.0
+    cdef Py_ssize_t n_errors = 0, best = -1, r
     for r in range(m):
         tau[r] = 0.0
         if r == y:
@@ -117,8 +113,16 @@ def additive_family_steps(scores, y, q, beta, scheme, tau):
                 tau[r] = -1.0 / n_errors
 
 
-@njit(cache=True, error_model="numpy")
-def kesler_steps(scores, y, q, beta, tau):
+cdef void additive_family_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
+                                const double *params, double *state, double *tau,
+                                double *factor, int64_t *order) noexcept nogil:
+    """:func:`additive_family` with ``params = (beta, scheme)``."""
+    additive_family(scores, m, y, params[0], <int>params[1], tau)
+
+
+cdef void kesler_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
+                       const double *params, double *state, double *tau, double *factor,
+                       int64_t *order) noexcept nogil:
     """Kesler's construction unravelled (Crammer & Singer §4.2; the step-by-step algorithm is our
     reconstruction from its text): a binary Perceptron in R^{nk}.
 
@@ -127,8 +131,8 @@ def kesler_steps(scores, y, q, beta, tau):
     so later comparisons see the earlier sub-updates.  Net step: ``τ_y`` = number of sub-updates,
     ``τ_r = −1`` for each corrected r.
     """
-    m = scores.shape[0]
-    s_y = scores[y]
+    cdef double beta = params[0], s_y = scores[y]
+    cdef Py_ssize_t r
     for r in range(m):
         tau[r] = 0.0
     for r in range(m):
@@ -138,8 +142,9 @@ def kesler_steps(scores, y, q, beta, tau):
             s_y += q
 
 
-@njit(cache=True, error_model="numpy")
-def mira_steps(scores, y, q, beta, tau, order=None):
+cdef void mira_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
+                     const double *params, double *state, double *tau, double *factor,
+                     int64_t *order) noexcept nogil:
     """MIRA (Figure 3): ``τ = argmin ½ Σ_r ‖M_r + τ_r x‖²`` s.t. ``τ_r ≤ δ_{r,y}``, ``Σ_r τ_r = 0``,
     with the margin β of §5.3 (``B̃_y = B_y − β``).
 
@@ -158,11 +163,12 @@ def mira_steps(scores, y, q, beta, tau, order=None):
     with β fixed, the predictions do not change with c as long as no round's cap τ_y ≤ 1 binds
     (the QP is then homogeneous in (β, M)).
     """
-    support_steps(scores, y, q, beta, PA_I, 1.0, EXACT, tau, order)
+    support_steps(scores, m, y, q, params[0], PA_I, 1.0, EXACT, tau, order)
 
 
-@njit(cache=True, error_model="numpy")
-def mc_romma_steps(scores, y, q, scheme, state, tau, factor):
+cdef void mc_romma_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
+                         const double *params, double *state, double *tau, double *factor,
+                         int64_t *order) noexcept nogil:
     """Multiclass ROMMA (Figure 6, §7; the printed constraint (1) uses M^t where the variable M
     belongs): on a round with E ≠ ∅, with τ from the additive family (``scheme``),
     ``M' = argmin ½‖M‖²  s.t.  Σ_r τ_r (M_r·x) ≥ 1  and  M·M^t ≥ ‖M^t‖²``.
@@ -180,45 +186,48 @@ def mc_romma_steps(scores, y, q, scheme, state, tau, factor):
     ``ρ' = ρ/‖c M̂ + dρ z‖``.  ``ZZ − ŝ² ≈ 0`` (M anti-parallel to z: the problem is infeasible,
     possible only on non-separable data) restarts from ``z/ZZ``.
     """
-    additive_family_steps(scores, y, q, 0.0, scheme, tau)
-    m = scores.shape[0]
-    norm2 = 0.0
-    s = 0.0
-    tau2 = 0.0
+    additive_family(scores, m, y, 0.0, <int>params[0], tau)
+    cdef double norm2 = 0.0, s = 0.0, tau2 = 0.0, zz, norm, projection, gap, rho, c, d_rho
+    cdef double along, length, root
+    cdef Py_ssize_t r
     for r in range(m):
-        norm2 += squared_norm(state, r)
+        norm2 += squared_norm(state, m, r)
         s += tau[r] * scores[r]
         tau2 += tau[r] * tau[r]
     if tau2 == 0.0:
         return
     zz = q * tau2
-    norm = math.sqrt(norm2)
+    norm = sqrt(norm2)
     projection = s / norm if norm > 0.0 else 0.0
     gap = zz - projection * projection
     if norm == 0.0 or gap <= 1e-12 * zz:
         # first update, or restart: M' = z/ZZ, stored as z/sqrt(ZZ) with ρ = sqrt(ZZ)
+        root = sqrt(zz)
         for r in range(m):
             factor[r] = 0.0 if norm > 0.0 else 1.0
-            tau[r] /= math.sqrt(zz)
-        state[RHO, 0] = math.sqrt(zz)
+            tau[r] /= root
+        state[_RHO * m] = root
         return
-    rho = state[RHO, 0]
+    rho = state[_RHO * m]
     c = (zz - projection * rho) / gap
     d_rho = (rho - projection) / gap
     along = c + d_rho * projection  # ‖c M̂ + dρ z‖² as a sum of squares (z = ŝM̂ + z⊥)
-    length = math.sqrt(along * along + d_rho * d_rho * gap)
+    length = sqrt(along * along + d_rho * d_rho * gap)
     for r in range(m):
         factor[r] = c / (norm * length)
         tau[r] *= d_rho / length
-    state[RHO, 0] = rho / length
+    state[_RHO * m] = rho / length
 
 
-@njit(cache=True, error_model="numpy")
-def multiplicative_steps(scores, y, q, eta, scheme, tau):
+cdef void multiplicative_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
+                               const double *params, double *state, double *tau,
+                               double *factor, int64_t *order) noexcept nogil:
     """The multiplicative ultraconservative family (Figure 5, §6): τ from the additive family
     (C1–C4, ``scheme``) and ``M_{r,i} ← M_{r,i} exp(η τ_r x_i)/Z`` — this rule writes the
     exponent coefficients ``η τ_r``; the engine's multiplicative step applies them and
     renormalizes each row (version 1) or the whole matrix (version 2) to unit l1 mass."""
-    additive_family_steps(scores, y, q, 0.0, scheme, tau)
-    for r in range(scores.shape[0]):
+    cdef double eta = params[0]
+    cdef Py_ssize_t r
+    additive_family(scores, m, y, 0.0, <int>params[1], tau)
+    for r in range(m):
         tau[r] *= eta

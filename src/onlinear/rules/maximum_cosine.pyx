@@ -22,50 +22,45 @@ of Theorem 10, Eq. 44, drops the initial 1/‖a_0‖² from ℓ², so in fact t 
 Scale: x → c·x changes nothing but the units of u (1/c) and of the certificates, so the
 predictions are the same at every scale the estimators accept (tested from 2^-495 to 2^495).
 """
-import math
+from libc.stdint cimport int64_t
+from libc.math cimport fabs, sqrt
 
-from numba import njit
-
-from .layout import FIRST_RULE_ROW, squared_norm
-from .ultraconservative import binary_label
+from .._core._store cimport FIRST_RULE_ROW, squared_norm
+from .ultraconservative cimport binary_label
 
 CERTIFICATE = FIRST_RULE_ROW
-
-ROMMA = 0
-AGGRESSIVE = 1
-
-SKIP_ANTIPARALLEL = 0
-SKIP_COLLINEAR = 1
+cdef Py_ssize_t _CERT = FIRST_RULE_ROW
 
 # |cos(w, a)| above 1 − this counts as collinear (our tolerance for the test of step 4 of
 # Bshouty & Haddad-Zaknoon's Fig. 1, which the paper states as an exact equality).
-_COLLINEAR = 1e-12
+cdef double _COLLINEAR = 1e-12
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _initialize(r, z, tau, state, certificate):
+cdef inline void _initialize(Py_ssize_t m, Py_ssize_t r, double z, double *tau, double *state,
+                             double certificate) noexcept nogil:
     tau[r] = z
-    state[CERTIFICATE, r] = certificate
+    state[_CERT * m + r] = certificate
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _restart_along(r, z, q, state, tau, factor):
+cdef inline void _restart_along(Py_ssize_t m, Py_ssize_t r, double z, double q, double *state,
+                                double *tau, double *factor) noexcept nogil:
     """Type II of both ROMMA forms: ``w ← z a`` (the old w dropped), ``ρ = ‖a‖``."""
     factor[r] = 0.0
     tau[r] = z
-    state[CERTIFICATE, r] = math.sqrt(q)
+    state[_CERT * m + r] = sqrt(q)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _length(coef_w, coef_a, projection, gap):
+cdef inline double _length(double coef_w, double coef_a, double projection,
+                           double gap) noexcept nogil:
     """‖coef_w·ŵ + coef_a·a‖ for a unit ŵ, ``projection = ŵ·a`` and ``gap = ‖a‖² − projection²``,
     as a sum of squares (a = projection·ŵ + a⊥), which does not cancel."""
-    along = coef_w + coef_a * projection
-    return math.sqrt(along * along + coef_a * coef_a * max(gap, 0.0))
+    cdef double along = coef_w + coef_a * projection
+    return sqrt(along * along + coef_a * coef_a * max(gap, 0.0))
 
 
-@njit(cache=True, error_model="numpy")
-def romma_steps(scores, y, q, kind, state, tau, factor):
+cdef void romma_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
+                      const double *params, double *state, double *tau, double *factor,
+                      int64_t *order) noexcept nogil:
     """ROMMA (``kind=ROMMA``: updates on mistakes ``z(u·a) ≤ 0``) and aggressive ROMMA
     (``kind=AGGRESSIVE``: updates whenever ``z(u·a) < 1``), Table 1 of Bshouty &
     Haddad-Zaknoon (§3.2), after Li & Long:
@@ -82,22 +77,24 @@ def romma_steps(scores, y, q, kind, state, tau, factor):
     Anti-parallel examples (``A − ŝ² = 0``, the QP is infeasible and the denominators of
     Eqs. 25–26 vanish) are skipped; the paper does not cover this case.
     """
-    m = scores.shape[0]
+    cdef int kind = <int>params[0]
+    cdef double z, norm_w, projection, rho, margin, gap, c, d_rho, length
+    cdef Py_ssize_t r
     for r in range(m):
         z = binary_label(m, y, r)
-        norm_w = math.sqrt(squared_norm(state, r))
+        norm_w = sqrt(squared_norm(state, m, r))
         if norm_w == 0.0:
-            _initialize(r, z, tau, state, math.sqrt(q))
+            _initialize(m, r, z, tau, state, sqrt(q))
             continue
         projection = scores[r] / norm_w
-        rho = state[CERTIFICATE, r]
+        rho = state[_CERT * m + r]
         margin = z * projection
         if kind == ROMMA and margin > 0.0:
             continue
         if margin >= rho:
             continue
         if margin * rho >= q:
-            _restart_along(r, z, q, state, tau, factor)
+            _restart_along(m, r, z, q, state, tau, factor)
             continue
         gap = q - projection * projection
         if gap <= _COLLINEAR * q:
@@ -108,11 +105,12 @@ def romma_steps(scores, y, q, kind, state, tau, factor):
         if length > 0.0:
             factor[r] = c / norm_w
             tau[r] = d_rho
-            state[CERTIFICATE, r] = rho / length
+            state[_CERT * m + r] = rho / length
 
 
-@njit(cache=True, error_model="numpy")
-def naromma_steps(scores, y, q, skip, state, tau, factor):
+cdef void naromma_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
+                        const double *params, double *state, double *tau, double *factor,
+                        int64_t *order) noexcept nogil:
     """NAROMMA (Bshouty & Haddad-Zaknoon §3.1, Lemma 6, Eqs. 21–22, Table 2 and Fig. 1) in our
     ρ = 1/ℓ* form (algebraically identical; not in the paper).
 
@@ -126,33 +124,36 @@ def naromma_steps(scores, y, q, skip, state, tau, factor):
     ``skip=SKIP_COLLINEAR`` skips both directions as step 4 of the paper's Fig. 1 does (skipping
     a parallel example breaks Theorem 7's ‖u_i‖ = ℓ*_i; our finding, a regression test).
     """
-    m = scores.shape[0]
+    cdef int skip = <int>params[0]
+    cdef double z, norm_w, projection, g, rho, gap
+    cdef Py_ssize_t r
     for r in range(m):
         z = binary_label(m, y, r)
-        norm_w = math.sqrt(squared_norm(state, r))
+        norm_w = sqrt(squared_norm(state, m, r))
         if norm_w == 0.0:
-            _initialize(r, z, tau, state, math.sqrt(q))
+            _initialize(m, r, z, tau, state, sqrt(q))
             continue
         projection = scores[r] / norm_w
         g = z * projection
-        if abs(projection) >= (1.0 - _COLLINEAR) * math.sqrt(q):
+        if fabs(projection) >= (1.0 - _COLLINEAR) * sqrt(q):
             if skip == SKIP_COLLINEAR or g < 0.0:
                 continue
-        rho = state[CERTIFICATE, r]
+        rho = state[_CERT * m + r]
         if g >= rho:
             continue
         if g * rho >= q:
-            _restart_along(r, z, q, state, tau, factor)
+            _restart_along(m, r, z, q, state, tau, factor)
             continue
         gap = q - g * g
         if gap <= 0.0:
             continue
         tau[r] = z * norm_w * (rho - g) / (q - g * rho)
-        state[CERTIFICATE, r] = rho / math.sqrt(1.0 + (g - rho) ** 2 / gap)
+        state[_CERT * m + r] = rho / sqrt(1.0 + (g - rho) * (g - rho) / gap)
 
 
-@njit(cache=True, error_model="numpy")
-def maximum_cosine_steps(scores, y, q, conservative, state, tau, factor):
+cdef void maximum_cosine_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
+                               const double *params, double *state, double *tau,
+                               double *factor, int64_t *order) noexcept nogil:
     """MCP (Bshouty & Haddad-Zaknoon §4, Eqs. 41–43, Fig. 2) and, with ``conservative``, CMCP
     (§4, Lemma 8, Eqs. 38–40).
 
@@ -160,18 +161,20 @@ def maximum_cosine_steps(scores, y, q, conservative, state, tau, factor):
     ``w ← w + (‖w‖/(ℓ‖a‖²)) z a`` and ``ℓ ← sqrt(ℓ² + (1 − 2η)/‖a‖²)`` with ``η = 0`` on a mistake
     and ``η = z(w·a)ℓ/‖w‖ ∈ (0, ½]`` on a margin violation.  Certificate: cos(w*, w) ≥ γℓ.
     """
-    m = scores.shape[0]
+    cdef bint conservative = params[0] != 0.0
+    cdef double z, norm_w, margin, ell, threshold, eta
+    cdef Py_ssize_t r
     for r in range(m):
         z = binary_label(m, y, r)
-        norm_w = math.sqrt(squared_norm(state, r))
+        norm_w = sqrt(squared_norm(state, m, r))
         if norm_w == 0.0:
-            _initialize(r, z, tau, state, 1.0 / math.sqrt(q))
+            _initialize(m, r, z, tau, state, 1.0 / sqrt(q))
             continue
         margin = z * scores[r]
-        ell = state[CERTIFICATE, r]
+        ell = state[_CERT * m + r]
         threshold = 0.0 if conservative else norm_w / (2.0 * ell)
         if margin > threshold:
             continue
         eta = 0.0 if margin <= 0.0 else margin * ell / norm_w
         tau[r] = z * norm_w / (ell * q)
-        state[CERTIFICATE, r] = math.sqrt(ell * ell + (1.0 - 2.0 * eta) / q)
+        state[_CERT * m + r] = sqrt(ell * ell + (1.0 - 2.0 * eta) / q)

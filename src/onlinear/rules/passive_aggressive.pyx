@@ -20,19 +20,11 @@ Scale: the margin 1 of (2.1)–(2.2) is fixed, so x → c·x is the same learner
 weights scale by 1/c, every τ by 1/c²).  All steps are computed from loss differences and
 quotients by q, never from q added to and subtracted from a score.
 """
-import numpy as np
-from numba import njit
+from libc.stdint cimport int64_t
 
-PA = 0
-PA_I = 1
-PA_II = 2
-
-EXACT = 0
-PRINTED = 1
-
-
-@njit(cache=True, error_model="numpy")
-def pa_steps(scores, y, q, kind, c, variant, tau):
+cdef void pa_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
+                   const double *params, double *state, double *tau, double *factor,
+                   int64_t *order) noexcept nogil:
     """Multiclass PA in the max-loss form (Matsushima et al. §2, problems (2.3), PA-I and PA-II;
     Crammer et al. 2006).  The constrained class is the highest-scoring wrong one (the paper's p_i
     whenever the prediction is wrong; with p_i = y the constraint of (2.3) would be infeasible).
@@ -42,8 +34,9 @@ def pa_steps(scores, y, q, kind, c, variant, tau):
       PA: ``τ = L/(2q)``;  PA-I: ``τ = min{C, L/(2q)}``;  PA-II: ``τ = L/(2q + 1/(2C))``;
     then ``w_y += τx``, ``w_r −= τx``.  ``variant=PRINTED`` uses C/2 in place of C.
     """
-    m = scores.shape[0]
-    r = -1
+    cdef double c = params[0], loss, step
+    cdef int kind = <int>params[1], variant = <int>params[2]
+    cdef Py_ssize_t r = -1, v
     for v in range(m):
         tau[v] = 0.0
         if v != y and (r < 0 or scores[v] > scores[r]):
@@ -63,8 +56,8 @@ def pa_steps(scores, y, q, kind, c, variant, tau):
     tau[r] = -step
 
 
-@njit(cache=True, error_model="numpy")
-def _in_support(kind, variant, prefix_sum, k, loss_k, q, c):
+cdef inline bint _in_support(int kind, int variant, double prefix_sum, Py_ssize_t k,
+                             double loss_k, double q, double c) noexcept nogil:
     """Support-class test for the k-th largest loss, given the sum of the k−1 larger ones.
 
     SPA (3.11):    ``A < k ℓ_k``;
@@ -72,6 +65,7 @@ def _in_support(kind, variant, prefix_sum, k, loss_k, q, c):
     ``A < min{k ℓ_k, (k−1) ℓ_k + C q}``;
     SPA-II (Table 2, correct as printed): ``A < ℓ_k (k q + (k−1)/(2C)) / (q + 1/(2C))``.
     """
+    cdef double half_inv_c
     if kind == PA:
         return prefix_sum < k * loss_k
     if kind == PA_I:
@@ -84,12 +78,13 @@ def _in_support(kind, variant, prefix_sum, k, loss_k, q, c):
     return prefix_sum < loss_k * ((k - 1) + q / (q + half_inv_c))
 
 
-@njit(cache=True, error_model="numpy")
-def _support_threshold(kind, variant, loss_sum, n, q, c):
+cdef inline double _support_threshold(int kind, int variant, double loss_sum, Py_ssize_t n,
+                                      double q, double c) noexcept nogil:
     """θ with ``τ_v = [ℓ_v − θ]_+ / q`` on the support set S, |S| = n, A = Σ_S ℓ_u:
     SPA (3.10): ``A/(n+1)``;  SPA-I: ``max{A/(n+1), (A − Cq)/n}``;
     SPA-II: ``(q + 1/(2C)) A / ((n+1) q + n/(2C))``.
     """
+    cdef double half_inv_c
     if kind == PA:
         return loss_sum / (n + 1)
     if kind == PA_I:
@@ -103,8 +98,9 @@ def _support_threshold(kind, variant, loss_sum, n, q, c):
     return loss_sum / (n + q / (q + half_inv_c))
 
 
-@njit(cache=True, error_model="numpy")
-def support_class_steps(scores, y, q, kind, c, variant, tau, order=None):
+cdef void support_class_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
+                              const double *params, double *state, double *tau,
+                              double *factor, int64_t *order) noexcept nogil:
     """SPA / SPA-I / SPA-II: the exact solution of the all-constraints problem (2.2)
     ``min ½ Σ_u ‖w_u − w_u^(i)‖² (+ Cξ or Cξ²)  s.t.  s_y − s_u ≥ 1 (− ξ)  ∀u ≠ y``.
 
@@ -114,26 +110,59 @@ def support_class_steps(scores, y, q, kind, c, variant, tau, order=None):
     Only positive losses are sorted: a zero loss never enters S.  ``order``: an int64 scratch
     array of one entry per output (see :func:`support_steps`).
     """
-    support_steps(scores, y, q, 1.0, kind, c, variant, tau, order)
+    support_steps(scores, m, y, q, 1.0, <int>params[1], params[0], <int>params[2], tau, order)
 
 
-#: Up to this many positive losses are sorted in place (insertion sort, no allocation); more
-#: by a merge sort (O(n log n), allocates).  Both give the same order.
-_INSERTION_SORT_MAX = 32
+#: Up to this many positive losses are sorted by insertion (O(n²) but fast for few); more by a
+#: heap sort (O(n log n)).  Both give the same order: decreasing loss, equal losses by index.
+cdef Py_ssize_t _INSERTION_SORT_MAX = 32
 
 
-@njit(cache=True, error_model="numpy")
-def _sort_decreasing(losses, n_positive, order):
+cdef inline bint _before(const double *losses, int64_t a, int64_t b) noexcept nogil:
+    """Whether class a sorts before class b: a larger loss, or an equal one and a lower index."""
+    return losses[a] > losses[b] or (losses[a] == losses[b] and a < b)
+
+
+cdef void _sift_down(const double *losses, int64_t *heap, Py_ssize_t start,
+                     Py_ssize_t end) noexcept nogil:
+    # a heap whose root sorts last (so that the heap sort leaves the first in front)
+    cdef Py_ssize_t root = start, child
+    cdef int64_t swap
+    while 2 * root + 1 < end:
+        child = 2 * root + 1
+        if child + 1 < end and _before(losses, heap[child], heap[child + 1]):
+            child += 1
+        if _before(losses, heap[root], heap[child]):
+            swap = heap[root]
+            heap[root] = heap[child]
+            heap[child] = swap
+            root = child
+        else:
+            return
+
+
+cdef void _sort_decreasing(const double *losses, Py_ssize_t m, Py_ssize_t n_positive,
+                           int64_t *order) noexcept nogil:
     """``order[:n_positive]`` = the indices of the positive ``losses``, largest loss first and
-    equal losses by increasing index (a stable sort: tied classes enter the support set
-    together, so the tie order never changes a step; a fixed one keeps runs reproducible)."""
+    equal losses by increasing index (tied classes enter the support set together, so the tie
+    order never changes a step; a fixed one keeps runs reproducible)."""
+    cdef Py_ssize_t n = 0, k, v, end
+    cdef double loss
+    cdef int64_t swap
     if n_positive > _INSERTION_SORT_MAX:
-        sorted_all = np.argsort(-losses, kind="mergesort")
-        for k in range(n_positive):
-            order[k] = sorted_all[k]
+        for v in range(m):
+            if losses[v] > 0.0:
+                order[n] = v
+                n += 1
+        for k in range(n // 2 - 1, -1, -1):
+            _sift_down(losses, order, k, n)
+        for end in range(n - 1, 0, -1):
+            swap = order[0]
+            order[0] = order[end]
+            order[end] = swap
+            _sift_down(losses, order, 0, end)
         return
-    n = 0
-    for v in range(losses.shape[0]):
+    for v in range(m):
         loss = losses[v]
         if loss > 0.0:
             k = n
@@ -144,8 +173,9 @@ def _sort_decreasing(losses, n_positive, order):
             n += 1
 
 
-@njit(cache=True, error_model="numpy")
-def support_steps(scores, y, q, margin, kind, c, variant, tau, order=None):
+cdef void support_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
+                        double margin, int kind, double c, int variant, double *tau,
+                        int64_t *order) noexcept nogil:
     """:func:`support_class_steps` with the margin 1 of (2.2) replaced by ``margin``: losses
     ``ℓ_v = [margin − (s_y − s_v)]_+``.  Everything is computed in loss units (differences of
     scores, then quotients by q), never by adding q to a score and subtracting it again, so the
@@ -155,12 +185,10 @@ def support_steps(scores, y, q, margin, kind, c, variant, tau, order=None):
 
     The losses are kept in ``tau`` until the steps replace them; ``order`` (int64, one entry per
     output, overwritten) holds their sort order — the engines pass one array for the whole pass,
-    so that a round allocates nothing; without it, one is allocated."""
-    m = scores.shape[0]
-    if order is None:
-        order = np.empty(m, np.int64)
-    losses = tau
-    n_positive = 0
+    so that a round allocates nothing."""
+    cdef double *losses = tau
+    cdef Py_ssize_t n_positive = 0, n = 0, v, k, j
+    cdef double loss, prefix_sum = 0.0, loss_k, theta, total = 0.0, step
     for v in range(m):
         losses[v] = 0.0
         if v != y:
@@ -170,9 +198,7 @@ def support_steps(scores, y, q, margin, kind, c, variant, tau, order=None):
                 n_positive += 1
     if n_positive == 0:
         return
-    _sort_decreasing(losses, n_positive, order)
-    prefix_sum = 0.0
-    n = 0
+    _sort_decreasing(losses, m, n_positive, order)
     for k in range(1, n_positive + 1):
         loss_k = losses[order[k - 1]]
         if not _in_support(kind, variant, prefix_sum, k, loss_k, q, c):
@@ -184,7 +210,6 @@ def support_steps(scores, y, q, margin, kind, c, variant, tau, order=None):
     if n == 0:
         return
     theta = _support_threshold(kind, variant, prefix_sum, n, q, c)
-    total = 0.0
     for j in range(n):
         v = order[j]
         step = max(0.0, losses[v] - theta) / q

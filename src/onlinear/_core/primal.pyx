@@ -1,0 +1,864 @@
+# cython: language_level=3
+"""The compiled online loop shared by every linear learner: score, predict, step, apply.
+
+Model layout.  ``W`` has shape ``(n_features, n_outputs)`` — *feature-major* (C order), so the
+outputs of one feature are contiguous (about 4× faster than class-major for CSR rows, see
+design.md) — or, for dense rows, *class-major*: the pass takes ``Wt``, the C-contiguous
+``(n_outputs, n_features)`` transpose of a Fortran-ordered ``W``, whose columns are contiguous
+for the vectorized sums of :mod:`onlinear._core.simd` (2.9× faster than feature-major on the
+MNIST-sized benchmark).  ``state`` has shape ``(n_state_rows, n_outputs)``:
+
+* ``state[SCALE, r]`` — the lazy scale factor of output r: the true weights are
+  ``w_r = state[SCALE, r] · W[:, r]``;
+* ``state[RAW_SQNORM, r]`` — ``Σ_j W[j, r]²`` and ``state[RAW_MASS, r]`` — ``Σ_j W[j, r]``
+  (the multiplicative family), kept current by the engine (see :mod:`onlinear.rules.layout`);
+* rows from ``FIRST_RULE_ROW`` on belong to the rule (MCP's ℓ, NAROMMA's ρ, …).
+
+Each round, strictly in the given order:
+  1. scores ``s_r = w_r·x`` and ``q = ‖x‖²``;
+  2. prediction (before the update): one output → class 1 iff ``s > 0``; several outputs →
+     ``argmax_r s_r`` (``s_r/‖w_r‖`` for scale-free learners, which the engine also keeps at
+     unit norm), ties to the lowest class index;
+  3. unless ``x = 0`` (every rule's step is then a no-op), the rule writes per-output steps
+     ``tau`` and rescaling factors ``factor`` (:mod:`onlinear.rules.dispatch`);
+  4. the engine applies them — additive: ``w_r ← factor_r·w_r + tau_r·x`` in O(non-zeros of x)
+     through the lazy scale; multiplicative: ``w_{r,j} ← w_{r,j}·exp(tau_r x_j)`` on the
+     non-zeros, renormalized to unit l1 mass per row or for the whole matrix (lazily, through the
+     scale, since the mass of the row is ``1/scale``).  A round is an *update* when the model
+     changed.
+
+The dense sweeps (scores, steps) reassociate their sums (:mod:`onlinear._core.simd`), so a
+dense pass and a CSR pass over the same data agree to rounding (~1e-15 relative), not bit for
+bit; everything else (rules, counting, the per-example path) is shared.  The weight bookkeeping
+(lazy scale, sizes, fold, row additions, exponentiated steps, averaging) is the store's
+(``_store.pxd``, documented in :mod:`.weights`); counters (``counts``, ``predictions``) are laid
+out as :mod:`.counters` says.
+
+This module is compiled ahead of time (Cython, when the package is installed): a first call
+compiles nothing.
+"""
+import numpy as np
+
+cimport numpy as cnp
+from libc.math cimport INFINITY, sqrt
+from libc.stdint cimport int32_t, int64_t
+from libc.string cimport memcpy
+
+from ..rules._step cimport step_function
+from ..rules.dispatch cimport compute_steps_c, step_of
+from ._store cimport (FIRST_RULE_ROW, RAW_MASS, SCALE, Layout, add_dense, add_dense_pair,
+                      add_dense_pair_untracked, add_dense_untracked, add_row, added,
+                      added_sized, average_close_round, clear_column, exp_row, fold_column,
+                      index_t, predict_index as predict_index_c, real_w, real_x, rescale_column, row_accepted,
+                      row_ok, scale_ok, scale_ok_for, score_dense, score_sparse, squared_norm,
+                      step_of as raw_step_of, track_size)
+from ._sweeps cimport onlinear_simd_init, onlinear_simd_isa
+
+cnp.import_array()
+onlinear_simd_init()
+
+ADDITIVE = 0
+MULTIPLICATIVE_ROW = 1
+MULTIPLICATIVE_MATRIX = 2
+cdef enum:
+    _ADDITIVE = 0
+    _MULTIPLICATIVE_ROW = 1
+    _MULTIPLICATIVE_MATRIX = 2
+
+#: How an example's weight (``sample_weight``) enters a round: not at all (1), scaling the
+#: step the rule computed (the Perceptron family, MIRA, hard-margin PA, the multiplicative
+#: family: a weight w is a step w times as long), or scaling the rule's first parameter, its C
+#: (PA-I, PA-II and their support-class forms: the weighted hinge loss of the primal problem,
+#: C·w·ξ, whose dual caps the step at C·w).
+WEIGHT_NONE = 0
+WEIGHT_STEP = 1
+WEIGHT_C = 2
+cdef enum:
+    _WEIGHT_NONE = 0
+    _WEIGHT_STEP = 1
+    _WEIGHT_C = 2
+
+NO_WEIGHTS = np.zeros(0)
+#: the averaging arrays of a model that does not average (:mod:`.weights`, "averaging")
+NO_ACC = np.zeros((0, 0))
+NO_AVG = np.zeros(0)
+
+
+def simd_instruction_set():
+    """The instruction set of the dense sweeps this process uses: ``"avx512"``, ``"avx2"`` or
+    ``"generic"`` (the baseline; ``ONLINEAR_CPU=generic`` in the environment forces it)."""
+    return onlinear_simd_isa().decode()
+
+
+# ------------------------------------------------------------------------------ one round
+cdef struct Rule:
+    step_function step
+    double *params
+    double *state
+    int step_kind
+    bint scale_free
+    bint exact_norms
+    int weight_mode
+
+
+cdef struct Scratch:
+    double *scores
+    double *tau
+    double *factor
+    int64_t *order
+
+
+cdef inline void weighted_steps(Rule *rule, Py_ssize_t m, Py_ssize_t y, double q,
+                                Scratch *s, double weight) noexcept nogil:
+    """The round's steps ``tau`` and factors ``factor`` for an example of weight ``weight``,
+    which enters as the rule's ``weight_mode`` says: ``WEIGHT_C``, the rule's cap ``params[0]``
+    (the C of PA-I/PA-II) times the weight for this round; ``WEIGHT_STEP``, the steps times the
+    weight."""
+    cdef bint capped = rule.weight_mode == _WEIGHT_C and weight != 1.0
+    cdef double cap = rule.params[0] if capped else 0.0
+    cdef Py_ssize_t r
+    if capped:
+        rule.params[0] = cap * weight
+    compute_steps_c(rule.step, s.scores, m, y, q, rule.params, rule.state, s.tau, s.factor,
+                    s.order)
+    if capped:
+        rule.params[0] = cap
+    if rule.weight_mode == _WEIGHT_STEP and weight != 1.0:
+        for r in range(m):
+            s.tau[r] *= weight
+
+
+cdef inline void keep_unit_norm(real_w *W, Layout L, double *state, Py_ssize_t r,
+                                bint unit_norm, double *acc, double *avg) noexcept nogil:
+    """A scale-free learner's column r back to unit norm (through its scale) after a step."""
+    cdef double norm
+    if unit_norm:
+        norm = sqrt(squared_norm(state, L.m, r))
+        if norm > 0.0:
+            state[SCALE * L.m + r] /= norm
+            if not scale_ok_for(W, state[SCALE * L.m + r]):
+                fold_column(W, L, state, r, acc, avg)
+
+
+cdef inline double raw_score(const double *state, Py_ssize_t m, Py_ssize_t r,
+                             const double *factor, const double *scores) noexcept nogil:
+    """Column r's raw dot product with the round's row after its rescaling: after the
+    rescaling by c, its true score is c·s_r, its raw one that over the column's scale, whether
+    or not the rescaling folded it."""
+    return factor[r] * scores[r] / state[SCALE * m + r]
+
+
+cdef inline void add_to_dense_column(const int64_t *idx, const real_x *x, real_w *W, Layout L,
+                                     double *state, Py_ssize_t r, double tau, double *acc,
+                                     double *avg, bint exact_norms, double raw,
+                                     double q) noexcept nogil:
+    """``w_r ← w_r + τ·x`` for a whole dense row on class-major weights, its squared norm summed
+    afresh in the sweep if ``exact_norms`` (by the pair sweep with a zero step for a partner:
+    every column's norm is then summed by the same instructions, and two equal columns keep
+    equal norms — the exact tie between them must stay), else updated in O(1) from the
+    column's raw dot product with x (``raw``) and ``q = ‖x‖²``."""
+    cdef double step = raw_step_of(W, L, state, r, tau, acc, avg)
+    cdef double sizes[2]
+    cdef Py_ssize_t d = L.n
+    if exact_norms and L.m > 1:
+        add_dense_pair(x, W + r * L.sr, step, W + (1 if r == 0 else 0) * L.sr, 0.0, d, sizes)
+        added_sized(idx, x, d, W, L, state, r, step, sizes[0], acc, avg)
+    elif exact_norms:
+        added_sized(idx, x, d, W, L, state, r, step, add_dense(x, W + r * L.sr, d, step), acc,
+                    avg)
+    else:
+        add_dense_untracked(x, W + r * L.sr, d, step)
+        added(idx, x, d, W, L, state, r, step, step * (2.0 * raw + step * q), acc, avg)
+
+
+cdef inline void add_to_column_pair(const int64_t *idx, const real_x *x, real_w *W, Layout L,
+                                    double *state, Py_ssize_t r, double tau_r, Py_ssize_t s,
+                                    double tau_s, double *acc, double *avg, bint exact_norms,
+                                    double raw_r, double raw_s, double q) noexcept nogil:
+    """:func:`add_to_dense_column` for the two columns r ≠ s in one sweep over the row (x read
+    once for both: the steps of most multiclass rules change two outputs).  ``exact_norms``:
+    each column's squared norm summed afresh over its new values in the same sweep; if not,
+    ``‖w‖²`` changes by ``step·(2·w·x + step·q)``, O(1) instead of a second sum over the row,
+    under the re-anchoring guard."""
+    cdef double step_r = raw_step_of(W, L, state, r, tau_r, acc, avg)
+    cdef double step_s = raw_step_of(W, L, state, s, tau_s, acc, avg)
+    cdef double sizes[2]
+    cdef Py_ssize_t d = L.n
+    if exact_norms:
+        add_dense_pair(x, W + r * L.sr, step_r, W + s * L.sr, step_s, d, sizes)
+        added_sized(idx, x, d, W, L, state, r, step_r, sizes[0], acc, avg)
+        added_sized(idx, x, d, W, L, state, s, step_s, sizes[1], acc, avg)
+    else:
+        add_dense_pair_untracked(x, W + r * L.sr, step_r, W + s * L.sr, step_s, d)
+        added(idx, x, d, W, L, state, r, step_r, step_r * (2.0 * raw_r + step_r * q), acc, avg)
+        added(idx, x, d, W, L, state, s, step_s, step_s * (2.0 * raw_s + step_s * q), acc, avg)
+
+
+cdef inline bint apply_additive_dense(const int64_t *idx, const real_x *x, real_w *W, Layout L,
+                                      double *state, const double *tau, const double *factor,
+                                      bint unit_norm, double *acc, double *avg,
+                                      bint exact_norms, const double *scores,
+                                      double q) noexcept nogil:
+    """``w_r ← factor_r·w_r + tau_r·x`` on class-major weights for a whole dense row (then
+    ``w_r ← w_r/‖w_r‖`` for scale-free learners); the steps are added two columns per sweep
+    over the row; returns whether the model changed."""
+    cdef bint changed = False
+    cdef Py_ssize_t m = L.m, r, waiting = -1
+    cdef double c
+    for r in range(m):
+        c = factor[r]
+        if c == 1.0 and tau[r] == 0.0:
+            continue
+        changed = True
+        if c == 0.0:
+            clear_column(W, L, state, r, acc, avg)
+        elif c != 1.0:
+            rescale_column(W, L, state, r, c, acc, avg)
+        if tau[r] == 0.0:
+            continue
+        if waiting < 0:
+            waiting = r
+        else:
+            add_to_column_pair(idx, x, W, L, state, waiting, tau[waiting], r, tau[r], acc, avg,
+                               exact_norms, raw_score(state, m, waiting, factor, scores),
+                               raw_score(state, m, r, factor, scores), q)
+            keep_unit_norm(W, L, state, waiting, unit_norm, acc, avg)
+            keep_unit_norm(W, L, state, r, unit_norm, acc, avg)
+            waiting = -1
+    if waiting >= 0:
+        add_to_dense_column(idx, x, W, L, state, waiting, tau[waiting], acc, avg, exact_norms,
+                            raw_score(state, m, waiting, factor, scores), q)
+        keep_unit_norm(W, L, state, waiting, unit_norm, acc, avg)
+    return changed
+
+
+cdef inline bint apply_additive_sparse(const index_t *idx, const real_x *vals, Py_ssize_t nnz,
+                                       real_w *W, Layout L, double *state, const double *tau,
+                                       const double *factor, bint unit_norm, double *acc,
+                                       double *avg) noexcept nogil:
+    """:func:`apply_additive_dense` for a row of non-zeros on feature-major weights: each
+    stepped column in O(non-zeros of x) (:func:`add_to_column` of the store)."""
+    cdef bint changed = False
+    cdef Py_ssize_t r
+    cdef double c, step
+    for r in range(L.m):
+        c = factor[r]
+        if c == 1.0 and tau[r] == 0.0:
+            continue
+        changed = True
+        if c == 0.0:
+            clear_column(W, L, state, r, acc, avg)
+        elif c != 1.0:
+            rescale_column(W, L, state, r, c, acc, avg)
+        if tau[r] == 0.0:
+            continue
+        step = raw_step_of(W, L, state, r, tau[r], acc, avg)
+        added(idx, vals, nnz, W, L, state, r, step,
+              add_row(idx, vals, nnz, W + r * L.sr, L.sj, step), acc, avg)
+        keep_unit_norm(W, L, state, r, unit_norm, acc, avg)
+    return changed
+
+
+cdef inline void normalize(double *state, Py_ssize_t m, bint whole_matrix) noexcept nogil:
+    """Scales ``1/mass`` of each row, or of the whole matrix, so that it sums to 1."""
+    cdef double total = 0.0
+    cdef Py_ssize_t r
+    if whole_matrix:
+        for r in range(m):
+            total += state[RAW_MASS * m + r]
+        for r in range(m):
+            state[SCALE * m + r] = 1.0 / total
+    else:
+        for r in range(m):
+            state[SCALE * m + r] = 1.0 / state[RAW_MASS * m + r]
+
+
+cdef inline bint apply_multiplicative(const index_t *idx, const real_x *vals, Py_ssize_t nnz,
+                                      real_w *W, Layout L, double *state, const double *tau,
+                                      bint whole_matrix) noexcept nogil:
+    """``w_{r,j} ← w_{r,j}·exp(tau_r x_j) / Z`` with Z the new l1 mass of the row (or matrix).
+    The scale of a row is ``1/mass`` (rows, or the whole matrix, sum to 1), and the mass is
+    updated from the touched non-zeros of x only."""
+    cdef Py_ssize_t m = L.m, r, s
+    cdef bint changed = False
+    cdef double before, change
+    for r in range(m):
+        if tau[r] == 0.0:
+            continue
+        changed = True
+        before = state[RAW_MASS * m + r]
+        change = exp_row(idx, vals, nnz, W + r * L.sr, L.sj, tau[r])
+        track_size(W, L, state, r, RAW_MASS, before + change)
+    if not changed:
+        return False
+    normalize(state, m, whole_matrix)
+    for r in range(m):
+        if not scale_ok(state[SCALE * m + r]):
+            for s in range(m):  # (not averaging: the multiplicative family has no average)
+                fold_column(W, L, state, s, NULL, NULL)
+            normalize(state, m, whole_matrix)
+            break
+    return True
+
+
+cdef inline Py_ssize_t dense_round(const int64_t *index, const real_x *x, Py_ssize_t y,
+                                   real_w *W, Layout L, Rule *rule, Scratch *s, double *acc,
+                                   double *avg, double weight, bint learning,
+                                   bint *changed) noexcept nogil:
+    """One round on the whole dense row ``x`` (``index = arange(n_features)``) on class-major
+    weights; returns the index predicted (before the update), or −1, having changed nothing,
+    if the row is not accepted (not finite, or a norm out of range).  ``weight = 0``: the round
+    only predicts; ``learning=False``: nor does it close an averaging round."""
+    cdef Py_ssize_t m = L.m, predicted
+    cdef double q = score_dense(x, W, L.n, L.sr, m, rule.state, s.scores)
+    changed[0] = False
+    if not row_accepted(x, L.n, q, W):
+        return -1
+    predicted = predict_index_c(s.scores, m, rule.state, rule.scale_free)
+    if q != 0.0 and weight != 0.0:  # (a weight of 0: the round only predicts)
+        weighted_steps(rule, m, y, q, s, weight)
+        if rule.step_kind == _ADDITIVE:
+            changed[0] = apply_additive_dense(index, x, W, L, rule.state, s.tau, s.factor,
+                                              rule.scale_free, acc, avg, rule.exact_norms,
+                                              s.scores, q)
+        else:
+            changed[0] = apply_multiplicative(index, x, L.n, W, L, rule.state, s.tau,
+                                              rule.step_kind == _MULTIPLICATIVE_MATRIX)
+    if learning and avg != NULL:
+        average_close_round(rule.state, m, avg)
+    return predicted
+
+
+cdef inline Py_ssize_t sparse_round(const index_t *idx, const real_x *vals, Py_ssize_t nnz,
+                                    Py_ssize_t y, real_w *W, Layout L, Rule *rule, Scratch *s,
+                                    double *acc, double *avg, double weight, bint learning,
+                                    bint *changed) noexcept nogil:
+    """:func:`dense_round` for a checked row of non-zeros on feature-major weights."""
+    cdef Py_ssize_t m = L.m, predicted
+    cdef double q = score_sparse(idx, vals, nnz, W, L, rule.state, s.scores)
+    changed[0] = False
+    predicted = predict_index_c(s.scores, m, rule.state, rule.scale_free)
+    if q != 0.0 and weight != 0.0:
+        weighted_steps(rule, m, y, q, s, weight)
+        if rule.step_kind == _ADDITIVE:
+            changed[0] = apply_additive_sparse(idx, vals, nnz, W, L, rule.state, s.tau,
+                                               s.factor, rule.scale_free, acc, avg)
+        else:
+            changed[0] = apply_multiplicative(idx, vals, nnz, W, L, rule.state, s.tau,
+                                              rule.step_kind == _MULTIPLICATIVE_MATRIX)
+    if learning and avg != NULL:
+        average_close_round(rule.state, m, avg)
+    return predicted
+
+
+cdef inline void count_round(int64_t *counts, int64_t *predictions, Py_ssize_t t,
+                             Py_ssize_t predicted, Py_ssize_t label, bint updated) noexcept nogil:
+    """Count round t (:mod:`.counters`): seen, a mistake when ``predicted != label``, an update;
+    ``predictions[t] = predicted`` if predictions are kept (not NULL)."""
+    counts[0] += 1
+    if predicted != label:
+        counts[1] += 1
+    if updated:
+        counts[2] += 1
+    if predictions != NULL:
+        predictions[t] = predicted
+
+
+# --------------------------------------------------------------------------- entry points
+cdef inline void *data_or_null(object array):
+    """The data pointer of a numpy array, NULL when it is empty."""
+    cdef cnp.ndarray a = <cnp.ndarray>array
+    return NULL if cnp.PyArray_SIZE(a) == 0 else cnp.PyArray_DATA(a)
+
+
+cdef int fill_rule(Rule *rule, int rule_id, double[::1] params, double[:, ::1] state,
+                   int step_kind, bint scale_free, bint exact_norms, int weight_mode) except -1:
+    rule.step = step_of(rule_id)
+    if rule.step == NULL:
+        raise ValueError(f"unknown rule id {rule_id}")
+    rule.params = &params[0] if params.shape[0] > 0 else NULL
+    rule.state = &state[0, 0]
+    rule.step_kind = step_kind
+    rule.scale_free = scale_free
+    rule.exact_norms = exact_norms
+    rule.weight_mode = weight_mode
+    return 0
+
+
+cdef int fill_scratch(Scratch *s, double[:, ::1] work, int64_t[::1] scratch,
+                      Py_ssize_t m) except -1:
+    if work.shape[0] < 3 or work.shape[1] < m or scratch.shape[0] < m:
+        raise ValueError(f"the pass's scratch must hold {m} outputs (pass_scratch)")
+    s.scores = &work[0, 0]
+    s.tau = &work[1, 0]
+    s.factor = &work[2, 0]
+    s.order = &scratch[0]
+    return 0
+
+
+def pass_scratch(n_outputs):
+    """``(work, order)``: the scratch arrays of a pass (:func:`run_dense`, :func:`run_sparse`)
+    over a model of ``n_outputs`` outputs — the round's scores, steps and factors (the rows of
+    ``work``) and the rules' int64 scratch — made once per pass, so that a round allocates
+    nothing."""
+    return np.empty((3, max(n_outputs, 1))), np.empty(max(n_outputs, 1), np.int64)
+
+
+cdef Py_ssize_t _dense_rounds(const real_x[:, ::1] X, const int64_t[::1] y,
+                              const int64_t[::1] order, real_w[:, ::1] Wt, Rule *rule,
+                              int64_t *counts, int64_t *predictions, double *acc, double *avg,
+                              const double *sample_weight, bint learning,
+                              const int64_t *index, Scratch *s) noexcept nogil:
+    """The rounds of the dense rows ``X[order]`` on the class-major weights ``Wt`` (shape
+    ``(n_outputs, n_features)``); returns −1, or the position in ``order`` of the first row
+    that is not accepted (that row changed nothing, the rounds before it stay)."""
+    cdef Layout L
+    cdef Py_ssize_t t, i, predicted
+    cdef double weight
+    cdef bint updated
+    L.n = Wt.shape[1]
+    L.m = Wt.shape[0]
+    L.sj = 1
+    L.sr = Wt.strides[0] // sizeof(real_w)
+    for t in range(order.shape[0]):
+        i = order[t]
+        weight = sample_weight[i] if sample_weight != NULL else 1.0
+        predicted = dense_round(index, &X[i, 0], y[i], &Wt[0, 0], L, rule, s, acc, avg,
+                                weight if learning else 0.0, learning, &updated)
+        if predicted < 0:
+            return t
+        if learning:
+            count_round(counts, predictions, t, predicted, y[i], updated)
+        elif predictions != NULL:
+            predictions[t] = predicted
+    return -1
+
+
+def run_dense(const real_x[:, ::1] X, const int64_t[::1] y, const int64_t[::1] order,
+              real_w[:, ::1] Wt, int rule, double[::1] params, double[:, ::1] state,
+              int step_kind, bint scale_free, int64_t[::1] counts, object predictions,
+              object acc_t, object avg, object sample_weight, int weight_mode, bint exact_norms,
+              const int64_t[::1] index, double[:, ::1] work, int64_t[::1] scratch):
+    """Online pass over the rows ``X[order]`` (dense, C-contiguous) on the class-major weights
+    ``Wt`` and averaging sums ``acc_t`` (the same layout, or empty: not averaging).
+
+    Returns −1, or the index of the first row of the pass that is not accepted (not finite, or
+    a norm out of range: :mod:`.rows`, from the ``‖x‖²`` the round computes anyway).  Then
+    ``state``, ``counts`` and ``avg`` are restored, but ``Wt`` and ``acc_t`` hold the rounds
+    before that row: a caller whose rows are not checked passes copies of them and keeps the
+    copies only if the pass returns −1.  So no sweep over X is needed before the pass."""
+    cdef Rule r
+    cdef Scratch s
+    cdef Py_ssize_t m = Wt.shape[0], bad
+    fill_rule(&r, rule, params, state, step_kind, scale_free, exact_norms, weight_mode)
+    fill_scratch(&s, work, scratch, m)
+    _check_pass(X.shape[1], Wt.shape[1], m, state, acc_t, avg, index.shape[0], order, y,
+                X.shape[0], predictions, sample_weight, counts)
+    state_before, counts_before = np.array(state), np.array(counts)
+    avg_before = np.array(avg)
+    cdef double *acc_p = <double *>data_or_null(acc_t)
+    cdef double *avg_p = <double *>data_or_null(avg)
+    cdef int64_t *pred_p = <int64_t *>data_or_null(predictions)
+    cdef double *weight_p = <double *>data_or_null(sample_weight)
+    with nogil:
+        bad = _dense_rounds(X, y, order, Wt, &r, &counts[0], pred_p, acc_p, avg_p, weight_p,
+                            True, &index[0] if index.shape[0] else NULL, &s)
+    if bad < 0:
+        return -1
+    np.asarray(state)[...] = state_before
+    np.asarray(counts)[...] = counts_before
+    np.asarray(avg)[...] = avg_before
+    return order[bad]
+
+
+def run_sparse(const real_x[::1] data, const index_t[::1] indices, const index_t[::1] indptr,
+               const int64_t[::1] y, const int64_t[::1] order, real_w[:, ::1] W, int rule,
+               double[::1] params, double[:, ::1] state, int step_kind, bint scale_free,
+               int64_t[::1] counts, object predictions, object acc, object avg,
+               object sample_weight, int weight_mode, double[:, ::1] work,
+               int64_t[::1] scratch):
+    """Online pass over the CSR rows ``order`` of ``(data, indices, indptr)`` (checked: finite,
+    of accepted norms, canonical) on the feature-major weights ``W`` and averaging sums ``acc``
+    (the same layout, or empty)."""
+    cdef Rule r
+    cdef Scratch s
+    cdef Layout L
+    cdef Py_ssize_t m = W.shape[1], t, i, start, stop, predicted
+    cdef double weight
+    cdef bint updated
+    fill_rule(&r, rule, params, state, step_kind, scale_free, False, weight_mode)
+    fill_scratch(&s, work, scratch, m)
+    _check_pass(0, 0, m, state, acc, avg, 0, order, y, indptr.shape[0] - 1, predictions,
+                sample_weight, counts)
+    _check_csr(data, indices, indptr, W.shape[0])
+    L.n = W.shape[0]
+    L.m = m
+    L.sj = W.strides[0] // sizeof(real_w)
+    L.sr = 1
+    cdef double *acc_p = <double *>data_or_null(acc)
+    cdef double *avg_p = <double *>data_or_null(avg)
+    cdef int64_t *pred_p = <int64_t *>data_or_null(predictions)
+    cdef double *weight_p = <double *>data_or_null(sample_weight)
+    cdef real_w *W_p = &W[0, 0] if W.shape[0] > 0 else NULL
+    with nogil:
+        for t in range(order.shape[0]):
+            i = order[t]
+            start = indptr[i]
+            stop = indptr[i + 1]
+            weight = weight_p[i] if weight_p != NULL else 1.0
+            predicted = sparse_round(&indices[start] if stop > start else NULL,
+                                     &data[start] if stop > start else NULL, stop - start,
+                                     y[i], W_p, L, &r, &s, acc_p, avg_p, weight, True,
+                                     &updated)
+            count_round(&counts[0], pred_p, t, predicted, y[i], updated)
+
+
+cdef int _check_pass(Py_ssize_t x_width, Py_ssize_t w_width, Py_ssize_t m, double[:, ::1] state,
+                     object acc, object avg, Py_ssize_t index_size, const int64_t[::1] order,
+                     const int64_t[::1] y, Py_ssize_t n_rows, object predictions,
+                     object sample_weight, int64_t[::1] counts) except -1:
+    """Raise unless the pass's arrays fit each other: no index is checked in the loop."""
+    cdef Py_ssize_t t
+    if x_width != w_width or index_size != x_width:
+        raise ValueError(f"rows of {x_width} features, weights of {w_width}, an index of "
+                         f"{index_size}")
+    if state.shape[1] != m or state.shape[0] < FIRST_RULE_ROW or counts.shape[0] < 3:
+        raise ValueError("the state must have a column per output and the engine's rows, "
+                         "counts three entries")
+    if y.shape[0] != n_rows:
+        raise ValueError(f"{y.shape[0]} labels for {n_rows} rows")
+    for t in range(order.shape[0]):
+        if not 0 <= order[t] < n_rows:
+            raise IndexError(f"row {order[t]} of a pass over {n_rows} rows")
+    for t in range(y.shape[0]):
+        if not 0 <= y[t] < max(m, 2):
+            raise ValueError(f"label index {y[t]} of a model of {m} outputs")
+    for array, dtype, size in ((predictions, np.int64, order.shape[0]),
+                               (avg, np.float64, m),
+                               (sample_weight, np.float64, n_rows)):
+        if not (isinstance(array, np.ndarray) and array.dtype == dtype and array.ndim == 1
+                and array.flags.c_contiguous and array.shape[0] in (0, size)
+                and (array.shape[0] == 0 or array.flags.writeable or array is sample_weight)):
+            raise ValueError(f"an array of the pass is not a C-contiguous {np.dtype(dtype)} "
+                             f"array of 0 or {size} entries")
+    if not (isinstance(acc, np.ndarray) and acc.dtype == np.float64 and acc.ndim == 2
+            and acc.flags.c_contiguous):
+        raise ValueError("the averaging sums must be a C-contiguous float64 matrix")
+    if (acc.size == 0) != (avg.shape[0] == 0):
+        raise ValueError("the averaging sums and scales must both be kept, or neither")
+    return 0
+
+
+cdef int _check_csr(const real_x[::1] data, const index_t[::1] indices,
+                    const index_t[::1] indptr, Py_ssize_t n_features) except -1:
+    cdef Py_ssize_t i, p
+    if indptr.shape[0] < 1 or indptr[0] != 0 or indptr[indptr.shape[0] - 1] > data.shape[0] \
+            or data.shape[0] != indices.shape[0]:
+        raise ValueError("malformed CSR arrays")
+    for i in range(indptr.shape[0] - 1):
+        if indptr[i + 1] < indptr[i]:
+            raise ValueError("malformed CSR row pointers")
+    for p in range(indptr[indptr.shape[0] - 1]):
+        if not 0 <= indices[p] < n_features:
+            raise ValueError(f"column index {indices[p]} outside a model of {n_features} "
+                             "features")
+    return 0
+
+
+# ------------------------------------------------------------------ one example per call
+def learn_dense_row(const real_x[::1] x, Py_ssize_t y, real_w[:, ::1] Wt, int rule,
+                    double[::1] params, double[:, ::1] state, int step_kind, bint scale_free,
+                    int64_t[::1] counts, object acc_t, object avg, double weight,
+                    int weight_mode, bint exact_norms, bint learning,
+                    const int64_t[::1] index):
+    """One round on the dense row ``x`` (of the model's width, float64 or float32) with label
+    index ``y`` and weight ``weight`` on the class-major weights ``Wt`` and averaging sums
+    ``acc_t`` (as in :func:`run_dense`); ``learning=False``: the same round's prediction only,
+    nothing changed or counted (``predict_one``, so that it predicts what ``learn_one`` would).
+    Returns the index predicted before the update, or −1, having changed nothing, if the row is
+    not accepted (not finite, or a norm out of range) or not of the model's width."""
+    cdef Rule r
+    cdef Scratch s
+    cdef Layout L
+    cdef Py_ssize_t m = Wt.shape[0], predicted
+    cdef bint updated
+    if x.shape[0] != Wt.shape[1] or index.shape[0] != x.shape[0]:
+        return -1
+    work, scratch = pass_scratch(m)
+    fill_rule(&r, rule, params, state, step_kind, scale_free, exact_norms, weight_mode)
+    fill_scratch(&s, work, scratch, m)
+    _check_pass(x.shape[0], Wt.shape[1], m, state, acc_t, avg, index.shape[0],
+                np.zeros(1, np.int64), np.array([y], np.int64), 1, NO_INDEX, NO_WEIGHTS,
+                counts)
+    L.n = Wt.shape[1]
+    L.m = m
+    L.sj = 1
+    L.sr = Wt.strides[0] // sizeof(real_w)
+    predicted = dense_round(&index[0] if L.n else NULL, &x[0] if L.n else NULL, y, &Wt[0, 0], L,
+                            &r, &s, <double *>data_or_null(acc_t), <double *>data_or_null(avg),
+                            weight if learning else 0.0, learning, &updated)
+    if predicted >= 0 and learning:
+        count_round(&counts[0], NULL, 0, predicted, y, updated)
+    return predicted
+
+
+NO_INDEX = np.zeros(0, np.int64)
+
+
+def learn_sparse_row(const real_x[::1] data, const index_t[::1] indices, Py_ssize_t y,
+                     real_w[:, ::1] W, int rule, double[::1] params, double[:, ::1] state,
+                     int step_kind, bint scale_free, int64_t[::1] counts, object acc,
+                     object avg, double weight, int weight_mode):
+    """One round on the checked CSR row of the values ``data`` and column indices ``indices``
+    (canonical, within the model's width) with label index ``y`` and weight ``weight`` on the
+    feature-major weights ``W``; returns the index predicted before the update."""
+    cdef Rule r
+    cdef Scratch s
+    cdef Layout L
+    cdef Py_ssize_t m = W.shape[1], predicted, nnz = data.shape[0]
+    cdef bint updated
+    work, scratch = pass_scratch(m)
+    fill_rule(&r, rule, params, state, step_kind, scale_free, False, weight_mode)
+    fill_scratch(&s, work, scratch, m)
+    _check_pass(0, 0, m, state, acc, avg, 0, np.zeros(1, np.int64), np.array([y], np.int64), 1,
+                NO_INDEX, NO_WEIGHTS, counts)
+    _check_one_csr(data, indices, W.shape[0])
+    L.n = W.shape[0]
+    L.m = m
+    L.sj = W.strides[0] // sizeof(real_w)
+    L.sr = 1
+    predicted = sparse_round(&indices[0] if nnz else NULL, &data[0] if nnz else NULL, nnz, y,
+                             &W[0, 0] if L.n else NULL, L, &r, &s, <double *>data_or_null(acc),
+                             <double *>data_or_null(avg), weight, True, &updated)
+    count_round(&counts[0], NULL, 0, predicted, y, updated)
+    return predicted
+
+
+cdef int _check_one_csr(const real_x[::1] data, const index_t[::1] indices,
+                        Py_ssize_t n_features) except -1:
+    cdef Py_ssize_t p
+    if data.shape[0] != indices.shape[0]:
+        raise ValueError("a CSR row's values and indices differ in length")
+    for p in range(indices.shape[0]):
+        if not 0 <= indices[p] < n_features or (p > 0 and indices[p] <= indices[p - 1]):
+            raise ValueError("a CSR row's indices must increase within the model's width")
+    return 0
+
+
+def predict_index(const double[::1] scores, double[:, ::1] state, bint scale_free):
+    """The index predicted from the true ``scores`` (see :func:`predict_index` in
+    ``_store.pxd``): one output → 1 iff ``s > 0``; several → the argmax (of ``s_r/‖w_r‖`` for
+    scale-free learners), ties to the lowest index."""
+    if state.shape[1] != scores.shape[0] or scores.shape[0] == 0:
+        raise ValueError("one score per output")
+    return predict_index_c(&scores[0], scores.shape[0], &state[0, 0], scale_free)
+
+
+# ------------------------------------------------------------- the per-example fast path
+cdef struct Example:
+    Rule rule
+    Scratch scratch
+    Layout L
+    double *acc
+    double *avg
+    int64_t *counts
+    int64_t *index
+    int exponent
+
+
+cdef inline Py_ssize_t _dense_example(const real_x *x, real_w *W, Example *e, Py_ssize_t y,
+                                      bint learning) noexcept nogil:
+    cdef bint updated
+    cdef Py_ssize_t predicted = dense_round(e.index, x, y, W, e.L, &e.rule, &e.scratch, e.acc,
+                                            e.avg, 1.0 if learning else 0.0, learning,
+                                            &updated)
+    if predicted >= 0 and learning:
+        count_round(e.counts, NULL, 0, predicted, y, updated)
+    return predicted
+
+
+cdef inline bint _canonical(const index_t *idx, Py_ssize_t nnz, Py_ssize_t n) noexcept nogil:
+    """Whether the column indices increase strictly within ``0 … n − 1`` (a canonical CSR
+    row: a repeated column is the sum of its entries, so ‖x‖² would not be the sum of the
+    squared entries)."""
+    cdef Py_ssize_t p
+    cdef bint ok = True
+    for p in range(1, nnz):
+        ok &= idx[p] > idx[p - 1]
+    return ok and (nnz == 0 or (idx[0] >= 0 and idx[nnz - 1] < n))
+
+
+cdef inline Py_ssize_t _sparse_example(const index_t *idx, const real_x *vals, Py_ssize_t nnz,
+                                       real_w *W, Example *e, Py_ssize_t y, bint learning,
+                                       ) noexcept nogil:
+    """One round (``learning``) or its prediction on a CSR row, −1 if the row is not taken
+    (not canonical within the model's width, not finite, or a norm out of range)."""
+    cdef bint updated
+    cdef Py_ssize_t predicted
+    if not _canonical(idx, nnz, e.L.n):
+        return -1
+    if learning:
+        if not row_ok(vals, nnz, e.exponent):
+            return -1
+        predicted = sparse_round(idx, vals, nnz, y, W, e.L, &e.rule, &e.scratch, e.acc,
+                                 e.avg, 1.0, True, &updated)
+        count_round(e.counts, NULL, 0, predicted, y, updated)
+        return predicted
+    cdef double q = score_sparse(idx, vals, nnz, W, e.L, e.rule.state, e.scratch.scores)
+    if not q == q or q == INFINITY:
+        return -1
+    return predict_index_c(e.scratch.scores, e.L.m, e.rule.state, e.rule.scale_free)
+
+
+cdef class ExampleRound:
+    """The per-example calls of one started primal model for one kind of row (see
+    :mod:`onlinear.estimators.fast_path`): dense rows on its class-major weights (``Wt``, the
+    C-contiguous transpose of Fortran-ordered weights) or CSR rows on its feature-major ones
+    (``W``).  It holds the model's arrays (so that the pointers it reads stay valid) and its
+    rule's constants; each call checks its row (kind, dtype, width) and returns the index
+    predicted before the update, or −1, having changed nothing, when the row is not one it
+    takes (the estimator's general path then takes the call: converts it, or names the
+    problem).  A round only writes into the arrays it holds; the estimator drops the object
+    whenever it rebinds one of them.
+
+    Parameters
+    ----------
+    weights : ndarray
+        ``Wt`` (dense) or ``W`` (CSR), float64 or float32, C-contiguous.
+    rule, params, state, step_kind, scale_free, counts, acc, avg, weight_mode, exact_norms
+        The round's other arguments, as :func:`run_dense` takes them (``acc`` in the weights'
+        layout, or empty).
+    index : ndarray
+        ``arange(n_features)`` (int64) for dense rows; ignored for CSR rows.
+    dense : bool
+        The kind of row served.
+    exponent : int
+        The accepted row norms' exponent (:mod:`.rows`) of a CSR row (a dense row's is checked
+        by the round itself).
+    """
+    cdef Example e
+    cdef object arrays
+    cdef bint dense, float32
+    cdef void *W
+
+    def __init__(self, weights, int rule, double[::1] params, double[:, ::1] state,
+                 int step_kind, bint scale_free, int64_t[::1] counts, acc, avg,
+                 int weight_mode, bint exact_norms, index, bint dense, int exponent):
+        if not (isinstance(weights, np.ndarray) and weights.ndim == 2
+                and weights.dtype in (np.float32, np.float64) and weights.flags.c_contiguous
+                and weights.flags.writeable):
+            raise TypeError("the weights must be a writable C-contiguous float32 or float64 "
+                            "matrix")
+        m = weights.shape[0] if dense else weights.shape[1]
+        work, scratch = pass_scratch(m)
+        fill_rule(&self.e.rule, rule, params, state, step_kind, scale_free, exact_norms,
+                  weight_mode)
+        fill_scratch(&self.e.scratch, work, scratch, m)
+        index = np.asarray(index, np.int64)
+        n = weights.shape[1] if dense else weights.shape[0]
+        _check_pass(n if dense else 0, n if dense else 0, m, state, acc, avg,
+                    index.shape[0] if dense else 0, np.zeros(0, np.int64),
+                    np.zeros(0, np.int64), 0, NO_INDEX, NO_WEIGHTS, counts)
+        if acc.size and acc.shape != weights.shape:
+            raise ValueError("the averaging sums must have the weights' shape")
+        self.arrays = (weights, params, state, counts, acc, avg, index, work, scratch)
+        self.dense = dense
+        self.float32 = weights.dtype == np.float32
+        self.W = cnp.PyArray_DATA(<cnp.ndarray>weights)
+        self.e.L.n = n
+        self.e.L.m = m
+        if dense:
+            self.e.L.sj = 1
+            self.e.L.sr = weights.strides[0] // weights.itemsize
+        else:
+            self.e.L.sj = weights.strides[0] // weights.itemsize
+            self.e.L.sr = 1
+        self.e.acc = <double *>data_or_null(acc)
+        self.e.avg = <double *>data_or_null(avg)
+        self.e.counts = &counts[0]
+        self.e.index = <int64_t *>data_or_null(index)
+        self.e.exponent = exponent
+
+    def learn_dense(self, x, Py_ssize_t y, bint learning=True):
+        """One round on the dense row ``x`` with label index ``y`` (``learning=False``: its
+        prediction only, nothing changed or counted); −1 for a row not taken."""
+        cdef cnp.ndarray a
+        cdef int kind
+        if not (self.dense and cnp.PyArray_Check(x)):
+            return -1
+        a = <cnp.ndarray>x
+        if cnp.PyArray_NDIM(a) != 1 or cnp.PyArray_DIM(a, 0) != self.e.L.n \
+                or not cnp.PyArray_IS_C_CONTIGUOUS(a) or self.e.L.n == 0:
+            return -1
+        if not 0 <= y < max(self.e.L.m, 2):
+            return -1
+        kind = cnp.PyArray_TYPE(a)
+        if kind == cnp.NPY_FLOAT64:
+            if self.float32:
+                return _dense_example(<double *>cnp.PyArray_DATA(a), <float *>self.W, &self.e,
+                                      y, learning)
+            return _dense_example(<double *>cnp.PyArray_DATA(a), <double *>self.W, &self.e, y,
+                                  learning)
+        if kind == cnp.NPY_FLOAT32:
+            if self.float32:
+                return _dense_example(<float *>cnp.PyArray_DATA(a), <float *>self.W, &self.e,
+                                      y, learning)
+            return _dense_example(<float *>cnp.PyArray_DATA(a), <double *>self.W, &self.e, y,
+                                  learning)
+        return -1
+
+    def learn_sparse(self, indptr, indices, data, Py_ssize_t y, bint learning=True):
+        """One round on the one-row CSR matrix ``(data, indices, indptr)`` (float64 or float32
+        values, int32 or int64 indices, contiguous) with label index ``y``
+        (``learning=False``: its prediction only); −1 for a row not taken."""
+        cdef cnp.ndarray p, i, v
+        cdef Py_ssize_t start, stop, nnz
+        cdef int vkind, ikind, pkind
+        cdef char *ip
+        cdef char *vp
+        if self.dense or not (cnp.PyArray_Check(indptr) and cnp.PyArray_Check(indices)
+                              and cnp.PyArray_Check(data)):
+            return -1
+        p, i, v = <cnp.ndarray>indptr, <cnp.ndarray>indices, <cnp.ndarray>data
+        if cnp.PyArray_NDIM(p) != 1 or cnp.PyArray_DIM(p, 0) != 2 or cnp.PyArray_NDIM(i) != 1 \
+                or cnp.PyArray_NDIM(v) != 1 or not cnp.PyArray_IS_C_CONTIGUOUS(i) \
+                or not cnp.PyArray_IS_C_CONTIGUOUS(v) or not cnp.PyArray_IS_C_CONTIGUOUS(p):
+            return -1
+        if not 0 <= y < max(self.e.L.m, 2):
+            return -1
+        pkind = cnp.PyArray_TYPE(p)
+        if pkind == cnp.NPY_INT32:
+            start, stop = (<int32_t *>cnp.PyArray_DATA(p))[0], (<int32_t *>cnp.PyArray_DATA(p))[1]
+        elif pkind == cnp.NPY_INT64:
+            start, stop = (<int64_t *>cnp.PyArray_DATA(p))[0], (<int64_t *>cnp.PyArray_DATA(p))[1]
+        else:
+            return -1
+        if not (0 <= start <= stop <= cnp.PyArray_DIM(i, 0) and stop <= cnp.PyArray_DIM(v, 0)):
+            return -1
+        nnz = stop - start
+        ikind, vkind = cnp.PyArray_TYPE(i), cnp.PyArray_TYPE(v)
+        ip = <char *>cnp.PyArray_DATA(i)
+        vp = <char *>cnp.PyArray_DATA(v)
+        if ikind == cnp.NPY_INT32:
+            if vkind == cnp.NPY_FLOAT64:
+                return _sparse_call(&self.e, self.W, self.float32, <int32_t *>ip + start,
+                                    <double *>vp + start, nnz, y, learning)
+            if vkind == cnp.NPY_FLOAT32:
+                return _sparse_call(&self.e, self.W, self.float32, <int32_t *>ip + start,
+                                    <float *>vp + start, nnz, y, learning)
+        elif ikind == cnp.NPY_INT64:
+            if vkind == cnp.NPY_FLOAT64:
+                return _sparse_call(&self.e, self.W, self.float32, <int64_t *>ip + start,
+                                    <double *>vp + start, nnz, y, learning)
+            if vkind == cnp.NPY_FLOAT32:
+                return _sparse_call(&self.e, self.W, self.float32, <int64_t *>ip + start,
+                                    <float *>vp + start, nnz, y, learning)
+        return -1
+
+
+cdef Py_ssize_t _sparse_call(Example *e, void *W, bint float32, const index_t *idx,
+                             const real_x *vals, Py_ssize_t nnz, Py_ssize_t y,
+                             bint learning) noexcept:
+    if float32:
+        return _sparse_example(idx, vals, nnz, <float *>W, e, y, learning)
+    return _sparse_example(idx, vals, nnz, <double *>W, e, y, learning)

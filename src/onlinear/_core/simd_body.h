@@ -1,0 +1,114 @@
+/* The dense sweeps, for one pair of types and one instruction set: included by simd.h once per
+ * combination, with XT (the rows' values), WT (the weights), SFX (the functions' suffix) and,
+ * around the inclusion, the target of the instruction set.  Their sums are reassociated (the
+ * "omp simd" reductions: the compiler may vectorize them, so their rounding follows the vector
+ * width) and may contract multiply-adds; nothing else is.  Every sum is in the weights'
+ * precision WT, each value of a row converted to WT once, as onlinear's sums always were. */
+
+#define CAT2(a, b) a##b
+#define CAT(a, b) CAT2(a, b)
+#define NAME(base) CAT(base, SFX)
+
+/* Scores sigma_r * (W_r . x) of the class-major weights W (column r at W + r*ld) into scores[r],
+ * SCORE_BLOCK outputs a sweep; returns ||x||^2 (summed in WT with every block).  The last block
+ * starts at m - SCORE_BLOCK, so every output is summed by the same instructions whatever its
+ * position (outputs with equal weights score equal bit for bit); fewer outputs than a block are
+ * scored one at a time, ||x||^2 summed with each. */
+SWEEP_ATTRIBUTES static double NAME(score_dense_)(const XT *x, const WT *W, ptrdiff_t d,
+                                                 ptrdiff_t ld, ptrdiff_t m, const double *scale,
+                                                 double *scores) {
+    WT q = 0;
+    if (m < SCORE_BLOCK) {
+        for (ptrdiff_t r = 0; r < m; r++) {
+            const WT *w = W + r * ld;
+            WT s = 0;
+            q = 0;
+            #pragma omp simd reduction(+:q,s)
+            for (ptrdiff_t j = 0; j < d; j++) {
+                WT v = (WT)x[j];
+                q += v * v;
+                s += w[j] * v;
+            }
+            scores[r] = (double)s * scale[r];
+        }
+        return (double)q;
+    }
+    ptrdiff_t r = 0;
+    while (r < m) {
+        if (r > m - SCORE_BLOCK) r = m - SCORE_BLOCK;
+        const WT *w0 = W + r * ld, *w1 = w0 + ld, *w2 = w1 + ld, *w3 = w2 + ld;
+        WT s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        q = 0;
+        #pragma omp simd reduction(+:q,s0,s1,s2,s3)
+        for (ptrdiff_t j = 0; j < d; j++) {
+            WT v = (WT)x[j];
+            q += v * v;
+            s0 += w0[j] * v;
+            s1 += w1[j] * v;
+            s2 += w2[j] * v;
+            s3 += w3[j] * v;
+        }
+        scores[r] = (double)s0 * scale[r];
+        scores[r + 1] = (double)s1 * scale[r + 1];
+        scores[r + 2] = (double)s2 * scale[r + 2];
+        scores[r + 3] = (double)s3 * scale[r + 3];
+        r += SCORE_BLOCK;
+    }
+    return (double)q;
+}
+
+/* w += step * x over a whole dense row; returns the new sum of squares of w (in WT). */
+SWEEP_ATTRIBUTES static double NAME(add_dense_)(const XT *x, WT *w, ptrdiff_t d, double step) {
+    WT a = (WT)step, size = 0;
+    #pragma omp simd reduction(+:size)
+    for (ptrdiff_t j = 0; j < d; j++) {
+        WT updated = w[j] + a * (WT)x[j];
+        w[j] = updated;
+        size += updated * updated;
+    }
+    return (double)size;
+}
+
+/* w += step * x, no sum. */
+SWEEP_ATTRIBUTES static void NAME(add_dense_untracked_)(const XT *x, WT *w, ptrdiff_t d,
+                                                         double step) {
+    WT a = (WT)step;
+    #pragma omp simd
+    for (ptrdiff_t j = 0; j < d; j++) w[j] += a * (WT)x[j];
+}
+
+/* wr += step_r * x and ws += step_s * x in one sweep (x read once for both); the columns' new
+ * sums of squares in sizes[0], sizes[1]. */
+SWEEP_ATTRIBUTES static void NAME(add_dense_pair_)(const XT *x, WT *restrict wr, double step_r,
+                                                    WT *restrict ws, double step_s, ptrdiff_t d,
+                                                    double *sizes) {
+    WT a = (WT)step_r, b = (WT)step_s, size_r = 0, size_s = 0;
+    #pragma omp simd reduction(+:size_r,size_s)
+    for (ptrdiff_t j = 0; j < d; j++) {
+        WT v = (WT)x[j];
+        WT new_r = wr[j] + a * v;
+        wr[j] = new_r;
+        size_r += new_r * new_r;
+        WT new_s = ws[j] + b * v;
+        ws[j] = new_s;
+        size_s += new_s * new_s;
+    }
+    sizes[0] = (double)size_r;
+    sizes[1] = (double)size_s;
+}
+
+SWEEP_ATTRIBUTES static void NAME(add_dense_pair_untracked_)(const XT *x, WT *restrict wr,
+                                                              double step_r, WT *restrict ws,
+                                                              double step_s, ptrdiff_t d) {
+    WT a = (WT)step_r, b = (WT)step_s;
+    #pragma omp simd
+    for (ptrdiff_t j = 0; j < d; j++) {
+        WT v = (WT)x[j];
+        wr[j] += a * v;
+        ws[j] += b * v;
+    }
+}
+
+#undef NAME
+#undef CAT
+#undef CAT2
