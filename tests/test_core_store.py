@@ -18,16 +18,28 @@ def _state(m):
     return state
 
 
-def test_one_row_accessor_for_dense_and_csr():
-    X = np.array([[0.0, 2.0, 0.0], [1.0, 0.0, 3.0]])
-    A = sp.csr_matrix(X)
-    for r in range(2):
-        idx, vals = rows.row(True, 3, X.reshape(X.size), np.arange(3), np.empty(0, np.int64), r)
-        assert idx.tolist() == [0, 1, 2] and vals.tolist() == X[r].tolist()
-        idx, vals = rows.row(False, 3, A.data, A.indices, A.indptr, r)
-        dense = np.zeros(3)
-        dense[idx] = vals
-        assert dense.tolist() == X[r].tolist()
+def test_the_rows_the_loops_accept():
+    """A row is accepted if it is zero, or finite with a norm in [2^-e, 2^e]: the same verdict
+    dense and CSR, float64 and float32, row by row (the first refused row's index)."""
+    e = rows.ROW_NORM_EXPONENT
+    good = [np.zeros(3), np.array([3.0, 0.0, 4.0]), np.array([2.0 ** (e - 1), 0.0, 0.0]),
+            np.array([2.0 ** (1 - e), 0.0, 0.0])]
+    bad = [np.array([np.nan, 0.0, 0.0]), np.array([0.0, np.inf, 1.0]),
+           np.array([2.0 ** (e + 1), 0.0, 0.0]), np.array([2.0 ** (-e - 1), 0.0, 0.0]),
+           np.array([5e-324, 0.0, 0.0])]  # (a subnormal: ‖x‖² underflows to 0, x is not 0)
+    for row in good:
+        assert rows._row_ok(row, e)
+    for row in bad:
+        assert not rows._row_ok(row, e)
+    for position, row in enumerate(bad):
+        X = np.vstack(good + [row] + good)
+        assert rows.first_bad_row_dense(X, e) == len(good)
+        A = sp.csr_matrix(X)
+        assert rows.first_bad_row_sparse(A.data, A.indptr, e) == len(good)
+    assert rows.first_bad_row_dense(np.vstack(good), e) == -1
+    single = np.array([[0.0, 2.0 ** 31], [0.0, 2.0 ** 33]], np.float32)
+    assert rows.first_bad_row_dense(single, rows.ROW_NORM_EXPONENT_FLOAT32) == 1
+    assert rows.first_bad_row_dense(single, e) == -1
 
 
 def test_add_row_returns_the_change_of_the_squared_norm():

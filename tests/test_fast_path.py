@@ -220,17 +220,31 @@ def test_a_tampered_csr_row_is_refused_not_read():
     assert _state(model) == before
 
 
-def test_a_model_table_refuses_an_array_it_could_not_read_by_address():
+def test_the_compiled_calls_refuse_arrays_they_could_not_read():
     from onlinear._core import primal
 
-    params, state, counts = np.zeros(4), np.zeros((2, 3)), np.zeros(3, np.int64)
+    params, state, counts = np.zeros(3), np.ones((4, 3)), np.zeros(3, np.int64)
     acc, avg, index = np.zeros((0, 0)), np.zeros(0), np.arange(5)
-    table = primal.model_table(0, params, state, 1, True, counts, acc, avg, 0, False, index)
-    assert table.dtype == np.int64 and table[5] == params.ctypes.data
-    for bad, what in ((np.zeros((3, 2)).T, "C-contiguous"),
-                      (np.zeros((2, 3), np.float32), "float64")):
-        with pytest.raises(TypeError, match=what):
-            primal.model_table(0, params, bad, 1, True, counts, acc, avg, 0, False, index)
+    calls = primal.ExampleRound(np.zeros((3, 5)), 5, params, state, 0, False, counts, acc, avg,
+                                0, False, index, True, 505)
+    assert any(array is state for array in calls.arrays)
+    for weights in (np.zeros((5, 3)).T, np.zeros((3, 5), np.int64),
+                    np.zeros((3, 5)).view(np.ndarray)[:, ::-1]):
+        with pytest.raises(TypeError, match="C-contiguous"):
+            primal.ExampleRound(weights, 5, params, state, 0, False, counts, acc, avg, 0, False,
+                                index, True, 505)
+    with pytest.raises(ValueError, match="column per output"):
+        primal.ExampleRound(np.zeros((3, 5)), 5, params, np.ones((4, 2)), 0, False, counts, acc,
+                            avg, 0, False, index, True, 505)
+    with pytest.raises(ValueError, match="unknown rule"):
+        primal.ExampleRound(np.zeros((3, 5)), 99, params, state, 0, False, counts, acc, avg, 0,
+                            False, index, True, 505)
+    # rows it does not take: another width, dtype, layout or label (nothing changes)
+    for x, label in ((np.ones(4), 0), (np.ones(5, np.int64), 0), (np.ones(10)[::2], 0),
+                     (np.ones(5), 3), ([1.0] * 5, 0)):
+        assert calls.learn_dense(x, label) == -1
+    assert counts.tolist() == [0, 0, 0]
+    assert calls.learn_dense(np.ones(5), 1) == 0 and counts.tolist() == [1, 1, 1]
 
 
 def test_a_context_holds_the_arrays_its_table_points_to():
@@ -279,54 +293,27 @@ def test_classes_given_again_on_every_call_are_checked_by_the_context(monkeypatc
 
 
 @pytest.mark.parametrize("kind", ["dense", "csr"])
-def test_a_per_example_call_allocates_nothing_beyond_unboxing_its_arguments(kind, tmp_path):
-    """numba's allocation counters (``NUMBA_NRT_STATS=1``, in a fresh process): a started
-    model's ``learn_one`` allocates per call only what numba's unboxing of the compiled call's
-    array arguments does (one record per array: the row's arrays, the weights and the
-    table), measured against a compiled function doing nothing with as many arrays."""
-    import os
-    import subprocess
-    import sys
+def test_a_started_model_learns_and_predicts_one_row_through_its_compiled_calls(kind,
+                                                                              monkeypatch):
+    """A started model's ``learn_one`` and ``predict_one`` take the compiled calls of its
+    context, not the general path (which is made to fail here), and learn as ``fit`` does."""
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 12))
+    X[X < 0.5] = 0.0
+    y = rng.integers(0, 3, 60)
+    rows = [sp.csr_matrix(X[i:i + 1]) for i in range(60)] if kind == "csr" else list(X)
+    model = onlinear.make("pa")
+    model.learn_one(rows[0], y[0], classes=np.arange(3))
 
-    script = tmp_path / "count.py"
-    script.write_text(f"""
-import numpy as np, scipy.sparse as sp, onlinear
-from numba import njit
-from numba.core.runtime import rtsys
+    def refused(*args, **kwargs):
+        raise AssertionError("the general path took a call of the fast path")
 
-@njit
-def nothing(*arrays):
-    return 0
-
-rng = np.random.default_rng(0)
-X = rng.random((60, 12))
-X[X < 0.5] = 0.0
-y = rng.integers(0, 3, 60)
-rows = [sp.csr_matrix(X[i:i + 1]) for i in range(60)] if {kind!r} == "csr" else list(X)
-model = onlinear.make("pa")
-model.learn_one(rows[0], y[0], classes=np.arange(3))
-model.learn_one(rows[1], y[1])
-model.predict_one(rows[1])
-arguments = ((rows[0].indptr, rows[0].indices, rows[0].data) if {kind!r} == "csr"
-             else (rows[0],)) + (model._weights, np.zeros(3, np.int64))
-nothing(*arguments)
-
-def allocations(call):
-    before = rtsys.get_allocation_stats().alloc
-    call()
-    return rtsys.get_allocation_stats().alloc - before
-
-n = 40
-print(allocations(lambda: [model.learn_one(rows[i], y[i]) for i in range(2, 2 + n)]),
-      allocations(lambda: [model.predict_one(rows[i]) for i in range(2, 2 + n)]),
-      allocations(lambda: [nothing(*arguments) for _ in range(n)]),
-      model.n_seen_)
-""")
-    env = dict(os.environ, NUMBA_NRT_STATS="1")
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
-                          cwd=tmp_path, timeout=600)
-    assert done.returncode == 0, done.stderr
-    learned, predicted, baseline, seen = map(int, done.stdout.split())
-    assert seen == 42  # (the calls did learn)
-    assert baseline > 0 and learned == baseline
-    assert predicted <= baseline
+    monkeypatch.setattr(type(model), "_learn_one_index", refused)
+    monkeypatch.setattr(type(model), "_predict_index_one", refused)
+    predicted = [model.learn_one(rows[i], y[i]) for i in range(1, 60)]
+    assert model.predict_one(rows[5]) in (0, 1, 2)
+    reference = onlinear.make("pa").fit(sp.csr_matrix(X) if kind == "csr" else X, y)
+    monkeypatch.undo()
+    assert model.n_seen_ == 60 and model.n_mistakes_ == reference.n_mistakes_
+    np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-12, atol=1e-12)
+    assert len(predicted) == 59

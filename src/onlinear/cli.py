@@ -22,7 +22,6 @@ import click
 import numpy as np
 
 from . import harness
-from ._firstrun import announce
 from .registry import available, describe
 
 FORMATS = ("table", "csv", "json", "markdown")
@@ -430,7 +429,6 @@ def run_command(algorithm, data, params, grid, test, epochs, seed, tick, curve, 
         harness._check_params(algorithm, params, grid)
     X, y, X_test, y_test, name = load_data(data, test)
     _check_memory(X.shape[1], np.unique(y).shape[0], [algorithm])
-    announce([algorithm])
     evaluation = harness.evaluate(algorithm, X, y, params=params, grid=grid, X_test=X_test,
                                   y_test=y_test, epochs=epochs, shuffle=shuffle,
                                   random_state=seed, tick=tick, progress=True, data=name)
@@ -489,8 +487,6 @@ def compare_command(algorithms, data, params, grid, test, epochs, seed, tick, cu
             distributed = _distribute(params, algorithms)
             _check_grid(distributed, grid, algorithms)
     _check_memory(X.shape[1], n_classes, algorithms)
-    if scheduler is None:  # (a remote cluster compiles on its own machines)
-        announce(algorithms)
     with _cluster(scheduler, workers) as client:
         evaluation = harness.compare(
             X, y, algorithms, params=distributed, grid=grid, X_test=X_test,

@@ -123,7 +123,6 @@ def train_command(arguments, save_path, model_path, params, task, classes, n_fea
         labels = _scan_classes(data, chunk_size, multilabel)
     if task == "ordinal" and labels is not None and classes is None and not started:
         click.echo("note: ranks ordered by value (give --classes for another order)", err=True)
-    _announce(algorithm, model)
     table = None if quiet else _ProgressTable()
     chunks = ((X, _targets(y, multilabel)) for X, y in
               _chunks(data, chunk_size, n_features, multilabel))
@@ -134,16 +133,6 @@ def train_command(arguments, save_path, model_path, params, task, classes, n_fea
         raise click.ClickException(f"{'standard input' if data == '-' else data} holds no "
                                    "example: nothing learned, no model saved.")
     click.echo(f"saved {save_path} ({model.n_seen_:,} examples learned)", err=True)
-
-
-def _announce(algorithm, model):
-    """The first-run line (:mod:`onlinear._firstrun`) before the first example is learned."""
-    from ._firstrun import announce
-    from .registry import algorithm_of
-
-    name = algorithm if algorithm is not None else algorithm_of(model)
-    if name is not None:
-        announce([name])
 
 
 class _ProgressTable:

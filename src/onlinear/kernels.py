@@ -14,7 +14,7 @@ Crammer & Singer (end of §5.3, Eq. 21) replace every inner product of the addit
 by K; their experiments (§8, Tables 3–5) use homogeneous polynomial kernels (MNIST, USPS) and a
 Gaussian (Letter).
 
-The compiled :func:`kernel_row` scores one example against the whole support set in
+The compiled :func:`onlinear._core.kernel.kernel_row` scores one example against the whole support set in
 vectorised sweeps over the support set (no Python runs per support pattern); the Gaussian uses
 the cached ``‖x_i‖²`` of the support patterns: ``‖x_i − x‖² = ‖x_i‖² + ‖x‖² − 2 x_i·x``,
 clipped at 0 against rounding.  A callable runs in Python, once per round (slow, but
@@ -29,7 +29,6 @@ array([[25.]])
 from numbers import Integral, Real
 
 import numpy as np
-from numba import njit
 
 LINEAR = 0
 POLY = 1
@@ -59,48 +58,6 @@ def resolve(kernel, degree=3, gamma=1.0, coef0=0.0):
     if isinstance(coef0, bool) or not isinstance(coef0, Real) or not np.isfinite(coef0):
         raise ValueError(f"coef0 must be a finite number; got {coef0!r}.")
     return KERNELS[kernel], np.array([float(gamma), float(coef0), float(degree)])
-
-
-@njit(cache=True, inline="always")
-def _from_dot(dot, sq_a, sq_b, kind, params):
-    """K from the inner product (and, for the Gaussian, the two squared norms)."""
-    if kind == LINEAR:
-        return dot
-    if kind == POLY:
-        return (params[GAMMA] * dot + params[COEF0]) ** params[DEGREE]
-    distance = max(sq_a + sq_b - 2.0 * dot, 0.0)
-    return np.exp(-params[GAMMA] * distance)
-
-
-@njit(cache=True)
-def kernel_self(x, kind, params):
-    """``(K(x, x), ‖x‖²)`` of one dense row."""
-    sq = 0.0
-    for j in range(x.shape[0]):
-        sq += x[j] * x[j]
-    return _from_dot(sq, sq, sq, kind, params), sq
-
-
-@njit(cache=True)
-def kernel_row(support, support_sq, n_support, x, x_sq, kind, params, out):
-    """``out[i] = K(x_i, x)`` for the first ``n_support`` support patterns, stored
-    feature-major (``support[:, i]`` is ``x_i``, as the primal engine stores ``W``): the inner
-    products are one contiguous, vectorised sweep ``out += x_j·support[j, :]`` per non-zero
-    ``x_j``, so a sparse x (MNIST's pixels: ~19% non-zero) reads only the rows it needs."""
-    if n_support == 0:
-        return
-    for i in range(n_support):
-        out[i] = 0.0
-    for j in range(x.shape[0]):
-        v = x[j]
-        if v != 0.0:
-            row = support[j]
-            for i in range(n_support):
-                out[i] += v * row[i]
-    if kind == LINEAR:
-        return
-    for i in range(n_support):
-        out[i] = _from_dot(out[i], support_sq[i], x_sq, kind, params)
 
 
 def gram(A, B, kind, params, B_sq=None, kernel=None, chunk=2048):

@@ -348,18 +348,29 @@ cdef inline double score_sparse(const index_t *idx, const real_x *vals, Py_ssize
                                 const real_w *W, Layout L, const double *state,
                                 double *scores) noexcept nogil:
     """True scores ``σ_r·(W[:, r]·x)`` of the row ``(idx, vals)`` (one sweep over its non-zeros,
-    feature-major ``W``) into ``scores``; returns ``‖x‖²`` (float64 whatever the dtypes)."""
-    cdef Py_ssize_t r, p, base
-    cdef double q = 0.0, v
-    for r in range(L.m):
-        scores[r] = 0.0
-    for p in range(nnz):
-        v = vals[p]
-        if v != 0.0:
-            base = idx[p] * L.sj
-            q += v * v
-            for r in range(L.m):
-                scores[r] += W[base + r * L.sr] * v
+    feature-major ``W``: ``L.sr == 1``) into ``scores``; returns ``‖x‖²`` (float64 whatever the
+    dtypes).  The sums run across the outputs in vector lanes (simd.h's ``score_sparse``), each
+    in the row's order, so the result does not depend on the instruction set."""
+    cdef Py_ssize_t r
+    cdef double q
+    if index_t is int32_t:
+        if real_x is float and real_w is float:
+            q = onlinear_sweeps_ff.score_sparse_i32(idx, vals, nnz, W, L.sj, L.m, scores)
+        elif real_x is double and real_w is double:
+            q = onlinear_sweeps_dd.score_sparse_i32(idx, vals, nnz, W, L.sj, L.m, scores)
+        elif real_x is float and real_w is double:
+            q = onlinear_sweeps_fd.score_sparse_i32(idx, vals, nnz, W, L.sj, L.m, scores)
+        else:
+            q = onlinear_sweeps_df.score_sparse_i32(idx, vals, nnz, W, L.sj, L.m, scores)
+    else:
+        if real_x is float and real_w is float:
+            q = onlinear_sweeps_ff.score_sparse_i64(idx, vals, nnz, W, L.sj, L.m, scores)
+        elif real_x is double and real_w is double:
+            q = onlinear_sweeps_dd.score_sparse_i64(idx, vals, nnz, W, L.sj, L.m, scores)
+        elif real_x is float and real_w is double:
+            q = onlinear_sweeps_fd.score_sparse_i64(idx, vals, nnz, W, L.sj, L.m, scores)
+        else:
+            q = onlinear_sweeps_df.score_sparse_i64(idx, vals, nnz, W, L.sj, L.m, scores)
     for r in range(L.m):
         scores[r] *= state[SCALE * L.m + r]
     return q
@@ -439,3 +450,50 @@ cdef inline bint row_ok(const real_x *row, Py_ssize_t n, int exponent) noexcept 
         if row[p] != 0.0:
             return False
     return True
+
+
+# ---------------------------------------------------- steps of dense rows, class-major weights
+cdef inline void add_to_dense_column(const int64_t *idx, const real_x *x, real_w *W, Layout L,
+                                     double *state, Py_ssize_t r, double tau, double *acc,
+                                     double *avg, bint exact_norms, double raw,
+                                     double q) noexcept nogil:
+    """``w_r ← w_r + τ·x`` for a whole dense row on class-major weights, its squared norm summed
+    afresh in the sweep if ``exact_norms`` (by the pair sweep with a zero step for a partner:
+    every column's norm is then summed by the same instructions, and two equal columns keep
+    equal norms — the exact tie between them must stay), else updated in O(1) from the
+    column's raw dot product with x (``raw``) and ``q = ‖x‖²``."""
+    cdef double step = step_of(W, L, state, r, tau, acc, avg)
+    cdef double sizes[2]
+    cdef Py_ssize_t d = L.n
+    if exact_norms and L.m > 1:
+        add_dense_pair(x, W + r * L.sr, step, W + (1 if r == 0 else 0) * L.sr, 0.0, d, sizes)
+        added_sized(idx, x, d, W, L, state, r, step, sizes[0], acc, avg)
+    elif exact_norms:
+        added_sized(idx, x, d, W, L, state, r, step, add_dense(x, W + r * L.sr, d, step), acc,
+                    avg)
+    else:
+        add_dense_untracked(x, W + r * L.sr, d, step)
+        added(idx, x, d, W, L, state, r, step, step * (2.0 * raw + step * q), acc, avg)
+
+
+cdef inline void add_to_column_pair(const int64_t *idx, const real_x *x, real_w *W, Layout L,
+                                    double *state, Py_ssize_t r, double tau_r, Py_ssize_t s,
+                                    double tau_s, double *acc, double *avg, bint exact_norms,
+                                    double raw_r, double raw_s, double q) noexcept nogil:
+    """:func:`add_to_dense_column` for the two columns r ≠ s in one sweep over the row (x read
+    once for both: the steps of most multiclass rules change two outputs).  ``exact_norms``:
+    each column's squared norm summed afresh over its new values in the same sweep; if not,
+    ``‖w‖²`` changes by ``step·(2·w·x + step·q)``, O(1) instead of a second sum over the row,
+    under the re-anchoring guard."""
+    cdef double step_r = step_of(W, L, state, r, tau_r, acc, avg)
+    cdef double step_s = step_of(W, L, state, s, tau_s, acc, avg)
+    cdef double sizes[2]
+    cdef Py_ssize_t d = L.n
+    if exact_norms:
+        add_dense_pair(x, W + r * L.sr, step_r, W + s * L.sr, step_s, d, sizes)
+        added_sized(idx, x, d, W, L, state, r, step_r, sizes[0], acc, avg)
+        added_sized(idx, x, d, W, L, state, s, step_s, sizes[1], acc, avg)
+    else:
+        add_dense_pair_untracked(x, W + r * L.sr, step_r, W + s * L.sr, step_s, d)
+        added(idx, x, d, W, L, state, r, step_r, step_r * (2.0 * raw_r + step_r * q), acc, avg)
+        added(idx, x, d, W, L, state, s, step_s, step_s * (2.0 * raw_s + step_s * q), acc, avg)

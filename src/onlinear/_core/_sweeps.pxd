@@ -1,6 +1,8 @@
 # The dense sweeps of simd.h (see there): one table of functions per pair of types (rows'
 # values, weights), filled for the CPU's instruction set when a module that uses them loads.
 
+from libc.stdint cimport int32_t, int64_t
+
 cdef extern from "simd.h" nogil:
     int SCORE_BLOCK
 
@@ -13,6 +15,10 @@ cdef extern from "simd.h" nogil:
                                double *) noexcept nogil
         void (*add_dense_pair_untracked)(const float *, float *, double, float *, double,
                                          Py_ssize_t) noexcept nogil
+        double (*score_sparse_i32)(const int32_t *, const float *, Py_ssize_t, const float *,
+                                   Py_ssize_t, Py_ssize_t, double *) noexcept nogil
+        double (*score_sparse_i64)(const int64_t *, const float *, Py_ssize_t, const float *,
+                                   Py_ssize_t, Py_ssize_t, double *) noexcept nogil
 
     ctypedef struct sweeps_dd:
         double (*score_dense)(const double *, const double *, Py_ssize_t, Py_ssize_t,
@@ -23,6 +29,10 @@ cdef extern from "simd.h" nogil:
                                double *) noexcept nogil
         void (*add_dense_pair_untracked)(const double *, double *, double, double *, double,
                                          Py_ssize_t) noexcept nogil
+        double (*score_sparse_i32)(const int32_t *, const double *, Py_ssize_t, const double *,
+                                   Py_ssize_t, Py_ssize_t, double *) noexcept nogil
+        double (*score_sparse_i64)(const int64_t *, const double *, Py_ssize_t, const double *,
+                                   Py_ssize_t, Py_ssize_t, double *) noexcept nogil
 
     ctypedef struct sweeps_fd:
         double (*score_dense)(const float *, const double *, Py_ssize_t, Py_ssize_t, Py_ssize_t,
@@ -33,6 +43,10 @@ cdef extern from "simd.h" nogil:
                                double *) noexcept nogil
         void (*add_dense_pair_untracked)(const float *, double *, double, double *, double,
                                          Py_ssize_t) noexcept nogil
+        double (*score_sparse_i32)(const int32_t *, const float *, Py_ssize_t, const double *,
+                                   Py_ssize_t, Py_ssize_t, double *) noexcept nogil
+        double (*score_sparse_i64)(const int64_t *, const float *, Py_ssize_t, const double *,
+                                   Py_ssize_t, Py_ssize_t, double *) noexcept nogil
 
     ctypedef struct sweeps_df:
         double (*score_dense)(const double *, const float *, Py_ssize_t, Py_ssize_t, Py_ssize_t,
@@ -43,6 +57,10 @@ cdef extern from "simd.h" nogil:
                                double *) noexcept nogil
         void (*add_dense_pair_untracked)(const double *, float *, double, float *, double,
                                          Py_ssize_t) noexcept nogil
+        double (*score_sparse_i32)(const int32_t *, const double *, Py_ssize_t, const float *,
+                                   Py_ssize_t, Py_ssize_t, double *) noexcept nogil
+        double (*score_sparse_i64)(const int64_t *, const double *, Py_ssize_t, const float *,
+                                   Py_ssize_t, Py_ssize_t, double *) noexcept nogil
 
     sweeps_ff onlinear_sweeps_ff
     sweeps_dd onlinear_sweeps_dd

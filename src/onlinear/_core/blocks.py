@@ -87,12 +87,12 @@ from .counters import (  # noqa: F401  (re-exported: the trial layout)
     CONSTRAINTS,
     IMPERFECT,
     TRIALS,
-    count_trial,
 )
+from ._transition import count_trial
 from .counters import N_TRIAL_COUNTS as N_COUNTS  # noqa: F401
 from .counters import TRIAL_UPDATES as UPDATES  # noqa: F401
-from .rows import row
-from .weights import (
+from ._transition import row
+from ._transition import (
     SCALE_HIGH,
     SCALE_LOW,
     add_row,

@@ -38,10 +38,11 @@ from ..rules.ellipsoid import (CELLIP, DECAY_UPDATES, IELLIP, INFEASIBLE, P_NORM
                                RESET_REQUESTED, ellipsoid_step, memory)
 from ._transition import binary_label
 from .borrowed import read_only
-from .counters import SEEN, count_round
+from .counters import SEEN
+from ._transition import count_round
 from ._transition import predict_index, score
-from .rows import row
-from .weights import _VECTOR_MATH, MIN_WEIGHT, SCALE_HIGH, SCALE_LOW, add_row, fold_positive
+from ._transition import row
+from ._transition import _VECTOR_MATH, MIN_WEIGHT, SCALE_HIGH, SCALE_LOW, add_row, fold_positive
 
 FULL = 0
 DIAGONAL = 1

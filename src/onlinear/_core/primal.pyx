@@ -46,12 +46,12 @@ from libc.string cimport memcpy
 
 from ..rules._step cimport step_function
 from ..rules.dispatch cimport compute_steps_c, step_of
-from ._store cimport (FIRST_RULE_ROW, RAW_MASS, SCALE, Layout, add_dense, add_dense_pair,
-                      add_dense_pair_untracked, add_dense_untracked, add_row, added,
-                      added_sized, average_close_round, clear_column, exp_row, fold_column,
+from ._store cimport (FIRST_RULE_ROW, RAW_MASS, SCALE, Layout, add_row, add_to_column_pair,
+                      add_to_dense_column, added, average_close_round, clear_column, exp_row, fold_column,
                       index_t, predict_index as predict_index_c, real_w, real_x, rescale_column, row_accepted,
                       row_ok, scale_ok, scale_ok_for, score_dense, score_sparse, squared_norm,
                       step_of as raw_step_of, track_size)
+from ._counting cimport count_round
 from ._sweeps cimport onlinear_simd_init, onlinear_simd_isa
 
 cnp.import_array()
@@ -146,52 +146,6 @@ cdef inline double raw_score(const double *state, Py_ssize_t m, Py_ssize_t r,
     rescaling by c, its true score is c·s_r, its raw one that over the column's scale, whether
     or not the rescaling folded it."""
     return factor[r] * scores[r] / state[SCALE * m + r]
-
-
-cdef inline void add_to_dense_column(const int64_t *idx, const real_x *x, real_w *W, Layout L,
-                                     double *state, Py_ssize_t r, double tau, double *acc,
-                                     double *avg, bint exact_norms, double raw,
-                                     double q) noexcept nogil:
-    """``w_r ← w_r + τ·x`` for a whole dense row on class-major weights, its squared norm summed
-    afresh in the sweep if ``exact_norms`` (by the pair sweep with a zero step for a partner:
-    every column's norm is then summed by the same instructions, and two equal columns keep
-    equal norms — the exact tie between them must stay), else updated in O(1) from the
-    column's raw dot product with x (``raw``) and ``q = ‖x‖²``."""
-    cdef double step = raw_step_of(W, L, state, r, tau, acc, avg)
-    cdef double sizes[2]
-    cdef Py_ssize_t d = L.n
-    if exact_norms and L.m > 1:
-        add_dense_pair(x, W + r * L.sr, step, W + (1 if r == 0 else 0) * L.sr, 0.0, d, sizes)
-        added_sized(idx, x, d, W, L, state, r, step, sizes[0], acc, avg)
-    elif exact_norms:
-        added_sized(idx, x, d, W, L, state, r, step, add_dense(x, W + r * L.sr, d, step), acc,
-                    avg)
-    else:
-        add_dense_untracked(x, W + r * L.sr, d, step)
-        added(idx, x, d, W, L, state, r, step, step * (2.0 * raw + step * q), acc, avg)
-
-
-cdef inline void add_to_column_pair(const int64_t *idx, const real_x *x, real_w *W, Layout L,
-                                    double *state, Py_ssize_t r, double tau_r, Py_ssize_t s,
-                                    double tau_s, double *acc, double *avg, bint exact_norms,
-                                    double raw_r, double raw_s, double q) noexcept nogil:
-    """:func:`add_to_dense_column` for the two columns r ≠ s in one sweep over the row (x read
-    once for both: the steps of most multiclass rules change two outputs).  ``exact_norms``:
-    each column's squared norm summed afresh over its new values in the same sweep; if not,
-    ``‖w‖²`` changes by ``step·(2·w·x + step·q)``, O(1) instead of a second sum over the row,
-    under the re-anchoring guard."""
-    cdef double step_r = raw_step_of(W, L, state, r, tau_r, acc, avg)
-    cdef double step_s = raw_step_of(W, L, state, s, tau_s, acc, avg)
-    cdef double sizes[2]
-    cdef Py_ssize_t d = L.n
-    if exact_norms:
-        add_dense_pair(x, W + r * L.sr, step_r, W + s * L.sr, step_s, d, sizes)
-        added_sized(idx, x, d, W, L, state, r, step_r, sizes[0], acc, avg)
-        added_sized(idx, x, d, W, L, state, s, step_s, sizes[1], acc, avg)
-    else:
-        add_dense_pair_untracked(x, W + r * L.sr, step_r, W + s * L.sr, step_s, d)
-        added(idx, x, d, W, L, state, r, step_r, step_r * (2.0 * raw_r + step_r * q), acc, avg)
-        added(idx, x, d, W, L, state, s, step_s, step_s * (2.0 * raw_s + step_s * q), acc, avg)
 
 
 cdef inline bint apply_additive_dense(const int64_t *idx, const real_x *x, real_w *W, Layout L,
@@ -349,19 +303,6 @@ cdef inline Py_ssize_t sparse_round(const index_t *idx, const real_x *vals, Py_s
     if learning and avg != NULL:
         average_close_round(rule.state, m, avg)
     return predicted
-
-
-cdef inline void count_round(int64_t *counts, int64_t *predictions, Py_ssize_t t,
-                             Py_ssize_t predicted, Py_ssize_t label, bint updated) noexcept nogil:
-    """Count round t (:mod:`.counters`): seen, a mistake when ``predicted != label``, an update;
-    ``predictions[t] = predicted`` if predictions are kept (not NULL)."""
-    counts[0] += 1
-    if predicted != label:
-        counts[1] += 1
-    if updated:
-        counts[2] += 1
-    if predictions != NULL:
-        predictions[t] = predicted
 
 
 # --------------------------------------------------------------------------- entry points
@@ -737,13 +678,13 @@ cdef class ExampleRound:
         by the round itself).
     """
     cdef Example e
-    cdef object arrays
+    cdef readonly object arrays  # the model's arrays the calls write, held while used
     cdef bint dense, float32
     cdef void *W
 
-    def __init__(self, weights, int rule, double[::1] params, double[:, ::1] state,
-                 int step_kind, bint scale_free, int64_t[::1] counts, acc, avg,
-                 int weight_mode, bint exact_norms, index, bint dense, int exponent):
+    def __init__(self, weights, int rule, params, state, int step_kind, bint scale_free, counts,
+                 acc, avg, int weight_mode, bint exact_norms, index, bint dense, int exponent):
+        cdef int64_t[::1] counts_view = counts
         if not (isinstance(weights, np.ndarray) and weights.ndim == 2
                 and weights.dtype in (np.float32, np.float64) and weights.flags.c_contiguous
                 and weights.flags.writeable):
@@ -775,7 +716,7 @@ cdef class ExampleRound:
             self.e.L.sr = 1
         self.e.acc = <double *>data_or_null(acc)
         self.e.avg = <double *>data_or_null(avg)
-        self.e.counts = &counts[0]
+        self.e.counts = &counts_view[0]
         self.e.index = <int64_t *>data_or_null(index)
         self.e.exponent = exponent
 

@@ -12,6 +12,7 @@
 #define ONLINEAR_SIMD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,8 @@
 #else
 #define SWEEP_ATTRIBUTES
 #endif
+/* the sparse sweep: vectorized across outputs only, its arithmetic IEEE (the package's flags) */
+#define SPARSE_ATTRIBUTES
 
 /* ---- baseline */
 #define XT float
@@ -143,6 +146,10 @@
                                double *);                                                     \
         void (*add_dense_pair_untracked)(const XT_ *, WT_ *, double, WT_ *, double,           \
                                          ptrdiff_t);                                          \
+        double (*score_sparse_i32)(const int32_t *, const XT_ *, ptrdiff_t, const WT_ *,      \
+                                   ptrdiff_t, ptrdiff_t, double *);                           \
+        double (*score_sparse_i64)(const int64_t *, const XT_ *, ptrdiff_t, const WT_ *,      \
+                                   ptrdiff_t, ptrdiff_t, double *);                           \
     } sweeps_##P;                                                                             \
     static sweeps_##P onlinear_sweeps_##P;
 
@@ -156,7 +163,9 @@ SWEEP_TABLE(double, float, df)
     onlinear_sweeps_##P.add_dense = add_dense_##P##_##ISA;                                    \
     onlinear_sweeps_##P.add_dense_untracked = add_dense_untracked_##P##_##ISA;                \
     onlinear_sweeps_##P.add_dense_pair = add_dense_pair_##P##_##ISA;                          \
-    onlinear_sweeps_##P.add_dense_pair_untracked = add_dense_pair_untracked_##P##_##ISA;
+    onlinear_sweeps_##P.add_dense_pair_untracked = add_dense_pair_untracked_##P##_##ISA;      \
+    onlinear_sweeps_##P.score_sparse_i32 = score_sparse_i32_##P##_##ISA;                      \
+    onlinear_sweeps_##P.score_sparse_i64 = score_sparse_i64_##P##_##ISA;
 #define FILL_ALL(ISA) FILL_SWEEPS(ff, ISA) FILL_SWEEPS(dd, ISA) FILL_SWEEPS(fd, ISA)            \
     FILL_SWEEPS(df, ISA)
 

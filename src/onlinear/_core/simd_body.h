@@ -109,6 +109,32 @@ SWEEP_ATTRIBUTES static void NAME(add_dense_pair_untracked_)(const XT *x, WT *re
     }
 }
 
+
+/* Raw scores W_r . x of a row of non-zeros against feature-major weights (feature j's outputs
+ * contiguous at W + idx*ld) into out[0..m), and ||x||^2: every out[r] summed over the row's
+ * non-zeros in order, each product rounded alone (no reassociation, no contraction: the
+ * vector lanes are the outputs), so the result is the same bit for bit whatever the instruction
+ * set.  Values equal to 0 are skipped. */
+#define SPARSE_SCORE(IT, ISFX)                                                                \
+SPARSE_ATTRIBUTES static double NAME(CAT(score_sparse_, ISFX))(                               \
+        const IT *idx, const XT *vals, ptrdiff_t nnz, const WT *W, ptrdiff_t ld, ptrdiff_t m, \
+        double *out) {                                                                        \
+    double q = 0.0;                                                                           \
+    for (ptrdiff_t r = 0; r < m; r++) out[r] = 0.0;                                           \
+    for (ptrdiff_t p = 0; p < nnz; p++) {                                                     \
+        double v = (double)vals[p];                                                           \
+        if (v != 0.0) {                                                                       \
+            const WT *w = W + (ptrdiff_t)idx[p] * ld;                                         \
+            q += v * v;                                                                       \
+            for (ptrdiff_t r = 0; r < m; r++) out[r] += (double)w[r] * v;                     \
+        }                                                                                     \
+    }                                                                                         \
+    return q;                                                                                 \
+}
+SPARSE_SCORE(int32_t, i32_)
+SPARSE_SCORE(int64_t, i64_)
+#undef SPARSE_SCORE
+
 #undef NAME
 #undef CAT
 #undef CAT2

@@ -43,7 +43,7 @@ class Context:
         self.kinds = (np.ndarray,) if dense else _CSR_TYPES
         self.learn = learn
         self.predict = predict
-        self.arrays = arrays  # the compiled calls (holding the model's arrays they write)
+        self.arrays = arrays  # the model's arrays the compiled calls write
         self.knows = _unknown  # see _knows_classes
 
 
@@ -126,7 +126,7 @@ def _dense_context(Wt, rule, acc_t, avg, exact_norms, index, index_of, classes):
         predicted = call(x, 0, False)
         return None if predicted < 0 else classes[predicted]
 
-    return Context(True, learn, predict, calls)
+    return Context(True, learn, predict, calls.arrays)
 
 
 def _csr_context(W, rule, acc, avg, index_of, classes, exponent):
@@ -158,4 +158,4 @@ def _csr_context(W, rule, acc, avg, index_of, classes, exponent):
         predicted = call(x.indptr, x.indices, x.data, 0, False)
         return None if predicted < 0 else classes[predicted]
 
-    return Context(False, learn, predict, calls)
+    return Context(False, learn, predict, calls.arrays)

@@ -44,7 +44,8 @@ from .._core import primal as primal_engine
 from .._core.counters import NO_PREDICTIONS
 from .._core.primal import predict_index
 from .._core.rows import ROW_NORM_EXPONENT, csr_arrays, read_only_rows
-from ..kernels import CALLABLE, POLY, gram, kernel_row, kernel_self, resolve, scale_gamma
+from .._core.kernel import kernel_row, kernel_self
+from ..kernels import CALLABLE, POLY, gram, resolve, scale_gamma
 from ..rules.layout import SCALE
 from .base import OnlineLinearClassifier, _Unweighted
 from .checks import _DTYPES, canonical_csr

@@ -378,11 +378,12 @@ def machine():
     import os
     import platform
 
-    import numba
+    from .. import __version__
+    from .._core.primal import simd_instruction_set
 
-    return (f"{os.cpu_count()} CPUs ({numba.config.CPU_NAME or platform.machine()}), "
+    return (f"{os.cpu_count()} CPUs ({platform.machine()}, {simd_instruction_set()} sweeps), "
             f"Python {platform.python_version()}, numpy {np.__version__}, "
-            f"numba {numba.__version__}")
+            f"onlinear {__version__}")
 
 
 def summarize(values):
