@@ -348,3 +348,90 @@ def test_auto_keeps_full_matrices_to_a_side_of_512(n_classes, n_features, layout
         assert auto._layout == named._layout
         assert auto._metric.shape == named._metric.shape
         np.testing.assert_array_equal(auto.coef_, named.coef_)
+
+
+# ----------------------------------------------------------------------------- the dense sweep
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_metric_sweep_sums_every_row_alike_and_to_rounding(dtype):
+    """``u = P_r x`` over a whole row is the engine's one reassociated sum (a vectorized sweep,
+    four rows at a time, the last block overlapping the one before): equal rows of P give equal
+    entries of u bit for bit, whatever their position (fewer rows than a block, whole blocks,
+    overlaps of 1 to 3), and every entry is the exact product to rounding (each term converted
+    to float64, summed in float64)."""
+    from math import fsum
+
+    from onlinear._core.ellipsoid import metric_times
+
+    rng = np.random.default_rng(4)
+    for d in list(range(1, 14)) + [37, 256]:
+        row = rng.standard_normal(d)
+        x = rng.standard_normal(d).astype(dtype)
+        u = metric_times(np.repeat(row[None, :], d, axis=0), x)
+        assert u.dtype == np.float64 and np.all(u == u[0]), (d, u)
+        P = rng.standard_normal((d, d))
+        u = metric_times(P, x)
+        x64 = x.astype(np.float64)
+        exact = np.array([fsum(P[i] * x64) for i in range(d)])
+        bound = 2 * d * np.finfo(np.float64).eps * (np.abs(P) @ np.abs(x64))
+        assert np.all(np.abs(u - exact) <= bound), d
+
+
+def test_the_metric_sweep_follows_the_primal_sweeps_instruction_set():
+    """The sweep is chosen for the CPU when the module loads, as the primal engine's dense
+    sweeps are, and ``ONLINEAR_CPU=generic`` keeps the baseline for both (a test run can then
+    see the rounding of a machine without vector units)."""
+    import os
+    import subprocess
+    import sys
+
+    from onlinear._core import ellipsoid, primal
+
+    assert ellipsoid.metric_instruction_set() == primal.simd_instruction_set()
+    assert ellipsoid.metric_instruction_set() in ("generic", "avx2", "avx512")
+    code = ("from onlinear._core import ellipsoid, primal; "
+            "print(ellipsoid.metric_instruction_set(), primal.simd_instruction_set())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "ONLINEAR_CPU": "generic"}).stdout.split()
+    assert out == ["generic", "generic"]
+
+
+def test_the_compiled_entry_points_refuse_arrays_that_do_not_fit():
+    """The loops check no index: every entry point checks its arrays against each other and
+    the layout first (a tampered model or a wrong call raises, never reads out of bounds)."""
+    from onlinear._core import ellipsoid as ee
+
+    d, m = 4, 3
+    params = np.zeros(ee.N_PARAMS)
+    params[[ee.GAMMA, ee.A, ee.P1_SCALE]] = 0.1, 0.5, 1.0
+    X = np.random.default_rng(0).normal(size=(5, d))
+    A = sp.csr_matrix(X)
+    y, order, none = np.arange(5) % m, np.arange(5), np.zeros(0, np.int64)
+
+    def model(layout, P=None, state_rows=ee.N_STATE_ROWS, outputs=m):
+        shape = {ee.FULL: (outputs * d, d), ee.DIAGONAL: (outputs, d),
+                 ee.STACKED: (outputs * d, outputs * d)}[layout]
+        return (np.zeros((d, outputs)), np.ones(shape) if P is None else P,
+                np.ones((state_rows, outputs)), params, np.zeros(3, np.int64))
+
+    for layout in (ee.FULL, ee.DIAGONAL, ee.STACKED):
+        ee.run_dense(layout, X, y, order, *model(layout), none)  # (fits)
+        bad = [lambda: ee.run_dense(layout, X, y, order, *model(layout, P=np.ones((d, d + 1))),
+                                    none),
+               lambda: ee.run_dense(layout, X, y, order, *model(layout, state_rows=2), none),
+               lambda: ee.run_dense(layout, X[:, 1:].copy(), y, order, *model(layout), none),
+               lambda: ee.run_dense(layout, X, y, order + 1, *model(layout), none),
+               lambda: ee.run_dense(layout, X, y + 1, order, *model(layout), none),
+               lambda: ee.run_dense(layout, X, y, order, *model(layout), np.zeros(2, np.int64)),
+               lambda: ee.run_sparse(layout, A.data, A.indices + 1, A.indptr, y, order,
+                                     *model(layout), none),
+               lambda: ee.learn_one(layout, np.arange(d) + 1, X[0], 0, *model(layout)),
+               lambda: ee.learn_one(layout, np.arange(d), X[0, 1:], 0, *model(layout)),
+               lambda: ee.learn_one(layout, np.arange(d), X[0], m, *model(layout))]
+        for call in bad:
+            with pytest.raises((ValueError, IndexError)):
+                call()
+    with pytest.raises(ValueError):  # the stacked layout needs two outputs
+        ee.learn_one(ee.STACKED, np.arange(d), X[0], 0,
+                     *model(ee.STACKED, P=np.ones((d, d)), outputs=1))
+    with pytest.raises(ValueError):
+        ee.learn_one(7, np.arange(d), X[0], 0, *model(ee.FULL))

@@ -190,6 +190,17 @@ cdef inline double exp_row(const index_t *idx, const real_x *vals, Py_ssize_t nn
     return change
 
 
+cdef inline void fold_positive(real_w *w, Py_ssize_t n, Py_ssize_t stride,
+                               double scale) noexcept nogil:
+    """``w ← max(σ·w, MIN_WEIGHT)`` over the n values ``w[j * stride]``: a fold of the scale σ
+    for a store that must stay positive (the multiplicative block learners' weights, the
+    ellipsoid's diagonal metric)."""
+    cdef Py_ssize_t j, at
+    for j in range(n):
+        at = j * stride
+        w[at] = <real_w>max(w[at] * scale, MIN_WEIGHT)
+
+
 # ------------------------------------------------------------------------ columns of the store
 cdef inline void fold_column(real_w *W, Layout L, double *state, Py_ssize_t r, double *acc,
                              double *avg) noexcept nogil:

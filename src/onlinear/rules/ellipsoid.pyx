@@ -20,7 +20,7 @@ instance ``x xᵀ`` (``P_RAW``: ``P ← (P − c_t P x xᵀ P/((1 − c_t) + c_t
 Sherman–Morrison, the reading under which §3's "by setting the scale of P, we don't have to
 set c" holds).
 
-Each rule returns ``(w_coef, p_scale, p_rank_one)``: the engine applies
+Each rule returns ``(w_coef, p_scale, p_rank_one)`` (an ``EllipsoidStep``): the engine applies
 ``w ← w + w_coef·u`` and ``P ← p_scale·P + p_rank_one·u uᵀ``.
 
 Scale: x → c·x with P → P/c² is the same learner (w → w/c).  IELLIP's predictions do not depend
@@ -28,72 +28,62 @@ on the scale of P under the printed (15) (``P_NORMALIZED``), so it is scale-inva
 (the raw reading is not: there the scale of P_1 acts as c does); CELLIP's P_1 = (1 + γ(1−a))²·I is tied to
 ‖x‖ ≤ 1 (Yang, Jin & Ye §2.2), so it is not — scale its data into the unit ball.
 """
-import math
+from libc.math cimport pow, sqrt
+from libc.stdint cimport int64_t
 
-from numba import njit
-
-CELLIP = 0
-IELLIP = 1
-
-# CELLIP's answer to τ ≥ 1 (the cut misses the ellipsoid: no margin-aγ separator is left in it,
-# and (11) would make P singular or indefinite; the paper offers no remedy and points to IELLIP
-# for inseparable data, §2.3)
-CLIP = 0  # τ ← min(τ, 1 − 1e-3)
-RAISE = 1  # the learner says so: the engine returns an error code
-SKIP_MATRIX = 2  # update w by (10) only
-RESET = 3  # the step with the clipped τ, then P ← P_1 (the default)
-
-STEP_MARGIN = 0  # τ = (aγ − m)/sqrt(v), eq. (5)
-STEP_FIXED = 1  # τ = γ/sqrt(v), the step Lemma 2 analyses
-
-# IELLIP's readings of c_t and of the P update (§2.3, eq. (15))
-DECAY_ROUNDS = 0  # c_t = c·b^(t−1), t the round (Algorithm 2's t)
-DECAY_UPDATES = 1  # c_t = c·b^(k−1), k this ellipsoid's update
-DECAY_CONSTANT = 2  # c_t = 1 − b on every update
-P_NORMALIZED = 0  # P⁻¹ ← (1 − c_t)P⁻¹ + c_t g gᵀ, g = x/sqrt(v): (15) as printed
-P_RAW = 1  # P⁻¹ ← (1 − c_t)P⁻¹ + c_t x xᵀ
-
-#: c_t below this is taken as 0: P is numerically frozen (c·b^(t−1) underflows towards it)
-C_NEGLIGIBLE = 1e-15
-
-TAU_MAX = 1.0 - 1e-3
-INFEASIBLE = -1.0  # returned as p_scale when CELLIP must stop (on_infeasible = RAISE)
-RESET_REQUESTED = -2.0  # returned as p_scale to ask the engine for P ← P_1
+# (the integer constants are the cpdef enums of ellipsoid.pxd; the float ones, C constants
+# there, are given to Python here)
+globals().update(C_NEGLIGIBLE=C_NEGLIGIBLE, TAU_MAX=TAU_MAX, INFEASIBLE=INFEASIBLE,
+                 RESET_REQUESTED=RESET_REQUESTED)
 
 
-@njit(cache=True)
-def memory(decay, t, b, c):
+cdef inline double _integer_power(double base, int64_t exponent) noexcept nogil:
+    """``base ** exponent`` for an integer ``exponent ≥ 0`` as numba computed it (and so as
+    the library always did): by repeated squaring up to 2^16, by ``pow`` beyond."""
+    cdef double result = 1.0
+    if exponent > 0x10000:
+        return pow(base, <double>exponent)
+    while exponent != 0:
+        if exponent & 1:
+            result *= base
+        exponent >>= 1
+        base *= base
+    return result
+
+
+cdef double memory(int decay, int64_t t, double b, double c) noexcept nogil:
     """IELLIP's ``c_t`` of (15): ``c·b^(t−1)`` (0⁰ = 1) with t the round or the update
     (1-based), or the constant ``1 − b``."""
     if decay == DECAY_CONSTANT:
         return 1.0 - b
-    return c * b ** (t - 1) if t > 1 else c
+    return c * _integer_power(b, t - 1) if t > 1 else c
 
 
-@njit(cache=True)
-def ellipsoid_step(kind, margin, v, c_t, gamma, a, mode, p_update):
+cdef EllipsoidStep ellipsoid_step(int kind, double margin, double v, double c_t, double gamma,
+                                  double a, int mode, int p_update) noexcept nogil:
     """One mistake's step.  ``mode``: CELLIP's ``on_infeasible``, IELLIP's step choice;
     ``c_t``: IELLIP's memory of (15) for this update (:func:`memory`; unused by CELLIP);
     ``p_update``: IELLIP's P⁻¹ takes ``g gᵀ`` (``P_NORMALIZED``) or ``x xᵀ`` (``P_RAW``)."""
-    sqrt_v = math.sqrt(v)
+    cdef double sqrt_v = sqrt(v), tau, clipped
     if kind == CELLIP:
         tau = (a * gamma - margin) / sqrt_v
         if tau >= 1.0:
             if mode == RAISE:
-                return 0.0, INFEASIBLE, 0.0
+                return EllipsoidStep(0.0, INFEASIBLE, 0.0)
             clipped = min(tau, TAU_MAX)
             if mode == SKIP_MATRIX:
-                return clipped / sqrt_v, 1.0, 0.0
+                return EllipsoidStep(clipped / sqrt_v, 1.0, 0.0)
             if mode == RESET:
-                return clipped / sqrt_v, RESET_REQUESTED, 0.0
+                return EllipsoidStep(clipped / sqrt_v, RESET_REQUESTED, 0.0)
             tau = clipped
-        return tau / sqrt_v, 1.0 - tau * tau, -2.0 * tau * (1.0 - tau) / v
+        return EllipsoidStep(tau / sqrt_v, 1.0 - tau * tau, -2.0 * tau * (1.0 - tau) / v)
     if mode == STEP_FIXED:
         tau = gamma / sqrt_v
     else:
         tau = (a * gamma - margin) / sqrt_v
     if c_t <= C_NEGLIGIBLE:  # P is numerically frozen
-        return tau / sqrt_v, 1.0, 0.0
+        return EllipsoidStep(tau / sqrt_v, 1.0, 0.0)
     if p_update == P_RAW:
-        return tau / sqrt_v, 1.0 / (1.0 - c_t), -c_t / ((1.0 - c_t) * ((1.0 - c_t) + c_t * v))
-    return tau / sqrt_v, 1.0 / (1.0 - c_t), -c_t / ((1.0 - c_t) * v)
+        return EllipsoidStep(tau / sqrt_v, 1.0 / (1.0 - c_t),
+                             -c_t / ((1.0 - c_t) * ((1.0 - c_t) + c_t * v)))
+    return EllipsoidStep(tau / sqrt_v, 1.0 / (1.0 - c_t), -c_t / ((1.0 - c_t) * v))
