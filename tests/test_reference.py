@@ -701,13 +701,7 @@ def test_outputs_with_equal_weights_score_equal_bit_for_bit(dtype):
     at a time summed equal columns in different orders on AVX2, and the dense and CSR passes of
     perceptron-uniform with 7 classes parted).  The counts of outputs cover fewer than a block
     of the sweep, whole blocks, and a last block overlapping the one before by 1 to 3."""
-    from numba import njit
-
-    from onlinear._core.weights import column_dots_dense
-
-    @njit
-    def scores_of(x, Wt, state, scores):
-        return column_dots_dense(x, Wt.T, state, scores)
+    from onlinear._core.weights import column_dots_dense as scores_of
 
     rng = np.random.default_rng(3)
     for n_outputs in range(1, 13):

@@ -5,6 +5,7 @@ import pytest
 
 import onlinear
 from onlinear.estimators.base import OnlineLinearClassifier
+from onlinear.rules import dispatch
 from onlinear.rules.dispatch import NORM_READING_RULES, compute_steps
 from onlinear.rules.layout import FIRST_RULE_ROW, SCALE
 from onlinear.rules.table import RULES, Rule
@@ -32,6 +33,21 @@ def test_every_rule_has_a_row_an_estimator_and_a_branch_of_the_switch(rule):
     params = estimators[0]._rule_params()
     compute_steps(int(rule), scores, 0, 1.0, params, state, tau, factor)
     assert np.all(np.isfinite(tau)) and np.any(tau != 0.0)
+
+
+def test_the_compiled_table_of_steps_is_the_rule_table_by_name():
+    """Each rule id calls the step function its row names (the compiled table lists them by id),
+    each declared with the one step signature in its family's ``.pxd`` (shipped with the
+    package)."""
+    from pathlib import Path
+
+    assert len(dispatch.STEP_NAMES) == len(Rule)
+    folder = Path(dispatch.__file__).parent
+    declarations = "".join(path.read_text() for path in folder.glob("*.pxd"))
+    signature = ("(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,")
+    for rule, row in RULES.items():
+        assert dispatch.STEP_NAMES[int(rule)] == row.step, rule.name
+        assert f"cdef void {row.step}{signature}" in " ".join(declarations.split()), row.step
 
 
 def test_the_switch_refuses_an_unknown_rule():

@@ -44,6 +44,8 @@ from libc.stdint cimport int64_t, uint64_t
 from ..rules.ellipsoid cimport (CELLIP, DECAY_UPDATES, IELLIP, INFEASIBLE, P_NORMALIZED, RAISE,
                                 RESET_REQUESTED, EllipsoidStep, ellipsoid_step, memory)
 from ..rules.ultraconservative cimport binary_label
+from ._counting cimport count_round
+from ._sweeps cimport onlinear_simd_init
 from ._store cimport (MIN_WEIGHT, SCALE_HIGH, SCALE_LOW, Layout, add_row, fold_positive, index_t,
                       predict_index, real_x, score_sparse)
 
@@ -56,6 +58,7 @@ cdef extern from "ellipsoid_simd.h" nogil:
     const char *onlinear_metric_isa()
 
 onlinear_metric_init()
+onlinear_simd_init()  # (the CSR scores: _store.pxd's score_sparse)
 
 cpdef enum:
     FULL = 0
@@ -410,19 +413,6 @@ cdef inline Py_ssize_t _round(int layout, const index_t *idx, const real_x *vals
     else:
         changed[0] = _stacked_step(idx, vals, nnz, y, M, trial, failed)
     return predicted
-
-
-cdef inline void count_round(int64_t *counts, int64_t *predictions, Py_ssize_t t,
-                             Py_ssize_t predicted, Py_ssize_t label, bint updated) noexcept nogil:
-    """Count round t (:mod:`.counters`): seen, a mistake when ``predicted != label``, an update;
-    ``predictions[t] = predicted`` if predictions are kept (not NULL)."""
-    counts[0] += 1
-    if predicted != label:
-        counts[1] += 1
-    if updated:
-        counts[2] += 1
-    if predictions != NULL:
-        predictions[t] = predicted
 
 
 cdef inline int64_t _next_trial(const int64_t *counts) noexcept nogil:

@@ -151,7 +151,12 @@
         double (*score_sparse_i64)(const int64_t *, const XT_ *, ptrdiff_t, const WT_ *,      \
                                    ptrdiff_t, ptrdiff_t, double *);                           \
     } sweeps_##P;                                                                             \
-    static sweeps_##P onlinear_sweeps_##P;
+    /* the baseline until onlinear_simd_init chooses (a module that never calls it is slow,   \
+       not wrong) */                                                                          \
+    static sweeps_##P onlinear_sweeps_##P = {                                                 \
+        score_dense_##P##_generic, add_dense_##P##_generic, add_dense_untracked_##P##_generic, \
+        add_dense_pair_##P##_generic, add_dense_pair_untracked_##P##_generic,                 \
+        score_sparse_i32_##P##_generic, score_sparse_i64_##P##_generic};
 
 SWEEP_TABLE(float, float, ff)
 SWEEP_TABLE(double, double, dd)

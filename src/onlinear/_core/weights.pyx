@@ -44,7 +44,7 @@ from ._store cimport (AVERAGE_REBASE as _AVERAGE_REBASE, MAX_EXPONENT as _MAX_EX
                       average_close_round as _average_close_round,
                       clear_column as _clear_column, exp_row as _exp_row,
                       must_reanchor as _must_reanchor, real_w,
-                      rescale_column as _rescale_column)
+                      rescale_column as _rescale_column, score_dense)
 from ._sweeps cimport onlinear_simd_init
 
 onlinear_simd_init()
@@ -349,3 +349,26 @@ def add_to_column_pair(idx, x, W, state, Py_ssize_t r, double tau_r, Py_ssize_t 
     else:
         _add_to_column_pair(&i[0], &v[0], <double *>_data(W), L, st, r, tau_r, s_, tau_s, a, g,
                             exact_norms, raw_r, raw_s, q)
+
+
+def column_dots_dense(x, Wt, state, double[::1] scores):
+    """True scores ``σ_r·(W_r·x)`` of a whole dense row ``x`` against the class-major weights
+    ``Wt`` (C-contiguous ``(n_outputs, n_features)``, float64 or float32; x float64 or float32)
+    into ``scores``; returns ``‖x‖²``: the dense scoring sweep of every engine
+    (:mod:`onlinear._core.simd`), four outputs a sweep, every output summed alike."""
+    cdef Py_ssize_t m = Wt.shape[0], d = Wt.shape[1]
+    if not (Wt.ndim == 2 and Wt.flags.c_contiguous and Wt.dtype in (np.float32, np.float64)
+            and x.ndim == 1 and x.shape[0] == d and x.flags.c_contiguous
+            and x.dtype in (np.float32, np.float64) and scores.shape[0] == m and m > 0
+            and d > 0):
+        raise ValueError("x, the class-major weights and the scores do not fit each other")
+    cdef double *s = _state(state, m)
+    cdef void *w = _data(Wt)
+    cdef void *v = _data(x)
+    if x.dtype == np.float32 and Wt.dtype == np.float32:
+        return score_dense(<float *>v, <float *>w, d, d, m, s, &scores[0])
+    if x.dtype == np.float64 and Wt.dtype == np.float64:
+        return score_dense(<double *>v, <double *>w, d, d, m, s, &scores[0])
+    if x.dtype == np.float32:
+        return score_dense(<float *>v, <double *>w, d, d, m, s, &scores[0])
+    return score_dense(<double *>v, <float *>w, d, d, m, s, &scores[0])

@@ -1141,6 +1141,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                 n_features = x.shape[1] if sp.issparse(x) else vals.shape[0] - self._constant()
                 self._start(classes, n_features + self._constant())
                 self.n_features_in_ = n_features
+                if not sp.issparse(x) and "_dense_index" in self.__dict__:
+                    idx = self._dense_index  # (a dense row: the dense round, as a pass plays it)
                 label = self._label_of(y)
                 return self.classes_[self._learn_one_index(idx, vals, label)]
         if classes is not None and not self._known_classes(classes):
