@@ -53,6 +53,7 @@ import numpy as np
 
 cimport numpy as cnp
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
+from libc.stdlib cimport calloc, free
 
 from ..rules.simultaneous cimport (ADDITIVE, MULTIPLICATIVE, N_PARAMS, OPTIMAL, P_C,
                                    P_DECOMPOSE, P_GAMMA, P_MAX_ITER, P_MAX_RULE, P_TOL, SIMOPT,
@@ -60,12 +61,12 @@ from ..rules.simultaneous cimport (ADDITIVE, MULTIPLICATIVE, N_PARAMS, OPTIMAL, 
                                    mult_alpha_closed_form_c, mult_alpha_numeric_c,
                                    mult_set_lambda_c, py_max, set_lambda_c, sopopo_steps_c)
 from ..solvers.block_dual cimport (DENSE_GRAM, KESLER_GRAM, ORDINAL_GRAM, DualScratch,
-                                   fill_dual_scratch, group_sets, solve_structured_c)
+                                   carve_dual_scratch, dual_ints, dual_reals, group_sets,
+                                   solve_structured_c)
 from ._store cimport (SCALE_HIGH, SCALE_LOW, Layout, add_row, column_dots, dot, exp_step,
                       fold_positive, index_t, mass, real_x)
 
 from ..rules import simultaneous as _rules
-from ..solvers.block_dual import dual_scratch
 
 # re-exported from onlinear.rules.simultaneous: the constants (here C constants as well, so
 # they are set on the module by name) and the steps
@@ -132,20 +133,35 @@ cdef struct Work:
     int64_t *moving
 
 
-cdef object _make_work(Work *wk, Py_ssize_t K, Py_ssize_t n_features, Py_ssize_t longest_row,
+cdef class _Block:
+    """One allocation of scratch, freed with the object."""
+    cdef void *memory
+
+    def __dealloc__(self):
+        free(self.memory)
+
+
+cdef _Block _make_work(Work *wk, Py_ssize_t K, Py_ssize_t n_features, Py_ssize_t longest_row,
                        Py_ssize_t m, bint gram):
     """Fill ``wk`` with scratch for trials of at most K constraints over rows of at most
     ``longest_row`` values, n_features features and m classes (``gram``: room for an explicit
-    Gram matrix); returns the arrays that hold it (keep them while ``wk`` is in use)."""
+    Gram matrix), in one zeroed allocation; returns its holder (keep it while ``wk`` is in
+    use)."""
     K = max(K, 1)
     m = max(m, 1)
     longest_row = max(longest_row, 1)
     cdef Py_ssize_t n_gram = K * K if gram else 0
-    cdef double[::1] reals = np.zeros(16 * K + n_gram + n_features + 4 * longest_row + 4 * m)
-    cdef int64_t[::1] ints = np.zeros(9 * K + 1 + n_features + m, np.int64)
-    cdef unsigned char[::1] flags = np.zeros(2 * K, np.uint8)
-    cdef double *r = &reals[0]
-    cdef int64_t *i = &ints[0]
+    cdef Py_ssize_t n_reals = 16 * K + n_gram + n_features + 4 * longest_row + 4 * m
+    cdef Py_ssize_t n_ints = 9 * K + 1 + n_features + m
+    cdef Py_ssize_t n_dual_reals = dual_reals(K, m), n_dual_ints = dual_ints(K, K)
+    cdef _Block holder = _Block.__new__(_Block)
+    holder.memory = calloc(8 * (n_reals + n_ints + n_dual_reals + n_dual_ints) + 2 * K, 1)
+    if holder.memory == NULL:
+        raise MemoryError(f"the scratch of trials of {K} constraints")
+    cdef double *r = <double *>holder.memory
+    cdef int64_t *i = <int64_t *>(r + n_reals + n_dual_reals)
+    cdef unsigned char *flags = <unsigned char *>(i + n_ints + n_dual_ints)
+    carve_dual_scratch(&wk.dual, r + n_reals, i + n_ints, K, K)
     wk.margin, wk.loss, wk.sqnorm, wk.coupling = r, r + K, r + 2 * K, r + 3 * K
     wk.gain, wk.alpha, wk.ones, wk.lam = r + 4 * K, r + 5 * K, r + 6 * K, r + 7 * K
     wk.signs, wk.caps, wk.sub_loss, wk.sub_a = r + 8 * K, r + 9 * K, r + 10 * K, r + 11 * K
@@ -164,13 +180,11 @@ cdef object _make_work(Work *wk, Py_ssize_t K, Py_ssize_t n_features, Py_ssize_t
     i += 9 * K + 1
     wk.touched = i
     wk.moving = i + n_features
-    wk.mistake, wk.sub_mistake = &flags[0], &flags[K]
+    wk.mistake, wk.sub_mistake = flags, flags + K
     cdef Py_ssize_t j
     for j in range(K):
         wk.ones[j] = 1.0
-    dual = dual_scratch(K, K, m)
-    fill_dual_scratch(&wk.dual, dual, K, K, m)
-    return reals, ints, flags, dual
+    return holder
 
 
 cdef inline void count_trial(int64_t *counts, int8_t *flags, Py_ssize_t t,
@@ -816,6 +830,27 @@ cdef inline Py_ssize_t _pair_bound(const uint8_t *relevant, Py_ssize_t n_classes
     return n_rel * n_irr
 
 
+cdef object _relevance_row(object relevant, Py_ssize_t m):
+    """One relevance row of the model's m classes (values 0, 1 or 2) as C-contiguous uint8."""
+    cdef const uint8_t[::1] row
+    cdef Py_ssize_t c
+    if not (isinstance(relevant, np.ndarray) and relevant.dtype == np.uint8
+            and relevant.ndim == 1 and relevant.flags.c_contiguous):
+        relevant = np.asarray(relevant)
+        if relevant.dtype != np.uint8:
+            if relevant.size and not np.isin(relevant, (0, 1, 2)).all():
+                raise ValueError("relevance values must be 0, 1 or 2")
+            relevant = relevant.astype(np.uint8)
+        relevant = np.ascontiguousarray(relevant)
+    row = relevant
+    if row.ndim != 1 or row.shape[0] != m:
+        raise ValueError(f"a relevance row of {row.shape[0]} values for {m} classes")
+    for c in range(m):
+        if row[c] > 2:
+            raise ValueError("relevance values must be 0, 1 or 2")
+    return row
+
+
 cdef void _labelsets_pass(bint dense, Py_ssize_t n_features, const real_x *data,
                           const index_t *indices, const index_t *indptr, const uint8_t *Y,
                           const int64_t *order, Py_ssize_t n_order, double *W, Layout L,
@@ -879,31 +914,81 @@ def run_labelsets_dense(const real_x[:, ::1] X, Y, order, double[:, ::1] W, doub
                         params.shape[0], &counts[0], S.flags, S.weights, &wk)
 
 
-def learn_one_labelset(const index_t[::1] idx, const real_x[::1] vals, relevant,
-                       double[:, ::1] W, double[::1] scale, int scheme, int kind,
-                       double[::1] params, int64_t[::1] counts, double[::1] scores):
-    """The streaming step on one row (column indices ``idx``, values ``vals``, relevance row
-    ``relevant``): ``scores`` receives the class scores before the update (the prediction);
-    returns the index of the top score (the first one on a tie: the multiclass prediction)."""
-    cdef Py_ssize_t nnz = idx.shape[0], m = W.shape[1], n_features = W.shape[0], p, k
-    cdef Py_ssize_t n_mistakes, best
-    cdef bint updated
-    _check_kind(scheme, kind)
-    if vals.shape[0] != nnz or scores.shape[0] != m:
-        raise ValueError(f"{nnz} indices, {vals.shape[0]} values; {scores.shape[0]} scores "
-                         f"for {m} classes")
+cdef object _one_row(object idx, object vals):
+    """``(column indices, values)`` of one row as the compiled trials take them: int64 or int32,
+    and float64 or float32, C-contiguous 1-D arrays of one length (converted if need be)."""
+    if not (cnp.PyArray_Check(idx) and cnp.PyArray_NDIM(<cnp.ndarray>idx) == 1
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>idx)
+            and cnp.PyArray_TYPE(<cnp.ndarray>idx) in (cnp.NPY_INT64, cnp.NPY_INT32)):
+        idx = np.ascontiguousarray(idx, dtype=np.int64)
+    if not (cnp.PyArray_Check(vals) and cnp.PyArray_NDIM(<cnp.ndarray>vals) == 1
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>vals)
+            and cnp.PyArray_TYPE(<cnp.ndarray>vals) in (cnp.NPY_FLOAT64, cnp.NPY_FLOAT32)):
+        vals = np.ascontiguousarray(vals, dtype=np.float64)
+    if idx.ndim != 1 or vals.ndim != 1 or idx.shape[0] != vals.shape[0]:
+        raise ValueError(f"a row of {np.shape(idx)} indices and {np.shape(vals)} values")
+    return idx, vals
+
+
+cdef int _check_columns(const index_t *idx, Py_ssize_t nnz, Py_ssize_t n_features) except -1:
+    cdef Py_ssize_t p
     for p in range(nnz):
         if not 0 <= idx[p] < n_features:
             raise ValueError(f"column {idx[p]} of a model of {n_features} features")
-    cdef LabelSets S = _check_labelsets(1, np.asarray(relevant).reshape(1, -1),
-                                        np.zeros(1, np.int64), W, scale, params, counts, None,
-                                        None)
+    return 0
+
+
+cdef int _labelset_one(const index_t *idx, const real_x *vals, Py_ssize_t nnz,
+                       const uint8_t *relevant, double *W, Layout L, double *scale, int scheme,
+                       int kind, const double *params, Py_ssize_t n_params, int64_t *counts,
+                       Work *wk) except -1:
+    """One checked label-set trial, counted."""
+    cdef Py_ssize_t k, n_mistakes
+    cdef bint updated
+    _check_columns(idx, nnz, L.n)
+    updated = _labelset_trial(idx, vals, nnz, relevant, W, L, scale, scheme, kind, params,
+                              n_params, wk, &k, &n_mistakes)
+    count_trial(counts, NULL, 0, k, n_mistakes, updated)
+    return 0
+
+
+def learn_one_labelset(idx, vals, relevant, double[:, ::1] W, double[::1] scale, int scheme,
+                       int kind, double[::1] params, int64_t[::1] counts, double[::1] scores):
+    """The streaming step on one row (column indices ``idx``, values ``vals``, relevance row
+    ``relevant``): ``scores`` receives the class scores before the update (the prediction);
+    returns the index of the top score (the first one on a tie: the multiclass prediction)."""
+    cdef Py_ssize_t m = W.shape[1], n_features = W.shape[0], p, best
+    cdef Layout L
+    _check_kind(scheme, kind)
+    idx, vals = _one_row(idx, vals)
+    cdef Py_ssize_t nnz = idx.shape[0]
+    if scores.shape[0] != m or scale.shape[0] < 1 or params.shape[0] < N_PARAMS - 1 \
+            or counts.shape[0] < N_COUNTS:
+        raise ValueError(f"{scores.shape[0]} scores for {m} classes; the scale is an array of "
+                         f"one entry, params has {N_PARAMS - 1} or more entries "
+                         f"(make_params), counts {N_COUNTS}")
+    cdef const uint8_t[::1] rel = _relevance_row(relevant, m)
+    L.n, L.m, L.sj, L.sr = n_features, m, m, 1
     cdef Work wk
-    holder = _make_work(&wk, S.most, 0, nnz, m, False)
-    updated = _labelset_trial(&idx[0] if nnz else NULL, &vals[0] if nnz else NULL, nnz, S.Y,
-                              S.W, S.L, &scale[0], scheme, kind, &params[0], params.shape[0],
-                              &wk, &k, &n_mistakes)
-    count_trial(&counts[0], NULL, 0, k, n_mistakes, updated)
+    holder = _make_work(&wk, _pair_bound(&rel[0], m) if m else 1, 0, nnz, m, False)
+    cdef void *ip = cnp.PyArray_DATA(<cnp.ndarray>idx)
+    cdef void *vp = cnp.PyArray_DATA(<cnp.ndarray>vals)
+    cdef bint int64 = cnp.PyArray_TYPE(<cnp.ndarray>idx) == cnp.NPY_INT64
+    cdef bint float64 = cnp.PyArray_TYPE(<cnp.ndarray>vals) == cnp.NPY_FLOAT64
+    cdef const uint8_t *rp = &rel[0] if m else NULL
+    cdef double *Wp = &W[0, 0] if n_features * m else NULL
+    if int64 and float64:
+        _labelset_one(<const int64_t *>ip, <const double *>vp, nnz, rp, Wp, L, &scale[0],
+                      scheme, kind, &params[0], params.shape[0], &counts[0], &wk)
+    elif int64:
+        _labelset_one(<const int64_t *>ip, <const float *>vp, nnz, rp, Wp, L, &scale[0],
+                      scheme, kind, &params[0], params.shape[0], &counts[0], &wk)
+    elif float64:
+        _labelset_one(<const int32_t *>ip, <const double *>vp, nnz, rp, Wp, L, &scale[0],
+                      scheme, kind, &params[0], params.shape[0], &counts[0], &wk)
+    else:
+        _labelset_one(<const int32_t *>ip, <const float *>vp, nnz, rp, Wp, L, &scale[0],
+                      scheme, kind, &params[0], params.shape[0], &counts[0], &wk)
     best = 0
     for p in range(m):
         scores[p] = wk.scores[p]
@@ -1058,29 +1143,50 @@ def run_ordinal_sparse(const real_x[::1] data, const index_t[::1] indices,
                       O.weights, &wk)
 
 
-def learn_one_ordinal(const index_t[::1] idx, const real_x[::1] vals, int64_t rank,
-                      double[::1] w, double[::1] b, int scheme, double[::1] params,
-                      int64_t[::1] counts):
-    """The streaming step on one row: returns the score ``w·x`` before the update (the
-    prediction is the first threshold not below it)."""
-    cdef Py_ssize_t nnz = idx.shape[0], p, n_mistakes
+cdef double _ordinal_one(const index_t *idx, const real_x *vals, Py_ssize_t nnz, int64_t rank,
+                         double *w, Py_ssize_t n_features, double *b, Py_ssize_t k, int scheme,
+                         const double *params, Py_ssize_t n_params, int64_t *counts,
+                         Work *wk) except? -1:
+    """One checked ordinal trial, counted; returns the score before it."""
+    cdef Py_ssize_t n_mistakes
     cdef double f, q
     cdef bint updated
-    if vals.shape[0] != nnz:
-        raise ValueError(f"{nnz} indices, {vals.shape[0]} values")
-    for p in range(nnz):
-        if not 0 <= idx[p] < w.shape[0]:
-            raise ValueError(f"column {idx[p]} of a model of {w.shape[0]} features")
-    _check_ordinal(1, np.array([rank]), np.zeros(1, np.int64), params, counts, None, None)
-    cdef Work wk
-    holder = _make_work(&wk, b.shape[0], 0, 1, 1, False)
-    f = dot(&idx[0] if nnz else NULL, &vals[0] if nnz else NULL, nnz, &w[0] if w.shape[0] else NULL,
-            1, &q)
-    updated = _ordinal_trial(&idx[0] if nnz else NULL, &vals[0] if nnz else NULL, nnz, rank,
-                             &w[0] if w.shape[0] else NULL, &b[0] if b.shape[0] else NULL,
-                             b.shape[0], scheme, &params[0], params.shape[0], &wk, &n_mistakes)
-    count_trial(&counts[0], NULL, 0, b.shape[0], n_mistakes, updated)
+    _check_columns(idx, nnz, n_features)
+    f = dot(idx, vals, nnz, w, 1, &q)
+    updated = _ordinal_trial(idx, vals, nnz, rank, w, b, k, scheme, params, n_params, wk,
+                             &n_mistakes)
+    count_trial(counts, NULL, 0, k, n_mistakes, updated)
     return f
+
+
+def learn_one_ordinal(idx, vals, int64_t rank, double[::1] w, double[::1] b, int scheme,
+                      double[::1] params, int64_t[::1] counts):
+    """The streaming step on one row: returns the score ``w·x`` before the update (the
+    prediction is the first threshold not below it)."""
+    idx, vals = _one_row(idx, vals)
+    cdef Py_ssize_t nnz = idx.shape[0], n = w.shape[0], k = b.shape[0]
+    if params.shape[0] < N_PARAMS - 1 or counts.shape[0] < N_COUNTS:
+        raise ValueError(f"params must have {N_PARAMS - 1} or more entries (make_params), "
+                         f"counts {N_COUNTS}")
+    cdef Work wk
+    holder = _make_work(&wk, k, 0, 1, 1, False)
+    cdef void *ip = cnp.PyArray_DATA(<cnp.ndarray>idx)
+    cdef void *vp = cnp.PyArray_DATA(<cnp.ndarray>vals)
+    cdef bint int64 = cnp.PyArray_TYPE(<cnp.ndarray>idx) == cnp.NPY_INT64
+    cdef bint float64 = cnp.PyArray_TYPE(<cnp.ndarray>vals) == cnp.NPY_FLOAT64
+    cdef double *wp = &w[0] if n else NULL
+    cdef double *bp = &b[0] if k else NULL
+    if int64 and float64:
+        return _ordinal_one(<const int64_t *>ip, <const double *>vp, nnz, rank, wp, n, bp, k,
+                            scheme, &params[0], params.shape[0], &counts[0], &wk)
+    elif int64:
+        return _ordinal_one(<const int64_t *>ip, <const float *>vp, nnz, rank, wp, n, bp, k,
+                            scheme, &params[0], params.shape[0], &counts[0], &wk)
+    elif float64:
+        return _ordinal_one(<const int32_t *>ip, <const double *>vp, nnz, rank, wp, n, bp, k,
+                            scheme, &params[0], params.shape[0], &counts[0], &wk)
+    return _ordinal_one(<const int32_t *>ip, <const float *>vp, nnz, rank, wp, n, bp, k,
+                        scheme, &params[0], params.shape[0], &counts[0], &wk)
 
 
 def run_ordinal_dense(const real_x[:, ::1] X, ranks, order, double[::1] w, double[::1] b,

@@ -37,5 +37,37 @@ cdef double solve_structured_c(const double *G, int structure, const int64_t *pa
                                const int64_t *parts, const double *coupling, const double *caps,
                                Py_ssize_t n_sets, double tol, double max_iter, double *alpha,
                                DualScratch *s) noexcept nogil
-cdef int fill_dual_scratch(DualScratch *s, object arrays, Py_ssize_t k, Py_ssize_t n_sets,
-                           Py_ssize_t n_classes) except -1
+
+
+cdef inline Py_ssize_t dual_reals(Py_ssize_t k, Py_ssize_t n_classes) noexcept nogil:
+    """The float64 entries of a DualScratch for k variables and n_classes classes."""
+    return 6 * max(k, 1) + max(n_classes, 1)
+
+
+cdef inline Py_ssize_t dual_ints(Py_ssize_t k, Py_ssize_t n_sets) noexcept nogil:
+    """The int64 entries of a DualScratch for k variables and n_sets sets."""
+    return 6 * max(k, 1) + 3 * max(n_sets, 1) + 1
+
+
+cdef inline void carve_dual_scratch(DualScratch *s, double *r, int64_t *i, Py_ssize_t k,
+                                    Py_ssize_t n_sets) noexcept nogil:
+    """Point ``s`` into ``dual_reals(k, n_classes)`` float64 entries at ``r`` and
+    ``dual_ints(k, n_sets)`` int64 entries at ``i``."""
+    k = max(k, 1)
+    n_sets = max(n_sets, 1)
+    s.g_alpha = r
+    s.point = r + k
+    s.trial = r + 2 * k
+    s.previous = r + 3 * k
+    s.candidate = r + 4 * k
+    s.sort.keys = r + 5 * k
+    s.tau = r + 6 * k
+    s.set_members = i
+    s.support = i + k
+    s.part_of = i + 2 * k
+    s.sort.members = i + 3 * k
+    s.sort.order = i + 4 * k
+    s.sort.tmp = i + 5 * k
+    s.set_start = i + 6 * k
+    s.fill = s.set_start + n_sets + 1
+    s.active = s.fill + n_sets

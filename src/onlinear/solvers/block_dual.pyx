@@ -493,37 +493,6 @@ cdef double solve_structured_c(const double *G, int structure, const int64_t *pa
 
 
 # ---------------------------------------------------------------------------- Python entries
-def dual_scratch(Py_ssize_t k, Py_ssize_t n_sets, Py_ssize_t n_classes):
-    """Arrays holding a :class:`DualScratch` for k variables, n_sets sets and n_classes
-    classes (see :func:`_fill_scratch`)."""
-    k = max(k, 1)
-    n_sets = max(n_sets, 1)
-    return (np.empty(5 * k + max(n_classes, 1) + k), np.empty(6 * k + 3 * n_sets + 1, np.int64))
-
-
-cdef int fill_dual_scratch(DualScratch *s, object arrays, Py_ssize_t k, Py_ssize_t n_sets,
-                           Py_ssize_t n_classes) except -1:
-    """Point ``s`` into the arrays of :func:`dual_scratch` ``(k, n_sets, n_classes)``."""
-    cdef double[::1] reals = arrays[0]
-    cdef int64_t[::1] ints = arrays[1]
-    k = max(k, 1)
-    n_sets = max(n_sets, 1)
-    n_classes = max(n_classes, 1)
-    if reals.shape[0] < 6 * k + n_classes or ints.shape[0] < 6 * k + 3 * n_sets + 1:
-        raise ValueError("the solver's scratch is too small")
-    cdef double *r = &reals[0]
-    cdef int64_t *i = &ints[0]
-    s.g_alpha, s.point, s.trial, s.previous, s.candidate = r, r + k, r + 2 * k, r + 3 * k, r + 4 * k
-    s.sort.keys = r + 5 * k
-    s.tau = r + 6 * k
-    s.set_members, s.support, s.part_of = i, i + k, i + 2 * k
-    s.sort.members, s.sort.order, s.sort.tmp = i + 3 * k, i + 4 * k, i + 5 * k
-    s.set_start = i + 6 * k
-    s.fill = s.set_start + n_sets + 1
-    s.active = s.fill + n_sets
-    return 0
-
-
 def solve_structured_dual(G, int structure, pairs, double q, signs, gain, parts, coupling,
                           caps, double tol, double max_iter, double[::1] alpha):
     """:func:`solve_block_dual` with the Gram matrix given explicitly (``structure = DENSE_GRAM``)
@@ -565,8 +534,9 @@ def solve_structured_dual(G, int structure, pairs, double q, signs, gain, parts,
     else:
         raise ValueError(f"unknown Gram structure {structure}")
     cdef DualScratch s
-    arrays = dual_scratch(k, n_sets, n_classes)
-    fill_dual_scratch(&s, arrays, k, n_sets, n_classes)
+    cdef double[::1] reals = np.empty(dual_reals(k, n_classes))
+    cdef int64_t[::1] ints = np.empty(dual_ints(k, n_sets), np.int64)
+    carve_dual_scratch(&s, &reals[0], &ints[0], k, n_sets)
     return solve_structured_c(G_p, structure, pairs_p, q, signs_p, &g[0] if k else NULL, k,
                               &p[0] if k else NULL, &c[0] if k else NULL,
                               &cap[0] if n_sets else NULL, n_sets, tol, max_iter,
