@@ -444,7 +444,8 @@ def _check_multiclass(name, classes):
 
 
 def _warm_up(estimator, X, y, classes):
-    """Compile (or load from the cache) the paths a run takes, outside the timing."""
+    """Play a few rows through the paths a run takes, outside the timing: a run's one-time
+    costs (imports, first allocations) and a configuration's errors come before the bar."""
     rows = np.arange(min(X.shape[0], _WARM_UP_ROWS))
     stream = _Stream(clone(estimator), X, y, classes)
     half = max(1, rows.shape[0] // 2)
@@ -794,8 +795,8 @@ def compare(X, y, algorithms: Iterable[str] | None = None, *, X_test=None, y_tes
         Record every ``tick`` examples (and at every epoch's end); default about 100 points.
     progress : bool, default=False
         Show a tqdm progress bar on stderr (only when stderr is a terminal).  Every path the
-        runs take is compiled (or loaded from numba's cache) before the bar starts, so the bar
-        counts examples learned, not compilation.
+        runs take is played on a few rows before the bar starts, so the bar counts examples
+        learned, not one-time costs.
     data : str, default="data"
         A name for the data set, used in reports.
     client : distributed.Client, optional

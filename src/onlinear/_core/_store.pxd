@@ -190,15 +190,59 @@ cdef inline double exp_row(const index_t *idx, const real_x *vals, Py_ssize_t nn
     return change
 
 
+# ---------------------------------------------------------- dots; positive stores (mass, fold)
+cdef inline double dot(const index_t *idx, const real_x *vals, Py_ssize_t nnz, const real_w *w,
+                       Py_ssize_t stride, double *sqnorm) noexcept nogil:
+    """``w·x`` over the non-zeros of the row (raw units; ``w[j]`` at ``w + j*stride``); ``‖x‖²``
+    into ``sqnorm``, both summed in float64."""
+    cdef double s = 0.0, q = 0.0, v
+    cdef Py_ssize_t p
+    for p in range(nnz):
+        v = vals[p]
+        if v != 0.0:
+            s += w[idx[p] * stride] * v
+            q += v * v
+    sqnorm[0] = q
+    return s
+
+
+cdef inline double column_dots(const index_t *idx, const real_x *vals, Py_ssize_t nnz,
+                               const real_w *W, Layout L, double *out) noexcept nogil:
+    """``out[r] = W[:, r]·x`` for every column, raw units (no scale: :func:`score_sparse`
+    applies the state's), in one sweep over the row's non-zeros; returns ``‖x‖²`` (float64)."""
+    cdef Py_ssize_t r, p, base
+    cdef double q = 0.0, v
+    for r in range(L.m):
+        out[r] = 0.0
+    for p in range(nnz):
+        v = vals[p]
+        if v != 0.0:
+            base = idx[p] * L.sj
+            q += v * v
+            for r in range(L.m):
+                out[r] += W[base + r * L.sr] * v
+    return q
+
+
+cdef inline double mass(const real_w *w, Py_ssize_t n, Py_ssize_t stride) noexcept nogil:
+    """``Σ_j w_j`` of the n raw values at ``w + j*stride`` (float64, in order)."""
+    cdef double total = 0.0
+    cdef Py_ssize_t j
+    for j in range(n):
+        total += w[j * stride]
+    return total
+
+
 cdef inline void fold_positive(real_w *w, Py_ssize_t n, Py_ssize_t stride,
                                double scale) noexcept nogil:
-    """``w ← max(σ·w, MIN_WEIGHT)`` over the n values ``w[j * stride]``: a fold of the scale σ
-    for a store that must stay positive (the multiplicative block learners' weights, the
-    ellipsoid's diagonal metric)."""
-    cdef Py_ssize_t j, at
+    """``w ← max(σ·w, MIN_WEIGHT)``: the scale folded into a store that must stay positive (the
+    multiplicative block learners' weights, the ellipsoid's diagonal metric); the caller resets
+    the scale."""
+    cdef Py_ssize_t j
+    cdef double new
     for j in range(n):
-        at = j * stride
-        w[at] = <real_w>max(w[at] * scale, MIN_WEIGHT)
+        new = w[j * stride] * scale
+        w[j * stride] = <real_w>(MIN_WEIGHT if MIN_WEIGHT > new else new)
 
 
 # ------------------------------------------------------------------------ columns of the store

@@ -1,0 +1,1379 @@
+"""The compiled online loop of the simultaneous-projection learners (Amit, Shalev-Shwartz &
+Singer, "Online Learning of Complex Prediction Problems Using Simultaneous Projections"; section
+numbers below are theirs): each trial is a block of binary constraints, scored, counted, and
+updated by one dual step λ computed by :mod:`onlinear.rules.simultaneous`.
+
+Three entry-point families, each running trials strictly in ``order``, predicting (computing every
+margin) before updating:
+
+* **general blocks** (the paper's single-prototype setting, §2): trial t is rows
+  ``block_ptr[t]:block_ptr[t+1]`` of X with labels ±1, optional partition ids (decomposable loss,
+  §7: each set gets the scheme with budget C/r_t) and coupling weights c_j (the weighted coupling
+  of §10); one weight vector ``w``.  Additive and multiplicative.
+* **label sets** (multiclass and multilabel of §3.1 and §9.2 as multi-prototype Kesler blocks —
+  our derivation: the multi-prototype setting is the class-dependent map φ(x, r) = e_r ⊗ x):
+  ``W`` (n_features, k) feature-major, relevance an (n, k) uint8 indicator (1 relevant,
+  0 irrelevant, 2 a calibration label that sits between them, see :func:`_labelset_pairs`); the
+  constraints are the pairs (relevant r, irrelevant s), margin ``s_r − s_s``, squared norm
+  ``2‖x‖²``, Gram ``‖x‖²([r = r'] + [s = s'] − [r = s'] − [s = r'])`` — all from the k scores and
+  ‖x‖², without materialising a virtual row; the update is one coefficient per class.  Additive and
+  multiplicative (one simplex over all of W).
+* **ordinal** (§3.2): ``w`` and thresholds ``b``; constraint j is ``(x, −e_j)`` with label +1 for
+  j < rank, else −1: margin ``y_j(w·x − b_j)``, squared norm ``‖x‖² + 1``, Gram
+  ``y_i y_j(‖x‖² + [i = j])``.  Additive only: the reduction's thresholds are unbounded reals,
+  which the simplex of the multiplicative form does not hold.
+
+The true model is ``scale[0] * w`` (``scale`` a length-1 array).  The additive form leaves the
+scale at 1; the multiplicative form keeps ``w > 0`` unnormalized and ``scale = 1/Σw`` (so ω is on
+the simplex), updated from the touched coordinates only and recomputed exactly when the mass has
+halved (a running sum keeps the rounding error of the largest value it held).  Dots, row
+additions, exponentiated steps and folds are the store's (``_store.pxd``, documented in
+:mod:`.weights`); a row is ``(column indices, values)`` as :mod:`.rows` says (a dense row: all
+of its values, with ``arange(n_features)``).
+
+Decomposed losses (§7, Fig. 5): general blocks take a partition id per row; label-set and ordinal
+trials take ``params[P_DECOMPOSE]`` (:func:`make_params`'s ``decompose``): one set, one set per
+relevant label (ordinal: per threshold), or singletons — each set with budget C/r_t.
+
+Conventions: a constraint is a *mistake* iff its margin is ≤ 0 (ties are mistakes; the paper
+leaves this implicit, its Lemma 3 needs it); zero rows count as mistakes but take no step (our
+choice: no step can fix them).  ``counts`` (int64, 5) is incremented:
+``[TRIALS, IMPERFECT, CONSTRAINT_MISTAKES, CONSTRAINTS, UPDATES]`` — the trial layout of
+:mod:`.counters` (``UPDATES`` here is its ``TRIAL_UPDATES``); ``flags`` (int8, one per trial run,
+or empty) receives ``imperfect | updated << 1``.  The multiplicative form supports
+SimPerc, ConProj, SimProj, SimOpt and MaxPA (the paper's §8 defines no exact solver for it);
+OPTIMAL and SOPOPO with ``kind = MULTIPLICATIVE`` raise.
+
+Compiled ahead of time (Cython): every trial runs on raw pointers in scratch made once per
+call (:class:`Work`), so that a pass allocates nothing per trial but the exact solver's KKT
+system.  The entry points check their arrays (shapes, dtypes, indices, block pointers,
+relevance values) before the loop: no index is checked inside it.
+"""
+import numpy as np
+
+cimport numpy as cnp
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
+from libc.stdlib cimport calloc, free
+
+from ..rules.simultaneous cimport (ADDITIVE, MULTIPLICATIVE, N_PARAMS, OPTIMAL, P_C,
+                                   P_DECOMPOSE, P_GAMMA, P_MAX_ITER, P_MAX_RULE, P_TOL, SIMOPT,
+                                   SIMPERC, SINGLETONS, SOPOPO, WHOLE, SortScratch,
+                                   mult_alpha_closed_form_c, mult_alpha_numeric_c,
+                                   mult_set_lambda_c, py_max, set_lambda_c, sopopo_steps_c)
+from ..solvers.block_dual cimport (DENSE_GRAM, KESLER_GRAM, ORDINAL_GRAM, DualScratch,
+                                   carve_dual_scratch, dual_ints, dual_reals, group_sets,
+                                   solve_structured_c)
+from ._counting cimport count_trial
+from ._store cimport (SCALE_HIGH, SCALE_LOW, Layout, add_row, column_dots, dot, exp_step,
+                      fold_positive, index_t, mass, real_x)
+
+from ..rules import simultaneous as _rules
+
+# re-exported from onlinear.rules.simultaneous: the constants (here C constants as well, so
+# they are set on the module by name) and the steps
+for _name in ("ADDITIVE", "CONPROJ", "MAX_DISTANCE", "MAX_HINGE", "MAXPA", "MULTIPLICATIVE",
+              "N_PARAMS", "OPTIMAL", "P_C", "P_DECOMPOSE", "P_GAMMA", "P_MAX_ITER", "P_MAX_RULE",
+              "P_TOL", "SCHEMES", "SIMOPT", "SIMPERC", "SIMPROJ", "SINGLETONS", "SOPOPO", "WHOLE",
+              "make_params", "mult_alpha_closed_form", "mult_alpha_numeric", "mult_set_lambda",
+              "set_lambda", "sopopo_steps"):
+    globals()[_name] = getattr(_rules, _name)
+del _name
+
+cnp.import_array()
+
+# The trial layout of the counters (onlinear._core.counters), re-exported: a trial is the
+# round (TRIALS = SEEN), an imperfect trial its mistake (IMPERFECT = MISTAKES), then the
+# constraint counts, and the trial updates last.
+from .counters import (CONSTRAINT_MISTAKES, CONSTRAINTS, IMPERFECT,  # noqa: F401
+                       N_TRIAL_COUNTS as N_COUNTS, TRIAL_UPDATES as UPDATES, TRIALS)
+cdef Py_ssize_t _N_COUNTS = 5
+
+
+# =============================================================================================
+# Shared pieces
+# =============================================================================================
+cdef struct Work:
+    # the scratch of one call, for trials of at most K constraints (see _make_work)
+    double *margin
+    double *loss
+    double *sqnorm
+    double *coupling
+    double *gain
+    double *alpha
+    double *ones
+    double *lam
+    double *signs
+    double *caps
+    double *sub_loss      # the gathered arrays of one set of a decomposed trial
+    double *sub_a
+    double *sub_b
+    double *sub_c
+    double *sub_lam
+    unsigned char *mistake
+    unsigned char *sub_mistake
+    int64_t *local
+    int64_t *set_start
+    int64_t *set_members
+    int64_t *fill
+    int64_t *pairs        # K × 2
+    double *G             # K × K: general blocks' exact solves (else NULL)
+    SortScratch sort
+    DualScratch dual
+    double *buffer        # n_features, zero between trials (general blocks)
+    int64_t *touched      # n_features
+    double *row_weights   # 2 × the longest row
+    double *row_values
+    double *scores        # m each (label sets)
+    double *tau
+    double *pos
+    double *neg
+    int64_t *moving
+
+
+cdef class _Block:
+    """One allocation of scratch, freed with the object."""
+    cdef void *memory
+
+    def __dealloc__(self):
+        free(self.memory)
+
+
+cdef _Block _make_work(Work *wk, Py_ssize_t K, Py_ssize_t n_features, Py_ssize_t longest_row,
+                       Py_ssize_t m, bint gram):
+    """Fill ``wk`` with scratch for trials of at most K constraints over rows of at most
+    ``longest_row`` values, n_features features and m classes (``gram``: room for an explicit
+    Gram matrix), in one zeroed allocation; returns its holder (keep it while ``wk`` is in
+    use)."""
+    K = max(K, 1)
+    m = max(m, 1)
+    longest_row = max(longest_row, 1)
+    cdef Py_ssize_t n_gram = K * K if gram else 0
+    cdef Py_ssize_t n_reals = 16 * K + n_gram + n_features + 4 * longest_row + 4 * m
+    cdef Py_ssize_t n_ints = 9 * K + 1 + n_features + m
+    cdef Py_ssize_t n_dual_reals = dual_reals(K, m), n_dual_ints = dual_ints(K, K)
+    cdef _Block holder = _Block.__new__(_Block)
+    holder.memory = calloc(8 * (n_reals + n_ints + n_dual_reals + n_dual_ints) + 2 * K, 1)
+    if holder.memory == NULL:
+        raise MemoryError(f"the scratch of trials of {K} constraints")
+    cdef double *r = <double *>holder.memory
+    cdef int64_t *i = <int64_t *>(r + n_reals + n_dual_reals)
+    cdef unsigned char *flags = <unsigned char *>(i + n_ints + n_dual_ints)
+    carve_dual_scratch(&wk.dual, r + n_reals, i + n_ints, K, K)
+    wk.margin, wk.loss, wk.sqnorm, wk.coupling = r, r + K, r + 2 * K, r + 3 * K
+    wk.gain, wk.alpha, wk.ones, wk.lam = r + 4 * K, r + 5 * K, r + 6 * K, r + 7 * K
+    wk.signs, wk.caps, wk.sub_loss, wk.sub_a = r + 8 * K, r + 9 * K, r + 10 * K, r + 11 * K
+    wk.sub_b, wk.sub_c, wk.sub_lam, wk.sort.keys = r + 12 * K, r + 13 * K, r + 14 * K, r + 15 * K
+    r += 16 * K
+    wk.G = r if gram else NULL
+    r += n_gram
+    wk.buffer = r
+    r += n_features
+    wk.row_weights, wk.row_values = r, r + 2 * longest_row
+    r += 4 * longest_row
+    wk.scores, wk.tau, wk.pos, wk.neg = r, r + m, r + 2 * m, r + 3 * m
+    wk.local, wk.set_members, wk.fill, wk.pairs = i, i + K, i + 2 * K, i + 3 * K
+    wk.sort.members, wk.sort.order, wk.sort.tmp = i + 5 * K, i + 6 * K, i + 7 * K
+    wk.set_start = i + 8 * K
+    i += 9 * K + 1
+    wk.touched = i
+    wk.moving = i + n_features
+    wk.mistake, wk.sub_mistake = flags, flags + K
+    cdef Py_ssize_t j
+    for j in range(K):
+        wk.ones[j] = 1.0
+    return holder
+
+
+cdef inline int _as_int(double value) noexcept nogil:
+    """``int(value)`` of a small parameter (an id), −1 when it is not one."""
+    if not -1e9 < value < 1e9:
+        return -1
+    return <int>value
+
+
+cdef inline void _row(bint dense, Py_ssize_t n_features, const real_x *data,
+                      const index_t *indices, const index_t *indptr, Py_ssize_t r,
+                      const index_t **idx, const real_x **vals, Py_ssize_t *nnz) noexcept nogil:
+    """Row r as ``(column indices, values)``: of the dense matrix ``data`` (C order; then
+    ``indices = arange(n_features)`` and ``indptr`` is unused) or of the CSR matrix
+    ``(data, indices, indptr)`` (:mod:`.rows`)."""
+    if dense:
+        idx[0] = indices
+        vals[0] = data + r * n_features
+        nnz[0] = n_features
+    else:
+        idx[0] = indices + indptr[r]
+        vals[0] = data + indptr[r]
+        nnz[0] = indptr[r + 1] - indptr[r]
+
+
+cdef void _renormalized(double *w_flat, Py_ssize_t n, double *scale, double mass_before,
+                        double change) noexcept nogil:
+    """Set ``scale = 1/mass`` after a multiplicative step; exact recount once the running mass
+    has halved, and a fold of the scale into w when it leaves a safe range.
+
+    The guard compares with the mass before this step, not with an anchor (the largest mass
+    since it was last exact, :func:`.weights.must_reanchor`): these models keep no size state
+    — the mass is ``1/scale`` and ``scale`` a length-1 array, which the estimators hold (and
+    save) as it is."""
+    cdef double total = mass_before + change
+    if not (total > 0.5 * mass_before):
+        total = mass(w_flat, n, 1)
+    scale[0] = 1.0 / total
+    if not (SCALE_LOW < scale[0] < SCALE_HIGH):
+        fold_positive(w_flat, n, 1, scale[0])
+        scale[0] = 1.0 / mass(w_flat, n, 1)
+
+
+cdef inline int _decomposition(const double *params, Py_ssize_t n_params) noexcept nogil:
+    """The decomposition mode of label-set and ordinal trials (``params`` built by
+    :func:`make_params`; a shorter vector from before the option means none)."""
+    if n_params > P_DECOMPOSE:
+        return _as_int(params[P_DECOMPOSE])
+    return WHOLE
+
+
+cdef Py_ssize_t _structured_parts(int mode, const int64_t *pairs, Py_ssize_t k,
+                                  int64_t *local) noexcept nogil:
+    """Set id of each constraint of a label-set (``pairs`` given) or ordinal trial (``pairs``
+    NULL), written into ``local[:k]``, and the number of sets: one set, one per relevant label
+    (pairs are ordered by r), or singletons."""
+    cdef Py_ssize_t p, n_sets
+    if mode == WHOLE or k == 0:
+        for p in range(k):
+            local[p] = 0
+        return 1
+    if mode == SINGLETONS or pairs == NULL:
+        for p in range(k):
+            local[p] = p
+        return k
+    local[0] = 0
+    n_sets = 1
+    for p in range(1, k):
+        if pairs[2 * p] != pairs[2 * (p - 1)]:
+            n_sets += 1
+        local[p] = n_sets - 1
+    return n_sets
+
+
+cdef Py_ssize_t _sets_of(const int64_t *parts, Py_ssize_t lo, Py_ssize_t hi,
+                         int64_t *local) noexcept nogil:
+    """Partition ids of rows lo..hi−1 (``parts`` NULL → one set) into ``local``; returns the
+    number of sets."""
+    cdef Py_ssize_t k = hi - lo, j, n_sets = 0
+    if parts == NULL:
+        for j in range(k):
+            local[j] = 0
+        return 1
+    for j in range(k):
+        local[j] = parts[lo + j]
+        n_sets = max(n_sets, local[j] + 1)
+    return n_sets
+
+
+cdef void _lambda_by_sets(int scheme, int kind, const double *loss, const double *alpha,
+                          const double *sqnorm, const unsigned char *mistake,
+                          const double *coupling, const int64_t *local, Py_ssize_t k,
+                          Py_ssize_t n_sets, double C, int max_rule, double *lam,
+                          Work *wk) noexcept nogil:
+    """Run the scheme on each set with budget C/r_t and gather λ (Amit et al. §7: Fig. 5 does
+    not state the cap; it is what the per-set dual constraint of Eq. 18 needs)."""
+    cdef double cap
+    cdef Py_ssize_t l, i, n, j
+    cdef const int64_t *members
+    if n_sets == 1:
+        if kind == ADDITIVE:
+            set_lambda_c(scheme, loss, sqnorm, mistake, coupling, k, C, max_rule, lam, &wk.sort)
+        else:
+            mult_set_lambda_c(scheme, loss, alpha, mistake, sqnorm, wk.ones, k, C, max_rule, lam,
+                              &wk.sort)
+        return
+    cap = C / n_sets
+    group_sets(local, k, n_sets, wk.set_start, wk.set_members, wk.fill)
+    for l in range(n_sets):
+        members = wk.set_members + wk.set_start[l]
+        n = wk.set_start[l + 1] - wk.set_start[l]
+        if n == 0:
+            continue
+        for i in range(n):
+            j = members[i]
+            wk.sub_loss[i] = loss[j]
+            wk.sub_mistake[i] = mistake[j]
+            if kind == ADDITIVE:
+                wk.sub_a[i] = sqnorm[j]
+                wk.sub_c[i] = coupling[j]
+            else:
+                wk.sub_a[i] = alpha[j]
+                wk.sub_b[i] = sqnorm[j]
+        if kind == ADDITIVE:
+            set_lambda_c(scheme, wk.sub_loss, wk.sub_a, wk.sub_mistake, wk.sub_c, n, cap,
+                         max_rule, wk.sub_lam, &wk.sort)
+        else:
+            mult_set_lambda_c(scheme, wk.sub_loss, wk.sub_a, wk.sub_mistake, wk.sub_b, wk.ones,
+                              n, cap, max_rule, wk.sub_lam, &wk.sort)
+        for i in range(n):
+            lam[members[i]] = wk.sub_lam[i]
+
+
+cdef void _exact_lambda(const double *G, double *gain, const double *sqnorm,
+                        const double *coupling, const int64_t *local, Py_ssize_t k,
+                        Py_ssize_t n_sets, double C, const double *params, double *lam,
+                        Work *wk) noexcept nogil:
+    """OPTIMAL: the exact dual solution; zero rows get gain 0 (no budget is spent on a
+    constraint no step can satisfy; our choice, the paper does not discuss zero rows).
+    ``gain`` is overwritten."""
+    cdef Py_ssize_t j
+    for j in range(k):
+        if sqnorm[j] <= 0.0:
+            gain[j] = 0.0
+    for j in range(n_sets):
+        wk.caps[j] = C / n_sets
+    solve_structured_c(G, DENSE_GRAM, NULL, 0.0, NULL, gain, k, local, coupling, wk.caps, n_sets,
+                       params[P_TOL], params[P_MAX_ITER], lam, &wk.dual)
+
+
+# =============================================================================================
+# 1. General blocks
+# =============================================================================================
+cdef bint _general_trial(bint dense, Py_ssize_t n_features, const real_x *data,
+                         const index_t *indices, const index_t *indptr, Py_ssize_t lo,
+                         Py_ssize_t hi, const double *labels, const int64_t *parts,
+                         const double *coupling, double *w, double *scale, int scheme, int kind,
+                         const double *params, double *lam, Work *wk,
+                         Py_ssize_t *mistakes) noexcept nogil:
+    """One trial on rows lo..hi−1; writes λ into ``lam[:k]``; returns whether it updated, the
+    number of mistakes into ``mistakes``."""
+    cdef Py_ssize_t k = hi - lo, j, p, nnz, n_sets, n_touched, n_mistakes = 0
+    cdef const index_t *idx
+    cdef const real_x *vals
+    cdef double C, gamma, raw, size, v, target, worst = 0.0, cap, inv, coef, mass_before, change
+    cdef int max_rule
+    cdef bint updated
+    cdef int64_t i
+    cdef double *margin = wk.margin
+    cdef double *loss = wk.loss
+    cdef double *sqnorm = wk.sqnorm
+    cdef double *c = wk.coupling
+    cdef unsigned char *mistake = wk.mistake
+    cdef double *buffer = wk.buffer
+    mistakes[0] = 0
+    if k == 0:
+        return False
+    C = params[P_C]
+    gamma = params[P_GAMMA]
+    max_rule = _as_int(params[P_MAX_RULE])
+    for j in range(k):
+        _row(dense, n_features, data, indices, indptr, lo + j, &idx, &vals, &nnz)
+        raw = dot(idx, vals, nnz, w, 1, &size)
+        if kind != ADDITIVE:  # the multiplicative steps read ‖x‖_∞²
+            size = 0.0
+            for p in range(nnz):
+                v = vals[p]
+                if v != 0.0:
+                    size = py_max(size, v * v)
+        margin[j] = labels[lo + j] * scale[0] * raw
+        sqnorm[j] = size
+        target = 1.0 if kind == ADDITIVE else gamma
+        loss[j] = py_max(0.0, target - margin[j])
+        mistake[j] = 0
+        if margin[j] <= 0.0:
+            mistake[j] = 1
+            n_mistakes += 1
+        if size > 0.0:
+            worst = py_max(worst, loss[j])
+        lam[j] = 0.0
+    mistakes[0] = n_mistakes
+    if worst <= 0.0:
+        return False
+    n_sets = _sets_of(parts, lo, hi, wk.local)
+    for j in range(k):
+        c[j] = coupling[lo + j] if coupling != NULL else 1.0
+    if kind == ADDITIVE and (scheme == OPTIMAL or scheme == SOPOPO):
+        _gram(dense, n_features, data, indices, indptr, lo, hi, labels, buffer, wk.G)
+        for j in range(k):
+            wk.gain[j] = 1.0 - margin[j]
+        _exact_lambda(wk.G, wk.gain, sqnorm, c, wk.local, k, n_sets, C, params, lam, wk)
+    elif kind == ADDITIVE:
+        _lambda_by_sets(scheme, kind, loss, loss, sqnorm, mistake, c, wk.local, k, n_sets, C,
+                        max_rule, lam, wk)
+    else:
+        for j in range(k):
+            wk.alpha[j] = 0.0
+        if scheme != SIMPERC and scheme != SIMOPT:
+            cap = C / n_sets
+            for j in range(k):
+                if loss[j] > 0.0 and sqnorm[j] > 0.0:
+                    _row(dense, n_features, data, indices, indptr, lo + j, &idx, &vals, &nnz)
+                    wk.alpha[j] = _mult_alpha_row(idx, vals, nnz, labels[lo + j], w, scale[0],
+                                                  gamma, cap, wk)
+        _lambda_by_sets(scheme, kind, loss, wk.alpha, sqnorm, mistake, c, wk.local, k, n_sets,
+                        C, max_rule, lam, wk)
+    updated = False
+    for j in range(k):
+        if lam[j] > 0.0:
+            updated = True
+    if not updated:
+        return False
+    if kind == ADDITIVE:
+        inv = 1.0 / scale[0]
+        for j in range(k):
+            if lam[j] > 0.0:
+                _row(dense, n_features, data, indices, indptr, lo + j, &idx, &vals, &nnz)
+                add_row(idx, vals, nnz, w, 1, lam[j] * labels[lo + j] * inv)
+    else:
+        # accumulate τ = Σ_j λ_j y_j x_j on the touched coordinates, then one exp step each
+        # (not the store's exp_row: the exponent of a coordinate sums over the block's rows)
+        n_touched = 0
+        for j in range(k):
+            if lam[j] > 0.0:
+                _row(dense, n_features, data, indices, indptr, lo + j, &idx, &vals, &nnz)
+                coef = lam[j] * labels[lo + j]
+                for p in range(nnz):
+                    v = vals[p]
+                    if v != 0.0:
+                        i = idx[p]
+                        if buffer[i] == 0.0:
+                            wk.touched[n_touched] = i
+                            n_touched += 1
+                        buffer[i] += coef * v
+                        if buffer[i] == 0.0:
+                            buffer[i] = 1e-320  # keep it marked as touched
+        mass_before = 1.0 / scale[0]
+        change = 0.0
+        for p in range(n_touched):
+            i = wk.touched[p]
+            change += exp_step(w, i, buffer[i])
+            buffer[i] = 0.0
+        _renormalized(w, n_features, scale, mass_before, change)
+    return True
+
+
+cdef double _mult_alpha_row(const index_t *idx, const real_x *vals, Py_ssize_t n, double label,
+                            const double *w, double scale, double gamma, double cap,
+                            Work *wk) noexcept nogil:
+    """The reduced maximiser of Eq. 23 for one row: Appendix C's closed form when every
+    non-zero of the row is ±1, the 1-D concave solve otherwise."""
+    cdef bint simple = True
+    cdef double wplus = 0.0, wminus = 0.0, touched = 0.0, z, omega
+    cdef double *weights = wk.row_weights
+    cdef double *values = wk.row_values
+    cdef Py_ssize_t p
+    for p in range(n):
+        z = label * <double>vals[p]
+        omega = scale * w[idx[p]] if z != 0.0 else 0.0  # zeros belong to the rest
+        weights[p] = omega
+        values[p] = z
+        touched += omega
+        if z == 1.0:
+            wplus += omega
+        elif z == -1.0:
+            wminus += omega
+        elif z != 0.0:
+            simple = False
+    if simple:
+        return mult_alpha_closed_form_c(wplus, wminus, gamma, cap)
+    return mult_alpha_numeric_c(weights, values, n, py_max(0.0, 1.0 - touched), gamma, cap)
+
+
+cdef void _gram(bint dense, Py_ssize_t n_features, const real_x *data, const index_t *indices,
+                const index_t *indptr, Py_ssize_t lo, Py_ssize_t hi, const double *labels,
+                double *buffer, double *G) noexcept nogil:
+    """``G_ij = y_i y_j x_i·x_j`` of rows lo..hi−1 (k × k, row-major), through a dense scatter of
+    row i."""
+    cdef Py_ssize_t k = hi - lo, i, j, p, nnz, nnz2
+    cdef const index_t *idx
+    cdef const real_x *vals
+    cdef const index_t *idx2
+    cdef const real_x *vals2
+    cdef double g
+    for i in range(k):
+        _row(dense, n_features, data, indices, indptr, lo + i, &idx, &vals, &nnz)
+        for p in range(nnz):
+            buffer[idx[p]] += <double>vals[p]
+        for j in range(i, k):
+            _row(dense, n_features, data, indices, indptr, lo + j, &idx2, &vals2, &nnz2)
+            g = 0.0
+            for p in range(nnz2):
+                g += buffer[idx2[p]] * <double>vals2[p]
+            g *= labels[lo + i] * labels[lo + j]
+            G[i * k + j] = g
+            G[j * k + i] = g
+        for p in range(nnz):
+            buffer[idx[p]] = 0.0
+
+
+cdef void _blocks_pass(bint dense, Py_ssize_t n_features, const real_x *data,
+                       const index_t *indices, const index_t *indptr, const double *labels,
+                       const int64_t *block_ptr, const int64_t *parts, const double *coupling,
+                       const int64_t *order, Py_ssize_t n_order, double *w, double *scale,
+                       int scheme, int kind, const double *params, int64_t *counts,
+                       int8_t *flags, Work *wk) noexcept nogil:
+    cdef Py_ssize_t t, b, lo, hi, n_mistakes
+    cdef bint updated
+    for t in range(n_order):
+        b = order[t]
+        lo, hi = block_ptr[b], block_ptr[b + 1]
+        updated = _general_trial(dense, n_features, data, indices, indptr, lo, hi, labels, parts,
+                                 coupling, w, scale, scheme, kind, params, wk.lam, wk,
+                                 &n_mistakes)
+        count_trial(counts, flags, t, hi - lo, n_mistakes, updated)
+
+
+def run_blocks_sparse(const real_x[::1] data, const index_t[::1] indices,
+                      const index_t[::1] indptr, labels, block_ptr, parts, coupling, order,
+                      double[::1] w, double[::1] scale, int scheme, int kind,
+                      double[::1] params, int64_t[::1] counts, int8_t[::1] flags):
+    """Online pass over the general blocks ``order`` of a CSR matrix (see the module doc)."""
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
+    _check_kind(scheme, kind)
+    _check_csr(data, indices, indptr, w.shape[0])
+    cdef Blocks B = _check_blocks(n_rows, labels, block_ptr, parts, coupling, order, scale,
+                                  params, counts, flags)
+    cdef Work wk
+    holder = _make_work(&wk, B.longest, w.shape[0], _longest_row(indptr), 1,
+                        kind == ADDITIVE and (scheme == OPTIMAL or scheme == SOPOPO))
+    with nogil:
+        _blocks_pass(False, w.shape[0], &data[0] if data.shape[0] else NULL,
+                     &indices[0] if indices.shape[0] else NULL, &indptr[0], B.labels,
+                     B.block_ptr, B.parts, B.coupling, B.order, B.n_order,
+                     &w[0] if w.shape[0] else NULL, &scale[0], scheme, kind, &params[0],
+                     &counts[0], B.flags, &wk)
+
+
+def run_blocks_dense(const real_x[:, ::1] X, labels, block_ptr, parts, coupling, order,
+                     double[::1] w, double[::1] scale, int scheme, int kind, double[::1] params,
+                     int64_t[::1] counts, int8_t[::1] flags):
+    """Online pass over the general blocks ``order`` of a dense, C-contiguous X."""
+    cdef Py_ssize_t n_features = X.shape[1]
+    _check_kind(scheme, kind)
+    if w.shape[0] != n_features:
+        raise ValueError(f"rows of {n_features} features, a weight vector of {w.shape[0]}")
+    cdef Blocks B = _check_blocks(X.shape[0], labels, block_ptr, parts, coupling, order, scale,
+                                  params, counts, flags)
+    cdef const int64_t[::1] index = np.arange(n_features, dtype=np.int64)
+    cdef Work wk
+    holder = _make_work(&wk, B.longest, n_features, n_features, 1,
+                        kind == ADDITIVE and (scheme == OPTIMAL or scheme == SOPOPO))
+    with nogil:
+        _blocks_pass(True, n_features, &X[0, 0] if X.shape[0] * n_features else NULL,
+                     &index[0] if n_features else NULL, <const int64_t *>NULL, B.labels,
+                     B.block_ptr, B.parts, B.coupling, B.order, B.n_order,
+                     &w[0] if n_features else NULL, &scale[0], scheme, kind, &params[0],
+                     &counts[0], B.flags, &wk)
+
+
+def step_block_dense(const real_x[:, ::1] Xb, labels, parts, coupling, double[::1] w,
+                     double[::1] scale, int scheme, int kind, double[::1] params,
+                     double[::1] lam):
+    """One general-block trial on the dense rows ``Xb`` (in place); λ is written to ``lam``.
+    Returns ``(imperfect, n_mistakes, updated)``.  For tests and diagnostics.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w, scale, lam = np.zeros(2), np.ones(1), np.empty(2)
+    >>> X = np.array([[1.0, 0.0], [0.0, 2.0]])
+    >>> step_block_dense(X, np.ones(2), np.empty(0, np.int64), np.empty(0), w, scale,
+    ...                  SIMPROJ, ADDITIVE, make_params(C=1.0), lam)
+    (True, 2, True)
+    >>> lam.tolist(), w.tolist()
+    ([0.5, 0.125], [0.5, 0.25])
+    """
+    cdef Py_ssize_t n_features = Xb.shape[1], k = Xb.shape[0], n_mistakes
+    cdef bint updated
+    _check_kind(scheme, kind)
+    if w.shape[0] != n_features or lam.shape[0] < k:
+        raise ValueError(f"rows of {n_features} features, a weight vector of {w.shape[0]}, "
+                         f"{lam.shape[0]} entries of λ for {k} rows")
+    cdef Blocks B = _check_blocks(k, labels, [0, k], parts, coupling, np.zeros(1, np.int64),
+                                  scale, params, np.zeros(N_COUNTS, np.int64), None)
+    cdef const int64_t[::1] index = np.arange(n_features, dtype=np.int64)
+    cdef Work wk
+    holder = _make_work(&wk, k, n_features, n_features, 1,
+                        kind == ADDITIVE and (scheme == OPTIMAL or scheme == SOPOPO))
+    updated = _general_trial(True, n_features, &Xb[0, 0] if k * n_features else NULL,
+                             &index[0] if n_features else NULL, <const int64_t *>NULL, 0, k,
+                             B.labels, B.parts, B.coupling, &w[0] if n_features else NULL,
+                             &scale[0], scheme, kind, &params[0], &lam[0] if k else NULL, &wk,
+                             &n_mistakes)
+    return n_mistakes > 0, n_mistakes, updated
+
+
+# =============================================================================================
+# 2. Label sets (multiclass / multilabel, Kesler)
+# =============================================================================================
+cdef Py_ssize_t _labelset_pairs(const uint8_t *relevant, Py_ssize_t n_classes, int64_t *pairs,
+                                Py_ssize_t *n_rel_out) noexcept nogil:
+    """The constraints of a label-set trial as class pairs (r, s), r ≠ s, with
+    ``relevant[r] ∈ {1, 2}`` and ``relevant[s] ∈ {0, 2}``: 1 = relevant, 0 = irrelevant, 2 = the
+    calibration (threshold) label, ranked below every relevant label and above every irrelevant
+    one.  Ordered by r, then s; without a 2 these are the pairs of Y × Ȳ in row-major order.
+    Written into ``pairs`` (room for n_rel·n_irr pairs, row-major); returns their number
+    (n_rel·n_irr − n_both), n_rel into ``n_rel_out``."""
+    cdef Py_ssize_t n_rel = 0, c, r, s, p = 0
+    for c in range(n_classes):
+        if relevant[c] >= 1:
+            n_rel += 1
+    for r in range(n_classes):
+        if relevant[r] >= 1:
+            for s in range(n_classes):
+                if relevant[s] != 1 and s != r:
+                    pairs[2 * p] = r
+                    pairs[2 * p + 1] = s
+                    p += 1
+    n_rel_out[0] = n_rel
+    return p
+
+
+cdef bint _labelset_trial(const index_t *idx, const real_x *vals, Py_ssize_t nnz,
+                          const uint8_t *relevant, double *W, Layout L, double *scale,
+                          int scheme, int kind, const double *params, Py_ssize_t n_params,
+                          Work *wk, Py_ssize_t *n_constraints,
+                          Py_ssize_t *mistakes) noexcept nogil:
+    """One multiclass/multilabel trial; returns whether it updated (the number of constraints
+    and of mistakes into ``n_constraints``, ``mistakes``); the class scores before the update
+    are left in ``wk.scores``.  The per-pair arrays are the call's scratch, which keeps the pass
+    free of allocations."""
+    cdef Py_ssize_t n_classes = L.m, p, c, k, n_rel, n_sets, n_mistakes = 0, n_active, a
+    cdef double C = params[P_C], gamma = params[P_GAMMA], q, qinf = 0.0, v, target
+    cdef double worst = 0.0, inv, mass_before, change
+    cdef int max_rule = _as_int(params[P_MAX_RULE])
+    cdef bint simple = True, updated, dense_update
+    cdef int64_t i
+    cdef double *scores = wk.scores
+    cdef double *tau = wk.tau
+    cdef double *pos = wk.pos
+    cdef double *neg = wk.neg
+    cdef double *margin = wk.margin
+    cdef double *loss = wk.loss
+    cdef double *lam = wk.lam
+    cdef unsigned char *mistake = wk.mistake
+    cdef int64_t *pairs = wk.pairs
+    cdef double *row
+    n_constraints[0] = 0
+    mistakes[0] = 0
+    for c in range(n_classes):
+        tau[c] = 0.0
+        pos[c] = 0.0
+        neg[c] = 0.0
+    q = column_dots(idx, vals, nnz, W, L, scores)
+    if kind == MULTIPLICATIVE:
+        for p in range(nnz):
+            v = vals[p]
+            if v != 0.0:
+                i = idx[p]
+                qinf = py_max(qinf, v * v)
+                if v != 1.0 and v != -1.0:
+                    simple = False
+                # class masses on x's +1 / −1 coordinates, for Appendix C's closed form
+                for c in range(n_classes):
+                    if v == 1.0:
+                        pos[c] += W[i * L.sj + c]
+                    elif v == -1.0:
+                        neg[c] += W[i * L.sj + c]
+    for c in range(n_classes):
+        scores[c] *= scale[0]
+        pos[c] *= scale[0]
+        neg[c] *= scale[0]
+    k = _labelset_pairs(relevant, n_classes, pairs, &n_rel)
+    n_constraints[0] = k
+    if k == 0:
+        return False
+    target = 1.0 if kind == ADDITIVE else gamma
+    for p in range(k):
+        margin[p] = scores[pairs[2 * p]] - scores[pairs[2 * p + 1]]
+        loss[p] = py_max(0.0, target - margin[p])
+        mistake[p] = margin[p] <= 0.0
+        if mistake[p]:
+            n_mistakes += 1
+        worst = py_max(worst, loss[p])
+    mistakes[0] = n_mistakes
+    if q == 0.0 or worst <= 0.0 or C == 0.0:  # (C = 0: a weight of 0, predict only)
+        return False
+    for p in range(k):
+        lam[p] = 0.0
+    n_sets = _structured_parts(_decomposition(params, n_params), pairs, k, wk.local)
+    if (kind == ADDITIVE and scheme == SOPOPO and n_rel == 1 and k == n_classes - 1
+            and n_sets == 1):
+        # single-label multiclass: Sopopo's closed form (pairs (y, s) in the order of s)
+        for p in range(k):
+            wk.gain[p] = 1.0 - margin[p]
+        sopopo_steps_c(wk.gain, k, q, C, lam, &wk.sort)
+    elif kind == ADDITIVE and (scheme == OPTIMAL or scheme == SOPOPO):
+        for p in range(k):
+            wk.gain[p] = 1.0 - margin[p]
+        for p in range(n_sets):
+            wk.caps[p] = C / n_sets
+        solve_structured_c(NULL, KESLER_GRAM, pairs, q, NULL, wk.gain, k, wk.local, wk.ones,
+                           wk.caps, n_sets, params[P_TOL], params[P_MAX_ITER], lam, &wk.dual)
+    elif kind == ADDITIVE:
+        for p in range(k):
+            wk.sqnorm[p] = 2.0 * q
+        _lambda_by_sets(scheme, kind, loss, loss, wk.sqnorm, mistake, wk.ones, wk.local, k,
+                        n_sets, C, max_rule, lam, wk)
+    else:
+        for p in range(k):
+            wk.alpha[p] = 0.0
+        if scheme != SIMPERC and scheme != SIMOPT:
+            for p in range(k):
+                if loss[p] > 0.0:
+                    wk.alpha[p] = _mult_alpha_pair(idx, vals, nnz, W, L, scale[0],
+                                                   pairs[2 * p], pairs[2 * p + 1], simple, pos,
+                                                   neg, gamma, C / n_sets, wk)
+        # ‖(e_r − e_s) ⊗ x‖_∞² = ‖x‖_∞²
+        for p in range(k):
+            wk.sqnorm[p] = qinf
+        _lambda_by_sets(scheme, kind, loss, wk.alpha, wk.sqnorm, mistake, wk.ones, wk.local, k,
+                        n_sets, C, max_rule, lam, wk)
+    updated = False
+    for p in range(k):
+        if lam[p] > 0.0:
+            updated = True
+            tau[pairs[2 * p]] += lam[p]
+            tau[pairs[2 * p + 1]] -= lam[p]
+    if not updated:
+        return False
+    if kind == ADDITIVE:
+        inv = 1.0 / scale[0]
+        n_active = 0
+        for c in range(n_classes):
+            tau[c] *= inv
+            if tau[c] != 0.0:
+                wk.moving[n_active] = c  # the classes that move
+                n_active += 1
+        # one sweep over x for all the moving classes (not one add_row per class: W is
+        # feature-major, the classes of a feature are contiguous); a sweep over every class
+        # beats scattered updates of the moving ones from about an eighth of them on (measured
+        # on Reuters' 119 columns: 8 ≈ 16 < 4 < 2)
+        dense_update = 8 * n_active > n_classes
+        for p in range(nnz):
+            v = vals[p]
+            if v != 0.0:
+                row = W + idx[p] * L.sj
+                if dense_update:
+                    # every class, branch-free (adding 0 changes nothing): the loop vectorizes
+                    for c in range(n_classes):
+                        row[c] += tau[c] * v
+                else:
+                    for a in range(n_active):
+                        c = wk.moving[a]
+                        row[c] += tau[c] * v
+    else:
+        # one simplex over all of W: one exp step per touched entry, in one sweep over x
+        mass_before = 1.0 / scale[0]
+        change = 0.0
+        for p in range(nnz):
+            v = vals[p]
+            if v != 0.0:
+                row = W + idx[p] * L.sj
+                for c in range(n_classes):
+                    if tau[c] != 0.0:
+                        change += exp_step(row, c, tau[c] * v)
+        _renormalized(W, L.n * n_classes, scale, mass_before, change)
+    return True
+
+
+cdef double _mult_alpha_pair(const index_t *idx, const real_x *vals, Py_ssize_t n,
+                             const double *W, Layout L, double scale, Py_ssize_t r,
+                             Py_ssize_t s, bint simple, const double *pos, const double *neg,
+                             double gamma, double cap, Work *wk) noexcept nogil:
+    """Reduced maximiser for the pair instance (e_r − e_s) ⊗ x: closed form from the class masses
+    on x's +1 / −1 coordinates (W⁺ = P_r + N_s, W⁻ = P_s + N_r) when x ∈ {0, ±1}^n."""
+    cdef double *weights = wk.row_weights
+    cdef double *values = wk.row_values
+    cdef double touched = 0.0, v, keep
+    cdef Py_ssize_t p, i
+    if simple:
+        return mult_alpha_closed_form_c(pos[r] + neg[s], pos[s] + neg[r], gamma, cap)
+    for p in range(n):
+        v = vals[p]
+        i = idx[p]
+        keep = 1.0 if v != 0.0 else 0.0  # coordinates with x_i = 0 belong to the rest
+        weights[2 * p] = keep * scale * W[i * L.sj + r]
+        values[2 * p] = v
+        weights[2 * p + 1] = keep * scale * W[i * L.sj + s]
+        values[2 * p + 1] = -v
+        touched += weights[2 * p] + weights[2 * p + 1]
+    return mult_alpha_numeric_c(weights, values, 2 * n, py_max(0.0, 1.0 - touched), gamma, cap)
+
+
+cdef inline Py_ssize_t _pair_bound(const uint8_t *relevant, Py_ssize_t n_classes) noexcept nogil:
+    """An upper bound on the pairs of a label-set trial: (labels that can be relevant) ×
+    (labels that can be irrelevant), the calibration label counted on both sides."""
+    cdef Py_ssize_t n_rel = 0, n_irr = 0, c
+    for c in range(n_classes):
+        if relevant[c] >= 1:
+            n_rel += 1
+        if relevant[c] != 1:
+            n_irr += 1
+    return n_rel * n_irr
+
+
+cdef object _relevance_row(object relevant, Py_ssize_t m):
+    """One relevance row of the model's m classes (values 0, 1 or 2) as C-contiguous uint8."""
+    cdef const uint8_t[::1] row
+    cdef Py_ssize_t c
+    if not (isinstance(relevant, np.ndarray) and relevant.dtype == np.uint8
+            and relevant.ndim == 1 and relevant.flags.c_contiguous):
+        relevant = np.asarray(relevant)
+        if relevant.dtype != np.uint8:
+            if relevant.size and not np.isin(relevant, (0, 1, 2)).all():
+                raise ValueError("relevance values must be 0, 1 or 2")
+            relevant = relevant.astype(np.uint8)
+        relevant = np.ascontiguousarray(relevant)
+    row = relevant
+    if row.ndim != 1 or row.shape[0] != m:
+        raise ValueError(f"a relevance row of {row.shape[0]} values for {m} classes")
+    for c in range(m):
+        if row[c] > 2:
+            raise ValueError("relevance values must be 0, 1 or 2")
+    return row
+
+
+cdef void _labelsets_pass(bint dense, Py_ssize_t n_features, const real_x *data,
+                          const index_t *indices, const index_t *indptr, const uint8_t *Y,
+                          const int64_t *order, Py_ssize_t n_order, double *W, Layout L,
+                          double *scale, int scheme, int kind, double *params,
+                          Py_ssize_t n_params, int64_t *counts, int8_t *flags,
+                          const double *weights, Work *wk) noexcept nogil:
+    cdef double C = params[P_C]
+    cdef Py_ssize_t t, i, nnz, k, n_mistakes
+    cdef const index_t *idx
+    cdef const real_x *vals
+    cdef bint updated
+    for t in range(n_order):
+        i = order[t]
+        _row(dense, n_features, data, indices, indptr, i, &idx, &vals, &nnz)
+        if weights != NULL:  # an example's weight scales its trial's budget C
+            params[P_C] = C * weights[i]
+        updated = _labelset_trial(idx, vals, nnz, Y + i * L.m, W, L, scale, scheme, kind,
+                                  params, n_params, wk, &k, &n_mistakes)
+        count_trial(counts, flags, t, k, n_mistakes, updated)
+    params[P_C] = C
+
+
+def run_labelsets_sparse(const real_x[::1] data, const index_t[::1] indices,
+                         const index_t[::1] indptr, Y, order, double[:, ::1] W,
+                         double[::1] scale, int scheme, int kind, double[::1] params,
+                         int64_t[::1] counts, int8_t[::1] flags, weights):
+    """Online pass over the CSR rows ``order`` with relevance indicator Y (n, k) uint8;
+    ``weights`` (empty: none) scale each example's budget C."""
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
+    _check_kind(scheme, kind)
+    _check_csr(data, indices, indptr, W.shape[0])
+    cdef LabelSets S = _check_labelsets(n_rows, Y, order, W, scale, params, counts, flags,
+                                        weights)
+    cdef Work wk
+    holder = _make_work(&wk, S.most, 0, _longest_row(indptr), W.shape[1], False)
+    with nogil:
+        _labelsets_pass(False, W.shape[0], &data[0] if data.shape[0] else NULL,
+                        &indices[0] if indices.shape[0] else NULL, &indptr[0], S.Y, S.order,
+                        S.n_order, S.W, S.L, &scale[0], scheme, kind, &params[0],
+                        params.shape[0], &counts[0], S.flags, S.weights, &wk)
+
+
+def run_labelsets_dense(const real_x[:, ::1] X, Y, order, double[:, ::1] W, double[::1] scale,
+                        int scheme, int kind, double[::1] params, int64_t[::1] counts,
+                        int8_t[::1] flags, weights):
+    """Online pass over the dense rows ``X[order]`` with relevance indicator Y (n, k) uint8;
+    ``weights`` as in :func:`run_labelsets_sparse`."""
+    cdef Py_ssize_t n_features = X.shape[1]
+    _check_kind(scheme, kind)
+    if W.shape[0] != n_features:
+        raise ValueError(f"rows of {n_features} features, weights of {W.shape[0]}")
+    cdef LabelSets S = _check_labelsets(X.shape[0], Y, order, W, scale, params, counts, flags,
+                                        weights)
+    cdef const int64_t[::1] index = np.arange(n_features, dtype=np.int64)
+    cdef Work wk
+    holder = _make_work(&wk, S.most, 0, n_features, W.shape[1], False)
+    with nogil:
+        _labelsets_pass(True, n_features, &X[0, 0] if X.shape[0] * n_features else NULL,
+                        &index[0] if n_features else NULL, <const int64_t *>NULL, S.Y, S.order,
+                        S.n_order, S.W, S.L, &scale[0], scheme, kind, &params[0],
+                        params.shape[0], &counts[0], S.flags, S.weights, &wk)
+
+
+cdef object _one_row(object idx, object vals):
+    """``(column indices, values)`` of one row as the compiled trials take them: int64 or int32,
+    and float64 or float32, C-contiguous 1-D arrays of one length (converted if need be)."""
+    if not (cnp.PyArray_Check(idx) and cnp.PyArray_NDIM(<cnp.ndarray>idx) == 1
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>idx)
+            and cnp.PyArray_TYPE(<cnp.ndarray>idx) in (cnp.NPY_INT64, cnp.NPY_INT32)):
+        idx = np.ascontiguousarray(idx, dtype=np.int64)
+    if not (cnp.PyArray_Check(vals) and cnp.PyArray_NDIM(<cnp.ndarray>vals) == 1
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>vals)
+            and cnp.PyArray_TYPE(<cnp.ndarray>vals) in (cnp.NPY_FLOAT64, cnp.NPY_FLOAT32)):
+        vals = np.ascontiguousarray(vals, dtype=np.float64)
+    if idx.ndim != 1 or vals.ndim != 1 or idx.shape[0] != vals.shape[0]:
+        raise ValueError(f"a row of {np.shape(idx)} indices and {np.shape(vals)} values")
+    return idx, vals
+
+
+cdef int _check_columns(const index_t *idx, Py_ssize_t nnz, Py_ssize_t n_features) except -1:
+    cdef Py_ssize_t p
+    for p in range(nnz):
+        if not 0 <= idx[p] < n_features:
+            raise ValueError(f"column {idx[p]} of a model of {n_features} features")
+    return 0
+
+
+cdef int _labelset_one(const index_t *idx, const real_x *vals, Py_ssize_t nnz,
+                       const uint8_t *relevant, double *W, Layout L, double *scale, int scheme,
+                       int kind, const double *params, Py_ssize_t n_params, int64_t *counts,
+                       Work *wk) except -1:
+    """One checked label-set trial, counted."""
+    cdef Py_ssize_t k, n_mistakes
+    cdef bint updated
+    _check_columns(idx, nnz, L.n)
+    updated = _labelset_trial(idx, vals, nnz, relevant, W, L, scale, scheme, kind, params,
+                              n_params, wk, &k, &n_mistakes)
+    count_trial(counts, NULL, 0, k, n_mistakes, updated)
+    return 0
+
+
+def learn_one_labelset(idx, vals, relevant, double[:, ::1] W, double[::1] scale, int scheme,
+                       int kind, double[::1] params, int64_t[::1] counts, double[::1] scores):
+    """The streaming step on one row (column indices ``idx``, values ``vals``, relevance row
+    ``relevant``): ``scores`` receives the class scores before the update (the prediction);
+    returns the index of the top score (the first one on a tie: the multiclass prediction)."""
+    cdef Py_ssize_t m = W.shape[1], n_features = W.shape[0], p, best
+    cdef Layout L
+    _check_kind(scheme, kind)
+    idx, vals = _one_row(idx, vals)
+    cdef Py_ssize_t nnz = idx.shape[0]
+    if scores.shape[0] != m or scale.shape[0] < 1 or params.shape[0] < N_PARAMS - 1 \
+            or counts.shape[0] < _N_COUNTS:
+        raise ValueError(f"{scores.shape[0]} scores for {m} classes; the scale is an array of "
+                         f"one entry, params has {N_PARAMS - 1} or more entries "
+                         f"(make_params), counts {N_COUNTS}")
+    cdef const uint8_t[::1] rel = _relevance_row(relevant, m)
+    L.n, L.m, L.sj, L.sr = n_features, m, m, 1
+    cdef Work wk
+    holder = _make_work(&wk, _pair_bound(&rel[0], m) if m else 1, 0, nnz, m, False)
+    cdef void *ip = cnp.PyArray_DATA(<cnp.ndarray>idx)
+    cdef void *vp = cnp.PyArray_DATA(<cnp.ndarray>vals)
+    cdef bint int64 = cnp.PyArray_TYPE(<cnp.ndarray>idx) == cnp.NPY_INT64
+    cdef bint float64 = cnp.PyArray_TYPE(<cnp.ndarray>vals) == cnp.NPY_FLOAT64
+    cdef const uint8_t *rp = &rel[0] if m else NULL
+    cdef double *Wp = &W[0, 0] if n_features * m else NULL
+    if int64 and float64:
+        _labelset_one(<const int64_t *>ip, <const double *>vp, nnz, rp, Wp, L, &scale[0],
+                      scheme, kind, &params[0], params.shape[0], &counts[0], &wk)
+    elif int64:
+        _labelset_one(<const int64_t *>ip, <const float *>vp, nnz, rp, Wp, L, &scale[0],
+                      scheme, kind, &params[0], params.shape[0], &counts[0], &wk)
+    elif float64:
+        _labelset_one(<const int32_t *>ip, <const double *>vp, nnz, rp, Wp, L, &scale[0],
+                      scheme, kind, &params[0], params.shape[0], &counts[0], &wk)
+    else:
+        _labelset_one(<const int32_t *>ip, <const float *>vp, nnz, rp, Wp, L, &scale[0],
+                      scheme, kind, &params[0], params.shape[0], &counts[0], &wk)
+    best = 0
+    for p in range(m):
+        scores[p] = wk.scores[p]
+    for p in range(1, m):  # np.argmax: the first maximum, NaN above every number
+        if scores[best] != scores[best]:
+            break
+        if scores[p] > scores[best] or scores[p] != scores[p]:
+            best = p
+    return best
+
+
+def indicator_relevance(y, bint calibrated, unsigned char[::1] out):
+    """The relevance row of one indicator row ``y`` (any numeric dtype) into ``out`` (uint8,
+    width ``y.shape[0]`` + ``calibrated``): True, or False as soon as a value is not 0 or 1
+    (then the caller reports it; nothing else was touched)."""
+    y = np.asarray(y)
+    cdef Py_ssize_t k = y.shape[0], j
+    if y.ndim != 1 or out.shape[0] != k + (1 if calibrated else 0):
+        raise ValueError(f"an indicator row of {k} labels, a relevance row of {out.shape[0]}")
+    cdef const double[::1] values
+    if y.dtype == np.float64 and y.flags.c_contiguous:
+        values = y
+        for j in range(k):
+            if values[j] != 0 and values[j] != 1:
+                return False
+            out[j] = 1 if values[j] == 1 else 0
+    else:
+        one = y == 1
+        if not np.all(one | (y == 0)):
+            return False
+        np.asarray(out)[:k] = one
+    if calibrated:
+        out[k] = 2  # the threshold label (tasks.multilabel.THRESHOLD_LABEL)
+    return True
+
+
+def indicator_prediction(const double[::1] scores, bint calibrated, double cut):
+    """The predicted indicator row from one example's scores: label r where its score (minus
+    the threshold label's, when calibrated) exceeds ``cut`` (tasks.Multilabel.predict)."""
+    cdef Py_ssize_t k = scores.shape[0] - 1 if calibrated else scores.shape[0], r
+    cdef double relative
+    if k < 0:
+        raise ValueError("a calibrated model's scores include the threshold label's")
+    out = np.zeros(k, np.int64)
+    cdef int64_t[::1] o = out
+    for r in range(k):
+        relative = scores[r] - scores[k] if calibrated else scores[r]
+        if relative > cut:
+            o[r] = 1
+    return out
+
+
+# =============================================================================================
+# 3. Ordinal regression
+# =============================================================================================
+cdef bint _ordinal_trial(const index_t *idx, const real_x *vals, Py_ssize_t nnz, int64_t rank,
+                         double *w, double *b, Py_ssize_t k, int scheme, const double *params,
+                         Py_ssize_t n_params, Work *wk, Py_ssize_t *mistakes) noexcept nogil:
+    """One ordinal trial of the k thresholds; returns whether it updated, the number of
+    mistakes into ``mistakes``."""
+    cdef double C, score, q, worst = 0.0, coef = 0.0
+    cdef int max_rule
+    cdef Py_ssize_t j, n_mistakes = 0, n_sets
+    cdef bint updated = False
+    cdef double *y = wk.signs
+    cdef double *margin = wk.margin
+    cdef double *loss = wk.loss
+    cdef double *lam = wk.lam
+    cdef unsigned char *mistake = wk.mistake
+    mistakes[0] = 0
+    if k == 0:
+        return False
+    C = params[P_C]
+    max_rule = _as_int(params[P_MAX_RULE])
+    score = dot(idx, vals, nnz, w, 1, &q)
+    for j in range(k):
+        y[j] = 1.0 if j < rank else -1.0
+        margin[j] = y[j] * (score - b[j])
+        loss[j] = py_max(0.0, 1.0 - margin[j])
+        mistake[j] = 0
+        if margin[j] <= 0.0:
+            mistake[j] = 1
+            n_mistakes += 1
+        worst = py_max(worst, loss[j])
+    mistakes[0] = n_mistakes
+    if worst <= 0.0:
+        return False
+    for j in range(k):
+        lam[j] = 0.0
+    # each threshold is its own binary problem: "per label" means singletons here
+    n_sets = _structured_parts(_decomposition(params, n_params), NULL, k, wk.local)
+    if scheme == OPTIMAL or scheme == SOPOPO:
+        for j in range(k):
+            wk.gain[j] = 1.0 - margin[j]
+        for j in range(n_sets):
+            wk.caps[j] = C / n_sets
+        solve_structured_c(NULL, ORDINAL_GRAM, NULL, q, y, wk.gain, k, wk.local, wk.ones,
+                           wk.caps, n_sets, params[P_TOL], params[P_MAX_ITER], lam, &wk.dual)
+    else:
+        for j in range(k):
+            wk.sqnorm[j] = q + 1.0
+        _lambda_by_sets(scheme, ADDITIVE, loss, loss, wk.sqnorm, mistake, wk.ones, wk.local, k,
+                        n_sets, C, max_rule, lam, wk)
+    for j in range(k):
+        if lam[j] > 0.0:
+            updated = True
+            coef += lam[j] * y[j]
+            b[j] -= lam[j] * y[j]
+    if coef != 0.0:
+        add_row(idx, vals, nnz, w, 1, coef)
+    return updated
+
+
+cdef void _ordinal_pass(bint dense, Py_ssize_t n_features, const real_x *data,
+                        const index_t *indices, const index_t *indptr, const int64_t *ranks,
+                        const int64_t *order, Py_ssize_t n_order, double *w, double *b,
+                        Py_ssize_t k, int scheme, double *params, Py_ssize_t n_params,
+                        int64_t *counts, int8_t *flags, const double *weights,
+                        Work *wk) noexcept nogil:
+    cdef double C = params[P_C]
+    cdef Py_ssize_t t, i, nnz, n_mistakes
+    cdef const index_t *idx
+    cdef const real_x *vals
+    cdef bint updated
+    for t in range(n_order):
+        i = order[t]
+        _row(dense, n_features, data, indices, indptr, i, &idx, &vals, &nnz)
+        if weights != NULL:  # an example's weight scales its trial's budget C
+            params[P_C] = C * weights[i]
+        updated = _ordinal_trial(idx, vals, nnz, ranks[i], w, b, k, scheme, params, n_params,
+                                 wk, &n_mistakes)
+        count_trial(counts, flags, t, k, n_mistakes, updated)
+    params[P_C] = C
+
+
+def run_ordinal_sparse(const real_x[::1] data, const index_t[::1] indices,
+                       const index_t[::1] indptr, ranks, order, double[::1] w, double[::1] b,
+                       int scheme, double[::1] params, int64_t[::1] counts, int8_t[::1] flags,
+                       weights):
+    """Online ordinal pass over the CSR rows ``order`` (ranks 0..k−1, ``b`` has k−1 entries);
+    ``weights`` (empty: none) scale each example's budget C."""
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
+    _check_csr(data, indices, indptr, w.shape[0])
+    cdef Ordinal O = _check_ordinal(n_rows, ranks, order, params, counts, flags, weights)
+    cdef Work wk
+    holder = _make_work(&wk, b.shape[0], 0, 1, 1, False)
+    with nogil:
+        _ordinal_pass(False, w.shape[0], &data[0] if data.shape[0] else NULL,
+                      &indices[0] if indices.shape[0] else NULL, &indptr[0], O.ranks, O.order,
+                      O.n_order, &w[0] if w.shape[0] else NULL, &b[0] if b.shape[0] else NULL,
+                      b.shape[0], scheme, &params[0], params.shape[0], &counts[0], O.flags,
+                      O.weights, &wk)
+
+
+cdef double _ordinal_one(const index_t *idx, const real_x *vals, Py_ssize_t nnz, int64_t rank,
+                         double *w, Py_ssize_t n_features, double *b, Py_ssize_t k, int scheme,
+                         const double *params, Py_ssize_t n_params, int64_t *counts,
+                         Work *wk) except? -1:
+    """One checked ordinal trial, counted; returns the score before it."""
+    cdef Py_ssize_t n_mistakes
+    cdef double f, q
+    cdef bint updated
+    _check_columns(idx, nnz, n_features)
+    f = dot(idx, vals, nnz, w, 1, &q)
+    updated = _ordinal_trial(idx, vals, nnz, rank, w, b, k, scheme, params, n_params, wk,
+                             &n_mistakes)
+    count_trial(counts, NULL, 0, k, n_mistakes, updated)
+    return f
+
+
+def learn_one_ordinal(idx, vals, int64_t rank, double[::1] w, double[::1] b, int scheme,
+                      double[::1] params, int64_t[::1] counts):
+    """The streaming step on one row: returns the score ``w·x`` before the update (the
+    prediction is the first threshold not below it)."""
+    idx, vals = _one_row(idx, vals)
+    cdef Py_ssize_t nnz = idx.shape[0], n = w.shape[0], k = b.shape[0]
+    if params.shape[0] < N_PARAMS - 1 or counts.shape[0] < _N_COUNTS:
+        raise ValueError(f"params must have {N_PARAMS - 1} or more entries (make_params), "
+                         f"counts {N_COUNTS}")
+    cdef Work wk
+    holder = _make_work(&wk, k, 0, 1, 1, False)
+    cdef void *ip = cnp.PyArray_DATA(<cnp.ndarray>idx)
+    cdef void *vp = cnp.PyArray_DATA(<cnp.ndarray>vals)
+    cdef bint int64 = cnp.PyArray_TYPE(<cnp.ndarray>idx) == cnp.NPY_INT64
+    cdef bint float64 = cnp.PyArray_TYPE(<cnp.ndarray>vals) == cnp.NPY_FLOAT64
+    cdef double *wp = &w[0] if n else NULL
+    cdef double *bp = &b[0] if k else NULL
+    if int64 and float64:
+        return _ordinal_one(<const int64_t *>ip, <const double *>vp, nnz, rank, wp, n, bp, k,
+                            scheme, &params[0], params.shape[0], &counts[0], &wk)
+    elif int64:
+        return _ordinal_one(<const int64_t *>ip, <const float *>vp, nnz, rank, wp, n, bp, k,
+                            scheme, &params[0], params.shape[0], &counts[0], &wk)
+    elif float64:
+        return _ordinal_one(<const int32_t *>ip, <const double *>vp, nnz, rank, wp, n, bp, k,
+                            scheme, &params[0], params.shape[0], &counts[0], &wk)
+    return _ordinal_one(<const int32_t *>ip, <const float *>vp, nnz, rank, wp, n, bp, k,
+                        scheme, &params[0], params.shape[0], &counts[0], &wk)
+
+
+def run_ordinal_dense(const real_x[:, ::1] X, ranks, order, double[::1] w, double[::1] b,
+                      int scheme, double[::1] params, int64_t[::1] counts, int8_t[::1] flags,
+                      weights):
+    """Online ordinal pass over the dense rows ``X[order]``; ``weights`` as in
+    :func:`run_ordinal_sparse`."""
+    cdef Py_ssize_t n_features = X.shape[1]
+    if w.shape[0] != n_features:
+        raise ValueError(f"rows of {n_features} features, a weight vector of {w.shape[0]}")
+    cdef Ordinal O = _check_ordinal(X.shape[0], ranks, order, params, counts, flags, weights)
+    cdef const int64_t[::1] index = np.arange(n_features, dtype=np.int64)
+    cdef Work wk
+    holder = _make_work(&wk, b.shape[0], 0, 1, 1, False)
+    with nogil:
+        _ordinal_pass(True, n_features, &X[0, 0] if X.shape[0] * n_features else NULL,
+                      &index[0] if n_features else NULL, <const int64_t *>NULL, O.ranks, O.order,
+                      O.n_order, &w[0] if n_features else NULL, &b[0] if b.shape[0] else NULL,
+                      b.shape[0], scheme, &params[0], params.shape[0], &counts[0], O.flags,
+                      O.weights, &wk)
+
+
+# =============================================================================================
+# The entry points' checks: every index the loops read is checked here
+# =============================================================================================
+cdef int _check_kind(int scheme, int kind) except -1:
+    if kind == MULTIPLICATIVE and (scheme == OPTIMAL or scheme == SOPOPO):
+        raise ValueError("the multiplicative form has no exact solver (optimal/sopopo)")
+    return 0
+
+
+cdef int _check_csr(const real_x[::1] data, const index_t[::1] indices,
+                    const index_t[::1] indptr, Py_ssize_t n_features) except -1:
+    """Row pointers rising from 0 within the stored values, column indices within the model's
+    width."""
+    cdef Py_ssize_t r, p
+    if indptr.shape[0] < 1 or indptr[0] < 0 or data.shape[0] != indices.shape[0]:
+        raise ValueError("a CSR matrix's row pointers must not be negative, its values and "
+                         "indices be as many")
+    for r in range(indptr.shape[0] - 1):
+        if indptr[r + 1] < indptr[r]:
+            raise ValueError("a CSR matrix's row pointers must not decrease")
+    if indptr[indptr.shape[0] - 1] > indices.shape[0]:
+        raise ValueError("a CSR matrix's row pointers run past its values")
+    for p in range(indices.shape[0]):
+        if not 0 <= indices[p] < n_features:
+            raise ValueError(f"column {indices[p]} of a model of {n_features} features")
+    return 0
+
+
+cdef Py_ssize_t _longest_row(const index_t[::1] indptr):
+    cdef Py_ssize_t r, longest = 0
+    for r in range(indptr.shape[0] - 1):
+        longest = max(longest, indptr[r + 1] - indptr[r])
+    return longest
+
+
+cdef object _vector(object array, object dtype, Py_ssize_t size, str name):
+    """``array`` as a C-contiguous array of ``dtype`` with 0 (when ``size`` is not −1: none) or
+    ``size`` entries (−1: any number)."""
+    array = np.ascontiguousarray(array if array is not None else np.zeros(0, dtype), dtype=dtype)
+    if array.ndim != 1 or (size >= 0 and array.shape[0] not in (0, size)):
+        raise ValueError(f"{name}: {size} entries expected, got shape {array.shape}")
+    return array
+
+
+cdef int _check_common(Py_ssize_t n_rows, const int64_t[::1] order, double[::1] scale,
+                       double[::1] params, int64_t[::1] counts, object flags) except -1:
+    cdef Py_ssize_t t
+    for t in range(order.shape[0]):
+        if not 0 <= order[t] < n_rows:
+            raise IndexError(f"trial {order[t]} of a pass over {n_rows}")
+    if scale is not None and scale.shape[0] < 1:
+        raise ValueError("the scale is an array of one entry")
+    if params.shape[0] < N_PARAMS - 1 or counts.shape[0] < _N_COUNTS:
+        raise ValueError(f"params must have {N_PARAMS - 1} or more entries (make_params), "
+                         f"counts {N_COUNTS}")
+    if flags is not None and 0 < flags.shape[0] < order.shape[0]:
+        raise ValueError(f"flags: none or one per trial ({order.shape[0]}), got "
+                         f"{flags.shape[0]}")
+    return 0
+
+
+cdef class Blocks:
+    """The checked arrays of a pass over general blocks, and pointers into them."""
+    cdef object arrays
+    cdef const double *labels
+    cdef const int64_t *block_ptr
+    cdef const int64_t *parts
+    cdef const double *coupling
+    cdef const int64_t *order
+    cdef Py_ssize_t n_order, longest
+    cdef int8_t *flags
+
+
+cdef Blocks _check_blocks(Py_ssize_t n_rows, labels, block_ptr, parts, coupling, order,
+                          double[::1] scale, double[::1] params, int64_t[::1] counts,
+                          int8_t[::1] flags):
+    """Labels (one per row, as float64), block pointers rising within the rows, parts (none,
+    or one set id per row, 0 ≤ id < its block's size), coupling (none, or one per row), the
+    trials ``order`` within the blocks."""
+    cdef Blocks B = Blocks()
+    cdef const double[::1] lab = _vector(labels, np.float64, -1, "labels")
+    cdef const int64_t[::1] ptr = _vector(block_ptr, np.int64, -1, "block_ptr")
+    cdef const int64_t[::1] part = _vector(parts, np.int64, n_rows, "parts")
+    cdef const double[::1] coup = _vector(coupling, np.float64, n_rows, "coupling")
+    cdef const int64_t[::1] trials = _vector(order, np.int64, -1, "order")
+    cdef Py_ssize_t t, j, longest = 0
+    if lab.shape[0] != n_rows:
+        raise ValueError(f"{lab.shape[0]} labels for {n_rows} rows")
+    if ptr.shape[0] < 1 or ptr[0] < 0 or ptr[ptr.shape[0] - 1] > n_rows:
+        raise ValueError(f"block_ptr must rise within the rows ({n_rows})")
+    for t in range(ptr.shape[0] - 1):
+        if ptr[t + 1] < ptr[t]:
+            raise ValueError(f"block_ptr must rise within the rows ({n_rows})")
+        longest = max(longest, ptr[t + 1] - ptr[t])
+        if part.shape[0]:
+            for j in range(ptr[t], ptr[t + 1]):
+                if not 0 <= part[j] < ptr[t + 1] - ptr[t]:
+                    raise ValueError(f"part {part[j]} of a trial of {ptr[t + 1] - ptr[t]} rows")
+    _check_common(ptr.shape[0] - 1, trials, scale, params, counts, flags)
+    B.arrays = (lab, ptr, part, coup, trials)
+    B.labels = &lab[0] if lab.shape[0] else NULL
+    B.block_ptr = &ptr[0]
+    B.parts = &part[0] if part.shape[0] else NULL
+    B.coupling = &coup[0] if coup.shape[0] else NULL
+    B.order = &trials[0] if trials.shape[0] else NULL
+    B.n_order = trials.shape[0]
+    B.longest = longest
+    B.flags = &flags[0] if flags is not None and flags.shape[0] else NULL
+    return B
+
+
+cdef class LabelSets:
+    """The checked arrays of a pass over label sets, and pointers into them."""
+    cdef object arrays
+    cdef const uint8_t *Y
+    cdef const int64_t *order
+    cdef Py_ssize_t n_order, most
+    cdef double *W
+    cdef Layout L
+    cdef int8_t *flags
+    cdef const double *weights
+
+
+cdef LabelSets _check_labelsets(Py_ssize_t n_rows, Y, order, double[:, ::1] W,
+                                double[::1] scale, double[::1] params, int64_t[::1] counts,
+                                int8_t[::1] flags, weights):
+    """The relevance matrix (n_rows × the model's classes, values 0, 1 or 2), the trials'
+    rows, the example weights; the largest number of pairs of a trial."""
+    cdef LabelSets S = LabelSets()
+    Y = np.ascontiguousarray(Y)
+    if Y.ndim != 2 or Y.shape[0] != n_rows or Y.shape[1] != W.shape[1]:
+        raise ValueError(f"a relevance matrix of shape {Y.shape} for {n_rows} rows and "
+                         f"{W.shape[1]} classes")
+    if Y.dtype != np.uint8:
+        if Y.size and not np.isin(Y, (0, 1, 2)).all():
+            raise ValueError("relevance values must be 0, 1 or 2")
+        Y = Y.astype(np.uint8)
+    cdef const uint8_t[:, ::1] rel = Y
+    cdef const int64_t[::1] trials = _vector(order, np.int64, -1, "order")
+    cdef const double[::1] weight = _vector(weights, np.float64, n_rows, "weights")
+    cdef Py_ssize_t i, c, t, m = W.shape[1], most = 1
+    for i in range(rel.shape[0]):
+        for c in range(m):
+            if rel[i, c] > 2:
+                raise ValueError("relevance values must be 0, 1 or 2")
+    _check_common(n_rows, trials, scale, params, counts, flags)
+    for t in range(trials.shape[0]):  # the buffers must hold every trial's pairs
+        most = max(most, _pair_bound(&rel[trials[t], 0], m) if m else 0)
+    S.arrays = (rel, trials, weight)
+    S.Y = &rel[0, 0] if rel.shape[0] * m else NULL
+    S.order = &trials[0] if trials.shape[0] else NULL
+    S.n_order = trials.shape[0]
+    S.most = most
+    S.W = &W[0, 0] if W.shape[0] * m else NULL
+    S.L.n = W.shape[0]
+    S.L.m = m
+    S.L.sj = m
+    S.L.sr = 1
+    S.flags = &flags[0] if flags is not None and flags.shape[0] else NULL
+    S.weights = &weight[0] if weight.shape[0] else NULL
+    return S
+
+
+cdef class Ordinal:
+    """The checked arrays of an ordinal pass, and pointers into them."""
+    cdef object arrays
+    cdef const int64_t *ranks
+    cdef const int64_t *order
+    cdef Py_ssize_t n_order
+    cdef int8_t *flags
+    cdef const double *weights
+
+
+cdef Ordinal _check_ordinal(Py_ssize_t n_rows, ranks, order, double[::1] params,
+                            int64_t[::1] counts, int8_t[::1] flags, weights):
+    cdef Ordinal O = Ordinal()
+    cdef const int64_t[::1] rank = _vector(ranks, np.int64, -1, "ranks")
+    cdef const int64_t[::1] trials = _vector(order, np.int64, -1, "order")
+    cdef const double[::1] weight = _vector(weights, np.float64, n_rows, "weights")
+    if rank.shape[0] != n_rows:
+        raise ValueError(f"{rank.shape[0]} ranks for {n_rows} rows")
+    _check_common(n_rows, trials, None, params, counts, flags)
+    O.arrays = (rank, trials, weight)
+    O.ranks = &rank[0] if rank.shape[0] else NULL
+    O.order = &trials[0] if trials.shape[0] else NULL
+    O.n_order = trials.shape[0]
+    O.flags = &flags[0] if flags is not None and flags.shape[0] else NULL
+    O.weights = &weight[0] if weight.shape[0] else NULL
+    return O
