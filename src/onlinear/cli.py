@@ -16,13 +16,13 @@ import contextlib
 import functools
 import os
 import re
-import tempfile
 
 import click
 import numpy as np
 
 from . import harness
 from ._firstrun import announce
+from .persistence import replacing
 from .registry import available, describe
 
 FORMATS = ("table", "csv", "json", "markdown")
@@ -211,28 +211,11 @@ def _usage(hint=None):
         raise click.UsageError(f"{hint + ': ' if hint else ''}{error}") from None
 
 
-@contextlib.contextmanager
 def _replacing(path):
-    """A temporary path beside ``path`` to write to, renamed onto ``path`` once written: an
-    existing file is replaced whole or not at all."""
-    folder, name = os.path.split(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.",
-                                         suffix=os.path.splitext(name)[1])
-    os.close(handle)
-    try:
-        yield temporary
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(temporary)
-        raise
-
-
-def _umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    """A temporary path beside ``path`` to write to, renamed onto ``path`` once written
+    (:func:`onlinear.persistence.replacing`): an existing file is replaced whole or not at
+    all.  The temporary keeps ``path``'s suffix, by which matplotlib picks an image format."""
+    return replacing(path, suffix=os.path.splitext(path)[1])
 
 
 def _check_memory(n_features, n_classes, algorithms):
