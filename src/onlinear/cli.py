@@ -193,6 +193,43 @@ def _check_output(ctx, param, value):
     return value
 
 
+def _same_file(first, second):
+    """Whether two paths name one file: the same path once resolved (``./x``, ``../dir/x``, a
+    symbolic link) or, both existing, the same device and inode (a hard link)."""
+    if os.path.realpath(first) == os.path.realpath(second):
+        return True
+    try:
+        one, other = os.stat(first), os.stat(second)
+    except OSError:
+        return False
+    return (one.st_dev, one.st_ino) == (other.st_dev, other.st_ino)
+
+
+def _check_distinct(inputs, outputs):
+    """Refuse, as a usage error before anything is read or written, an output that is one of
+    the command's inputs (writing it would destroy what the command reads) or another output.
+
+    Parameters
+    ----------
+    inputs, outputs : dict
+        ``{what the user typed (an argument's or option's name): path or None}``; an input that
+        is no file (standard input, a catalogue name, a missing file) cannot be overwritten.
+    """
+    inputs = {name: path for name, path in inputs.items()
+              if path is not None and path != "-" and os.path.exists(path)}
+    outputs = [(name, path) for name, path in outputs.items() if path is not None]
+    for i, (name, path) in enumerate(outputs):
+        for other, source in inputs.items():
+            if _same_file(path, source):
+                raise click.BadParameter(
+                    f"{path} is the same file as {other} ({source}), which the command reads: "
+                    "writing it would destroy it; give another file.", param_hint=name)
+        for other, written in outputs[:i]:
+            if _same_file(path, written):
+                raise click.BadParameter(f"{path} is the same file as {other} ({written}): "
+                                         "give each output its own file.", param_hint=name)
+
+
 def _check_sha256(ctx, param, value):
     from .data.fetch import _check_digest
 
@@ -207,7 +244,7 @@ def _usage(hint=None):
     """Report a ``ValueError`` of the checks of names and parameters as a usage error (exit 2)."""
     try:
         yield
-    except ValueError as error:
+    except (ValueError, TypeError) as error:  # (scikit-learn's InvalidParameterError is both)
         raise click.UsageError(f"{hint + ': ' if hint else ''}{error}") from None
 
 
@@ -408,6 +445,8 @@ def run_command(algorithm, data, params, grid, test, epochs, seed, tick, curve, 
                 plot_size, plot_format, plot_dpi, fmt, out, shuffle):
     """Train ALGORITHM online on DATA ('usps' or a LIBSVM file) and report, per epoch, the
     cumulative online mistake rate, updates, test error and seconds."""
+    _check_distinct({"DATA": None if data.lower() in SHIPPED else data, "--test": test},
+                    {"--out": out, "--curve": curve, "--plot": plot})
     plotting = _plot_options(plot, plot_log, plot_size, plot_format, plot_dpi)
     with _usage():
         harness._check_params(algorithm, params, grid)
@@ -456,6 +495,8 @@ def compare_command(algorithms, data, params, grid, test, epochs, seed, tick, cu
 
     --param applies to every compared algorithm that has the hyperparameter; scope it to one
     with NAME:KEY=VALUE (e.g. --param pa1:C=0.01)."""
+    _check_distinct({"--data": None if data.lower() in SHIPPED else data, "--test": test},
+                    {"--out": out, "--curve": curve, "--plot": plot})
     _check_cluster_options(scheduler, workers)
     plotting = _plot_options(plot, plot_log, plot_size, plot_format, plot_dpi)
     with _usage():
