@@ -9,8 +9,10 @@
 Data is ``usps`` (the copy shipped with the package, with its test set) or the path of a LIBSVM
 file (plain, gzip, bzip2 or xz, recognised by content).  Exit codes: 0 on success, 2 on a usage
 error (unknown algorithm, bad ``--param``/``--grid``/``--sha256``, an output path that cannot be
-written), checked before any training; 1 on a data or algorithm error, reported on one line
-(set ``ONLINEAR_TRACEBACK=1`` for the traceback).
+written or that is an input of the command), checked before anything is read or written; 1 on a
+data or algorithm error, reported on one line (set ``ONLINEAR_TRACEBACK=1`` for the
+traceback).  Outputs are written to a temporary file beside them and renamed once complete: a
+failed command leaves an existing output as it was.
 """
 import contextlib
 import functools
@@ -241,7 +243,8 @@ def _check_sha256(ctx, param, value):
 
 @contextlib.contextmanager
 def _usage(hint=None):
-    """Report a ``ValueError`` of the checks of names and parameters as a usage error (exit 2)."""
+    """Report a ``ValueError`` or ``TypeError`` of the checks of names and parameters (an
+    unknown keyword of an estimator is a ``TypeError``) as a usage error (exit 2)."""
     try:
         yield
     except (ValueError, TypeError) as error:  # (scikit-learn's InvalidParameterError is both)

@@ -148,9 +148,9 @@ class _Source:
         width = getattr(model, "n_features_in_", None)
         if width is not None and X.shape[1] > width:  # the chunk widens a model that refused
             beyond = np.flatnonzero(X.indices >= width)
-            if beyond.size:
-                row = _row_of(X, int(beyond[0]))
-                token = self._token(row, lambda index, value: index > width)
+            row = _row_of(X, int(beyond[0])) if beyond.size else None
+            token = None if row is None else self._token(row, lambda index, value: index > width)
+            if token is not None:
                 return self.error(row, f"feature index {token.partition(':')[0]} of {token!r} "
                                   f"is beyond the model's {width} features: "
                                   f"{str(error).rstrip('.')}")
@@ -417,7 +417,7 @@ def evaluate_command(model_path, data, chunk_size):
     n = correct = wrong_labels = rank_error = 0
     for X, y in source:
         X = _readable(source, model, X)
-        source.check_labels(y, list(rank) if ordinal else None, ranks=True)
+        source.check_labels(y, list(rank) if ordinal else None, ranks=ordinal)
         if multilabel:
             predicted = model.predict_label_sets(X)
             for truth, guess in zip(_targets(y, True), predicted):
