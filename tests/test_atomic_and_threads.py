@@ -508,3 +508,72 @@ def test_multilabel_learn_one_refuses_indicators_other_than_0_and_1():
     model.learn_one(X[1], np.array([True, False, False]))
     assert model.n_seen_ == 14
 
+
+
+# ============================================================ 5. the audit's idea of "unchanged"
+def _audit():
+    """tools/audit.py as a module (it is a script, not part of the package)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "audit.py"
+    spec = importlib.util.spec_from_file_location("onlinear_audit", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name, params", [("pa", {}), ("pa", {"average": True}),
+                                          ("perceptron", {})], ids=["pa", "pa-average",
+                                                                    "perceptron"])
+def test_the_audit_of_a_primal_configuration_finds_nothing_wrong(name, params):
+    # every bad input through every public method: a clear error with the model unchanged,
+    # or accepted (the audit of issue [16] found 3 "non-atomic" CSR-with-NaN cases here)
+    report = _audit()._audit_one(name, params)
+    assert set(report["outcomes"]) <= {"clear error", "accepted"}, report
+
+
+def test_the_audit_names_the_configuration_a_worker_dies_in_and_goes_on():
+    # one worker interpreter audits configurations in turn; one that kills it (here an
+    # unknown name, which raises outside any case) is reported as a crash, and a new worker
+    # audits the next
+    reports = []
+    _audit()._run_worker([("mira", {}), ("no-such-learner", {}), ("pa", {"average": True})],
+                         600, lambda label, report, crash: reports.append((label, report, crash)))
+    assert [label for label, _, _ in reports] == ["mira", "no-such-learner", "pa average=True"]
+    (_, mira, none), (_, nothing, crash), (_, pa, also_none) = reports
+    assert none is None and also_none is None and nothing is None
+    assert set(mira["outcomes"]) == set(pa["outcomes"]) == {"clear error", "accepted"}
+    assert crash[0] == 1 and crash[1]  # (a Python error's exit code, and the end of stderr)
+
+
+@pytest.mark.parametrize("name, params", [("pa1", {}), ("mira", {}), ("pa", {"average": True}),
+                                          ("mc-romma", {}), ("multiplicative", {})])
+@pytest.mark.parametrize("refused", ["csr", "dense"])
+def test_a_row_the_fast_path_refuses_leaves_the_model_as_it_was(name, params, refused):
+    # A CSR row on a model last fed dense rows puts the weights feature-major before the row is
+    # checked (and a dense row on a CSR-fed model class-major): the values stay bitwise the
+    # same, and every later prediction and round is bitwise that of an untouched copy.
+    rng = np.random.default_rng(5)
+    X = np.abs(rng.normal(size=(40, 6)))
+    y = np.array([3, 7, 11])[rng.integers(3, size=40)]
+    model = onlinear.make(name, **params).fit(X[:10], y[:10])
+    fed = sp.csr_matrix(X) if refused == "dense" else X
+    for i in range(10, 20):
+        model.learn_one(fed[i], y[i])
+    bad = X[20].copy()
+    bad[1] = np.nan
+    bad = sp.csr_matrix(bad) if refused == "csr" else bad
+    twin = copy.deepcopy(model)
+    scores = {kind: model.decision_function(data) for kind, data in
+              (("dense", X), ("csr", sp.csr_matrix(X)))}
+    before = _state(model)
+    with pytest.raises(ValueError, match="NaN"):
+        model.learn_one(bad, y[20])
+    _assert_same_state(before, model)
+    for kind, data in (("dense", X), ("csr", sp.csr_matrix(X))):
+        assert _bits(model.decision_function(data)) == _bits(scores[kind])
+    for i in range(20, 40):
+        row = fed[i] if i % 2 else (X[i] if refused == "dense" else sp.csr_matrix(X[i]))
+        assert model.learn_one(row, y[i]) == twin.learn_one(row, y[i])
+    assert _state(model) == _state(twin)

@@ -1,8 +1,11 @@
 """The streaming commands: ``onlinear train`` / ``predict`` / ``evaluate`` / ``info``."""
 import gzip
 import json
+import os
+import stat
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -119,7 +122,9 @@ def test_bad_model_files_and_wider_data_exit_1(files, tmp_path):
     X, y = load_libsvm(files / "train.svm")
     onlinear.save(onlinear.make("pa").fit(X[:, :4], y.astype(int)), narrow)
     result = onlinear_cli("evaluate", narrow, files / "test.svm")
-    assert result.returncode == 1 and "knows 4 features" in result.stderr
+    assert result.returncode == 1
+    assert "test.svm, line 1: feature index 5 of '5:" in result.stderr
+    assert "is beyond the model's 4 features" in result.stderr
 
 
 def test_multilabel_and_ordinal_streams(tmp_path):
@@ -145,3 +150,174 @@ def test_multilabel_and_ordinal_streams(tmp_path):
     assert result.returncode == 0, result.stderr
     report = onlinear_cli("evaluate", tmp_path / "ord", tmp_path / "ord.svm").stdout
     assert "mean_absolute_rank_error" in report and "accuracy" in report
+
+
+# ---------------------------------------------------------- nothing lost, nothing half-written
+SMALL = "1 1:0.5 2:1\n2 1:-1 3:0.2\n1 1:0.4 2:0.9\n2 1:-0.8 3:0.1\n"
+
+
+def _folder(tmp_path):
+    """A folder with a data file and a model trained on it: every file's bytes, to compare."""
+    (tmp_path / "data.svm").write_text(SMALL)
+    assert onlinear_cli("train", "pa", "data.svm", "--save", "model.onlinear", "--quiet",
+                        cwd=tmp_path).returncode == 0
+    return {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+
+
+def _same_folder(tmp_path, before):
+    """Every file as it was, and nothing added (no temporary file left behind)."""
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def _links(tmp_path):
+    os.symlink("data.svm", tmp_path / "data-symlink.svm")
+    os.link(tmp_path / "data.svm", tmp_path / "data-hardlink.svm")
+    os.link(tmp_path / "model.onlinear", tmp_path / "model-hardlink.onlinear")
+
+
+@pytest.mark.parametrize("args", [
+    ["train", "pa", "data.svm", "--save", "data.svm"],
+    ["train", "pa", "data.svm", "--save", "data.svm", "--checkpoint-every", "1"],
+    ["train", "pa", "data.svm", "--save", "./data.svm", "--classes", "1,2"],
+    ["train", "pa", "data.svm", "--save", "data-symlink.svm"],
+    ["train", "pa", "data-hardlink.svm", "--save", "data.svm"],
+    ["train", "--model", "model.onlinear", "data.svm", "--save", "data-hardlink.svm"],
+    ["train", "--model", "model.onlinear", "model.onlinear", "--save", "model-hardlink.onlinear"],
+    ["predict", "model.onlinear", "data.svm", "--output", "data.svm"],
+    ["predict", "model.onlinear", "data.svm", "--output", "./data.svm"],
+    ["predict", "model.onlinear", "data.svm", "--output", "data-hardlink.svm"],
+    ["predict", "model.onlinear", "data.svm", "--output", "model.onlinear"],
+    ["predict", "model.onlinear", "data.svm", "--output", "model-hardlink.onlinear"],
+    ["run", "pa", "data.svm", "--out", "data.svm"],
+    ["run", "pa", "data.svm", "--curve", "data-symlink.svm"],
+    ["run", "pa", "data.svm", "--test", "data-hardlink.svm", "--plot", "data.svm"],
+    ["compare", "pa", "--data", "data.svm", "--out", "./data.svm"],
+    ["run", "pa", "data.svm", "--out", "same.txt", "--curve", "same.txt"],
+], ids=lambda args: " ".join(args))
+def test_an_output_that_is_an_input_is_a_usage_error_and_nothing_is_touched(tmp_path, args):
+    _folder(tmp_path)
+    _links(tmp_path)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    result = onlinear_cli(*args, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "same file" in result.stderr and "Traceback" not in result.stderr
+    _same_folder(tmp_path, before)
+
+
+def test_continuing_a_model_into_its_own_file_is_allowed(tmp_path):
+    # the documented `train --model m.onlinear more.svm --save m.onlinear`: the model is read
+    # whole before anything is written, and replaced atomically
+    _folder(tmp_path)
+    result = onlinear_cli("train", "--model", "model.onlinear", "data.svm", "--save",
+                          "model.onlinear", "--quiet", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert onlinear.load(tmp_path / "model.onlinear").n_seen_ == 8
+
+
+BAD_ROWS = {
+    "malformed": ("1 1:0.3 2:x", "line 3", "could not convert string to float"),
+    "NaN": ("1 1:0.3 2:nan", "line 3", "'2:nan'"),
+    "infinity": ("2 3:-inf", "line 3", "'3:-inf'"),
+    "too wide": ("1 1:0.3 7:0.9", "line 3", "'7:0.9'"),
+}
+
+
+@pytest.mark.parametrize("bad", list(BAD_ROWS), ids=list(BAD_ROWS))
+@pytest.mark.parametrize("existing", [False, True], ids=["new output", "existing output"])
+def test_a_failed_predict_leaves_its_output_as_it_was(tmp_path, bad, existing):
+    _folder(tmp_path)
+    row, where, token = BAD_ROWS[bad]
+    lines = SMALL.splitlines()
+    (tmp_path / "test.svm").write_text("\n".join(lines[:2] + [row] + lines[2:]) + "\n")
+    if existing:
+        (tmp_path / "out.txt").write_text("previous predictions\n")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    # one row a chunk: two predictions are made before the bad line is read
+    result = onlinear_cli("predict", "model.onlinear", "test.svm", "--output", "out.txt",
+                          "--chunk-size", "1", cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"test.svm, {where}" in result.stderr and token in result.stderr, result.stderr
+    _same_folder(tmp_path, before)
+
+
+def test_predict_replaces_an_existing_output_whole_and_keeps_its_permissions(tmp_path):
+    _folder(tmp_path)
+    (tmp_path / "out.txt").write_text("previous predictions\n")
+    os.chmod(tmp_path / "out.txt", 0o640)
+    result = onlinear_cli("predict", "model.onlinear", "data.svm", "--output", "out.txt",
+                          cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out.txt").read_text() == "1\n2\n1\n2\n"
+    assert os.stat(tmp_path / "out.txt").st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.svm", "model.onlinear",
+                                                          "out.txt"]
+
+
+def test_predict_into_a_fifo_writes_through_it(tmp_path):
+    # a pipe (or a device) is written in place: it cannot be replaced by a renamed file
+    _folder(tmp_path)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    result = onlinear_cli("predict", "model.onlinear", "data.svm", "--output", "pipe",
+                          cwd=tmp_path)
+    reader.join(timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert received == ["1\n2\n1\n2\n"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+@pytest.mark.parametrize("args, content, message", [
+    (["train", "pa", "DATA", "--save", "m"], "1 1:1\n2 2:1\n1 1:nan 2:1\n",
+     "DATA, line 3: feature values must be finite numbers; got '1:nan'"),
+    (["train", "pa", "DATA", "--save", "m", "--chunk-size", "2"],
+     "1 1:1\n\n# a comment\n2 2:1\n1 1:1 2:inf\n", "DATA, line 5: feature values must be finite "
+     "numbers; got '2:inf'"),
+    (["train", "pa", "DATA", "--save", "m", "--classes", "1,2"], "1 1:1\n2 2:1\n3 1:1 2:1\n",
+     "DATA, line 3: label '3' is not one of the classes 1, 2"),
+    (["train", "--model", "MODEL", "DATA", "--save", "m"], "1 1:1\n2 2:1\n5 1:1\n",
+     "DATA, line 3: label '5' is not one of the classes 1, 2"),
+    (["train", "pa", "DATA", "--save", "m", "--classes", "1,2"], "1 1:1\n2 2:1\nnan 1:1\n",
+     "DATA, line 3: label 'nan' is not a finite number"),
+    (["train", "pa", "DATA", "--save", "m"], "1 1:1\n2 2:1\nnan 1:1\n",
+     "DATA, line 3: label 'nan' is not a finite number"),
+    (["train", "pa", "DATA", "--save", "m"], "1 1:1\n2 2:1\n1 1:1e200 2:1\n",
+     "DATA, line 3: the row has norm 1e+200; the learners accept rows of norm 0 or between"),
+    (["train", "winnow", "DATA", "--save", "m", "--chunk-size", "2"],
+     "1 1:1\n2 2:1\n1 1:1 3:0.5\n2 2:1\n", "DATA, line 3: feature index 3 of '3:0.5' is "
+     "beyond the model's 2 features: BalancedWinnow cannot grow new features"),
+    (["train", "simproj", "DATA", "--task", "multilabel", "--save", "m", "--classes", "1,2"],
+     "1 1:1\n2 2:1\n1,3 1:1\n", "DATA, line 3: label '3' is not one of the classes 1, 2"),
+    (["predict", "MODEL", "DATA"], "1 1:1\n2 2:1\n1 1:1 9:0.5\n",
+     "DATA, line 3: feature index 9 of '9:0.5' is beyond the model's 3 features"),
+    (["evaluate", "MODEL", "DATA"], "1 1:1\n2 2:1\n1 1:1 9:0.5\n",
+     "DATA, line 3: feature index 9 of '9:0.5' is beyond the model's 3 features"),
+    (["evaluate", "MODEL", "DATA"], "1 1:1\n2 2:1\n1 1:nan\n",
+     "DATA, line 3: feature values must be finite numbers; got '1:nan'"),
+    (["evaluate", "ORDINAL", "DATA"], "1 1:1\n2 1:0.5\n7 1:1\n",
+     "DATA, line 3: label '7' is not a rank of the model (its ranks: 1, 2, 3)"),
+])
+def test_data_errors_name_the_file_the_line_and_the_token(tmp_path, args, content, message):
+    _folder(tmp_path)
+    (tmp_path / "bad.svm").write_text(content)
+    (tmp_path / "ord.svm").write_text("1 1:-1\n2 1:0.1\n3 1:1\n")
+    assert onlinear_cli("train", "simproj", "ord.svm", "--task", "ordinal", "--save", "ordinal",
+                        "--quiet", cwd=tmp_path).returncode == 0
+    files = {"DATA": "bad.svm", "MODEL": "model.onlinear", "ORDINAL": "ordinal"}
+    result = onlinear_cli(*[files.get(a, a) for a in args], "--quiet"
+                          if args[0] == "train" else "--chunk-size=1", cwd=tmp_path)
+    assert result.returncode == 1
+    assert message.replace("DATA", "bad.svm") in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()[-1]) > 0 and not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("param, phrase", [("nosuch=1", "pa has no hyperparameter 'nosuch'"),
+                                           ("C=-1", "The 'C' parameter"),
+                                           ("task=ordinal", "no hyperparameter 'task'")])
+def test_a_bad_param_of_train_is_a_usage_error(tmp_path, param, phrase):
+    (tmp_path / "data.svm").write_text(SMALL)
+    result = onlinear_cli("train", "pa", "data.svm", "--save", "m", "--param", param,
+                          cwd=tmp_path)
+    assert result.returncode == 2 and phrase in result.stderr, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.svm"]

@@ -2,6 +2,7 @@
 columns that grow with the stream, labels that appear one at a time — and, underneath, exactly the
 onlinear model fed the equivalent numpy rows."""
 import itertools
+import pickle
 import subprocess
 import sys
 
@@ -319,3 +320,61 @@ def test_csr_rows_of_a_wide_hashed_model_are_canonical():
     row = adapter._row([5, 3, 5, 9], [1.0, 2.0, -1.0, 0.0], 2 ** 16)
     assert sp.issparse(row) and row.has_canonical_format
     assert row.indices.tolist() == [3] and row.data.tolist() == [2.0]
+
+
+def test_a_bad_value_under_a_new_name_leaves_the_adapter_as_it_was():
+    adapter = RiverClassifier("pa")
+    for x, y in SEGMENTS[:20]:
+        adapter.learn_one(x, y)
+    untouched = pickle.loads(pickle.dumps(adapter))
+    width = adapter.estimator_.n_features_in_
+    for bad in ({**SEGMENTS[20][0], "brand_new": float("nan")},
+                {**SEGMENTS[20][0], "brand_new": 1e300, "other_new": 1e300}):
+        with pytest.raises(ValueError, match="NaN|norm"):
+            adapter.learn_one(bad, SEGMENTS[20][1])
+        assert adapter.vocabulary_ == untouched.vocabulary_
+        assert adapter.estimator_.n_features_in_ == width
+    for x, y in SEGMENTS[20:60] + [({**SEGMENTS[60][0], "brand_new": 1.0}, SEGMENTS[60][1])]:
+        adapter.learn_one(x, y)
+        untouched.learn_one(x, y)
+    np.testing.assert_array_equal(adapter.estimator_.coef_, untouched.estimator_.coef_)
+    assert adapter.vocabulary_ == untouched.vocabulary_
+
+
+def test_a_new_label_refused_under_a_new_name_leaves_the_width_as_it_was():
+    adapter = RiverClassifier("binary-mira")
+    adapter.learn_one({"a": 1.0}, "x")
+    adapter.learn_one({"a": -1.0}, "y")
+    with pytest.raises(ValueError, match="new label 'z'"):
+        adapter.learn_one({"a": 1.0, "b": 2.0}, "z")
+    assert adapter.vocabulary_ == {"a": 0} and adapter.estimator_.n_features_in_ == 1
+
+
+@pytest.mark.parametrize("x", [[1.0, 2.0], np.array([1.0, 2.0]), (1.0, 2.0), 3.0],
+                         ids=["list", "ndarray", "tuple", "float"])
+@pytest.mark.parametrize("started", [False, True], ids=["before the start", "started"])
+def test_an_example_that_is_not_a_dict_is_a_type_error_naming_both(x, started):
+    adapter = RiverClassifier("pa")
+    if started:
+        adapter.learn_one({"a": 1.0}, 0)
+        adapter.learn_one({"a": -1.0}, 1)
+    calls = [lambda: adapter.learn_one(x, 0), lambda: adapter.predict_one(x),
+             lambda: adapter.predict_proba_one(x)]
+    expected = rf"x must be a dict \{{feature name: value\}}.*; got {type(x).__name__}"
+    for call in calls:
+        with pytest.raises(TypeError, match=expected):
+            call()
+    assert adapter.vocabulary_ == ({"a": 0} if started else {})
+
+
+def test_a_bad_value_under_a_name_never_learned_is_refused_by_predict_too():
+    # an unseen name has zero weight, but NaN is a broken stream (a name the model knows with
+    # NaN is refused by the model itself)
+    adapter = RiverClassifier("pa")
+    for x, y in SEGMENTS[:20]:
+        adapter.learn_one(x, y)
+    for method in (adapter.predict_one, adapter.predict_proba_one):
+        with pytest.raises(ValueError, match="NaN or infinity .*'brand_new'"):
+            method({**SEGMENTS[20][0], "brand_new": float("nan")})
+    assert adapter.predict_one({**SEGMENTS[20][0], "brand_new": 1.0}) == \
+        adapter.predict_one(SEGMENTS[20][0])

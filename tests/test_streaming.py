@@ -1,12 +1,14 @@
 """learn_stream: chunked learning equals one pass, checkpoints resume bit-identically (also after
 SIGKILL at random instants), streams that widen grow the model, progress on a doubling
 schedule; LIBSVM chunks from standard input and of unknown width."""
+import contextlib
 import gzip
 import io
 import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import numpy as np
@@ -14,6 +16,7 @@ import pytest
 import scipy.sparse as sp
 
 import onlinear
+from cli_runner import onlinear_cli
 from onlinear.data import iter_libsvm_chunks
 from onlinear.persistence import read_header
 
@@ -132,6 +135,82 @@ def test_a_trainer_killed_with_sigkill_resumes_bit_identically(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt.onlinear", "trainer.py"]
     resumed = onlinear.load(path)
     _same(resumed, onlinear.make("pa1").partial_fit(X, Y, classes=CLASSES))
+    assert resumed.n_seen_ == N
+
+
+def _libsvm_lines(task):
+    """The stream X as LIBSVM lines, labels for ``task`` (ranks 1..3, label sets, classes)."""
+    lines = []
+    for i in range(N):
+        row = X[i]
+        if task == "multilabel":
+            label = ",".join(str(k + 1) for k in range(3) if (Y[i] >> k) & 1) or "4"
+        else:
+            label = str(Y[i] % 3 + 1 if task == "ordinal" else Y[i])
+        lines.append(label + "".join(f" {j + 1}:{float(v)!r}" for j, v in
+                                     zip(row.indices, row.data)) + "\n")
+    return lines
+
+
+@pytest.mark.parametrize("args", [
+    ["pa", "--param", "average=true"],
+    ["pa1", "--param", "dtype=float32"],
+    ["kernel-pa", "--param", "gamma=0.5"],
+    ["iellip"],
+    ["simproj", "--task", "multilabel"],
+    ["simproj", "--task", "ordinal"],
+], ids=lambda args: " ".join(args))
+def test_onlinear_train_killed_with_sigkill_resumes_bit_identically(tmp_path, args):
+    # `onlinear train - --checkpoint-every 40 --resume` fed slowly on standard input, killed
+    # at a random instant (during a checkpoint's write, at times), then run to the end: the
+    # model is the one an uninterrupted run learns, and no temporary file is left (one
+    # interruption per configuration: each run costs an interpreter's start)
+    task = args[args.index("--task") + 1] if "--task" in args else None
+    lines = _libsvm_lines(task)
+    (tmp_path / "data.svm").write_text("".join(lines))
+    classes = "1,2,3,4" if task == "multilabel" else "1,2,3" if task == "ordinal" else "0,1,2,3"
+    command = [sys.executable, "-m", "onlinear.cli", "train", *args, "-", "--save",
+               str(tmp_path / "m.onlinear"), "--classes", classes, "--chunk-size", "23",
+               "--checkpoint-every", "40", "--resume", "--quiet"]
+
+    def feed(process):
+        with contextlib.suppress(BrokenPipeError, OSError):
+            for start in range(0, N, 23):
+                process.stdin.write("".join(lines[start:start + 23]).encode())
+                process.stdin.flush()
+                time.sleep(0.01)  # a slow source: the kill lands anywhere in the stream
+            process.stdin.close()
+
+    rng = np.random.default_rng(len(" ".join(args)))
+    positions = []
+    for _ in range(1):
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
+        feeder = threading.Thread(target=feed, args=(process,), daemon=True)
+        feeder.start()
+        previous = positions[-1] if positions else 0
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            with contextlib.suppress(OSError, ValueError):
+                if read_header(tmp_path / "m.onlinear")["metadata"]["stream_examples"] > \
+                        previous:
+                    break
+            time.sleep(0.005)
+        time.sleep(float(rng.uniform(0.0, 0.08)))
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        feeder.join(timeout=60)
+        positions.append(read_header(tmp_path / "m.onlinear")["metadata"]["stream_examples"])
+    assert positions == sorted(positions) and 0 < positions[0] and positions[-1] < N
+    finished = subprocess.run(command, input="".join(lines).encode(), capture_output=True,
+                              timeout=300)
+    assert finished.returncode == 0, finished.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.svm", "m.onlinear"]
+    uninterrupted = onlinear_cli("train", *args, tmp_path / "data.svm", "--save",
+                                 tmp_path / "u.onlinear", "--classes", classes, "--quiet")
+    assert uninterrupted.returncode == 0, uninterrupted.stderr
+    resumed = onlinear.load(tmp_path / "m.onlinear")
+    _same(resumed, onlinear.load(tmp_path / "u.onlinear"))
     assert resumed.n_seen_ == N
 
 

@@ -1,10 +1,14 @@
 #!/usr/bin/env python
 """The hostile-input audit of issue [9], as one command: every learner configuration against
-every kind of bad (or merely unusual) input, through every public method, each configuration in
-its own interpreter so that a crash is seen as one.
+every kind of bad (or merely unusual) input, through every public method, in worker
+interpreters that report each configuration as soon as it is audited, so that a crash is seen as
+one and named by its configuration (the worker then restarts with the next).  ``.ci/run`` runs
+it after the test suite.
 
-    python tools/audit.py            # every configuration (about 4 minutes on 2 cores)
-    python tools/audit.py --quick    # six configurations, one of each engine
+    python tools/audit.py            # every configuration (under a minute on 2 cores, once
+                                     # numba's cache is warm)
+    python tools/audit.py --quick    # six configurations, one of each engine, and river's pa
+    python tools/audit.py --jobs 1   # one worker at a time (default: one per CPU, up to 4)
 
 For each configuration (every registered name; the simultaneous schemes' ordinal and block
 tasks; the ellipsoid methods' metric layouts; averaging learners), fitted on a small data set by
@@ -12,7 +16,8 @@ tasks; the ellipsoid methods' metric layouts; averaging learners), fitted on a s
 input and classifies what happened:
 
 * **clear error** — a ``ValueError``/``TypeError`` (scikit-learn's ``NotFittedError`` and
-  ``InvalidParameterError`` are ones) with a message, the model bitwise unchanged;
+  ``InvalidParameterError`` are ones) with a message, the model bitwise unchanged (every
+  attribute's values: :func:`model_state`);
 * **accepted** — an input the library takes by design (float32, integer or boolean X, a CSR row
   storing a column twice, rows at the edges of the accepted norm range, a refit on another
   width or other labels, a new class named by ``classes=`` for a learner that can grow): the
@@ -23,23 +28,31 @@ input and classifies what happened:
   ``FloatingPointError``, ``IndexError`` …) or an empty message;
 * **silent bad result** — no error, but NaN/inf in the model or the output, a label outside
   ``classes_``, or an accepted input that trained another model;
-* **crash** — the configuration's interpreter died (a segmentation fault in compiled code).
+* **crash** — the configuration's interpreter died (a segmentation fault in compiled code) or
+  stayed silent for ``CHILD_TIMEOUT`` seconds.
 
-The closing figures of issue [9] are this command's summary.  The suite runs the same kinds of
-cases (tests/test_bad_input.py, test_extreme_scales.py, test_hostile_files.py,
+The river adapter (``onlinear.river_adapter.RiverClassifier``, when river is installed) is
+audited alike on dict examples: NaN/inf under known and new names, examples that are not dicts,
+a multilabel target, new labels and names, string, None, integer and boolean values.
+
+The closing figures of issues [9] and [16] are this command's summary.  The suite runs the
+same kinds of cases (tests/test_bad_input.py, test_extreme_scales.py, test_hostile_files.py,
 test_atomic_and_threads.py) with hypothesis fuzzing; this audit is their wide sweep.
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 
 CHILD_TIMEOUT = 600
+RIVER = "river"  # the configurations of onlinear.river_adapter.RiverClassifier
 
 
 # ------------------------------------------------------------------------ the configurations
@@ -56,6 +69,13 @@ def configurations(quick=False):
     if quick:
         keep = {"pa", "iellip", "kernel-pa", "simproj", "mcp", "multiplicative"}
         configs = [c for c in configs if c[0] in keep and not c[1]]
+    if importlib.util.find_spec("river") is not None:  # (an optional extra)
+        learners = [{"model": "pa"}, {"model": "binary-mira"},
+                    {"model": "kernel-pa", "gamma": 0.5},  # (learn_one refuses gamma="scale")
+                    {"model": "iellip", "classes": True}]  # (cannot grow classes or features)
+        configs += [(RIVER, {"model": "pa"})] if quick else [
+            (RIVER, {**learner, **hashing}) for learner in learners
+            for hashing in ({}, {"n_features": 64})]
     return configs
 
 
@@ -123,10 +143,32 @@ def _cases(np, sp, X, y, classes, n_features):
     return cases
 
 
-def _audit_one(name, params):
-    import copy
+def model_state(model):
+    """Every attribute of ``model`` but its lock and its per-example context (compiled closures
+    over the model's own arrays), bitwise, each array by its dtype, shape and values in C order.
+
+    Not by its memory layout: the weights are kept in the layout of the rows learned last
+    (feature-major after a CSR row, class-major after a dense one), and a call may switch it
+    before it refuses a row without changing a value, a prediction or any later round
+    (tests/test_atomic_and_threads.py); a pickle's bytes would tell the layouts apart."""
     import io
     import pickle
+
+    import numpy as np
+
+    class Canonical(pickle.Pickler):
+        def reducer_override(self, obj):
+            if isinstance(obj, np.ndarray) and obj.dtype.kind != "O":
+                return np.ndarray, (obj.shape, obj.dtype.str, obj.tobytes())
+            return NotImplemented
+
+    buffer = io.BytesIO()
+    Canonical(buffer).dump({k: v for k, v in vars(model).items() if k not in ("_lock", "_fast")})
+    return buffer.getvalue()
+
+
+def _audit_one(name, params):
+    import copy
 
     import numpy as np
     import scipy.sparse as sp
@@ -154,11 +196,6 @@ def _audit_one(name, params):
         for x, label in zip(X[20:], y[20:]):
             model.learn_one(x, label)
         return model
-
-    def state(model):
-        buffer = io.BytesIO()
-        pickle.dump({k: v for k, v in vars(model).items() if k != "_lock"}, buffer)
-        return buffer.getvalue()
 
     def finite(model):
         for key, value in vars(model).items():
@@ -207,7 +244,7 @@ def _audit_one(name, params):
     base = fitted()
     for case, method, make_args, kind in _cases(np, sp, X, y, classes, n_features):
         model = copy.deepcopy(base)
-        before = state(model)
+        before = model_state(model)
         try:
             args = make_args()
         except Exception as error:  # noqa: BLE001 - a case that cannot be built is skipped
@@ -227,7 +264,7 @@ def _audit_one(name, params):
                 outcome = "refused an accepted input"
             elif not str(error):
                 outcome = "unclear error"
-            elif state(model) != before:
+            elif model_state(model) != before:
                 outcome = "non-atomic"
             else:
                 outcome = "clear error"
@@ -281,43 +318,230 @@ def _audit_one(name, params):
     return {"outcomes": dict(outcomes), "examples": examples}
 
 
+# ----------------------------------------------------------------------------- river adapter
+def _river_cases(np, x, y, labels):
+    """``(case, method, x, y, kind)`` for a RiverClassifier that has learned examples like
+    ``x`` (a dict) with the labels ``labels``."""
+    nan, inf = float("nan"), float("inf")
+    known = next(iter(x))
+    cases = []
+
+    def add(case, methods, example, label=y, kind="bad"):
+        cases.extend((case, method, example, label, kind) for method in methods)
+
+    every = ("learn_one", "predict_one", "predict_proba_one")
+    add("NaN under a known name", every, {**x, known: nan})
+    add("inf under a known name", every, {**x, known: inf})
+    add("NaN under a new name", every, {**x, "brand new": nan})
+    add("-inf under a new name", every, {**x, "brand new": -inf})
+    add("norm 1e300 under new names", ("learn_one",), {**x, "new a": 1e300, "new b": 1e300})
+    add("complex value", every, {**x, known: 1j})
+    add("a list", every, list(x.values()))
+    add("an ndarray", every, np.array(list(x.values())))
+    add("a tuple", every, tuple(x.values()))
+    add("None", every, None)
+    add("a string", every, "a=1")
+    add("a dict label (multilabel)", ("learn_one",), x, {labels[0]: True})
+    # a new label, or a new name while learning: taken by a learner that can grow classes or
+    # features, refused clearly by the others
+    add("a new label", ("learn_one",), x, "a label never seen", "either")
+    reads = ("predict_one", "predict_proba_one")
+    for case, example in (("a new name", {**x, "brand new": 1.0}),
+                          ("a string value (one-hot: a new name)", {**x, "colour": "red"}),
+                          ("integer and boolean values", {**x, known: 3, "flag": True})):
+        add(case, ("learn_one",), example, kind="either")
+        add(case, reads, example, kind="ok")
+    add("None value (missing)", every, {**x, known: None}, kind="ok")
+    add("an empty dict", every, {}, kind="ok")
+    return cases
+
+
+def _audit_river(params):
+    """The river adapter's cases (:func:`_river_cases`): a clear error leaves the adapter as it
+    was (its model, vocabulary, labels and kept examples; its cache of hashed names is a memo),
+    an accepted example gives finite results."""
+    import copy
+
+    import numpy as np
+
+    from onlinear.river_adapter import RiverClassifier
+
+    import onlinear
+
+    rng = np.random.default_rng(0)
+    name = params["model"]
+    labels = ["cat", "dog"] if name == "binary-mira" else ["cat", "dog", "owl"]
+    stream = [({f"f{j}": float(v) for j, v in enumerate(rng.normal(size=5))},
+               labels[rng.integers(len(labels))]) for _ in range(30)]
+    hyperparameters = {k: v for k, v in params.items()
+                       if k not in ("model", "n_features", "classes")}
+    base = RiverClassifier(onlinear.make(name, **hyperparameters) if hyperparameters else name,
+                           n_features=params.get("n_features"),
+                           classes=labels if params.get("classes") else None)
+    for x, y in stream:
+        base.learn_one(x, y)
+
+    def state(adapter):
+        class View:  # the adapter's attributes but its caches
+            pass
+
+        view = View()
+        view.__dict__.update({k: v for k, v in vars(adapter).items()
+                              if k not in ("_hashed", "_in_order")})
+        return model_state(view)
+
+    def finite(adapter):
+        return all(not isinstance(v, np.ndarray) or v.dtype.kind != "f" or np.isfinite(v).all()
+                   for v in vars(adapter.estimator_).values())
+
+    outcomes, examples = Counter(), {}
+    for case, method, x, y, kind in _river_cases(np, stream[0][0], stream[0][1], labels):
+        adapter = copy.deepcopy(base)
+        before = state(adapter)
+        try:
+            with np.errstate(all="ignore"):
+                result = (adapter.learn_one(x, y) if method == "learn_one"
+                          else getattr(adapter, method)(x))
+        except (ValueError, TypeError) as error:
+            if kind == "ok":
+                outcome = "refused an accepted input"
+            elif not str(error):
+                outcome = "unclear error"
+            elif state(adapter) != before:
+                outcome = "non-atomic"
+            else:
+                outcome = "clear error"
+        except Exception as error:  # noqa: BLE001 - what the audit looks for
+            outcome = "unclear error"
+            examples.setdefault(outcome, f"{case} / {method}: {type(error).__name__}: {error}")
+        else:
+            if method == "predict_proba_one":
+                bad_output = not np.isfinite(list(result.values())).all()
+            elif method == "predict_one":
+                bad_output = result not in adapter._labels
+            else:
+                bad_output = False
+            if kind == "either":
+                kind = "ok"  # a learner that can grow classes takes it
+            outcome = ("silent bad result" if kind == "bad" or bad_output or not finite(adapter)
+                       else "accepted")
+        outcomes[outcome] += 1
+        if outcome not in ("clear error", "accepted"):
+            examples.setdefault(outcome, f"{case} / {method}")
+            if os.environ.get("AUDIT_VERBOSE"):
+                print(f"{outcome}: {case} / {method}", file=sys.stderr)
+    return {"outcomes": dict(outcomes), "examples": examples}
+
+
 # ---------------------------------------------------------------------------------- driver
+_REPORT = "AUDIT-REPORT "  # the prefix of a worker's report lines (anything else is noise)
+
+
+def _audit(name, params):
+    return _audit_river(params) if name == RIVER else _audit_one(name, params)
+
+
 def _child(config_json):
     name, params = json.loads(config_json)
-    print(json.dumps(_audit_one(name, params)))
+    print(json.dumps(_audit(name, params)))
+
+
+def _worker():
+    """Audit the configurations listed (JSON) on standard input, in order, one report line
+    each, flushed as soon as it is made: the driver tells which configuration a crash is in."""
+    for name, params in json.load(sys.stdin):
+        print(_REPORT + json.dumps(_audit(name, params)), flush=True)
+
+
+def _label(name, params):
+    return name + "".join(f" {k}={v}" for k, v in params.items())
+
+
+def _run_worker(configs, timeout, done):
+    """Audit ``configs`` in as few interpreters as a crash allows: one worker audits them in
+    order; if it dies (a crash in compiled code) or stays silent for ``timeout`` seconds, the
+    configuration it was on is a crash and a new worker goes on with the next.  ``done(label,
+    report or None, crash or None)`` is called for each configuration."""
+    import queue
+    import threading
+
+    pending = list(configs)
+    while pending:
+        process = subprocess.Popen([sys.executable, __file__, "--worker"], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   env=dict(os.environ))
+        lines, errors = queue.Queue(), []
+
+        def read(stream=process.stdout, lines=lines):
+            for line in stream:
+                lines.put(line)
+            lines.put(None)  # the worker has ended
+
+        threading.Thread(target=read, daemon=True).start()
+        threading.Thread(target=errors.extend, args=(process.stderr,), daemon=True).start()
+        process.stdin.write(json.dumps(pending))
+        process.stdin.close()
+        while pending:
+            try:
+                line = lines.get(timeout=timeout)
+            except queue.Empty:
+                process.kill()
+                line = None
+            if line is None:  # the worker died on pending[0]
+                code = process.wait()
+                tail = "".join(errors).strip()[-300:] or f"no report in {timeout} s"
+                done(_label(*pending.pop(0)), None, (code, tail))
+                break
+            if line.startswith(_REPORT):
+                done(_label(*pending.pop(0)), json.loads(line[len(_REPORT):]), None)
+        else:
+            process.wait()
 
 
 def main(argv=None):
+    from concurrent.futures import ThreadPoolExecutor
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="one configuration of each engine")
-    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--jobs", type=int, default=min(len(os.sched_getaffinity(0)), 4)
+                    if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1),
+                    help="worker interpreters run at once (default: the CPUs, at most 4)")
+    ap.add_argument("--child", help=argparse.SUPPRESS)  # one configuration, its report printed
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         return _child(args.child)
+    if args.worker:
+        return _worker()
     configs = configurations(args.quick)
     totals, examples, crashes = Counter(), {}, []
     start = time.perf_counter()
-    for name, params in configs:
-        label = name + "".join(f" {k}={v}" for k, v in params.items())
-        process = subprocess.run([sys.executable, __file__, "--child",
-                                  json.dumps([name, params])], capture_output=True, text=True,
-                                 timeout=CHILD_TIMEOUT, env=dict(os.environ))
-        if process.returncode != 0:
-            crashes.append((label, process.returncode, process.stderr.strip()[-300:]))
-            continue
-        report = json.loads(process.stdout.strip().splitlines()[-1])
-        totals.update(report["outcomes"])
-        for outcome, example in report["examples"].items():
-            examples.setdefault(outcome, f"{label}: {example}")
-        bad = {k: v for k, v in report["outcomes"].items()
-               if k not in ("clear error", "accepted")}
-        print(f"{label:<40} {sum(report['outcomes'].values()):>4} cases"
-              + (f"   {bad}" if bad else ""), flush=True)
+    lock = threading.Lock()
+
+    def done(label, report, crash):
+        with lock:
+            if crash is not None:
+                crashes.append((label, *crash))
+                print(f"{label:<40} crash (exit {crash[0]})", flush=True)
+                return
+            totals.update(report["outcomes"])
+            for outcome, example in report["examples"].items():
+                examples.setdefault(outcome, f"{label}: {example}")
+            bad = {k: v for k, v in report["outcomes"].items()
+                   if k not in ("clear error", "accepted")}
+            print(f"{label:<40} {sum(report['outcomes'].values()):>4} cases"
+                  + (f"   {bad}" if bad else ""), flush=True)
+
+    jobs = max(1, min(args.jobs, len(configs)))
+    with ThreadPoolExecutor(jobs) as pool:  # configurations dealt out in turn
+        for future in [pool.submit(_run_worker, configs[i::jobs], CHILD_TIMEOUT, done)
+                       for i in range(jobs)]:
+            future.result()
     cases = sum(totals.values())
     print()
     print(f"configurations: {len(configs)}   cases tried: {cases} "
           f"({cases / max(len(configs), 1):.0f} per configuration)   "
-          f"wall time: {time.perf_counter() - start:.0f} s")
+          f"wall time: {time.perf_counter() - start:.0f} s   worker interpreters: {jobs}")
     for outcome in ("clear error", "accepted", "silent bad result", "non-atomic",
                     "unclear error", "refused an accepted input", "case not built"):
         print(f"  {outcome:<28}{totals.get(outcome, 0):>7}")

@@ -9,19 +9,21 @@
 Data is ``usps`` (the copy shipped with the package, with its test set) or the path of a LIBSVM
 file (plain, gzip, bzip2 or xz, recognised by content).  Exit codes: 0 on success, 2 on a usage
 error (unknown algorithm, bad ``--param``/``--grid``/``--sha256``, an output path that cannot be
-written), checked before any training; 1 on a data or algorithm error, reported on one line
-(set ``ONLINEAR_TRACEBACK=1`` for the traceback).
+written or that is an input of the command), checked before anything is read or written; 1 on a
+data or algorithm error, reported on one line (set ``ONLINEAR_TRACEBACK=1`` for the
+traceback).  Outputs are written to a temporary file beside them and renamed once complete: a
+failed command leaves an existing output as it was.
 """
 import contextlib
 import functools
 import os
 import re
-import tempfile
 
 import click
 import numpy as np
 
 from . import harness
+from .persistence import replacing
 from .registry import available, describe
 
 FORMATS = ("table", "csv", "json", "markdown")
@@ -192,6 +194,43 @@ def _check_output(ctx, param, value):
     return value
 
 
+def _same_file(first, second):
+    """Whether two paths name one file: the same path once resolved (``./x``, ``../dir/x``, a
+    symbolic link) or, both existing, the same device and inode (a hard link)."""
+    if os.path.realpath(first) == os.path.realpath(second):
+        return True
+    try:
+        one, other = os.stat(first), os.stat(second)
+    except OSError:
+        return False
+    return (one.st_dev, one.st_ino) == (other.st_dev, other.st_ino)
+
+
+def _check_distinct(inputs, outputs):
+    """Refuse, as a usage error before anything is read or written, an output that is one of
+    the command's inputs (writing it would destroy what the command reads) or another output.
+
+    Parameters
+    ----------
+    inputs, outputs : dict
+        ``{what the user typed (an argument's or option's name): path or None}``; an input that
+        is no file (standard input, a catalogue name, a missing file) cannot be overwritten.
+    """
+    inputs = {name: path for name, path in inputs.items()
+              if path is not None and path != "-" and os.path.exists(path)}
+    outputs = [(name, path) for name, path in outputs.items() if path is not None]
+    for i, (name, path) in enumerate(outputs):
+        for other, source in inputs.items():
+            if _same_file(path, source):
+                raise click.BadParameter(
+                    f"{path} is the same file as {other} ({source}), which the command reads: "
+                    "writing it would destroy it; give another file.", param_hint=name)
+        for other, written in outputs[:i]:
+            if _same_file(path, written):
+                raise click.BadParameter(f"{path} is the same file as {other} ({written}): "
+                                         "give each output its own file.", param_hint=name)
+
+
 def _check_sha256(ctx, param, value):
     from .data.fetch import _check_digest
 
@@ -203,35 +242,19 @@ def _check_sha256(ctx, param, value):
 
 @contextlib.contextmanager
 def _usage(hint=None):
-    """Report a ``ValueError`` of the checks of names and parameters as a usage error (exit 2)."""
+    """Report a ``ValueError`` or ``TypeError`` of the checks of names and parameters (an
+    unknown keyword of an estimator is a ``TypeError``) as a usage error (exit 2)."""
     try:
         yield
-    except ValueError as error:
+    except (ValueError, TypeError) as error:  # (scikit-learn's InvalidParameterError is both)
         raise click.UsageError(f"{hint + ': ' if hint else ''}{error}") from None
 
 
-@contextlib.contextmanager
 def _replacing(path):
-    """A temporary path beside ``path`` to write to, renamed onto ``path`` once written: an
-    existing file is replaced whole or not at all."""
-    folder, name = os.path.split(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.",
-                                         suffix=os.path.splitext(name)[1])
-    os.close(handle)
-    try:
-        yield temporary
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(temporary)
-        raise
-
-
-def _umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    """A temporary path beside ``path`` to write to, renamed onto ``path`` once written
+    (:func:`onlinear.persistence.replacing`): an existing file is replaced whole or not at
+    all.  The temporary keeps ``path``'s suffix, by which matplotlib picks an image format."""
+    return replacing(path, suffix=os.path.splitext(path)[1])
 
 
 def _check_memory(n_features, n_classes, algorithms):
@@ -424,6 +447,8 @@ def run_command(algorithm, data, params, grid, test, epochs, seed, tick, curve, 
                 plot_size, plot_format, plot_dpi, fmt, out, shuffle):
     """Train ALGORITHM online on DATA ('usps' or a LIBSVM file) and report, per epoch, the
     cumulative online mistake rate, updates, test error and seconds."""
+    _check_distinct({"DATA": None if data.lower() in SHIPPED else data, "--test": test},
+                    {"--out": out, "--curve": curve, "--plot": plot})
     plotting = _plot_options(plot, plot_log, plot_size, plot_format, plot_dpi)
     with _usage():
         harness._check_params(algorithm, params, grid)
@@ -471,6 +496,8 @@ def compare_command(algorithms, data, params, grid, test, epochs, seed, tick, cu
 
     --param applies to every compared algorithm that has the hyperparameter; scope it to one
     with NAME:KEY=VALUE (e.g. --param pa1:C=0.01)."""
+    _check_distinct({"--data": None if data.lower() in SHIPPED else data, "--test": test},
+                    {"--out": out, "--curve": curve, "--plot": plot})
     _check_cluster_options(scheduler, workers)
     plotting = _plot_options(plot, plot_log, plot_size, plot_format, plot_dpi)
     with _usage():

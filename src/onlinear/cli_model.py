@@ -12,6 +12,7 @@ evaluate or describe with it.
 DATA is read in chunks of ``--chunk-size`` rows: memory does not depend on the stream's length.
 The progress table goes to standard error, so standard output stays clean for predictions.
 """
+import contextlib
 import json
 import os
 import sys
@@ -19,10 +20,20 @@ import sys
 import click
 import numpy as np
 
-from .cli import _check_output, _clean_errors, _labels, _parse_params, _usage, cli
+from .cli import (
+    _check_distinct,
+    _check_output,
+    _clean_errors,
+    _labels,
+    _parse_params,
+    _replacing,
+    _usage,
+    cli,
+)
 from .streaming import padded
 
 _TASKS = ("multiclass", "multilabel", "ordinal")
+_LISTED = 20  # labels listed in a message at most
 
 
 def _source(data):
@@ -31,12 +42,143 @@ def _source(data):
     return data
 
 
-def _chunks(data, chunk_size, n_features, multilabel):
-    """``(X, y)`` chunks of the LIBSVM stream ``data`` (``-``: standard input)."""
-    from .data import iter_libsvm_chunks
+class _Source:
+    """DATA (a LIBSVM file, or ``-`` for standard input) read in chunks, with the lines of the
+    chunk in use kept: a value a command cannot take is then an error naming the file, the line
+    and the token, as the reader names a line it cannot parse (not a row of some chunk).
 
-    for X, y in iter_libsvm_chunks(data, chunk_size, n_features, multilabel=multilabel):
-        yield X, (y if multilabel else _labels(y))
+    Iterating yields ``(X, y)``: ``y`` a list of label tuples if ``multilabel``, else labels as
+    :func:`onlinear.cli._labels` reads them.  The ``check_*`` methods raise a
+    :class:`~onlinear.data.FileFormatError` for the first bad row of the chunk in use.
+    """
+
+    def __init__(self, data, chunk_size, n_features, multilabel):
+        self.data, self.chunk_size = data, chunk_size
+        self.n_features, self.multilabel = n_features, multilabel
+        self.X = self.numbers = self.lines = None  # the chunk in use
+
+    def __iter__(self):
+        from .data.libsvm import _located_chunks
+
+        for X, y, numbers, lines in _located_chunks(self.data, self.chunk_size, self.n_features,
+                                                    multilabel=self.multilabel):
+            self.X, self.numbers, self.lines = X, numbers, lines
+            yield X, (y if self.multilabel else _labels(y))
+        self.X = self.numbers = self.lines = None  # (an error after the stream is no row's)
+
+    def error(self, row, problem):
+        """The error naming row ``row`` of the chunk in use."""
+        from .data.libsvm import _row_error
+
+        return _row_error(self.data, self.numbers[row], self.lines[row], problem)
+
+    def check_values(self, X):
+        """Refuse a NaN or infinite feature value (the reader takes ``nan`` and ``inf``)."""
+        finite = np.isfinite(X.data)
+        if finite.all():
+            return
+        row = _row_of(X, int(np.argmin(finite)))
+        raise self.error(row, "feature values must be finite numbers; got "
+                         f"{self._token(row, lambda index, value: not np.isfinite(value))!r}")
+
+    def check_width(self, X, width):
+        """Refuse a feature index beyond a model's ``width`` features."""
+        if X.shape[1] <= width:
+            return
+        beyond = np.flatnonzero(X.indices >= width)
+        # (an explicit 0 beyond the width may not be stored: then look for it line by line)
+        rows = [_row_of(X, int(beyond[0]))] if beyond.size else range(X.shape[0])
+        for row in rows:
+            token = self._token(row, lambda index, value: index > width)
+            if token is not None:
+                raise self.error(row, f"feature index {token.partition(':')[0]} of {token!r} "
+                                 f"is beyond the model's {width} features")
+        raise ValueError(f"the data has a feature index up to {X.shape[1]}, but the model "
+                         f"knows {width} features.")
+
+    def check_labels(self, y, allowed=None, ranks=False):
+        """Refuse a label that is not a finite number, or (``allowed`` given) not one of
+        ``allowed``: the classes, or with ``ranks`` an ordinal model's ranks."""
+        listed = None if allowed is None else set(allowed)
+        if self.multilabel:
+            for row, labels in enumerate(y):
+                for label in labels:
+                    if not np.isfinite(label) or (listed is not None and label not in listed):
+                        self._refuse_label(row, label, allowed, ranks)
+            return
+        finite = np.isfinite(y) if y.dtype.kind == "f" else np.ones(y.shape[0], dtype=bool)
+        bad = ~finite
+        if listed is not None:  # (one look-up per distinct label, not per row)
+            values = y[finite]
+            distinct = np.unique(values)
+            known = np.array([v in listed for v in distinct.tolist()], dtype=bool)
+            bad[finite] = ~known[np.searchsorted(distinct, values)]
+        if bad.any():
+            row = int(np.argmax(bad))
+            self._refuse_label(row, y[row], allowed, ranks)
+
+    def _refuse_label(self, row, label, allowed, ranks):
+        from .data.libsvm import _line_tokens
+
+        written = _line_tokens(self.lines[row])[0]
+        if self.multilabel:  # the one label of the set, as written
+            for part in written.split(","):
+                with contextlib.suppress(ValueError):
+                    value = float(part)
+                    if value == label or (np.isnan(value) and np.isnan(label)):
+                        written = part
+                        break
+        if not np.isfinite(label):
+            raise self.error(row, f"label {written!r} is not a finite number")
+        shown = ", ".join(str(v) for v in list(allowed)[:_LISTED]) + (
+            ", ..." if len(allowed) > _LISTED else "")
+        if ranks:
+            raise self.error(row, f"label {written!r} is not a rank of the model (its ranks: "
+                             f"{shown})")
+        raise self.error(row, f"label {written!r} is not one of the classes {shown}")
+
+    def refused(self, error, model):
+        """The error to raise for ``error``, which ``model`` raised on the chunk in use (its
+        message cannot name the line): the row that widens the chunk beyond a model that
+        cannot grow, or the first row whose norm the model refuses, else the chunk's lines."""
+        from .data import FileFormatError
+        from .estimators.checks import check_row
+
+        X = self.X
+        width = getattr(model, "n_features_in_", None)
+        if width is not None and X.shape[1] > width:  # the chunk widens a model that refused
+            beyond = np.flatnonzero(X.indices >= width)
+            row = _row_of(X, int(beyond[0])) if beyond.size else None
+            token = None if row is None else self._token(row, lambda index, value: index > width)
+            if token is not None:
+                return self.error(row, f"feature index {token.partition(':')[0]} of {token!r} "
+                                  f"is beyond the model's {width} features: "
+                                  f"{str(error).rstrip('.')}")
+        exponent = {}  # the model's range of row norms (see estimators.checks.check_row)
+        with contextlib.suppress(AttributeError):
+            exponent["exponent"] = model._row_exponent
+        for row in range(X.shape[0]):
+            values = np.ascontiguousarray(X.data[X.indptr[row]:X.indptr[row + 1]],
+                                          dtype=np.float64)
+            try:
+                check_row(values, **exponent)
+            except ValueError as refusal:
+                largest = float(np.max(np.abs(values))) if values.size else 0.0
+                token = self._token(row, lambda index, value: abs(value) == largest)
+                message = str(refusal).replace("x has", "the row has", 1).rstrip(".")
+                return self.error(row, f"{message} (its largest value: {token!r})")
+        return FileFormatError(self.data, f"lines {self.numbers[0]}-{self.numbers[-1]}: "
+                               f"{error}")
+
+    def _token(self, row, test):
+        from .data.libsvm import _token_where
+
+        return _token_where(self.lines[row], test)
+
+
+def _row_of(X, entry):
+    """The row of the CSR matrix ``X`` that holds its stored entry number ``entry``."""
+    return int(np.searchsorted(X.indptr, entry, side="right")) - 1
 
 
 def _parse_classes(text):
@@ -54,7 +196,9 @@ def _parse_classes(text):
 def _scan_classes(data, chunk_size, multilabel):
     """All the labels of a file (one extra pass over it, chunk by chunk)."""
     labels = set()
-    for _, y in _chunks(data, chunk_size, None, multilabel):
+    source = _Source(data, chunk_size, None, multilabel)
+    for _, y in source:
+        source.check_labels(y)
         if multilabel:
             labels.update(label for row in y for label in row)
         else:
@@ -99,7 +243,8 @@ def train_command(arguments, save_path, model_path, params, task, classes, n_fea
     """Learn DATA (a LIBSVM file, plain or compressed, or - for standard input) one example at
     a time with ALGORITHM, and save the model.  Prints a progressive-validation table (every
     example predicted before it is learned) on a doubling schedule to standard error."""
-    from . import learn_stream, load, make
+    from . import learn_stream, load
+    from .data import FileFormatError
 
     if len(arguments) != (1 if model_path is not None else 2):
         raise click.UsageError("give ALGORITHM DATA, or DATA with --model (a saved model to "
@@ -107,14 +252,16 @@ def train_command(arguments, save_path, model_path, params, task, classes, n_fea
     algorithm, data = (None, *arguments) if model_path is not None else arguments
     if model_path is not None and params:
         raise click.UsageError("--param applies to a new ALGORITHM, not to --model.")
+    # (--model may be --save: continuing a model in its own file reads it whole first, and
+    # replaces it atomically)
+    _check_distinct({"DATA": data}, {"--save": save_path})
     data = _source(data)
     labels = _parse_classes(classes)
     multilabel = task == "multilabel"
     if model_path is not None:
         model = load(model_path)
     else:
-        with _usage():
-            model = make(algorithm, task=None if task == "multiclass" else task, **params)
+        model = _new_model(algorithm, None if task == "multiclass" else task, params)
     started = hasattr(model, "classes_")
     if not started and labels is None:
         if data == "-":
@@ -124,15 +271,45 @@ def train_command(arguments, save_path, model_path, params, task, classes, n_fea
     if task == "ordinal" and labels is not None and classes is None and not started:
         click.echo("note: ranks ordered by value (give --classes for another order)", err=True)
     table = None if quiet else _ProgressTable()
-    chunks = ((X, _targets(y, multilabel)) for X, y in
-              _chunks(data, chunk_size, n_features, multilabel))
-    model = learn_stream(model, chunks, classes=labels, checkpoint=save_path,
-                         checkpoint_every=checkpoint_every, resume=resume,
-                         grow=n_features is None, report=table)
+    source = _Source(data, chunk_size, n_features, multilabel)
+    allowed = model.classes_.tolist() if started else labels
+
+    def chunks():
+        # what the model would refuse, refused here naming its line (the model cannot)
+        for X, y in source:
+            source.check_values(X)
+            source.check_labels(y, allowed)
+            yield X, _targets(y, multilabel)
+
+    try:
+        model = learn_stream(model, chunks(), classes=labels, checkpoint=save_path,
+                             checkpoint_every=checkpoint_every, resume=resume,
+                             grow=n_features is None, report=table)
+    except ValueError as error:
+        if isinstance(error, FileFormatError) or source.X is None:
+            raise  # named already, or not about a row (e.g. a checkpoint of another model)
+        raise source.refused(error, model) from error
     if not hasattr(model, "classes_"):
         raise click.ClickException(f"{'standard input' if data == '-' else data} holds no "
                                    "example: nothing learned, no model saved.")
     click.echo(f"saved {save_path} ({model.n_seen_:,} examples learned)", err=True)
+
+
+def _new_model(algorithm, task, params):
+    """The estimator ALGORITHM for ``task`` with ``params``: an unknown name, task or
+    hyperparameter, or a bad value, is a usage error (exit code 2)."""
+    from .registry import describe, make
+
+    with _usage():
+        known = describe(algorithm)
+        estimator = known.estimator if task in (None, known.task) else known.tasks.get(task)
+        if estimator is not None:  # (else make names the tasks there are)
+            names = [n for n in estimator._get_param_names() if n not in known.fixed]
+            for key in params:
+                if key not in names:
+                    raise ValueError(f"{algorithm} has no hyperparameter {key!r} (its "
+                                     f"hyperparameters: {', '.join(names) or 'none'}).")
+        return make(algorithm, task=task, **params)
 
 
 class _ProgressTable:
@@ -148,15 +325,7 @@ class _ProgressTable:
                    f"{progress.examples_per_second:>11,.0f}", err=True)
 
 
-def _width_of(model, X):
-    """``X`` as wide as the model: narrower chunks padded; a wider one is an error."""
-    if X.shape[1] > model.n_features_in_:
-        raise ValueError(f"the data has a feature index up to {X.shape[1]}, but the model "
-                         f"knows {model.n_features_in_} features.")
-    return padded(X, model.n_features_in_)
-
-
-def _model_and_chunks(model_path, data, chunk_size):
+def _model_and_source(model_path, data, chunk_size):
     from . import load
 
     model = load(model_path)
@@ -164,7 +333,28 @@ def _model_and_chunks(model_path, data, chunk_size):
         raise click.ClickException(f"{model_path} holds a model that has learned nothing.")
     multilabel = bool(getattr(model, "multilabel_", False))
     data = _source(data)
-    return model, multilabel, _chunks(data, chunk_size, None, multilabel)
+    return model, multilabel, _Source(data, chunk_size, None, multilabel)
+
+
+def _readable(source, model, X):
+    """The chunk ``X`` of ``source`` as wide as the model (a narrower one padded), after
+    refusing what the model cannot read: a value that is not finite, a feature it does not
+    know."""
+    source.check_values(X)
+    source.check_width(X, model.n_features_in_)
+    return padded(X, model.n_features_in_)
+
+
+@contextlib.contextmanager
+def _output(path):
+    """A text handle on ``path``, written to a temporary file renamed onto it on success only
+    (a failed command leaves an existing file as it was); standard output if ``path`` is
+    None."""
+    if path is None:
+        yield sys.stdout
+        return
+    with _replacing(path) as temporary, open(temporary, "w", encoding="utf-8") as handle:
+        yield handle
 
 
 @cli.command("predict", short_help="Predict a LIBSVM stream with a saved model.")
@@ -177,27 +367,27 @@ def _model_and_chunks(model_path, data, chunk_size):
 @click.option("--chunk-size", type=click.IntRange(1), default=4096, show_default=True)
 @_clean_errors
 def predict_command(model_path, data, output, scores, chunk_size):
-    """One predicted label per line of DATA (a label set as comma-separated labels)."""
-    model, multilabel, chunks = _model_and_chunks(model_path, data, chunk_size)
-    handle = sys.stdout if output is None else open(output, "w", encoding="utf-8")
+    """One predicted label per line of DATA (a label set as comma-separated labels).  With
+    --output, the file is written whole or not at all: a failed command leaves an existing one
+    as it was."""
+    _check_distinct({"MODEL": model_path, "DATA": data}, {"--output": output})
+    model, multilabel, source = _model_and_source(model_path, data, chunk_size)
     try:
-        for X, _ in chunks:
-            X = _width_of(model, X)
-            predicted = model.predict_label_sets(X) if multilabel else model.predict(X)
-            values = model.decision_function(X) if scores else None
-            for i, label in enumerate(predicted):
-                text = ",".join(map(str, label)) if multilabel else str(label)
-                if scores:
-                    row = np.atleast_1d(values[i])
-                    text += "\t" + "\t".join(f"{v:.17g}" for v in row)
-                handle.write(text + "\n")
+        with _output(output) as handle:
+            for X, _ in source:
+                X = _readable(source, model, X)
+                predicted = model.predict_label_sets(X) if multilabel else model.predict(X)
+                values = model.decision_function(X) if scores else None
+                for i, label in enumerate(predicted):
+                    text = ",".join(map(str, label)) if multilabel else str(label)
+                    if scores:
+                        row = np.atleast_1d(values[i])
+                        text += "\t" + "\t".join(f"{v:.17g}" for v in row)
+                    handle.write(text + "\n")
     except BrokenPipeError:  # the reader stopped (e.g. `| head`): not an error
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so that the exit's flush does not fail again
         sys.exit(0)
-    finally:
-        if output is not None:
-            handle.close()
 
 
 @cli.command("evaluate", short_help="Score a saved model on a labelled LIBSVM stream.")
@@ -210,12 +400,13 @@ def evaluate_command(model_path, data, chunk_size):
     accuracy (ordinal) of MODEL on DATA; the model does not learn."""
     from .estimators.simultaneous import SimultaneousProjectionOrdinal
 
-    model, multilabel, chunks = _model_and_chunks(model_path, data, chunk_size)
+    model, multilabel, source = _model_and_source(model_path, data, chunk_size)
     ordinal = isinstance(model, SimultaneousProjectionOrdinal)
     rank = {label: i for i, label in enumerate(model.classes_.tolist())}
     n = correct = wrong_labels = rank_error = 0
-    for X, y in chunks:
-        X = _width_of(model, X)
+    for X, y in source:
+        X = _readable(source, model, X)
+        source.check_labels(y, list(rank) if ordinal else None, ranks=ordinal)
         if multilabel:
             predicted = model.predict_label_sets(X)
             for truth, guess in zip(_targets(y, True), predicted):
@@ -224,9 +415,6 @@ def evaluate_command(model_path, data, chunk_size):
             predicted = model.predict(X)
             correct += int(np.sum(predicted == y))
             if ordinal:
-                unknown = set(np.unique(y).tolist()) - set(rank)
-                if unknown:
-                    raise ValueError(f"labels {sorted(unknown)} are not ranks of the model.")
                 rank_error += sum(abs(rank[a] - rank[b]) for a, b in zip(predicted.tolist(),
                                                                           y.tolist()))
         n += X.shape[0]

@@ -48,6 +48,7 @@ import hashlib
 import io
 import json
 import os
+import stat
 import struct
 import tempfile
 import zipfile
@@ -69,7 +70,8 @@ _MAX_HEADER_BYTES = 1 << 20
 #: class-label dtypes stored as they are (object labels are stored as strings or numbers)
 _LABEL_KINDS = "biuUf"
 
-__all__ = ["save", "load", "read_header", "ModelFileError", "FORMAT_VERSION", "atomic_write"]
+__all__ = ["save", "load", "read_header", "ModelFileError", "FORMAT_VERSION", "atomic_write",
+           "replacing"]
 
 
 class ModelFileError(ValueError):
@@ -231,20 +233,49 @@ def _encode(header, arrays):
 
 
 @contextmanager
-def atomic_write(path):
-    """A binary handle whose content replaces ``path`` only once the ``with`` block ends
-    without error: written to a temporary file in the same folder, flushed and synced, then
-    renamed (atomic on POSIX and Windows).  On an error the temporary file is removed and
-    ``path`` is untouched."""
+def replacing(path, suffix=".tmp"):
+    """A temporary path beside ``path`` to write to, renamed onto ``path`` once the ``with``
+    block ends without error: an existing file is replaced whole or not at all, and nothing is
+    written outside ``path``'s folder.
+
+    The temporary file (``.<name>.<random><suffix>`` in the same folder, so that the rename is
+    atomic on POSIX and Windows) is synced to disk before the rename, and the rename itself
+    after it.  On an error (an interrupt too) it is removed and ``path`` is untouched; a
+    process killed meanwhile leaves it (see :func:`remove_stale_temporaries`).  The file gets
+    the permissions of the file it replaces, or those an ordinary ``open`` would give a new
+    file (``0o666`` less the umask).  An existing ``path`` that is not a regular file (a pipe,
+    a device such as ``/dev/null``) cannot be replaced: it is yielded itself and written
+    through.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write.
+    suffix : str, default=".tmp"
+        The temporary file's suffix (a writer that picks a format by the name's suffix, such
+        as matplotlib's, wants ``path``'s own).
+
+    Yields
+    ------
+    str
+        The path to write to.
+    """
     path = os.fspath(path)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        yield path
+        return
     folder = os.path.dirname(os.path.abspath(path))
     descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.",
-                                             suffix=".tmp")
+                                             suffix=suffix)
+    os.close(descriptor)
     try:
-        with os.fdopen(descriptor, "wb") as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
+        yield temporary
+        _sync_file(temporary)
+        os.chmod(temporary, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
         os.replace(temporary, path)
     except BaseException:
         try:
@@ -252,16 +283,54 @@ def atomic_write(path):
         except FileNotFoundError:
             pass
         raise
-    try:  # make the rename itself durable
-        directory = os.open(folder, os.O_RDONLY)
+    _sync_folder(folder)  # make the rename itself durable
+
+
+@contextmanager
+def atomic_write(path):
+    """A binary handle whose content replaces ``path`` only once the ``with`` block ends
+    without error (see :func:`replacing`): on an error ``path`` is untouched."""
+    with replacing(path) as temporary, open(temporary, "wb") as handle:
+        yield handle
+
+
+def _sync_file(path):
+    """Flush a written file to disk: an error (a full disk, a failing device) is the write's.
+    (Opened for writing: Windows syncs only such a descriptor.)"""
+    descriptor = os.open(path, os.O_RDWR)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _sync_folder(folder):
+    """Flush a folder's entries (a rename) to disk, where the system allows it."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
     except OSError:
         return
     try:
-        os.fsync(directory)
+        os.fsync(descriptor)
     except OSError:
         pass
     finally:
-        os.close(directory)
+        os.close(descriptor)
+
+
+def _umask():
+    """The process's umask, read without changing it where the system tells it (setting it to
+    read it back would race with another thread creating a file)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def remove_stale_temporaries(path):

@@ -12,6 +12,9 @@ imports but :class:`RiverClassifier` refuses to be built, naming the extra.
 Multiclass and binary classification only: a multilabel stream (a dict of labels per example)
 is out of scope.
 """
+import math
+from collections.abc import Mapping
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone as sklearn_clone
@@ -32,6 +35,28 @@ DENSE_MAX = 8192
 HASH_CACHE_SIZE = 1 << 16
 
 _ABSENT = object()
+
+
+def _check_unseen(name, value):
+    """Refuse a NaN or infinite value under a name the model does not know, as the model
+    refuses one under a name it knows (a NaN is a broken stream, whatever its weight)."""
+    try:
+        finite = math.isfinite(value)
+    except TypeError:  # not a real number: as any value of an unseen name, not read
+        return
+    if not finite:
+        raise ValueError(f"x contains NaN or infinity (under {name!r}, a name not seen in "
+                         "training).")
+
+
+def _check_example(x):
+    """Refuse an example that is not a dict (river's examples are ``{name: value}``), naming
+    what was given: a list or an array has no feature names to learn or predict by."""
+    if type(x) is not dict and not isinstance(x, Mapping):
+        shape = f" of shape {x.shape}" if isinstance(x, np.ndarray) else ""
+        raise TypeError(f"x must be a dict {{feature name: value}}, as river streams "
+                        f"examples; got {type(x).__name__}{shape}, whose values have no "
+                        "feature names (rows of numbers go to an onlinear estimator itself).")
 
 
 def hashed_column(name, n_features):
@@ -69,7 +94,8 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
     * ``n_features=None`` (default), a **growing vocabulary**: every new name seen while learning
       gets the next column and the model widens (``grow_features``: new zero weights, so the
       model is the one that had the column from the start).  Names unseen in training are
-      ignored by ``predict_one`` (their weight would be zero).  The learners whose weights are
+      ignored by ``predict_one`` (their weight would be zero), but a NaN or an infinity under
+      one is refused as under a known name.  The learners whose weights are
       normalized over the features (multiplicative family, ellipsoid methods) cannot widen: a new
       name after their start raises ``ValueError`` — give them ``n_features``.
     * ``n_features=2**k``, the **hashing trick** with scikit-learn's ``FeatureHasher`` semantics
@@ -194,8 +220,9 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
                 elif learning:
                     key = table[name] = len(table)
                     added.append(name)
-                else:
-                    continue  # unseen in training: zero weight
+                else:  # unseen in training: zero weight, so not read, but not a bad value
+                    _check_unseen(name, value)
+                    continue
             if hashing:
                 columns.append(key[0])
                 values.append(key[1] * value)
@@ -243,7 +270,17 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
             Feature name → value.
         y : hashable
             The label.
+
+        Raises
+        ------
+        TypeError
+            If ``x`` is not a dict (a list or an array has no feature names), or ``y`` is.
+        ValueError
+            If the model refuses the example (a NaN, a norm out of range, a new label or name
+            it cannot grow to).  Either way the adapter is left as it was: its model (not
+            widened by the example's new names), vocabulary, labels and kept examples.
         """
+        _check_example(x)
         if isinstance(y, dict):
             raise TypeError("RiverClassifier learns one label per example; multilabel streams "
                             "(a dict of labels) are not supported.")
@@ -287,9 +324,19 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
     def _learn_started(self, columns, values, y):
         estimator = self.estimator_
         width = self._width()
-        new_label = y not in self._labels
         if width > estimator.n_features_in_:
-            self._grow(width)
+            # new names widen the model before it sees (and may refuse) the example: a failed
+            # example leaves it as narrow as it was (grow_features rebinds, the model's own
+            # restore of its attributes undoes it; learn_one changes nothing when it raises)
+            with estimator._unchanged_on_error():
+                self._grow(width)
+                self._learn_row(columns, values, y)
+            return
+        self._learn_row(columns, values, y)
+
+    def _learn_row(self, columns, values, y):
+        estimator = self.estimator_
+        new_label = y not in self._labels
         row = self._row(columns, values, estimator.n_features_in_)
         if new_label:
             try:
@@ -314,7 +361,7 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
 
     # ------------------------------------------------------------------ prediction
     def _started_row(self, x):
-        columns, values, _ = self._columns(x, learning=False)
+        columns, values, _ = self._columns(x, learning=False)  # (x checked by the caller)
         return self._row(columns, values, self.estimator_.n_features_in_)
 
     def predict_one(self, x, **kwargs):
@@ -328,6 +375,7 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
         **kwargs
             Ignored (river's signature).
         """
+        _check_example(x)
         if self.estimator_ is None:
             return next(iter(self._labels), None)
         return self._labels[self.estimator_.predict_one(self._started_row(x))]
@@ -343,6 +391,7 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
         **kwargs
             Ignored (river's signature).
         """
+        _check_example(x)
         if self.estimator_ is None:
             return {label: 1.0 for label in self._labels}
         estimator = self.estimator_

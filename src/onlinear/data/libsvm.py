@@ -154,13 +154,63 @@ def iter_libsvm_chunks(path: str | os.PathLike, chunk_size: int, n_features: int
         raise ValueError(f"n_features must be a positive integer or None; got {n_features!r}.")
     if not isinstance(zero_based, (bool, np.bool_)):
         raise ValueError(f"zero_based must be True or False when streaming; got {zero_based!r}.")
+    for X, y, _, _ in _located_chunks(path, chunk_size, n_features,
+                                      zero_based=bool(zero_based), dtype=dtype,
+                                      multilabel=multilabel):
+        yield X, y
+
+
+def _located_chunks(path, chunk_size, n_features, *, zero_based=False, dtype=np.float64,
+                    multilabel=False):
+    """:func:`iter_libsvm_chunks`' chunks (arguments checked by it) with where their rows come
+    from, so that a reader of the values can name the line of a bad one (see
+    :func:`_row_error`).
+
+    Yields
+    ------
+    X, y
+        As :func:`iter_libsvm_chunks`.
+    numbers : list of int
+        The 1-based line number of each row.
+    lines : list of bytes
+        Each row's line as read.
+    """
     options = dict(n_features=n_features, dtype=dtype, multilabel=multilabel,
                    zero_based=bool(zero_based))
     for numbers, lines in _batches(path, chunk_size):
         try:
-            yield load_svmlight_file(io.BytesIO(b"".join(lines)), **options)
+            X, y = load_svmlight_file(io.BytesIO(b"".join(lines)), **options)
         except _PARSE_ERRORS as error:
             raise _bad_line(path, numbers, lines, options, error) from error
+        yield X, y, numbers, lines
+
+
+def _row_error(path, number, line, problem):
+    """The :class:`FileFormatError` of a line that parses but holds a value its reader refuses:
+    ``"<file>, line <number>: <problem>; the line reads '<line>'"``."""
+    return FileFormatError(path, f"{problem}; the line reads {shorten(line)}", number)
+
+
+def _line_tokens(line):
+    """``(labels, tokens)`` of a LIBSVM line: its label field and its ``index:value`` tokens as
+    written (the comment and any ``qid:`` token left out), to quote one in an error."""
+    fields = line.split(b"#", 1)[0].decode("latin-1").split()
+    if not fields:
+        return "", []
+    return fields[0], [f for f in fields[1:] if not f.startswith("qid:")]
+
+
+def _token_where(line, test):
+    """The first ``index:value`` token of ``line`` for which ``test(index, value)`` holds
+    (``index`` an int as written, ``value`` a float), or None."""
+    for token in _line_tokens(line)[1]:
+        index, _, value = token.partition(":")
+        try:
+            if test(int(index), float(value)):
+                return token
+        except ValueError:
+            continue
+    return None
 
 
 # ---------------------------------------------------------------------------------- helpers

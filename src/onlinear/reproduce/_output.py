@@ -4,7 +4,6 @@ Files are first written into a hidden staging folder inside the target folder an
 into place one by one, so that a reader never sees a half-written file and a failed run leaves
 the files of the previous run untouched; nothing is written outside the folder named.
 """
-import contextlib
 import json
 import os
 import shutil
@@ -12,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from ..harness import Table
+from ..persistence import replacing
 from ._framework import VERDICT_RULE, VERDICTS, verdict
 
 
@@ -137,23 +137,10 @@ def report(results, path=None, *, command="onlinear reproduce --all --report doc
     return text
 
 
-@contextlib.contextmanager
 def _replacing(path):
-    """A temporary file beside ``path``, renamed onto it once written."""
-    path = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                                         suffix=path.suffix)
-    os.close(handle)
-    try:
-        yield temporary
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(temporary, 0o666 & ~mask)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(temporary)
-        raise
+    """A temporary file beside ``path``, renamed onto it once written
+    (:func:`onlinear.persistence.replacing`, with ``path``'s suffix for matplotlib)."""
+    return replacing(path, suffix=Path(path).suffix)
 
 
 def load(folder, id):
