@@ -5,8 +5,7 @@ interpreters that report each configuration as soon as it is audited, so that a 
 one and named by its configuration (the worker then restarts with the next).  ``.ci/run`` runs
 it after the test suite.
 
-    python tools/audit.py            # every configuration (under a minute on 2 cores, once
-                                     # numba's cache is warm)
+    python tools/audit.py            # every configuration (under a minute on 2 cores)
     python tools/audit.py --quick    # six configurations, one of each engine, and river's pa
     python tools/audit.py --jobs 1   # one worker at a time (default: one per CPU, up to 4)
 

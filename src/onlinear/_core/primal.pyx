@@ -306,34 +306,142 @@ cdef inline Py_ssize_t sparse_round(const index_t *idx, const real_x *vals, Py_s
 
 
 # --------------------------------------------------------------------------- entry points
+# The entry points check every array with numpy's C API (type, dimensions, layout, shape) before
+# the loop runs with bounds checks off, and take their data pointers directly: a typed
+# memoryview or a fused function's dispatch per argument cost about 10 µs a call, which a small
+# batch of learn_many paid on every call.
 cdef inline void *data_or_null(object array):
     """The data pointer of a numpy array, NULL when it is empty."""
     cdef cnp.ndarray a = <cnp.ndarray>array
     return NULL if cnp.PyArray_SIZE(a) == 0 else cnp.PyArray_DATA(a)
 
 
-cdef int fill_rule(Rule *rule, int rule_id, double[::1] params, double[:, ::1] state,
-                   int step_kind, bint scale_free, bint exact_norms, int weight_mode) except -1:
-    rule.step = step_of(rule_id)
-    if rule.step == NULL:
-        raise ValueError(f"unknown rule id {rule_id}")
-    rule.params = &params[0] if params.shape[0] > 0 else NULL
-    rule.state = &state[0, 0]
-    rule.step_kind = step_kind
-    rule.scale_free = scale_free
-    rule.exact_norms = exact_norms
-    rule.weight_mode = weight_mode
+cdef enum:
+    F8 = 1
+    F4 = 2
+    I8 = 3
+    I4 = 4
+
+
+cdef int _code(cnp.ndarray a) noexcept:
+    """The element type of ``a`` among those the loops take (0: another)."""
+    cdef int kind = cnp.PyArray_TYPE(a)
+    cdef Py_ssize_t size = cnp.PyArray_ITEMSIZE(a)
+    if kind == cnp.NPY_DOUBLE:
+        return F8
+    if kind == cnp.NPY_FLOAT:
+        return F4
+    if kind == cnp.NPY_INT or kind == cnp.NPY_LONG or kind == cnp.NPY_LONGLONG:
+        return I8 if size == 8 else (I4 if size == 4 else 0)
     return 0
 
 
-cdef int fill_scratch(Scratch *s, double[:, ::1] work, int64_t[::1] scratch,
-                      Py_ssize_t m) except -1:
-    if work.shape[0] < 3 or work.shape[1] < m or scratch.shape[0] < m:
+cdef cnp.ndarray _array(object obj, int ndim, int code, bint writable, str name):
+    """``obj`` checked: a C-contiguous numpy array of ``ndim`` dimensions whose element type is
+    ``code`` (F8, F4, I8, I4; 0: float64 or float32), writable if asked."""
+    cdef cnp.ndarray a
+    if not cnp.PyArray_Check(obj):
+        raise TypeError(f"{name} must be a numpy array, not {type(obj).__name__}")
+    a = <cnp.ndarray>obj
+    cdef int found = _code(a)
+    if cnp.PyArray_NDIM(a) != ndim or not cnp.PyArray_IS_C_CONTIGUOUS(a) or found == 0 \
+            or (code == 0 and found not in (F8, F4)) or (code != 0 and found != code) \
+            or (writable and not cnp.PyArray_ISWRITEABLE(a)):
+        raise ValueError(f"{name} must be a C-contiguous{' writable' if writable else ''} "
+                         f"array of {ndim} dimension(s) and the loops' type; got "
+                         f"{(<object>a).dtype} {(<object>a).shape}")
+    return a
+
+
+cdef int _index_code(cnp.ndarray a, str name) except -1:
+    cdef int code = _code(a)
+    if cnp.PyArray_NDIM(a) != 1 or not cnp.PyArray_IS_C_CONTIGUOUS(a) or code not in (I8, I4):
+        raise ValueError(f"{name} must be C-contiguous int32 or int64")
+    return code
+
+
+cdef struct Pass:
+    Rule rule
+    Scratch scratch
+    int64_t *counts
+    int64_t *predictions   # NULL: not kept
+    double *acc            # NULL: not averaging
+    double *avg
+    const double *sample_weight   # NULL: every weight 1
+    const int64_t *y
+    const int64_t *order
+    Py_ssize_t n_order
+    Py_ssize_t n_rows
+    Py_ssize_t m
+
+
+cdef int fill_pass(Pass *P, Py_ssize_t m, Py_ssize_t n_rows, int rule_id, params, state,
+                   int step_kind, bint scale_free, bint exact_norms, int weight_mode, counts,
+                   predictions, acc, avg, sample_weight, y, order, work, scratch,
+                   Py_ssize_t w_rows, Py_ssize_t w_cols) except -1:
+    """Check the arrays of a pass over ``n_rows`` rows on a model of ``m`` outputs (weights of
+    shape ``(w_rows, w_cols)``, for the averaging sums) and fill ``P``."""
+    cdef cnp.ndarray a
+    cdef Py_ssize_t t
+    P.m = m
+    P.n_rows = n_rows
+    P.rule.step = step_of(rule_id)
+    if P.rule.step == NULL:
+        raise ValueError(f"unknown rule id {rule_id}")
+    a = _array(params, 1, F8, True, "params")
+    P.rule.params = <double *>data_or_null(a)
+    a = _array(state, 2, F8, True, "state")
+    if cnp.PyArray_DIM(a, 1) != m or cnp.PyArray_DIM(a, 0) < FIRST_RULE_ROW or m < 1:
+        raise ValueError("the state must have a column per output and the engine's rows")
+    P.rule.state = <double *>cnp.PyArray_DATA(a)
+    P.rule.step_kind = step_kind
+    P.rule.scale_free = scale_free
+    P.rule.exact_norms = exact_norms
+    P.rule.weight_mode = weight_mode
+    a = _array(counts, 1, I8, True, "counts")
+    if cnp.PyArray_DIM(a, 0) < 3:
+        raise ValueError("counts must have three entries")
+    P.counts = <int64_t *>cnp.PyArray_DATA(a)
+    a = _array(y, 1, I8, False, "the labels")
+    if cnp.PyArray_DIM(a, 0) != n_rows:
+        raise ValueError(f"{cnp.PyArray_DIM(a, 0)} labels for {n_rows} rows")
+    P.y = <const int64_t *>data_or_null(a)
+    for t in range(n_rows):
+        if not 0 <= P.y[t] < max(m, 2):
+            raise ValueError(f"label index {P.y[t]} of a model of {m} outputs")
+    a = _array(order, 1, I8, False, "the order")
+    P.n_order = cnp.PyArray_DIM(a, 0)
+    P.order = <const int64_t *>data_or_null(a)
+    for t in range(P.n_order):
+        if not 0 <= P.order[t] < n_rows:
+            raise IndexError(f"row {P.order[t]} of a pass over {n_rows} rows")
+    a = _array(predictions, 1, I8, True, "predictions")
+    if cnp.PyArray_DIM(a, 0) not in (0, P.n_order):
+        raise ValueError("predictions must have no entry or one per round")
+    P.predictions = <int64_t *>data_or_null(a)
+    a = _array(sample_weight, 1, F8, False, "the example weights")
+    if cnp.PyArray_DIM(a, 0) not in (0, n_rows):
+        raise ValueError("the example weights must be none or one per row")
+    P.sample_weight = <const double *>data_or_null(a)
+    a = _array(avg, 1, F8, True, "the averaging scales")
+    P.avg = <double *>data_or_null(a)
+    if cnp.PyArray_DIM(a, 0) not in (0, m):
+        raise ValueError("the averaging scales must be none or one per output")
+    a = _array(acc, 2, F8, True, "the averaging sums")
+    P.acc = <double *>data_or_null(a)
+    if (P.acc == NULL) != (P.avg == NULL) or (P.acc != NULL and (
+            cnp.PyArray_DIM(a, 0) != w_rows or cnp.PyArray_DIM(a, 1) != w_cols)):
+        raise ValueError("the averaging sums must have the weights' shape, with the scales")
+    a = _array(work, 2, F8, True, "the pass's work array")
+    if cnp.PyArray_DIM(a, 0) < 3 or cnp.PyArray_DIM(a, 1) < m:
         raise ValueError(f"the pass's scratch must hold {m} outputs (pass_scratch)")
-    s.scores = &work[0, 0]
-    s.tau = &work[1, 0]
-    s.factor = &work[2, 0]
-    s.order = &scratch[0]
+    P.scratch.scores = <double *>cnp.PyArray_DATA(a)
+    P.scratch.tau = P.scratch.scores + cnp.PyArray_DIM(a, 1)
+    P.scratch.factor = P.scratch.tau + cnp.PyArray_DIM(a, 1)
+    a = _array(scratch, 1, I8, True, "the rules' scratch")
+    if cnp.PyArray_DIM(a, 0) < m:
+        raise ValueError(f"the pass's scratch must hold {m} outputs (pass_scratch)")
+    P.scratch.order = <int64_t *>cnp.PyArray_DATA(a)
     return 0
 
 
@@ -345,245 +453,269 @@ def pass_scratch(n_outputs):
     return np.empty((3, max(n_outputs, 1))), np.empty(max(n_outputs, 1), np.int64)
 
 
-cdef Py_ssize_t _dense_rounds(const real_x[:, ::1] X, const int64_t[::1] y,
-                              const int64_t[::1] order, real_w[:, ::1] Wt, Rule *rule,
-                              int64_t *counts, int64_t *predictions, double *acc, double *avg,
-                              const double *sample_weight, bint learning,
-                              const int64_t *index, Scratch *s) noexcept nogil:
-    """The rounds of the dense rows ``X[order]`` on the class-major weights ``Wt`` (shape
-    ``(n_outputs, n_features)``); returns −1, or the position in ``order`` of the first row
-    that is not accepted (that row changed nothing, the rounds before it stay)."""
+cdef Py_ssize_t _dense_rounds(const real_x *X, Py_ssize_t d, real_w *Wt, Py_ssize_t ld,
+                              Pass *P, bint learning, const int64_t *index) noexcept nogil:
+    """The rounds of the dense rows ``X[order]`` (C-contiguous, ``d`` columns) on the
+    class-major weights ``Wt`` (``(m, d)``, row stride ``ld``); returns −1, or the position in
+    the order of the first row that is not accepted (that row changed nothing, the rounds
+    before it stay)."""
     cdef Layout L
     cdef Py_ssize_t t, i, predicted
     cdef double weight
     cdef bint updated
-    L.n = Wt.shape[1]
-    L.m = Wt.shape[0]
+    L.n = d
+    L.m = P.m
     L.sj = 1
-    L.sr = Wt.strides[0] // sizeof(real_w)
-    for t in range(order.shape[0]):
-        i = order[t]
-        weight = sample_weight[i] if sample_weight != NULL else 1.0
-        predicted = dense_round(index, &X[i, 0], y[i], &Wt[0, 0], L, rule, s, acc, avg,
-                                weight if learning else 0.0, learning, &updated)
+    L.sr = ld
+    for t in range(P.n_order):
+        i = P.order[t]
+        weight = P.sample_weight[i] if P.sample_weight != NULL else 1.0
+        predicted = dense_round(index, X + i * d, P.y[i], Wt, L, &P.rule, &P.scratch, P.acc,
+                                P.avg, weight if learning else 0.0, learning, &updated)
         if predicted < 0:
             return t
         if learning:
-            count_round(counts, predictions, t, predicted, y[i], updated)
-        elif predictions != NULL:
-            predictions[t] = predicted
+            count_round(P.counts, P.predictions, t, predicted, P.y[i], updated)
+        elif P.predictions != NULL:
+            P.predictions[t] = predicted
     return -1
 
 
-def run_dense(const real_x[:, ::1] X, const int64_t[::1] y, const int64_t[::1] order,
-              real_w[:, ::1] Wt, int rule, double[::1] params, double[:, ::1] state,
-              int step_kind, bint scale_free, int64_t[::1] counts, object predictions,
-              object acc_t, object avg, object sample_weight, int weight_mode, bint exact_norms,
-              const int64_t[::1] index, double[:, ::1] work, int64_t[::1] scratch):
-    """Online pass over the rows ``X[order]`` (dense, C-contiguous) on the class-major weights
-    ``Wt`` and averaging sums ``acc_t`` (the same layout, or empty: not averaging).
+cdef Py_ssize_t _dense_call(cnp.ndarray X, cnp.ndarray Wt, Pass *P,
+                            const int64_t *index) noexcept nogil:
+    cdef Py_ssize_t d = cnp.PyArray_DIM(Wt, 1)
+    cdef Py_ssize_t ld = cnp.PyArray_STRIDE(Wt, 0) // cnp.PyArray_ITEMSIZE(Wt)
+    cdef void *x = cnp.PyArray_DATA(X)
+    cdef void *w = cnp.PyArray_DATA(Wt)
+    if cnp.PyArray_ITEMSIZE(X) == 4:
+        if cnp.PyArray_ITEMSIZE(Wt) == 4:
+            return _dense_rounds(<const float *>x, d, <float *>w, ld, P, True, index)
+        return _dense_rounds(<const float *>x, d, <double *>w, ld, P, True, index)
+    if cnp.PyArray_ITEMSIZE(Wt) == 4:
+        return _dense_rounds(<const double *>x, d, <float *>w, ld, P, True, index)
+    return _dense_rounds(<const double *>x, d, <double *>w, ld, P, True, index)
+
+
+def run_dense(X, y, order, Wt, int rule, params, state, int step_kind, bint scale_free, counts,
+              predictions, acc_t, avg, sample_weight, int weight_mode, bint exact_norms, index,
+              work, scratch):
+    """Online pass over the rows ``X[order]`` (dense, C-contiguous, float64 or float32) on the
+    class-major weights ``Wt`` (C-contiguous ``(n_outputs, n_features)``, float64 or float32)
+    and averaging sums ``acc_t`` (the same shape, or empty: not averaging).
 
     Returns −1, or the index of the first row of the pass that is not accepted (not finite, or
     a norm out of range: :mod:`.rows`, from the ``‖x‖²`` the round computes anyway).  Then
     ``state``, ``counts`` and ``avg`` are restored, but ``Wt`` and ``acc_t`` hold the rounds
     before that row: a caller whose rows are not checked passes copies of them and keeps the
     copies only if the pass returns −1.  So no sweep over X is needed before the pass."""
-    cdef Rule r
-    cdef Scratch s
-    cdef Py_ssize_t m = Wt.shape[0], bad
-    fill_rule(&r, rule, params, state, step_kind, scale_free, exact_norms, weight_mode)
-    fill_scratch(&s, work, scratch, m)
-    _check_pass(X.shape[1], Wt.shape[1], m, state, acc_t, avg, index.shape[0], order, y,
-                X.shape[0], predictions, sample_weight, counts)
-    state_before, counts_before = np.array(state), np.array(counts)
-    avg_before = np.array(avg)
-    cdef double *acc_p = <double *>data_or_null(acc_t)
-    cdef double *avg_p = <double *>data_or_null(avg)
-    cdef int64_t *pred_p = <int64_t *>data_or_null(predictions)
-    cdef double *weight_p = <double *>data_or_null(sample_weight)
+    cdef Pass P
+    cdef cnp.ndarray x = _array(X, 2, 0, False, "X")
+    cdef cnp.ndarray w = _array(Wt, 2, 0, True, "the weights")
+    cdef cnp.ndarray idx = _array(index, 1, I8, False, "the dense index")
+    cdef Py_ssize_t m = cnp.PyArray_DIM(w, 0), d = cnp.PyArray_DIM(w, 1), bad
+    if cnp.PyArray_DIM(x, 1) != d or cnp.PyArray_DIM(idx, 0) != d or d == 0:
+        raise ValueError(f"rows of {cnp.PyArray_DIM(x, 1)} features, weights of {d}, an index "
+                         f"of {cnp.PyArray_DIM(idx, 0)}")
+    fill_pass(&P, m, cnp.PyArray_DIM(x, 0), rule, params, state, step_kind, scale_free,
+              exact_norms, weight_mode, counts, predictions, acc_t, avg, sample_weight, y,
+              order, work, scratch, m, d)
+    state_before, counts_before, avg_before = state.copy(), counts.copy(), avg.copy()
+    cdef const int64_t *index_p = <const int64_t *>cnp.PyArray_DATA(idx)
     with nogil:
-        bad = _dense_rounds(X, y, order, Wt, &r, &counts[0], pred_p, acc_p, avg_p, weight_p,
-                            True, &index[0] if index.shape[0] else NULL, &s)
+        bad = _dense_call(x, w, &P, index_p)
     if bad < 0:
         return -1
-    np.asarray(state)[...] = state_before
-    np.asarray(counts)[...] = counts_before
-    np.asarray(avg)[...] = avg_before
-    return order[bad]
+    state[...] = state_before
+    counts[...] = counts_before
+    avg[...] = avg_before
+    return P.order[bad]
 
 
-def run_sparse(const real_x[::1] data, const index_t[::1] indices, const index_t[::1] indptr,
-               const int64_t[::1] y, const int64_t[::1] order, real_w[:, ::1] W, int rule,
-               double[::1] params, double[:, ::1] state, int step_kind, bint scale_free,
-               int64_t[::1] counts, object predictions, object acc, object avg,
-               object sample_weight, int weight_mode, double[:, ::1] work,
-               int64_t[::1] scratch):
-    """Online pass over the CSR rows ``order`` of ``(data, indices, indptr)`` (checked: finite,
-    of accepted norms, canonical) on the feature-major weights ``W`` and averaging sums ``acc``
-    (the same layout, or empty)."""
-    cdef Rule r
-    cdef Scratch s
+cdef void _sparse_rounds(const real_x *data, const index_t *indices, const index_t *indptr,
+                         real_w *W, Py_ssize_t n, Pass *P) noexcept nogil:
+    """The rounds of the checked CSR rows (``order``) on the feature-major weights ``W``."""
     cdef Layout L
-    cdef Py_ssize_t m = W.shape[1], t, i, start, stop, predicted
-    cdef double weight
+    cdef Py_ssize_t t, i, start, stop, predicted
     cdef bint updated
-    fill_rule(&r, rule, params, state, step_kind, scale_free, False, weight_mode)
-    fill_scratch(&s, work, scratch, m)
-    _check_pass(0, 0, m, state, acc, avg, 0, order, y, indptr.shape[0] - 1, predictions,
-                sample_weight, counts)
-    _check_csr(data, indices, indptr, W.shape[0])
-    L.n = W.shape[0]
-    L.m = m
-    L.sj = W.strides[0] // sizeof(real_w)
+    L.n = n
+    L.m = P.m
+    L.sj = P.m
     L.sr = 1
-    cdef double *acc_p = <double *>data_or_null(acc)
-    cdef double *avg_p = <double *>data_or_null(avg)
-    cdef int64_t *pred_p = <int64_t *>data_or_null(predictions)
-    cdef double *weight_p = <double *>data_or_null(sample_weight)
-    cdef real_w *W_p = &W[0, 0] if W.shape[0] > 0 else NULL
-    with nogil:
-        for t in range(order.shape[0]):
-            i = order[t]
-            start = indptr[i]
-            stop = indptr[i + 1]
-            weight = weight_p[i] if weight_p != NULL else 1.0
-            predicted = sparse_round(&indices[start] if stop > start else NULL,
-                                     &data[start] if stop > start else NULL, stop - start,
-                                     y[i], W_p, L, &r, &s, acc_p, avg_p, weight, True,
-                                     &updated)
-            count_round(&counts[0], pred_p, t, predicted, y[i], updated)
+    for t in range(P.n_order):
+        i = P.order[t]
+        start = indptr[i]
+        stop = indptr[i + 1]
+        predicted = sparse_round(indices + start, data + start, stop - start, P.y[i], W, L,
+                                 &P.rule, &P.scratch, P.acc, P.avg,
+                                 P.sample_weight[i] if P.sample_weight != NULL else 1.0, True,
+                                 &updated)
+        count_round(P.counts, P.predictions, t, predicted, P.y[i], updated)
 
 
-cdef int _check_pass(Py_ssize_t x_width, Py_ssize_t w_width, Py_ssize_t m, double[:, ::1] state,
-                     object acc, object avg, Py_ssize_t index_size, const int64_t[::1] order,
-                     const int64_t[::1] y, Py_ssize_t n_rows, object predictions,
-                     object sample_weight, int64_t[::1] counts) except -1:
-    """Raise unless the pass's arrays fit each other: no index is checked in the loop."""
-    cdef Py_ssize_t t
-    if x_width != w_width or index_size != x_width:
-        raise ValueError(f"rows of {x_width} features, weights of {w_width}, an index of "
-                         f"{index_size}")
-    if state.shape[1] != m or state.shape[0] < FIRST_RULE_ROW or counts.shape[0] < 3:
-        raise ValueError("the state must have a column per output and the engine's rows, "
-                         "counts three entries")
-    if y.shape[0] != n_rows:
-        raise ValueError(f"{y.shape[0]} labels for {n_rows} rows")
-    for t in range(order.shape[0]):
-        if not 0 <= order[t] < n_rows:
-            raise IndexError(f"row {order[t]} of a pass over {n_rows} rows")
-    for t in range(y.shape[0]):
-        if not 0 <= y[t] < max(m, 2):
-            raise ValueError(f"label index {y[t]} of a model of {m} outputs")
-    for array, dtype, size in ((predictions, np.int64, order.shape[0]),
-                               (avg, np.float64, m),
-                               (sample_weight, np.float64, n_rows)):
-        if not (isinstance(array, np.ndarray) and array.dtype == dtype and array.ndim == 1
-                and array.flags.c_contiguous and array.shape[0] in (0, size)
-                and (array.shape[0] == 0 or array.flags.writeable or array is sample_weight)):
-            raise ValueError(f"an array of the pass is not a C-contiguous {np.dtype(dtype)} "
-                             f"array of 0 or {size} entries")
-    if not (isinstance(acc, np.ndarray) and acc.dtype == np.float64 and acc.ndim == 2
-            and acc.flags.c_contiguous):
-        raise ValueError("the averaging sums must be a C-contiguous float64 matrix")
-    if (acc.size == 0) != (avg.shape[0] == 0):
-        raise ValueError("the averaging sums and scales must both be kept, or neither")
-    return 0
-
-
-cdef int _check_csr(const real_x[::1] data, const index_t[::1] indices,
-                    const index_t[::1] indptr, Py_ssize_t n_features) except -1:
+cdef int _check_csr(const index_t *indices, const index_t *indptr, Py_ssize_t n_rows,
+                    Py_ssize_t nnz, Py_ssize_t n_features) except -1:
     cdef Py_ssize_t i, p
-    if indptr.shape[0] < 1 or indptr[0] != 0 or indptr[indptr.shape[0] - 1] > data.shape[0] \
-            or data.shape[0] != indices.shape[0]:
+    if indptr[0] != 0 or indptr[n_rows] > nnz:
         raise ValueError("malformed CSR arrays")
-    for i in range(indptr.shape[0] - 1):
+    for i in range(n_rows):
         if indptr[i + 1] < indptr[i]:
             raise ValueError("malformed CSR row pointers")
-    for p in range(indptr[indptr.shape[0] - 1]):
+    for p in range(indptr[n_rows]):
         if not 0 <= indices[p] < n_features:
             raise ValueError(f"column index {indices[p]} outside a model of {n_features} "
                              "features")
     return 0
 
 
+cdef void _sparse_pass_call(int xcode, int icode, int wcode, void *data, void *indices,
+                            void *indptr, void *W, Py_ssize_t n, Pass *P) noexcept nogil:
+    if icode == I4:
+        if xcode == F8:
+            if wcode == F8:
+                _sparse_rounds(<const double *>data, <const int32_t *>indices,
+                               <const int32_t *>indptr, <double *>W, n, P)
+            else:
+                _sparse_rounds(<const double *>data, <const int32_t *>indices,
+                               <const int32_t *>indptr, <float *>W, n, P)
+        elif wcode == F8:
+            _sparse_rounds(<const float *>data, <const int32_t *>indices,
+                           <const int32_t *>indptr, <double *>W, n, P)
+        else:
+            _sparse_rounds(<const float *>data, <const int32_t *>indices,
+                           <const int32_t *>indptr, <float *>W, n, P)
+    else:
+        if xcode == F8:
+            if wcode == F8:
+                _sparse_rounds(<const double *>data, <const int64_t *>indices,
+                               <const int64_t *>indptr, <double *>W, n, P)
+            else:
+                _sparse_rounds(<const double *>data, <const int64_t *>indices,
+                               <const int64_t *>indptr, <float *>W, n, P)
+        elif wcode == F8:
+            _sparse_rounds(<const float *>data, <const int64_t *>indices,
+                           <const int64_t *>indptr, <double *>W, n, P)
+        else:
+            _sparse_rounds(<const float *>data, <const int64_t *>indices,
+                           <const int64_t *>indptr, <float *>W, n, P)
+
+
+def run_sparse(data, indices, indptr, y, order, W, int rule, params, state, int step_kind,
+               bint scale_free, counts, predictions, acc, avg, sample_weight, int weight_mode,
+               work, scratch):
+    """Online pass over the CSR rows ``order`` of ``(data, indices, indptr)`` (checked: finite,
+    of accepted norms, canonical; float64 or float32 values, int32 or int64 indices and
+    pointers of one dtype) on the feature-major weights ``W`` (C-contiguous) and averaging sums
+    ``acc`` (the same shape, or empty)."""
+    cdef Pass P
+    cdef cnp.ndarray v = _array(data, 1, 0, False, "the CSR values")
+    cdef cnp.ndarray ind = <cnp.ndarray>indices if cnp.PyArray_Check(indices) else None
+    cdef cnp.ndarray ptr = <cnp.ndarray>indptr if cnp.PyArray_Check(indptr) else None
+    cdef cnp.ndarray w = _array(W, 2, 0, True, "the weights")
+    if ind is None or ptr is None:
+        raise TypeError("the CSR indices and pointers must be numpy arrays")
+    cdef int icode = _index_code(ind, "the CSR indices")
+    if _index_code(ptr, "the CSR row pointers") != icode or cnp.PyArray_DIM(ptr, 0) < 1 \
+            or cnp.PyArray_DIM(ind, 0) != cnp.PyArray_DIM(v, 0):
+        raise ValueError("the CSR arrays must be of one index dtype, values and indices alike "
+                         "long")
+    cdef Py_ssize_t n_rows = cnp.PyArray_DIM(ptr, 0) - 1, n = cnp.PyArray_DIM(w, 0)
+    cdef Py_ssize_t m = cnp.PyArray_DIM(w, 1), nnz = cnp.PyArray_DIM(v, 0)
+    fill_pass(&P, m, n_rows, rule, params, state, step_kind, scale_free, False, weight_mode,
+              counts, predictions, acc, avg, sample_weight, y, order, work, scratch, n, m)
+    if icode == I4:
+        _check_csr(<const int32_t *>cnp.PyArray_DATA(ind), <const int32_t *>cnp.PyArray_DATA(ptr),
+                   n_rows, nnz, n)
+    else:
+        _check_csr(<const int64_t *>cnp.PyArray_DATA(ind), <const int64_t *>cnp.PyArray_DATA(ptr),
+                   n_rows, nnz, n)
+    cdef int xcode = _code(v), wcode = _code(w)
+    cdef void *vp = cnp.PyArray_DATA(v)
+    cdef void *ip = cnp.PyArray_DATA(ind)
+    cdef void *pp = cnp.PyArray_DATA(ptr)
+    cdef void *wp = cnp.PyArray_DATA(w)
+    with nogil:
+        _sparse_pass_call(xcode, icode, wcode, vp, ip, pp, wp, n, &P)
+
+
 # ------------------------------------------------------------------ one example per call
-def learn_dense_row(const real_x[::1] x, Py_ssize_t y, real_w[:, ::1] Wt, int rule,
-                    double[::1] params, double[:, ::1] state, int step_kind, bint scale_free,
-                    int64_t[::1] counts, object acc_t, object avg, double weight,
-                    int weight_mode, bint exact_norms, bint learning,
-                    const int64_t[::1] index):
+NO_INDEX = np.zeros(0, np.int64)
+_ONE_ROW = np.zeros(1, np.int64)
+
+
+def learn_dense_row(x, Py_ssize_t y, Wt, int rule, params, state, int step_kind,
+                    bint scale_free, counts, acc_t, avg, double weight, int weight_mode,
+                    bint exact_norms, bint learning, index):
     """One round on the dense row ``x`` (of the model's width, float64 or float32) with label
     index ``y`` and weight ``weight`` on the class-major weights ``Wt`` and averaging sums
     ``acc_t`` (as in :func:`run_dense`); ``learning=False``: the same round's prediction only,
     nothing changed or counted (``predict_one``, so that it predicts what ``learn_one`` would).
     Returns the index predicted before the update, or −1, having changed nothing, if the row is
     not accepted (not finite, or a norm out of range) or not of the model's width."""
-    cdef Rule r
-    cdef Scratch s
+    cdef Pass P
+    cdef cnp.ndarray row = _array(x, 1, 0, False, "x")
+    cdef cnp.ndarray w = _array(Wt, 2, 0, True, "the weights")
+    cdef cnp.ndarray idx = _array(index, 1, I8, False, "the dense index")
+    cdef Py_ssize_t m = cnp.PyArray_DIM(w, 0), d = cnp.PyArray_DIM(w, 1), predicted
     cdef Layout L
-    cdef Py_ssize_t m = Wt.shape[0], predicted
     cdef bint updated
-    if x.shape[0] != Wt.shape[1] or index.shape[0] != x.shape[0]:
+    if cnp.PyArray_DIM(row, 0) != d or cnp.PyArray_DIM(idx, 0) != d or d == 0:
         return -1
     work, scratch = pass_scratch(m)
-    fill_rule(&r, rule, params, state, step_kind, scale_free, exact_norms, weight_mode)
-    fill_scratch(&s, work, scratch, m)
-    _check_pass(x.shape[0], Wt.shape[1], m, state, acc_t, avg, index.shape[0],
-                np.zeros(1, np.int64), np.array([y], np.int64), 1, NO_INDEX, NO_WEIGHTS,
-                counts)
-    L.n = Wt.shape[1]
+    fill_pass(&P, m, 1, rule, params, state, step_kind, scale_free, exact_norms, weight_mode,
+              counts, NO_INDEX, acc_t, avg, NO_WEIGHTS, np.array([y], np.int64), _ONE_ROW,
+              work, scratch, m, d)
+    L.n = d
     L.m = m
     L.sj = 1
-    L.sr = Wt.strides[0] // sizeof(real_w)
-    predicted = dense_round(&index[0] if L.n else NULL, &x[0] if L.n else NULL, y, &Wt[0, 0], L,
-                            &r, &s, <double *>data_or_null(acc_t), <double *>data_or_null(avg),
-                            weight if learning else 0.0, learning, &updated)
+    L.sr = cnp.PyArray_STRIDE(w, 0) // cnp.PyArray_ITEMSIZE(w)
+    cdef const int64_t *ip = <const int64_t *>cnp.PyArray_DATA(idx)
+    cdef void *xp = cnp.PyArray_DATA(row)
+    cdef void *wp = cnp.PyArray_DATA(w)
+    cdef double wt = weight if learning else 0.0
+    if cnp.PyArray_ITEMSIZE(row) == 4:
+        if cnp.PyArray_ITEMSIZE(w) == 4:
+            predicted = dense_round(ip, <const float *>xp, y, <float *>wp, L, &P.rule,
+                                    &P.scratch, P.acc, P.avg, wt, learning, &updated)
+        else:
+            predicted = dense_round(ip, <const float *>xp, y, <double *>wp, L, &P.rule,
+                                    &P.scratch, P.acc, P.avg, wt, learning, &updated)
+    elif cnp.PyArray_ITEMSIZE(w) == 4:
+        predicted = dense_round(ip, <const double *>xp, y, <float *>wp, L, &P.rule, &P.scratch,
+                                P.acc, P.avg, wt, learning, &updated)
+    else:
+        predicted = dense_round(ip, <const double *>xp, y, <double *>wp, L, &P.rule, &P.scratch,
+                                P.acc, P.avg, wt, learning, &updated)
     if predicted >= 0 and learning:
-        count_round(&counts[0], NULL, 0, predicted, y, updated)
+        count_round(P.counts, NULL, 0, predicted, y, updated)
     return predicted
 
 
-NO_INDEX = np.zeros(0, np.int64)
-
-
-def learn_sparse_row(const real_x[::1] data, const index_t[::1] indices, Py_ssize_t y,
-                     real_w[:, ::1] W, int rule, double[::1] params, double[:, ::1] state,
-                     int step_kind, bint scale_free, int64_t[::1] counts, object acc,
-                     object avg, double weight, int weight_mode):
+def learn_sparse_row(data, indices, Py_ssize_t y, W, int rule, params, state, int step_kind,
+                     bint scale_free, counts, acc, avg, double weight, int weight_mode):
     """One round on the checked CSR row of the values ``data`` and column indices ``indices``
     (canonical, within the model's width) with label index ``y`` and weight ``weight`` on the
     feature-major weights ``W``; returns the index predicted before the update."""
-    cdef Rule r
-    cdef Scratch s
-    cdef Layout L
-    cdef Py_ssize_t m = W.shape[1], predicted, nnz = data.shape[0]
-    cdef bint updated
-    work, scratch = pass_scratch(m)
-    fill_rule(&r, rule, params, state, step_kind, scale_free, False, weight_mode)
-    fill_scratch(&s, work, scratch, m)
-    _check_pass(0, 0, m, state, acc, avg, 0, np.zeros(1, np.int64), np.array([y], np.int64), 1,
-                NO_INDEX, NO_WEIGHTS, counts)
-    _check_one_csr(data, indices, W.shape[0])
-    L.n = W.shape[0]
-    L.m = m
-    L.sj = W.strides[0] // sizeof(real_w)
-    L.sr = 1
-    predicted = sparse_round(&indices[0] if nnz else NULL, &data[0] if nnz else NULL, nnz, y,
-                             &W[0, 0] if L.n else NULL, L, &r, &s, <double *>data_or_null(acc),
-                             <double *>data_or_null(avg), weight, True, &updated)
-    count_round(&counts[0], NULL, 0, predicted, y, updated)
-    return predicted
+    data = np.ascontiguousarray(data)
+    indices = np.ascontiguousarray(indices)
+    ptr = np.array([0, indices.shape[0]], indices.dtype)
+    predictions = np.zeros(1, np.int64)
+    work, scratch = pass_scratch(W.shape[1])
+    if not _canonical_py(indices, W.shape[0]):
+        raise ValueError("a CSR row's indices must increase within the model's width")
+    run_sparse(data, indices, ptr, np.array([y], np.int64), _ONE_ROW, W, rule, params, state,
+               step_kind, scale_free, counts, predictions, acc, avg,
+               np.array([weight]) if weight != 1.0 else NO_WEIGHTS, weight_mode, work, scratch)
+    return int(predictions[0])
 
 
-cdef int _check_one_csr(const real_x[::1] data, const index_t[::1] indices,
-                        Py_ssize_t n_features) except -1:
-    cdef Py_ssize_t p
-    if data.shape[0] != indices.shape[0]:
-        raise ValueError("a CSR row's values and indices differ in length")
-    for p in range(indices.shape[0]):
-        if not 0 <= indices[p] < n_features or (p > 0 and indices[p] <= indices[p - 1]):
-            raise ValueError("a CSR row's indices must increase within the model's width")
-    return 0
+def _canonical_py(indices, Py_ssize_t n):
+    cdef cnp.ndarray a = _array(indices, 1, _code(<cnp.ndarray>indices) or I8, False,
+                                "the CSR indices")
+    if _code(a) == I4:
+        return _canonical(<const int32_t *>data_or_null(a), cnp.PyArray_DIM(a, 0), n)
+    if _code(a) == I8:
+        return _canonical(<const int64_t *>data_or_null(a), cnp.PyArray_DIM(a, 0), n)
+    raise ValueError("the CSR indices must be int32 or int64")
 
 
 def predict_index(const double[::1] scores, double[:, ::1] state, bint scale_free):
@@ -684,24 +816,23 @@ cdef class ExampleRound:
 
     def __init__(self, weights, int rule, params, state, int step_kind, bint scale_free, counts,
                  acc, avg, int weight_mode, bint exact_norms, index, bint dense, int exponent):
-        cdef int64_t[::1] counts_view = counts
         if not (isinstance(weights, np.ndarray) and weights.ndim == 2
                 and weights.dtype in (np.float32, np.float64) and weights.flags.c_contiguous
                 and weights.flags.writeable):
             raise TypeError("the weights must be a writable C-contiguous float32 or float64 "
                             "matrix")
         m = weights.shape[0] if dense else weights.shape[1]
-        work, scratch = pass_scratch(m)
-        fill_rule(&self.e.rule, rule, params, state, step_kind, scale_free, exact_norms,
-                  weight_mode)
-        fill_scratch(&self.e.scratch, work, scratch, m)
-        index = np.asarray(index, np.int64)
         n = weights.shape[1] if dense else weights.shape[0]
-        _check_pass(n if dense else 0, n if dense else 0, m, state, acc, avg,
-                    index.shape[0] if dense else 0, np.zeros(0, np.int64),
-                    np.zeros(0, np.int64), 0, NO_INDEX, NO_WEIGHTS, counts)
-        if acc.size and acc.shape != weights.shape:
-            raise ValueError("the averaging sums must have the weights' shape")
+        work, scratch = pass_scratch(m)
+        index = np.asarray(index, np.int64)
+        cdef Pass P
+        fill_pass(&P, m, 0, rule, params, state, step_kind, scale_free, exact_norms,
+                  weight_mode, counts, NO_INDEX, acc, avg, NO_WEIGHTS, NO_INDEX, NO_INDEX, work,
+                  scratch, weights.shape[0], weights.shape[1])
+        if dense and index.shape[0] != n:
+            raise ValueError("the dense index must have one entry per feature")
+        self.e.rule = P.rule
+        self.e.scratch = P.scratch
         self.arrays = (weights, params, state, counts, acc, avg, index, work, scratch)
         self.dense = dense
         self.float32 = weights.dtype == np.float32
@@ -714,9 +845,9 @@ cdef class ExampleRound:
         else:
             self.e.L.sj = weights.strides[0] // weights.itemsize
             self.e.L.sr = 1
-        self.e.acc = <double *>data_or_null(acc)
-        self.e.avg = <double *>data_or_null(avg)
-        self.e.counts = &counts_view[0]
+        self.e.acc = P.acc
+        self.e.avg = P.avg
+        self.e.counts = P.counts
         self.e.index = <int64_t *>data_or_null(index)
         self.e.exponent = exponent
 

@@ -116,7 +116,7 @@ def first_bad_row_sparse(data, indptr, int exponent=ROW_NORM_EXPONENT):
     cdef const int64_t[::1] pointers
     data = np.ascontiguousarray(data)
     indptr = np.ascontiguousarray(indptr, np.int64)
-    if indptr.ndim != 1 or indptr.shape[0] < 1 or indptr[0] < 0 or indptr[-1] > data.shape[0] \
+    if indptr.ndim != 1 or indptr.shape[0] < 1 or indptr[0] < 0 or indptr[indptr.shape[0] - 1] > data.shape[0] \
             or (indptr.shape[0] > 1 and np.any(np.diff(indptr) < 0)):
         raise ValueError("malformed CSR row pointers")
     if data.dtype == np.float32:

@@ -27,6 +27,7 @@
 #define SPARSE_ATTRIBUTES
 
 /* ---- baseline */
+#define VBYTES 16
 #define XT float
 #define WT float
 #define SFX ff_generic
@@ -60,10 +61,14 @@
 #define ONLINEAR_X86 1
 #if defined(__clang__)
 #pragma clang attribute push (__attribute__((target("avx2,fma"))), apply_to = function)
+#undef VBYTES
+#define VBYTES 32
 #else
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 #endif
+#undef VBYTES
+#define VBYTES 32
 #define XT float
 #define WT float
 #define SFX ff_avx2
@@ -100,6 +105,8 @@
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")
 #endif
+#undef VBYTES
+#define VBYTES 64
 #define XT float
 #define WT float
 #define SFX ff_avx512

@@ -33,6 +33,63 @@ SWEEP_ATTRIBUTES static double NAME(score_dense_)(const XT *x, const WT *W, ptrd
         }
         return (double)q;
     }
+#if defined(__GNUC__)
+    /* Each sum in two vector accumulators, on alternate vectors of the row: the chains of
+     * dependent multiply-adds bound a round, and two accumulators per sum keep twice as many
+     * in flight (the scoring sweep of a dense pass of pa over 784 float32 features: 0.039 ->
+     * 0.031 s, as fast as LLVM's code for the same loop). */
+    enum { LANES = VBYTES / sizeof(WT) };
+    typedef WT wvec __attribute__((vector_size(VBYTES)));
+    typedef XT xvec __attribute__((vector_size(LANES * sizeof(XT))));
+    ptrdiff_t r = 0;
+    while (r < m) {
+        if (r > m - SCORE_BLOCK) r = m - SCORE_BLOCK;
+        const WT *w0 = W + r * ld, *w1 = w0 + ld, *w2 = w1 + ld, *w3 = w2 + ld;
+        wvec q_a = {0}, q_b = {0}, a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, b0 = {0}, b1 = {0},
+             b2 = {0}, b3 = {0}, w;
+        ptrdiff_t j = 0;
+        for (; j + 2 * LANES <= d; j += 2 * LANES) {
+            xvec xa, xb;
+            memcpy(&xa, x + j, sizeof xa);
+            memcpy(&xb, x + j + LANES, sizeof xb);
+            wvec v = __builtin_convertvector(xa, wvec), u = __builtin_convertvector(xb, wvec);
+            q_a += v * v;
+            q_b += u * u;
+            memcpy(&w, w0 + j, sizeof w); a0 += w * v;
+            memcpy(&w, w0 + j + LANES, sizeof w); b0 += w * u;
+            memcpy(&w, w1 + j, sizeof w); a1 += w * v;
+            memcpy(&w, w1 + j + LANES, sizeof w); b1 += w * u;
+            memcpy(&w, w2 + j, sizeof w); a2 += w * v;
+            memcpy(&w, w2 + j + LANES, sizeof w); b2 += w * u;
+            memcpy(&w, w3 + j, sizeof w); a3 += w * v;
+            memcpy(&w, w3 + j + LANES, sizeof w); b3 += w * u;
+        }
+        wvec qv = q_a + q_b, s0v = a0 + b0, s1v = a1 + b1, s2v = a2 + b2, s3v = a3 + b3;
+        WT s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        q = 0;
+        for (int k = 0; k < LANES; k++) {
+            q += qv[k];
+            s0 += s0v[k];
+            s1 += s1v[k];
+            s2 += s2v[k];
+            s3 += s3v[k];
+        }
+        for (; j < d; j++) {  /* the row's last values, fewer than two vectors */
+            WT v = (WT)x[j];
+            q += v * v;
+            s0 += w0[j] * v;
+            s1 += w1[j] * v;
+            s2 += w2[j] * v;
+            s3 += w3[j] * v;
+        }
+        scores[r] = (double)s0 * scale[r];
+        scores[r + 1] = (double)s1 * scale[r + 1];
+        scores[r + 2] = (double)s2 * scale[r + 2];
+        scores[r + 3] = (double)s3 * scale[r + 3];
+        r += SCORE_BLOCK;
+    }
+    return (double)q;
+#else
     ptrdiff_t r = 0;
     while (r < m) {
         if (r > m - SCORE_BLOCK) r = m - SCORE_BLOCK;
@@ -55,6 +112,7 @@ SWEEP_ATTRIBUTES static double NAME(score_dense_)(const XT *x, const WT *W, ptrd
         r += SCORE_BLOCK;
     }
     return (double)q;
+#endif
 }
 
 /* w += step * x over a whole dense row; returns the new sum of squares of w (in WT). */
