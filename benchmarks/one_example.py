@@ -1,10 +1,8 @@
 #!/usr/bin/env python
-"""One example at a time: ``learn_one`` of every engine family against ``pa``'s, and the cold
-compile of every engine.
+"""One example at a time: ``learn_one`` of every engine family against ``pa``'s.
 
     python benchmarks/one_example.py            # 2,000 USPS rows per learner, 5 rounds
-    python benchmarks/one_example.py --quick    # 300 rows, 2 rounds, no compile timing
-    python benchmarks/one_example.py --no-compile
+    python benchmarks/one_example.py --quick    # 300 rows, 2 rounds
 
 ``learn_one`` rates: each learner streams the first ``--rows`` USPS rows (1-D float64 numpy rows,
 ``classes=`` on the first call only), the learners interleaved round by round so that a drift of
@@ -17,19 +15,13 @@ pa's (per-class IELLIP: a d×d matrix per class; a kernel machine: a kernel row 
 support set) — and what ``learn_one`` keeps of it.  Multilabel simproj learns
 indicator rows made from the digit (its column and a parity column).
 
-Cold compile: a fresh interpreter with an empty numba cache directory imports onlinear and
-trains one learner of each engine on 20 rows (primal, ellipsoid, kernel, simultaneous label sets,
-ordinal, blocks); the wall time of each, in the order given, and the total.
+A first use from a fresh process (what the first call of each family costs) is
+``benchmarks/cold_start.py``'s.
 """
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
-import sys
-import tempfile
-import textwrap
 import time
 
 import numpy as np
@@ -109,54 +101,15 @@ def learn_one_rates(rows, rounds):
         print(f"{label:<22}{rate:>12,.0f}{ratio:>13.2f}{ceiling:>14.2f}{own:>23.2f}")
 
 
-COMPILE_CHILD = textwrap.dedent("""
-    import time
-    t0 = time.perf_counter()
-    import numpy as np
-    import onlinear
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(20, 5))
-    y = np.arange(20) % 3
-    times = {"import": time.perf_counter() - t0}
-    jobs = [
-        ("primal (pa, fit + learn_one)", lambda: (onlinear.make("pa").fit(X, y),
-                                                 onlinear.make("pa").learn_one(X[0], 0, classes=[0, 1, 2]))),
-        ("ellipsoid (iellip)", lambda: onlinear.make("iellip").fit(X, y)),
-        ("kernel (kernel-pa)", lambda: onlinear.make("kernel-pa").fit(X, y)),
-        ("simultaneous label sets (simproj)", lambda: onlinear.make("simproj").fit(X, y)),
-        ("ordinal (simproj)", lambda: onlinear.make("simproj", task="ordinal").fit(X, y)),
-        ("blocks (simproj)", lambda: onlinear.make("simproj", task="blocks").fit(X, y % 2)),
-    ]
-    for label, job in jobs:
-        t = time.perf_counter()
-        job()
-        times[label] = time.perf_counter() - t
-    for label, seconds in times.items():
-        print(f"{label:<36}{seconds:>8.1f} s")
-    print(f"{'total':<36}{sum(times.values()):>8.1f} s")
-""")
-
-
-def cold_compile():
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        print("cold compile (a fresh interpreter, an empty numba cache):")
-        subprocess.run([sys.executable, "-c", COMPILE_CHILD], env=env, check=True)
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=2000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--no-compile", action="store_true", help="skip the cold-compile timing")
     args = ap.parse_args(argv)
     if args.quick:
         args.rows, args.rounds = 300, 2
     learn_one_rates(args.rows, args.rounds)
-    if not (args.quick or args.no_compile):
-        print()
-        cold_compile()
 
 
 if __name__ == "__main__":

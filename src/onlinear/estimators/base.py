@@ -32,7 +32,7 @@ from ..rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE
 from ..rules.table import RULES, Rule
 from ..tasks import Multiclass
 from ..tasks.labels import unique_labels
-from . import fast_path
+from . import docstrings, fast_path
 from .checks import (
     _DTYPES,
     _refuse_complex,
@@ -55,7 +55,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     """Base class: an online linear classifier trained by one compiled rule.
 
     Every subclass takes the parameters below besides its own, and has the attributes below
-    once fitted (some subclasses add their own).
+    once fitted (some subclasses add their own).  A subclass's docstring documents what is its
+    own; the entries of the parameters and attributes it shares with others are added from
+    one table when the class is created (:mod:`onlinear.estimators.docstrings`).
 
     Accepted rows: finite, and zero or of norm in ``[2^-505, 2^505]`` (≈ 9.5e-153 … 1e152, see
     :data:`onlinear._core.rows.ROW_NORM_EXPONENT`), or ``[2^-32, 2^32]`` for a model with
@@ -66,37 +68,11 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     η → η/c; nothing for the scale-free learners and IELLIP), CELLIP excepted (its P_1 assumes
     ‖x‖ ≤ 1).
 
-    Parameters
-    ----------
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit`.  Off by default: the online
-        protocol sees the stream in the order given.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
-
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
         The true weights (the lazy scale factor applied).  For two classes the single row
         scores ``classes_[1]`` against ``classes_[0]``.
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes since the last :meth:`fit`, each made *before* the example's update.
-    n_updates_ : int
-        Rounds on which the model changed since the last :meth:`fit`.
 
     Notes
     -----
@@ -156,6 +132,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         cls._pass_checks_dense_rows = cls._run is OnlineLinearClassifier._run
         cls._rule_id = int(cls._rule) if cls._rule in RULES else -1
         cls._rule_scale_free = RULES[cls._rule].scale_free if cls._rule in RULES else False
+        cls.__doc__ = docstrings.complete(cls, cls._parameter_docs, cls._attribute_docs)
+
+    #: the entries of the parameters and attributes a learner shares with others, added to its
+    #: docstring when the class is created (a family adds its own shared ones)
+    _parameter_docs = docstrings.PARAMETERS
+    _attribute_docs = docstrings.ATTRIBUTES
 
     def _model_lock(self):
         """The estimator's re-entrant lock (created on first use; ``dict.setdefault`` is atomic,
@@ -1367,6 +1349,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+# (the base takes no parameter itself: its docstring lists those every learner takes)
+OnlineLinearClassifier.__doc__ = docstrings.complete(
+    OnlineLinearClassifier, {name: docstrings.PARAMETERS[name] for name in docstrings.UNIVERSAL},
+    docstrings.ATTRIBUTES)
 
 
 class _Unweighted(OnlineLinearClassifier):

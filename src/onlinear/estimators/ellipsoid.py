@@ -228,41 +228,12 @@ class CELLIP(_Ellipsoid):
         one d×d matrix per class, or a diagonal P per class; ``"auto"``: stacked while
         K·d ≤ 512, per-class while d ≤ 512, diagonal beyond (above: the cost of a full
         matrix grows with its side; at d = 784 one matrix per class costs 24–115× pa's pass).
-    fit_intercept : bool, default=False
-        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
-        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
-        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
-        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
-        whose linear models fit an intercept, usually want it on.
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
         The centre w of the ellipsoid (one row per class; for two classes the single row
         scores ``classes_[1]`` against ``classes_[0]``).
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes, each counted before the example is learned.
-    n_updates_ : int
-        Rounds on which the model changed.
 
     Examples
     --------
@@ -391,41 +362,14 @@ class IELLIP(_Ellipsoid):
     w_scale : float, default=1e-3
         The standard deviation of a random w_1 (> 0; the paper gives none); unused with
         ``w_init="zeros"``.
-    fit_intercept : bool, default=False
-        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
-        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
-        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
-        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
-        whose linear models fit an intercept, usually want it on.
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling, and of the random w_1 of ``w_init="random"``.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
         The centre w of the ellipsoid (one row per class; for two classes the single row
         scores ``classes_[1]`` against ``classes_[0]``).
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes, each counted before the example is learned.
-    n_updates_ : int
-        Rounds on which the model changed.
 
     Examples
     --------

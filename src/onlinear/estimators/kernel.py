@@ -47,6 +47,7 @@ from .._core.rows import ROW_NORM_EXPONENT, csr_arrays, read_only_rows
 from .._core.kernel import kernel_row, kernel_self
 from ..kernels import CALLABLE, POLY, gram, resolve, scale_gamma
 from ..rules.layout import SCALE
+from . import docstrings
 from .base import OnlineLinearClassifier, _Unweighted
 from .checks import _DTYPES, canonical_csr
 from .passive_aggressive import PassiveAggressive, SupportClassPA
@@ -73,19 +74,50 @@ _KERNEL_CONSTRAINTS = {
 
 #: the kernel hyperparameters, between the primal class's own and the protocol's
 _KERNEL_DEFAULTS = {"kernel": "rbf", "degree": 3, "gamma": "scale", "coef0": 0.0}
-_KERNEL_DOC = """kernel : {"rbf", "poly", "linear"} or callable, default="rbf"
-        The Mercer kernel K: ``exp(−gamma‖x − x'‖²)``, ``(gamma x·x' + coef0)^degree`` or
-        ``x·x'``; a callable takes two 2-D arrays and returns their Gram matrix.
-    degree : int, default=3
-        Degree of the polynomial kernel.
-    gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient (rbf, poly): ``"scale"`` is 1/(n_features·Var(X)) of the data of
-        ``fit`` (or ``stream``) — ``partial_fit`` and ``learn_one`` starting a model refuse it,
-        so that a stream's model does not depend on how it is cut: give them a number, e.g.
-        :func:`onlinear.kernels.scale_gamma` of a sample; ``"auto"`` is 1/n_features; the value
-        used is ``gamma_``.
-    coef0 : float, default=0.0
-        Constant term of the polynomial kernel."""
+#: the kernel forms' own shared parameters, documented once (see ``estimators.docstrings``)
+KERNEL_PARAMETERS = {
+    "kernel": """\
+kernel : {"rbf", "poly", "linear"} or callable, default="rbf"
+    The Mercer kernel K: ``exp(−gamma‖x − x'‖²)``, ``(gamma x·x' + coef0)^degree`` or
+    ``x·x'``; a callable takes two 2-D arrays and returns their Gram matrix.""",
+    "degree": """\
+degree : int, default=3
+    Degree of the polynomial kernel.""",
+    "gamma": """\
+gamma : {"scale", "auto"} or float, default="scale"
+    Kernel coefficient (rbf, poly): ``"scale"`` is 1/(n_features·Var(X)) of the data of
+    ``fit`` (or ``stream``) — ``partial_fit`` and ``learn_one`` starting a model refuse it,
+    so that a stream's model does not depend on how it is cut: give them a number, e.g.
+    :func:`onlinear.kernels.scale_gamma` of a sample; ``"auto"`` is 1/n_features; the value
+    used is ``gamma_``.""",
+    "coef0": """\
+coef0 : float, default=0.0
+    Constant term of the polynomial kernel.""",
+    "average": """\
+average : bool, default=False
+    Predict with the averaged hypothesis (the averaged dual coefficients,
+    ``average_dual_coef_``) rather than the final one; the online counts and ``learn_one``'s
+    return value stay those of the online hypothesis.  Fixed when the model starts.""",
+}
+
+#: the kernel forms' fitted attributes besides every learner's
+KERNEL_ATTRIBUTES = {
+    "support_vectors_": """\
+support_vectors_ : ndarray of shape (n_support_patterns, n_features)
+    The stored examples (the support patterns).""",
+    "dual_coef_": """\
+dual_coef_ : ndarray of shape (n_support_patterns, n_outputs)
+    The coefficients α of the final hypothesis (one column per class; one column for a
+    two-class binary rule).""",
+    "n_support_patterns_": """\
+n_support_patterns_ : int
+    Distinct examples stored (a training row updated in several epochs of ``fit`` counts
+    once); ``n_updates_`` counts the cumulative updates, the papers' "number of support
+    patterns" (Crammer & Singer, Appendix B).""",
+    "gamma_": """\
+gamma_ : float
+    The gamma used (``"scale"``/``"auto"`` resolved).""",
+}
 
 
 #: Protocol parameters of a primal class that its kernel form does not take: ``dtype`` is the
@@ -115,23 +147,14 @@ def _kernel_init(primal):
     return __init__
 
 
-def _with_parameters_section(doc, primal):
-    """``doc`` with a numpydoc Parameters section before its Examples: the primal class's
-    hyperparameters by reference, then the kernel's."""
+def _with_rule_parameters(doc, primal):
+    """``doc`` with the Parameters entries of ``primal``'s rule hyperparameters (its
+    positional parameters), as ``primal`` documents them."""
     names = [p.name for p in inspect.signature(primal.__init__).parameters.values()
              if p.kind is p.POSITIONAL_OR_KEYWORD and p.name != "self"]
-    section = "Parameters\n    ----------\n"
-    if names:
-        section += (f"    {', '.join(names)}\n        As in :class:`{primal.__name__}` (the rule's "
-                    "hyperparameters).\n")
-    extra = "class_weight, " if "class_weight" in inspect.signature(primal.__init__).parameters \
-        else ""
-    section += (f"    {_KERNEL_DOC}\n    average, {extra}n_epochs, shuffle, random_state, "
-                "warm_start, verbose\n        As in "
-                f":class:`{primal.__name__}` (the averaged hypothesis: the averaged dual "
-                "coefficients, ``average_dual_coef_``).\n\n    ")
-    at = doc.find("Examples\n    --------")
-    return doc[:at] + section + doc[at:] if at >= 0 else doc + "\n\n    " + section
+    own = docstrings.parameter_entries(primal)
+    cls = type("_Doc", (), {"__doc__": doc, "__init__": lambda self: None})
+    return docstrings.complete(cls, {name: own[name] for name in names}, {}, order=names)
 
 
 class _NoPrimalWeights:
@@ -152,35 +175,27 @@ class _NoPrimalWeights:
 
 class KernelLearner(OnlineLinearClassifier):
     """Base of the kernel learners: the dual model and its engine; the rule, its parameters and
-    the hyperparameters come from the primal class mixed in after this one.
-
-    Fitted attributes (besides ``classes_``, ``n_seen_``, ``n_mistakes_``):
-
-    support_vectors_ : ndarray (n_support_patterns, n_features)
-    dual_coef_ : ndarray (n_support_patterns, n_outputs) — the coefficients α of the final
-        hypothesis (one column per class; one column for a two-class binary rule)
-    n_support_patterns_ : int — distinct examples stored (a training row updated in several
-        epochs of ``fit`` counts once)
-    n_updates_ : int — cumulative updates, the paper's "number of support patterns" (Appendix B)
-    gamma_ : float — the gamma used (``"scale"``/``"auto"`` resolved)
-    """
+    the hyperparameters come from the primal class mixed in after this one.  The kernel's
+    parameters and fitted attributes are documented once, in :data:`KERNEL_PARAMETERS` and
+    :data:`KERNEL_ATTRIBUTES`, and added to each kernel form's docstring."""
 
     _parameter_constraints = {**OnlineLinearClassifier._parameter_constraints,
                               **_KERNEL_CONSTRAINTS}
+    _parameter_docs = {**docstrings.PARAMETERS, **KERNEL_PARAMETERS}
+    _attribute_docs = {**docstrings.ATTRIBUTES, **KERNEL_ATTRIBUTES}
 
     def __init_subclass__(cls, **kwargs):
         """A kernel form ``class KernelX(KernelLearner, X)`` gets, from its primal class X, its
         hyperparameters (``__init__``, whose explicit signature scikit-learn's ``get_params``
         reads), their constraints and its Parameters section: nothing is typed twice."""
-        super().__init_subclass__(**kwargs)
         primal = next((base for base in cls.__mro__[1:] if issubclass(base, OnlineLinearClassifier)
                        and not issubclass(base, KernelLearner)
                        and base not in (_Unweighted, OnlineLinearClassifier)), None)
-        if primal is None or "__init__" in cls.__dict__:
-            return
-        cls.__init__ = _kernel_init(primal)
-        cls._parameter_constraints = {**primal._parameter_constraints, **_KERNEL_CONSTRAINTS}
-        cls.__doc__ = _with_parameters_section(cls.__doc__ or "", primal)
+        if primal is not None and "__init__" not in cls.__dict__:
+            cls.__init__ = _kernel_init(primal)
+            cls._parameter_constraints = {**primal._parameter_constraints, **_KERNEL_CONSTRAINTS}
+            cls.__doc__ = _with_rule_parameters(cls.__doc__ or "", primal)
+        super().__init_subclass__(**kwargs)  # (after: it completes the docstring from here)
 
     # ------------------------------------------------------------------ model state
     def _start(self, classes, n_features):

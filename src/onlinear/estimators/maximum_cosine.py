@@ -52,52 +52,11 @@ class ROMMA(_MaximumCosineBase):
 
     ``coef_`` holds the unit direction of u; ``cosine_bound_`` its norm ‖u‖.
 
-    Parameters
-    ----------
-    fit_intercept : bool, default=False
-        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
-        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
-        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
-        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
-        whose linear models fit an intercept, usually want it on.
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
-    dtype : {"auto", "float64", "float32"}, default="auto"
-        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
-        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
-        model's memory and run a dense pass 1.4–1.7× faster (twice the values per vector
-        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
-        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
-        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
-        (``fit`` restarts it).
-
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
         The unit direction of each binary learner (one-vs-rest, or one learner for two classes
         scoring ``classes_[1]`` against ``classes_[0]``); only the direction is meaningful.
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes, each counted before the example is learned.
-    n_updates_ : int
-        Rounds on which the model changed.
     cosine_bound_ : ndarray of shape (n_outputs,)
         ‖u‖ per output (``inf`` once it exceeds float64).
 
@@ -125,52 +84,11 @@ class AggressiveROMMA(ROMMA):
     ``u ← c u + d a`` with Eqs. 25–26.  Anti-parallel examples, where the problem is
     infeasible, are skipped.
 
-    Parameters
-    ----------
-    fit_intercept : bool, default=False
-        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
-        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
-        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
-        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
-        whose linear models fit an intercept, usually want it on.
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
-    dtype : {"auto", "float64", "float32"}, default="auto"
-        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
-        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
-        model's memory and run a dense pass 1.4–1.7× faster (twice the values per vector
-        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
-        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
-        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
-        (``fit`` restarts it).
-
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
         The unit direction of each binary learner (one-vs-rest, or one learner for two classes
         scoring ``classes_[1]`` against ``classes_[0]``); only the direction is meaningful.
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes, each counted before the example is learned.
-    n_updates_ : int
-        Rounds on which the model changed.
     cosine_bound_ : ndarray of shape (n_outputs,)
         ‖u‖ per output, which equals NAROMMA's ℓ* (Theorem 7 of Bshouty & Haddad-Zaknoon).
     """
@@ -194,50 +112,12 @@ class NAROMMA(_MaximumCosineBase):
     skip_collinear : {"antiparallel", "paper"}, default="antiparallel"
         Which examples collinear with w are skipped: only anti-parallel ones, or both
         directions (step 4 of Figure 1).
-    fit_intercept : bool, default=False
-        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
-        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
-        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
-        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
-        whose linear models fit an intercept, usually want it on.
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
-    dtype : {"auto", "float64", "float32"}, default="auto"
-        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
-        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
-        model's memory and run a dense pass 1.4–1.7× faster (twice the values per vector
-        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
-        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
-        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
-        (``fit`` restarts it).
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
         The unit direction of each binary learner (one-vs-rest, or one learner for two classes
         scoring ``classes_[1]`` against ``classes_[0]``); only the direction is meaningful.
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes, each counted before the example is learned.
-    n_updates_ : int
-        Rounds on which the model changed.
     cosine_bound_ : ndarray of shape (n_outputs,)
         ℓ* per output, the certified lower bound on cos(w*, w)/γ (Lemma 4, Eq. 16).
 
@@ -277,52 +157,11 @@ class MaximumCosinePerceptron(_MaximumCosineBase):
     ``ℓ² += (1 − 2η)/‖a‖²``; first example ``w_1 = z_0 a_0``, ``ℓ_1 = 1/‖a_0‖``.  Theorem 10:
     at most (R/γ)² mistakes.
 
-    Parameters
-    ----------
-    fit_intercept : bool, default=False
-        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
-        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
-        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
-        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
-        whose linear models fit an intercept, usually want it on.
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
-    dtype : {"auto", "float64", "float32"}, default="auto"
-        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
-        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
-        model's memory and run a dense pass 1.4–1.7× faster (twice the values per vector
-        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
-        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
-        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
-        (``fit`` restarts it).
-
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
         The unit direction of each binary learner (one-vs-rest, or one learner for two classes
         scoring ``classes_[1]`` against ``classes_[0]``); only the direction is meaningful.
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes, each counted before the example is learned.
-    n_updates_ : int
-        Rounds on which the model changed.
     cosine_bound_ : ndarray of shape (n_outputs,)
         ℓ per output, the certified lower bound on cos(w*, w)/γ (Lemma 9).
 
@@ -351,52 +190,11 @@ class ConservativeMCP(MaximumCosinePerceptron):
     """CMCP, the conservative Maximum Cosine Perceptron (Bshouty & Haddad-Zaknoon §4, Lemma 8,
     Eqs. 38–40): MCP's step on mistakes ``z(w·a) ≤ 0`` only, ``ℓ² += 1/‖a‖²``.
 
-    Parameters
-    ----------
-    fit_intercept : bool, default=False
-        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
-        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
-        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
-        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
-        whose linear models fit an intercept, usually want it on.
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
-    dtype : {"auto", "float64", "float32"}, default="auto"
-        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
-        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
-        model's memory and run a dense pass 1.4–1.7× faster (twice the values per vector
-        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
-        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
-        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
-        (``fit`` restarts it).
-
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
         The unit direction of each binary learner (one-vs-rest, or one learner for two classes
         scoring ``classes_[1]`` against ``classes_[0]``); only the direction is meaningful.
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes, each counted before the example is learned.
-    n_updates_ : int
-        Rounds on which the model changed.
     cosine_bound_ : ndarray of shape (n_outputs,)
         ℓ per output, the certified lower bound on cos(w*, w)/γ (Lemma 8).
     """

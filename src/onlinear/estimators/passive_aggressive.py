@@ -41,63 +41,12 @@ class PassiveAggressive(OnlineLinearClassifier):
     variant : {"exact", "printed"}, default="exact"
         ``"exact"``: the minimisers of the stated problems; ``"printed"``: the formulas as
         printed (C/2 in place of C).
-    fit_intercept : bool, default=False
-        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
-        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
-        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
-        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
-        whose linear models fit an intercept, usually want it on.
-    average : bool, default=False
-        Predict with the averaged hypothesis — the mean of the hypotheses after every round
-        since the model started (the averaged Perceptron of Freund & Schapire, 1999;
-        scikit-learn's ``SGDClassifier(average=True)``) — rather than the final one:
-        ``coef_``, ``predict``, ``decision_function`` and ``predict_one`` use it, while the
-        online counts (``n_mistakes_``) and ``learn_one``'s return value stay those of the
-        online hypothesis.  O(1) per round and output, O(non-zeros) per step.  Fixed when the
-        model starts (``fit`` restarts it).
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    class_weight : dict, "balanced" or None, default=None
-        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
-        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
-        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
-        ``partial_fit`` and ``learn_one`` take a dict only.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
-    dtype : {"auto", "float64", "float32"}, default="auto"
-        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
-        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
-        model's memory and run a dense pass 1.4–1.7× faster (twice the values per vector
-        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
-        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
-        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
-        (``fit`` restarts it).
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
         The true weights (one row per class; for two classes the single row scores
         ``classes_[1]`` against ``classes_[0]``).
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes, each counted before the example is learned.
-    n_updates_ : int
-        Rounds on which the model changed.
 
     Examples
     --------
@@ -163,63 +112,12 @@ class SupportClassPA(PassiveAggressive):
         1/‖x‖² (x → c·x needs C → C/c²).
     variant : {"exact", "printed"}, default="exact"
         ``"exact"``: the minimisers of the stated problems; ``"printed"``: Table 2 as printed.
-    fit_intercept : bool, default=False
-        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
-        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
-        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
-        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
-        whose linear models fit an intercept, usually want it on.
-    average : bool, default=False
-        Predict with the averaged hypothesis — the mean of the hypotheses after every round
-        since the model started (the averaged Perceptron of Freund & Schapire, 1999;
-        scikit-learn's ``SGDClassifier(average=True)``) — rather than the final one:
-        ``coef_``, ``predict``, ``decision_function`` and ``predict_one`` use it, while the
-        online counts (``n_mistakes_``) and ``learn_one``'s return value stay those of the
-        online hypothesis.  O(1) per round and output, O(non-zeros) per step.  Fixed when the
-        model starts (``fit`` restarts it).
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    class_weight : dict, "balanced" or None, default=None
-        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
-        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
-        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
-        ``partial_fit`` and ``learn_one`` take a dict only.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
-    dtype : {"auto", "float64", "float32"}, default="auto"
-        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
-        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
-        model's memory and run a dense pass 1.4–1.7× faster (twice the values per vector
-        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
-        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
-        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
-        (``fit`` restarts it).
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
         The true weights (one row per class; for two classes the single row scores
         ``classes_[1]`` against ``classes_[0]``).
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes, each counted before the example is learned.
-    n_updates_ : int
-        Rounds on which the model changed.
 
     Examples
     --------

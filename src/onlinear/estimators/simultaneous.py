@@ -247,19 +247,6 @@ default="simproj"
         Learn a bias per output: a constant feature of value 1 appended to every row, its
         weight ``intercept_``; it enters the projections and their norms ‖x‖² as any
         feature does.  Off by default: the paper's setting.
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -274,8 +261,6 @@ default="simproj"
     multilabel_ : bool
         Whether the model was trained on multilabel targets (an indicator matrix or label
         sets) rather than one label per example.
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
     n_seen_ : int
         Trials (examples) learned since the last :meth:`fit`.
     n_mistakes_ : int
@@ -722,19 +707,6 @@ default="simproj"
         ``"singletons"``: the decomposable loss of §7 with one set per threshold (budget
         C/(k − 1) each: the average hinge loss over the thresholds).  ``"none"``: one set, the
         paper's max loss.
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -744,8 +716,6 @@ default="simproj"
         The weight vector w (the score is ``f = X @ coef_``).
     thresholds_ : ndarray of shape (n_classes − 1,)
         The thresholds b_0, …, b_{k−2} (not kept ordered by the reduction, see above).
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
     n_seen_ : int
         Trials (examples) learned since the last :meth:`fit`.
     n_mistakes_ : int
@@ -974,19 +944,9 @@ default="simproj"
         Learn a bias per output: a constant feature of value 1 appended to every row, its
         weight ``intercept_``; it enters the projections and their norms ‖x‖² as any
         feature does.  Off by default: the paper's setting.
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
     shuffle : bool, default=False
         Shuffle the trials (not the rows within a trial) before every epoch of :meth:`fit`
         (off: the online protocol sees the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
 
     Attributes
     ----------
@@ -994,8 +954,6 @@ default="simproj"
         The two labels; ``classes_[1]`` is the positive side (+1).
     coef_ : ndarray of shape (1, n_features)
         ω (scores ``X @ coef_[0]``; positive means ``classes_[1]``).
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
     n_seen_ : int
         Trials (blocks) learned since the last :meth:`fit`.
     n_mistakes_ : int

@@ -32,63 +32,12 @@ class Perceptron(OnlineLinearClassifier):
         Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  An output updates when its margin
         ``z (w_r·x)`` is at most β.  0 is Rosenblatt's Perceptron; Crammer & Singer's experiments
         use 0.01.
-    fit_intercept : bool, default=False
-        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
-        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
-        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
-        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
-        whose linear models fit an intercept, usually want it on.
-    average : bool, default=False
-        Predict with the averaged hypothesis — the mean of the hypotheses after every round
-        since the model started (the averaged Perceptron of Freund & Schapire, 1999;
-        scikit-learn's ``SGDClassifier(average=True)``) — rather than the final one:
-        ``coef_``, ``predict``, ``decision_function`` and ``predict_one`` use it, while the
-        online counts (``n_mistakes_``) and ``learn_one``'s return value stay those of the
-        online hypothesis.  O(1) per round and output, O(non-zeros) per step.  Fixed when the
-        model starts (``fit`` restarts it).
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    class_weight : dict, "balanced" or None, default=None
-        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
-        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
-        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
-        ``partial_fit`` and ``learn_one`` take a dict only.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
-    dtype : {"auto", "float64", "float32"}, default="auto"
-        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
-        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
-        model's memory and run a dense pass 1.4–1.7× faster (twice the values per vector
-        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
-        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
-        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
-        (``fit`` restarts it).
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
         The true weights: one binary learner per class (one-vs-rest), or a single one for two
         classes, scoring ``classes_[1]`` against ``classes_[0]``.
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes, each counted before the example is learned.
-    n_updates_ : int
-        Rounds on which the model changed.
 
     Examples
     --------
@@ -132,62 +81,11 @@ class OneVsRestPerceptron(Perceptron):
     beta : float, default=0.0
         Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  Each per-class Perceptron updates
         when its margin ``z (w_r·x)`` is at most β (Crammer & Singer's experiments use 0.01).
-    fit_intercept : bool, default=False
-        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
-        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
-        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
-        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
-        whose linear models fit an intercept, usually want it on.
-    average : bool, default=False
-        Predict with the averaged hypothesis — the mean of the hypotheses after every round
-        since the model started (the averaged Perceptron of Freund & Schapire, 1999;
-        scikit-learn's ``SGDClassifier(average=True)``) — rather than the final one:
-        ``coef_``, ``predict``, ``decision_function`` and ``predict_one`` use it, while the
-        online counts (``n_mistakes_``) and ``learn_one``'s return value stay those of the
-        online hypothesis.  O(1) per round and output, O(non-zeros) per step.  Fixed when the
-        model starts (``fit`` restarts it).
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    class_weight : dict, "balanced" or None, default=None
-        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
-        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
-        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
-        ``partial_fit`` and ``learn_one`` take a dict only.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
-    dtype : {"auto", "float64", "float32"}, default="auto"
-        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
-        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
-        model's memory and run a dense pass 1.4–1.7× faster (twice the values per vector
-        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
-        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
-        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
-        (``fit`` restarts it).
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (n_classes, n_features)
         The true weights, one binary Perceptron per class.
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes, each counted before the example is learned.
-    n_updates_ : int
-        Rounds on which the model changed.
     """
 
     def _n_outputs(self, n_classes):
@@ -216,63 +114,12 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
         Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  β is subtracted from the score of
         the true class before the error set and τ are computed (the "aggressive fashion" of §8, with
         β = 0.01), so rounds with margin ≤ β update too.
-    fit_intercept : bool, default=False
-        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
-        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
-        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
-        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
-        whose linear models fit an intercept, usually want it on.
-    average : bool, default=False
-        Predict with the averaged hypothesis — the mean of the hypotheses after every round
-        since the model started (the averaged Perceptron of Freund & Schapire, 1999;
-        scikit-learn's ``SGDClassifier(average=True)``) — rather than the final one:
-        ``coef_``, ``predict``, ``decision_function`` and ``predict_one`` use it, while the
-        online counts (``n_mistakes_``) and ``learn_one``'s return value stay those of the
-        online hypothesis.  O(1) per round and output, O(non-zeros) per step.  Fixed when the
-        model starts (``fit`` restarts it).
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    class_weight : dict, "balanced" or None, default=None
-        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
-        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
-        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
-        ``partial_fit`` and ``learn_one`` take a dict only.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
-    dtype : {"auto", "float64", "float32"}, default="auto"
-        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
-        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
-        model's memory and run a dense pass 1.4–1.7× faster (twice the values per vector
-        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
-        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
-        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
-        (``fit`` restarts it).
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
         The true weights (one row per class; for two classes the single row scores
         ``classes_[1]`` against ``classes_[0]``).
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes, each counted before the example is learned.
-    n_updates_ : int
-        Rounds on which the model changed.
 
     Examples
     --------
@@ -323,63 +170,12 @@ class KeslerPerceptron(OnlineLinearClassifier):
     beta : float, default=0.0
         Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  A wrong class r is corrected when
         ``s_r ≥ s_y − β``.
-    fit_intercept : bool, default=False
-        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
-        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
-        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
-        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
-        whose linear models fit an intercept, usually want it on.
-    average : bool, default=False
-        Predict with the averaged hypothesis — the mean of the hypotheses after every round
-        since the model started (the averaged Perceptron of Freund & Schapire, 1999;
-        scikit-learn's ``SGDClassifier(average=True)``) — rather than the final one:
-        ``coef_``, ``predict``, ``decision_function`` and ``predict_one`` use it, while the
-        online counts (``n_mistakes_``) and ``learn_one``'s return value stay those of the
-        online hypothesis.  O(1) per round and output, O(non-zeros) per step.  Fixed when the
-        model starts (``fit`` restarts it).
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    class_weight : dict, "balanced" or None, default=None
-        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
-        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
-        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
-        ``partial_fit`` and ``learn_one`` take a dict only.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
-    dtype : {"auto", "float64", "float32"}, default="auto"
-        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
-        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
-        model's memory and run a dense pass 1.4–1.7× faster (twice the values per vector
-        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
-        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
-        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
-        (``fit`` restarts it).
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
         The true weights (one row per class; for two classes the single row scores
         ``classes_[1]`` against ``classes_[0]``).
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes, each counted before the example is learned.
-    n_updates_ : int
-        Rounds on which the model changed.
     """
 
     _rule = Rule.KESLER
@@ -420,63 +216,12 @@ class MIRA(OnlineLinearClassifier):
         Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  The aggressive MIRA of §5.3
         replaces B_y by ``B̃_y = B_y − β`` (B_r = M_r·x, Eq. 14), so M is updated whenever the
         margin is below β.  Corollary 10 bounds the mistakes by 4R⁴/(βγ²) for 0 ≤ β ≤ 2R².
-    fit_intercept : bool, default=False
-        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
-        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
-        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
-        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
-        whose linear models fit an intercept, usually want it on.
-    average : bool, default=False
-        Predict with the averaged hypothesis — the mean of the hypotheses after every round
-        since the model started (the averaged Perceptron of Freund & Schapire, 1999;
-        scikit-learn's ``SGDClassifier(average=True)``) — rather than the final one:
-        ``coef_``, ``predict``, ``decision_function`` and ``predict_one`` use it, while the
-        online counts (``n_mistakes_``) and ``learn_one``'s return value stay those of the
-        online hypothesis.  O(1) per round and output, O(non-zeros) per step.  Fixed when the
-        model starts (``fit`` restarts it).
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    class_weight : dict, "balanced" or None, default=None
-        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
-        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
-        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
-        ``partial_fit`` and ``learn_one`` take a dict only.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
-    dtype : {"auto", "float64", "float32"}, default="auto"
-        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
-        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
-        model's memory and run a dense pass 1.4–1.7× faster (twice the values per vector
-        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
-        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
-        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
-        (``fit`` restarts it).
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
         The true weights (one row per class; for two classes the single row scores
         ``classes_[1]`` against ``classes_[0]``).
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes, each counted before the example is learned.
-    n_updates_ : int
-        Rounds on which the model changed.
 
     Examples
     --------
@@ -521,63 +266,12 @@ class BinaryMIRA(MIRA):
         Aggressive margin β ≥ 0, in score units (those of ‖x‖²).  The aggressive binary MIRA solves
         ``min ‖x‖²τ² + [2z(w·x) − β]τ`` on 0 ≤ τ ≤ 1 (β/2 on w because the two-prototype margin is
         2 w·x).
-    fit_intercept : bool, default=False
-        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
-        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
-        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
-        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
-        whose linear models fit an intercept, usually want it on.
-    average : bool, default=False
-        Predict with the averaged hypothesis — the mean of the hypotheses after every round
-        since the model started (the averaged Perceptron of Freund & Schapire, 1999;
-        scikit-learn's ``SGDClassifier(average=True)``) — rather than the final one:
-        ``coef_``, ``predict``, ``decision_function`` and ``predict_one`` use it, while the
-        online counts (``n_mistakes_``) and ``learn_one``'s return value stay those of the
-        online hypothesis.  O(1) per round and output, O(non-zeros) per step.  Fixed when the
-        model starts (``fit`` restarts it).
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    class_weight : dict, "balanced" or None, default=None
-        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
-        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
-        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
-        ``partial_fit`` and ``learn_one`` take a dict only.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
-    dtype : {"auto", "float64", "float32"}, default="auto"
-        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
-        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
-        model's memory and run a dense pass 1.4–1.7× faster (twice the values per vector
-        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
-        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
-        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
-        (``fit`` restarts it).
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
         The true weights: one binary learner per class (one-vs-rest), or a single one for two
         classes, scoring ``classes_[1]`` against ``classes_[0]``.
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes, each counted before the example is learned.
-    n_updates_ : int
-        Rounds on which the model changed.
     """
 
     _rule = Rule.BINARY_MIRA
@@ -601,58 +295,12 @@ class MulticlassROMMA(_Unweighted):
     scheme : {"uniform", "max", "prop"}, default="max"
         The τ of the additive family (Crammer & Singer §4) that forms constraint (1) of
         Figure 6; the paper leaves the choice open (any τ satisfying constraints 1–4).
-    fit_intercept : bool, default=False
-        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
-        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
-        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
-        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
-        whose linear models fit an intercept, usually want it on.
-    average : bool, default=False
-        Predict with the averaged hypothesis — the mean of the hypotheses after every round
-        since the model started (the averaged Perceptron of Freund & Schapire, 1999;
-        scikit-learn's ``SGDClassifier(average=True)``) — rather than the final one:
-        ``coef_``, ``predict``, ``decision_function`` and ``predict_one`` use it, while the
-        online counts (``n_mistakes_``) and ``learn_one``'s return value stay those of the
-        online hypothesis.  O(1) per round and output, O(non-zeros) per step.  Fixed when the
-        model starts (``fit`` restarts it).
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
-    dtype : {"auto", "float64", "float32"}, default="auto"
-        The precision of the weights and of the sums over a dense row (scores, ‖x‖², steps).
-        ``"auto"``: float32 if the data the model starts on is float32 (and not ``average``),
-        else float64 — scikit-learn's convention for float32 X.  float32 weights halve the
-        model's memory and run a dense pass 1.4–1.7× faster (twice the values per vector
-        instruction), at float32's rounding (ε ≈ 6e-8: a step smaller than that relative to a
-        weight is lost), for rows of norm 0 or within ``2^±32``, and without ``average``.
-        ``"float64"`` keeps float64 weights whatever the data.  Fixed when the model starts
-        (``fit`` restarts it).
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
         The direction ``M/‖M‖`` of the weights (for two classes the single row scores
         ``classes_[1]`` against ``classes_[0]``).
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes, each counted before the example is learned.
-    n_updates_ : int
-        Rounds on which the model changed.
     weight_norm_ : float
         ‖M‖, the Frobenius norm of the true weights (0 before the first update, ``inf`` once
         it exceeds float64).
@@ -723,46 +371,12 @@ class Multiplicative(OnlineLinearClassifier):
         Version 1 of Figure 5 (``Z_r`` per row) or version 2 (one ``Z`` for the matrix).
     scheme : {"uniform", "max", "prop"}, default="uniform"
         The τ of the additive family (Crammer & Singer §4) used in the exponent.
-    fit_intercept : bool, default=False
-        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
-        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
-        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
-        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
-        whose linear models fit an intercept, usually want it on.
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    class_weight : dict, "balanced" or None, default=None
-        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
-        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
-        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
-        ``partial_fit`` and ``learn_one`` take a dict only.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
         The true (positive) weights; for two classes the single row is the difference
         ``M_2 − M_1``, scoring ``classes_[1]`` against ``classes_[0]``.
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes, each counted before the example is learned.
-    n_updates_ : int
-        Rounds on which the model changed.
 
     Examples
     --------
@@ -826,45 +440,11 @@ class BalancedWinnow(Multiplicative):
     normalize : {"row", "matrix"}, default="row"
         Version 1 of Crammer & Singer's Figure 5 (each weight vector keeps unit l1 mass) or
         version 2 (the two together do).
-    fit_intercept : bool, default=False
-        Learn a bias: a constant feature of value 1 is appended to every row, and its weight is
-        ``intercept_``.  It enters ‖x‖² and every norm of the rule like any other feature (so
-        the rows' exact invariance under x → c·x no longer holds).  Off by default: the papers'
-        setting, which ``onlinear reproduce`` and the reference tests use; scikit-learn users,
-        whose linear models fit an intercept, usually want it on.
-    n_epochs : int, default=1
-        Passes over the training data in :meth:`fit` (``partial_fit`` always makes one pass).
-    shuffle : bool, default=False
-        Shuffle the examples before every epoch of :meth:`fit` (off: the online protocol sees
-        the stream in the order given).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    class_weight : dict, "balanced" or None, default=None
-        Weight of each class: an example's weight (its ``sample_weight``, 1 if none) is
-        multiplied by its class's and enters the round as :meth:`fit` says.  ``"balanced"``:
-        ``n_rows / (n_classes · count)`` over the labels given to ``fit`` (scikit-learn's rule);
-        ``partial_fit`` and ``learn_one`` take a dict only.
-    warm_start : bool, default=False
-        ``fit`` on a started model continues it (as ``n_epochs`` calls of ``partial_fit``)
-        instead of starting over.
-    verbose : int, default=0
-        If positive, print one line per epoch of ``fit`` and per ``partial_fit`` call: rows,
-        mistakes, updates, seconds.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, in sorted order.
     coef_ : ndarray of shape (1, n_features)
         ``M_2 − M_1``, scoring ``classes_[1]`` against ``classes_[0]``.
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-    n_seen_ : int
-        Rounds (examples) learned since the last :meth:`fit`.
-    n_mistakes_ : int
-        Prediction mistakes, each counted before the example is learned.
-    n_updates_ : int
-        Rounds on which the model changed.
     """
 
     _parameter_constraints = {
