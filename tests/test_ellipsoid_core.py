@@ -401,7 +401,7 @@ def test_the_compiled_entry_points_refuse_arrays_that_do_not_fit():
     from onlinear._core import ellipsoid as ee
 
     d, m = 4, 3
-    params = np.zeros(ee.N_PARAMS)
+    params = np.zeros(ee.N_ELLIPSOID_PARAMS)
     params[[ee.GAMMA, ee.A, ee.P1_SCALE]] = 0.1, 0.5, 1.0
     X = np.random.default_rng(0).normal(size=(5, d))
     A = sp.csr_matrix(X)

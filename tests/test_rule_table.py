@@ -8,6 +8,7 @@ from onlinear.estimators.base import OnlineLinearClassifier
 from onlinear.rules import dispatch
 from onlinear.rules.dispatch import NORM_READING_RULES, compute_steps
 from onlinear.rules.layout import FIRST_RULE_ROW, SCALE
+from onlinear._core import primal
 from onlinear.rules.table import RULES, Rule
 
 
@@ -71,3 +72,59 @@ def test_a_parameter_vector_needs_exactly_the_named_parameters():
     assert row.vector({"variant": 1, "C": 2.0, "kind": 0}).tolist() == [2.0, 0.0, 1.0]
     with pytest.raises(ValueError, match=r"missing \['variant'\], unknown \['slack'\]"):
         row.vector({"C": 2.0, "kind": 0, "slack": 1})
+
+
+def test_each_step_reads_its_parameters_by_the_tables_names():
+    """A step reads ``params`` through its struct (``rules/_params.pxd``), whose fields must be
+    the row's parameter names in the row's order: a vector built from the row by name is read
+    field by field as the estimator meant it."""
+    assert len(dispatch.PARAMETER_FIELDS) == len(Rule)
+    for rule, row in RULES.items():
+        assert dispatch.PARAMETER_FIELDS[int(rule)] == row.params, rule.name
+
+
+def test_no_step_reads_a_parameter_by_position():
+    from pathlib import Path
+    import re
+    folder = Path(dispatch.__file__).parent
+    for path in folder.glob("*.pyx"):
+        if path.name in ("dispatch.pyx", "simultaneous.pyx", "ellipsoid.pyx"):
+            continue  # (the switch passes the vector on; the other families: not table rules)
+        assert not re.search(r"params\[\d\]", path.read_text()), path.name
+
+
+@pytest.mark.parametrize("rule", list(Rule), ids=lambda r: r.name)
+def test_how_an_example_weight_enters_is_the_rows_fact(rule):
+    row = RULES[rule]
+    for estimator in _estimators_of(rule):
+        mode = row.weight_mode(estimator._rule_values())
+        expected = {"C": primal.WEIGHT_C, "step": primal.WEIGHT_STEP}[mode]
+        assert estimator._weight_mode() == expected
+    assert row.updates_when, f"{rule.name}: state the update condition"
+
+
+def test_pa_with_a_slack_takes_the_weight_in_C_and_hard_pa_in_the_step():
+    assert onlinear.make("pa1")._weight_mode() == primal.WEIGHT_C
+    assert onlinear.make("spa2")._weight_mode() == primal.WEIGHT_C
+    assert onlinear.make("pa")._weight_mode() == primal.WEIGHT_STEP
+    assert onlinear.make("mira")._weight_mode() == primal.WEIGHT_STEP
+
+
+def test_a_constant_name_means_one_thing_across_the_core():
+    """The compiled core's integer constants (rule ids, kinds, slots, counters) exported by
+    ``onlinear.rules``, ``onlinear._core`` and ``onlinear.solvers``: a name that two modules
+    export has the same value in both (a re-export), never two meanings."""
+    import importlib
+    import pkgutil
+    values = {}
+    for package in ("onlinear.rules", "onlinear._core", "onlinear.solvers"):
+        for info in pkgutil.iter_modules(importlib.import_module(package).__path__):
+            module = importlib.import_module(f"{package}.{info.name}")
+            for name, value in vars(module).items():
+                if name.isupper() and isinstance(value, int) and not isinstance(value, bool):
+                    values.setdefault(name, {})[module.__name__] = int(value)
+    for rule in Rule:
+        values.setdefault(rule.name, {})["Rule"] = int(rule)
+    collisions = {name: where for name, where in values.items()
+                  if len(set(where.values())) > 1}
+    assert collisions == {}

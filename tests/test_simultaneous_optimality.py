@@ -113,7 +113,7 @@ def test_optimal_equals_generic_qp_on_random_blocks():
         Z = y[:, None] * X
         G, gain = Z @ Z.T, 1.0 - Z @ w0
         w, lam = w0.copy(), np.empty(len(y))
-        be.step_block_dense(X, y, NO_PARTS, NO_COUPLING, w, np.ones(1), be.OPTIMAL, be.ADDITIVE,
+        be.step_block_dense(X, y, NO_PARTS, NO_COUPLING, w, np.ones(1), be.OPTIMAL, be.UPDATE_ADDITIVE,
                             params, lam)
         if gain.max() <= 0:
             np.testing.assert_array_equal(w, w0)
@@ -138,7 +138,7 @@ def test_optimal_with_partitions_and_coupling():
         Z = y[:, None] * X
         G, gain = Z @ Z.T, 1.0 - Z @ w0
         w, lam = w0.copy(), np.empty(k)
-        be.step_block_dense(X, y, parts, coupling, w, np.ones(1), be.OPTIMAL, be.ADDITIVE,
+        be.step_block_dense(X, y, parts, coupling, w, np.ones(1), be.OPTIMAL, be.UPDATE_ADDITIVE,
                             be.make_params(C=C), lam)
         if gain.max() <= 0:
             continue
@@ -202,7 +202,7 @@ def test_labelset_exact_schemes_equal_generic_qp(scheme, multilabel, calibrated)
             labels[-1] = 2
         W = W0.copy()
         be.run_labelsets_dense(x[None], labels[None], np.zeros(1, np.int64),
-                               W, np.ones(1), scheme, be.ADDITIVE, be.make_params(C=C),
+                               W, np.ones(1), scheme, be.UPDATE_ADDITIVE, be.make_params(C=C),
                                np.zeros(5, np.int64), np.empty(0, np.int8), np.empty(0))
         Z, gain = kesler_problem(x, labels, W0)
         if gain.max() <= 0:
@@ -335,7 +335,7 @@ def test_geometry_of_section_10():
         results = {}
         for scheme in (be.SIMOPT, be.OPTIMAL):
             w = w0.copy()
-            be.step_block_dense(X, y, NO_PARTS, NO_COUPLING, w, np.ones(1), scheme, be.ADDITIVE,
+            be.step_block_dense(X, y, NO_PARTS, NO_COUPLING, w, np.ones(1), scheme, be.UPDATE_ADDITIVE,
                                 params, np.empty(k))
             results[scheme] = w
         np.testing.assert_allclose(results[be.SIMOPT], results[be.OPTIMAL], atol=1e-9)
@@ -348,7 +348,7 @@ def test_geometry_of_section_10():
         for scheme in (be.MAXPA, be.CONPROJ, be.SIMPROJ, be.SIMOPT, be.OPTIMAL):
             w = np.zeros(3)
             be.step_block_dense(X, y, NO_PARTS, NO_COUPLING, w, np.ones(1), scheme,
-                                be.ADDITIVE, params, np.empty(3))
+                                be.UPDATE_ADDITIVE, params, np.empty(3))
             out[scheme] = w
         for scheme in (be.MAXPA, be.CONPROJ, be.SIMPROJ):
             np.testing.assert_allclose(out[scheme], out[be.OPTIMAL], atol=1e-9)
@@ -405,7 +405,7 @@ def test_large_multilabel_block_without_the_kkt_shortcut():
     W0 = rng.normal(size=(d, k)) * 0.2
     W = W0.copy()
     be.run_labelsets_dense(x[None], relevant[None].astype(np.uint8), np.zeros(1, np.int64), W,
-                           np.ones(1), be.OPTIMAL, be.ADDITIVE, be.make_params(C=0.7),
+                           np.ones(1), be.OPTIMAL, be.UPDATE_ADDITIVE, be.make_params(C=0.7),
                            np.zeros(5, np.int64), np.empty(0, np.int8), np.empty(0))
     Z, gain = kesler_problem(x, relevant, W0)
     assert_primal_optimum(Z, W0.ravel(), np.zeros(len(gain), int), np.ones(len(gain)),
@@ -425,7 +425,7 @@ def test_labelset_optimal_with_decomposed_loss(decompose):
         C = float(np.exp(rng.uniform(np.log(0.05), np.log(5))))
         W = W0.copy()
         be.run_labelsets_dense(x[None], labels[None], np.zeros(1, np.int64), W, np.ones(1),
-                               be.OPTIMAL, be.ADDITIVE, be.make_params(C=C, decompose=decompose),
+                               be.OPTIMAL, be.UPDATE_ADDITIVE, be.make_params(C=C, decompose=decompose),
                                np.zeros(5, np.int64), np.empty(0, np.int8), np.empty(0))
         Z, gain = kesler_problem(x, labels, W0)
         pairs = [(r, s) for r in np.flatnonzero(labels >= 1) for s in np.flatnonzero(labels != 1)

@@ -255,7 +255,7 @@ def run_engine_blocks(X, y, block_ptr, scheme, C, kind=0, gamma=0.5, parts=None,
     else:
         be.run_blocks_dense(np.ascontiguousarray(X, dtype=dtype), *args)
     assert counts[be.IMPERFECT] == (flags & 1).sum()
-    assert counts[be.UPDATES] == (flags >> 1).sum()
+    assert counts[be.TRIAL_UPDATES] == (flags >> 1).sum()
     return w * scale[0], counts
 
 
@@ -534,11 +534,11 @@ def test_multiplicative_stays_on_the_simplex_under_large_steps(scheme):
     X, y, bp = gaussian_blocks(12, n_blocks=300, n_features=8, ternary=True)
     w, counts = run_engine_blocks(X, y, bp, scheme, 50.0, kind=1, gamma=0.9)
     assert np.isfinite(w).all() and (w > 0).all() and abs(w.sum() - 1.0) < 1e-12
-    assert counts[be.UPDATES] > 0
+    assert counts[be.TRIAL_UPDATES] > 0
     X, Y = label_stream(13, n=300, d=6, k=5, ternary=True)
     W, counts = run_engine_labelsets(X, Y, scheme, 50.0, kind=1, gamma=0.9)
     assert np.isfinite(W).all() and (W > 0).all() and abs(W.sum() - 1.0) < 1e-12
-    assert counts[be.UPDATES] > 0
+    assert counts[be.TRIAL_UPDATES] > 0
 
 
 @pytest.mark.parametrize("scheme", ("simproj", "maxpa", "simopt"))

@@ -72,7 +72,7 @@ def block_losses(X, y, bp, omega, target=1.0, parts=None):
     return total
 
 
-def trace(X, y, bp, scheme, C, kind=be.ADDITIVE, gamma=0.5, parts=None):
+def trace(X, y, bp, scheme, C, kind=be.UPDATE_ADDITIVE, gamma=0.5, parts=None):
     """Run trial by trial; per trial (imperfect, dual increase Δ_t, Σλ, imperfect-set fraction).
 
     Additive Δ_t = Σ_j λ_j − ½‖ω^{t+1}‖² + ½‖ω^t‖² (Eq. 15); multiplicative
@@ -80,8 +80,8 @@ def trace(X, y, bp, scheme, C, kind=be.ADDITIVE, gamma=0.5, parts=None):
     (§8, Lemma 7 with F(θ) = log Σ e^{θ_i}/n).
     """
     n = X.shape[1]
-    w = np.zeros(n) if kind == be.ADDITIVE else np.ones(n)
-    scale = np.array([1.0 if kind == be.ADDITIVE else 1.0 / n])
+    w = np.zeros(n) if kind == be.UPDATE_ADDITIVE else np.ones(n)
+    scale = np.array([1.0 if kind == be.UPDATE_ADDITIVE else 1.0 / n])
     params = be.make_params(C=C, gamma=gamma)
     rows = []
     for t in range(len(bp) - 1):
@@ -94,7 +94,7 @@ def trace(X, y, bp, scheme, C, kind=be.ADDITIVE, gamma=0.5, parts=None):
         imperfect, _, _ = be.step_block_dense(Xb, yb, pb, NO_COUPLING, w, scale, scheme, kind,
                                               params, lam)
         after = w * scale[0]
-        if kind == be.ADDITIVE:
+        if kind == be.UPDATE_ADDITIVE:
             delta = lam.sum() - 0.5 * after @ after + 0.5 * before @ before
         else:
             tau = lam @ (yb[:, None] * Xb)
@@ -178,7 +178,7 @@ def test_theorem2_and_corollary4(recipe, c_r2):
     for scheme in (be.SIMPERC, be.CONPROJ, be.MAXPA, be.OPTIMAL, be.SIMPROJ, be.SIMOPT):
         w, counts = np.zeros(X.shape[1]), np.zeros(5, np.int64)
         be.run_blocks_dense(X, y, bp, NO_PARTS, NO_COUPLING, order, w, np.ones(1), scheme,
-                            be.ADDITIVE, be.make_params(C=C), counts, np.empty(0, np.int8))
+                            be.UPDATE_ADDITIVE, be.make_params(C=C), counts, np.empty(0, np.int8))
         mistakes = counts[be.IMPERFECT]
         factor = k_max if scheme == be.SIMPROJ else 1
         assert mistakes > 0
@@ -195,7 +195,7 @@ def test_simperc_predictions_do_not_depend_on_c():
     for C in (2.0 ** -5, 1.0, 2.0 ** 3):
         w, flags = np.zeros(X.shape[1]), np.zeros(len(order), np.int8)
         be.run_blocks_dense(X, y, bp, NO_PARTS, NO_COUPLING, order, w, np.ones(1), be.SIMPERC,
-                            be.ADDITIVE, be.make_params(C=C), np.zeros(5, np.int64), flags)
+                            be.UPDATE_ADDITIVE, be.make_params(C=C), np.zeros(5, np.int64), flags)
         runs.append((flags, w / C))
     for flags, direction in runs[1:]:
         np.testing.assert_array_equal(flags, runs[0][0])
@@ -210,7 +210,7 @@ def test_appendix_b_optimised_bound():
     R2 = float((X ** 2).sum(axis=1).max())
     w, counts = np.zeros(X.shape[1]), np.zeros(5, np.int64)
     be.run_blocks_dense(X, y, bp, NO_PARTS, NO_COUPLING, np.arange(len(bp) - 1), w, np.ones(1),
-                        be.SIMPERC, be.ADDITIVE, be.make_params(C=1.0), counts,
+                        be.SIMPERC, be.UPDATE_ADDITIVE, be.make_params(C=1.0), counts,
                         np.empty(0, np.int8))
     for omega_star in comparators(u, gamma):
         B, L = omega_star @ omega_star, block_losses(X, y, bp, omega_star)
@@ -231,7 +231,7 @@ def test_appendix_b_optimised_bound():
 def one_trial(X, w0, scheme, C):
     w, lam = w0.copy(), np.empty(len(X))
     be.step_block_dense(np.ascontiguousarray(X), np.ones(len(X)), NO_PARTS, NO_COUPLING, w,
-                        np.ones(1), scheme, be.ADDITIVE, be.make_params(C=C), lam)
+                        np.ones(1), scheme, be.UPDATE_ADDITIVE, be.make_params(C=C), lam)
     return lam, lam.sum() - 0.5 * w @ w + 0.5 * w0 @ w0
 
 
@@ -318,7 +318,7 @@ def test_corrected_multiplicative_bound(scheme, c_over_gamma):
     Δ_t ≥ γC − ½C² on imperfect trials; D_T ≤ KL + CΣℓ_γ; ω stays on the simplex."""
     X, y, bp, u, gamma = recipe_s(6, T=400)
     C = c_over_gamma * gamma
-    rows, omega = trace(X, y, bp, scheme, C, kind=be.MULTIPLICATIVE, gamma=gamma)
+    rows, omega = trace(X, y, bp, scheme, C, kind=be.UPDATE_MULTIPLICATIVE, gamma=gamma)
     assert abs(omega.sum() - 1.0) < 1e-12 and (omega > 0).all()
     imperfect, delta = rows[:, 0], rows[:, 1]
     guarantee = gamma * C - 0.5 * C * C
@@ -340,7 +340,7 @@ def test_printed_multiplicative_bound_is_violated():
     for C in (1.0, 0.5, 0.1, gamma):
         w, counts = np.ones(X.shape[1]), np.zeros(5, np.int64)
         be.run_blocks_dense(X, y, bp, NO_PARTS, NO_COUPLING, order, w,
-                            np.array([1.0 / X.shape[1]]), be.SIMPERC, be.MULTIPLICATIVE,
+                            np.array([1.0 / X.shape[1]]), be.SIMPERC, be.UPDATE_MULTIPLICATIVE,
                             be.make_params(C=C, gamma=gamma), counts, np.empty(0, np.int8))
         mistakes = counts[be.IMPERFECT]
         printed = kl / (C - 0.5 * C * C)
@@ -399,7 +399,7 @@ def test_theorem2_on_label_sets(multilabel):
             assert min(bounds) < len(X) / 2  # a bound that can fail
         for scheme in (be.SIMPERC, be.CONPROJ, be.MAXPA, be.OPTIMAL, be.SOPOPO):
             W, counts = np.zeros((X.shape[1], Y.shape[1])), np.zeros(5, np.int64)
-            be.run_labelsets_dense(X, Y, np.arange(len(X)), W, np.ones(1), scheme, be.ADDITIVE,
+            be.run_labelsets_dense(X, Y, np.arange(len(X)), W, np.ones(1), scheme, be.UPDATE_ADDITIVE,
                                    be.make_params(C=C), counts, np.empty(0, np.int8), np.empty(0))
             assert counts[be.IMPERFECT] > 0
             assert all(counts[be.IMPERFECT] <= b * (1 + SLACK) for b in bounds)

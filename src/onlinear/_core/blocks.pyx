@@ -38,11 +38,11 @@ relevant label (ordinal: per threshold), or singletons — each set with budget 
 Conventions: a constraint is a *mistake* iff its margin is ≤ 0 (ties are mistakes; the paper
 leaves this implicit, its Lemma 3 needs it); zero rows count as mistakes but take no step (our
 choice: no step can fix them).  ``counts`` (int64, 5) is incremented:
-``[TRIALS, IMPERFECT, CONSTRAINT_MISTAKES, CONSTRAINTS, UPDATES]`` — the trial layout of
-:mod:`.counters` (``UPDATES`` here is its ``TRIAL_UPDATES``); ``flags`` (int8, one per trial run,
+``[TRIALS, IMPERFECT, CONSTRAINT_MISTAKES, CONSTRAINTS, TRIAL_UPDATES]`` — the trial layout
+of :mod:`.counters`; ``flags`` (int8, one per trial run,
 or empty) receives ``imperfect | updated << 1``.  The multiplicative form supports
 SimPerc, ConProj, SimProj, SimOpt and MaxPA (the paper's §8 defines no exact solver for it);
-OPTIMAL and SOPOPO with ``kind = MULTIPLICATIVE`` raise.
+OPTIMAL and SOPOPO with ``kind = UPDATE_MULTIPLICATIVE`` raise.
 
 Compiled ahead of time (Cython): every trial runs on raw pointers in scratch made once per
 call (:class:`Work`), so that a pass allocates nothing per trial but the exact solver's KKT
@@ -55,7 +55,7 @@ cimport numpy as cnp
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 from libc.stdlib cimport calloc, free
 
-from ..rules.simultaneous cimport (ADDITIVE, MULTIPLICATIVE, N_PARAMS, OPTIMAL, P_C,
+from ..rules.simultaneous cimport (UPDATE_ADDITIVE, UPDATE_MULTIPLICATIVE, N_PARAMS, OPTIMAL, P_C,
                                    P_DECOMPOSE, P_GAMMA, P_MAX_ITER, P_MAX_RULE, P_TOL, SIMOPT,
                                    SIMPERC, SINGLETONS, SOPOPO, WHOLE, SortScratch,
                                    mult_alpha_closed_form_c, mult_alpha_numeric_c,
@@ -71,7 +71,7 @@ from ..rules import simultaneous as _rules
 
 # re-exported from onlinear.rules.simultaneous: the constants (here C constants as well, so
 # they are set on the module by name) and the steps
-for _name in ("ADDITIVE", "CONPROJ", "MAX_DISTANCE", "MAX_HINGE", "MAXPA", "MULTIPLICATIVE",
+for _name in ("UPDATE_ADDITIVE", "CONPROJ", "MAX_DISTANCE", "MAX_HINGE", "MAXPA", "UPDATE_MULTIPLICATIVE",
               "N_PARAMS", "OPTIMAL", "P_C", "P_DECOMPOSE", "P_GAMMA", "P_MAX_ITER", "P_MAX_RULE",
               "P_TOL", "SCHEMES", "SIMOPT", "SIMPERC", "SIMPROJ", "SINGLETONS", "SOPOPO", "WHOLE",
               "make_params", "mult_alpha_closed_form", "mult_alpha_numeric", "mult_set_lambda",
@@ -85,8 +85,8 @@ cnp.import_array()
 # round (TRIALS = SEEN), an imperfect trial its mistake (IMPERFECT = MISTAKES), then the
 # constraint counts, and the trial updates last.
 from .counters import (CONSTRAINT_MISTAKES, CONSTRAINTS, IMPERFECT,  # noqa: F401
-                       N_TRIAL_COUNTS as N_COUNTS, TRIAL_UPDATES as UPDATES, TRIALS)
-cdef Py_ssize_t _N_COUNTS = 5
+                       N_TRIAL_COUNTS, TRIAL_UPDATES, TRIALS)
+cdef Py_ssize_t _N_TRIAL_COUNTS = 5
 
 
 # =============================================================================================
@@ -282,7 +282,7 @@ cdef void _lambda_by_sets(int scheme, int kind, const double *loss, const double
     cdef Py_ssize_t l, i, n, j
     cdef const int64_t *members
     if n_sets == 1:
-        if kind == ADDITIVE:
+        if kind == UPDATE_ADDITIVE:
             set_lambda_c(scheme, loss, sqnorm, mistake, coupling, k, C, max_rule, lam, &wk.sort)
         else:
             mult_set_lambda_c(scheme, loss, alpha, mistake, sqnorm, wk.ones, k, C, max_rule, lam,
@@ -299,13 +299,13 @@ cdef void _lambda_by_sets(int scheme, int kind, const double *loss, const double
             j = members[i]
             wk.sub_loss[i] = loss[j]
             wk.sub_mistake[i] = mistake[j]
-            if kind == ADDITIVE:
+            if kind == UPDATE_ADDITIVE:
                 wk.sub_a[i] = sqnorm[j]
                 wk.sub_c[i] = coupling[j]
             else:
                 wk.sub_a[i] = alpha[j]
                 wk.sub_b[i] = sqnorm[j]
-        if kind == ADDITIVE:
+        if kind == UPDATE_ADDITIVE:
             set_lambda_c(scheme, wk.sub_loss, wk.sub_a, wk.sub_mistake, wk.sub_c, n, cap,
                          max_rule, wk.sub_lam, &wk.sort)
         else:
@@ -365,7 +365,7 @@ cdef bint _general_trial(bint dense, Py_ssize_t n_features, const real_x *data,
     for j in range(k):
         _row(dense, n_features, data, indices, indptr, lo + j, &idx, &vals, &nnz)
         raw = dot(idx, vals, nnz, w, 1, &size)
-        if kind != ADDITIVE:  # the multiplicative steps read ‖x‖_∞²
+        if kind != UPDATE_ADDITIVE:  # the multiplicative steps read ‖x‖_∞²
             size = 0.0
             for p in range(nnz):
                 v = vals[p]
@@ -373,7 +373,7 @@ cdef bint _general_trial(bint dense, Py_ssize_t n_features, const real_x *data,
                     size = py_max(size, v * v)
         margin[j] = labels[lo + j] * scale[0] * raw
         sqnorm[j] = size
-        target = 1.0 if kind == ADDITIVE else gamma
+        target = 1.0 if kind == UPDATE_ADDITIVE else gamma
         loss[j] = py_max(0.0, target - margin[j])
         mistake[j] = 0
         if margin[j] <= 0.0:
@@ -388,12 +388,12 @@ cdef bint _general_trial(bint dense, Py_ssize_t n_features, const real_x *data,
     n_sets = _sets_of(parts, lo, hi, wk.local)
     for j in range(k):
         c[j] = coupling[lo + j] if coupling != NULL else 1.0
-    if kind == ADDITIVE and (scheme == OPTIMAL or scheme == SOPOPO):
+    if kind == UPDATE_ADDITIVE and (scheme == OPTIMAL or scheme == SOPOPO):
         _gram(dense, n_features, data, indices, indptr, lo, hi, labels, buffer, wk.G)
         for j in range(k):
             wk.gain[j] = 1.0 - margin[j]
         _exact_lambda(wk.G, wk.gain, sqnorm, c, wk.local, k, n_sets, C, params, lam, wk)
-    elif kind == ADDITIVE:
+    elif kind == UPDATE_ADDITIVE:
         _lambda_by_sets(scheme, kind, loss, loss, sqnorm, mistake, c, wk.local, k, n_sets, C,
                         max_rule, lam, wk)
     else:
@@ -414,7 +414,7 @@ cdef bint _general_trial(bint dense, Py_ssize_t n_features, const real_x *data,
             updated = True
     if not updated:
         return False
-    if kind == ADDITIVE:
+    if kind == UPDATE_ADDITIVE:
         inv = 1.0 / scale[0]
         for j in range(k):
             if lam[j] > 0.0:
@@ -531,7 +531,7 @@ def run_blocks_sparse(const real_x[::1] data, const index_t[::1] indices,
                                   params, counts, flags)
     cdef Work wk
     holder = _make_work(&wk, B.longest, w.shape[0], _longest_row(indptr), 1,
-                        kind == ADDITIVE and (scheme == OPTIMAL or scheme == SOPOPO))
+                        kind == UPDATE_ADDITIVE and (scheme == OPTIMAL or scheme == SOPOPO))
     with nogil:
         _blocks_pass(False, w.shape[0], &data[0] if data.shape[0] else NULL,
                      &indices[0] if indices.shape[0] else NULL, &indptr[0], B.labels,
@@ -553,7 +553,7 @@ def run_blocks_dense(const real_x[:, ::1] X, labels, block_ptr, parts, coupling,
     cdef const int64_t[::1] index = np.arange(n_features, dtype=np.int64)
     cdef Work wk
     holder = _make_work(&wk, B.longest, n_features, n_features, 1,
-                        kind == ADDITIVE and (scheme == OPTIMAL or scheme == SOPOPO))
+                        kind == UPDATE_ADDITIVE and (scheme == OPTIMAL or scheme == SOPOPO))
     with nogil:
         _blocks_pass(True, n_features, &X[0, 0] if X.shape[0] * n_features else NULL,
                      &index[0] if n_features else NULL, <const int64_t *>NULL, B.labels,
@@ -574,7 +574,7 @@ def step_block_dense(const real_x[:, ::1] Xb, labels, parts, coupling, double[::
     >>> w, scale, lam = np.zeros(2), np.ones(1), np.empty(2)
     >>> X = np.array([[1.0, 0.0], [0.0, 2.0]])
     >>> step_block_dense(X, np.ones(2), np.empty(0, np.int64), np.empty(0), w, scale,
-    ...                  SIMPROJ, ADDITIVE, make_params(C=1.0), lam)
+    ...                  SIMPROJ, UPDATE_ADDITIVE, make_params(C=1.0), lam)
     (True, 2, True)
     >>> lam.tolist(), w.tolist()
     ([0.5, 0.125], [0.5, 0.25])
@@ -586,11 +586,11 @@ def step_block_dense(const real_x[:, ::1] Xb, labels, parts, coupling, double[::
         raise ValueError(f"rows of {n_features} features, a weight vector of {w.shape[0]}, "
                          f"{lam.shape[0]} entries of λ for {k} rows")
     cdef Blocks B = _check_blocks(k, labels, [0, k], parts, coupling, np.zeros(1, np.int64),
-                                  scale, params, np.zeros(N_COUNTS, np.int64), None)
+                                  scale, params, np.zeros(N_TRIAL_COUNTS, np.int64), None)
     cdef const int64_t[::1] index = np.arange(n_features, dtype=np.int64)
     cdef Work wk
     holder = _make_work(&wk, k, n_features, n_features, 1,
-                        kind == ADDITIVE and (scheme == OPTIMAL or scheme == SOPOPO))
+                        kind == UPDATE_ADDITIVE and (scheme == OPTIMAL or scheme == SOPOPO))
     updated = _general_trial(True, n_features, &Xb[0, 0] if k * n_features else NULL,
                              &index[0] if n_features else NULL, <const int64_t *>NULL, 0, k,
                              B.labels, B.parts, B.coupling, &w[0] if n_features else NULL,
@@ -657,7 +657,7 @@ cdef bint _labelset_trial(const index_t *idx, const real_x *vals, Py_ssize_t nnz
         pos[c] = 0.0
         neg[c] = 0.0
     q = column_dots(idx, vals, nnz, W, L, scores)
-    if kind == MULTIPLICATIVE:
+    if kind == UPDATE_MULTIPLICATIVE:
         for p in range(nnz):
             v = vals[p]
             if v != 0.0:
@@ -679,7 +679,7 @@ cdef bint _labelset_trial(const index_t *idx, const real_x *vals, Py_ssize_t nnz
     n_constraints[0] = k
     if k == 0:
         return False
-    target = 1.0 if kind == ADDITIVE else gamma
+    target = 1.0 if kind == UPDATE_ADDITIVE else gamma
     for p in range(k):
         margin[p] = scores[pairs[2 * p]] - scores[pairs[2 * p + 1]]
         loss[p] = py_max(0.0, target - margin[p])
@@ -693,20 +693,20 @@ cdef bint _labelset_trial(const index_t *idx, const real_x *vals, Py_ssize_t nnz
     for p in range(k):
         lam[p] = 0.0
     n_sets = _structured_parts(_decomposition(params, n_params), pairs, k, wk.local)
-    if (kind == ADDITIVE and scheme == SOPOPO and n_rel == 1 and k == n_classes - 1
+    if (kind == UPDATE_ADDITIVE and scheme == SOPOPO and n_rel == 1 and k == n_classes - 1
             and n_sets == 1):
         # single-label multiclass: Sopopo's closed form (pairs (y, s) in the order of s)
         for p in range(k):
             wk.gain[p] = 1.0 - margin[p]
         sopopo_steps_c(wk.gain, k, q, C, lam, &wk.sort)
-    elif kind == ADDITIVE and (scheme == OPTIMAL or scheme == SOPOPO):
+    elif kind == UPDATE_ADDITIVE and (scheme == OPTIMAL or scheme == SOPOPO):
         for p in range(k):
             wk.gain[p] = 1.0 - margin[p]
         for p in range(n_sets):
             wk.caps[p] = C / n_sets
         solve_structured_c(NULL, KESLER_GRAM, pairs, q, NULL, wk.gain, k, wk.local, wk.ones,
                            wk.caps, n_sets, params[P_TOL], params[P_MAX_ITER], lam, &wk.dual)
-    elif kind == ADDITIVE:
+    elif kind == UPDATE_ADDITIVE:
         for p in range(k):
             wk.sqnorm[p] = 2.0 * q
         _lambda_by_sets(scheme, kind, loss, loss, wk.sqnorm, mistake, wk.ones, wk.local, k,
@@ -733,7 +733,7 @@ cdef bint _labelset_trial(const index_t *idx, const real_x *vals, Py_ssize_t nnz
             tau[pairs[2 * p + 1]] -= lam[p]
     if not updated:
         return False
-    if kind == ADDITIVE:
+    if kind == UPDATE_ADDITIVE:
         inv = 1.0 / scale[0]
         n_active = 0
         for c in range(n_classes):
@@ -942,10 +942,10 @@ def learn_one_labelset(idx, vals, relevant, double[:, ::1] W, double[::1] scale,
     idx, vals = _one_row(idx, vals)
     cdef Py_ssize_t nnz = idx.shape[0]
     if scores.shape[0] != m or scale.shape[0] < 1 or params.shape[0] < N_PARAMS - 1 \
-            or counts.shape[0] < _N_COUNTS:
+            or counts.shape[0] < _N_TRIAL_COUNTS:
         raise ValueError(f"{scores.shape[0]} scores for {m} classes; the scale is an array of "
                          f"one entry, params has {N_PARAMS - 1} or more entries "
-                         f"(make_params), counts {N_COUNTS}")
+                         f"(make_params), counts {N_TRIAL_COUNTS}")
     cdef const uint8_t[::1] rel = _relevance_row(relevant, m)
     L.n, L.m, L.sj, L.sr = n_features, m, m, 1
     cdef Work wk
@@ -1069,7 +1069,7 @@ cdef bint _ordinal_trial(const index_t *idx, const real_x *vals, Py_ssize_t nnz,
     else:
         for j in range(k):
             wk.sqnorm[j] = q + 1.0
-        _lambda_by_sets(scheme, ADDITIVE, loss, loss, wk.sqnorm, mistake, wk.ones, wk.local, k,
+        _lambda_by_sets(scheme, UPDATE_ADDITIVE, loss, loss, wk.sqnorm, mistake, wk.ones, wk.local, k,
                         n_sets, C, max_rule, lam, wk)
     for j in range(k):
         if lam[j] > 0.0:
@@ -1144,9 +1144,9 @@ def learn_one_ordinal(idx, vals, int64_t rank, double[::1] w, double[::1] b, int
     prediction is the first threshold not below it)."""
     idx, vals = _one_row(idx, vals)
     cdef Py_ssize_t nnz = idx.shape[0], n = w.shape[0], k = b.shape[0]
-    if params.shape[0] < N_PARAMS - 1 or counts.shape[0] < _N_COUNTS:
+    if params.shape[0] < N_PARAMS - 1 or counts.shape[0] < _N_TRIAL_COUNTS:
         raise ValueError(f"params must have {N_PARAMS - 1} or more entries (make_params), "
-                         f"counts {N_COUNTS}")
+                         f"counts {N_TRIAL_COUNTS}")
     cdef Work wk
     holder = _make_work(&wk, k, 0, 1, 1, False)
     cdef void *ip = cnp.PyArray_DATA(<cnp.ndarray>idx)
@@ -1192,7 +1192,7 @@ def run_ordinal_dense(const real_x[:, ::1] X, ranks, order, double[::1] w, doubl
 # The entry points' checks: every index the loops read is checked here
 # =============================================================================================
 cdef int _check_kind(int scheme, int kind) except -1:
-    if kind == MULTIPLICATIVE and (scheme == OPTIMAL or scheme == SOPOPO):
+    if kind == UPDATE_MULTIPLICATIVE and (scheme == OPTIMAL or scheme == SOPOPO):
         raise ValueError("the multiplicative form has no exact solver (optimal/sopopo)")
     return 0
 
@@ -1240,9 +1240,9 @@ cdef int _check_common(Py_ssize_t n_rows, const int64_t[::1] order, double[::1] 
             raise IndexError(f"trial {order[t]} of a pass over {n_rows}")
     if scale is not None and scale.shape[0] < 1:
         raise ValueError("the scale is an array of one entry")
-    if params.shape[0] < N_PARAMS - 1 or counts.shape[0] < _N_COUNTS:
+    if params.shape[0] < N_PARAMS - 1 or counts.shape[0] < _N_TRIAL_COUNTS:
         raise ValueError(f"params must have {N_PARAMS - 1} or more entries (make_params), "
-                         f"counts {N_COUNTS}")
+                         f"counts {N_TRIAL_COUNTS}")
     if flags is not None and 0 < flags.shape[0] < order.shape[0]:
         raise ValueError(f"flags: none or one per trial ({order.shape[0]}), got "
                          f"{flags.shape[0]}")

@@ -76,7 +76,7 @@ cpdef enum:
     KIND = 6
     DECAY = 7
     P_UPDATE = 8
-    N_PARAMS = 9
+    N_ELLIPSOID_PARAMS = 9
 
 # state rows: the scale of W (always 1), the diagonal layout's lazy factor, and the updates made
 # by each ellipsoid (the stacked layout's single ellipsoid counts in column 0): the t of
@@ -114,7 +114,7 @@ cdef struct Model:
     double *W               # (d, m), C-contiguous: W[j, r] = W[j * m + r]
     double *P               # the metric (layout's shape, C-contiguous)
     double *state           # (N_STATE_ROWS, m): state[row, r] = state[row * m + r]
-    const double *params    # (N_PARAMS,)
+    const double *params    # (N_ELLIPSOID_PARAMS,)
     double *scores          # scratch: m
     double *u               # scratch: d·(m if stacked else 1), and at least the row's nnz
 
@@ -438,8 +438,8 @@ cdef int _fill_model(Model *M, int layout, double[:, ::1] W, double[:, ::1] P,
                          f"{layout} needs {shape}")
     if state.shape[1] != m or state.shape[0] < N_STATE_ROWS:
         raise ValueError(f"the state must have {N_STATE_ROWS} rows and a column per output")
-    if params.shape[0] < N_PARAMS or counts.shape[0] < 3:
-        raise ValueError(f"{N_PARAMS} parameters and three counts are needed")
+    if params.shape[0] < N_ELLIPSOID_PARAMS or counts.shape[0] < 3:
+        raise ValueError(f"{N_ELLIPSOID_PARAMS} parameters and three counts are needed")
     M.d = d
     M.m = m
     M.W = &W[0, 0] if d > 0 else NULL

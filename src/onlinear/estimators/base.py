@@ -415,7 +415,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         problem), the step of the others (a weight w makes the step w times as long; for the
         hard-margin PA and MIRA, whose step meets the constraints exactly, a weight below 1
         leaves the margin short and one above 1 overshoots it)."""
-        if self._rule in (Rule.PASSIVE_AGGRESSIVE, Rule.SUPPORT_CLASS) and self._params[1] != 0:
+        if RULES[self._rule].weight_mode(self._rule_values()) == "C":
             return primal.WEIGHT_C
         return primal.WEIGHT_STEP
 

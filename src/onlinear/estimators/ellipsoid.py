@@ -69,7 +69,7 @@ class _Ellipsoid(_Unweighted):
         return 1 if n_classes == 2 else n_classes
 
     def _rule_params(self):
-        params = np.zeros(ee.N_PARAMS)
+        params = np.zeros(ee.N_ELLIPSOID_PARAMS)
         params[ee.GAMMA] = self.gamma
         params[ee.A] = self.a
         params[ee.B] = getattr(self, "b", 0.0)

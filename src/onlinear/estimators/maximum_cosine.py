@@ -13,7 +13,7 @@ from ..rules.table import Rule
 from ..rules.maximum_cosine import (
     AGGRESSIVE,
     CERTIFICATE,
-    ROMMA,
+    MISTAKE_DRIVEN,
     SKIP_ANTIPARALLEL,
     SKIP_COLLINEAR,
 )
@@ -72,7 +72,7 @@ class ROMMA(_MaximumCosineBase):
     """
 
     _rule = Rule.ROMMA
-    _kind = ROMMA
+    _kind = MISTAKE_DRIVEN
 
     def _rule_values(self):
         return {"kind": self._kind}

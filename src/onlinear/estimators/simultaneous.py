@@ -83,7 +83,7 @@ class _Simultaneous(OnlineLinearClassifier):
         "C": [Interval(Real, 0.0, None, closed="neither")],
         "max_rule": [StrOptions({"hinge", "distance"})],
     }
-    _kind = rules.ADDITIVE
+    _kind = rules.UPDATE_ADDITIVE
 
     def _rule_params(self):
         return rules.make_params(C=self.C, gamma=getattr(self, "gamma", 0.5),
@@ -115,14 +115,14 @@ class _Simultaneous(OnlineLinearClassifier):
                 "_scale": ((1,), np.float64), "_counts": ((5,), np.int64)}
 
     def _check_growable(self):
-        if self._kind == rules.MULTIPLICATIVE:
+        if self._kind == rules.UPDATE_MULTIPLICATIVE:
             raise ValueError(f"{type(self).__name__} with update='multiplicative' cannot grow "
                              "new features: its weights are normalized over all the features. "
                              "Fix the number of features in advance.")
 
     def _check_model(self):
         scale = getattr(self, "_scale", np.ones(1))
-        if self._kind == rules.MULTIPLICATIVE and not (
+        if self._kind == rules.UPDATE_MULTIPLICATIVE and not (
                 np.all(self._weights > 0.0) and np.all(scale > 0.0)):
             raise ValueError("_weights: a multiplicative model's weights must be positive.")
         if np.any(scale == 0.0):
@@ -334,7 +334,7 @@ default="simproj"
 
     @property
     def _kind(self):
-        return rules.MULTIPLICATIVE if self.update == "multiplicative" else rules.ADDITIVE
+        return rules.UPDATE_MULTIPLICATIVE if self.update == "multiplicative" else rules.UPDATE_ADDITIVE
 
     @property
     def _calibrated(self):
@@ -376,7 +376,7 @@ default="simproj"
         check_memory(8 * n_features * k, type(self).__name__,
                      f"its weights ({n_features:,} features × {k:,} labels × 8 bytes)")
         self._dense_index = np.arange(n_features)
-        if self._kind == rules.MULTIPLICATIVE:
+        if self._kind == rules.UPDATE_MULTIPLICATIVE:
             self._weights = np.ones((n_features, k))
             self._scale = np.array([1.0 / (n_features * k)])
         else:
@@ -442,7 +442,7 @@ default="simproj"
 
     def _check_class_growth(self):
         name = type(self).__name__
-        if self._kind == rules.MULTIPLICATIVE:
+        if self._kind == rules.UPDATE_MULTIPLICATIVE:
             raise ValueError(f"{name} with update='multiplicative' cannot add labels: its "
                              "weights are normalized over all the labels. Give every label from "
                              "the start.")
@@ -1005,7 +1005,7 @@ default="simproj"
 
     @property
     def _kind(self):
-        return rules.MULTIPLICATIVE if self.update == "multiplicative" else rules.ADDITIVE
+        return rules.UPDATE_MULTIPLICATIVE if self.update == "multiplicative" else rules.UPDATE_ADDITIVE
 
     def _start(self, classes, n_features):
         classes = np.asarray(classes)
@@ -1020,7 +1020,7 @@ default="simproj"
         check_memory(8 * n_features, type(self).__name__,
                      f"its weights ({n_features:,} features × 8 bytes)")
         self._dense_index = np.arange(n_features)
-        if self._kind == rules.MULTIPLICATIVE:
+        if self._kind == rules.UPDATE_MULTIPLICATIVE:
             self._weights = np.ones(n_features)
             self._scale = np.array([1.0 / n_features])
         else:

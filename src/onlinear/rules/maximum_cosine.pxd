@@ -1,7 +1,7 @@
 # cython: language_level=3
 cpdef enum:
-    ROMMA = 0
-    AGGRESSIVE = 1
+    MISTAKE_DRIVEN = 0
+    AGGRESSIVE = 1  # (kinds of ROMMA: updates on mistakes, or whenever z(u·a) < 1)
 
 from libc.stdint cimport int64_t
 

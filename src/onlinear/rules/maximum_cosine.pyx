@@ -26,6 +26,7 @@ from libc.stdint cimport int64_t
 from libc.math cimport fabs, sqrt
 
 from .._core._store cimport FIRST_RULE_ROW, squared_norm
+from ._params cimport MaximumCosineParams, NarommaParams, RommaParams
 from .ultraconservative cimport binary_label
 
 CERTIFICATE = FIRST_RULE_ROW
@@ -61,7 +62,7 @@ cdef inline double _length(double coef_w, double coef_a, double projection,
 cdef void romma_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
                       const double *params, double *state, double *tau, double *factor,
                       int64_t *order) noexcept nogil:
-    """ROMMA (``kind=ROMMA``: updates on mistakes ``z(u·a) ≤ 0``) and aggressive ROMMA
+    """ROMMA (``kind=MISTAKE_DRIVEN``: updates on mistakes ``z(u·a) ≤ 0``) and aggressive ROMMA
     (``kind=AGGRESSIVE``: updates whenever ``z(u·a) < 1``), Table 1 of Bshouty &
     Haddad-Zaknoon (§3.2), after Li & Long:
 
@@ -77,7 +78,7 @@ cdef void romma_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q
     Anti-parallel examples (``A − ŝ² = 0``, the QP is infeasible and the denominators of
     Eqs. 25–26 vanish) are skipped; the paper does not cover this case.
     """
-    cdef int kind = <int>params[0]
+    cdef int kind = <int>(<const RommaParams *>params).kind
     cdef double z, norm_w, projection, rho, margin, gap, c, d_rho, length
     cdef Py_ssize_t r
     for r in range(m):
@@ -89,7 +90,7 @@ cdef void romma_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q
         projection = scores[r] / norm_w
         rho = state[_CERT * m + r]
         margin = z * projection
-        if kind == ROMMA and margin > 0.0:
+        if kind == MISTAKE_DRIVEN and margin > 0.0:
             continue
         if margin >= rho:
             continue
@@ -124,7 +125,7 @@ cdef void naromma_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double
     ``skip=SKIP_COLLINEAR`` skips both directions as step 4 of the paper's Fig. 1 does (skipping
     a parallel example breaks Theorem 7's ‖u_i‖ = ℓ*_i; our finding, a regression test).
     """
-    cdef int skip = <int>params[0]
+    cdef int skip = <int>(<const NarommaParams *>params).skip
     cdef double z, norm_w, projection, g, rho, gap
     cdef Py_ssize_t r
     for r in range(m):
@@ -161,7 +162,7 @@ cdef void maximum_cosine_steps(const double *scores, Py_ssize_t m, Py_ssize_t y,
     ``w ← w + (‖w‖/(ℓ‖a‖²)) z a`` and ``ℓ ← sqrt(ℓ² + (1 − 2η)/‖a‖²)`` with ``η = 0`` on a mistake
     and ``η = z(w·a)ℓ/‖w‖ ∈ (0, ½]`` on a margin violation.  Certificate: cos(w*, w) ≥ γℓ.
     """
-    cdef bint conservative = params[0] != 0.0
+    cdef bint conservative = (<const MaximumCosineParams *>params).conservative != 0.0
     cdef double z, norm_w, margin, ell, threshold, eta
     cdef Py_ssize_t r
     for r in range(m):

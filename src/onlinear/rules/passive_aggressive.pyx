@@ -22,6 +22,8 @@ quotients by q, never from q added to and subtracted from a score.
 """
 from libc.stdint cimport int64_t
 
+from ._params cimport PassiveAggressiveParams
+
 cdef void pa_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
                    const double *params, double *state, double *tau, double *factor,
                    int64_t *order) noexcept nogil:
@@ -34,8 +36,9 @@ cdef void pa_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
       PA: ``τ = L/(2q)``;  PA-I: ``τ = min{C, L/(2q)}``;  PA-II: ``τ = L/(2q + 1/(2C))``;
     then ``w_y += τx``, ``w_r −= τx``.  ``variant=PRINTED`` uses C/2 in place of C.
     """
-    cdef double c = params[0], loss, step
-    cdef int kind = <int>params[1], variant = <int>params[2]
+    cdef const PassiveAggressiveParams *p = <const PassiveAggressiveParams *>params
+    cdef double c = p.C, loss, step
+    cdef int kind = <int>p.kind, variant = <int>p.variant
     cdef Py_ssize_t r = -1, v
     for v in range(m):
         tau[v] = 0.0
@@ -110,7 +113,8 @@ cdef void support_class_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, 
     Only positive losses are sorted: a zero loss never enters S.  ``order``: an int64 scratch
     array of one entry per output (see :func:`support_steps`).
     """
-    support_steps(scores, m, y, q, 1.0, <int>params[1], params[0], <int>params[2], tau, order)
+    cdef const PassiveAggressiveParams *p = <const PassiveAggressiveParams *>params
+    support_steps(scores, m, y, q, 1.0, <int>p.kind, p.C, <int>p.variant, tau, order)
 
 
 #: Up to this many positive losses are sorted by insertion (O(n²) but fast for few); more by a

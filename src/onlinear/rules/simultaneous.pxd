@@ -15,8 +15,8 @@ cpdef enum:
     SOPOPO = 6
 
 cpdef enum:
-    ADDITIVE = 0
-    MULTIPLICATIVE = 1
+    UPDATE_ADDITIVE = 0
+    UPDATE_MULTIPLICATIVE = 1
 
 cpdef enum:
     MAX_HINGE = 0

@@ -12,11 +12,18 @@ A row names the compiled function that computes the rule's steps (the compiled s
 * ``reads_norm`` — the rule reads ‖w_r‖² from the state (``layout.squared_norm``), so an engine
   must keep it current (the dual engine pays O(S²) kernel evaluations for it otherwise);
 * ``state_rows`` — rows of the learner's ``state`` array: the engine's rows
-  (:data:`onlinear.rules.layout.FIRST_RULE_ROW` of them) and the rule's own after them.
+  (:data:`onlinear.rules.layout.FIRST_RULE_ROW` of them) and the rule's own after them;
+* ``example_weight`` — how an example's weight w enters the round (:meth:`RuleRow.weight_mode`);
+* ``updates_when`` — the rule's update condition, in words (the docs' table of rules).
 
-Adding a rule: its step function in the module of its paper family, a member of :class:`Rule`,
-a row here and its entry in ``dispatch.pyx``'s table of step functions (checked against this
-table by name); the estimators and tests read the rest from the row.
+The step function reads ``params`` through a struct whose fields are the row's parameter
+names (``rules/_params.pxd``), never by position; ``dispatch.PARAMETER_FIELDS`` lists each
+step's fields, checked against the table by name.
+
+Adding a rule: its step function in the module of its paper family (and its parameter struct),
+a member of :class:`Rule`, a row here and its entry in ``dispatch.pyx``'s table of step
+functions (checked against this table by name); the estimators and tests read the rest from
+the row.
 
 >>> from onlinear.rules.table import RULES, Rule
 >>> RULES[Rule.SUPPORT_CLASS].params
@@ -32,11 +39,12 @@ from enum import IntEnum
 import numpy as np
 
 from .layout import FIRST_RULE_ROW
+from .passive_aggressive import PA
 
 #: the rule's own state rows (after the engine's, :data:`~onlinear.rules.layout.FIRST_RULE_ROW`):
 #: the certificate of the maximum-cosine learners (ρ or ℓ per output), MC-ROMMA's 1/‖M‖
-CERTIFICATE = FIRST_RULE_ROW
-RHO = FIRST_RULE_ROW
+from .maximum_cosine import CERTIFICATE  # noqa: E402
+from .ultraconservative import RHO  # noqa: E402
 
 class Rule(IntEnum):
     """Rule ids, as the compiled switch sees them (plain integers).
@@ -80,6 +88,14 @@ class RuleRow:
         The rule reads ‖w_r‖² from the state, which an engine must then keep current.
     state_rows : int, default=FIRST_RULE_ROW
         Rows of the learner's ``state`` array: the engine's and the rule's own after them.
+    example_weight : {"step", "C"}, default="step"
+        How an example's weight w enters the round: ``"step"``, the step is w times as long
+        (for the hard-margin rules, whose step meets the constraints exactly, a weight below 1
+        leaves the margin short and one above 1 overshoots it); ``"C"``, the rule's C becomes
+        w·C — the weighted loss C·w·ξ of its primal problem — whenever the rule has a slack
+        (``kind`` PA-I or PA-II; the hard-margin kind takes the step).
+    updates_when : str, default=""
+        The rule's update condition, in words.
     """
 
     step: str
@@ -88,6 +104,15 @@ class RuleRow:
     scale_free: bool = False
     reads_norm: bool = False
     state_rows: int = FIRST_RULE_ROW
+    example_weight: str = "step"
+    updates_when: str = ""
+
+    def weight_mode(self, values):
+        """``"step"`` or ``"C"``: how an example's weight enters this rule's round with the
+        parameter ``values`` (see ``example_weight``)."""
+        if self.example_weight == "C" and values["kind"] != PA:
+            return "C"
+        return "step"
 
     def vector(self, values):
         """The rule's ``params`` vector from ``values``, a mapping of every parameter name to a
@@ -101,20 +126,35 @@ class RuleRow:
 
 
 RULES = {
-    Rule.PERCEPTRON: RuleRow("perceptron_steps", ("beta",), binary=True),
-    Rule.BINARY_MIRA: RuleRow("binary_mira_steps", ("beta",), binary=True),
-    Rule.ADDITIVE_FAMILY: RuleRow("additive_family_steps", ("beta", "scheme")),
-    Rule.KESLER: RuleRow("kesler_steps", ("beta",)),
-    Rule.MIRA: RuleRow("mira_steps", ("beta",)),
-    Rule.PASSIVE_AGGRESSIVE: RuleRow("pa_steps", ("C", "kind", "variant")),
-    Rule.SUPPORT_CLASS: RuleRow("support_class_steps", ("C", "kind", "variant")),
+    Rule.PERCEPTRON: RuleRow("perceptron_steps", ("beta",), binary=True,
+                             updates_when="z·s ≤ β (each output)"),
+    Rule.BINARY_MIRA: RuleRow("binary_mira_steps", ("beta",), binary=True,
+                              updates_when="z·s < β/2 (each output)"),
+    Rule.ADDITIVE_FAMILY: RuleRow("additive_family_steps", ("beta", "scheme"),
+                                  updates_when="some wrong class scores ≥ s_y − β"),
+    Rule.KESLER: RuleRow("kesler_steps", ("beta",),
+                         updates_when="some wrong class scores ≥ s_y − β"),
+    Rule.MIRA: RuleRow("mira_steps", ("beta",),
+                       updates_when="some wrong class scores > s_y − β"),
+    Rule.PASSIVE_AGGRESSIVE: RuleRow("pa_steps", ("C", "kind", "variant"), example_weight="C",
+                                     updates_when="s_y − max_{r≠y} s_r < 1"),
+    Rule.SUPPORT_CLASS: RuleRow("support_class_steps", ("C", "kind", "variant"),
+                                example_weight="C",
+                                updates_when="s_y − max_{r≠y} s_r < 1 (every class with s_y − s_r < 1 may step)"),
     Rule.ROMMA: RuleRow("romma_steps", ("kind",), binary=True, scale_free=True,
-                        reads_norm=True, state_rows=CERTIFICATE + 1),
+                        reads_norm=True, state_rows=CERTIFICATE + 1,
+                        updates_when="z(u·x) ≤ 0 (aggressive: z(u·x) < 1), each output"),
     Rule.NAROMMA: RuleRow("naromma_steps", ("skip",), binary=True, scale_free=True,
-                          reads_norm=True, state_rows=CERTIFICATE + 1),
+                          reads_norm=True, state_rows=CERTIFICATE + 1,
+                          updates_when="z(ŵ·x) < ρ (each output); anti-parallel rows "
+                                       "skipped (skip_collinear='paper': parallel ones too)"),
     Rule.MAXIMUM_COSINE: RuleRow("maximum_cosine_steps", ("conservative",), binary=True,
-                                 scale_free=True, reads_norm=True, state_rows=CERTIFICATE + 1),
-    Rule.MC_ROMMA: RuleRow("mc_romma_steps", ("scheme",), reads_norm=True, state_rows=RHO + 1),
-    Rule.MULTIPLICATIVE: RuleRow("multiplicative_steps", ("eta", "scheme")),
+                                 scale_free=True, reads_norm=True, state_rows=CERTIFICATE + 1,
+                                 updates_when="z(w·x) ≤ ‖w‖/(2ℓ) (conservative: "
+                                              "z(w·x) ≤ 0), each output"),
+    Rule.MC_ROMMA: RuleRow("mc_romma_steps", ("scheme",), reads_norm=True, state_rows=RHO + 1,
+                           updates_when="some wrong class scores ≥ s_y"),
+    Rule.MULTIPLICATIVE: RuleRow("multiplicative_steps", ("eta", "scheme"),
+                                 updates_when="some wrong class scores ≥ s_y"),
 }
 assert set(RULES) == set(Rule)

@@ -14,13 +14,15 @@ Scale.  Scaling every x by c and the margin β by c² leaves every τ unchanged 
 weights by c (scores and β both carry the units of ‖x‖²); with β = 0 the Perceptrons, Kesler and
 the multiplicative family's τ need no change at all (the multiplicative exponent η τ x_j needs
 η → η/c).  MC-ROMMA is scale-free (M → M/c).  These are exact for c a power of two, and tested
-from libc.stdint cimport int64_t
 from 2^-495 to 2^495; rows outside the accepted norm range (:data:`onlinear._core.rows.
 ROW_NORM_EXPONENT`) are refused by the estimators before anything is learned.
 """
 from libc.math cimport sqrt
+from libc.stdint cimport int64_t
 
 from .._core._store cimport FIRST_RULE_ROW, squared_norm
+from ._params cimport (AdditiveFamilyParams, MarginParams, MulticlassRommaParams,
+                      MultiplicativeParams)
 from .passive_aggressive cimport PA_I, EXACT, support_steps
 
 RHO = FIRST_RULE_ROW  # MC-ROMMA's 1/‖M‖ (column 0)
@@ -46,7 +48,7 @@ cdef void perceptron_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, dou
     learns, as the error set E of §2 does; β > 0 is the "aggressive" variant of the experiments
     (§8; how β enters the one-vs-rest Perceptron is our reading, the paper does not say).
     """
-    cdef double beta = params[0], z
+    cdef double beta = (<const MarginParams *>params).beta, z
     cdef Py_ssize_t r
     for r in range(m):
         z = binary_label(m, y, r)
@@ -62,7 +64,7 @@ cdef void binary_mira_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, do
     β/2 because the two-prototype margin M_1·x − M_2·x equals 2 w·x (Crammer & Singer, the
     aggressive binary MIRA at the end of §5.3).
     """
-    cdef double beta = params[0], z, g
+    cdef double beta = (<const MarginParams *>params).beta, z, g
     cdef Py_ssize_t r
     for r in range(m):
         z = binary_label(m, y, r)
@@ -117,7 +119,8 @@ cdef void additive_family_steps(const double *scores, Py_ssize_t m, Py_ssize_t y
                                 const double *params, double *state, double *tau,
                                 double *factor, int64_t *order) noexcept nogil:
     """:func:`additive_family` with ``params = (beta, scheme)``."""
-    additive_family(scores, m, y, params[0], <int>params[1], tau)
+    cdef const AdditiveFamilyParams *p = <const AdditiveFamilyParams *>params
+    additive_family(scores, m, y, p.beta, <int>p.scheme, tau)
 
 
 cdef void kesler_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
@@ -131,7 +134,7 @@ cdef void kesler_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double 
     so later comparisons see the earlier sub-updates.  Net step: ``τ_y`` = number of sub-updates,
     ``τ_r = −1`` for each corrected r.
     """
-    cdef double beta = params[0], s_y = scores[y]
+    cdef double beta = (<const MarginParams *>params).beta, s_y = scores[y]
     cdef Py_ssize_t r
     for r in range(m):
         tau[r] = 0.0
@@ -163,7 +166,8 @@ cdef void mira_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
     with β fixed, the predictions do not change with c as long as no round's cap τ_y ≤ 1 binds
     (the QP is then homogeneous in (β, M)).
     """
-    support_steps(scores, m, y, q, params[0], PA_I, 1.0, EXACT, tau, order)
+    support_steps(scores, m, y, q, (<const MarginParams *>params).beta, PA_I, 1.0, EXACT, tau,
+                  order)
 
 
 cdef void mc_romma_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
@@ -186,7 +190,8 @@ cdef void mc_romma_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, doubl
     ``ρ' = ρ/‖c M̂ + dρ z‖``.  ``ZZ − ŝ² ≈ 0`` (M anti-parallel to z: the problem is infeasible,
     possible only on non-separable data) restarts from ``z/ZZ``.
     """
-    additive_family(scores, m, y, 0.0, <int>params[0], tau)
+    additive_family(scores, m, y, 0.0, <int>(<const MulticlassRommaParams *>params).scheme,
+                    tau)
     cdef double norm2 = 0.0, s = 0.0, tau2 = 0.0, zz, norm, projection, gap, rho, c, d_rho
     cdef double along, length, root
     cdef Py_ssize_t r
@@ -226,8 +231,9 @@ cdef void multiplicative_steps(const double *scores, Py_ssize_t m, Py_ssize_t y,
     (C1–C4, ``scheme``) and ``M_{r,i} ← M_{r,i} exp(η τ_r x_i)/Z`` — this rule writes the
     exponent coefficients ``η τ_r``; the engine's multiplicative step applies them and
     renormalizes each row (version 1) or the whole matrix (version 2) to unit l1 mass."""
-    cdef double eta = params[0]
+    cdef double eta = (<const MultiplicativeParams *>params).eta
     cdef Py_ssize_t r
-    additive_family(scores, m, y, 0.0, <int>params[1], tau)
+    additive_family(scores, m, y, 0.0, <int>(<const MultiplicativeParams *>params).scheme,
+                    tau)
     for r in range(m):
         tau[r] *= eta
