@@ -63,19 +63,7 @@ def _partial_fits(model, X, y, **kw):
     return model
 
 
-@pytest.mark.parametrize("storage", ["dense", "csr"])
-@pytest.mark.parametrize("name", SINGLE_LABEL + ["kernel-pa", "kernel-perceptron-max"])
-def test_learn_many_plays_the_rounds_of_partial_fit(name, storage):
-    X, y = _data()
-    if storage == "csr":
-        X = sp.csr_matrix(X)
-    model = _make(name)
-    predicted = _batches(model, X, y)
-    reference = _partial_fits(_make(name), X, y)
-    assert _state(model) == _state(reference)
-    assert predicted.dtype == LABELS.dtype and predicted.shape == (90,)
-    assert set(predicted.tolist()) <= set(LABELS.tolist())
-    assert model.n_mistakes_ == int((predicted != y).sum())
+# (learn_many plays partial_fit's rounds for every registered learner: tests/test_one_protocol.py)
 
 
 @pytest.mark.parametrize("name", ["pa", "mira", "perceptron-max", "spa2", "aromma", "mcp",
