@@ -399,10 +399,11 @@ def test_the_compiled_entry_points_refuse_arrays_that_do_not_fit():
     """The loops check no index: every entry point checks its arrays against each other and
     the layout first (a tampered model or a wrong call raises, never reads out of bounds)."""
     from onlinear._core import ellipsoid as ee
+    from onlinear.rules.table import parameter_vector
 
     d, m = 4, 3
-    params = np.zeros(ee.N_ELLIPSOID_PARAMS)
-    params[[ee.GAMMA, ee.A, ee.P1_SCALE]] = 0.1, 0.5, 1.0
+    params = parameter_vector(ee.PARAMETERS, dict.fromkeys(ee.PARAMETERS, 0.0)
+                              | {"gamma": 0.1, "a": 0.5, "p1_scale": 1.0})
     X = np.random.default_rng(0).normal(size=(5, d))
     A = sp.csr_matrix(X)
     y, order, none = np.arange(5) % m, np.arange(5), np.zeros(0, np.int64)

@@ -128,3 +128,17 @@ def test_a_constant_name_means_one_thing_across_the_core():
     collisions = {name: where for name, where in values.items()
                   if len(set(where.values())) > 1}
     assert collisions == {}
+
+
+def test_the_ellipsoid_engine_reads_its_parameters_by_name():
+    """The metric engine's params vector is its struct's fields by name (rules/_params.pxd),
+    built from the estimator's values by name: each value lands in its named field."""
+    from onlinear._core import ellipsoid as ee
+    from onlinear.rules import ellipsoid as ellipsoid_rules
+    assert ee.PARAMETERS == ("gamma", "a", "b", "c", "mode", "p1_scale", "kind", "decay",
+                             "p_update")
+    model = onlinear.IELLIP(gamma=0.25, a=0.75, b=0.5)
+    model.fit(np.eye(3), [0, 1, 2])
+    params = dict(zip(ee.PARAMETERS, model._rule_params().tolist()))
+    assert (params["gamma"], params["a"], params["b"]) == (0.25, 0.75, 0.5)
+    assert params["kind"] == ellipsoid_rules.IELLIP

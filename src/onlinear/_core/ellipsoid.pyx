@@ -43,6 +43,7 @@ from libc.stdint cimport int64_t, uint64_t
 
 from ..rules.ellipsoid cimport (CELLIP, DECAY_UPDATES, IELLIP, INFEASIBLE, P_NORMALIZED, RAISE,
                                 RESET_REQUESTED, EllipsoidStep, ellipsoid_step, memory)
+from ..rules._params cimport EllipsoidParams
 from ..rules.ultraconservative cimport binary_label
 from ._counting cimport count_round
 from ._sweeps cimport onlinear_simd_init
@@ -65,18 +66,12 @@ cpdef enum:
     DIAGONAL = 1
     STACKED = 2
 
-# params vector
-cpdef enum:
-    GAMMA = 0
-    A = 1
-    B = 2
-    C = 3
-    MODE = 4
-    P1_SCALE = 5
-    KIND = 6
-    DECAY = 7
-    P_UPDATE = 8
-    N_ELLIPSOID_PARAMS = 9
+# the params vector: the fields of ``EllipsoidParams`` (rules/_params.pxd), read by name
+cdef EllipsoidParams _fields = EllipsoidParams(0, 0, 0, 0, 0, 0, 0, 0, 0)
+#: the names of the params vector's entries, in order (build it with
+#: :func:`onlinear.rules.table.parameter_vector`)
+PARAMETERS = tuple(_fields)
+N_ELLIPSOID_PARAMS = len(PARAMETERS)
 
 # state rows: the scale of W (always 1), the diagonal layout's lazy factor, and the updates made
 # by each ellipsoid (the stacked layout's single ellipsoid counts in column 0): the t of
@@ -114,7 +109,7 @@ cdef struct Model:
     double *W               # (d, m), C-contiguous: W[j, r] = W[j * m + r]
     double *P               # the metric (layout's shape, C-contiguous)
     double *state           # (N_STATE_ROWS, m): state[row, r] = state[row * m + r]
-    const double *params    # (N_ELLIPSOID_PARAMS,)
+    const EllipsoidParams *params
     double *scores          # scratch: m
     double *u               # scratch: d·(m if stacked else 1), and at least the row's nnz
 
@@ -128,23 +123,23 @@ cdef inline int64_t _updates_made(double made) noexcept nogil:
     return <int64_t>made if made > 0.0 else 0
 
 
-cdef inline EllipsoidStep _step(const double *params, const double *state, Py_ssize_t m,
+cdef inline EllipsoidStep _step(const EllipsoidParams *params, const double *state, Py_ssize_t m,
                                 Py_ssize_t r, double margin, double v,
                                 int64_t trial) noexcept nogil:
     """The step of ellipsoid r (column r of ``state``) on round ``trial`` (1-based); IELLIP's
-    ``c_t`` is indexed by that round or by the ellipsoid's next update (``params[DECAY]``)."""
-    cdef int decay = <int>params[DECAY]
+    ``c_t`` is indexed by that round or by the ellipsoid's next update (``params.decay``)."""
+    cdef int decay = <int>params.decay
     cdef int64_t t = trial if decay != DECAY_UPDATES else \
         _updates_made(state[UPDATES_MADE * m + r]) + 1
-    cdef double c_t = memory(decay, t, params[B], params[C])
-    return ellipsoid_step(<int>params[KIND], margin, v, c_t, params[GAMMA], params[A],
-                          <int>params[MODE], <int>params[P_UPDATE])
+    cdef double c_t = memory(decay, t, params.b, params.c)
+    return ellipsoid_step(<int>params.kind, margin, v, c_t, params.gamma, params.a,
+                          <int>params.mode, <int>params.p_update)
 
 
-cdef inline bint _scale_free(const double *params) noexcept nogil:
+cdef inline bint _scale_free(const EllipsoidParams *params) noexcept nogil:
     """Whether the metric's scale is immaterial: IELLIP with the printed (15), whose (10) is
     homogeneous of degree 0 in P and (15) of degree 1 (Yang, Jin & Ye §2.3; our derivation)."""
-    return <int>params[KIND] == IELLIP and <int>params[P_UPDATE] == P_NORMALIZED
+    return <int>params.kind == IELLIP and <int>params.p_update == P_NORMALIZED
 
 
 cdef inline void _rank_one(double *P, const double *u, Py_ssize_t n, double p_scale,
@@ -193,7 +188,8 @@ cdef inline void _reset(double *P, Py_ssize_t n, double p1) noexcept nogil:
         P[i * n + i] = p1
 
 
-cdef inline void _keep_finite(double *P, Py_ssize_t n, const double *params) noexcept nogil:
+cdef inline void _keep_finite(double *P, Py_ssize_t n,
+                              const EllipsoidParams *params) noexcept nogil:
     """IELLIP's predictions do not depend on the scale of P under the printed (15)
     (:func:`_scale_free`): renormalize it when its trace runs away (b = 1, or a constant c_t,
     lets it grow geometrically).  The raw reading is not scale-free, and its c_t is summable
@@ -241,7 +237,7 @@ cdef inline bint _full_step(const index_t *idx, const real_x *vals, Py_ssize_t n
         for i in range(d):  # the direction P x is dense: the whole column moves
             M.W[i * m + r] += s.w_coef * z * M.u[i]
         if s.p_scale == RESET_REQUESTED:
-            _reset(Pr, d, M.params[P1_SCALE])
+            _reset(Pr, d, M.params.p1_scale)
         elif s.p_rank_one != 0.0 or s.p_scale != 1.0:
             _rank_one(Pr, M.u, d, s.p_scale, s.p_rank_one)
             _keep_finite(Pr, d, M.params)
@@ -284,7 +280,7 @@ cdef inline bint _diagonal_step(const index_t *idx, const real_x *vals, Py_ssize
         if s.p_scale == RESET_REQUESTED:
             for j in range(d):
                 Pr[j] = 1.0
-            M.state[DIAGONAL_SCALE * m + r] = M.params[P1_SCALE]
+            M.state[DIAGONAL_SCALE * m + r] = M.params.p1_scale
         elif s.p_rank_one != 0.0 or s.p_scale != 1.0:
             # diag(P') = p_scale·diag(P) + p_rank_one·u²: the scale goes into sigma, the
             # rank-one part touches the non-zeros only (its own loop, not add_row: the
@@ -343,7 +339,7 @@ cdef inline bint _stacked_step(const index_t *idx, const real_x *vals, Py_ssize_
         for j in range(d):
             M.W[j * m + k] += s.w_coef * u[k * d + j]
     if s.p_scale == RESET_REQUESTED:
-        _reset(M.P, n, M.params[P1_SCALE])
+        _reset(M.P, n, M.params.p1_scale)
     elif s.p_rank_one != 0.0 or s.p_scale != 1.0:
         _rank_one(M.P, u, n, s.p_scale, s.p_rank_one)
         _keep_finite(M.P, n, M.params)
@@ -402,7 +398,7 @@ cdef inline Py_ssize_t _round(int layout, const index_t *idx, const real_x *vals
     failed[0] = False
     if q == 0.0:
         return predicted
-    if (layout != STACKED and <int>M.params[KIND] == CELLIP and <int>M.params[MODE] == RAISE
+    if (layout != STACKED and <int>M.params.kind == CELLIP and <int>M.params.mode == RAISE
             and _infeasible(layout, idx, vals, nnz, y, M, trial)):
         failed[0] = True
         return predicted
@@ -445,7 +441,7 @@ cdef int _fill_model(Model *M, int layout, double[:, ::1] W, double[:, ::1] P,
     M.W = &W[0, 0] if d > 0 else NULL
     M.P = &P[0, 0] if P.shape[0] > 0 and P.shape[1] > 0 else NULL
     M.state = &state[0, 0]
-    M.params = &params[0]
+    M.params = <const EllipsoidParams *>&params[0]
     return 0
 
 

@@ -34,6 +34,7 @@ from .._core import ellipsoid as ee
 from .._core.counters import NO_PREDICTIONS
 from .._core.rows import csr_arrays, read_only_rows
 from ..rules import ellipsoid as rule  # module-qualified: the classes below reuse the names
+from ..rules.table import parameter_vector
 from .base import OnlineLinearClassifier, _Unweighted
 from .checks import check_memory
 
@@ -69,17 +70,16 @@ class _Ellipsoid(_Unweighted):
         return 1 if n_classes == 2 else n_classes
 
     def _rule_params(self):
-        params = np.zeros(ee.N_ELLIPSOID_PARAMS)
-        params[ee.GAMMA] = self.gamma
-        params[ee.A] = self.a
-        params[ee.B] = getattr(self, "b", 0.0)
-        params[ee.C] = self._memory() if self._kind == rule.IELLIP else 0.0
-        params[ee.MODE] = self._mode()
-        params[ee.P1_SCALE] = self._initial_scale()
-        params[ee.KIND] = self._kind
-        params[ee.DECAY] = self._decays[getattr(self, "decay", "rounds")]
-        params[ee.P_UPDATE] = self._p_updates[getattr(self, "p_update", "normalized")]
-        return params
+        return parameter_vector(ee.PARAMETERS, {
+            "gamma": self.gamma,
+            "a": self.a,
+            "b": getattr(self, "b", 0.0),
+            "c": self._memory() if self._kind == rule.IELLIP else 0.0,
+            "mode": self._mode(),
+            "p1_scale": self._initial_scale(),
+            "kind": self._kind,
+            "decay": self._decays[getattr(self, "decay", "rounds")],
+            "p_update": self._p_updates[getattr(self, "p_update", "normalized")]})
 
     _decays = {"rounds": rule.DECAY_ROUNDS, "updates": rule.DECAY_UPDATES,
                "constant": rule.DECAY_CONSTANT}

@@ -32,3 +32,14 @@ cdef struct MulticlassRommaParams:
 cdef struct MultiplicativeParams:
     double eta
     double scheme
+
+cdef struct EllipsoidParams:  # CELLIP and IELLIP (onlinear._core.ellipsoid)
+    double gamma
+    double a
+    double b
+    double c
+    double mode
+    double p1_scale
+    double kind
+    double decay
+    double p_update

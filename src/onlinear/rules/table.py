@@ -117,12 +117,18 @@ class RuleRow:
     def vector(self, values):
         """The rule's ``params`` vector from ``values``, a mapping of every parameter name to a
         number (string options already encoded by the estimator)."""
-        missing = set(self.params) - set(values)
-        unknown = set(values) - set(self.params)
-        if missing or unknown:
-            raise ValueError(f"rule parameters: expected {list(self.params)}; missing "
-                             f"{sorted(missing)}, unknown {sorted(unknown)}.")
-        return np.array([values[name] for name in self.params], dtype=np.float64)
+        return parameter_vector(self.params, values)
+
+
+def parameter_vector(names, values):
+    """The float64 vector a compiled step reads through its parameter struct, whose fields are
+    ``names`` in order: one entry per name, from ``values`` (every name, and no other)."""
+    missing = set(names) - set(values)
+    unknown = set(values) - set(names)
+    if missing or unknown:
+        raise ValueError(f"rule parameters: expected {list(names)}; missing "
+                         f"{sorted(missing)}, unknown {sorted(unknown)}.")
+    return np.array([values[name] for name in names], dtype=np.float64)
 
 
 RULES = {
