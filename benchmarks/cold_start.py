@@ -72,8 +72,7 @@ ACTIONS = {
         import scipy.sparse as sp
         onlinear.make(NAME).fit(X, y)
         onlinear.make(NAME).fit(sp.csr_matrix(X), y)
-        # (a kernel learner's default gamma="scale" needs the training set: a number for a stream)
-        one = onlinear.make(NAME, **({"gamma": 1.0} if NAME.startswith("kernel") else {}))
+        one = onlinear.make(NAME)
         for i in range(20):
             one.learn_one(X[i], y[i], classes=np.unique(y))
         one.predict_one(X[20])

@@ -26,11 +26,8 @@ import onlinear
 
 
 def _make(name, **params):
-    """``onlinear.make``, with a number for a kernel learner's gamma: ``gamma="scale"`` is
-    refused by a first ``partial_fit``/``learn_one`` (tested in test_kernel_engine.py), and
-    these tests start models in every way."""
-    if onlinear.describe(name).kernel and "gamma" not in params:
-        params["gamma"] = 0.5
+    """``onlinear.make`` (a kernel learner's default gamma works on every entry point, so
+    these tests start models in every way)."""
     return onlinear.make(name, **params)
 
 def _one_name_per_class():

@@ -23,8 +23,7 @@ EVERY_FAMILY = textwrap.dedent("""
         for rows in (X, sp.csr_matrix(X), X.astype(np.float32)):
             model = onlinear.make(name).fit(rows, target)
             model.predict(rows)
-        # (a kernel's default gamma="scale" needs the training set: a number for a stream)
-        one = onlinear.make(name, **({"gamma": 1.0} if name.startswith("kernel") else {}))
+        one = onlinear.make(name)  # (a kernel's default gamma needs nothing from the data)
         one.learn_one(X[0], target[0], classes=np.unique(target, axis=0)
                       if target.ndim == 1 else None)
     grades = onlinear.make("simproj", task="ordinal").fit(X, y)

@@ -167,5 +167,5 @@ def test_kernel_forms():
     with pytest.raises(ValueError, match="kernel callable"):
         make("kernel-pa", kernel=lambda A, B: A @ B.T, fit_intercept=True).fit(X, Y)
     # gamma="scale" is the data's, not counting the constant
-    rbf = make("kernel-pa", fit_intercept=True).fit(X, Y)
-    assert rbf.gamma_ == make("kernel-pa").fit(X, Y).gamma_
+    rbf = make("kernel-pa", gamma="scale", fit_intercept=True).fit(X, Y)
+    assert rbf.gamma_ == make("kernel-pa", gamma="scale").fit(X, Y).gamma_

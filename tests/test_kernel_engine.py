@@ -191,12 +191,12 @@ def test_gamma_scale_is_the_training_sets_and_a_stream_gives_a_number(kernel):
     from onlinear.kernels import scale_gamma
 
     X, y = _stream(n=120, seed=3)
-    fitted = onlinear.make("kernel-pa", kernel=kernel, degree=2).fit(X, y)
+    fitted = onlinear.make("kernel-pa", kernel=kernel, degree=2, gamma="scale").fit(X, y)
     assert fitted.gamma_ == scale_gamma(X)
-    streamed = onlinear.make("kernel-pa", kernel=kernel, degree=2)
+    streamed = onlinear.make("kernel-pa", kernel=kernel, degree=2, gamma="scale")
     streamed.stream(X, y, classes=np.unique(y)).learn(np.arange(120))
     np.testing.assert_array_equal(streamed.dual_coef_, fitted.dual_coef_)
-    model = onlinear.make("kernel-pa", kernel=kernel, degree=2)
+    model = onlinear.make("kernel-pa", kernel=kernel, degree=2, gamma="scale")
     with pytest.raises(ValueError, match=r'gamma="scale".*partial_fit.*scale_gamma'):
         model.partial_fit(X[:10], y[:10], classes=np.unique(y))
     with pytest.raises(ValueError, match=r'gamma="scale".*learn_one'):
@@ -313,3 +313,21 @@ def test_a_stream_refuses_rows_outside_its_data_and_changes_nothing():
         stream.learn([3, 10])
     np.testing.assert_array_equal(model.dual_coef_, before)
     assert model.n_seen_ == 3
+
+
+def test_the_default_gamma_works_on_every_online_entry_point():
+    """The first thing a river user tries: ``learn_one`` of a fresh kernel learner with its
+    defaults.  The default gamma (``"auto"``, 1/n_features) is known from the first row, so a
+    stream learns it one row or one chunk at a time exactly as ``fit`` does."""
+    X, y = _stream(n=60, seed=5)
+    classes = np.unique(y)
+    fitted = onlinear.make("kernel-pa").fit(X, y)
+    assert fitted.gamma_ == 1.0 / X.shape[1]
+    one = onlinear.make("kernel-pa")
+    for i in range(X.shape[0]):
+        one.learn_one(X[i], y[i], classes=classes)
+    np.testing.assert_array_equal(one.dual_coef_, fitted.dual_coef_)
+    chunks = onlinear.make("kernel-pa")
+    for rows in np.array_split(np.arange(60), 7):
+        chunks.partial_fit(X[rows], y[rows], classes=classes)
+    np.testing.assert_array_equal(chunks.dual_coef_, fitted.dual_coef_)

@@ -35,8 +35,8 @@ CASES = list(_cases())
 
 
 def _streamable(name):
-    """A kernel learner's gamma as a number: a first partial_fit refuses gamma="scale" (a
-    statistic of the whole training set; test_kernel_engine.py)."""
+    """A kernel learner's gamma as a number (its default, "auto", streams too; a number keeps
+    these files' figures as they were)."""
     return {"gamma": 0.5} if onlinear.describe(name).kernel else {}
 
 

@@ -37,9 +37,9 @@ ESTIMATORS = [onlinear.make(name) for name in onlinear.available()] + [
     *[onlinear.make(name, fit_intercept=True) for name in
       ("mira", "binary-mira", "pa", "spa", "romma", "aromma", "naromma", "iellip")],
 ]
-# the kernel learners with a number for gamma: the default gamma="scale" is refused by a first
-# partial_fit (the checks start models that way; tested in test_kernel_engine.py)
-ESTIMATORS += [onlinear.make(name, gamma=0.5) for name in onlinear.available(kernel=True)] + [
+# the kernel learners with their defaults (gamma="auto" works on every entry point, which the
+# checks start models through), and one with a number for gamma and the protocol's options
+ESTIMATORS += [onlinear.make(name) for name in onlinear.available(kernel=True)] + [
     onlinear.make("kernel-mira", gamma=0.5, average=True, n_epochs=2, shuffle=True,
                   random_state=0),
 ]

@@ -8,8 +8,9 @@ it has learned; started again with ``resume=True`` after a crash, it loads the l
 skips the examples already learned and goes on: the final model is bit-identical to that of an
 uninterrupted run, and every example is learned exactly once.
 
-A kernel learner's ``gamma="scale"`` is resolved from the first chunk it learns (as
-``partial_fit`` does), so give a number to make it independent of how the stream is cut.
+A kernel learner's default ``gamma="auto"`` (1/n_features) needs nothing from the data;
+``gamma="scale"`` is refused (as by ``partial_fit``: a stream's first chunk is not the training
+set), so give the number :func:`onlinear.kernels.scale_gamma` computes on a sample.
 
 Checkpoints fall exactly on multiples of ``checkpoint_every`` whatever the chunk sizes: a
 chunk is split there.  Splitting changes nothing, since ``partial_fit`` on consecutive pieces of

@@ -73,7 +73,7 @@ _KERNEL_CONSTRAINTS = {
 
 
 #: the kernel hyperparameters, between the primal class's own and the protocol's
-_KERNEL_DEFAULTS = {"kernel": "rbf", "degree": 3, "gamma": "scale", "coef0": 0.0}
+_KERNEL_DEFAULTS = {"kernel": "rbf", "degree": 3, "gamma": "auto", "coef0": 0.0}
 #: the kernel forms' own shared parameters, documented once (see ``estimators.docstrings``)
 KERNEL_PARAMETERS = {
     "kernel": """\
@@ -84,12 +84,15 @@ kernel : {"rbf", "poly", "linear"} or callable, default="rbf"
 degree : int, default=3
     Degree of the polynomial kernel.""",
     "gamma": """\
-gamma : {"scale", "auto"} or float, default="scale"
-    Kernel coefficient (rbf, poly): ``"scale"`` is 1/(n_features·Var(X)) of the data of
-    ``fit`` (or ``stream``) — ``partial_fit`` and ``learn_one`` starting a model refuse it,
-    so that a stream's model does not depend on how it is cut: give them a number, e.g.
-    :func:`onlinear.kernels.scale_gamma` of a sample; ``"auto"`` is 1/n_features; the value
-    used is ``gamma_``.""",
+gamma : {"auto", "scale"} or float, default="auto"
+    Kernel coefficient (rbf, poly).  ``"auto"`` is 1/n_features, known from the first row,
+    so every entry point takes it (``learn_one`` and ``partial_fit`` on a stream included).
+    ``"scale"`` (scikit-learn SVC's default) is 1/(n_features·Var(X)) of the data of ``fit``
+    (or ``stream``): ``partial_fit``, ``learn_one`` and ``learn_many`` starting a model
+    refuse it, since a stream's first chunk is not the training set and the model would
+    depend on how the stream is cut — for a stream, give the number
+    :func:`onlinear.kernels.scale_gamma` computes on a sample.  The value used is
+    ``gamma_``.""",
     "coef0": """\
 coef0 : float, default=0.0
     Constant term of the polynomial kernel.""",
