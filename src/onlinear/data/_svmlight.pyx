@@ -417,7 +417,8 @@ cdef class SvmlightParser:
         self.held = self.held[len(self.held) - 1:] if self.held else []
         self._reset()
         if dtype != np.float64:
-            data = data.astype(dtype)
+            with np.errstate(over="ignore"):  # (beyond float32: inf, as scikit-learn reads it)
+                data = data.astype(dtype)
         return (data, indices, pointers.astype(pointer_type), labels, label_pointers, numbers,
                 lines, width)
 
