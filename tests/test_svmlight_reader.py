@@ -246,3 +246,25 @@ if sys.platform.startswith("linux"):
         X, y, numbers, lines = next(libsvm_module._located_chunks(path, 5000, None))
         assert isinstance(numbers, np.ndarray) and len(lines) == 5000
         assert not isinstance(lines, list) and lines[4999] == b"1 1:1 2:2"
+
+
+def test_every_decimal_reads_as_pythons_float_reads_it(tmp_path):
+    # the fast path (an exact integer scaled by an exact power of ten) and strtod's, at their
+    # border: 15 to 20 significant digits, exponents around ±22, mantissas around 2**53
+    rng = np.random.default_rng(8)
+    words = []
+    for _ in range(20000):
+        digits = "".join(rng.choice(list("0123456789"), size=rng.integers(1, 21)))
+        point = int(rng.integers(0, len(digits) + 1))
+        word = digits[:point] + "." + digits[point:] if rng.random() < 0.8 else digits
+        if rng.random() < 0.5:
+            word += f"e{int(rng.integers(-30, 31))}"
+        words.append(("-" if rng.random() < 0.3 else "") + word)
+    words += [str(2**53), str(2**53 + 1), str(2**53 - 1), "9007199254740993e-5", "1e22", "1e23",
+              "1e-22", "1e-23", "0.1e-22", "00000000000000000000001", ".0000000000000000000001"]
+    words = [w for w in words if w not in ("", "-", ".", "-.")]
+    path = tmp_path / "decimals.svm"
+    path.write_bytes("".join(f"1 1:{w}\n" for w in words).encode())
+    X, _ = load_libsvm(path, zero_based=False)
+    expected = np.array([float(w) for w in words])
+    np.testing.assert_array_equal(X.toarray().ravel().view(np.int64), expected.view(np.int64))

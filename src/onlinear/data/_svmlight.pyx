@@ -12,7 +12,7 @@ starting a comment, blank lines skipped; numbers as C's ``strtod`` reads them (c
 rounded, as Python's ``float``), hexadecimal and ``nan(...)`` forms refused as ``float`` does.
 """
 from libc.math cimport isnan
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, realloc, strtod
 from libc.string cimport memchr, memcpy
 
@@ -35,6 +35,7 @@ cpdef enum Fault:
     BEYOND_WIDTH = 8     # at or beyond n_features
     UNFINISHED = 9       # the stream ended inside a line (no newline after it)
     NO_MEMORY = 10
+    QID = 11             # (not a fault: a query id token, skipped)
 
 #: the largest feature index taken (the compiled passes index columns with int32)
 MAX_INDEX = 2147483647
@@ -46,12 +47,92 @@ cdef inline bint _space(char c) noexcept nogil:
     return c == c' ' or c == b'\t' or c == b'\r' or c == b'\v' or c == b'\f'
 
 
+# 10**0 .. 10**22: every one exact in a double (Clinger's fast path, below)
+cdef double _POWERS[23]
+for _k in range(23):
+    _POWERS[_k] = 10.0 ** _k
+
+
 cdef inline bint _number(const char *start, const char *stop, double *out) noexcept nogil:
     """Read ``[start, stop)`` whole as a number, as Python's ``float`` would accept it."""
+    cdef const char *end
+    if _decimal(start, stop, out, &end) and end == stop:
+        return True
+    return _slow_number(start, stop, out)
+
+
+cdef inline bint _decimal(const char *start, const char *stop, double *out,
+                          const char **end) noexcept nogil:
+    """Read the decimal number at ``start`` (before ``stop``), setting ``end`` after it; False
+    if it is not one Clinger's fast path reads exactly (then strtod must).
+
+    Clinger's fast path (W. D. Clinger, "How to read floating point numbers accurately",
+    PLDI 1990, §5): a decimal of at most 2**53 as integer mantissa, scaled by 10**e with
+    |e| <= 22, is that exact integer times or divided by an exact power of ten — one IEEE
+    operation, correctly rounded, so the result is strtod's bit for bit.  More digits, larger
+    exponents, inf and nan are strtod's.
+    """
+    cdef const char *p = start
+    cdef uint64_t mantissa = 0
+    cdef int digits = 0, fraction = 0, exponent = 0, exponent_sign = 1
+    cdef bint negative = False, seen = False
+    if p < stop and (p[0] == c'+' or p[0] == c'-'):
+        negative = p[0] == c'-'
+        p += 1
+    while p < stop and c'0' <= p[0] <= c'9':
+        seen = True
+        if mantissa or p[0] != c'0':
+            digits += 1
+            if digits > 19:
+                return False
+            mantissa = mantissa * 10 + <uint64_t>(p[0] - c'0')
+        p += 1
+    if p < stop and p[0] == c'.':
+        p += 1
+        while p < stop and c'0' <= p[0] <= c'9':
+            seen = True
+            fraction += 1
+            if mantissa or p[0] != c'0':
+                digits += 1
+                if digits > 19:
+                    return False
+                mantissa = mantissa * 10 + <uint64_t>(p[0] - c'0')
+            p += 1
+    if not seen:
+        return False
+    if p < stop and (p[0] == c'e' or p[0] == c'E'):
+        p += 1
+        if p < stop and (p[0] == c'+' or p[0] == c'-'):
+            exponent_sign = -1 if p[0] == c'-' else 1
+            p += 1
+        if p == stop or not (c'0' <= p[0] <= c'9'):
+            return False
+        while p < stop and c'0' <= p[0] <= c'9':
+            if exponent < 100000:
+                exponent = exponent * 10 + (p[0] - c'0')
+            p += 1
+    end[0] = p
+    exponent = exponent_sign * exponent - fraction
+    if mantissa == 0:
+        out[0] = -0.0 if negative else 0.0
+        return True
+    if mantissa > (<uint64_t>1 << 53) or exponent < -22 or exponent > 22:
+        return False
+    if exponent >= 0:
+        out[0] = <double>mantissa * _POWERS[exponent]
+    else:
+        out[0] = <double>mantissa / _POWERS[-exponent]
+    if negative:
+        out[0] = -out[0]
+    return True
+
+
+cdef bint _slow_number(const char *start, const char *stop, double *out) noexcept nogil:
+    """strtod's reading of ``[start, stop)``, refused where Python's ``float`` refuses."""
     cdef char *end
     cdef const char *p = start
     if start == stop:
-        return False
+        return False  # (strtod would skip the newline and read the next line)
     out[0] = strtod(start, &end)
     if end != stop:
         return False
@@ -178,6 +259,7 @@ cdef class SvmlightParser:
         cdef const char *token
         cdef const char *colon
         cdef const char *hash_
+        cdef const char *after
         cdef double value
         cdef int64_t index, previous, column
         cdef int64_t row_nnz0, labels0
@@ -238,26 +320,28 @@ cdef class SvmlightParser:
                 if p == stop:
                     break
                 token = p
-                while p < stop and not _space(p[0]):
+                # the common token, digits:decimal, read in one sweep
+                index = 0
+                while p < stop and c'0' <= p[0] <= c'9' and index < (<int64_t>1 << 40):
+                    index = index * 10 + (p[0] - c'0')
                     p += 1
-                if first and labelled and p - token >= 4 and token[0] == c'q' \
-                        and token[1] == c'i' and token[2] == c'd' and token[3] == c':':
+                if p > token and p < stop and p[0] == c':' and _decimal(p + 1, stop, &value, &after) \
+                        and (after == stop or _space(after[0])):
+                    p = after
                     first = False
-                    continue  # a query id: not a feature
-                first = False
-                colon = <const char *>memchr(token, c':', p - token)
-                if colon == NULL:
-                    self._undo(row_nnz0, labels0)
-                    self._fail(NO_COLON, token, p, line, end, text)
-                    return position
-                if not _integer(token, colon, &index):
-                    self._undo(row_nnz0, labels0)
-                    self._fail(BAD_INDEX, token, p, line, end, text)
-                    return position
-                if not _number(colon + 1, p, &value):
-                    self._undo(row_nnz0, labels0)
-                    self._fail(BAD_VALUE, token, p, line, end, text)
-                    return position
+                else:  # anything else: the token whole, each fault told apart
+                    p = token
+                    while p < stop and not _space(p[0]):
+                        p += 1
+                    if not self._token(token, p, labelled, first, &index, &value):
+                        self._undo(row_nnz0, labels0)
+                        self._fail(self.fault, token, p, line, end, text)
+                        return position
+                    if self.fault == QID:
+                        self.fault = NONE
+                        first = False
+                        continue  # a query id: not a feature
+                    first = False
                 if index < 0 or (index == 0 and not self.zero_based):
                     self._undo(row_nnz0, labels0)
                     self._fail(INVALID_INDEX, token, p, line, end, text)
@@ -298,6 +382,27 @@ cdef class SvmlightParser:
             self.n_rows += 1
             position = end - text + 1
         return position if position < size else size
+
+    cdef bint _token(self, const char *token, const char *stop, bint labelled, bint first,
+                     int64_t *index, double *value) noexcept nogil:
+        """Read the feature token ``[token, stop)`` the quick sweep did not: set ``fault`` to
+        what is wrong with it (or to QID for a query id, skipped) and return False if
+        anything is."""
+        cdef const char *colon
+        if first and labelled and stop - token >= 4 and token[0] == c'q' \
+                and token[1] == c'i' and token[2] == c'd' and token[3] == c':':
+            self.fault = QID
+            return True
+        colon = <const char *>memchr(token, c':', stop - token)
+        if colon == NULL:
+            self.fault = NO_COLON
+        elif not _integer(token, colon, index):
+            self.fault = BAD_INDEX
+        elif not _number(colon + 1, stop, value):
+            self.fault = BAD_VALUE
+        else:
+            return True
+        return False
 
     cdef bint _columns_room(self) noexcept nogil:
         return _grow(<void **>&self.columns, &self._columns_capacity, self.nnz_capacity, 4)
