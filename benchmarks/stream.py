@@ -202,6 +202,8 @@ def main():
                   f"{rows / cpu:10,.0f} rows/CPU-s", flush=True)
 
         row("baseline: python -c 'import onlinear.cli'", _run("import onlinear.cli"))
+        if have_vw:
+            row("baseline: python -c 'import vowpalwabbit'", _run("import vowpalwabbit"))
         row("onlinear train pa1 (--classes)",
             _run(TRAIN, "train", "pa1", train, "--save", model, "--quiet", "--classes", classes,
                  "--chunk-size", args.chunk_size))
@@ -260,14 +262,23 @@ def main():
         print(f"test accuracy: onlinear pa1 {accuracy}"
               + (f", vw --oaa 10 (its default learner) {vw_accuracy}" if have_vw else ""))
 
-        # memory independent of the stream's length: the file and 4 times it
-        longer = folder / "train4.svm"
+        # memory independent of the stream's length: the file and 4 times it, and VW beside
+        longer, longer_vw = folder / "train4.svm", folder / "train4.vw"
         _repeat(train, longer, 4)
-        for name, path in (("1x", train), ("4x", longer)):
+        if have_vw:
+            _repeat(train_vw, longer_vw, 4)
+        print("the file and 4 times it (CPU, peak memory):")
+        for name, path, path_vw in (("1x", train, train_vw), ("4x", longer, longer_vw)):
             cpu, wall, peak, _ = _run(TRAIN, "train", "pa1", path, "--save", model, "--quiet",
                                       "--classes", classes, "--chunk-size", args.chunk_size)
-            print(f"  peak memory, onlinear train on {name} ({os.path.getsize(path) / 2**20:,.0f}"
-                  f" MiB): {peak:6.0f} MiB (CPU {cpu:.2f} s)", flush=True)
+            line = (f"  {name} ({os.path.getsize(path) / 2**20:,.0f} MiB): onlinear train "
+                    f"CPU {cpu:6.2f} s, peak {peak:4.0f} MiB")
+            if have_vw:
+                vw_cpu, _, vw_peak, _ = _run(VW, "--oaa", "10", "-d", path_vw, "-f", vw_model,
+                                             "--quiet")
+                line += (f"   vw --oaa 10 CPU {vw_cpu:6.2f} s, peak {vw_peak:4.0f} MiB   "
+                         f"ratio vw / onlinear CPU {vw_cpu / cpu:.2f}")
+            print(line, flush=True)
 
 
 if __name__ == "__main__":
