@@ -75,7 +75,8 @@ import numpy as np
 import onlinear
 from onlinear.data import iter_libsvm_chunks
 path, chunk = sys.argv[1], int(sys.argv[2])
-chunks = ((X, y.astype(np.int64)) for X, y in iter_libsvm_chunks(path, chunk, None))
+chunks = ((X, y.astype(np.int64)) for X, y in iter_libsvm_chunks(path, chunk, None,
+                                                                       read_ahead=True))
 model = onlinear.learn_stream(onlinear.make("pa1"), chunks, classes=%r)
 np.save(sys.argv[3], model.coef_)
 """ % (CLASSES,)

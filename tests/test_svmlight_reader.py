@@ -194,7 +194,8 @@ def test_reading_ahead_learns_the_serial_model_bit_for_bit(tmp_path, name):
     for X, y, _, _ in libsvm_module._located_chunks(path, 97, 40):
         serial.partial_fit(X, y, classes=classes)
     ahead = onlinear.learn_stream(onlinear.make(name, **params),
-                                  iter_libsvm_chunks(path, 97, n_features=40), classes=classes)
+                                  iter_libsvm_chunks(path, 97, n_features=40, read_ahead=True),
+                                  classes=classes)
     for key in serial._model_arrays():
         np.testing.assert_array_equal(getattr(ahead, key), getattr(serial, key), strict=True)
     assert (ahead.n_seen_, ahead.n_mistakes_) == (serial.n_seen_, serial.n_mistakes_)

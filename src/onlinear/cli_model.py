@@ -58,12 +58,10 @@ class _Source:
         self.X = self.numbers = self.lines = None  # the chunk in use
 
     def __iter__(self):
-        from .data._ahead import read_ahead
         from .data.libsvm import _located_chunks
 
-        # the next chunk is parsed (on another core) while this one is learned or predicted
-        for X, y, numbers, lines in read_ahead(_located_chunks(
-                self.data, self.chunk_size, self.n_features, multilabel=self.multilabel)):
+        for X, y, numbers, lines in _located_chunks(self.data, self.chunk_size, self.n_features,
+                                                    multilabel=self.multilabel):
             self.X, self.numbers, self.lines = X, numbers, lines
             yield X, (y if self.multilabel else _labels(y))
         self.X = self.numbers = self.lines = None  # (an error after the stream is no row's)

@@ -117,13 +117,12 @@ def load_libsvm(path: str | os.PathLike, n_features: int | None = None, *,
 
 def iter_libsvm_chunks(path: str | os.PathLike, chunk_size: int, n_features: int | None, *,
                        zero_based: bool = False, dtype=np.float64,
-                       multilabel: bool = False) -> Iterator[tuple]:
+                       multilabel: bool = False, read_ahead: bool = False) -> Iterator[tuple]:
     """Stream a LIBSVM/SVMlight file in chunks of ``chunk_size`` rows.
 
-    The compiled reader parses blocks of the file into each chunk's CSR arrays, one chunk
-    ahead of the consumer (a thread: the next chunk is read while this one is learned, the
-    chunks and their order unchanged), so at most three chunks are in memory: a file larger
-    than memory can be learned with ``partial_fit`` chunk by chunk, and doing so gives exactly the
+    The compiled reader parses blocks of the file straight into each chunk's CSR arrays, so
+    only one chunk (and the blocks its lines lie in) is in memory: a file larger than memory
+    can be learned with ``partial_fit`` chunk by chunk, and doing so gives exactly the
     model that one ``partial_fit`` on the whole file gives (an online learner sees the same
     stream in the same order).
 
@@ -146,6 +145,13 @@ def iter_libsvm_chunks(path: str | os.PathLike, chunk_size: int, n_features: int
     dtype : numpy dtype, default=float64
     multilabel : bool, default=False
         As in :func:`load_libsvm`.
+    read_ahead : bool, default=False
+        Parse the next chunk on a thread while the consumer uses this one (the parse runs
+        without the GIL, so on another core): the same chunks in the same order, so a model
+        learns bit for bit what it learns from a serial read, with one more chunk in memory.
+        It pays only where a core is free and the consumer is slow next to the parse (a kernel
+        learner); the linear learners spend a few percent of a stream's time learning (see
+        ``benchmarks/README.md``).
 
     Yields
     ------
@@ -184,12 +190,13 @@ def iter_libsvm_chunks(path: str | os.PathLike, chunk_size: int, n_features: int
         raise ValueError(f"n_features must be a positive integer or None; got {n_features!r}.")
     if not isinstance(zero_based, (bool, np.bool_)):
         raise ValueError(f"zero_based must be True or False when streaming; got {zero_based!r}.")
-    from ._ahead import read_ahead
+    chunks = _located_chunks(path, chunk_size, n_features, zero_based=bool(zero_based),
+                             dtype=dtype, multilabel=multilabel)
+    if read_ahead:
+        from ._ahead import read_ahead as ahead
 
-    # the next chunk is parsed (without the GIL, on another core) while this one is learned
-    for X, y, _, _ in read_ahead(_located_chunks(path, chunk_size, n_features,
-                                                 zero_based=bool(zero_based), dtype=dtype,
-                                                 multilabel=multilabel)):
+        chunks = ahead(chunks)  # the next chunk parsed (without the GIL) while this one is used
+    for X, y, _, _ in chunks:
         yield X, y
 
 
@@ -311,7 +318,8 @@ def libsvm_labels(path, multilabel=False):
             position, read, fault = scan_labels(block, position, final, multilabel, found)
             if fault is not None:
                 start, token = fault
-                line = block[start:block.find(b"\n", start) % (len(block) + 1)]
+                stop = block.find(b"\n", start)
+                line = block[start:stop if stop >= 0 else len(block)]
                 raise FileFormatError(path, f"could not convert string to float: {token!r} "
                                       f"(the label); the line reads {shorten(line)}",
                                       lines + read)
