@@ -270,3 +270,14 @@ def test_every_decimal_reads_as_pythons_float_reads_it(tmp_path):
     expected = np.array([float(w) for w in words])
     assert X.nnz == len(words)  # (one stored value a row, explicit zeros and -0.0 kept)
     np.testing.assert_array_equal(X.data.view(np.int64), expected.view(np.int64))
+
+
+@pytest.mark.parametrize("content", [b"", b"# only a comment\n", b"1\n2 # no feature\n",
+                                     b"1 1:0 3:0\n"])
+def test_files_without_values_read_as_scikit_learn_reads_them(tmp_path, content):
+    path = tmp_path / "sparse.svm"
+    path.write_bytes(content)
+    X, y = load_libsvm(path)
+    X_ref, y_ref = load_svmlight_file(str(path))
+    _same_csr(X, X_ref)  # (explicit zeros kept, as scikit-learn keeps them)
+    np.testing.assert_array_equal(y, y_ref, strict=True)

@@ -86,9 +86,10 @@ def load_libsvm(path: str | os.PathLike, n_features: int | None = None, *,
     auto = zero_based == "auto"
     # "auto" reads indices as written (0 allowed), then decides: one-based unless some index is
     # 0 (scikit-learn's rule), and only then can it check the width.
-    chunks = list(_parsed_chunks(path, _WHOLE_CHUNK, None if auto else n_features,
-                                 zero_based=True if auto else bool(zero_based), dtype=dtype,
-                                 multilabel=multilabel))
+    # (each chunk's lines dropped as it comes: they would hold the whole file's text)
+    chunks = [chunk[:4] for chunk in _parsed_chunks(
+        path, _WHOLE_CHUNK, None if auto else n_features,
+        zero_based=True if auto else bool(zero_based), dtype=dtype, multilabel=multilabel)]
     X = sp.vstack([c[0] for c in chunks], format="csr") if chunks else \
         sp.csr_matrix((0, 0), dtype=dtype)
     X.has_sorted_indices = True
@@ -109,6 +110,8 @@ def load_libsvm(path: str | os.PathLike, n_features: int | None = None, *,
             raise FileFormatError(path, f"feature index out of range: the line needs "
                                   f"{int(X.indices[X.indptr[row]:X.indptr[row + 1]].max()) + 1}"
                                   f" features, n_features={n_features}", number)
+    if n_features is None:
+        width = max(width, 1)  # (scikit-learn's width for a file without a feature)
     X = sp.csr_matrix((X.data, X.indices, X.indptr),
                       shape=(X.shape[0], width if n_features is None else n_features))
     X.has_sorted_indices = True
