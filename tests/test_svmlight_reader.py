@@ -281,3 +281,15 @@ def test_files_without_values_read_as_scikit_learn_reads_them(tmp_path, content)
     X_ref, y_ref = load_svmlight_file(str(path))
     _same_csr(X, X_ref)  # (explicit zeros kept, as scikit-learn keeps them)
     np.testing.assert_array_equal(y, y_ref, strict=True)
+
+
+def test_a_query_id_is_skipped_where_scikit_learn_skips_it(tmp_path):
+    path = tmp_path / "qid.svm"
+    path.write_bytes(b"1,2 qid:3 1:1\nqid:4 2:1\n3 qid:5 3:0.5\n")
+    X, y = load_libsvm(path, multilabel=True)
+    X_ref, y_ref = load_svmlight_file(str(path), multilabel=True)
+    _same_csr(X, X_ref)
+    assert y == y_ref == [(1.0, 2.0), (), (3.0,)]
+    path.write_bytes(b"1 1:1 qid:3\n")  # (only the first feature token may be one)
+    with pytest.raises(FileFormatError, match="feature index 'qid' of 'qid:3'"):
+        load_libsvm(path)

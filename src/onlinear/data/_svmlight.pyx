@@ -263,7 +263,7 @@ cdef class SvmlightParser:
         cdef double value
         cdef int64_t index, previous, column
         cdef int64_t row_nnz0, labels0
-        cdef bint labelled, first
+        cdef bint first
         while self.n_rows < wanted and position < size:
             line = text + position
             end = <const char *>memchr(line, c'\n', size - position)
@@ -294,11 +294,9 @@ cdef class SvmlightParser:
             token = p
             while p < stop and not _space(p[0]):
                 p += 1
-            labelled = True
             if self.multilabel:
                 if memchr(token, c':', p - token) != NULL:
-                    labelled = False  # no label: the token is a feature
-                    p = token
+                    p = token  # no label: the token is a feature
                 else:
                     if not self._labels(token, p):
                         self._fail(BAD_LABEL, token, p, line, end, text)
@@ -333,7 +331,7 @@ cdef class SvmlightParser:
                     p = token
                     while p < stop and not _space(p[0]):
                         p += 1
-                    if not self._token(token, p, labelled, first, &index, &value):
+                    if not self._token(token, p, first, &index, &value):
                         self._undo(row_nnz0, labels0)
                         self._fail(self.fault, token, p, line, end, text)
                         return position
@@ -383,13 +381,13 @@ cdef class SvmlightParser:
             position = end - text + 1
         return position if position < size else size
 
-    cdef bint _token(self, const char *token, const char *stop, bint labelled, bint first,
+    cdef bint _token(self, const char *token, const char *stop, bint first,
                      int64_t *index, double *value) noexcept nogil:
         """Read the feature token ``[token, stop)`` the quick sweep did not: set ``fault`` to
         what is wrong with it (or to QID for a query id, skipped) and return False if
         anything is."""
         cdef const char *colon
-        if first and labelled and stop - token >= 4 and token[0] == c'q' \
+        if first and stop - token >= 4 and token[0] == c'q' \
                 and token[1] == c'i' and token[2] == c'd' and token[3] == c':':
             self.fault = QID
             return True
