@@ -194,6 +194,9 @@ cdef class SvmlightParser:
     need_newline : bool
         The stream's last line must end with a newline (for a pipe, whose writer may have been
         cut off mid-line: the cut line would otherwise read as a shorter row).
+    keep_lines : bool
+        Keep the blocks a chunk's lines lie in, so that :meth:`take` can hand them over (for an
+        error quoting a row's line); False keeps only the block in use (a whole file read).
     """
     cdef double *values
     cdef int32_t *columns
@@ -210,7 +213,7 @@ cdef class SvmlightParser:
     cdef int64_t _rows_capacity5, _rows_capacity6
     cdef readonly int64_t line, width
     cdef int64_t n_features
-    cdef bint zero_based, multilabel, need_newline
+    cdef bint zero_based, multilabel, need_newline, keep_lines
     cdef list held  # the blocks the chunk's lines lie in
     # the fault: its kind, line, token (offsets in the block parsed) and index
     cdef readonly int fault
@@ -218,8 +221,8 @@ cdef class SvmlightParser:
     cdef readonly int64_t fault_index
 
     def __cinit__(self, int64_t n_features, bint zero_based, bint multilabel,
-                  bint need_newline=False):
-        self.n_features = n_features
+                  bint need_newline=False, bint keep_lines=True):
+        self.n_features, self.keep_lines = n_features, keep_lines
         self.zero_based, self.multilabel, self.need_newline = zero_based, multilabel, need_newline
         self.held = []
         self.fault = NONE
@@ -244,6 +247,8 @@ cdef class SvmlightParser:
         cdef Py_ssize_t reached
         cdef int32_t block_id
         if not self.held or self.held[len(self.held) - 1] is not block:
+            if not self.keep_lines:
+                self.held = []
             self.held.append(block)
         block_id = len(self.held) - 1
         with nogil:
@@ -477,8 +482,8 @@ cdef class SvmlightParser:
             float64 labels, and where each row's start (``label_pointers[i]:[i + 1]``).
         numbers : ndarray of int64
             Each row's 1-based line number.
-        lines : _Lines
-            Each row's line as bytes, on demand.
+        lines : _Lines or None
+            Each row's line as bytes, on demand (None without ``keep_lines``).
         width : int
             One more than the largest column index (0 for no value).
         """
@@ -514,7 +519,7 @@ cdef class SvmlightParser:
         else:
             lp[0] = 0
             pp[0] = 0
-        lines = _Lines(self.held, blocks, starts, stops)
+        lines = _Lines(self.held, blocks, starts, stops) if self.keep_lines else None
         width = self.width
         # the block in use goes on holding the next chunk's lines
         self.held = self.held[len(self.held) - 1:] if self.held else []
