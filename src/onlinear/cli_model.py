@@ -193,17 +193,13 @@ def _parse_classes(text):
     return values
 
 
-def _scan_classes(data, chunk_size, multilabel):
-    """All the labels of a file (one extra pass over it, chunk by chunk)."""
-    labels = set()
-    source = _Source(data, chunk_size, None, multilabel)
-    for _, y in source:
-        source.check_labels(y)
-        if multilabel:
-            labels.update(label for row in y for label in row)
-        else:
-            labels.update(np.unique(y).tolist())
-    return sorted(labels)
+def _scan_classes(data, multilabel):
+    """All the labels of a file: a scan of its label fields at the speed of reading it (the
+    features are parsed once, by the pass that learns)."""
+    from .data.libsvm import libsvm_labels
+
+    labels = libsvm_labels(data, multilabel)
+    return labels if multilabel else _labels(np.array(labels, dtype=np.float64)).tolist()
 
 
 def _targets(y, multilabel):
@@ -267,7 +263,7 @@ def train_command(arguments, save_path, model_path, params, task, classes, n_fea
         if data == "-":
             raise click.UsageError("--classes is required when DATA is standard input (a "
                                    "model must know every label before the first example).")
-        labels = _scan_classes(data, chunk_size, multilabel)
+        labels = _scan_classes(data, multilabel)
     if task == "ordinal" and labels is not None and classes is None and not started:
         click.echo("note: ranks ordered by value (give --classes for another order)", err=True)
     table = None if quiet else _ProgressTable()

@@ -3,28 +3,27 @@
 One example per line, ``label index:value index:value ...`` with increasing feature indices,
 optional ``# comment``; LIBSVM files number features from 1.  Plain, gzip and bzip2 (and xz)
 files are read alike, the compression being recognised from the file's first bytes.
-Parsing is scikit-learn's :func:`sklearn.datasets.load_svmlight_file`; what this module adds is
-an error that names the file *and the line* at fault, and streaming.
+Parsing is compiled (:mod:`onlinear.data._svmlight`, scikit-learn's grammar): blocks of bytes
+go straight into CSR arrays, with no Python object per line, at the speed the compiled passes
+learn; an error names the file, *the line* and the token at fault.
 """
 from __future__ import annotations
 
-import io
 import os
-import re
 from collections.abc import Iterator
 from numbers import Integral
 
 import numpy as np
-from sklearn.datasets import load_svmlight_file
+import scipy.sparse as sp
 
-from ._files import FileFormatError, open_binary, reading, shorten
+from ._files import STDIN, FileFormatError, display_name, open_binary, reading, shorten
 
 __all__ = ["load_libsvm", "iter_libsvm_chunks"]
 
-_SCAN_BATCH = 4096  # lines parsed at once when looking for the line at fault
-# scikit-learn's parser stores feature indices as C ints: a larger one overflows.
+_BLOCK = 1 << 20  # bytes read (after decompression) at a time
+_WHOLE_CHUNK = 1 << 13  # rows a chunk when a whole file is read
+# the compiled passes index columns with int32: a larger index is refused
 _MAX_INDEX = 2**31 - 1
-_PARSE_ERRORS = (ValueError, OverflowError)
 
 
 def load_libsvm(path: str | os.PathLike, n_features: int | None = None, *,
@@ -80,22 +79,68 @@ def load_libsvm(path: str | os.PathLike, n_features: int | None = None, *,
     ...
     onlinear.data._files.FileFormatError: .../tiny.libsvm, line 3: could not convert string to float: b'x'; the line reads '1 2:x'
     """
-    with reading(path), open_binary(path) as handle:
-        try:
-            return load_svmlight_file(handle, n_features=n_features, dtype=dtype,
-                                      multilabel=multilabel, zero_based=zero_based)
-        except _PARSE_ERRORS as error:
-            cause = error
-    raise _explain(path, cause, n_features, zero_based, multilabel) from cause
+    if not (zero_based == "auto" or isinstance(zero_based, (bool, np.bool_))):
+        raise ValueError(f"zero_based must be True, False or 'auto'; got {zero_based!r}.")
+    if n_features is not None and (not isinstance(n_features, Integral) or n_features < 1):
+        raise ValueError(f"n_features must be a positive integer or None; got {n_features!r}.")
+    auto = zero_based == "auto"
+    # "auto" reads indices as written (0 allowed), then decides: one-based unless some index is
+    # 0 (scikit-learn's rule), and only then can it check the width.
+    # (no chunk keeps its lines: they would hold the whole file's text)
+    chunks = [chunk[:4] for chunk in _parsed_chunks(
+        path, _WHOLE_CHUNK, None if auto else n_features,
+        zero_based=True if auto else bool(zero_based), dtype=dtype, multilabel=multilabel,
+        keep_lines=False)]
+    X = _stacked([c[0] for c in chunks], dtype)
+    labels = np.concatenate([c[1] for c in chunks]) if chunks else np.empty(0)
+    if multilabel:
+        y = [row for c in chunks for row in _targets(c[1], c[2], True)]
+    else:
+        y = labels
+    width = X.shape[1]
+    if auto:
+        if X.nnz and X.indices.min() > 0:
+            X.indices -= 1
+            width -= 1
+        if n_features is not None and width > n_features:
+            first = int(np.flatnonzero(X.indices >= n_features)[0])
+            row = int(np.searchsorted(X.indptr, first, side="right")) - 1
+            number = int(np.concatenate([c[3] for c in chunks])[row])
+            raise FileFormatError(path, f"feature index out of range: the line needs "
+                                  f"{int(X.indices[X.indptr[row]:X.indptr[row + 1]].max()) + 1}"
+                                  f" features, n_features={n_features}", number)
+    if n_features is None:
+        width = max(width, 1)  # (scikit-learn's width for a file without a feature)
+    X = sp.csr_matrix((X.data, X.indices, X.indptr),
+                      shape=(X.shape[0], width if n_features is None else n_features))
+    X.has_sorted_indices = True
+    return X, y
+
+
+def _stacked(blocks, dtype):
+    """The CSR row blocks ``blocks`` as one matrix, their arrays concatenated (scipy's vstack
+    goes through coordinates: three times the memory)."""
+    if not blocks:
+        return sp.csr_matrix((0, 0), dtype=dtype)
+    nnz = sum(b.nnz for b in blocks)
+    index_type = np.int32 if nnz <= _MAX_INDEX else np.int64
+    offsets = np.cumsum([0] + [b.nnz for b in blocks[:-1]])
+    indptr = np.concatenate([np.zeros(1, index_type)] + [
+        b.indptr[1:].astype(index_type) + offset for b, offset in zip(blocks, offsets)])
+    return sp.csr_matrix((np.concatenate([b.data for b in blocks]),
+                          np.concatenate([b.indices for b in blocks]).astype(index_type,
+                                                                             copy=False),
+                          indptr), shape=(indptr.shape[0] - 1, max(b.shape[1] for b in blocks)))
 
 
 def iter_libsvm_chunks(path: str | os.PathLike, chunk_size: int, n_features: int | None, *,
                        zero_based: bool = False, dtype=np.float64,
-                       multilabel: bool = False) -> Iterator[tuple]:
+                       multilabel: bool = False, read_ahead: bool = False) -> Iterator[tuple]:
     """Stream a LIBSVM/SVMlight file in chunks of ``chunk_size`` rows.
 
-    Lines are read one at a time, so only one chunk is ever in memory: a file larger than
-    memory can be learned with ``partial_fit`` chunk by chunk, and doing so gives exactly the
+    The compiled reader parses blocks of the file straight into each chunk's CSR arrays, so
+    only one chunk (and the blocks its lines lie in) is in memory: a file larger than memory
+    can be learned with ``partial_fit`` chunk by chunk, and doing so gives exactly the
     model that one ``partial_fit`` on the whole file gives (an online learner sees the same
     stream in the same order).
 
@@ -118,6 +163,13 @@ def iter_libsvm_chunks(path: str | os.PathLike, chunk_size: int, n_features: int
     dtype : numpy dtype, default=float64
     multilabel : bool, default=False
         As in :func:`load_libsvm`.
+    read_ahead : bool, default=False
+        Parse the next chunk on a thread while the consumer uses this one (the parse runs
+        without the GIL, so on another core): the same chunks in the same order, so a model
+        learns bit for bit what it learns from a serial read, with one more chunk in memory.
+        It pays only where a core is free and the consumer is slow next to the parse (a kernel
+        learner); the linear learners spend a few percent of a stream's time learning (see
+        ``benchmarks/README.md``).
 
     Yields
     ------
@@ -128,7 +180,9 @@ def iter_libsvm_chunks(path: str | os.PathLike, chunk_size: int, n_features: int
     ------
     FileNotFoundError, FileFormatError
         As :func:`load_libsvm`; the line number counts from the start of the file.  Chunks
-        before the bad line have already been yielded when the error is raised.
+        before the bad line have already been yielded when the error is raised.  On standard
+        input, a last line without its newline is an error (the writer was cut off: ``1 1:0.``
+        of ``1 1:0.5`` would read as a row).
 
     Examples
     --------
@@ -154,35 +208,148 @@ def iter_libsvm_chunks(path: str | os.PathLike, chunk_size: int, n_features: int
         raise ValueError(f"n_features must be a positive integer or None; got {n_features!r}.")
     if not isinstance(zero_based, (bool, np.bool_)):
         raise ValueError(f"zero_based must be True or False when streaming; got {zero_based!r}.")
-    for X, y, _, _ in _located_chunks(path, chunk_size, n_features,
-                                      zero_based=bool(zero_based), dtype=dtype,
-                                      multilabel=multilabel):
+    chunks = _located_chunks(path, chunk_size, n_features, zero_based=bool(zero_based),
+                             dtype=dtype, multilabel=multilabel)
+    if read_ahead:
+        from ._ahead import read_ahead as ahead
+
+        chunks = ahead(chunks)  # the next chunk parsed (without the GIL) while this one is used
+    for X, y, _, _ in chunks:
         yield X, y
 
 
 def _located_chunks(path, chunk_size, n_features, *, zero_based=False, dtype=np.float64,
-                    multilabel=False):
+                    multilabel=False, need_newline=None):
     """:func:`iter_libsvm_chunks`' chunks (arguments checked by it) with where their rows come
     from, so that a reader of the values can name the line of a bad one (see
-    :func:`_row_error`).
+    :func:`_row_error`).  The compiled reader (:mod:`onlinear.data._svmlight`) parses blocks of
+    the (decompressed) bytes straight into each chunk's CSR arrays.
 
     Yields
     ------
     X, y
         As :func:`iter_libsvm_chunks`.
-    numbers : list of int
+    numbers : ndarray of int64
         The 1-based line number of each row.
-    lines : list of bytes
-        Each row's line as read.
+    lines : sequence of bytes
+        Each row's line as read (cut from the blocks only when asked for).
     """
-    options = dict(n_features=n_features, dtype=dtype, multilabel=multilabel,
-                   zero_based=bool(zero_based))
-    for numbers, lines in _batches(path, chunk_size):
-        try:
-            X, y = load_svmlight_file(io.BytesIO(b"".join(lines)), **options)
-        except _PARSE_ERRORS as error:
-            raise _bad_line(path, numbers, lines, options, error) from error
-        yield X, y, numbers, lines
+    for X, labels, label_pointers, numbers, lines in _parsed_chunks(
+            path, chunk_size, n_features, zero_based=bool(zero_based), dtype=dtype,
+            multilabel=multilabel, need_newline=need_newline):
+        yield X, _targets(labels, label_pointers, multilabel), numbers, lines
+
+
+def _parsed_chunks(path, chunk_size, n_features, *, zero_based, dtype, multilabel,
+                   need_newline=None, keep_lines=True):
+    """The compiled reader's chunks: ``(X, labels, label_pointers, numbers, lines)``.
+
+    Standard input's last line must end with a newline (``need_newline``, by default for
+    ``"-"`` only): a pipe whose writer was cut off would otherwise end with a shorter row
+    (``1 1:0.`` of ``1 1:0.5``) learned as if whole.
+    """
+    from ._svmlight import SvmlightParser
+
+    if need_newline is None:
+        need_newline = path == STDIN
+    parser = SvmlightParser(-1 if n_features is None else int(n_features), zero_based,
+                            multilabel, need_newline, keep_lines)
+    block, position, final = b"", 0, False
+    with reading(path), open_binary(path) as handle:
+        while True:
+            position = parser.parse(block, position, final, chunk_size)
+            if parser.fault:
+                raise _fault(path, parser, n_features)
+            if parser.n_rows == chunk_size:
+                yield _chunk(parser, n_features, dtype)
+                continue
+            if final:
+                break
+            more = handle.read(_BLOCK)
+            if more:
+                block, position = block[position:] + more, 0
+            else:
+                final = True
+    if parser.n_rows:
+        yield _chunk(parser, n_features, dtype)
+
+
+def _chunk(parser, n_features, dtype):
+    data, indices, indptr, labels, label_pointers, numbers, lines, width = parser.take(dtype)
+    width = width if n_features is None else n_features
+    X = sp.csr_matrix((data, indices, indptr), shape=(numbers.shape[0], width), copy=False)
+    X.has_sorted_indices = True  # (the reader refuses indices out of order)
+    return X, labels, label_pointers, numbers, lines
+
+
+def _targets(labels, label_pointers, multilabel):
+    """``y``: one float64 label a row, or with ``multilabel`` a list of sorted tuples."""
+    if not multilabel:
+        return labels
+    values, bounds = labels.tolist(), label_pointers.tolist()
+    return [tuple(values[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _fault(path, parser, n_features):
+    """The :class:`FileFormatError` of the line the compiled reader stopped at."""
+    from ._svmlight import Fault
+
+    if parser.fault == Fault.NO_MEMORY:
+        return MemoryError(f"{display_name(path)}: out of memory reading line "
+                           f"{parser.fault_line}")
+    token, line = parser.fault_bytes()
+    index, _, value = token.partition(b":")
+    problem = {
+        Fault.BAD_LABEL: lambda: f"could not convert string to float: {token!r} (the label)",
+        Fault.NO_COLON: lambda: f"{token.decode('latin-1')!r} is not index:value",
+        Fault.BAD_INDEX: lambda: f"feature index {index.decode('latin-1')!r} of "
+                                 f"{token.decode('latin-1')!r} is not an integer",
+        Fault.BAD_VALUE: lambda: (f"could not convert string to float: {value!r}" if value
+                                  else f"{token.decode('latin-1')!r} has no value"),
+        Fault.INVALID_INDEX: lambda: f"Invalid index {parser.fault_index} in SVMlight/LibSVM "
+                                     "data file",
+        Fault.UNSORTED: lambda: "Feature indices in SVMlight/LibSVM data file should be sorted "
+                                f"and unique ({token.decode('latin-1')!r} does not follow a "
+                                "smaller index)",
+        Fault.INDEX_TOO_LARGE: lambda: "feature index too large (the reader takes indices up "
+                                       f"to {_MAX_INDEX:,})",
+        Fault.BEYOND_WIDTH: lambda: f"feature index out of range: the line needs "
+                                    f"{parser.fault_index} features, n_features={n_features}",
+        Fault.UNFINISHED: lambda: "the stream ends inside this line (no newline after it): "
+                                  "was it cut off?",
+    }[parser.fault]()
+    return FileFormatError(path, f"{problem}; the line reads {shorten(line)}", parser.fault_line)
+
+
+def libsvm_labels(path, multilabel=False):
+    """The distinct finite labels of a LIBSVM file, sorted, read at the speed of a line scan:
+    only each line's label field is parsed (its features are not), so finding a stream's
+    classes costs a read of it, not a parse.  A label that is not a number is a
+    :class:`FileFormatError` naming its line; a non-finite one is left out (the pass that
+    learns refuses it, naming its line)."""
+    from ._svmlight import scan_labels
+
+    found, lines = set(), 0
+    block, position, final = b"", 0, False
+    with reading(path), open_binary(path) as handle:
+        while True:
+            position, read, fault = scan_labels(block, position, final, multilabel, found)
+            if fault is not None:
+                start, token = fault
+                stop = block.find(b"\n", start)
+                line = block[start:stop if stop >= 0 else len(block)]
+                raise FileFormatError(path, f"could not convert string to float: {token!r} "
+                                      f"(the label); the line reads {shorten(line)}",
+                                      lines + read)
+            lines += read
+            if final:
+                break
+            more = handle.read(_BLOCK)
+            if more:
+                block, position = block[position:] + more, 0
+            else:
+                final = True
+    return sorted(v for v in found if np.isfinite(v))
 
 
 def _row_error(path, number, line, problem):
@@ -211,80 +378,3 @@ def _token_where(line, test):
         except ValueError:
             continue
     return None
-
-
-# ---------------------------------------------------------------------------------- helpers
-def _is_row(line):
-    """Whether a line holds an example (not blank, not only a comment), as scikit-learn reads it."""
-    return bool(line.split(b"#", 1)[0].strip())
-
-
-def _batches(path, size):
-    """``(line_numbers, lines)`` of the file's rows, ``size`` rows at a time, read lazily."""
-    numbers, lines = [], []
-    with reading(path), open_binary(path) as handle:
-        for number, line in enumerate(handle, 1):
-            if _is_row(line):
-                if not line.endswith(b"\n"):
-                    line += b"\n"  # the file's last line, joined to nothing after it
-                numbers.append(number)
-                lines.append(line)
-                if len(lines) == size:
-                    yield numbers, lines
-                    numbers, lines = [], []
-    if lines:
-        yield numbers, lines
-
-
-def _bad_line(path, numbers, lines, options, error):
-    """The first of ``lines`` that scikit-learn rejects with ``options``, as a FileFormatError."""
-    for number, line in zip(numbers, lines):
-        try:
-            load_svmlight_file(io.BytesIO(line), **options)
-        except _PARSE_ERRORS as line_error:
-            return FileFormatError(path, f"{_reason(line_error)}; the line reads {shorten(line)}",
-                                   number)
-    return FileFormatError(path, _reason(error))
-
-
-def _reason(error):
-    """scikit-learn's message, rephrased where it speaks of the whole file but means one line."""
-    if isinstance(error, OverflowError):
-        return f"feature index too large (the reader takes indices up to {_MAX_INDEX:,})"
-    message = str(error).rstrip(".")
-    match = re.fullmatch(r"n_features was set to (\d+), but input file contains (\d+) features",
-                         message)
-    if match:
-        return (f"feature index out of range: the line needs {match[2]} features, "
-                f"n_features={match[1]}")
-    return message
-
-
-def _scan(path, options):
-    """Parse the file batch by batch with ``options``: the first bad line (or None), and the
-    smallest feature index seen (None if there is none)."""
-    smallest = None
-    for numbers, lines in _batches(path, _SCAN_BATCH):
-        try:
-            X, _ = load_svmlight_file(io.BytesIO(b"".join(lines)), **options)
-        except _PARSE_ERRORS as error:
-            return _bad_line(path, numbers, lines, options, error), smallest
-        if X.nnz:
-            low = int(X.indices.min())
-            smallest = low if smallest is None else min(smallest, low)
-    return None, smallest
-
-
-def _explain(path, error, n_features, zero_based, multilabel):
-    """Find the line behind scikit-learn's ``error`` on the whole file (read again, only now)."""
-    options = dict(n_features=None, multilabel=multilabel, zero_based=True)
-    if zero_based == "auto":
-        # First syntax, with indices taken as they are; then the bounds, once the file's
-        # numbering is known (one-based unless some index is 0, as scikit-learn decides).
-        bad, smallest = _scan(path, options)
-        if bad is not None:
-            return bad
-        zero_based = smallest == 0
-    options.update(n_features=n_features, zero_based=bool(zero_based))
-    bad, _ = _scan(path, options)
-    return bad if bad is not None else FileFormatError(path, _reason(error))
