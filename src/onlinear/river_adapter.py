@@ -324,8 +324,7 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
         known = set(self._labels) | (set(self.classes) if self.classes is not None else set())
         _check_label_kinds(known, y)
         labels = known | {y}
-        if self.classes is not None:
-        elif len(labels) < 2:
+        if self.classes is None and len(labels) < 2:
             if not np.isfinite(np.asarray(values, dtype=np.float64)).all():
                 raise ValueError("x contains NaN or infinity.")  # as the model would say
             self._kept.append((columns, values, y))
