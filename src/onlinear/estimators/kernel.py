@@ -45,7 +45,7 @@ from .._core.counters import NO_PREDICTIONS
 from .._core.primal import predict_index
 from .._core.rows import ROW_NORM_EXPONENT, csr_arrays, read_only_rows
 from .._core.kernel import kernel_row, kernel_self
-from ..kernels import CALLABLE, POLY, RBF, gram, resolve, scale_gamma
+from ..kernels import CALLABLE, POLY, gram, resolve, scale_gamma
 from ..rules.layout import SCALE
 from .base import OnlineLinearClassifier, _Unweighted
 from .checks import _DTYPES, canonical_csr
@@ -305,8 +305,8 @@ class KernelLearner(OnlineLinearClassifier):
         data); every output's scale in the engine's range; the stored squared norms
         ``_support_sq`` those of the support vectors within rounding; the kernel of every
         support vector with itself in the range the rules can use (the rows were checked so
-        when they were learned: :meth:`_check_finite_kernel`; for the Gaussian,
-        ``2γ‖s‖²`` finite, or its distances are NaN)."""
+        when they were learned: :meth:`_check_finite_kernel`; the Gaussian's values are in
+        [0, 1] whatever gamma)."""
         if self._kind is None:
             raise ValueError("gamma_: a started kernel model has resolved its kernel (gamma_ "
                              "is missing).")
@@ -319,11 +319,6 @@ class KernelLearner(OnlineLinearClassifier):
                    squares)
         if self._kind == POLY:
             self._check_poly_squares(squares)
-        elif self._kind == RBF:
-            with np.errstate(over="ignore", invalid="ignore"):
-                if not np.isfinite(2.0 * self._kernel_params[0] * squares.max(initial=0.0)):
-                    raise ValueError(f"gamma_={self.gamma_:g} overflows the Gaussian kernel on "
-                                     "the support vectors.")
 
     def _model(self):
         return (self._support, self._support_sq, self._coef, self._acc, self._n_support)
