@@ -311,3 +311,18 @@ def test_extreme_streams_are_learned_finitely_or_refused_whole(name):
             _finite_model(fitted)
 
     check()
+
+
+@pytest.mark.parametrize("name", ["romma", "aromma"])
+def test_romma_takes_an_exact_tie_as_a_mistake_on_dense_and_csr_rows_alike(name):
+    """The documented tie rule (ROMMA's docstring): a margin of exactly 0 is learned, on both
+    paths, bit for bit, when the row's products are exact (dyadic values)."""
+    X = np.array([[1.0, 0.0, 0.5], [0.0, 2.0, 0.0], [0.5, 0.0, -1.0], [0.0, 0.25, 0.0]])
+    y = np.array([0, 1, 1, 0])  # row 1 is orthogonal to row 0: score exactly 0 on its turn
+    dense = onlinear.make(name).fit(X, y)
+    csr = onlinear.make(name).fit(sp.csr_matrix(X), y)
+    assert dense.n_updates_ == csr.n_updates_ >= 2
+    np.testing.assert_array_equal(dense.coef_, csr.coef_)
+    np.testing.assert_array_equal(dense._state[4:], csr._state[4:])  # the certificates
+    first_two = onlinear.make(name).fit(X[:2], y[:2])
+    assert first_two.n_updates_ == 2  # the tie (margin 0) was learned
