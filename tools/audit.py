@@ -135,6 +135,8 @@ def _cases(np, sp, X, y, classes, n_features):
     add("boolean X", rows + ("predict",), lambda: (X > 0, y), "ok")
     add("row of norm 1e-150", rows, lambda: (X * 1e-150, y), "ok")
     add("row of norm 1e150", rows, lambda: (X * 1e150, y), "ok")
+    add("rows of norm ratio 1e155", rows, lambda: (X * np.where(
+        np.arange(X.shape[0]) % 2 == 0, 1e5, 1e-150)[:, None], y), "ok")
     add("refit on another width", ("fit",), lambda: (wide, y), "ok")
     add("refit on other labels", ("fit",), lambda: (X, np.where(y == classes[0], 99, y)), "ok")
     add("score with a label never seen", ("score",),
@@ -314,7 +316,147 @@ def _audit_one(name, params):
         if not same:
             examples.setdefault("silent bad result", "duplicated CSR entries")
         del dense
+    _audit_files(base, X, y, outcomes, examples)
     return {"outcomes": dict(outcomes), "examples": examples}
+
+
+#: values written into one entry of a saved model's arrays (the header entry and digest then
+#: recomputed, as anyone editing a file can)
+TAMPERED_VALUES = (1e300, -1e300, 1e-320, -1.0, 0.0, 7.0)
+
+
+def _tampered_files(data):
+    """``(case, bytes)``: the model file ``data`` with one entry of one array changed (every
+    array, every value of :data:`TAMPERED_VALUES`, the first and last entry), its counters
+    made a list, its ``n_updates_`` above ``n_seen_``, a member declaring 3.9 GB."""
+    import hashlib
+    import io
+    import json
+    import zipfile
+
+    import numpy as np
+
+    from onlinear.persistence import HEADER
+
+    source = zipfile.ZipFile(io.BytesIO(data))
+    header = json.loads(source.read(HEADER))
+    members = {n: source.read(n) for n in source.namelist() if n != HEADER}
+
+    def pack(header, members):
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w") as archive:
+            archive.writestr(HEADER, json.dumps(header))
+            for name, content in members.items():
+                archive.writestr(name, content)
+        return out.getvalue()
+
+    for member, content in members.items():
+        name = member[len("arrays/"):-len(".npy")]
+        array = np.lib.format.read_array(io.BytesIO(content))
+        if array.size == 0 or array.dtype.kind not in "fiu":
+            continue
+        for at in sorted({0, array.size - 1}):
+            for value in TAMPERED_VALUES if array.dtype.kind == "f" else (-1, 2**40):
+                changed = array.copy()
+                changed.flat[at] = value
+                buffer = io.BytesIO()
+                np.lib.format.write_array(buffer, changed)
+                entry = {"dtype": changed.dtype.str, "shape": list(changed.shape),
+                         "sha256": hashlib.sha256(changed.tobytes()).hexdigest()}
+                yield (f"file: {name}[{at}] = {value}",
+                       pack({**header, "arrays": {**header["arrays"], name: entry}},
+                            {**members, member: buffer.getvalue()}))
+    if "counters" in header:
+        yield "file: counters a list", pack({**header, "counters": [1, 2, 3]}, members)
+        if "n_updates_" in header["counters"]:
+            counters = {**header["counters"], "n_updates_": header["counters"]["n_seen_"] + 1}
+            yield "file: n_updates_ > n_seen_ (header only)", pack(
+                {**header, "counters": counters}, members)
+    lie = bytearray(pack(header, members))  # a central directory entry claiming 3.9 GB
+    at = lie.find(b"PK\x01\x02", lie.find(b"arrays/"))
+    if at >= 0:
+        lie[at + 20:at + 28] = (3_900_000_000).to_bytes(4, "little") * 2
+        yield "file: a member declaring 3.9 GB", bytes(lie)
+
+
+def _audit_files(model, X, y, outcomes, examples):
+    """Hostile model files and pickles (issue [23]): each tampered file (:func:`_tampered_files`)
+    must be refused with a ``ModelFileError`` or load a model that learns on finitely and saves
+    a file that loads again; each tampered pickle (the same changes to the pickled model's
+    arrays) refused with a ``ValueError`` or as harmless.  A crash (the compiled core reading
+    or writing out of bounds) is the worker's death."""
+    import os
+    import pickle
+    import tempfile
+
+    import numpy as np
+
+    import onlinear
+    from onlinear.persistence import ModelFileError
+
+    position = {label: i for i, label in enumerate(model.classes_.tolist())}
+
+    def learns_finitely(loaded):
+        # the same rows and labels, named by the loaded model's classes (a file may rename one)
+        loaded.partial_fit(X, loaded.classes_[[position[label] for label in y.tolist()]])
+        values = [v for v in vars(loaded).values()
+                  if isinstance(v, np.ndarray) and v.dtype.kind == "f"]
+        scores = np.asarray(loaded.decision_function(X), dtype=np.float64)
+        return all(np.isfinite(v).all() for v in values) and np.isfinite(scores).all()
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "model.onlinear")
+        try:
+            onlinear.save(model, path)
+        except TypeError:  # (a model the safe format cannot hold: nothing to tamper)
+            return
+        with open(path, "rb") as handle:
+            data = handle.read()
+        for case, tampered in _tampered_files(data):
+            with open(path, "wb") as handle:
+                handle.write(tampered)
+            try:
+                with np.errstate(all="ignore"):
+                    loaded = onlinear.load(path)
+                    good = learns_finitely(loaded)
+                    onlinear.save(loaded, path)
+                    onlinear.load(path)
+                outcome = "accepted" if good else "silent bad result"
+            except ModelFileError as error:
+                outcome = "clear error" if str(error) else "unclear error"
+            except Exception as error:  # noqa: BLE001 - what the audit looks for
+                outcome = "unclear error"
+                examples.setdefault(outcome, f"{case}: {type(error).__name__}: {error}")
+            outcomes[outcome] += 1
+            if outcome not in ("clear error", "accepted"):
+                examples.setdefault(outcome, case)
+                if os.environ.get("AUDIT_VERBOSE"):
+                    print(f"{outcome}: {case}", file=sys.stderr)
+    state = model.__getstate__()
+    for key, array in state.items():
+        if not isinstance(array, np.ndarray) or array.dtype.kind not in "fi":
+            continue
+        for case, changed in (("one row", array[:1]), ("empty", array[:0]),
+                              ("1e300 first", np.where(np.arange(array.size).reshape(
+                                  array.shape) == 0, 1e300, array).astype(array.dtype))):
+            clone = object.__new__(type(model))
+            vars(clone).update({**state, key: changed})
+            payload = pickle.dumps(clone)
+            try:
+                with np.errstate(all="ignore"):
+                    good = learns_finitely(pickle.loads(payload))
+                outcome = "accepted" if good else "silent bad result"
+            except ValueError as error:
+                outcome = "clear error" if str(error) else "unclear error"
+            except Exception as error:  # noqa: BLE001 - what the audit looks for
+                outcome = "unclear error"
+                examples.setdefault(outcome, f"pickle {key} {case}: {type(error).__name__}: "
+                                             f"{error}")
+            outcomes[outcome] += 1
+            if outcome not in ("clear error", "accepted"):
+                examples.setdefault(outcome, f"pickle: {key} {case}")
+                if os.environ.get("AUDIT_VERBOSE"):
+                    print(f"{outcome}: pickle: {key} {case}", file=sys.stderr)
 
 
 # ----------------------------------------------------------------------------- river adapter
