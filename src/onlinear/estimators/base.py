@@ -191,7 +191,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"this pickle is not a {type(self).__name__} the engine could "
                                  f"have made: {error}") from None
             state = {k: v for k, v in vars(probe).items() if k not in ("_lock", "_fast")}
-        vars(self).update(state)
+        super().__setstate__(state)  # (scikit-learn's: its version check)
 
     def _check_started(self):
         """The checks :func:`onlinear.load` makes of a started model's attributes, for a model
