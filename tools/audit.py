@@ -37,8 +37,8 @@ digest recomputed; counters made a list; a member whose zip directory declares 3
 file must be refused with a ``ModelFileError`` (a clear error) or load a model that learns on
 finitely and saves a file that loads again (accepted; anything else is a silent bad result or an
 unclear error).  Its pickles are tampered with alike (an array cut to one row, emptied, or its
-first entry 1e300) in a part of their own (``part=pickles``), so that a crash of the compiled
-core reading or writing out of bounds is named, and costs only that part's report.
+first entry made huge) in a part of their own (``part=pickles``), so that a crash of the
+compiled core reading or writing out of bounds is named, and costs only that part's report.
 
 The river adapter (``onlinear.river_adapter.RiverClassifier``, when river is installed) is
 audited alike on dict examples: NaN/inf under known and new names, examples that are not dicts,
@@ -460,7 +460,7 @@ def _learns_finitely(model, X, y):
 
 def _audit_pickles(model, X, y, outcomes, examples):
     """Tampered pickles of ``model`` (each array attribute cut to one row, emptied, or its first
-    entry 1e300): refused with a ``ValueError``, or harmless (learns on finitely).  A crash
+    entry huge): refused with a ``ValueError``, or harmless (learns on finitely).  A crash
     (the compiled core reading or writing out of bounds) is the worker's death."""
     import os
     import pickle
@@ -472,9 +472,10 @@ def _audit_pickles(model, X, y, outcomes, examples):
     for key, array in state.items():
         if not isinstance(array, np.ndarray) or array.dtype.kind not in "fi":
             continue
+        huge = array.copy()
+        huge.flat[:1] = 1e300 if array.dtype.kind == "f" else np.iinfo(array.dtype).max // 2
         for case, changed in (("one row", array[:1]), ("empty", array[:0]),
-                              ("1e300 first", np.where(np.arange(array.size).reshape(
-                                  array.shape) == 0, 1e300, array).astype(array.dtype))):
+                              ("huge first entry", huge)):
             clone = object.__new__(type(model))
             vars(clone).update({**state, key: changed})
             payload = pickle.dumps(clone)
