@@ -23,9 +23,14 @@ stopped.
 and version, the estimator name (a fixed list: the public estimators of onlinear), the
 hyperparameters (the estimator's own validation), every array's presence, dtype, shape
 (against what the estimator expects for the header's classes and number of features), checksum
-and finiteness, and the model's invariants (e.g. a kernel model's support count within its
-arrays) — and raises :class:`ModelFileError` (a ``ValueError``) naming the file and the problem:
-nothing compiled ever sees an array that does not fit.
+and finiteness, and the model's invariants, those each estimator family states for the engine
+(``_check_model``: lazy scales in range, tracked norms equal to the arrays', positive-definite
+metrics, kernel values in range, counters in order; :mod:`onlinear.estimators.invariants`) — and
+raises :class:`ModelFileError` (a ``ValueError``) naming the file and the problem: nothing
+compiled ever sees an array that does not fit, nor a model the engine could not have made.  What
+a file declares is bounded before anything is allocated: members stored uncompressed, their
+sizes within the file's own and within ``max_bytes`` (:data:`MAX_MODEL_BYTES`), every ``.npy``
+header read and checked before its data.  Unpickling a model runs the same checks.
 
 >>> import os, tempfile
 >>> import numpy as np
