@@ -480,3 +480,16 @@ def test_pickle_of_a_fresh_model(name):
     assert restored.get_params() == model.get_params()
     X, y = _data(_n_classes(name), seed=6)
     assert _state(restored.fit(X, y)) == _state(model.fit(X, y))
+
+
+@pytest.mark.parametrize("x, what", [(None, "None"), (3.0, "float"), (np.int64(2), "int")])
+@pytest.mark.parametrize("method", ["learn_one", "predict_one"])
+def test_one_example_that_is_none_or_a_scalar_says_what_it_got(x, what, method):
+    """Not "x has 1 features" (numpy makes a scalar a row of one): the example is no row."""
+    rng = np.random.default_rng(5)
+    model = onlinear.make("pa").fit(rng.normal(size=(10, 3)), np.arange(10) % 2)
+    before = pickle.dumps(model)
+    args = (x, 0) if method == "learn_one" else (x,)
+    with pytest.raises(ValueError, match=f"one example .*got {what}"):
+        getattr(model, method)(*args)
+    assert pickle.dumps(model) == before

@@ -352,3 +352,72 @@ def test_mixing_is_the_convex_combination_of_the_true_weights(tmp_path):
     np.testing.assert_array_equal(loaded.coef_, mixed.coef_)
     with pytest.raises(ValueError, match="summing to 1"):
         mix_models([a, b], [0.5, 0.6])
+
+
+# ------------------------------------------------------- a worker lost during parameter mixing
+class KillAtLearn(distributed.WorkerPlugin):
+    """Kills its worker process when it starts a shard's epoch (a ``_learn`` task), at most
+    ``times`` times over the cluster (flag files shared by the workers count them)."""
+
+    def __init__(self, folder, times=1):
+        self.folder, self.times = folder, times
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish != "executing" or not str(key).startswith("_learn"):
+            return
+        for i in range(self.times):
+            try:
+                handle = os.open(os.path.join(self.folder, f"killed-{i}"),
+                                 os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                continue
+            os.close(handle)
+            os._exit(1)
+
+
+def _mixing_shards(usps_small):
+    X, y, _, _ = usps_small
+    return [(X[i::4], y[i::4]) for i in range(4)]
+
+
+def test_a_worker_killed_mid_epoch_of_parameter_mixing_costs_only_its_work(client, usps_small,
+                                                                           tmp_path):
+    """The shards' work lost with the worker is done again on the workers left (the scattered
+    shards scattered again) and the fit ends with the model of an undisturbed run, bit for
+    bit (the undisturbed run: in this process, which the cluster equals)."""
+    shards = _mixing_shards(usps_small)
+    undisturbed = ParameterMixing(onlinear.make("pa1", C=0.1), n_epochs=3,
+                                  mixing="updates").fit(shards)
+    _wait_until_running(client, 2)
+    client.register_plugin(KillAtLearn(str(tmp_path)), name="kill-at-learn")
+    try:
+        start = time.monotonic()
+        ipm = ParameterMixing(onlinear.make("pa1", C=0.1), n_epochs=3, mixing="updates",
+                              client=client, lost_worker_timeout=120).fit(shards)
+    finally:
+        client.unregister_worker_plugin("kill-at-learn")
+    assert (tmp_path / "killed-0").exists()  # a worker did die, in the middle of an epoch
+    assert time.monotonic() - start < 120
+    np.testing.assert_array_equal(ipm.estimator_.coef_, undisturbed.estimator_.coef_)
+    np.testing.assert_array_equal(ipm.estimator_._counts, undisturbed.estimator_._counts)
+    assert ipm.history_.column("updates") == undisturbed.history_.column("updates")
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_parameter_mixing_stops_within_its_time_out_naming_what_was_lost(usps_small, tmp_path):
+    """Workers that die at every try: the fit stops after ``lost_worker_timeout`` (plus the
+    try under way) with a LostWorkerError naming the epoch and the shards, never hangs.  (A
+    cluster of its own: its workers are killed over and over.)"""
+    from onlinear.distributed import LostWorkerError
+
+    shards = _mixing_shards(usps_small)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as own:
+        _wait_until_running(own, 2)
+        own.register_plugin(KillAtLearn(str(tmp_path), times=1000), name="kill-every-learn")
+        start = time.monotonic()
+        with pytest.raises(LostWorkerError, match=r"epoch 1: the work of shard\(s\) \[\d"):
+            ParameterMixing(onlinear.make("pa1"), client=own, lost_worker_timeout=10).fit(shards)
+        assert time.monotonic() - start < 10 + 50  # (the last try may wait for a restart)
+    assert (tmp_path / "killed-1").exists()  # workers did die, more than once

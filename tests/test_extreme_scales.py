@@ -248,6 +248,29 @@ def _finite_model(model):
         value = getattr(model, name, None)
         if isinstance(value, np.ndarray):
             assert np.isfinite(value).all(), name
+    for name, value in vars(model).items():  # the engine's own arrays too (its state)
+        if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+            assert np.isfinite(value).all(), name
+
+
+SCALE_FREE = ["romma", "aromma", "naromma", "mcp", "cmcp"]
+
+
+@pytest.mark.parametrize("name", SCALE_FREE)
+@pytest.mark.parametrize("big, small", [(1e5, 1e-150), (HIGH, LOW), (1e150, 1e-5)])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_two_accepted_rows_of_extreme_ratio_learn_a_finite_model(name, big, small, sparse):
+    """Each row inside the accepted range, their ratio (up to 2^1010) not: a scale-free step
+    whose row part dwarfs the column is taken as the row itself (same direction), never as a
+    raw step that overflows (the model used to end as [nan, inf])."""
+    X = np.array([[big, 0.0], [0.0, small]])
+    y = np.array([0, 1])
+    model = onlinear.make(name, n_epochs=3).fit(sp.csr_matrix(X) if sparse else X, y)
+    _finite_model(model)
+    assert np.isfinite(model.decision_function(X)).all()
+    assert model.predict(X).tolist() == y.tolist()
+    model.partial_fit(X[::-1], y[::-1])  # and on: still finite
+    _finite_model(model)
 
 
 FUZZED = [n for n in PRIMAL] + ["kernel-mira", "kernel-pa1", "kernel-spa2", "kernel-mc-romma",
@@ -288,3 +311,18 @@ def test_extreme_streams_are_learned_finitely_or_refused_whole(name):
             _finite_model(fitted)
 
     check()
+
+
+@pytest.mark.parametrize("name", ["romma", "aromma"])
+def test_romma_takes_an_exact_tie_as_a_mistake_on_dense_and_csr_rows_alike(name):
+    """The documented tie rule (ROMMA's docstring): a margin of exactly 0 is learned, on both
+    paths, bit for bit, when the row's products are exact (dyadic values)."""
+    X = np.array([[1.0, 0.0, 0.5], [0.0, 2.0, 0.0], [0.5, 0.0, -1.0], [0.0, 0.25, 0.0]])
+    y = np.array([0, 1, 1, 0])  # row 1 is orthogonal to row 0: score exactly 0 on its turn
+    dense = onlinear.make(name).fit(X, y)
+    csr = onlinear.make(name).fit(sp.csr_matrix(X), y)
+    assert dense.n_updates_ == csr.n_updates_ >= 2
+    np.testing.assert_array_equal(dense.coef_, csr.coef_)
+    np.testing.assert_array_equal(dense._state[4:], csr._state[4:])  # the certificates
+    first_two = onlinear.make(name).fit(X[:2], y[:2])
+    assert first_two.n_updates_ == 2  # the tie (margin 0) was learned

@@ -29,6 +29,7 @@ import onlinear
 from cli_runner import onlinear_cli
 from onlinear.data import (
     DATASETS,
+    ChecksumError,
     DataFile,
     Dataset,
     DownloadError,
@@ -65,13 +66,21 @@ def tree(folder):
 class HostileHandler(http.server.BaseHTTPRequestHandler):
     """``/truncated``: announces CLAIMED bytes, sends 100, hangs up.  ``/slow/...``:
     announces CLAIMED bytes, sends 10, then waits (at most 20 s) for the client to go.
-    Anything else: PAYLOAD."""
+    ``/unframed/...``: no length, no chunks: 100 bytes of a longer file, then hangs up (a body
+    that ends with the connection, which a cut cannot be told from).  Anything else: PAYLOAD."""
 
     stop = None  # a threading.Event set at teardown
 
     def do_GET(self):
         self.send_response(200)
         path = urllib.parse.urlsplit(self.path).path
+        if path.startswith("/unframed/"):
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(PAYLOAD[:5])
+            self.wfile.flush()
+            self.close_connection = True
+            return
         if path == "/truncated" or path.startswith("/slow/"):
             self.send_header("Content-Length", str(CLAIMED))
             self.end_headers()
@@ -148,6 +157,24 @@ def test_fetch_a_truncated_download_is_an_error_even_without_a_digest(hostile_se
     with pytest.raises(DownloadError, match="broke off"):
         fetch(f"{hostile_server}/truncated", tmp_path / "mine")
     assert tree(tmp_path) == ["mine"]  # the user's own folder stays
+
+
+def test_fetch_a_body_without_length_is_kept_only_when_its_digest_says_whole(
+        hostile_server, tmp_path, waits):
+    """A server that sends no Content-Length and no chunks ends the body by closing the
+    connection: a cut looks whole.  Without a digest, nothing is kept; with one, the digest
+    tells (here the body is cut: a checksum error, the file deleted)."""
+    url = f"{hostile_server}/unframed/data.txt"
+    with pytest.raises(DownloadError, match="no Content-Length.*sha256"):
+        fetch(url, tmp_path / "dest")
+    assert tree(tmp_path) == []
+    import hashlib
+
+    with pytest.raises(ChecksumError, match="SHA-256 mismatch"):
+        fetch(url, tmp_path / "dest", sha256=hashlib.sha256(PAYLOAD).hexdigest())
+    assert tree(tmp_path) == []
+    whole = hashlib.sha256(PAYLOAD[:5]).hexdigest()  # what this server sends, whole
+    assert fetch(url, tmp_path / "dest", sha256=whole).read_bytes() == PAYLOAD[:5]
 
 
 def test_fetch_removes_a_killed_downloads_staging_folder(hostile_server, tmp_path):
@@ -418,6 +445,25 @@ def test_text_corpus_truncated_archive_names_the_file(tmp_path, mode, cut):
     path.write_bytes(data[:int(len(data) * cut)])
     with pytest.raises(FileFormatError, match=r"cut\.tar.*(truncated|corrupt)"):
         read_20newsgroups(path)
+
+
+def test_text_corpus_a_gzip_cut_anywhere_is_a_file_format_error(tmp_path):
+    """Every cut of a .tar.gz whose members do not compress (the cut then falls in a tar
+    header or member, where tarfile's gzip stream raises a bare EOFError)."""
+    rng = np.random.default_rng(3)
+    path = tmp_path / "whole.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        for i in range(2):
+            data = rng.bytes(3000)
+            info = tarfile.TarInfo(f"20news-bydate-train/g/{i}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    data = path.read_bytes()
+    cut = tmp_path / "cut.tar.gz"
+    for end in list(range(12, 600, 7)) + list(range(600, len(data) - 40, 97)):
+        cut.write_bytes(data[:end])
+        with pytest.raises(FileFormatError, match=r"cut\.tar\.gz.*(truncated|corrupt)"):
+            read_20newsgroups(cut)
 
 
 def test_text_corpus_refuses_a_link_out_of_the_folder(tmp_path):

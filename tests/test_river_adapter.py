@@ -378,3 +378,28 @@ def test_a_bad_value_under_a_name_never_learned_is_refused_by_predict_too():
             method({**SEGMENTS[20][0], "brand_new": float("nan")})
     assert adapter.predict_one({**SEGMENTS[20][0], "brand_new": 1.0}) == \
         adapter.predict_one(SEGMENTS[20][0])
+
+
+def test_labels_of_mixed_kinds_are_refused_never_stringified():
+    """Integer labels then a string one: refused as a TypeError naming both kinds (labels are
+    kept sorted, and a str sorts against no number), the adapter unchanged — not the integer
+    labels turned into strings, nor ``<`` across the kinds."""
+    stream = [(x, i % 3) for i, (x, _) in enumerate(SEGMENTS[:30])]
+    adapter = RiverClassifier("pa")
+    for x, y in stream:
+        adapter.learn_one(x, y)
+    x = SEGMENTS[30][0]
+    before = pickle.dumps(adapter)
+    with pytest.raises(TypeError, match="all numbers or all strings"):
+        adapter.learn_one(x, "cat")
+    assert pickle.dumps(adapter) == before
+    assert adapter.estimator_.classes_.tolist() == [0, 1, 2]
+    assert adapter.predict_one(x) in (0, 1, 2)
+    adapter.learn_one(x, 3)  # a new label of the stream's kind still grows the model
+    assert adapter.estimator_.classes_.tolist() == [0, 1, 2, 3]
+    waiting = RiverClassifier("pa")  # before the model starts (one label kept so far)
+    waiting.learn_one(x, 0)
+    with pytest.raises(TypeError, match="all numbers or all strings"):
+        waiting.learn_one(x, "cat")
+    with pytest.raises(TypeError, match="all numbers or all strings"):
+        RiverClassifier("pa", classes=[0, 1, "cat"]).learn_one(x, 0)

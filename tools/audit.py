@@ -19,7 +19,8 @@ input and classifies what happened:
   attribute's values: :func:`model_state`);
 * **accepted** — an input the library takes by design (float32, integer or boolean X, a CSR row
   storing a column twice, rows at the edges of the accepted norm range, a refit on another
-  width or other labels, a new class named by ``classes=`` for a learner that can grow): the
+  width or other labels, a new class named by ``classes=`` for a learner that can grow, rows
+  whose norms differ by 1e155): the
   call must give finite results, and a duplicated-CSR pass the very model of its canonical
   form;
 * **non-atomic** — it raised but the model changed;
@@ -29,6 +30,15 @@ input and classifies what happened:
   ``classes_``, or an accepted input that trained another model;
 * **crash** — the configuration's interpreter died (a segmentation fault in compiled code) or
   stayed silent for ``CHILD_TIMEOUT`` seconds.
+
+Each configuration's fitted model is then saved and the file tampered with, as anyone editing
+a file can (one entry of one array set to ±1e300, 1e-320, -1, 0 or 7 with its header entry and
+digest recomputed; counters made a list; a member whose zip directory declares 3.9 GB): each
+file must be refused with a ``ModelFileError`` (a clear error) or load a model that learns on
+finitely and saves a file that loads again (accepted; anything else is a silent bad result or an
+unclear error).  Its pickles are tampered with alike (an array cut to one row, emptied, or its
+first entry made huge) in a part of their own (``part=pickles``), so that a crash of the
+compiled core reading or writing out of bounds is named, and costs only that part's report.
 
 The river adapter (``onlinear.river_adapter.RiverClassifier``, when river is installed) is
 audited alike on dict examples: NaN/inf under known and new names, examples that are not dicts,
@@ -51,6 +61,7 @@ import time
 from collections import Counter
 
 CHILD_TIMEOUT = 600
+PICKLES = "pickles"  # the part of a configuration that audits tampered pickles of its model
 RIVER = "river"  # the configurations of onlinear.river_adapter.RiverClassifier
 
 
@@ -68,6 +79,9 @@ def configurations(quick=False):
     if quick:
         keep = {"pa", "iellip", "kernel-pa", "simproj", "mcp", "multiplicative"}
         configs = [c for c in configs if c[0] in keep and not c[1]]
+    # tampered pickles apart (a crash in the compiled core then costs only their report)
+    configs += [(name, {**params, "part": PICKLES}) for name, params in configs
+                if name != RIVER]
     if importlib.util.find_spec("river") is not None:  # (an optional extra)
         learners = [{"model": "pa"}, {"model": "binary-mira"},
                     {"model": "kernel-pa", "gamma": 0.5},  # (learn_one refuses gamma="scale")
@@ -135,6 +149,8 @@ def _cases(np, sp, X, y, classes, n_features):
     add("boolean X", rows + ("predict",), lambda: (X > 0, y), "ok")
     add("row of norm 1e-150", rows, lambda: (X * 1e-150, y), "ok")
     add("row of norm 1e150", rows, lambda: (X * 1e150, y), "ok")
+    add("rows of norm ratio 1e155", rows, lambda: (X * np.where(
+        np.arange(X.shape[0]) % 2 == 0, 1e5, 1e-150)[:, None], y), "ok")
     add("refit on another width", ("fit",), lambda: (wide, y), "ok")
     add("refit on other labels", ("fit",), lambda: (X, np.where(y == classes[0], 99, y)), "ok")
     add("score with a label never seen", ("score",),
@@ -174,6 +190,8 @@ def _audit_one(name, params):
 
     import onlinear
 
+    params = dict(params)
+    part = params.pop("part", None)
     task = params.get("task")
     rng = np.random.default_rng(0)
     n_features = 6
@@ -241,6 +259,9 @@ def _audit_one(name, params):
     outcomes = Counter()
     examples = {}
     base = fitted()
+    if part == PICKLES:
+        _audit_pickles(base, X, y, outcomes, examples)
+        return {"outcomes": dict(outcomes), "examples": examples}
     for case, method, make_args, kind in _cases(np, sp, X, y, classes, n_features):
         model = copy.deepcopy(base)
         before = model_state(model)
@@ -314,7 +335,165 @@ def _audit_one(name, params):
         if not same:
             examples.setdefault("silent bad result", "duplicated CSR entries")
         del dense
+    _audit_files(base, X, y, outcomes, examples)
     return {"outcomes": dict(outcomes), "examples": examples}
+
+
+#: values written into one entry of a saved model's arrays (the header entry and digest then
+#: recomputed, as anyone editing a file can)
+TAMPERED_VALUES = (1e300, -1e300, 1e-320, -1.0, 0.0, 7.0)
+
+
+def _tampered_files(data):
+    """``(case, bytes)``: the model file ``data`` with one entry of one array changed (every
+    array, every value of :data:`TAMPERED_VALUES`, the first and last entry), its counters
+    made a list, its ``n_updates_`` above ``n_seen_``, a member declaring 3.9 GB."""
+    import hashlib
+    import io
+    import json
+    import zipfile
+
+    import numpy as np
+
+    from onlinear.persistence import HEADER
+
+    source = zipfile.ZipFile(io.BytesIO(data))
+    header = json.loads(source.read(HEADER))
+    members = {n: source.read(n) for n in source.namelist() if n != HEADER}
+
+    def pack(header, members):
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w") as archive:
+            archive.writestr(HEADER, json.dumps(header))
+            for name, content in members.items():
+                archive.writestr(name, content)
+        return out.getvalue()
+
+    for member, content in members.items():
+        name = member[len("arrays/"):-len(".npy")]
+        array = np.lib.format.read_array(io.BytesIO(content))
+        if array.size == 0 or array.dtype.kind not in "fiu":
+            continue
+        for at in sorted({0, array.size - 1}):
+            for value in TAMPERED_VALUES if array.dtype.kind == "f" else (-1, 2**40):
+                changed = array.copy()
+                changed.flat[at] = value
+                buffer = io.BytesIO()
+                np.lib.format.write_array(buffer, changed)
+                entry = {"dtype": changed.dtype.str, "shape": list(changed.shape),
+                         "sha256": hashlib.sha256(changed.tobytes()).hexdigest()}
+                yield (f"file: {name}[{at}] = {value}",
+                       pack({**header, "arrays": {**header["arrays"], name: entry}},
+                            {**members, member: buffer.getvalue()}))
+    if "counters" in header:
+        yield "file: counters a list", pack({**header, "counters": [1, 2, 3]}, members)
+        if "n_updates_" in header["counters"]:
+            counters = {**header["counters"], "n_updates_": header["counters"]["n_seen_"] + 1}
+            yield "file: n_updates_ > n_seen_ (header only)", pack(
+                {**header, "counters": counters}, members)
+    lie = bytearray(pack(header, members))  # a central directory entry claiming 3.9 GB
+    at = lie.find(b"PK\x01\x02", lie.find(b"arrays/"))
+    if at >= 0:
+        lie[at + 20:at + 28] = (3_900_000_000).to_bytes(4, "little") * 2
+        yield "file: a member declaring 3.9 GB", bytes(lie)
+
+
+def _audit_files(model, X, y, outcomes, examples):
+    """Hostile model files (issue [23]): each tampered file (:func:`_tampered_files`) must be
+    refused with a ``ModelFileError`` or load a model that learns on finitely and saves a file
+    that loads again."""
+    import os
+    import tempfile
+
+    import numpy as np
+
+    import onlinear
+    from onlinear.persistence import ModelFileError
+
+    learns_finitely = _learns_finitely(model, X, y)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "model.onlinear")
+        try:
+            onlinear.save(model, path)
+        except TypeError:  # (a model the safe format cannot hold: nothing to tamper)
+            return
+        with open(path, "rb") as handle:
+            data = handle.read()
+        for case, tampered in _tampered_files(data):
+            with open(path, "wb") as handle:
+                handle.write(tampered)
+            try:
+                with np.errstate(all="ignore"):
+                    loaded = onlinear.load(path)
+                    good = learns_finitely(loaded)
+                    onlinear.save(loaded, path)
+                    onlinear.load(path)
+                outcome = "accepted" if good else "silent bad result"
+            except ModelFileError as error:
+                outcome = "clear error" if str(error) else "unclear error"
+            except Exception as error:  # noqa: BLE001 - what the audit looks for
+                outcome = "unclear error"
+                examples.setdefault(outcome, f"{case}: {type(error).__name__}: {error}")
+            outcomes[outcome] += 1
+            if outcome not in ("clear error", "accepted"):
+                examples.setdefault(outcome, case)
+                if os.environ.get("AUDIT_VERBOSE"):
+                    print(f"{outcome}: {case}", file=sys.stderr)
+
+
+def _learns_finitely(model, X, y):
+    """A check of a model loaded or unpickled from a tampered ``model``: it learns ``(X, y)``
+    (labels named by its own classes: a file may rename one) and every array and score stays
+    finite."""
+    import numpy as np
+
+    position = {label: i for i, label in enumerate(model.classes_.tolist())}
+
+    def learns_finitely(loaded):
+        loaded.partial_fit(X, loaded.classes_[[position[label] for label in y.tolist()]])
+        values = [v for v in vars(loaded).values()
+                  if isinstance(v, np.ndarray) and v.dtype.kind == "f"]
+        scores = np.asarray(loaded.decision_function(X), dtype=np.float64)
+        return all(np.isfinite(v).all() for v in values) and np.isfinite(scores).all()
+    return learns_finitely
+
+
+def _audit_pickles(model, X, y, outcomes, examples):
+    """Tampered pickles of ``model`` (each array attribute cut to one row, emptied, or its first
+    entry huge): refused with a ``ValueError``, or harmless (learns on finitely).  A crash
+    (the compiled core reading or writing out of bounds) is the worker's death."""
+    import os
+    import pickle
+
+    import numpy as np
+
+    learns_finitely = _learns_finitely(model, X, y)
+    state = model.__getstate__()
+    for key, array in state.items():
+        if not isinstance(array, np.ndarray) or array.dtype.kind not in "fi":
+            continue
+        huge = array.copy()
+        huge.flat[:1] = 1e300 if array.dtype.kind == "f" else np.iinfo(array.dtype).max // 2
+        for case, changed in (("one row", array[:1]), ("empty", array[:0]),
+                              ("huge first entry", huge)):
+            clone = object.__new__(type(model))
+            vars(clone).update({**state, key: changed})
+            payload = pickle.dumps(clone)
+            try:
+                with np.errstate(all="ignore"):
+                    good = learns_finitely(pickle.loads(payload))
+                outcome = "accepted" if good else "silent bad result"
+            except ValueError as error:
+                outcome = "clear error" if str(error) else "unclear error"
+            except Exception as error:  # noqa: BLE001 - what the audit looks for
+                outcome = "unclear error"
+                examples.setdefault(outcome, f"pickle {key} {case}: {type(error).__name__}: "
+                                             f"{error}")
+            outcomes[outcome] += 1
+            if outcome not in ("clear error", "accepted"):
+                examples.setdefault(outcome, f"pickle: {key} {case}")
+                if os.environ.get("AUDIT_VERBOSE"):
+                    print(f"{outcome}: pickle: {key} {case}", file=sys.stderr)
 
 
 # ----------------------------------------------------------------------------- river adapter

@@ -23,9 +23,14 @@ stopped.
 and version, the estimator name (a fixed list: the public estimators of onlinear), the
 hyperparameters (the estimator's own validation), every array's presence, dtype, shape
 (against what the estimator expects for the header's classes and number of features), checksum
-and finiteness, and the model's invariants (e.g. a kernel model's support count within its
-arrays) — and raises :class:`ModelFileError` (a ``ValueError``) naming the file and the problem:
-nothing compiled ever sees an array that does not fit.
+and finiteness, and the model's invariants, those each estimator family states for the engine
+(``_check_model``: lazy scales in range, tracked norms equal to the arrays', positive-definite
+metrics, kernel values in range, counters in order; :mod:`onlinear.estimators.invariants`) — and
+raises :class:`ModelFileError` (a ``ValueError``) naming the file and the problem: nothing
+compiled ever sees an array that does not fit, nor a model the engine could not have made.  What
+a file declares is bounded before anything is allocated: members stored uncompressed, their
+sizes within the file's own and within ``max_bytes`` (:data:`MAX_MODEL_BYTES`), every ``.npy``
+header read and checked before its data.  Unpickling a model runs the same checks.
 
 >>> import os, tempfile
 >>> import numpy as np
@@ -67,11 +72,15 @@ HEADER = "onlinear-model.json"
 _ARRAYS = "arrays/"
 _ZIP_SIGNATURE = b"PK\x03\x04"
 _MAX_HEADER_BYTES = 1 << 20
+MAX_MODEL_BYTES = 1 << 34
+"""Default cap (16 GiB), in bytes, on the arrays a model file may hold (``load``'s
+``max_bytes``): what a file declares is checked against it, and against the file's own size,
+before anything is allocated."""
 #: class-label dtypes stored as they are (object labels are stored as strings or numbers)
 _LABEL_KINDS = "biuUf"
 
-__all__ = ["save", "load", "read_header", "ModelFileError", "FORMAT_VERSION", "atomic_write",
-           "replacing"]
+__all__ = ["save", "load", "read_header", "ModelFileError", "FORMAT_VERSION", "MAX_MODEL_BYTES",
+           "atomic_write", "replacing"]
 
 
 class ModelFileError(ValueError):
@@ -376,13 +385,18 @@ def read_header(path: str | os.PathLike) -> dict:
         return _header(path, archive)
 
 
-def load(path: str | os.PathLike) -> OnlineLinearClassifier:
+def load(path: str | os.PathLike, *, max_bytes: int | None = None) -> OnlineLinearClassifier:
     """The model saved in ``path`` by :func:`save`.
 
     Parameters
     ----------
     path : str or path-like
         The model file.
+    max_bytes : int, optional
+        The most bytes of arrays the file may hold (default :data:`MAX_MODEL_BYTES`, 16 GiB):
+        a larger model is refused before anything is allocated.  Whatever the cap, a file
+        cannot declare more than it holds: its members are stored uncompressed, as
+        :func:`save` writes them, and their sizes must add up within the file's own size.
 
     Returns
     -------
@@ -396,16 +410,23 @@ def load(path: str | os.PathLike) -> OnlineLinearClassifier:
         If ``path`` does not exist.
     ModelFileError
         (a ``ValueError``) if the file is not a model file, comes from a newer format version,
-        names an unknown estimator, or holds arrays that are missing, truncated, altered or do
-        not fit the header.  Nothing is loaded.
+        names an unknown estimator, holds arrays that are missing, truncated, altered, larger
+        than ``max_bytes`` or do not fit the header, or a model the engine could not have
+        made (the estimator's invariants: lazy scales and norms in range and consistent with
+        the arrays, positive-definite metrics, finite kernel values, counters in order).
+        Nothing is loaded.
     """
-    with _archive(path) as archive:
+    if max_bytes is None:
+        max_bytes = MAX_MODEL_BYTES
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
+        raise TypeError(f"max_bytes must be a non-negative int; got {max_bytes!r}.")
+    with _archive(path, max_bytes) as archive:
         header = _header(path, archive)
         try:
             return _build(path, archive, header)
         except ModelFileError:
             raise
-        except (ValueError, TypeError, KeyError) as error:
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError) as error:
             raise ModelFileError(path, f"the model does not hold together: {error}") from None
 
 
@@ -416,17 +437,41 @@ _DAMAGED = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, NotImpl
 
 
 @contextmanager
-def _archive(path):
+def _archive(path, max_bytes=None):
     with open(path, "rb") as handle:
         if handle.read(4) != _ZIP_SIGNATURE:
             raise ModelFileError(path, "not an onlinear model file (no zip signature).")
+        file_size = os.fstat(handle.fileno()).st_size
     try:
         with zipfile.ZipFile(path) as archive:
+            _check_declared_sizes(path, archive, file_size,
+                                  MAX_MODEL_BYTES if max_bytes is None else max_bytes)
             yield archive
     except ModelFileError:
         raise
     except _DAMAGED as error:
         raise ModelFileError(path, f"damaged or truncated model file ({error}).") from None
+
+
+def _check_declared_sizes(path, archive, file_size, max_bytes):
+    """What the zip directory declares, bounded before anything is read: every member stored
+    (not compressed: nothing expands), their sizes within the file's own size, the arrays'
+    within ``max_bytes``."""
+    declared = 0
+    for info in archive.infolist():
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise ModelFileError(path, f"member {info.filename!r:.80} is compressed; onlinear "
+                                       "model files store their members uncompressed.")
+        if info.file_size != info.compress_size:
+            raise ModelFileError(path, f"member {info.filename!r:.80} declares {info.file_size:,} "
+                                       f"bytes but stores {info.compress_size:,}.")
+        declared += info.file_size
+    if declared > file_size:
+        raise ModelFileError(path, f"the members declare {declared:,} bytes; the file holds "
+                                   f"{file_size:,} (damaged or tampered).")
+    if declared > max_bytes:
+        raise ModelFileError(path, f"the model holds {declared:,} bytes, more than max_bytes="
+                                   f"{max_bytes:,}; pass a larger max_bytes to load it.")
 
 
 def _header(path, archive):
@@ -479,6 +524,8 @@ def _estimator_class(path, header):
 
 
 def _build(path, archive, header):
+    from .estimators.invariants import check_model_array, check_scalar
+
     cls = _estimator_class(path, header)
     params = dict(header["params"])
     specs = header["arrays"]
@@ -501,16 +548,10 @@ def _build(path, archive, header):
     if not isinstance(scalars, dict) or set(scalars) != set(model._model_scalars):
         raise ModelFileError(path, f"the header's scalars must be {sorted(model._model_scalars)}.")
     for name, kind in model._model_scalars.items():
-        value = scalars[name]
-        if kind is int and isinstance(value, int) and not isinstance(value, bool):
-            value = int(value)
-        elif kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
-            value = float(value)
-        elif not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise ModelFileError(path, f"scalar {name}={value!r:.80} has the wrong type.")
-        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
-            raise ModelFileError(path, f"scalar {name}={value} is negative.")
-        setattr(model, name, value)
+        try:
+            setattr(model, name, check_scalar(name, scalars[name], kind))
+        except ValueError as error:
+            raise ModelFileError(path, str(error)) from None
     model._check_classes()
     model._take_saved_weight_dtype(_declared_dtype(specs.get("_weights")))
     expected = model._model_arrays()
@@ -519,34 +560,21 @@ def _build(path, archive, header):
     free = {}
     for name, (shape, dtype) in expected.items():
         array = _read(path, archive, specs, name, np.dtype(dtype))
-        if len(shape) != array.ndim:
-            raise ModelFileError(path, f"array {name} has shape {array.shape}; expected "
-                                       f"{_shape_text(shape)}.")
-        for size, wanted in zip(array.shape, shape):
-            if isinstance(wanted, str):
-                wanted = free.setdefault(wanted, size)
-            if size != wanted:
-                raise ModelFileError(path, f"array {name} has shape {array.shape}; expected "
-                                           f"{_shape_text(shape, free)}.")
-        if array.dtype.kind == "f" and not np.isfinite(array).all():
-            raise ModelFileError(path, f"array {name} holds NaN or infinity.")
-        if array.dtype.kind in "iu" and (array < 0).any():
-            raise ModelFileError(path, f"array {name} holds negative counts.")
+        try:
+            check_model_array(name, array, shape, np.dtype(dtype), free)
+        except ValueError as error:
+            raise ModelFileError(path, str(error)) from None
         setattr(model, name, array)
     model._restore_derived()
     model._check_model()
     counters = header.get("counters", {})
+    if not isinstance(counters, dict):
+        raise ModelFileError(path, "the header's 'counters' is not a dict.")
     for name, value in counters.items():
         if name not in _counter_names(model) or getattr(model, name) != value:
             raise ModelFileError(path, f"the header's counter {name}={value!r} disagrees with "
                                        "the model's arrays.")
     return model
-
-
-def _shape_text(shape, free=None):
-    free = free or {}
-    return "(" + ", ".join(str(free.get(s, s)) if isinstance(s, str) else str(s)
-                           for s in shape) + ")"
 
 
 def _check_members(path, archive, specs, names):
@@ -602,12 +630,11 @@ def _read(path, archive, specs, name, dtype):
                                    f"({info.file_size} bytes stored for {nbytes} of data).")
     try:
         with archive.open(member) as handle:
-            array = np.lib.format.read_array(handle, allow_pickle=False)
+            array = _read_npy(path, name, handle, stored, shape, nbytes)
+    except ModelFileError:
+        raise
     except (ValueError, *_DAMAGED) as error:
         raise ModelFileError(path, f"array {name} cannot be read ({error}).") from None
-    if array.dtype != stored or array.shape != shape:
-        raise ModelFileError(path, f"array {name} holds {array.dtype}{list(array.shape)}; the "
-                                   f"header says {stored}{list(shape)}.")
     array = np.ascontiguousarray(array)
     if hashlib.sha256(array.tobytes()).hexdigest() != digest:
         raise ModelFileError(path, f"array {name} does not match its checksum (altered or "
@@ -615,6 +642,28 @@ def _read(path, archive, specs, name, dtype):
     if not array.flags.writeable:
         array = array.copy()
     return array
+
+
+def _read_npy(path, name, handle, stored, shape, nbytes):
+    """The ``.npy`` member ``name``: its own header must say ``stored`` and ``shape`` (checked
+    before its data are read: the data read are at most ``nbytes``, the size the model file's
+    header gave and the zip directory bounded)."""
+    version = np.lib.format.read_magic(handle)
+    if version == (1, 0):
+        npy_shape, fortran, npy_dtype = np.lib.format.read_array_header_1_0(handle)
+    elif version == (2, 0):
+        npy_shape, fortran, npy_dtype = np.lib.format.read_array_header_2_0(handle)
+    else:
+        raise ModelFileError(path, f"array {name}: .npy version {version} is not one numpy "
+                                   "writes for these arrays.")
+    if npy_dtype != stored or tuple(npy_shape) != shape:
+        raise ModelFileError(path, f"array {name} holds {npy_dtype}{list(npy_shape)}; the "
+                                   f"header says {stored}{list(shape)}.")
+    data = handle.read(nbytes + 1)
+    if len(data) != nbytes:
+        raise ModelFileError(path, f"array {name} holds {len(data):,} bytes of data where "
+                                   f"{stored}{list(shape)} needs {nbytes:,}.")
+    return np.frombuffer(data, dtype=stored).reshape(shape, order="F" if fortran else "C")
 
 
 def _random_state(path, archive, specs, description):

@@ -59,6 +59,31 @@ def _check_example(x):
                         "feature names (rows of numbers go to an onlinear estimator itself).")
 
 
+def _label_kind(label):
+    """The kind of a label a stream's labels must share: numbers (booleans among them) or
+    strings.  Labels are kept sorted (the model encodes them by binary search), and a str sorts
+    against no number: a stream that mixes them is refused, not stringified."""
+    if isinstance(label, (str, np.str_)):
+        return "str"
+    if isinstance(label, (int, float, np.number, np.bool_)):
+        return "number"
+    return type(label).__name__
+
+
+def _check_label_kinds(labels, new):
+    """Raise ``TypeError`` if the label ``new`` is not of the kind of the known ``labels``."""
+    kinds = {_label_kind(label) for label in labels}
+    kind = _label_kind(new)
+    if kind not in ("str", "number"):
+        raise TypeError(f"label {new!r} is a {type(new).__name__}; labels must be numbers or "
+                        "strings.")
+    if kinds - {kind}:
+        known = sorted(labels, key=repr)
+        raise TypeError(f"label {new!r} ({type(new).__name__}) cannot join the stream's labels "
+                        f"{known!r:.200}: a stream's labels must be all numbers or all "
+                        "strings (map them to one kind first).")
+
+
 def hashed_column(name, n_features):
     """``(column, sign)`` of a feature name under scikit-learn's ``FeatureHasher`` with
     ``alternate_sign=True``: the signed 32-bit MurmurHash3 (seed 0) of the UTF-8 name, its
@@ -296,10 +321,10 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
             raise
 
     def _learn_before_start(self, columns, values, y):
-        labels = set(self._labels) | {y}
-        if self.classes is not None:
-            labels |= set(self.classes)
-        elif len(labels) < 2:
+        known = set(self._labels) | (set(self.classes) if self.classes is not None else set())
+        _check_label_kinds(known, y)
+        labels = known | {y}
+        if self.classes is None and len(labels) < 2:
             if not np.isfinite(np.asarray(values, dtype=np.float64)).all():
                 raise ValueError("x contains NaN or infinity.")  # as the model would say
             self._kept.append((columns, values, y))
@@ -339,6 +364,7 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
         new_label = y not in self._labels
         row = self._row(columns, values, estimator.n_features_in_)
         if new_label:
+            _check_label_kinds(self._labels, y)
             try:
                 estimator.learn_one(row, y, classes=np.array([*estimator.classes_, y]))
             except ValueError as error:

@@ -40,7 +40,7 @@ compiles nothing.
 import numpy as np
 
 cimport numpy as cnp
-from libc.math cimport INFINITY, sqrt
+from libc.math cimport INFINITY, fabs, sqrt
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy
 
@@ -126,6 +126,37 @@ cdef inline void weighted_steps(Rule *rule, Py_ssize_t m, Py_ssize_t y, double q
     if rule.weight_mode == _WEIGHT_STEP and weight != 1.0:
         for r in range(m):
             s.tau[r] *= weight
+    if rule.scale_free:
+        tame_scale_free_steps(rule.state, m, q, s.tau, s.factor)
+
+
+#: A scale-free step ``c·w + τ·x`` whose row part outweighs the column part by more than this
+#: (``|τ|·‖x‖ > HUGE_STEP·|c|·‖w‖``) is taken as ``(c/|τ|)·w + sign(τ)·x``.
+cdef double HUGE_STEP = 2.0 ** 100
+
+
+cdef inline void tame_scale_free_steps(const double *state, Py_ssize_t m, double q, double *tau,
+                                       double *factor) noexcept nogil:
+    """A scale-free learner's step with its row part divided out when it dwarfs the column.
+
+    Only the direction of ``c·w + τ·x`` counts (the engine puts the column back to unit norm),
+    and ``(c/|τ|)·w + sign(τ)·x`` has the same one.  Two accepted rows whose norms differ by
+    more than ~1e150 give a τ whose raw step ``τ/σ`` (or ``τ²‖x‖²``) overflows — ``w`` became
+    ``[nan, inf]`` — or τ = inf itself (MCP's ``‖w‖/(ℓ‖x‖²)``); divided out, the step is the
+    row itself and the column's factor a tiny number (folded through the lazy scale), which is
+    the exact direction to rounding (the column's part underflows only below ~1e-308 of the
+    row's, where it is below rounding anyway).  Steps within ``HUGE_STEP`` are untouched."""
+    cdef Py_ssize_t r
+    cdef double norm_w
+    for r in range(m):
+        if tau[r] == 0.0 or factor[r] == 0.0:
+            continue
+        norm_w = sqrt(squared_norm(state, m, r))
+        if norm_w == 0.0:
+            continue
+        if not (fabs(tau[r]) * sqrt(q) <= HUGE_STEP * fabs(factor[r]) * norm_w):
+            factor[r] = factor[r] / fabs(tau[r])
+            tau[r] = 1.0 if tau[r] > 0.0 else -1.0
 
 
 cdef inline void keep_unit_norm(real_w *W, Layout L, double *state, Py_ssize_t r,

@@ -290,8 +290,7 @@ class _Downloader:
                     password=urllib.parse.unquote(parts.password or ""),
                 )(parts._replace(netloc=parts.hostname or "").geturl(), output_file, store)
             else:
-                pooch.HTTPDownloader(timeout=self.timeout, chunk_size=_CHUNK,
-                                     headers={"User-Agent": _USER_AGENT})(url, output_file, store)
+                self._http(url, output_file)
         except requests.HTTPError as error:
             status = error.response.status_code
             if status >= 500 or status in _TRANSIENT_STATUS:
@@ -310,6 +309,31 @@ class _Downloader:
             raise DownloadError(f"could not download {url}: {reason}") from error
         if self.record_digest:  # for the message, should pooch find a mismatch
             self.digest = pooch.file_hash(output_file, alg="sha256")
+
+
+    def _http(self, url, output_file):
+        """Download ``url`` over HTTP(S) with requests (as pooch's ``HTTPDownloader`` does), but
+        only a transfer whose end can be checked: one that announces its length (urllib3 then
+        raises on a shorter body) or comes in chunks (whose last one marks the end), or whose
+        digest is known.  A body that simply ends when the connection closes could be cut
+        anywhere and look whole: without a digest it is refused before it is read."""
+        import requests
+
+        with requests.get(url, stream=True, timeout=self.timeout,
+                          headers={"User-Agent": _USER_AGENT}) as response:
+            response.raise_for_status()
+            framed = "content-length" in response.headers or \
+                "chunked" in response.headers.get("transfer-encoding", "").lower()
+            if not framed and not self.record_digest:
+                raise DownloadError(
+                    f"could not download {url}: the server announces no length (no "
+                    "Content-Length, no chunked transfer), so a transfer cut short could not "
+                    "be told from a whole one; give the file's sha256 to check it.")
+            with contextlib.ExitStack() as stack:
+                out = output_file if hasattr(output_file, "write") else \
+                    stack.enter_context(open(output_file, "wb"))
+                for chunk in response.iter_content(chunk_size=_CHUNK):
+                    out.write(chunk)
 
 
 def _reason(error):

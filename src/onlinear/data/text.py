@@ -353,7 +353,8 @@ def _files(path, keep=lambda name: True, max_file_size=MAX_FILE_SIZE,
                 yield tuple(relative.split(os.sep)), content
         return
     try:
-        archive = tarfile.open(path, "r:*")
+        with reading(path):  # (a cut gzip stream can end inside the first member's header)
+            archive = tarfile.open(path, "r:*")
     except tarfile.ReadError as error:
         raise FileFormatError(path, f"neither a folder nor a tar archive ({error})") from None
     with reading(path), archive:

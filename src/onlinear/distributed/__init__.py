@@ -11,7 +11,8 @@ never on a pool of our own:
 * one model trained over the partitions of a ``dask.array``, a ``dask.dataframe`` or a list of
   LIBSVM files by iterative parameter mixing (McDonald, Hall & Mann 2010):
   :class:`ParameterMixing` (:mod:`.parameter_mixing`), mixing by :func:`mix_models`
-  (:mod:`.mixing`), data placed by :mod:`.shards`.
+  (:mod:`.mixing`), data placed by :mod:`.shards`; a worker lost mid-epoch costs its work,
+  done again on the workers left (or a :class:`LostWorkerError` after a stated time-out).
 
 ``import onlinear`` and ``import onlinear.distributed`` never import dask: it is imported when a
 cluster is used (:func:`require_dask` raises a clear ``ImportError`` when it is missing), and
@@ -19,6 +20,6 @@ cluster is used (:func:`require_dask` raises a clear ``ImportError`` when it is 
 """
 from .engine import require_dask
 from .mixing import check_mixable, mix_models, mixing_weights
-from .parameter_mixing import ParameterMixing
+from .parameter_mixing import LostWorkerError, ParameterMixing
 
-__all__ = ["ParameterMixing", "check_mixable", "mix_models", "mixing_weights", "require_dask"]
+__all__ = ["LostWorkerError", "ParameterMixing", "check_mixable", "mix_models", "mixing_weights", "require_dask"]

@@ -75,6 +75,14 @@ class InProcess:
         """The values behind ``handles``."""
         return list(handles)
 
+    def failed(self, handles, timeout):
+        """The positions of ``handles`` whose work was lost (none here: nothing is lost)."""
+        return []
+
+    def lost(self, handle):
+        """Whether the value behind ``handle`` is gone (never here)."""
+        return False
+
     def release(self, handles):
         """Forget ``handles`` (nothing to free here)."""
 
@@ -102,8 +110,10 @@ class OnDask:
         return self.client.scatter(list(values), hash=False)
 
     def broadcast(self, value):
-        """Scatter ``value`` to every worker once; the tasks of every shard read that copy."""
-        return self.client.scatter(value, broadcast=True, hash=False)
+        """Scatter ``value`` to one worker; the tasks of every shard fetch it from there, once
+        a worker.  (Not ``scatter(broadcast=True)``, which waits without a time-out for every
+        worker, a lost one too.)"""
+        return self.client.scatter(value, hash=False)
 
     def map(self, function, handles, *args):
         """Futures of ``function(handle, *args)``, one task per shard, each where its shard is
@@ -113,6 +123,25 @@ class OnDask:
     def gather(self, handles):
         """The values behind the futures ``handles`` (the first failure raises)."""
         return self.client.gather(handles)
+
+    def failed(self, handles, timeout):
+        """Wait at most ``timeout`` seconds for the futures ``handles`` to finish or fail, and
+        return the positions of those that failed (a task lost with its worker, or whose input
+        was).  Raises ``TimeoutError`` if some are still running then."""
+        import distributed
+
+        try:
+            distributed.wait(handles, timeout=max(timeout, 0.0))
+        except TimeoutError:
+            raise
+        except Exception:  # noqa: BLE001 - (FuturesCancelledError: a future lost its input)
+            pass
+        return [i for i, future in enumerate(handles) if future.status != "finished"]
+
+    def lost(self, handle):
+        """Whether the value behind the future ``handle`` is gone (its worker was lost and the
+        scheduler cannot compute it again: scattered data) or its computation failed."""
+        return handle.status in ("lost", "error", "cancelled")
 
     def release(self, handles):
         """Let the cluster free ``handles``."""

@@ -47,10 +47,14 @@ class ParameterMixing:
     error-weighted mixing converges.  One-vs-rest Perceptrons satisfy it output by output.
     Other additive learners (PA, MIRA, …) are mixed the same way, without a theorem of ours.
 
-    A worker lost during a fit is left to the scheduler: a shard computed from a dask array or
-    data frame, or read from a file, is computed again from its graph; scattered ``(X, y)``
-    pairs have no graph, so losing their only copy fails the fit (not tested: the lost-worker
-    test covers experiment grids).
+    A worker lost during a fit costs its work, not the fit: an epoch whose shards' work was
+    lost (a task that died with its worker, or whose shard or model did) runs again on the
+    workers left — a shard computed from a dask array or data frame, or read from a file, is
+    computed again from its graph by the scheduler; a scattered ``(X, y)`` pair is scattered
+    again from the data given to :meth:`fit` — and ends with the very model of an undisturbed
+    run (each shard's epoch is deterministic).  If an epoch is not done within
+    ``lost_worker_timeout`` seconds of its start, the fit stops with a
+    :class:`LostWorkerError` naming the epoch and the shards whose work was lost.
 
     With one shard, iterative parameter mixing is the serial learner: the model, counters and
     predictions equal those of ``estimator`` fitted for ``n_epochs`` epochs on that data, bit for
@@ -70,6 +74,9 @@ class ParameterMixing:
         The mixing coefficients (:func:`onlinear.distributed.mixing_weights`).
     client : distributed.Client or None, default=None
         The Dask cluster to run on; None runs the shards one after another in this process.
+    lost_worker_timeout : float, default=300.0
+        Seconds an epoch may take on the cluster, recovery from lost workers included, before
+        the fit stops with a :class:`LostWorkerError`.
 
     Attributes
     ----------
@@ -98,11 +105,13 @@ class ParameterMixing:
     21873 rounds; test accuracy 0.912
     """
 
-    def __init__(self, estimator, *, n_epochs=1, mixing="uniform", client=None):
+    def __init__(self, estimator, *, n_epochs=1, mixing="uniform", client=None,
+                 lost_worker_timeout=300.0):
         self.estimator = estimator
         self.n_epochs = n_epochs
         self.mixing = mixing
         self.client = client
+        self.lost_worker_timeout = lost_worker_timeout
 
     def fit(self, X, y=None, *, classes=None, n_features=None):
         """Run every epoch (:meth:`iter_fit`) and keep the last mixed model.
@@ -135,32 +144,77 @@ class ParameterMixing:
         if self.mixing not in MIXING:
             raise ValueError(f"mixing must be one of {', '.join(map(repr, MIXING))}; got "
                              f"{self.mixing!r}.")
+        timeout = self.lost_worker_timeout
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float, np.number)) \
+                or not timeout > 0:
+            raise ValueError(f"lost_worker_timeout must be a positive number of seconds; got "
+                             f"{timeout!r}.")
         check_mixable(self.estimator)
         runner = runner_for(self.client)
         shards = place(X, y, runner, classes=classes, n_features=n_features)
-        model = _started(self.estimator, shards.classes, shards.n_features)
-        check_mixable(model)
-        prepared = runner.map(_validated, shards.handles, model)
-        runner.release(shards.handles)
+        start = _started(self.estimator, shards.classes, shards.n_features)
+        check_mixable(start)
+        prepared = runner.map(_validated, shards.handles, start)
+        pairs = list(X) if isinstance(X, (list, tuple)) and all(
+            isinstance(item, tuple) for item in X) else None
+
+        def prepare_again(i):
+            """Shard i validated again, its data scattered again if it was lost with it."""
+            if runner.lost(shards.handles[i]):
+                if pairs is None:  # (a computed shard is recomputed by the scheduler)
+                    return False
+                shards.handles[i] = runner.put([pairs[i]])[0]
+            prepared[i] = runner.map(_validated, [shards.handles[i]], start)[0]
+            return True
+
         self.n_shards_ = len(prepared)
         rows = []
+        model = start
         try:
             for epoch in range(1, self.n_epochs + 1):
-                model, epoch_rows = self._epoch(runner, prepared, model, epoch)
+                model, epoch_rows = self._epoch(runner, prepared, prepare_again, model, epoch)
                 rows.extend(epoch_rows)
                 self.estimator_, self.history_ = model, Table(rows)
                 yield epoch, model
         finally:
             runner.release(prepared)
+            runner.release(shards.handles)
 
-    def _epoch(self, runner, prepared, model, epoch):
+    def _learned(self, runner, prepared, prepare_again, sent, epoch):
+        """Every shard's ``(model, seconds)`` of the epoch, its lost work done again on the
+        workers left (:class:`ParameterMixing`), or :class:`LostWorkerError` once
+        ``lost_worker_timeout`` has passed."""
+        deadline = time.monotonic() + self.lost_worker_timeout
+        lost = set()
+        while True:
+            handle = runner.broadcast(sent)
+            futures = runner.map(_learn, prepared, handle)
+            try:
+                failed = runner.failed(futures, deadline - time.monotonic())
+            except TimeoutError:
+                failed = [i for i, f in enumerate(futures) if runner.lost(f)] or None
+            if failed == []:
+                results = runner.gather(futures)
+                runner.release(futures)
+                runner.release(handle)
+                return results
+            runner.release(futures)
+            runner.release(handle)
+            lost.update(failed or [])
+            redone = [prepare_again(i) for i in (failed or []) if runner.lost(prepared[i])]
+            if failed is None or time.monotonic() >= deadline or not all(redone):
+                raise LostWorkerError(
+                    f"parameter mixing stopped in epoch {epoch}: the work of shard(s) "
+                    f"{sorted(lost) or 'still running'} was lost with a worker and not done "
+                    f"again within lost_worker_timeout={self.lost_worker_timeout} s (workers "
+                    f"now: {runner.workers}).")
+
+    def _epoch(self, runner, prepared, prepare_again, model, epoch):
         sent = fresh_copy(model)
         sent._counts[:] = 0  # the shards count this epoch only: the weights of the mixing
         on_cluster = hasattr(runner, "client")
         size = payload_bytes(sent) if on_cluster else 0
-        handle = runner.broadcast(sent)
-        results = runner.gather(runner.map(_learn, prepared, handle))
-        runner.release(handle)
+        results = self._learned(runner, prepared, prepare_again, sent, epoch)
         models = [m for m, _ in results]
         weights = mixing_weights(self.mixing, models)
         if all(m._counts[UPDATES] == 0 for m in models) and len(models) > 1:
@@ -184,6 +238,18 @@ class ParameterMixing:
     def score(self, X, y):
         """``estimator_.score(X, y)``: the mean accuracy."""
         return self.estimator_.score(X, y)
+
+
+class LostWorkerError(RuntimeError):
+    """Parameter mixing could not finish an epoch within its ``lost_worker_timeout``: work was
+    lost with a worker and not done again in time.  The message names the epoch and the
+    shards.
+
+    Parameters
+    ----------
+    message : str
+        What was lost, and when.
+    """
 
 
 def _started(estimator, classes, n_features):

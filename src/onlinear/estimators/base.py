@@ -44,6 +44,7 @@ from .checks import (
     row_norm,
     row_scale_error,
 )
+from .invariants import check_counters, check_model_array, check_primal_store, check_scalar
 from .locking import _lock_methods, _ModelLock
 #: What the estimators take as rows: array-likes or scipy sparse matrices (CSR is used as it is).
 MatrixLike = ArrayLike | sp.spmatrix | sp.sparray
@@ -153,6 +154,47 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         state.pop("_lock", None)  # a lock can be neither pickled nor copied: a fresh one later
         state.pop("_fast", None)  # (compiled entry points: rebuilt on the next call)
         return state
+
+    def __setstate__(self, state):
+        """Unpickling runs :func:`onlinear.load`'s checks (:meth:`_check_started`) on a started
+        model before it is used: a pickle whose arrays do not fit (a state array of one row,
+        short counters, empty parameters) or that is no model the engine could have made is
+        refused with a ``ValueError``, never handed to the compiled core.  The attributes
+        derived from the hyperparameters are computed again, not taken from the pickle."""
+        if not isinstance(state, dict):
+            raise ValueError(f"cannot unpickle a {type(self).__name__} from a "
+                             f"{type(state).__name__} state.")
+        if "classes_" in state:
+            probe = object.__new__(type(self))
+            vars(probe).update(state)
+            try:
+                probe._check_started()
+            except (ValueError, TypeError, KeyError, AttributeError, IndexError) as error:
+                raise ValueError(f"this pickle is not a {type(self).__name__} the engine could "
+                                 f"have made: {error}") from None
+            state = {k: v for k, v in vars(probe).items() if k not in ("_lock", "_fast")}
+        super().__setstate__(state)  # (scikit-learn's: its version check)
+
+    def _check_started(self):
+        """The checks :func:`onlinear.load` makes of a started model's attributes, for a model
+        that did not come through it (an unpickled one): hyperparameters, fitted scalars,
+        classes, every array's dtype, shape and finiteness, the derived attributes computed
+        again, and the model's invariants (:meth:`_check_model`).  Raises ``ValueError``."""
+        self._validate_params()
+        for name, kind in self._model_scalars.items():
+            setattr(self, name, check_scalar(name, getattr(self, name, None), kind))
+        if not isinstance(self.classes_, np.ndarray):
+            raise ValueError("classes_ must be an array of labels.")
+        self._check_classes()
+        weights = vars(self).get("_weights")
+        self.__dict__.pop("_data_weight_dtype", None)
+        if isinstance(weights, np.ndarray):
+            self._take_saved_weight_dtype(weights.dtype)
+        free = {}
+        for name, (shape, dtype) in self._model_arrays().items():
+            check_model_array(name, vars(self).get(name), shape, np.dtype(dtype), free)
+        self._restore_derived()
+        self._check_model()
 
     def __setattr__(self, name, value):
         # Any attribute set may rebind an array the per-example context holds, or change
@@ -605,19 +647,26 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """Whether a loaded ``classes_`` is one the estimator could have started with: at
         least two labels, sorted and distinct (labels are encoded by binary search)."""
         classes = self.classes_
+        check_class_labels(classes)
         if classes.ndim != 1 or classes.shape[0] < 2 or not np.array_equal(np.unique(classes),
                                                                            classes):
             raise ValueError(f"classes_ must hold at least two distinct labels in sorted order; "
                              f"got {classes.tolist()!r:.200}.")
 
     def _check_model(self):
-        """Checks of a loaded model's values beyond its arrays' shapes, dtypes and finiteness
-        (which :func:`onlinear.load` makes first): raise ``ValueError`` naming the array."""
-        if np.any(self._state[SCALE] == 0.0):
-            raise ValueError("_state: a lazy scale factor is 0 (the engine never stores one).")
-        if self._step_kind != primal.ADDITIVE and not (
-                np.all(self._weights > 0.0) and np.all(self._state[SCALE] > 0.0)):
-            raise ValueError("_weights: a multiplicative model's weights must be positive.")
+        """The invariants the engine relies on, checked on a loaded or unpickled model after
+        its arrays' shapes, dtypes and finiteness: raise ``ValueError`` naming the array.
+
+        The counters in order (:func:`~onlinear.estimators.invariants.check_counters`), and
+        the engine's store (:meth:`_check_store`)."""
+        check_counters(self.n_seen_, self.n_mistakes_, self.n_updates_)
+        self._check_store()
+
+    def _check_store(self):
+        """The primal store: scales in the engine's range, norms finite and equal to the
+        tracked ones within rounding, multiplicative weights positive
+        (:func:`~onlinear.estimators.invariants.check_primal_store`)."""
+        check_primal_store(self._weights, self._state, self._step_kind != primal.ADDITIVE)
 
     # ------------------------------------------------------------------ training
     @contextmanager
@@ -1223,6 +1272,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             return idx, vals
         if not isinstance(x, np.ndarray):
             x = np.asarray(x)
+        if x.ndim == 0:  # (None, a number: ascontiguousarray would make it a row of one)
+            raise ValueError(f"x must be one example (a 1-D array of numbers); got "
+                             f"{'None' if x.item() is None else type(x.item()).__name__}.")
         if x.dtype.kind == "c":
             _refuse_complex(x)
         x = np.ascontiguousarray(x, dtype=np.float64)

@@ -34,8 +34,10 @@ from .._core import ellipsoid as ee
 from .._core.counters import NO_PREDICTIONS
 from .._core.rows import csr_arrays, read_only_rows
 from ..rules import ellipsoid as rule  # module-qualified: the classes below reuse the names
+from ..rules.layout import SCALE
 from ..rules.table import parameter_vector
 from .base import OnlineLinearClassifier, _Unweighted
+from .invariants import check_positive_definite
 from .checks import check_memory
 
 _MATRICES = {"auto", "per-class", "stacked", "diagonal"}
@@ -131,6 +133,28 @@ class _Ellipsoid(_Unweighted):
                  ee.STACKED: (n_outputs * n_features, n_outputs * n_features)}.get(
                      layout, (n_outputs * n_features, n_features))
         return {**arrays, "_metric": (shape, np.float64)}
+
+    def _check_store(self):
+        """The ellipsoid engine's store: ``w``'s scale 1 (no ellipsoid step rescales w), its
+        norm finite; the metric positive definite — the diagonal layout's entries positive
+        under a positive lazy factor, each full block symmetric with a Cholesky
+        factor (every step keeps ``P`` positive definite: Yang, Jin & Ye, Eqs. (10)–(11))."""
+        if np.any(self._state[SCALE] != 1.0):
+            raise ValueError("_state: the weights' scale of an ellipsoid model is 1 (no step "
+                             "rescales w).")
+        with np.errstate(over="ignore", invalid="ignore"):
+            if not np.isfinite(np.einsum("jr,jr->", self._weights, self._weights)):
+                raise ValueError("_weights: the weights' norm overflows (weights too large "
+                                 "for the engine).")
+        if self._layout == ee.DIAGONAL:
+            if not np.all(self._metric > 0.0):
+                raise ValueError("_metric: a diagonal metric's entries must be positive (the "
+                                 "engine's metrics are positive definite).")
+            if not np.all(self._state[ee.DIAGONAL_SCALE] > 0.0):
+                raise ValueError("_state: a diagonal metric's lazy factor must be positive.")
+        else:
+            d = self._metric.shape[1]
+            check_positive_definite("_metric", self._metric.reshape(-1, d, d))
 
     def _check_model(self):
         super()._check_model()

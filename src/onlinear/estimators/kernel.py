@@ -50,6 +50,7 @@ from ..rules.layout import SCALE
 from . import docstrings
 from .base import OnlineLinearClassifier, _Unweighted
 from .checks import _DTYPES, canonical_csr
+from .invariants import check_scale_range, check_size
 from .passive_aggressive import PassiveAggressive, SupportClassPA
 from .ultraconservative import (
     MIRA,
@@ -316,6 +317,26 @@ class KernelLearner(OnlineLinearClassifier):
             raise ValueError(f"_n_support={self._n_support} is not within the support capacity "
                              f"[0, {self._coef.shape[0]}].")
         super()._check_model()
+
+    def _check_store(self):
+        """The dual store: the kernel resolved (``gamma_`` present: a started model has seen
+        data); every output's scale in the engine's range; the stored squared norms
+        ``_support_sq`` those of the support vectors within rounding; the kernel of every
+        support vector with itself in the range the rules can use (the rows were checked so
+        when they were learned: :meth:`_check_finite_kernel`; the Gaussian's values are in
+        [0, 1] whatever gamma)."""
+        if self._kind is None:
+            raise ValueError("gamma_: a started kernel model has resolved its kernel (gamma_ "
+                             "is missing).")
+        check_scale_range("_state", self._state[SCALE])
+        n = self._n_support
+        support = self._support[:, :n]
+        with np.errstate(over="ignore", invalid="ignore"):
+            squares = np.einsum("js,js->s", support, support)
+        check_size("_support_sq (the support vectors' squared norms)", self._support_sq[:n],
+                   squares)
+        if self._kind == POLY:
+            self._check_poly_squares(squares)
 
     def _model(self):
         return (self._support, self._support_sq, self._coef, self._acc, self._n_support)

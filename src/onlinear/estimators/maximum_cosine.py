@@ -52,6 +52,14 @@ class ROMMA(_MaximumCosineBase):
 
     ``coef_`` holds the unit direction of u; ``cosine_bound_`` its norm ‖u‖.
 
+    Ties: a margin of exactly 0 is a mistake (``z(u·a) ≤ 0``: the example is learned), on
+    dense and CSR rows alike.  Which side of 0 a margin falls on is that of the computed score,
+    and the dense pass sums a row's products in another order than the CSR pass (vectorized;
+    :mod:`onlinear._core.primal`): a row whose exact margin is 0 but whose products round
+    (non-integral values) can score ±1e-16 on one path and 0 on the other, and then be learned
+    on one path only.  Rows whose products are exact (small integers, dyadic values) take the
+    same side on both.
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes

@@ -47,6 +47,7 @@ from ..rules import simultaneous as rules
 from ..tasks import Blocks, Multiclass, Multilabel, Ordinal
 from ..tasks.multilabel import classes_of, read_one, read_targets
 from .base import MatrixLike, OnlineLinearClassifier
+from .invariants import check_counters, check_scale_range, check_size
 from .checks import _DTYPES, canonical_csr, check_class_labels, check_memory, check_rows
 
 __all__ = ["SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", "BlockLearner",
@@ -121,12 +122,25 @@ class _Simultaneous(OnlineLinearClassifier):
                              "Fix the number of features in advance.")
 
     def _check_model(self):
+        """The counters in order; the additive form's scale 1 (it never rescales); the
+        multiplicative form's weights positive and its scale ``1/mass`` of them, in the
+        engine's range (:func:`~onlinear.estimators.invariants.check_scale_range`); the true
+        weights' norm finite."""
+        check_counters(self.n_seen_, self.n_mistakes_, self.n_updates_)
         scale = getattr(self, "_scale", np.ones(1))
-        if self._kind == rules.UPDATE_MULTIPLICATIVE and not (
-                np.all(self._weights > 0.0) and np.all(scale > 0.0)):
+        with np.errstate(over="ignore", invalid="ignore"):
+            if not np.isfinite(np.sum(np.square(self._weights))
+                               * scale[0] * scale[0]):
+                raise ValueError("_weights: the weights' norm overflows (weights too large for "
+                                 "the engine).")
+        if self._kind != rules.UPDATE_MULTIPLICATIVE:
+            if np.any(scale != 1.0):
+                raise ValueError("_scale: the additive form's scale is 1 (it never rescales).")
+            return
+        if not (np.all(self._weights > 0.0) and np.all(scale > 0.0)):
             raise ValueError("_weights: a multiplicative model's weights must be positive.")
-        if np.any(scale == 0.0):
-            raise ValueError("_scale: the lazy scale factor is 0 (the engine never stores one).")
+        check_scale_range("_scale", scale)
+        check_size("_scale (1 / the weights' mass)", 1.0 / scale[0], self._weights.sum())
 
     @property
     def intercept_(self):
@@ -387,6 +401,7 @@ default="simproj"
     _model_scalars = {**_Simultaneous._model_scalars, "multilabel_": bool, "_label_kind": str}
 
     def _check_classes(self):
+        check_class_labels(self.classes_)
         if self.multilabel_:  # one label is a multilabel problem (relevant or not)
             if self.classes_.ndim != 1 or self.classes_.shape[0] < 1 or not np.array_equal(
                     np.unique(self.classes_), self.classes_):
@@ -789,6 +804,7 @@ default="simproj"
 
     def _check_classes(self):
         # the rank order, as given: distinct labels, not necessarily sorted
+        check_class_labels(self.classes_)
         if self.classes_.ndim != 1 or self.classes_.shape[0] < 2 or \
                 np.unique(self.classes_).shape[0] != self.classes_.shape[0]:
             raise ValueError(f"classes_ must hold at least two distinct labels (the rank "

@@ -23,7 +23,7 @@ Scale: x → c·x changes nothing but the units of u (1/c) and of the certificat
 predictions are the same at every scale the estimators accept (tested from 2^-495 to 2^495).
 """
 from libc.stdint cimport int64_t
-from libc.math cimport fabs, sqrt
+from libc.math cimport INFINITY, fabs, hypot, sqrt
 
 from .._core._store cimport FIRST_RULE_ROW, squared_norm
 from ._params cimport MaximumCosineParams, NarommaParams, RommaParams
@@ -35,6 +35,8 @@ cdef Py_ssize_t _CERT = FIRST_RULE_ROW
 # |cos(w, a)| above 1 − this counts as collinear (our tolerance for the test of step 4 of
 # Bshouty & Haddad-Zaknoon's Fig. 1, which the paper states as an exact equality).
 cdef double _COLLINEAR = 1e-12
+# a quotient beyond this is taken divided through (see romma_steps)
+cdef double _HUGE = 1e300
 
 
 cdef inline void _initialize(Py_ssize_t m, Py_ssize_t r, double z, double *tau, double *state,
@@ -101,12 +103,25 @@ cdef void romma_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q
         if gap <= _COLLINEAR * q:
             continue
         c = (q - margin * rho) / gap
-        d_rho = (z * rho - projection) / gap
-        length = _length(c, d_rho, projection, gap)
-        if length > 0.0:
-            factor[r] = c / norm_w
-            tau[r] = d_rho
-            state[_CERT * m + r] = rho / length
+        along = z * rho - projection  # dρ·gap
+        if fabs(along) <= _HUGE * gap:
+            d_rho = along / gap
+            length = _length(c, d_rho, projection, gap)
+            if length > 0.0:
+                factor[r] = c / norm_w
+                tau[r] = d_rho
+                state[_CERT * m + r] = rho / length
+        else:
+            # dρ overflows (‖a‖ tiny against 1/ρ: rows of extreme ratio): the same direction
+            # and certificate divided through by |dρ| = |along|/gap, which is finite
+            shrink = gap / fabs(along)
+            c = c * shrink
+            d_rho = 1.0 if along > 0.0 else -1.0
+            length = _length(c, d_rho, projection, gap)
+            if length > 0.0:
+                factor[r] = c / norm_w
+                tau[r] = d_rho
+                state[_CERT * m + r] = (rho * shrink) / length
 
 
 cdef void naromma_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
@@ -148,8 +163,12 @@ cdef void naromma_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double
         gap = q - g * g
         if gap <= 0.0:
             continue
-        tau[r] = z * norm_w * (rho - g) / (q - g * rho)
-        state[_CERT * m + r] = rho / sqrt(1.0 + (g - rho) * (g - rho) / gap)
+        tau[r] = z * norm_w * (rho - g) / (q - g * rho)  # (inf: the engine takes the row)
+        grown = (g - rho) * (g - rho) / gap
+        if grown < INFINITY:
+            state[_CERT * m + r] = rho / sqrt(1.0 + grown)
+        else:  # (rows of extreme ratio: the same value without the overflowing square)
+            state[_CERT * m + r] = rho / hypot(1.0, (g - rho) / sqrt(gap))
 
 
 cdef void maximum_cosine_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
