@@ -476,3 +476,68 @@ def test_report_of_results_in_memory(tmp_path):
     for r in results:
         assert f"## `{r.experiment.id}`" in text and f"{r.seconds:.1f}" in text
     assert "| crammer-singer-table4" not in text or "within noise" in text
+
+
+def test_seeds_as_a_range_a_list_or_an_offset(tmp_path):
+    """``--seeds`` names the seeds (a range or a list) and ``--seed-offset`` shifts them; the
+    per-seed values in the CSV are those of the seeds named."""
+    out = tmp_path / "out"
+    done = onlinear_cli("reproduce", "matsushima-fig1", "--quick", "--seeds", "3,7",
+                        "--out", out)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((out / "matsushima-fig1.json").read_text())["seeds"] == [3, 7]
+    assert "seeds 3, 7" in done.stdout
+    done = onlinear_cli("reproduce", "matsushima-fig1", "--quick", "--seeds", "2",
+                        "--seed-offset", "10", "--out", out)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((out / "matsushima-fig1.json").read_text())["seeds"] == [10, 11]
+    done = onlinear_cli("reproduce", "crammer-singer-table4", "--quick", "--seeds", "4-5",
+                        "--out", out)
+    assert done.returncode == 0, done.stderr
+    saved = Table.from_csv((out / "crammer-singer-table4.csv").read_text())
+    runs = Table.from_csv((out / "crammer-singer-table4-runs.csv").read_text())
+    assert set(runs.column("seed")) == {4, 5}
+    row = saved.where(item="MIRA", group="error % (epoch 1)")[0]
+    per_seed = [r["error"] for r in runs if r["algorithm"] == "MIRA" and r["epoch"] == 1]
+    assert sorted(float(v) for v in str(row["values"]).split(";")) == pytest.approx(
+        sorted(per_seed), rel=1e-5)
+    # other seeds, other orders: the per-seed values differ from seeds 0 and 1
+    base = quick("crammer-singer-table4").comparison.where(item="MIRA",
+                                                         group="error % (epoch 1)")[0]
+    assert base["values"] != row["values"]
+
+
+def test_quick_report_structure():
+    """The CI's check of the report: every experiment's quick run assembled into the report,
+    whose structure (source commit, rule, summary with its totals, a section per experiment
+    with its provenance, magnitude columns, claims, protocol and figure) is checked."""
+    import re
+    import tempfile
+    from pathlib import Path
+
+    results = [quick(id) for id in IDS]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "reproduction.md"
+        text = reproduce.report(results, path, command="onlinear reproduce --all --quick")
+        figures = sorted(p.name for p in (Path(folder) / "reproduction").iterdir())
+    assert text.startswith("# Reproducing the papers")
+    assert re.search(r"\*\*Source\.\*\* The runs were made at commit \S+", text)
+    assert "**Verdict rule.**" in text and "|z| ≤ 2" in text and "**Not reproduced.**" in text
+    summary = [line for line in text.splitlines() if line.startswith("| [`")]
+    assert [re.match(r"\| \[`([^`]+)`\]", line).group(1) for line in summary] == IDS
+    total = next(line for line in text.splitlines() if line.startswith("| **total** |"))
+    cells = [int(v) for v in total.strip("| ").split("|")[1:] if v.strip()]
+    assert cells[:3] == [sum(r.counts[v] for r in results) for v in VERDICTS]
+    assert sum(cells[:3]) == sum(len(r.comparison) for r in results) > 0
+    sections = text.split('<a id="')[1:]
+    assert len(sections) == len(IDS)
+    for id, section in zip(IDS, sections):
+        assert section.startswith(f'{id}"></a>')
+        assert re.search(r"Provenance: commit \S+; onlinear .*numpy .*; data: .*machine: ",
+                         section), id
+        assert "<summary>Protocol</summary>" in section
+        if len(quick(id).comparison):
+            assert "| n | d | d/paper | z | verdict | order | source |" in section, id
+        if quick(id).figure is not None:
+            assert f"![{id}](reproduction/{id}.png)" in section
+    assert figures == sorted(f"{id}.png" for id in IDS if quick(id).figure is not None)

@@ -87,6 +87,24 @@ def cell(group, item, quantity, paper, values, source, test_size=None, tolerance
             "source": source, "test_size": test_size, "tolerance": tolerance}
 
 
+def printed_numbers(printed):
+    """The numbers of a transcription kept as printed strings (``"4.60"`` → 4.6, ``"1891"`` →
+    1891), in the same nesting of dicts, tuples and lists; anything else is returned as is.
+
+    Examples
+    --------
+    >>> printed_numbers({"MIRA": (("4.60", "4.0"), ("7229",))})
+    {'MIRA': ((4.6, 4.0), (7229,))}
+    """
+    if isinstance(printed, str):
+        return float(printed) if "." in printed else int(printed)
+    if isinstance(printed, dict):
+        return {key: printed_numbers(value) for key, value in printed.items()}
+    if isinstance(printed, (tuple, list)):
+        return type(printed)(printed_numbers(value) for value in printed)
+    return printed
+
+
 def mean(values):
     return float(np.mean(values))
 

@@ -346,8 +346,8 @@ def fig2(quick, seeds):
 EXPERIMENTS = [
     Experiment("yang-jin-ye-fig1", YANG_JIN_YE, "Fig. 1 (USPS, Letter, Shuttle)",
                "PA, MIRA and IELLIP: test error and updates after epochs 1–3", fig1,
-               ("usps", "letter-uci", "shuttle"), default_seeds=3),
+               ("usps", "letter-uci", "shuttle"), default_seeds=10),
     Experiment("yang-jin-ye-fig2", YANG_JIN_YE, "Fig. 2 (b trade-off)",
                "IELLIP with b ∈ {0.1, 0.3, 0.6, 0.9} under five readings of Algorithm 2, "
-               "normalized by MIRA", fig2, ("usps", "letter-uci", "shuttle"), default_seeds=3),
+               "normalized by MIRA", fig2, ("usps", "letter-uci", "shuttle"), default_seeds=10),
 ]
