@@ -66,13 +66,15 @@ def test_quick_run_structure(id):
     record = result.provenance
     assert record["commit"] and set(record["versions"]) >= {"onlinear", "numpy", "scipy"}
     assert all(len(digest) == 64 for digest in record["data"].values())
-    assert result.claims and all(c.status in ("holds", "fails") for c in result.claims)
+    assert result.claims and all(c.status in ("holds", "holds, not significant", "fails")
+                                 for c in result.claims)
     # a plot wherever the paper has a figure
     if "Fig." in e.target:
         assert result.figure is not None, e.target
     counts = result.counts
     assert sum(counts[v] for v in VERDICTS) == len(result.comparison)
-    assert counts["claims hold"] + counts["claims fail"] == len(result.claims)
+    assert counts["claims hold"] + counts["claims not significant"] + counts["claims fail"] \
+        == len(result.claims)
     text = result.to_text()
     assert id in text and "verdict:" in text and "quick mode" in text
     markdown = result.to_markdown()
@@ -541,3 +543,31 @@ def test_quick_report_structure():
         if quick(id).figure is not None:
             assert f"![{id}](reproduction/{id}.png)" in section
     assert figures == sorted(f"{id}.png" for id in IDS if quick(id).figure is not None)
+
+
+def test_claims_are_paired_tests_over_seeds():
+    """A claim comparing algorithms run on the same seeds carries a one-sided paired test: a
+    difference on the means that the seeds do not support holds only "without significance"."""
+    from onlinear.reproduce import Claim
+    from onlinear.reproduce._framework import paired_test
+
+    p, text = paired_test([1.0, 2.0, 3.0, 4.0], [1.1, 2.2, 3.1, 4.2])
+    assert p < 0.05 and "4/4 seeds" in text
+    p, _ = paired_test([1.0, 2.0, 3.0, 4.0], [1.5, 1.6, 3.4, 3.9])  # mean −0.1, mixed signs
+    assert p > 0.05
+    assert paired_test([1.0, 2.0], [2.0, 3.0])[0] == 0.0  # the same difference every seed
+    assert paired_test([3.0, 4.0], [2.0, 3.0])[0] == 1.0
+    assert paired_test([1.0], [2.0])[0] is None
+    weak = Claim("a < b", "§1", True, "", p_value=0.3)
+    assert weak.status == "holds, not significant" and not weak.significant
+    assert Claim("a < b", "§1", True, "", p_value=0.01).status == "holds"
+    assert Claim("a < b", "§1", False, "", p_value=0.01).status == "fails"
+    # the experiments' claims carry their tests and their quantitative part
+    table4 = quick("crammer-singer-table4")
+    first = claim(table4, "MIRA's error after one epoch")
+    assert first.p_value is not None and "paired over 2 seeds" in first.evidence
+    half = claim(table4, "about half the Perceptron's updates")
+    ratios = [float(v.split()[1]) for v in half.evidence.split(" (paper")[0].split(", ")]
+    assert half.holds == all(0.4 <= r <= 0.6 for r in ratios)
+    spa = claim(quick("matsushima-table4"), "USPS: SPA-II has a lower error than PA-II")
+    assert spa.p_value is not None and "paired over" in spa.evidence

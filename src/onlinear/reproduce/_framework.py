@@ -186,9 +186,13 @@ def verdict(cells):
     return cells
 
 
+SIGNIFICANCE = 0.05
+"""Level of the one-sided paired tests over seeds that back a claim comparing algorithms."""
+
+
 @dataclass(frozen=True)
 class Claim:
-    """A qualitative claim of the paper, tested on our numbers.
+    """A claim of the paper, tested on our numbers.
 
     Parameters
     ----------
@@ -197,22 +201,64 @@ class Claim:
     source : str
         Where the paper makes it (section, table or figure).
     holds : bool
-        Whether it holds on our means.
+        Whether it holds on our means (and its quantitative part, where it has one).
     evidence : str
         The numbers the test looked at.
+    p_value : float or None
+        One-sided p-value of the paired test over seeds behind it (:func:`paired_test`), or
+        None for a claim not tested over seeds; a claim that holds on the means with
+        p > :data:`SIGNIFICANCE` is reported as not significant.
     """
 
     statement: str
     source: str
     holds: bool
     evidence: str
+    p_value: float = None
 
     def __post_init__(self):
         object.__setattr__(self, "holds", bool(self.holds))  # numpy booleans → bool
+        if self.p_value is not None:
+            object.__setattr__(self, "p_value", float(self.p_value))
+
+    @property
+    def significant(self):
+        return self.p_value is None or self.p_value <= SIGNIFICANCE
 
     @property
     def status(self):
-        return "holds" if self.holds else "fails"
+        if not self.holds:
+            return "fails"
+        return "holds" if self.significant else "holds, not significant"
+
+
+def paired_test(smaller, larger):
+    """One-sided paired test over seeds that ``smaller`` is below ``larger`` (the values of two
+    algorithms on the same seeds, in the same order): ``(p_value, text)``.
+
+    A paired t test (scipy.stats.ttest_rel); when every seed's difference is the same, the
+    p-value is 0 if it has the claimed sign and 1 otherwise; None with fewer than two seeds.
+
+    Examples
+    --------
+    >>> p, text = paired_test([1.0, 2.0, 3.0], [1.5, 2.4, 3.6])
+    >>> round(p, 4), text
+    (0.0123, 'paired over 3 seeds: mean difference -0.50, 3/3 seeds in the claimed direction, p = 0.012')
+    """
+    from scipy import stats
+
+    a, b = np.asarray(smaller, dtype=float), np.asarray(larger, dtype=float)
+    diff = a - b
+    n = diff.size
+    agree = int(np.sum(diff < 0))
+    if n < 2:
+        return None, f"one seed: difference {diff.mean():+.2f}, no test"
+    if np.ptp(diff) == 0:
+        p = 0.0 if diff[0] < 0 else 1.0
+    else:
+        p = float(stats.ttest_rel(a, b, alternative="less").pvalue)
+    return p, (f"paired over {n} seeds: mean difference {diff.mean():+.2f}, {agree}/{n} seeds "
+               f"in the claimed direction, p = {p:.2g}")
 
 
 @dataclass
@@ -333,13 +379,15 @@ class Result:
     @property
     def counts(self):
         """``{verdict: number of cells}``, the cells not reproduced that keep the paper's
-        ordering, and the claims that hold and fail."""
+        ordering, and the claims that hold (significantly), hold without significance and
+        fail."""
         verdicts = self.comparison.column("verdict")
         out = {v: verdicts.count(v) for v in VERDICTS}
         out[SAME_ORDERING] = sum(1 for row in self.comparison
                                  if row.get("verdict") in (NOT_REPRODUCED, FAR_OFF)
                                  and _flag(row.get("ordering")))
-        out["claims hold"] = sum(c.holds for c in self.claims)
+        out["claims hold"] = sum(c.holds and c.significant for c in self.claims)
+        out["claims not significant"] = sum(c.holds and not c.significant for c in self.claims)
         out["claims fail"] = sum(not c.holds for c in self.claims)
         return out
 
@@ -349,7 +397,8 @@ class Result:
         cells = (", ".join(f"{c[v]} {v}" for v in VERDICTS)
                  + f" ({c[SAME_ORDERING]} of those not reproduced in the paper's order)"
                  if len(self.comparison) else "no printed numbers")
-        return (f"{cells}; claims: {c['claims hold']} hold, {c['claims fail']} fail"
+        return (f"{cells}; claims: {c['claims hold']} hold, {c['claims not significant']} hold "
+                f"without significance, {c['claims fail']} fail"
                 f"{' (quick mode)' if self.quick else ''}")
 
     def provenance_line(self):

@@ -24,8 +24,8 @@ from ._framework import (
 
 def _claims_table(result):
     return Table([{"statement": c.statement, "source": c.source, "status": c.status,
-                   "evidence": c.evidence} for c in result.claims],
-                 ["statement", "source", "status", "evidence"])
+                   "evidence": c.evidence, "p_value": c.p_value} for c in result.claims],
+                 ["statement", "source", "status", "evidence", "p_value"])
 
 
 def _files(result, folder):
@@ -124,9 +124,10 @@ def report(results, path=None, *, command="onlinear reproduce --all --report doc
         f"paper. † marks verdicts from fewer than {ENOUGH_SEEDS} seeds.", "",
         "| experiment | paper | target | mode | orders | wall time (s) | "
         + " | ".join(VERDICTS) + " | of those not reproduced: same ordering | claims hold | "
-        "claims fail |",
-        "|:---|:---|:---|:---|---:|---:|" + "---:|" * (len(VERDICTS) + 3)]
-    totals = dict.fromkeys((*VERDICTS, SAME_ORDERING, "claims hold", "claims fail"), 0)
+        "claims hold, not significant | claims fail |",
+        "|:---|:---|:---|:---|---:|---:|" + "---:|" * (len(VERDICTS) + 4)]
+    totals = dict.fromkeys((*VERDICTS, SAME_ORDERING, "claims hold", "claims not significant",
+                            "claims fail"), 0)
     for r in results:
         c = r.counts
         for key in totals:
@@ -135,7 +136,8 @@ def report(results, path=None, *, command="onlinear reproduce --all --report doc
                      f"{r.experiment.citation} | {r.experiment.target} | "
                      f"{'quick' if r.quick else 'full'} | {len(r.seeds)} | {r.seconds:.1f} | "
                      + " | ".join(str(c[v]) for v in (*VERDICTS, SAME_ORDERING))
-                     + f" | {c['claims hold']} | {c['claims fail']} |")
+                     + f" | {c['claims hold']} | {c['claims not significant']} | "
+                     f"{c['claims fail']} |")
     lines.append("| **total** | | | | | | " + " | ".join(str(totals[k]) for k in totals) + " |")
     lines.append("")
     from ._registry import NOT_REPRODUCED
@@ -191,7 +193,8 @@ def load(folder, id):
              if k not in ("difference", "relative", "sigma", "z", "noise", "verdict",
                           "ordering")} for row in saved]
     comparison = Table(verdict(rows), COMPARISON_COLUMNS)
-    claims = [Claim(row["statement"], row["source"], row["status"] == "holds", row["evidence"])
+    claims = [Claim(row["statement"], row["source"], row["status"] != "fails", row["evidence"],
+                    row.get("p_value"))
               for row in Table.from_csv((folder / f"{id}-claims.csv").read_text(
                   encoding="utf-8"))]
     png = folder / f"{id}.png"
