@@ -233,7 +233,14 @@ def test_yang_jin_ye():
     fig1 = quick("yang-jin-ye-fig1")
     assert claim(fig1, "usps: IELLIP makes fewer updates than PA").holds
     runs = fig1.tables["runs"]
-    assert {r["algorithm"] for r in runs} == {"PA", "MIRA", "IELLIP"}
+    # the three learners, and a second reading of IELLIP beside them (quick mode: one)
+    assert {r["algorithm"] for r in runs} == {"PA", "MIRA", "IELLIP", "IELLIP (t=updates, (15))"}
+    assert not any("t=updates" in c.statement for c in fig1.claims)
+    # volatility: median and range of every learner's last-epoch errors over the seeds
+    usps = next(n for n in fig1.notes if n.startswith("usps: test error after epoch 3"))
+    last = sorted(r["error"] for r in runs if (r["data"], r["algorithm"], r["epoch"])
+                  == ("usps", "PA", 3))
+    assert f"PA median {np.median(last):.2f} [{last[0]:.2f}, {last[-1]:.2f}]" in usps
     assert {r["epoch"] for r in runs} == {1, 2, 3}
     fig2 = quick("yang-jin-ye-fig2")
     assert {r["reading"] for r in fig2.tables["runs"]} == {"t=rounds, (15)", "t=updates, (15)"}
