@@ -589,3 +589,28 @@ def test_claims_are_paired_tests_over_seeds():
     assert half.holds == all(0.4 <= r <= 0.6 for r in ratios)
     spa = claim(quick("matsushima-table4"), "USPS: SPA-II has a lower error than PA-II")
     assert spa.p_value is not None and "paired over" in spa.evidence
+
+
+def test_mnist_table3_is_opt_in(monkeypatch):
+    """Crammer & Singer's MNIST Table 3 is a long run: --all leaves it out unless --long (or
+    long=True), it runs when named; quick mode (USPS, 1 epoch) checks its code path."""
+    e = reproduce.describe("crammer-singer-table3")
+    assert e.opt_in and not any(x.opt_in for x in reproduce.list_experiments()
+                                if x.id != e.id)
+    ran = []
+    monkeypatch.setattr(reproduce, "run", lambda id, **kw: ran.append(id))
+    reproduce.run_all()
+    assert "crammer-singer-table3" not in ran and len(ran) == len(IDS) - 1
+    ran.clear()
+    reproduce.run_all(long=True)
+    assert ran == IDS
+    listed = onlinear_cli("reproduce", "--list").stdout
+    assert "crammer-singer-table3" in listed and "opt-in: --long or by name" in listed
+    assert onlinear_cli("reproduce", "amit-fig7", "--long").returncode == 2
+    result = quick("crammer-singer-table3")
+    assert set(result.comparison.column("group")) == {"error % (epoch 1)", "SP (epoch 1)"}
+    assert {r["epoch"] for r in result.tables["runs"]} == {1}
+    assert result.tables["selection"].column("candidate")[0].startswith(
+        "homogeneous polynomial (x·x')^3")
+    missing = " ".join(t for paper, t, _ in reproduce._registry.NOT_REPRODUCED)
+    assert "Table 3, epochs 2–3" in missing

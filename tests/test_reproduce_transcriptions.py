@@ -55,6 +55,7 @@ def _crammer_singer_rows(words, two_lines):
 
 @pytest.mark.parametrize("words,table,two_lines", [
     (("Table 2", "Chess-Board"), crammer_singer.TABLE2_CHESSBOARD_PRINTED, True),
+    (("Table 3", "MNIST"), crammer_singer.TABLE3_MNIST_PRINTED, False),
     (("Table 4", "USPS"), crammer_singer.TABLE4_USPS_PRINTED, False),
     (("Table 5", "Letter"), crammer_singer.TABLE5_LETTER_PRINTED, True),
 ])

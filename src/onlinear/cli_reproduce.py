@@ -71,6 +71,8 @@ def _parse_seeds(ctx, param, value):
 @click.argument("experiment", required=False)
 @click.option("--list", "list_only", is_flag=True, help="List the experiments and exit.")
 @click.option("--all", "run_every", is_flag=True, help="Run every experiment.")
+@click.option("--long", "long_runs", is_flag=True,
+              help="With --all: also run the opt-in long experiments (e.g. MNIST's Table 3).")
 @click.option("--quick", is_flag=True,
               help="Small subsets, seconds: checks the code path, not the paper's numbers.")
 @click.option("--seeds", callback=_parse_seeds, default=None,
@@ -86,8 +88,8 @@ def _parse_seeds(ctx, param, value):
               help="With --report: build the report from the results saved in this folder "
                    "by earlier --out runs, without running anything.")
 @_clean_errors
-def reproduce_command(experiment, list_only, run_every, quick, seeds, seed_offset, out, report,
-                      saved):
+def reproduce_command(experiment, list_only, run_every, long_runs, quick, seeds, seed_offset,
+                      out, report, saved):
     """Reproduce a paper's table or figure (EXPERIMENT: an id of --list)."""
     from . import reproduce
 
@@ -96,12 +98,16 @@ def reproduce_command(experiment, list_only, run_every, quick, seeds, seed_offse
             raise click.UsageError("--list takes no experiment and no --all.")
         for e in reproduce.list_experiments():
             data = ", ".join(e.data) or "synthetic"
-            click.echo(f"{e.id:24} {e.citation}, {e.target}  [data: {data}]")
+            opt_in = ", opt-in: --long or by name" if e.opt_in else ""
+            click.echo(f"{e.id:24} {e.citation}, {e.target}  [data: {data}{opt_in}]")
             click.echo(f"{'':24} {e.title}")
         return
     if run_every == bool(experiment):
         raise click.UsageError("give one EXPERIMENT (see --list) or --all.")
-    ids = [e.id for e in reproduce.list_experiments()] if run_every else [experiment]
+    if long_runs and not run_every:
+        raise click.UsageError("--long goes with --all (a named experiment always runs).")
+    ids = [e.id for e in reproduce.list_experiments() if long_runs or not e.opt_in] \
+        if run_every else [experiment]
     if experiment is not None and experiment not in reproduce.EXPERIMENTS:
         raise click.UsageError(f"unknown experiment {experiment!r}; see onlinear reproduce "
                                "--list.")
@@ -112,7 +118,7 @@ def reproduce_command(experiment, list_only, run_every, quick, seeds, seed_offse
         if not os.path.isdir(saved):
             raise click.BadParameter(f"no folder {saved}.", param_hint="--from")
         results = [reproduce.load(saved, identifier) for identifier in ids]
-        which = "--all" if run_every else experiment
+        which = ("--all" + (" --long" if long_runs else "")) if run_every else experiment
         # the report names the two commands that made it: the runs, then the assembly
         reproduce.report(results, report, command=(
             f"onlinear reproduce {which} --out {saved}`, then `onlinear reproduce {which} "
@@ -144,7 +150,8 @@ def reproduce_command(experiment, list_only, run_every, quick, seeds, seed_offse
     if out is not None:
         click.echo(f"wrote {len(ids)} experiment(s) into {out}", err=True)
     if report is not None:
-        command = "onlinear reproduce --all" + (" --quick" if quick else "") + (
+        command = "onlinear reproduce --all" + (" --long" if long_runs else "") + (
+            " --quick" if quick else "") + (
             f" --seeds {seed_text}" if seed_text else "") + (
             f" --seed-offset {seed_offset}" if seed_offset else "") + f" --report {report}"
         reproduce.report(results, report, command=command)

@@ -72,11 +72,14 @@ def run(id, quick=False, seeds=None, out=None):
     return result
 
 
-def run_all(quick=False, seeds=None, out=None, ids=None, progress=None):
-    """Run every registered experiment (or those of ``ids``), in registry order; a list of
-    :class:`Result`.  ``progress(experiment)`` is called before each run when given."""
+def run_all(quick=False, seeds=None, out=None, ids=None, progress=None, long=False):
+    """Run every registered experiment (or those of ``ids``), in registry order, the opt-in
+    long ones (:attr:`Experiment.opt_in`) only with ``long``; a list of :class:`Result`.
+    ``progress(experiment)`` is called before each run when given."""
     results = []
-    for experiment in (list_experiments() if ids is None else [describe(i) for i in ids]):
+    chosen = ([e for e in list_experiments() if long or not e.opt_in] if ids is None
+              else [describe(i) for i in ids])
+    for experiment in chosen:
         if progress is not None:
             progress(experiment)
         results.append(run(experiment.id, quick=quick, seeds=seeds, out=out))

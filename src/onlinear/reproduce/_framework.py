@@ -310,6 +310,8 @@ class Experiment:
         Seeded orders of a full run.
     quick_seeds : int
         Seeded orders in quick mode.
+    opt_in : bool
+        A long run that ``--all`` leaves out unless ``--long`` is given (it runs when named).
     """
 
     id: str
@@ -320,6 +322,7 @@ class Experiment:
     data: tuple = ()
     default_seeds: int = 5
     quick_seeds: int = 2
+    opt_in: bool = False
 
     @property
     def citation(self):
