@@ -482,7 +482,7 @@ def test_out_folder_content_and_report_from_it(tmp_path):
     assert result.returncode == 0, result.stderr
     text = report.read_text()
     assert "# Reproducing the papers" in text and "**Verdict rule.**" in text
-    assert "**Not reproduced.**" in text and "Table 3 and Fig. 8 (MNIST)" in text
+    assert "**Not reproduced.**" in text and "Table 3, epochs 2–3, and Fig. 8 (MNIST)" in text
     assert "| [`matsushima-fig1`]" in text and "| quick | 1 |" in text
     assert "![matsushima-fig1](reproduction/matsushima-fig1.png)" in text
     assert (report.parent / "reproduction" / "matsushima-fig1.png").exists()
