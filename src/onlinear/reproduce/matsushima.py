@@ -280,6 +280,11 @@ TABLE5_USPS = {"PA": 5.5, "PA-I": 5.5, "PA-II": 5.5, "SPA": 5.9, "SPA-I": 5.9, "
                "Perc": 1.5}
 
 
+SLOWER_AT_MOST = 1.10
+"""Table 5's SPA/PA time ratios run 1.03–1.09 (seconds printed to 0.1 s: about ±0.01 on the
+ratio): the claim "a few percent slower" is tested as a ratio in [1, 1.10]."""
+
+
 def table5_usps(quick, seeds):
     """Table 5 of Matsushima et al., USPS row: the training time of 40 iterations of each
     online learner, compared as the ratio to PA's time (the paper's seconds are those of its
@@ -322,8 +327,9 @@ def table5_usps(quick, seeds):
                   "Table 5, row USPS (ratio of its seconds)") for name in order if name != "PA"]
     ours = {name: mean(v) for name, v in ratios.items()}
     claims = [
-        Claim("SPA runs a few percent slower than PA (3–9 % in Table 5)", "§5, Table 5",
-              all(1.0 <= ours[spa] / ours[pa] <= 1.25 for pa, spa in PAIRS),
+        Claim("SPA runs a few percent slower than PA (3–9 % in Table 5; tested as 0–10 %, the "
+              "printed range widened by the rounding of its seconds)", "§5, Table 5",
+              all(1.0 <= ours[spa] / ours[pa] <= SLOWER_AT_MOST for pa, spa in PAIRS),
               ", ".join(f"{spa}/{pa} {ours[spa] / ours[pa]:.2f}" for pa, spa in PAIRS)),
         Claim("the Perceptron is the fastest online learner", "§5, Table 5",
               ours["Perc"] == min(ours.values()),
@@ -396,8 +402,9 @@ def table5_text(quick, seeds):
                   for name in order if name != "PA"]
         ours = {name: mean(v) for name, v in ratios.items()}
         claims += [
-            Claim(f"{row}: SPA runs a few percent slower than PA (2–9 % in Table 5)",
-                  "§5, Table 5", all(1.0 <= ours[spa] / ours[pa] <= 1.25 for pa, spa in PAIRS),
+            Claim(f"{row}: SPA runs a few percent slower than PA (3–9 % in Table 5; tested as "
+                  "0–10 %)", "§5, Table 5",
+                  all(1.0 <= ours[spa] / ours[pa] <= SLOWER_AT_MOST for pa, spa in PAIRS),
                   ", ".join(f"{spa}/{pa} {ours[spa] / ours[pa]:.2f}" for pa, spa in PAIRS)),
             Claim(f"{row}: the Perceptron is the fastest online learner", "§5, Table 5",
                   ours["Perc"] == min(ours.values()),
