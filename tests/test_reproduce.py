@@ -618,3 +618,31 @@ def test_mnist_table3_is_opt_in(monkeypatch):
         "homogeneous polynomial (x·x')^3")
     missing = " ".join(t for paper, t, _ in reproduce._registry.NOT_REPRODUCED)
     assert "Table 3, epochs 2–3" in missing
+
+
+def test_data_checksums_of_files_and_folders(monkeypatch, tmp_path):
+    """The sha256 of each data file a run reads (a folder: of its files, names included), and
+    "not found" for a set that is missing; the result names them in its provenance line."""
+    import hashlib
+
+    from onlinear.reproduce import _framework
+
+    (tmp_path / "a.txt").write_bytes(b"abc")
+    folder = tmp_path / "corpus"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "sub" / "x").write_bytes(b"1")
+    found = {"one": [tmp_path / "a.txt"], "two": [folder]}
+
+    def find(name):
+        if name not in found:
+            raise FileNotFoundError(name)
+        return found[name]
+
+    monkeypatch.setattr("onlinear.data.find_dataset", find)
+    sums = _framework.data_checksums(("one", "two", "three"))
+    assert sums["one:a.txt"] == hashlib.sha256(b"abc").hexdigest()
+    assert sums["two:corpus"] == hashlib.sha256(b"sub/x" + b"1").hexdigest()
+    assert sums["three"] == "not found"
+    text = _framework.provenance_text({"commit": "abc123", "versions": {"numpy": "2"},
+                                       "data": sums, "machine": "m"})
+    assert text.startswith("commit abc123; numpy 2; data: one:a.txt sha256 ba7816bf8f01")
