@@ -540,14 +540,16 @@ def execute(experiment, quick=False, seeds=None):
     of seed numbers."""
     seed_list = seed_numbers(seeds, experiment.quick_seeds if quick
                              else experiment.default_seeds)
+    # recorded before the run: the checkout may change while a long run goes on
+    record = provenance(experiment, quick)
     start = time.perf_counter()
     outcome = experiment.runner(quick, seed_list)
     seconds = time.perf_counter() - start
     cells = verdict([dict(c) for c in outcome.cells])
     comparison = Table(cells, COMPARISON_COLUMNS)
     return Result(experiment, quick, seed_list, comparison, list(outcome.claims),
-                  dict(outcome.tables), list(outcome.notes), seconds, outcome.figure, machine(),
-                  provenance(experiment, quick))
+                  dict(outcome.tables), list(outcome.notes), seconds, outcome.figure,
+                  record["machine"], record)
 
 
 def seed_numbers(seeds, default):
