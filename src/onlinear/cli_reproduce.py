@@ -3,6 +3,9 @@ beside ours, with a verdict.
 
     onlinear reproduce --list
     onlinear reproduce matsushima-table4 --seeds 5 --out results/
+    onlinear reproduce matsushima-table4 --seeds 10-19          # another set of seeds
+    onlinear reproduce matsushima-table4 --seeds 3,5,8
+    onlinear reproduce matsushima-table4 --seeds 5 --seed-offset 100   # seeds 100-104
     onlinear reproduce crammer-singer-table4 --quick
     onlinear reproduce --all --report docs/reproduction.md
     onlinear reproduce --all --report docs/reproduction.md --from results/   # no rerun
@@ -35,14 +38,48 @@ def _check_folder(ctx, param, value):
     return value
 
 
+def _parse_seeds(ctx, param, value):
+    """``--seeds``: a count ``N`` (seeds 0…N−1), an inclusive range ``A-B`` or a list
+    ``a,b,c`` of seed numbers; None when not given."""
+    if value is None:
+        return None
+    text = value.strip()
+    try:
+        if "," in text:
+            seeds = [int(part) for part in text.split(",")]
+        elif "-" in text.lstrip("-"):
+            first, _, last = text.partition("-")
+            seeds = list(range(int(first), int(last) + 1))
+            if not seeds:
+                raise click.BadParameter(f"empty range {value!r}: give A-B with A ≤ B.", ctx,
+                                         param)
+        else:
+            count = int(text)
+            if count < 1:
+                raise click.BadParameter(f"{value!r}: at least one seed.", ctx, param)
+            return count
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a count, a range A-B or a list a,b,c of "
+                                 "seed numbers.", ctx, param) from None
+    if any(s < 0 for s in seeds) or len(set(seeds)) != len(seeds):
+        raise click.BadParameter(f"{value!r}: seeds must be distinct non-negative integers.",
+                                 ctx, param)
+    return seeds
+
+
 @cli.command("reproduce")
 @click.argument("experiment", required=False)
 @click.option("--list", "list_only", is_flag=True, help="List the experiments and exit.")
 @click.option("--all", "run_every", is_flag=True, help="Run every experiment.")
+@click.option("--long", "long_runs", is_flag=True,
+              help="With --all: also run the opt-in long experiments (e.g. MNIST's Table 3).")
 @click.option("--quick", is_flag=True,
               help="Small subsets, seconds: checks the code path, not the paper's numbers.")
-@click.option("--seeds", type=click.IntRange(min=1), default=None,
-              help="Seeded orders per experiment (default: the experiment's own).")
+@click.option("--seeds", callback=_parse_seeds, default=None,
+              help="Seeded orders per experiment: a count N (seeds 0…N−1; default: the "
+                   "experiment's own), a range A-B or a list a,b,c of seed numbers.")
+@click.option("--seed-offset", type=click.IntRange(min=0), default=0,
+              help="Add this to every seed number (another set of orders, same count).")
 @click.option("--out", type=click.Path(), callback=_check_folder, default=None,
               help="Folder for the CSV, markdown and PNG files (created if its parent exists).")
 @click.option("--report", type=click.Path(dir_okay=False), callback=_check_output, default=None,
@@ -51,7 +88,8 @@ def _check_folder(ctx, param, value):
               help="With --report: build the report from the results saved in this folder "
                    "by earlier --out runs, without running anything.")
 @_clean_errors
-def reproduce_command(experiment, list_only, run_every, quick, seeds, out, report, saved):
+def reproduce_command(experiment, list_only, run_every, long_runs, quick, seeds, seed_offset,
+                      out, report, saved):
     """Reproduce a paper's table or figure (EXPERIMENT: an id of --list)."""
     from . import reproduce
 
@@ -60,40 +98,62 @@ def reproduce_command(experiment, list_only, run_every, quick, seeds, out, repor
             raise click.UsageError("--list takes no experiment and no --all.")
         for e in reproduce.list_experiments():
             data = ", ".join(e.data) or "synthetic"
-            click.echo(f"{e.id:24} {e.citation}, {e.target}  [data: {data}]")
+            opt_in = ", opt-in: --long or by name" if e.opt_in else ""
+            click.echo(f"{e.id:24} {e.citation}, {e.target}  [data: {data}{opt_in}]")
             click.echo(f"{'':24} {e.title}")
         return
     if run_every == bool(experiment):
         raise click.UsageError("give one EXPERIMENT (see --list) or --all.")
-    ids = [e.id for e in reproduce.list_experiments()] if run_every else [experiment]
+    if long_runs and not run_every:
+        raise click.UsageError("--long goes with --all (a named experiment always runs).")
+    ids = [e.id for e in reproduce.list_experiments() if long_runs or not e.opt_in] \
+        if run_every else [experiment]
     if experiment is not None and experiment not in reproduce.EXPERIMENTS:
         raise click.UsageError(f"unknown experiment {experiment!r}; see onlinear reproduce "
                                "--list.")
     if saved is not None:
-        if report is None or out is not None or quick or seeds:
-            raise click.UsageError("--from only builds a --report (no --out, --quick, --seeds).")
+        if report is None or out is not None or quick or seeds or seed_offset:
+            raise click.UsageError("--from only builds a --report (no --out, --quick, --seeds, "
+                                   "--seed-offset).")
         if not os.path.isdir(saved):
             raise click.BadParameter(f"no folder {saved}.", param_hint="--from")
         results = [reproduce.load(saved, identifier) for identifier in ids]
-        which = "--all" if run_every else experiment
+        which = ("--all" + (" --long" if long_runs else "")) if run_every else experiment
         # the report names the two commands that made it: the runs, then the assembly
         reproduce.report(results, report, command=(
             f"onlinear reproduce {which} --out {saved}`, then `onlinear reproduce {which} "
             f"--report {report} --from {saved}"))
         click.echo(f"wrote {report}", err=True)
         return
+    seed_text = None if seeds is None else (
+        str(seeds) if isinstance(seeds, int) else ",".join(map(str, seeds)))
+    if seed_offset:
+        from .reproduce import describe
+
+        def shifted(identifier):
+            base = seeds
+            if base is None:
+                e = describe(identifier)
+                base = e.quick_seeds if quick else e.default_seeds
+            base = list(range(base)) if isinstance(base, int) else base
+            return [s + seed_offset for s in base]
+    else:
+        def shifted(identifier):
+            return seeds
     results = []
     for identifier in ids:
         if run_every:
             click.echo(f"== {identifier}", err=True)
-        result = reproduce.run(identifier, quick=quick, seeds=seeds, out=out)
+        result = reproduce.run(identifier, quick=quick, seeds=shifted(identifier), out=out)
         click.echo(result.to_text())
         results.append(result)
     if out is not None:
         click.echo(f"wrote {len(ids)} experiment(s) into {out}", err=True)
     if report is not None:
-        command = "onlinear reproduce --all" + (" --quick" if quick else "") + (
-            f" --seeds {seeds}" if seeds else "") + f" --report {report}"
+        command = "onlinear reproduce --all" + (" --long" if long_runs else "") + (
+            " --quick" if quick else "") + (
+            f" --seeds {seed_text}" if seed_text else "") + (
+            f" --seed-offset {seed_offset}" if seed_offset else "") + f" --report {report}"
         reproduce.report(results, report, command=command)
         click.echo(f"wrote {report}", err=True)
     if len(results) > 1:

@@ -10,7 +10,8 @@ True
 (CSV, markdown), the claims, further tables and, where the paper has a figure, a PNG into that
 folder.  ``report(results, path)`` writes the markdown reproduction report of several results.
 The command line does the same: ``onlinear reproduce --list``, ``onlinear reproduce ID
-[--quick] [--seeds N] [--out DIR]``, ``onlinear reproduce --all --report docs/reproduction.md``.
+[--quick] [--seeds N | --seeds 10-19 | --seeds 3,5,8]
+[--seed-offset K] [--out DIR]``, ``onlinear reproduce --all --report docs/reproduction.md``.
 
 Each experiment lives in the module of its paper; the run function's docstring is its protocol
 and says what was chosen where the paper is silent.  Data sets other than those shipped in the
@@ -20,17 +21,20 @@ missing set.  Quick mode runs a small subset (on shipped or synthetic data when 
 is not shipped) in seconds: its numbers check the code path, not the paper.
 """
 from ._framework import (
-    OFF,
+    FAR_OFF,
+    NOT_REPRODUCED,
+    REPRODUCED,
     SAME_ORDERING,
     VERDICT_RULE,
     VERDICTS,
-    WITHIN_NOISE,
     Claim,
     Experiment,
     Outcome,
     Result,
     execute,
     noise,
+    seed_numbers,
+    sigma,
     verdict,
 )
 from ._output import load, report, save
@@ -38,7 +42,8 @@ from ._registry import EXPERIMENTS, describe, list_experiments
 
 __all__ = ["Experiment", "Outcome", "Result", "Claim", "EXPERIMENTS", "list_experiments",
            "describe", "run", "run_all", "report", "save", "load", "verdict", "noise",
-           "VERDICT_RULE", "VERDICTS", "WITHIN_NOISE", "SAME_ORDERING", "OFF"]
+           "sigma", "seed_numbers", "VERDICT_RULE", "VERDICTS", "REPRODUCED", "NOT_REPRODUCED",
+           "FAR_OFF", "SAME_ORDERING"]
 
 
 def run(id, quick=False, seeds=None, out=None):
@@ -50,8 +55,9 @@ def run(id, quick=False, seeds=None, out=None):
         An experiment id (:func:`list_experiments`).
     quick : bool, default=False
         Small subsets, seconds: checks the code path, not the paper's numbers.
-    seeds : int or None
-        Number of seeded orders (default: the experiment's own, fewer in quick mode).
+    seeds : int, list of int or None
+        The seeded orders: a count n (seeds 0…n−1), a list of seed numbers, or None (the
+        experiment's own count, fewer in quick mode).
     out : path or None
         A folder to write the result's files into (created if its parent exists); every file
         is written whole or not at all, and nothing is written outside the folder.
@@ -66,11 +72,14 @@ def run(id, quick=False, seeds=None, out=None):
     return result
 
 
-def run_all(quick=False, seeds=None, out=None, ids=None, progress=None):
-    """Run every registered experiment (or those of ``ids``), in registry order; a list of
-    :class:`Result`.  ``progress(experiment)`` is called before each run when given."""
+def run_all(quick=False, seeds=None, out=None, ids=None, progress=None, long=False):
+    """Run every registered experiment (or those of ``ids``), in registry order, the opt-in
+    long ones (:attr:`Experiment.opt_in`) only with ``long``; a list of :class:`Result`.
+    ``progress(experiment)`` is called before each run when given."""
     results = []
-    for experiment in (list_experiments() if ids is None else [describe(i) for i in ids]):
+    chosen = ([e for e in list_experiments() if long or not e.opt_in] if ids is None
+              else [describe(i) for i in ids])
+    for experiment in chosen:
         if progress is not None:
             progress(experiment)
         results.append(run(experiment.id, quick=quick, seeds=seeds, out=out))

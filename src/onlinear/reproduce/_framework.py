@@ -4,7 +4,8 @@ and the result an experiment run returns.
 A paper's number is one draw of a noisy quantity: a test error measured on a finite test set,
 after one (or an unstated number of) orders of the stream, printed to a fixed number of digits.
 Ours is a mean over seeded orders.  :func:`verdict` says whether the two agree within that noise,
-whether they at least put the compared algorithms in the same order, or neither.
+how far apart they are in units of that noise (z) and of the paper's number (d/paper), and,
+as a secondary flag, whether they at least put the compared algorithms in the paper's order.
 """
 import math
 import time
@@ -14,26 +15,51 @@ import numpy as np
 
 from ..harness import Table, mean_std
 
-WITHIN_NOISE = "within noise"
+REPRODUCED = "reproduced"
+NOT_REPRODUCED = "not reproduced"
+FAR_OFF = "far off"
+VERDICTS = (REPRODUCED, NOT_REPRODUCED, FAR_OFF)
 SAME_ORDERING = "same ordering"
-OFF = "off"
-VERDICTS = (WITHIN_NOISE, SAME_ORDERING, OFF)
+"""The secondary flag of a cell that is not reproduced but keeps the paper's order in its group
+(a weak statement: an item that dominates its group keeps it at any level)."""
+
+ENOUGH_SEEDS = 10
+"""Seeded runs below which our standard deviation is itself unreliable: such cells are flagged."""
+FAR_Z = 4.0
+FAR_RELATIVE = 0.20
 
 VERDICT_RULE = (
-    "A cell is **within noise** when |ours − paper| ≤ 2·√(s²·(1 + 1/n) + b²) + r, where s is the "
-    "standard deviation of our n seeded runs (the paper's single run is another draw of the "
-    "same spread), b the binomial standard deviation of the paper's error rate on its test set "
-    "(for error rates only) and r half a unit of the paper's last printed digit. Otherwise it "
-    "has the **same ordering** when, against every other cell of its group (the same data, "
-    "quantity and epoch) that the paper prints as clearly different (by more than the larger "
-    "of the two cells' noise bands), our difference has the paper's sign; otherwise it is "
-    "**off**. A claim of the paper's text **holds** or **fails** "
-    "on our means by the test written next to it.")
+    "Each cell prints the difference d = ours − paper, its relative size d/paper and "
+    "z = d/σ, where σ² = s²·(1 + 1/n) + b² + r²/3: s is the standard deviation of our n "
+    "seeded runs (the paper's single run is another draw of the same spread), b the binomial "
+    "standard deviation of the paper's error rate on its test set (error rates only) and r "
+    "half a unit of the paper's last printed digit (a rounding error uniform on [−r, r]). A "
+    "cell is **reproduced** when |z| ≤ 2, or when |d/paper| is within a relative tolerance "
+    "stated beside the cell; otherwise it is **far off** when |z| > 4 or |d/paper| > 20 %, "
+    "and **not reproduced** in between. n is printed with every cell: with fewer than 10 "
+    "seeds s is itself uncertain and the cell is marked †. The **same ordering** flag is "
+    "secondary: it marks a cell that is not reproduced but, against every other cell of its "
+    "group (the same data, quantity and epoch) that the paper prints as clearly different "
+    "(by more than 2σ of either cell), differs from them with the paper's sign — a weak "
+    "statement, since an item that dominates its group keeps the paper's order at any level. "
+    "A claim of the paper's text is tested on our per-seed values by the test written beside "
+    "it (a paired sign or t test over seeds where the claim compares algorithms run on the "
+    "same seeds), keeping its quantitative part; it **holds** or **fails**.")
 
 
 def printed_digits(value):
-    """Digits after the decimal point of a transcribed number: ``5.93`` → 2, ``4.0`` → 1 (a
-    float stands for a printed decimal, so at least one digit), ``1891`` (an int) → 0."""
+    """Digits after the decimal point of a transcribed number: ``"4.60"`` → 2 (a string is the
+    number as printed), ``5.93`` → 2, ``4.0`` → 1 (a float stands for a printed decimal, so at
+    least one digit; a float cannot keep a trailing zero, so transcriptions are kept as
+    strings), ``1891`` (an int) → 0.
+
+    Examples
+    --------
+    >>> printed_digits("4.60"), printed_digits(4.6), printed_digits("7229"), printed_digits(4.0)
+    (2, 1, 0, 1)
+    """
+    if isinstance(value, str):
+        return len(value.strip().partition(".")[2])
     if isinstance(value, (int, np.integer)):
         return 0
     text = repr(float(value))
@@ -43,8 +69,8 @@ def printed_digits(value):
     return max(len(fraction), 1)
 
 
-def noise(sd, n, paper, *, test_size=None, percent=True):
-    """Half-width of the band within which ``ours − paper`` counts as noise (:data:`VERDICT_RULE`).
+def sigma(sd, n, paper, *, test_size=None, percent=True, digits=None):
+    """The standard deviation σ of ``ours − paper`` under :data:`VERDICT_RULE`.
 
     Parameters
     ----------
@@ -52,12 +78,14 @@ def noise(sd, n, paper, *, test_size=None, percent=True):
         Standard deviation of our runs (0 for one run).
     n : int
         Number of our runs.
-    paper : float
-        The paper's number.
+    paper : float or str
+        The paper's number (a string: as printed, its digits count).
     test_size : int or None
         Size of the paper's test set when ``paper`` is an error rate, else None.
     percent : bool
         Whether an error rate is in percent.
+    digits : int or None
+        Printed decimals of ``paper`` (default: :func:`printed_digits`).
 
     Returns
     -------
@@ -65,70 +93,106 @@ def noise(sd, n, paper, *, test_size=None, percent=True):
 
     Examples
     --------
-    >>> round(noise(0.0, 5, 5.0, test_size=2000), 3)   # 2·sqrt(.05·.95/2000)·100 + 0.05
-    1.025
-    >>> noise(10.0, 3, 1891)  # a count: 2·sqrt(100·(1 + 1/3)) + 0.5
-    23.59401076758503
+    >>> round(sigma(0.0, 5, "5.00", test_size=2000), 4)  # sqrt(.05·.95/2000)·100, r = .005
+    0.4873
+    >>> round(sigma(10.0, 3, 1891), 3)  # a count: sqrt(100·(1 + 1/3) + 0.25/3)
+    11.551
     """
+    digits = printed_digits(paper) if digits is None else int(digits)
+    value = float(paper)
     variance = (sd or 0.0) ** 2 * (1.0 + 1.0 / max(n, 1))
     if test_size:
         scale = 100.0 if percent else 1.0
-        p = min(max(paper / scale, 0.0), 1.0)
-        variance += (scale * math.sqrt(p * (1.0 - p) / test_size)) ** 2
-    return 2.0 * math.sqrt(variance) + 0.5 * 10.0 ** -printed_digits(paper)
+        p = min(max(value / scale, 0.0), 1.0)
+        variance += scale ** 2 * p * (1.0 - p) / test_size
+    rounding = 0.5 * 10.0 ** -digits
+    return math.sqrt(variance + rounding ** 2 / 3.0)
+
+
+def noise(sd, n, paper, *, test_size=None, percent=True, digits=None):
+    """Half-width 2σ of the band within which ``ours − paper`` is reproduced (|z| ≤ 2;
+    :func:`sigma`).
+
+    Examples
+    --------
+    >>> round(noise(0.0, 5, "5.00", test_size=2000), 3)
+    0.975
+    """
+    return 2.0 * sigma(sd, n, paper, test_size=test_size, percent=percent, digits=digits)
 
 
 def verdict(cells):
-    """Set ``difference``, ``noise`` and ``verdict`` on every cell, by :data:`VERDICT_RULE`.
+    """Set ``difference``, ``relative``, ``sigma``, ``z``, ``noise``, ``verdict`` and
+    ``ordering`` on every cell, by :data:`VERDICT_RULE`.
 
     Parameters
     ----------
     cells : list of dict
-        Each with ``group``, ``paper``, ``ours``, ``sd``, ``n`` and optionally ``test_size``
-        (the paper's test-set size, for error rates in percent); cells without a paper number
-        (``paper`` None) get no verdict.
+        Each with ``group``, ``paper`` (a number, or a string as printed), ``ours``, ``sd``,
+        ``n`` and optionally ``test_size`` (the paper's test-set size, for error rates in
+        percent), ``digits`` (the paper's printed decimals) and ``tolerance`` (a stated
+        relative tolerance); cells without a paper number (``paper`` None) get no verdict.
 
     Returns
     -------
     list of dict
-        The same cells, completed.
+        The same cells, completed; ``paper`` becomes a float, ``digits`` keeps its printed
+        decimals.
 
     Examples
     --------
     >>> cells = verdict([
-    ...     dict(group="err", item="a", paper=5.0, ours=5.1, sd=0.1, n=5),
-    ...     dict(group="err", item="b", paper=7.0, ours=9.0, sd=0.1, n=5),
-    ...     dict(group="err", item="c", paper=6.0, ours=4.0, sd=0.1, n=5)])
-    >>> [c["verdict"] for c in cells]
-    ['within noise', 'same ordering', 'off']
+    ...     dict(group="err", item="a", paper="5.00", ours=5.1, sd=0.1, n=10),
+    ...     dict(group="err", item="b", paper="7.00", ours=7.3, sd=0.1, n=10),
+    ...     dict(group="err", item="c", paper="9.00", ours=12.0, sd=0.1, n=10)])
+    >>> [(c["verdict"], round(c["z"], 1), f"{c['relative']:+.0%}", c["ordering"])
+    ...  for c in cells]
+    [('reproduced', 1.0, '+2%', True), ('not reproduced', 2.9, '+4%', True), \
+('far off', 28.6, '+33%', True)]
     """
     for cell in cells:
         if cell.get("paper") is None or cell.get("ours") is None:
-            cell.update(difference=None, noise=None, verdict=None)
+            cell.update(difference=None, relative=None, sigma=None, z=None, noise=None,
+                        verdict=None, ordering=None)
             continue
+        if cell.get("digits") is None:
+            cell["digits"] = printed_digits(cell["paper"])
+        cell["paper"] = float(cell["paper"])
         cell["difference"] = cell["ours"] - cell["paper"]
-        cell["noise"] = noise(cell.get("sd") or 0.0, cell.get("n") or 1, cell["paper"],
-                              test_size=cell.get("test_size"))
+        cell["relative"] = (cell["difference"] / abs(cell["paper"]) if cell["paper"]
+                            else None)
+        cell["sigma"] = sigma(cell.get("sd") or 0.0, cell.get("n") or 1, cell["paper"],
+                              test_size=cell.get("test_size"), digits=cell["digits"])
+        cell["z"] = cell["difference"] / cell["sigma"]
+        cell["noise"] = 2.0 * cell["sigma"]
     for cell in cells:
         if cell.get("difference") is None:
             continue
-        if abs(cell["difference"]) <= cell["noise"]:
-            cell["verdict"] = WITHIN_NOISE
-            continue
+        relative = abs(cell["relative"]) if cell["relative"] is not None else math.inf
+        tolerance = cell.get("tolerance")
+        if abs(cell["z"]) <= 2.0 or (tolerance is not None and relative <= tolerance):
+            cell["verdict"] = REPRODUCED
+        elif abs(cell["z"]) > FAR_Z or relative > FAR_RELATIVE:
+            cell["verdict"] = FAR_OFF
+        else:
+            cell["verdict"] = NOT_REPRODUCED
         # the paper's order is only a claim where its own numbers differ by more than noise
         others = [o for o in cells if o is not cell and o.get("group") == cell.get("group")
                   and o.get("difference") is not None
                   and abs(o["paper"] - cell["paper"]) > max(o["noise"], cell["noise"])]
-        agree = others and all(
+        cell["ordering"] = None if not others else bool(all(
             np.sign(cell["ours"] - o["ours"]) == np.sign(cell["paper"] - o["paper"])
-            for o in others)
-        cell["verdict"] = SAME_ORDERING if agree else OFF
+            for o in others))
     return cells
+
+
+SIGNIFICANCE = 0.05
+"""Level of the one-sided paired tests over seeds that back a claim comparing algorithms."""
 
 
 @dataclass(frozen=True)
 class Claim:
-    """A qualitative claim of the paper, tested on our numbers.
+    """A claim of the paper, tested on our numbers.
 
     Parameters
     ----------
@@ -137,22 +201,64 @@ class Claim:
     source : str
         Where the paper makes it (section, table or figure).
     holds : bool
-        Whether it holds on our means.
+        Whether it holds on our means (and its quantitative part, where it has one).
     evidence : str
         The numbers the test looked at.
+    p_value : float or None
+        One-sided p-value of the paired test over seeds behind it (:func:`paired_test`), or
+        None for a claim not tested over seeds; a claim that holds on the means with
+        p > :data:`SIGNIFICANCE` is reported as not significant.
     """
 
     statement: str
     source: str
     holds: bool
     evidence: str
+    p_value: float = None
 
     def __post_init__(self):
         object.__setattr__(self, "holds", bool(self.holds))  # numpy booleans → bool
+        if self.p_value is not None:
+            object.__setattr__(self, "p_value", float(self.p_value))
+
+    @property
+    def significant(self):
+        return self.p_value is None or self.p_value <= SIGNIFICANCE
 
     @property
     def status(self):
-        return "holds" if self.holds else "fails"
+        if not self.holds:
+            return "fails"
+        return "holds" if self.significant else "holds, not significant"
+
+
+def paired_test(smaller, larger):
+    """One-sided paired test over seeds that ``smaller`` is below ``larger`` (the values of two
+    algorithms on the same seeds, in the same order): ``(p_value, text)``.
+
+    A paired t test (scipy.stats.ttest_rel); when every seed's difference is the same, the
+    p-value is 0 if it has the claimed sign and 1 otherwise; None with fewer than two seeds.
+
+    Examples
+    --------
+    >>> p, text = paired_test([1.0, 2.0, 3.0], [1.5, 2.4, 3.6])
+    >>> round(p, 4), text
+    (0.0065, 'paired over 3 seeds: mean difference -0.50, 3/3 seeds in the claimed direction, p = 0.0065')
+    """
+    from scipy import stats
+
+    a, b = np.asarray(smaller, dtype=float), np.asarray(larger, dtype=float)
+    diff = a - b
+    n = diff.size
+    agree = int(np.sum(diff < 0))
+    if n < 2:
+        return None, f"one seed: difference {diff.mean():+.2f}, no test"
+    if np.ptp(diff) == 0:
+        p = 0.0 if diff[0] < 0 else 1.0
+    else:
+        p = float(stats.ttest_rel(a, b, alternative="less").pvalue)
+    return p, (f"paired over {n} seeds: mean difference {diff.mean():+.2f}, {agree}/{n} seeds "
+               f"in the claimed direction, p = {p:.2g}")
 
 
 @dataclass
@@ -204,6 +310,8 @@ class Experiment:
         Seeded orders of a full run.
     quick_seeds : int
         Seeded orders in quick mode.
+    opt_in : bool
+        A long run that ``--all`` leaves out unless ``--long`` is given (it runs when named).
     """
 
     id: str
@@ -214,6 +322,7 @@ class Experiment:
     data: tuple = ()
     default_seeds: int = 5
     quick_seeds: int = 2
+    opt_in: bool = False
 
     @property
     def citation(self):
@@ -243,13 +352,19 @@ class Result:
         Whether it ran in quick mode (subsets; numbers not comparable with the paper's).
     seeds : list of int
     comparison : Table
-        One row per paper number: ours (mean ± sd over the seeds), the difference, the noise
-        band and the verdict.
+        One row per paper number: ours (mean ± sd over the seeds, and the per-seed values),
+        the difference, d/paper, z, the verdict and the ordering flag.
     claims : list of Claim
     tables : dict of str to Table
     notes : list of str
     seconds : float
         Wall time of the run.
+    figure : callable or None
+    machine : str
+        The machine and library versions (:func:`machine`).
+    provenance : dict
+        ``commit``, ``versions``, ``data`` (file → sha256) and ``machine``
+        (:func:`provenance`).
     """
 
     experiment: Experiment
@@ -262,33 +377,49 @@ class Result:
     seconds: float
     figure: object = None
     machine: str = ""
+    provenance: dict = field(default_factory=dict)
 
     @property
     def counts(self):
-        """``{verdict: number of cells}`` and the claims that hold and fail."""
+        """``{verdict: number of cells}``, the cells not reproduced that keep the paper's
+        ordering, and the claims that hold (significantly), hold without significance and
+        fail."""
         verdicts = self.comparison.column("verdict")
         out = {v: verdicts.count(v) for v in VERDICTS}
-        out["claims hold"] = sum(c.holds for c in self.claims)
+        out[SAME_ORDERING] = sum(1 for row in self.comparison
+                                 if row.get("verdict") in (NOT_REPRODUCED, FAR_OFF)
+                                 and _flag(row.get("ordering")))
+        out["claims hold"] = sum(c.holds and c.significant for c in self.claims)
+        out["claims not significant"] = sum(c.holds and not c.significant for c in self.claims)
         out["claims fail"] = sum(not c.holds for c in self.claims)
         return out
 
     def summary(self):
         """One line: the counts of verdicts and claims."""
         c = self.counts
-        cells = ", ".join(f"{c[v]} {v}" for v in VERDICTS) if len(self.comparison) else \
-            "no printed numbers"
-        return (f"{cells}; claims: {c['claims hold']} hold, {c['claims fail']} fail"
+        cells = (", ".join(f"{c[v]} {v}" for v in VERDICTS)
+                 + f" ({c[SAME_ORDERING]} of those not reproduced in the paper's order)"
+                 if len(self.comparison) else "no printed numbers")
+        return (f"{cells}; claims: {c['claims hold']} hold, {c['claims not significant']} hold "
+                f"without significance, {c['claims fail']} fail"
                 f"{' (quick mode)' if self.quick else ''}")
 
+    def provenance_line(self):
+        """One line: commit, versions, data checksums and machine of the run."""
+        return provenance_text(self.provenance) if self.provenance else (
+            f"machine: {self.machine or 'unrecorded'}")
+
     def to_markdown(self, level=2):
-        """The result as a markdown section: protocol, comparison table, claims, notes."""
+        """The result as a markdown section: provenance, comparison table, claims, notes,
+        protocol."""
         h = "#" * level
         e = self.experiment
         mode = "quick mode (subsets: not comparable with the paper)" if self.quick else "full run"
         lines = [f"{h} `{e.id}` — {e.citation}, {e.target}", "",
                  f"{e.title}.", "",
-                 f"*{mode}; {len(self.seeds)} seeded orders; wall time {self.seconds:.1f} s; "
-                 f"{self.summary()}.*", ""]
+                 f"*{mode}; {len(self.seeds)} seeded orders (seeds {_seed_text(self.seeds)}); "
+                 f"wall time {self.seconds:.1f} s; {self.summary()}.*", "",
+                 f"Provenance: {self.provenance_line()}.", ""]
         if len(self.comparison):
             lines += [_comparison_markdown(self.comparison), ""]
         if self.claims:
@@ -305,8 +436,9 @@ class Result:
         """The result as plain text, for the terminal."""
         e = self.experiment
         lines = [f"{e.id}: {e.paper}", f"{e.target}: {e.title}",
-                 f"{'quick mode, ' if self.quick else ''}{len(self.seeds)} seeded orders, "
-                 f"{self.seconds:.1f} s", ""]
+                 f"{'quick mode, ' if self.quick else ''}{len(self.seeds)} seeded orders "
+                 f"(seeds {_seed_text(self.seeds)}), {self.seconds:.1f} s",
+                 f"provenance: {self.provenance_line()}", ""]
         if len(self.comparison):
             table = Table([{k: row[k] for k in _SHOWN} for row in _formatted(self.comparison)],
                           list(_SHOWN))
@@ -320,23 +452,63 @@ class Result:
         return "\n".join(lines) + "\n"
 
 
-_SHOWN = ("group", "item", "paper", "ours", "difference", "verdict")
+_SHOWN = ("group", "item", "paper", "ours", "n", "difference", "relative", "z", "verdict",
+          "ordering")
+
+
+def _flag(value):
+    """The ordering flag as saved (bool, 0/1 from a CSV, or None)."""
+    return None if value is None or value == "" else bool(value)
+
+
+def _seed_text(seeds):
+    seeds = [int(s) for s in seeds]
+    if seeds and seeds == list(range(seeds[0], seeds[0] + len(seeds))) and len(seeds) > 2:
+        return f"{seeds[0]}–{seeds[-1]}"
+    return ", ".join(map(str, seeds))
 
 
 def _formatted(table):
     rows = []
     for row in table:
         ours = row.get("ours")
-        digits = max(printed_digits(row["paper"]), 1) if row.get("paper") is not None else 2
-        shown = "" if ours is None else f"{ours:.{digits}f}"
-        if ours is not None and (row.get("n") or 0) > 1:
-            shown += f" ± {row.get('sd') or 0.0:.{digits}f}"
-        diff = row.get("difference")
+        digits = row.get("digits")
+        if digits is None:
+            digits = printed_digits(row["paper"]) if row.get("paper") is not None else 2
+        shown_digits = max(int(digits), 1)
+        n = row.get("n") or 0
+        shown = "" if ours is None else f"{ours:.{shown_digits}f}"
+        if ours is not None and n > 1:
+            shown += f" ± {row.get('sd') or 0.0:.{shown_digits}f}"
+        values = _values(row.get("values"))
+        if len(values) > 1:
+            shown += (f" (median {np.median(values):.{shown_digits}f}, "
+                      f"{min(values):.{shown_digits}f}–{max(values):.{shown_digits}f})")
+        diff, relative, z = row.get("difference"), row.get("relative"), row.get("z")
+        flag = _flag(row.get("ordering"))
+        verdict_text = row.get("verdict") or ""
+        if verdict_text and n < ENOUGH_SEEDS:
+            verdict_text += " †"
         rows.append({**row, "ours": shown,
-                     "paper": "" if row.get("paper") is None else f"{row['paper']:g}",
-                     "difference": "" if diff is None else f"{diff:+.{digits}f}",
-                     "verdict": row.get("verdict") or ""})
+                     "paper": "" if row.get("paper") is None else
+                     f"{float(row['paper']):.{int(digits)}f}",
+                     "n": str(n),
+                     "difference": "" if diff is None else f"{diff:+.{shown_digits}f}",
+                     "relative": "" if relative is None else f"{relative:+.1%}",
+                     "z": "" if z is None else f"{z:+.1f}",
+                     "verdict": verdict_text,
+                     "ordering": "" if flag is None or row.get("verdict") == REPRODUCED
+                     else ("same" if flag else "different")})
     return rows
+
+
+def _values(text):
+    """Per-seed values as saved in the ``values`` column (``"5.6;5.8"``)."""
+    if text is None or text == "":
+        return []
+    if isinstance(text, (int, float)):
+        return [float(text)]
+    return [float(v) for v in str(text).split(";")]
 
 
 def _cell(text):
@@ -344,33 +516,67 @@ def _cell(text):
 
 
 def _comparison_markdown(table):
-    header = ["group", "item", "paper", "ours (mean ± sd)", "difference", "verdict", "source"]
-    lines = ["| " + " | ".join(header) + " |", "|:---|:---|---:|---:|---:|:---|:---|"]
+    header = ["group", "item", "paper", "ours: mean ± sd (median, range)", "n", "d", "d/paper",
+              "z", "verdict", "order", "source"]
+    lines = ["| " + " | ".join(header) + " |",
+             "|:---|:---|---:|---:|---:|---:|---:|---:|:---|:---|:---|"]
     for row in _formatted(table):
         lines.append("| " + " | ".join(_cell(row.get(k) or "") for k in
-                                       ("group", "item", "paper", "ours", "difference",
-                                        "verdict", "source")) + " |")
+                                       ("group", "item", "paper", "ours", "n", "difference",
+                                        "relative", "z", "verdict", "ordering", "source"))
+                     + " |")
     return "\n".join(lines)
 
 
-COMPARISON_COLUMNS = ["group", "item", "quantity", "paper", "ours", "sd", "n", "difference",
-                      "noise", "verdict", "test_size", "source"]
+COMPARISON_COLUMNS = ["group", "item", "quantity", "paper", "digits", "ours", "sd", "n",
+                      "values", "difference", "relative", "sigma", "z", "noise", "tolerance",
+                      "verdict", "ordering", "test_size", "source"]
 
 
 def execute(experiment, quick=False, seeds=None):
-    """Run ``experiment`` and judge it: a :class:`Result`."""
-    n_seeds = seeds if seeds is not None else (
-        experiment.quick_seeds if quick else experiment.default_seeds)
-    if int(n_seeds) < 1:
-        raise ValueError(f"seeds must be at least 1; got {n_seeds}.")
-    seed_list = list(range(int(n_seeds)))
+    """Run ``experiment`` and judge it: a :class:`Result`.
+
+    ``seeds`` is None (the experiment's own count, from 0), an int n (seeds 0…n−1) or a list
+    of seed numbers."""
+    seed_list = seed_numbers(seeds, experiment.quick_seeds if quick
+                             else experiment.default_seeds)
+    # recorded before the run: the checkout may change while a long run goes on
+    record = provenance(experiment, quick)
     start = time.perf_counter()
     outcome = experiment.runner(quick, seed_list)
     seconds = time.perf_counter() - start
     cells = verdict([dict(c) for c in outcome.cells])
     comparison = Table(cells, COMPARISON_COLUMNS)
     return Result(experiment, quick, seed_list, comparison, list(outcome.claims),
-                  dict(outcome.tables), list(outcome.notes), seconds, outcome.figure, machine())
+                  dict(outcome.tables), list(outcome.notes), seconds, outcome.figure,
+                  record["machine"], record)
+
+
+def seed_numbers(seeds, default):
+    """The list of seed numbers of a run: ``None`` → ``0…default−1``, an int n → ``0…n−1``, a
+    list → itself (distinct, non-negative ints).
+
+    Examples
+    --------
+    >>> seed_numbers(None, 3), seed_numbers(2, 5), seed_numbers([10, 11], 5)
+    ([0, 1, 2], [0, 1], [10, 11])
+    """
+    if seeds is None:
+        seeds = default
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+        if int(seeds) < 1:
+            raise ValueError(f"seeds must be at least 1; got {seeds}.")
+        return list(range(int(seeds)))
+    try:
+        numbers = [int(s) for s in seeds]
+    except (TypeError, ValueError):
+        raise ValueError(f"seeds must be a count or a list of seed numbers; got {seeds!r}."
+                         ) from None
+    if not numbers:
+        raise ValueError("seeds must name at least one seed.")
+    if any(s < 0 for s in numbers) or len(set(numbers)) != len(numbers):
+        raise ValueError(f"seeds must be distinct non-negative integers; got {numbers}.")
+    return numbers
 
 
 def machine():
@@ -384,6 +590,98 @@ def machine():
     return (f"{os.cpu_count()} CPUs ({platform.machine()}, {simd_instruction_set()} sweeps), "
             f"Python {platform.python_version()}, numpy {np.__version__}, "
             f"onlinear {__version__}")
+
+
+def provenance(experiment, quick):
+    """What a reader needs to trace a run: the source commit (``git describe`` of the checkout
+    the package runs from, ``-dirty`` with uncommitted changes, or "not a git checkout"), the
+    versions of the libraries the numbers depend on, the sha256 of every data file the run
+    reads (the experiment's catalogue sets in a full run, the shipped USPS and Letter in quick
+    mode) and the machine."""
+    import platform
+
+    import scipy
+    import sklearn
+
+    from .. import __version__
+
+    versions = {"onlinear": __version__, "python": platform.python_version(),
+                "numpy": np.__version__, "scipy": scipy.__version__,
+                "scikit-learn": sklearn.__version__}
+    return {"commit": source_commit(), "versions": versions,
+            "data": data_checksums(() if quick else experiment.data, shipped=quick),
+            "machine": machine()}
+
+
+def provenance_text(record):
+    """:func:`provenance` as one line."""
+    versions = ", ".join(f"{k} {v}" for k, v in record.get("versions", {}).items())
+    data = record.get("data") or {}
+    data_text = ", ".join(f"{name} sha256 {digest[:12]}" for name, digest in data.items()) \
+        or "synthetic data only"
+    return (f"commit {record.get('commit', 'unrecorded')}; {versions}; data: {data_text}; "
+            f"machine: {record.get('machine', 'unrecorded')}")
+
+
+def source_commit():
+    """``git describe --always --dirty --abbrev=12`` of the source tree this package runs from,
+    or ``"not a git checkout"``."""
+    import subprocess
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    try:
+        done = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"],
+                              cwd=here, capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return "not a git checkout"
+    if done.returncode != 0 or not done.stdout.strip():
+        return "not a git checkout"
+    return done.stdout.strip()
+
+
+_CHECKSUMS = {}
+
+
+def data_checksums(names, *, shipped=False):
+    """``{file name: sha256}`` of the files of the catalogue sets ``names`` (a folder: of its
+    files in sorted order) and, with ``shipped``, of the USPS and Letter copies shipped in the
+    package; a set not found is recorded as ``"not found"``."""
+    import hashlib
+    from importlib.resources import files
+    from pathlib import Path
+
+    from ..data import find_dataset
+
+    paths = []
+    for name in names:
+        try:
+            paths += [(f"{name}:{p.name}", Path(p)) for p in find_dataset(name)]
+        except (FileNotFoundError, ValueError):
+            paths.append((name, None))
+    if shipped:
+        folder = Path(str(files("onlinear.datasets") / "data"))
+        paths += [(f"shipped:{p.name}", p) for p in sorted(folder.glob("*.bz2"))]
+    out = {}
+    for label, path in paths:
+        if path is None:
+            out[label] = "not found"
+            continue
+        stat = path.stat()
+        key = (str(path), stat.st_size, stat.st_mtime_ns)
+        if key not in _CHECKSUMS:
+            digest = hashlib.sha256()
+            members = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() \
+                else [path]
+            for member in members:
+                if path.is_dir():
+                    digest.update(str(member.relative_to(path)).encode())
+                with open(member, "rb") as handle:
+                    for block in iter(lambda: handle.read(1 << 20), b""):
+                        digest.update(block)
+            _CHECKSUMS[key] = digest.hexdigest()
+        out[label] = _CHECKSUMS[key]
+    return out
 
 
 def summarize(values):

@@ -45,26 +45,29 @@ def subset(X, y, size, key, seed=0):
 
 
 def epoch_runs(model, X, y, X_test, y_test, *, epochs, order_rng, classes=None):
-    """Train ``model`` online for ``epochs`` passes, each over its own random permutation drawn
-    from ``order_rng``, predicting every example before learning it; after each epoch record
-    the test error (%) of the final model and the cumulative updates and mistakes.  (Each
-    epoch is a new array for ``partial_fit``, so a kernel model cannot tell a training row seen
-    again from a new one: its distinct support patterns are not recorded.)
+    """Train ``model`` online for ``epochs`` passes through its :meth:`stream` of ``(X, y)``,
+    each pass over its own random permutation drawn from ``order_rng``, predicting every example
+    before learning it; after each epoch record the test error (%) of the final model, the
+    cumulative updates and mistakes and, for a kernel model, its distinct support patterns (a
+    training row met again in a later epoch is the same example, so its pattern counts once).
 
     Returns
     -------
     list of dict
-        One per epoch: ``epoch``, ``error``, ``updates``, ``mistakes``.
+        One per epoch: ``epoch``, ``error``, ``updates``, ``mistakes`` and
+        ``support_patterns`` (None for a linear model).
     """
     classes = np.unique(y) if classes is None else classes
+    stream = model.stream(X, y, classes=classes)
     records = []
     for epoch in range(1, epochs + 1):
-        order = order_rng.permutation(X.shape[0])
-        model.partial_fit(X[order], y[order], classes=classes)
+        stream.learn(order_rng.permutation(X.shape[0]))
         error = 100.0 * (1.0 - float(model.score(X_test, y_test))) if X_test is not None \
             else None
         records.append({"epoch": epoch, "error": error, "updates": int(model.n_updates_),
-                        "mistakes": int(model.n_mistakes_)})
+                        "mistakes": int(model.n_mistakes_),
+                        "support_patterns": int(model.n_support_patterns_)
+                        if hasattr(model, "n_support_patterns_") else None})
     return records
 
 
@@ -73,11 +76,33 @@ def make(name, **params):
     return registry.make(name, **params)
 
 
-def cell(group, item, quantity, paper, values, source, test_size=None):
-    """A comparison cell: the paper's number beside the mean ± sd of ``values``."""
+def cell(group, item, quantity, paper, values, source, test_size=None, tolerance=None):
+    """A comparison cell: the paper's number (a string as printed, e.g. ``"4.60"``, keeps its
+    printed decimals; a float or int stands for itself) beside the mean ± sd of ``values``, the
+    per-seed values themselves (``values``, ``;``-separated) and, when given, a stated relative
+    ``tolerance`` within which the cell counts as reproduced."""
     mean, sd, n = summarize(values)
     return {"group": group, "item": item, "quantity": quantity, "paper": paper, "ours": mean,
-            "sd": sd, "n": n, "source": source, "test_size": test_size}
+            "sd": sd, "n": n, "values": ";".join(f"{float(v):.6g}" for v in values),
+            "source": source, "test_size": test_size, "tolerance": tolerance}
+
+
+def printed_numbers(printed):
+    """The numbers of a transcription kept as printed strings (``"4.60"`` → 4.6, ``"1891"`` →
+    1891), in the same nesting of dicts, tuples and lists; anything else is returned as is.
+
+    Examples
+    --------
+    >>> printed_numbers({"MIRA": (("4.60", "4.0"), ("7229",))})
+    {'MIRA': ((4.6, 4.0), (7229,))}
+    """
+    if isinstance(printed, str):
+        return float(printed) if "." in printed else int(printed)
+    if isinstance(printed, dict):
+        return {key: printed_numbers(value) for key, value in printed.items()}
+    if isinstance(printed, (tuple, list)):
+        return type(printed)(printed_numbers(value) for value in printed)
+    return printed
 
 
 def mean(values):

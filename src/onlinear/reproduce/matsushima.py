@@ -12,7 +12,7 @@ import numpy as np
 from ..datasets import load_usps
 from ..harness import Table
 from ..registry import MATSUSHIMA
-from ._framework import Claim, Experiment, Outcome
+from ._framework import Claim, Experiment, Outcome, paired_test
 from ._protocol import cell, figure, make, mean, require, rng, subset
 
 # Column names of the paper's tables → registered algorithms.  "Perc" is not defined in the
@@ -25,6 +25,16 @@ PAIRS = (("PA", "SPA"), ("PA-I", "SPA-I"), ("PA-II", "SPA-II"))
 # Table 4, row USPS: test error (%) "according to online situation for 10-fold cross validation".
 TABLE4_USPS = {"Perc": 11.74, "PA": 14.02, "SPA": 9.15, "PA-I": 11.05, "SPA-I": 8.68,
                "PA-II": 11.74, "SPA-II": 6.89}
+ERROR_DECIMALS = 2
+"""Tables 4 and 6 print every error rate with two decimals ("20.50", "3.80"): the cells
+receive them as those strings, so that the rounding term of the verdict is the printed one."""
+
+
+def as_printed(error):
+    """An error rate of Tables 4 or 6 as the paper prints it (``20.5`` → ``"20.50"``)."""
+    return f"{error:.{ERROR_DECIMALS}f}"
+
+
 C_GRID = (1e-3, 1e-2, 1e-1, 1.0, 10.0)
 QUICK_GRID = (1e-3, 1.0)
 FOLDS = 10
@@ -45,23 +55,50 @@ def _folds(generator, n):
         yield f, parts[f], parts[(f + 1) % FOLDS], train
 
 
-def _cross_validation(key, X, y, seeds, grid=C_GRID):
+def mistake_driven_pass(model, X, y, classes):
+    """One online pass of ``model`` over ``(X, y)`` that learns only the rows it mispredicts:
+    the reading of Matsushima et al.'s problem (2.3), whose constraint involves the predicted
+    class p_i and so is void when p_i = y_i.  On a mistake the predicted class is the one of
+    largest loss, so the update is the model's own (max-loss) one."""
+    stream = model.stream(X, y, classes=classes)
+    stream.learn([0])  # W = 0 predicts no class: the first row is a mistake
+    i, n = 1, X.shape[0]
+    while i < n:
+        # predict a window at once; the weights change only at its first mistake
+        stop = min(i + 64, n)
+        wrong = np.flatnonzero(model.predict(X[i:stop]) != y[i:stop])
+        if wrong.size == 0:
+            i = stop
+            continue
+        stream.learn([i + int(wrong[0])])
+        i += int(wrong[0]) + 1
+    return model
+
+
+def _cross_validation(key, X, y, seeds, grid=C_GRID, algorithms=ALGORITHMS,
+                      mistake_driven=False):
     """§5's 10-fold protocol on ``(X, y)``: per seed, the mean test error (%) over the folds of
-    every learner, and the table of the C chosen on each fold from ``grid``."""
+    every learner of ``algorithms`` (with ``mistake_driven``, each learning only the rows it
+    mispredicts: :func:`mistake_driven_pass`), and the table of the C chosen on each fold from
+    ``grid``.  The folds and orders depend on ``key`` and the seed only, so that runs of other
+    learners on the same key are paired with these."""
     classes = np.unique(y)
-    per_seed = {name: [] for name in ALGORITHMS}
+    per_seed = {name: [] for name in algorithms}
     chosen = []
     for seed in seeds:
         generator = rng(key, seed)
-        fold_errors = {name: [] for name in ALGORITHMS}
+        fold_errors = {name: [] for name in algorithms}
         for f, test, validation, train in _folds(generator, X.shape[0]):
             train = train[generator.permutation(train.size)]
             X_train, y_train = X[train], y[train]
-            for name, algorithm in ALGORITHMS.items():
+            for name, algorithm in algorithms.items():
                 best = None
                 for C in (grid if _has_c(name) else (None,)):
                     model = make(algorithm, **({} if C is None else {"C": C}))
-                    model.partial_fit(X_train, y_train, classes=classes)
+                    if mistake_driven:
+                        mistake_driven_pass(model, X_train, y_train, classes)
+                    else:
+                        model.partial_fit(X_train, y_train, classes=classes)
                     val = 1.0 - model.score(X[validation], y[validation])
                     if best is None or val < best[0]:
                         best = (val, C, 1.0 - model.score(X[test], y[test]))
@@ -69,7 +106,7 @@ def _cross_validation(key, X, y, seeds, grid=C_GRID):
                 chosen.append({"seed": seed, "fold": f, "algorithm": name, "C": best[1],
                                "validation_error": 100.0 * best[0],
                                "test_error": 100.0 * best[2]})
-        for name in ALGORITHMS:
+        for name in algorithms:
             per_seed[name].append(mean(fold_errors[name]))
     return per_seed, Table(chosen)
 
@@ -79,13 +116,16 @@ def _table4_outcome(rows, quick):
     cells, claims = [], []
     ratios, paper_ratios, gaps = [], [], []
     for row, (printed, per_seed, n) in rows.items():
-        cells += [cell(f"error % ({row})", name, "test error %", printed[name], per_seed[name],
+        cells += [cell(f"error % ({row})", name, "test error %", as_printed(printed[name]),
+                       per_seed[name],
                        f"Table 4, row {row}", test_size=None if quick else n)
                   for name in ALGORITHMS]
         ours = {name: mean(values) for name, values in per_seed.items()}
-        claims += [Claim(f"{row}: {spa} has a lower error than {pa}", "§5, Table 4",
-                         ours[spa] < ours[pa], f"{ours[spa]:.2f} vs {ours[pa]:.2f} (paper "
-                         f"{printed[spa]} vs {printed[pa]})") for pa, spa in PAIRS]
+        for pa, spa in PAIRS:
+            p_value, test = paired_test(per_seed[spa], per_seed[pa])
+            claims.append(Claim(f"{row}: {spa} has a lower error than {pa}", "§5, Table 4",
+                                ours[spa] < ours[pa], f"{ours[spa]:.2f} vs {ours[pa]:.2f} "
+                                f"(paper {printed[spa]} vs {printed[pa]}); {test}", p_value))
         claims.append(Claim(f"{row}: SPA-II has the lowest error of the online learners",
                             "§5, Table 4", ours["SPA-II"] == min(ours.values()),
                             ", ".join(f"{name} {v:.2f}" for name, v in ours.items())))
@@ -99,9 +139,12 @@ def _table4_outcome(rows, quick):
     if quick:
         return cells, claims, []
     notes = [
-        "Trace of the 'off' cells: our PA, PA-I and PA-II solve the paper's own problems "
-        "exactly (the test suite checks them against a generic QP solver) and run in the very "
-        "protocol in which our SPA cells are close to the paper's; the paper's PA baselines "
+        "Trace of the cells far off: our PA, PA-I and PA-II solve the max-loss problem of "
+        "Crammer et al. exactly (the test suite checks them against a generic QP solver), "
+        "updating on every round with a positive loss, and run in the very protocol in which "
+        "our SPA cells are close to the paper's. The paper's own problem (2.3) constrains the "
+        "predicted class p_i instead, a reading under which its PA is mistake-driven; that "
+        "variant is not run here and may explain part of the gap. The paper's PA baselines "
         f"are {min(gaps):.1f}–{max(gaps):.1f} points worse than the same algorithms here, so "
         f"the paper's SPA/PA error ratio ({paper_ratio:.2f}) becomes {ratio:.2f}. The paper "
         "prints neither its PA code nor its C grid; its printed PA-I/PA-II formulas use C/2 in "
@@ -126,14 +169,30 @@ def table4_usps(quick, seeds):
       partitions and orders).
     * Exact updates (``variant="exact"``): the printed SPA-I/SPA-II formulas do not solve the
       paper's problems (see ``matsushima-fig1``).
+    * Variant beside the main cells: PA, PA-I and PA-II learning only the rows they mispredict
+      (the paper's problem (2.3) constrains the predicted class p_i, void when p_i = y_i), on
+      the same folds, orders and C grid, compared with the same printed numbers.
     * Quick mode: a seeded subset of 1,500 examples, C ∈ {0.001, 1}.
     """
     X, y, _, _ = load_usps()
     if quick:
         X, y = subset(X, y, 1500, "matsushima-table4")
-    per_seed, chosen = _cross_validation("matsushima-table4", X, y, seeds,
-                                         QUICK_GRID if quick else C_GRID)
+    grid = QUICK_GRID if quick else C_GRID
+    per_seed, chosen = _cross_validation("matsushima-table4", X, y, seeds, grid)
     cells, claims, notes = _table4_outcome({"USPS": (TABLE4_USPS, per_seed, X.shape[0])}, quick)
+    # the variant beside the main cells: the PA family read as mistake-driven ((2.3)), on the
+    # same folds and orders
+    family = {name: ALGORITHMS[name] for name in ("PA", "PA-I", "PA-II")}
+    driven, _ = _cross_validation("matsushima-table4", X, y, seeds, grid, family,
+                                  mistake_driven=True)
+    cells += [cell("error % (USPS), variant: mistake-driven PA of (2.3)", f"{name} (mistakes)",
+                   "test error %", as_printed(TABLE4_USPS[name]), driven[name],
+                   "Table 4, row USPS", test_size=None if quick else X.shape[0])
+              for name in family]
+    notes.append("Variant (the mistake-driven reading of (2.3), same folds and orders): "
+                 + ", ".join(f"{name} {mean(per_seed[name]):.2f} → {mean(driven[name]):.2f}"
+                             for name in family)
+                 + " (paper " + ", ".join(f"{TABLE4_USPS[name]:.2f}" for name in family) + ").")
     return Outcome(cells, claims, {"folds": chosen}, notes)
 
 
@@ -221,6 +280,11 @@ TABLE5_USPS = {"PA": 5.5, "PA-I": 5.5, "PA-II": 5.5, "SPA": 5.9, "SPA-I": 5.9, "
                "Perc": 1.5}
 
 
+SLOWER_AT_MOST = 1.10
+"""Table 5's SPA/PA time ratios run 1.03–1.09 (seconds printed to 0.1 s: about ±0.01 on the
+ratio): the claim "a few percent slower" is tested as a ratio in [1, 1.10]."""
+
+
 def table5_usps(quick, seeds):
     """Table 5 of Matsushima et al., USPS row: the training time of 40 iterations of each
     online learner, compared as the ratio to PA's time (the paper's seconds are those of its
@@ -263,8 +327,9 @@ def table5_usps(quick, seeds):
                   "Table 5, row USPS (ratio of its seconds)") for name in order if name != "PA"]
     ours = {name: mean(v) for name, v in ratios.items()}
     claims = [
-        Claim("SPA runs a few percent slower than PA (3–9 % in Table 5)", "§5, Table 5",
-              all(1.0 <= ours[spa] / ours[pa] <= 1.25 for pa, spa in PAIRS),
+        Claim("SPA runs a few percent slower than PA (3–9 % in Table 5; tested as 0–10 %, the "
+              "printed range widened by the rounding of its seconds)", "§5, Table 5",
+              all(1.0 <= ours[spa] / ours[pa] <= SLOWER_AT_MOST for pa, spa in PAIRS),
               ", ".join(f"{spa}/{pa} {ours[spa] / ours[pa]:.2f}" for pa, spa in PAIRS)),
         Claim("the Perceptron is the fastest online learner", "§5, Table 5",
               ours["Perc"] == min(ours.values()),
@@ -337,8 +402,9 @@ def table5_text(quick, seeds):
                   for name in order if name != "PA"]
         ours = {name: mean(v) for name, v in ratios.items()}
         claims += [
-            Claim(f"{row}: SPA runs a few percent slower than PA (2–9 % in Table 5)",
-                  "§5, Table 5", all(1.0 <= ours[spa] / ours[pa] <= 1.25 for pa, spa in PAIRS),
+            Claim(f"{row}: SPA runs a few percent slower than PA (3–9 % in Table 5; tested as "
+                  "0–10 %)", "§5, Table 5",
+                  all(1.0 <= ours[spa] / ours[pa] <= SLOWER_AT_MOST for pa, spa in PAIRS),
                   ", ".join(f"{spa}/{pa} {ours[spa] / ours[pa]:.2f}" for pa, spa in PAIRS)),
             Claim(f"{row}: the Perceptron is the fastest online learner", "§5, Table 5",
                   ours["Perc"] == min(ours.values()),
@@ -415,7 +481,7 @@ def table6_usps(quick, seeds):
             curve = 100.0 * np.mean(curves[name], axis=0)
             peaks[name].append(float(curve.min()))
             at[name].append(int(np.argmin(curve)) + 1)
-    cells = [cell("peak error % (USPS)", name, "test error %", TABLE6_USPS[name][0],
+    cells = [cell("peak error % (USPS)", name, "test error %", as_printed(TABLE6_USPS[name][0]),
                   peaks[name], "Table 6, row USPS", test_size=None if quick else X.shape[0])
              for name in ALGORITHMS]
     cells += [cell("epoch of the peak (USPS)", name, "epoch", TABLE6_USPS[name][1], at[name],
@@ -540,7 +606,8 @@ def table6_text(quick, seeds):
                 at[name].append(int(np.argmin(curve)) + 1)
         mean_curves[row] = {name: np.mean(c, axis=0) for name, c in seed_curves.items()}
         printed = TABLE6_TEXT[row]
-        cells += [cell(f"peak error % ({row})", name, "test error %", printed[name][0],
+        cells += [cell(f"peak error % ({row})", name, "test error %",
+                       as_printed(printed[name][0]),
                        peaks[name], f"Table 6, row {'Reuters' if row == 'reut20' else row}",
                        test_size=None if quick else PAPER_SIZES[row]) for name in ALGORITHMS]
         cells += [cell(f"epoch of the peak ({row})", name, "epoch", printed[name][1], at[name],
@@ -727,7 +794,8 @@ def _batch(rows_wanted, quick, seeds):
             return [a / b for a, b in zip(values(name, "seconds"), values("PA", "seconds"))]
 
         source = {"reut20": "Reuters"}.get(row, row)
-        cells += [cell(f"error % ({row})", name, "test error %", BATCH_PAPER[row][name],
+        cells += [cell(f"error % ({row})", name, "test error %",
+                       as_printed(BATCH_PAPER[row][name]),
                        values(name, "test_error"), f"Table 6, row {source}",
                        test_size=None if quick else PAPER_SIZES[row]) for name in ("LR", "M-SVM")]
         seconds = TABLE5_SECONDS[row]
@@ -1020,13 +1088,13 @@ def fig2_usps(quick, seeds):
 EXPERIMENTS = [
     Experiment("matsushima-table4", MATSUSHIMA, "Table 4 (USPS row)",
                "Perc, PA, PA-I, PA-II and SPA, SPA-I, SPA-II: one-pass test error in a 10-fold "
-               "cross-validation on USPS", table4_usps, ("usps",), default_seeds=5),
+               "cross-validation on USPS", table4_usps, ("usps",), default_seeds=10),
     Experiment("matsushima-table4-text", MATSUSHIMA, "Table 4 (rows reut20, News20)",
                "The same on Reuters-21578 (the paper's 20 topics) and 20 Newsgroups",
                table4_text, ("reuters21578", "news20"), default_seeds=3, quick_seeds=1),
     Experiment("matsushima-table5", MATSUSHIMA, "Table 5 (USPS row)",
                "Training time of 40 iterations, as ratios to PA's", table5_usps, ("usps",),
-               default_seeds=5, quick_seeds=1),
+               default_seeds=10, quick_seeds=1),
     Experiment("matsushima-table5-text", MATSUSHIMA, "Table 5 (rows Reuter, News20)",
                "Training time of 40 iterations on Reuters-21578 and 20 Newsgroups, as ratios "
                "to PA's", table5_text, ("reuters21578", "news20"), default_seeds=3,
@@ -1037,10 +1105,10 @@ EXPERIMENTS = [
                quick_seeds=1),
     Experiment("matsushima-fig1", MATSUSHIMA, "Fig. 1",
                "Cumulative mistakes and updates of one pass over USPS at C = 0.001, exact and "
-               "printed formulas", fig1_usps, ("usps",), default_seeds=5),
+               "printed formulas", fig1_usps, ("usps",), default_seeds=10),
     Experiment("matsushima-fig2", MATSUSHIMA, "Fig. 2",
                "Accumulated loss and success rate of one pass over USPS at C = 0.001",
-               fig2_usps, ("usps",), default_seeds=5),
+               fig2_usps, ("usps",), default_seeds=10),
     Experiment("matsushima-table6-text", MATSUSHIMA, "Table 6 (rows Reuters, News20) and Fig. 3",
                "Peak test error over 40 epochs of the online learners on Reuters-21578 and 20 "
                "Newsgroups, and the accuracy through the epochs on 20 Newsgroups",

@@ -1,0 +1,121 @@
+"""The papers' numbers that ``onlinear reproduce`` compares with are the printed strings: every
+transcribed number equals, character for character, the token of the paper's table it comes
+from (tests/paper_tables.txt keeps those tables' lines verbatim, with their table reference),
+and the cells carry the printed decimals, so the verdict's rounding term is the printed one
+("4.60" → ±0.005, not the ±0.05 of a float's 4.6)."""
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from onlinear.reproduce import crammer_singer, matsushima, sigma
+from onlinear.reproduce._framework import printed_digits
+
+TABLES = Path(__file__).with_name("paper_tables.txt")
+
+
+def _sections():
+    sections, current = {}, None
+    for line in TABLES.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        if line.startswith("["):
+            current = sections.setdefault(line.strip("[]"), [])
+        else:
+            current.append(line)
+    return sections
+
+
+def _section(words):
+    found = [lines for name, lines in _sections().items() if all(w in name for w in words)]
+    assert len(found) == 1, words
+    return found[0]
+
+
+def _tokens(line):
+    return re.findall(r"\d+\.\d+|\d+", line)
+
+
+def _crammer_singer_rows(words, two_lines):
+    """``{algorithm: (errors, support patterns)}`` as printed, from the paper's lines."""
+    lines = _section(words)
+    rows = {}
+    for i, line in enumerate(lines):
+        name = line.split("\t")[0]
+        if name not in crammer_singer.ALGORITHMS:
+            continue
+        if two_lines:  # errors on the algorithm's line, support patterns on the next
+            rows[name] = (tuple(_tokens(line)), tuple(_tokens(lines[i + 1])))
+        else:  # "5.93 936" pairs on one line
+            tokens = _tokens(line)
+            rows[name] = (tuple(tokens[0::2]), tuple(tokens[1::2]))
+    return rows
+
+
+@pytest.mark.parametrize("words,table,two_lines", [
+    (("Table 2", "Chess-Board"), crammer_singer.TABLE2_CHESSBOARD_PRINTED, True),
+    (("Table 3", "MNIST"), crammer_singer.TABLE3_MNIST_PRINTED, False),
+    (("Table 4", "USPS"), crammer_singer.TABLE4_USPS_PRINTED, False),
+    (("Table 5", "Letter"), crammer_singer.TABLE5_LETTER_PRINTED, True),
+])
+def test_crammer_singer_tables_are_the_printed_strings(words, table, two_lines):
+    assert _crammer_singer_rows(words, two_lines) == table
+    # the trailing zeros a float would lose are kept
+    everything = [v for errors, sps in table.values() for v in errors + sps]
+    assert all(isinstance(v, str) for v in everything)
+
+
+def test_trailing_zeros_and_their_rounding_term():
+    letter = crammer_singer.TABLE5_LETTER_PRINTED
+    assert letter["Perceptron"][0][2] == "4.60" and printed_digits("4.60") == 2
+    assert crammer_singer.TABLE2_CHESSBOARD_PRINTED["MIRA"][0][1] == "4.0"
+    # one seed, no test-set term: σ is the rounding term alone, r/√3 with r = 0.005
+    assert sigma(0.0, 1, "4.60") == pytest.approx(0.005 / np.sqrt(3))
+    assert sigma(0.0, 1, "4.0") == pytest.approx(0.05 / np.sqrt(3))
+    assert sigma(0.0, 1, "7229") == pytest.approx(0.5 / np.sqrt(3))
+
+
+def test_the_cells_carry_the_printed_decimals():
+    from reproduce_runs import quick
+
+    result = quick("crammer-singer-table5")
+    row = result.comparison.where(group="error % (epoch 1)", item="Uniform")[0]
+    assert row["digits"] == 2 and row["paper"] == 7.07
+    assert row["sigma"] == pytest.approx(sigma(row["sd"], row["n"], "7.07"))
+    for row in result.comparison:
+        assert row["digits"] == (2 if row["quantity"] == "test error %" else 0)
+    table4 = quick("matsushima-table4")
+    assert set(table4.comparison.column("digits")) == {2}
+
+
+def test_matsushima_tables_are_the_printed_strings():
+    header, *lines = _section(("Matsushima", "Table 4"))
+    columns = header.split()
+    printed = {line.split("\t")[0]: dict(zip(columns, line.split("\t")[1:])) for line in lines}
+    for row, table in (("USPS", matsushima.TABLE4_USPS), ("reut20", matsushima.TABLE4_TEXT[
+            "reut20"]), ("News20", matsushima.TABLE4_TEXT["News20"])):
+        assert {name: matsushima.as_printed(v) for name, v in table.items()} == printed[row]
+    assert printed["News20"]["SPA"] == "20.50"  # the zero a float loses, restored by the cell
+    header, *lines = _section(("Matsushima", "Table 5"))
+    columns = header.split()
+    seconds = {line.split("\t")[0]: dict(zip(columns, line.split("\t")[1:])) for line in lines}
+    for row, table in (("USPS", matsushima.TABLE5_USPS),
+                       ("Reuter", matsushima.TABLE5_TEXT["reut20"]),
+                       ("News20", matsushima.TABLE5_TEXT["News20"])):
+        assert {name: f"{v:.1f}" for name, v in table.items()} == {
+            name: seconds[row][name] for name in table}
+    header, *lines = _section(("Matsushima", "Table 6"))
+    columns = header.split()
+    peaks = {}
+    for line in lines:
+        cells = line.split("\t")
+        peaks[cells[0]] = dict(zip(columns, (c.replace(" ", "") for c in cells[1:])))
+    for row, table in (("USPS", matsushima.TABLE6_USPS),
+                       ("Reuters", matsushima.TABLE6_TEXT["reut20"]),
+                       ("News20", matsushima.TABLE6_TEXT["News20"])):
+        assert {name: f"{matsushima.as_printed(e)}({epoch})"
+                for name, (e, epoch) in table.items()} == {n: peaks[row][n] for n in table}
+    for row, name in (("USPS", "USPS"), ("Reuters", "reut20"), ("News20", "News20")):
+        assert {k: matsushima.as_printed(v) for k, v in matsushima.BATCH_PAPER[name].items()} \
+            == {k: peaks[row][k] for k in ("LR", "M-SVM")}
