@@ -240,6 +240,15 @@ def _located_chunks(path, chunk_size, n_features, *, zero_based=False, dtype=np.
         yield X, _targets(labels, label_pointers, multilabel), numbers, lines
 
 
+def _next_block(handle, block, position):
+    """``(block, position, final)`` after reading the next bytes: the unread tail of ``block``
+    (from ``position``) followed by them, or ``final`` when the file has no more."""
+    more = handle.read(_BLOCK)
+    if more:
+        return block[position:] + more, 0, False
+    return block, position, True
+
+
 def _parsed_chunks(path, chunk_size, n_features, *, zero_based, dtype, multilabel,
                    need_newline=None, keep_lines=True):
     """The compiled reader's chunks: ``(X, labels, label_pointers, numbers, lines)``.
@@ -265,11 +274,7 @@ def _parsed_chunks(path, chunk_size, n_features, *, zero_based, dtype, multilabe
                 continue
             if final:
                 break
-            more = handle.read(_BLOCK)
-            if more:
-                block, position = block[position:] + more, 0
-            else:
-                final = True
+            block, position, final = _next_block(handle, block, position)
     if parser.n_rows:
         yield _chunk(parser, n_features, dtype)
 
@@ -344,11 +349,7 @@ def libsvm_labels(path, multilabel=False):
             lines += read
             if final:
                 break
-            more = handle.read(_BLOCK)
-            if more:
-                block, position = block[position:] + more, 0
-            else:
-                final = True
+            block, position, final = _next_block(handle, block, position)
     return sorted(v for v in found if np.isfinite(v))
 
 
