@@ -462,6 +462,79 @@ def test_the_lock_survives_pickle_deepcopy_and_clone():
     assert clone(model).fit(X, y).n_seen_ == 30
 
 
+def _calls(X, y):
+    """A learner's calls in a fixed order, alternating a batch of 5 rows and one row: the
+    model after ``n`` rows is that of the calls' prefix that learned ``n`` rows."""
+    calls, start = [], 0
+    while start < len(X):
+        calls.append((X[start:start + 5], y[start:start + 5], "batch"))
+        start += 5
+        if start < len(X):
+            calls.append((X[start], y[start], "one"))
+            start += 1
+    return calls
+
+
+def _replay(make, calls, classes, n_rows):
+    """A fresh model that learned the first ``n_rows`` rows of ``calls``."""
+    model, seen = make(), 0
+    for rows, labels, kind in calls:
+        if seen == n_rows:
+            break
+        if kind == "batch":
+            model.partial_fit(rows, labels, classes=classes)
+            seen += len(rows)
+        else:
+            model.learn_one(rows, labels, classes=classes)
+            seen += 1
+    assert seen == n_rows, (seen, n_rows)
+    return model
+
+
+@pytest.mark.parametrize("name, task", [("pa", None), ("kernel-pa", None), ("cellip", None),
+                                        ("iellip", None), ("simproj", None),
+                                        ("simproj", "ordinal")])
+def test_save_pickle_and_deepcopy_during_learning_hold_a_model_of_some_round(
+        name, task, tmp_path, frequent_switches):
+    """A copy taken while another thread learns (``onlinear.save``, ``pickle``,
+    ``copy.deepcopy``) is the model after some whole round: every file loads, and each copy
+    equals a fresh model replayed over as many rows as it has seen."""
+    X, y, classes = _task_data(name, task, n=1500, seed=3)
+    make = lambda: onlinear.make(name, task=task)  # noqa: E731
+    calls = _calls(X, y)
+    model = make()
+    model.partial_fit(*calls[0][:2], classes=classes)
+    done = threading.Event()
+    copies = []
+
+    def learner():
+        try:
+            for rows, labels, kind in calls[1:]:
+                if kind == "batch":
+                    model.partial_fit(rows, labels)
+                else:
+                    model.learn_one(rows, labels)
+        finally:
+            done.set()
+
+    def copier():
+        path = tmp_path / "model.onlinear"
+        while not done.is_set():
+            onlinear.save(model, path)
+            copies.append(onlinear.load(path))  # refuses a torn file (checksums, invariants)
+            copies.append(pickle.loads(pickle.dumps(model)))
+            copies.append(copy.deepcopy(model))
+
+    assert not _run_threads([learner, copier])
+    assert model.n_seen_ == len(X) and len(copies) >= 3
+    replays = {}
+    for twin in copies:
+        n = twin.n_seen_
+        if n not in replays:
+            replays[n] = _state(_replay(make, calls, classes, n))
+        assert _state(twin) == replays[n], f"a copy after {n} rows is not that model"
+
+
 # ===================================================================== 8. loose acceptance
 COMPLEX_CASES = [("pa", None), ("kernel-pa", None), ("cellip", None), ("simproj", None),
                  ("simproj", "multilabel"), ("simproj", "ordinal"), ("simproj", "blocks")]

@@ -130,7 +130,7 @@ def save(model: OnlineLinearClassifier, path: str | os.PathLike, *,
 
     if not isinstance(model, OnlineLinearClassifier):
         raise TypeError(f"save expects an onlinear estimator; got {type(model).__name__}.")
-    with model._model_lock():
+    with model._model_lock():  # (a snapshot: another thread may learn while the file is written)
         header, arrays = _describe(model)
     if metadata is not None:
         header["metadata"] = _json_checked(metadata, "metadata")
@@ -140,7 +140,9 @@ def save(model: OnlineLinearClassifier, path: str | os.PathLike, *,
 
 
 def _describe(model):
-    """``(header, {name: array})`` of ``model``."""
+    """``(header, {name: array})`` of ``model``: copies of its arrays, so that the caller, who
+    holds the model's lock, can write them after releasing it."""
+    from .estimators.base import _NOT_STATE
     from .registry import algorithm_of
 
     params = model.get_params(deep=False)
@@ -177,10 +179,10 @@ def _describe(model):
                              for name in model._model_scalars}
         expected = model._model_arrays()
         for name in expected:
-            arrays[name] = np.ascontiguousarray(getattr(model, name))
+            arrays[name] = np.array(getattr(model, name), order="C", copy=True)
         saved = {"classes_", *model._model_scalars, *expected}
         # (the lock and the per-example context are rebuilt, never saved)
-        forgotten = set(vars(model)) - saved - set(params) - model._derived - {"_lock", "_fast"}
+        forgotten = set(vars(model)) - saved - set(params) - model._derived - set(_NOT_STATE)
         if forgotten:  # a new attribute nobody declared: the file would not restore the model
             raise RuntimeError(f"{type(model).__name__} has undeclared model attributes "
                                f"{sorted(forgotten)}: add them to _model_arrays, "

@@ -7,6 +7,7 @@ per-example paths, diagnostics — lives here and in the compiled :mod:`onlinear
 """
 from __future__ import annotations
 
+import copy
 import time
 import warnings
 from collections.abc import Iterable
@@ -46,6 +47,11 @@ from .checks import (
 )
 from .invariants import check_counters, check_model_array, check_primal_store, check_scalar
 from .locking import _lock_methods, _ModelLock
+
+# What an estimator holds that is not its state: its lock (a lock can be neither pickled nor
+# copied: a fresh one is made on first use) and the per-example context (compiled entry points
+# over the model's own arrays, rebuilt on the next call).
+_NOT_STATE = ("_lock", "_fast")
 #: What the estimators take as rows: array-likes or scipy sparse matrices (CSR is used as it is).
 MatrixLike = ArrayLike | sp.spmatrix | sp.sparray
 _FLOAT64 = np.dtype(np.float64)
@@ -110,6 +116,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     * a prediction never sees a half-updated model: it sees the model between two learning
       calls.  Predictions are serialized with learning and with each other (for parallel
       prediction, predict with copies: ``copy.deepcopy(model)``);
+    * a copy taken while another thread learns — :func:`onlinear.save`, ``pickle``,
+      ``copy.deepcopy`` — is the model after some whole round: each copies the model's arrays
+      while holding the lock, then writes or pickles the copy;
     * the lock does not make a sequence of calls atomic (e.g. ``predict`` then
       ``partial_fit``): take ``model._model_lock()`` (re-entrant) around such a sequence.
 
@@ -149,11 +158,23 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         return lock
 
     def __getstate__(self):
-        state = super().__getstate__()
-        state = dict(state) if state is self.__dict__ else state
-        state.pop("_lock", None)  # a lock can be neither pickled nor copied: a fresh one later
-        state.pop("_fast", None)  # (compiled entry points: rebuilt on the next call)
-        return state
+        """The state to pickle: a copy taken under the lock, so that a pickle made while another
+        thread learns is the model after some whole round (pickle reads the state only after
+        this returns, when the learner may be writing the live arrays again)."""
+        with self._model_lock():
+            state = super().__getstate__()
+            return copy.deepcopy({key: value for key, value in state.items()
+                                  if key not in _NOT_STATE})
+
+    def __deepcopy__(self, memo):
+        """A copy taken under the lock (a model of some whole round, as :meth:`__getstate__`),
+        in one pass: ``copy.deepcopy`` would otherwise copy :meth:`__getstate__`'s copy again."""
+        twin = type(self).__new__(type(self))
+        memo[id(self)] = twin
+        with self._model_lock():
+            state = {key: value for key, value in vars(self).items() if key not in _NOT_STATE}
+            vars(twin).update(copy.deepcopy(state, memo))
+        return twin
 
     def __setstate__(self, state):
         """Unpickling runs :func:`onlinear.load`'s checks (:meth:`_check_started`) on a started
@@ -172,7 +193,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             except (ValueError, TypeError, KeyError, AttributeError, IndexError) as error:
                 raise ValueError(f"this pickle is not a {type(self).__name__} the engine could "
                                  f"have made: {error}") from None
-            state = {k: v for k, v in vars(probe).items() if k not in ("_lock", "_fast")}
+            state = {k: v for k, v in vars(probe).items() if k not in _NOT_STATE}
         super().__setstate__(state)  # (scikit-learn's: its version check)
 
     def _check_started(self):
