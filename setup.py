@@ -7,6 +7,7 @@ compiled with ``-ffp-contract=off`` and without fast-math: its arithmetic is IEE
 every machine.  ``ONLINEAR_DEBUG=1`` at build time compiles with bounds checks (slow; for tests
 of the core).
 """
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -39,7 +40,18 @@ directives = {
 }
 
 
+def generate_rule_tables():
+    """The compiled side of the rule table (``rules/codegen.py``), written before anything is
+    compiled (loaded by path: the package cannot be imported before it is built)."""
+    path = SOURCE / "onlinear" / "rules" / "codegen.py"
+    spec = importlib.util.spec_from_file_location("_onlinear_rule_codegen", path)
+    codegen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(codegen)
+    codegen.write(path.parent)
+
+
 def extensions():
+    generate_rule_tables()
     modules = []
     for path in sorted(SOURCE.glob("onlinear/**/*.pyx")):
         name = ".".join(path.relative_to(SOURCE).with_suffix("").parts)

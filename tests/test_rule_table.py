@@ -1,5 +1,8 @@
 """The rule table is the one source of rule facts: the compiled switch, the estimators and the
 dual engine all read it, and this file walks it row by row."""
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -74,23 +77,64 @@ def test_a_parameter_vector_needs_exactly_the_named_parameters():
         row.vector({"C": 2.0, "kind": 0, "slack": 1})
 
 
-def test_each_step_reads_its_parameters_by_the_tables_names():
-    """A step reads ``params`` through its struct (``rules/_params.pxd``), whose fields must be
-    the row's parameter names in the row's order: a vector built from the row by name is read
-    field by field as the estimator meant it."""
-    assert len(dispatch.PARAMETER_FIELDS) == len(Rule)
+SOURCE_RULES = Path(__file__).resolve().parents[1] / "src" / "onlinear" / "rules"
+
+
+def test_the_compiled_switch_was_built_from_this_table():
+    """The step table and the parameter structs are generated from the rule table before the
+    build (``rules/codegen.py``): the compiled module's lists and the installed structs are
+    those this table gives (a build from another table fails here)."""
+    from onlinear.rules import codegen
+
+    expected = codegen.generated(SOURCE_RULES)
+    installed = Path(dispatch.__file__).parent / "_rule_params.pxd"
+    assert installed.read_text() == expected["_rule_params.pxd"]
+    assert dispatch.PARAMETER_FIELDS == tuple(row.params for row in RULES.values())
+    assert dispatch.STEP_NAMES == tuple(row.step for row in RULES.values())
+
+
+def _step_bodies():
+    """``{step function: its source}`` of the rule modules (the repository's source tree)."""
+    bodies = {}
+    for path in SOURCE_RULES.glob("*.pyx"):
+        parts = re.split(r"^(?=cdef |def |cpdef |class )", path.read_text(), flags=re.MULTILINE)
+        for part in parts:
+            found = re.match(r"cdef void (\w+_steps)\(", part)
+            if found:
+                bodies[found.group(1)] = part
+    return bodies
+
+
+def test_each_step_reads_its_parameters_through_its_own_rules_struct():
+    """A step reads ``params`` only through its rule's generated struct, whose fields are the
+    row's parameter names in the row's order: a vector built from the row by name is read field
+    by field as the estimator meant it."""
+    from onlinear.rules import codegen
+
+    bodies = _step_bodies()
     for rule, row in RULES.items():
-        assert dispatch.PARAMETER_FIELDS[int(rule)] == row.params, rule.name
+        casts = set(re.findall(r"<const (\w+Params) \*>", bodies[row.step]))
+        assert casts <= {codegen.struct_name(rule.name)}, (rule.name, casts)
+        assert casts or not row.params, f"{row.step} never reads its parameters"
+
+
+def test_the_generator_reads_every_row_and_refuses_a_member_without_one():
+    from onlinear.rules import codegen
+
+    table = (SOURCE_RULES / "table.py").read_text()
+    assert [(name, number) for name, number, _, _ in codegen.read_table(table)] == [
+        (rule.name, int(rule)) for rule in Rule]
+    broken = table.replace("    MULTIPLICATIVE = 11\n", "    MULTIPLICATIVE = 11\n    EXTRA = 12\n")
+    with pytest.raises(ValueError, match="EXTRA"):
+        codegen.read_table(broken)
 
 
 def test_no_step_reads_a_parameter_by_position():
-    from pathlib import Path
-    import re
-    folder = Path(dispatch.__file__).parent
-    for path in folder.glob("*.pyx"):
+    for path in SOURCE_RULES.glob("*.pyx"):
         if path.name in ("dispatch.pyx", "simultaneous.pyx", "ellipsoid.pyx"):
             continue  # (the switch passes the vector on; the other families: not table rules)
         assert not re.search(r"params\[\d\]", path.read_text()), path.name
+    assert len(list(SOURCE_RULES.glob("*.pyx"))) >= 4
 
 
 @pytest.mark.parametrize("rule", list(Rule), ids=lambda r: r.name)

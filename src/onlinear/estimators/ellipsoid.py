@@ -40,6 +40,8 @@ from .base import OnlineLinearClassifier, _Unweighted
 from .invariants import check_positive_definite
 from .checks import check_memory
 
+__all__ = ["CELLIP", "IELLIP"]
+
 _MATRICES = {"auto", "per-class", "stacked", "diagonal"}
 #: ``matrix="auto"``: the paper's stacked (K·d)×(K·d) matrix while K·d is at most this, else one
 #: d×d matrix per class while d is at most this, else diagonal metrics (O(non-zeros) per update;

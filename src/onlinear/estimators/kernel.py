@@ -673,6 +673,6 @@ class KernelMulticlassROMMA(KernelLearner, MulticlassROMMA):
 
 
 
-__all__ = ["KernelLearner", "KernelPerceptron", "KernelUltraconservativePerceptron",
+__all__ = ["KernelPerceptron", "KernelUltraconservativePerceptron",
            "KernelKeslerPerceptron", "KernelMIRA", "KernelPassiveAggressive",
            "KernelSupportClassPA", "KernelMulticlassROMMA"]

@@ -19,6 +19,9 @@ from ..rules.maximum_cosine import (
 )
 from .base import OnlineLinearClassifier, _Unweighted
 
+__all__ = ["ROMMA", "AggressiveROMMA", "NAROMMA", "MaximumCosinePerceptron",
+           "ConservativeMCP"]
+
 
 class _MaximumCosineBase(_Unweighted):
 

@@ -9,6 +9,8 @@ from ..rules.table import Rule
 from ..rules.passive_aggressive import EXACT, PA, PA_I, PA_II, PRINTED
 from .base import OnlineLinearClassifier
 
+__all__ = ["PassiveAggressive", "SupportClassPA"]
+
 _SLACKS = {"none": PA, "linear": PA_I, "squared": PA_II}
 _VARIANTS = {"exact": EXACT, "printed": PRINTED}
 

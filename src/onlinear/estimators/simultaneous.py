@@ -50,8 +50,7 @@ from .base import MatrixLike, OnlineLinearClassifier
 from .invariants import check_counters, check_scale_range, check_size
 from .checks import _DTYPES, canonical_csr, check_class_labels, check_memory, check_rows
 
-__all__ = ["SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", "BlockLearner",
-           "SCHEME_NAMES"]
+__all__ = ["SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", "BlockLearner"]
 
 #: the schemes, under their registered names
 SCHEME_NAMES = tuple(rules.SCHEMES)

@@ -14,6 +14,10 @@ from ..rules.layout import RAW_MASS, RAW_SQNORM, SCALE
 from ..rules.ultraconservative import MAX_SCORE, PROPORTIONAL, RHO, UNIFORM
 from .base import OnlineLinearClassifier, _Unweighted
 
+__all__ = ["Perceptron", "OneVsRestPerceptron", "UltraconservativePerceptron",
+           "KeslerPerceptron", "MIRA", "BinaryMIRA", "MulticlassROMMA",
+           "Multiplicative", "BalancedWinnow"]
+
 _BETA = [Interval(Real, 0, None, closed="left")]
 _SCHEMES = {"uniform": UNIFORM, "max": MAX_SCORE, "prop": PROPORTIONAL}
 

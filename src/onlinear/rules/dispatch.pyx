@@ -20,58 +20,13 @@ against the rule table by name (:data:`STEP_NAMES`, ``tests/test_rule_table.py``
 from libc.stdint cimport int64_t
 import numpy as np
 
-from ._params cimport (AdditiveFamilyParams, MarginParams, MaximumCosineParams,
-                       MulticlassRommaParams, MultiplicativeParams, NarommaParams,
-                       PassiveAggressiveParams, RommaParams)
 from ._step cimport step_function
-from .maximum_cosine cimport maximum_cosine_steps, naromma_steps, romma_steps
-from .passive_aggressive cimport pa_steps, support_class_steps
-from .ultraconservative cimport (additive_family_steps, binary_mira_steps, kesler_steps,
-                                 mc_romma_steps, mira_steps, multiplicative_steps,
-                                 perceptron_steps)
 
 from .table import RULES, Rule
 
-#: the compiled step functions, by rule id (the order of :class:`~onlinear.rules.table.Rule`)
-cdef step_function[12] _STEPS
-_STEPS[0] = perceptron_steps
-_STEPS[1] = binary_mira_steps
-_STEPS[2] = additive_family_steps
-_STEPS[3] = kesler_steps
-_STEPS[4] = mira_steps
-_STEPS[5] = pa_steps
-_STEPS[6] = support_class_steps
-_STEPS[7] = romma_steps
-_STEPS[8] = naromma_steps
-_STEPS[9] = maximum_cosine_steps
-_STEPS[10] = mc_romma_steps
-_STEPS[11] = multiplicative_steps
-#: their names, in the same order: each must be the ``step`` of its rule's row in the table
-STEP_NAMES = ("perceptron_steps", "binary_mira_steps", "additive_family_steps",
-              "kesler_steps", "mira_steps", "pa_steps", "support_class_steps", "romma_steps",
-              "naromma_steps", "maximum_cosine_steps", "mc_romma_steps",
-              "multiplicative_steps")
-cdef int _N_RULES = 12
-
-
-def _fields(struct):
-    return tuple(struct)  # (Cython turns a struct into a dict in its declaration order)
-
-
-cdef MarginParams _margin = MarginParams(0.0)
-cdef AdditiveFamilyParams _additive = AdditiveFamilyParams(0.0, 0.0)
-cdef PassiveAggressiveParams _pa = PassiveAggressiveParams(0.0, 0.0, 0.0)
-cdef RommaParams _romma = RommaParams(0.0)
-cdef NarommaParams _naromma = NarommaParams(0.0)
-cdef MaximumCosineParams _mcp = MaximumCosineParams(0.0)
-cdef MulticlassRommaParams _mc_romma = MulticlassRommaParams(0.0)
-cdef MultiplicativeParams _multiplicative = MultiplicativeParams(0.0, 0.0)
-#: the fields of the parameter struct each step function reads (``rules/_params.pxd``), by
-#: rule id: each must be its row's ``params``, in order (the vector is read through the struct)
-PARAMETER_FIELDS = (_fields(_margin), _fields(_margin), _fields(_additive), _fields(_margin),
-                    _fields(_margin), _fields(_pa), _fields(_pa), _fields(_romma),
-                    _fields(_naromma), _fields(_mcp), _fields(_mc_romma),
-                    _fields(_multiplicative))
+# the step functions' cimports, their table by rule id, STEP_NAMES and PARAMETER_FIELDS:
+# generated from the rule table (rules/codegen.py), so a new rule adds nothing here
+include "_steps.pxi"
 
 #: ids of the rules that read ‖w_r‖² from ``state`` (see :class:`onlinear.rules.table.RuleRow`)
 NORM_READING_RULES = tuple(int(rule) for rule, row in RULES.items() if row.reads_norm)

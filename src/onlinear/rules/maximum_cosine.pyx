@@ -26,7 +26,7 @@ from libc.stdint cimport int64_t
 from libc.math cimport INFINITY, fabs, hypot, sqrt
 
 from .._core._store cimport FIRST_RULE_ROW, squared_norm
-from ._params cimport MaximumCosineParams, NarommaParams, RommaParams
+from ._rule_params cimport MaximumCosineParams, NarommaParams, RommaParams
 from .ultraconservative cimport binary_label
 
 CERTIFICATE = FIRST_RULE_ROW

@@ -22,7 +22,7 @@ quotients by q, never from q added to and subtracted from a score.
 """
 from libc.stdint cimport int64_t
 
-from ._params cimport PassiveAggressiveParams
+from ._rule_params cimport PassiveAggressiveParams, SupportClassParams
 
 cdef void pa_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
                    const double *params, double *state, double *tau, double *factor,
@@ -113,7 +113,7 @@ cdef void support_class_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, 
     Only positive losses are sorted: a zero loss never enters S.  ``order``: an int64 scratch
     array of one entry per output (see :func:`support_steps`).
     """
-    cdef const PassiveAggressiveParams *p = <const PassiveAggressiveParams *>params
+    cdef const SupportClassParams *p = <const SupportClassParams *>params
     support_steps(scores, m, y, q, 1.0, <int>p.kind, p.C, <int>p.variant, tau, order)
 
 

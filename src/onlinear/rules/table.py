@@ -16,14 +16,14 @@ A row names the compiled function that computes the rule's steps (the compiled s
 * ``example_weight`` — how an example's weight w enters the round (:meth:`RuleRow.weight_mode`);
 * ``updates_when`` — the rule's update condition, in words (the docs' table of rules).
 
-The step function reads ``params`` through a struct whose fields are the row's parameter
-names (``rules/_params.pxd``), never by position; ``dispatch.PARAMETER_FIELDS`` lists each
-step's fields, checked against the table by name.
+The step function reads ``params`` through its rule's struct, whose fields are the row's
+parameter names (generated from this table with the compiled table of step functions,
+:mod:`onlinear.rules.codegen`), never by position.
 
-Adding a rule: its step function in the module of its paper family (and its parameter struct),
-a member of :class:`Rule`, a row here and its entry in ``dispatch.pyx``'s table of step
-functions (checked against this table by name); the estimators and tests read the rest from
-the row.
+Adding a rule: its step function in the module of its paper family (declared in its ``.pxd``,
+reading its parameters through ``<RuleName>Params``), a member of :class:`Rule` and a row here;
+the build generates the compiled switch's entry and the struct from the row, and the estimators
+and tests read the rest from it.
 
 >>> from onlinear.rules.table import RULES, Rule
 >>> RULES[Rule.SUPPORT_CLASS].params

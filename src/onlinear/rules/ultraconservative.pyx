@@ -21,8 +21,8 @@ from libc.math cimport sqrt
 from libc.stdint cimport int64_t
 
 from .._core._store cimport FIRST_RULE_ROW, squared_norm
-from ._params cimport (AdditiveFamilyParams, MarginParams, MulticlassRommaParams,
-                      MultiplicativeParams)
+from ._rule_params cimport (AdditiveFamilyParams, BinaryMiraParams, KeslerParams,
+                           McRommaParams, MiraParams, MultiplicativeParams, PerceptronParams)
 from .passive_aggressive cimport PA_I, EXACT, support_steps
 
 RHO = FIRST_RULE_ROW  # MC-ROMMA's 1/‖M‖ (column 0)
@@ -48,7 +48,7 @@ cdef void perceptron_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, dou
     learns, as the error set E of §2 does; β > 0 is the "aggressive" variant of the experiments
     (§8; how β enters the one-vs-rest Perceptron is our reading, the paper does not say).
     """
-    cdef double beta = (<const MarginParams *>params).beta, z
+    cdef double beta = (<const PerceptronParams *>params).beta, z
     cdef Py_ssize_t r
     for r in range(m):
         z = binary_label(m, y, r)
@@ -64,7 +64,7 @@ cdef void binary_mira_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, do
     β/2 because the two-prototype margin M_1·x − M_2·x equals 2 w·x (Crammer & Singer, the
     aggressive binary MIRA at the end of §5.3).
     """
-    cdef double beta = (<const MarginParams *>params).beta, z, g
+    cdef double beta = (<const BinaryMiraParams *>params).beta, z, g
     cdef Py_ssize_t r
     for r in range(m):
         z = binary_label(m, y, r)
@@ -134,7 +134,7 @@ cdef void kesler_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double 
     so later comparisons see the earlier sub-updates.  Net step: ``τ_y`` = number of sub-updates,
     ``τ_r = −1`` for each corrected r.
     """
-    cdef double beta = (<const MarginParams *>params).beta, s_y = scores[y]
+    cdef double beta = (<const KeslerParams *>params).beta, s_y = scores[y]
     cdef Py_ssize_t r
     for r in range(m):
         tau[r] = 0.0
@@ -166,7 +166,7 @@ cdef void mira_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, double q,
     with β fixed, the predictions do not change with c as long as no round's cap τ_y ≤ 1 binds
     (the QP is then homogeneous in (β, M)).
     """
-    support_steps(scores, m, y, q, (<const MarginParams *>params).beta, PA_I, 1.0, EXACT, tau,
+    support_steps(scores, m, y, q, (<const MiraParams *>params).beta, PA_I, 1.0, EXACT, tau,
                   order)
 
 
@@ -190,7 +190,7 @@ cdef void mc_romma_steps(const double *scores, Py_ssize_t m, Py_ssize_t y, doubl
     ``ρ' = ρ/‖c M̂ + dρ z‖``.  ``ZZ − ŝ² ≈ 0`` (M anti-parallel to z: the problem is infeasible,
     possible only on non-separable data) restarts from ``z/ZZ``.
     """
-    additive_family(scores, m, y, 0.0, <int>(<const MulticlassRommaParams *>params).scheme,
+    additive_family(scores, m, y, 0.0, <int>(<const McRommaParams *>params).scheme,
                     tau)
     cdef double norm2 = 0.0, s = 0.0, tau2 = 0.0, zz, norm, projection, gap, rho, c, d_rho
     cdef double along, length, root
