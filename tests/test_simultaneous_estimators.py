@@ -337,22 +337,6 @@ def test_dense_csr_float32_and_chunks_agree(kind):
         model.n_seen_, model.n_mistakes_, model.n_updates_)
 
 
-@pytest.mark.parametrize("kind", ["multiclass", "multilabel", "ordinal"])
-def test_learn_one_equals_fit_and_returns_the_prediction_before(kind):
-    make, X, y, _, classes = _fits(kind)
-    model = make().fit(X, y)
-    stream = make()
-    for i, (x, label) in enumerate(zip(X, y)):
-        if i:
-            expected = stream.predict(x[None, :])[0]
-            assert np.array_equal(stream.predict_one(x), expected)
-        predicted = stream.learn_one(x, label, classes=classes)
-        if i:
-            assert np.array_equal(predicted, expected)
-    np.testing.assert_allclose(stream.coef_, model.coef_, rtol=1e-12, atol=1e-14)
-    assert (stream.n_mistakes_, stream.n_updates_) == (model.n_mistakes_, model.n_updates_)
-
-
 def test_label_sets_learn_one_returns_sets():
     stream = SimultaneousProjectionClassifier(C=0.5)
     first = stream.learn_one(np.array([1.0, 0.0]), {"x"}, classes=["x", "y"])
