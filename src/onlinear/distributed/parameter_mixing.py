@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.base import clone
 
 from .._core.counters import MISTAKES, SEEN, UPDATES
-from ..harness import Table
+from ..tables import Table
 from .engine import fresh_copy, payload_bytes, runner_for
 from .mixing import MIXING, check_mixable, mix_models, mixing_weights
 from .shards import place

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..harness import Table, mean_std
+from ..harness import mean_std
+from ..tables import Table
 
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"

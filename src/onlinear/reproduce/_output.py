@@ -10,7 +10,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..harness import Table
+from ..tables import Table
 from ..persistence import replacing
 from ._framework import (
     ENOUGH_SEEDS,

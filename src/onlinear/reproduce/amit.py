@@ -10,7 +10,7 @@ of Enron users, so there are no cells to compare: the claims are checked on our 
 import numpy as np
 
 from ..data import make_simplex_blocks
-from ..harness import Table
+from ..tables import Table
 from ..registry import AMIT
 from ._framework import Claim, Experiment, Outcome
 from ._protocol import figure, load, make, mean, rng

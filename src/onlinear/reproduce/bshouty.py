@@ -7,7 +7,7 @@ checked label by label on our means.
 import numpy as np
 
 from ..datasets import load_usps
-from ..harness import Table
+from ..tables import Table
 from ..registry import BSHOUTY
 from ._framework import Claim, Experiment, Outcome, paired_test
 from ._protocol import figure, load, make, mean, rng

@@ -10,7 +10,7 @@ import numpy as np
 from ..data import make_chessboard
 from ..datasets import load_usps
 from ..registry import CRAMMER_SINGER
-from ..harness import Table
+from ..tables import Table
 from ._framework import Claim, Experiment, Outcome, paired_test
 from ._protocol import (
     cell,

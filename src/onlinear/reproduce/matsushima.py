@@ -10,7 +10,7 @@ not in our data).
 import numpy as np
 
 from ..datasets import load_usps
-from ..harness import Table
+from ..tables import Table
 from ..registry import MATSUSHIMA
 from ._framework import Claim, Experiment, Outcome, paired_test
 from ._protocol import cell, figure, make, mean, require, rng, subset

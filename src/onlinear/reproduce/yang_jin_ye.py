@@ -22,7 +22,7 @@ import numpy as np
 from sklearn.preprocessing import normalize
 
 from ..datasets import load_usps
-from ..harness import Table
+from ..tables import Table
 from ..registry import YANG_JIN_YE
 from ._framework import Claim, Experiment, Outcome
 from ._protocol import epoch_runs, figure, load, make, mean, rng, subset
