@@ -159,6 +159,48 @@ def test_compare_tunes_only_the_algorithms_that_have_the_key():
         compare(X_GRID, Y_GRID, ["mcp"], grid={"beta": [0.0]})
 
 
+class _BackwardsRunner:
+    """A runner of its own: every cell in reverse order (the last algorithm's last permutation
+    first), each search finished before its algorithm's permutations, through the cells'
+    methods only."""
+
+    warms_up_here = False
+
+    def __init__(self):
+        self.order = []
+
+    def run(self, cells, bar):
+        runs, searches = {}, {}
+        for name in reversed(cells.algorithms):
+            best = None
+            if cells.grids[name]:
+                combinations = range(len(cells.combinations(name)))
+                searched = {i: cells.run(name, cells.cell_params(name, i, True), i, True)
+                            for i in reversed(combinations)}
+                searches[name] = cells.choose(name, [searched[i] for i in combinations])
+                best = searches[name].best_params
+            for index in reversed(range(len(cells.seeds))):
+                self.order.append((name, index))
+                runs[name, index] = cells.run(name, cells.cell_params(name, index, False, best),
+                                              index, False)
+        return [runs[name, i] for name in cells.algorithms for i in range(len(cells.seeds))], \
+            searches
+
+
+def test_a_runner_of_its_own_runs_the_same_cells():
+    grid = dict(grid={"beta": [0.0, 1.0, 3.0]}, permutations=3, epochs=2, random_state=4,
+                tick=2)
+    serial = compare(X_GRID, Y_GRID, ["perceptron", "mcp"], **grid)
+    runner = _BackwardsRunner()
+    other = compare(X_GRID, Y_GRID, ["perceptron", "mcp"], runner=runner, **grid)
+    assert runner.order[0] == ("mcp", 2) and len(runner.order) == 6
+    assert other.searches["perceptron"].best_params == serial.searches["perceptron"].best_params
+    for a, b in zip(serial.runs, other.runs):
+        assert (a.algorithm, a.seed, a.params) == (b.algorithm, b.seed, b.params)
+        np.testing.assert_array_equal(a.mistakes, b.mistakes)
+        np.testing.assert_array_equal(a.updates, b.updates)
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda: evaluate("no-such-learner", X6, Y6), "unknown algorithm"),
     (lambda: evaluate("pa1", X6, Y6, params={"gamma": 1}), "no hyperparameter 'gamma'"),

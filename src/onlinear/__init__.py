@@ -4,8 +4,7 @@ from .estimators import *  # noqa: F403  (the one list of public classes: estima
 from .persistence import load, read_header, save
 from .streaming import learn_stream
 from .registry import available, describe, make
-
-__version__ = "0.1.0"  # the one place of the version (pyproject.toml reads it)
+from ._version import __version__
 
 __all__ = ["available", "describe", "make", "save", "load", "read_header", "learn_stream",
            *estimators.__all__]

@@ -566,7 +566,7 @@ def compare(X, y, algorithms: Iterable[str] | None = None, *, X_test=None, y_tes
             params: dict | None = None, grid: dict | None = None, epochs: int = 1,
             permutations: int = 1, shuffle: bool | None = None,
             random_state: int | None = None, tick: int | None = None, progress: bool = False,
-            data: str = "data", client=None) -> Evaluation:
+            data: str = "data", client=None, runner=None) -> Evaluation:
     """Run each of ``algorithms`` (registry names) online over the stream ``(X, y)``.
 
     Parameters
@@ -608,7 +608,11 @@ def compare(X, y, algorithms: Iterable[str] | None = None, *, X_test=None, y_tes
         Run the independent cells (grid-search combinations, then permutations) on its Dask
         cluster, the data scattered to every worker once (:mod:`onlinear.distributed.grid`).
         Every count, curve and test error equals the serial run's; only the seconds differ.
-        Needs ``onlinear[dask]``.
+        Needs ``onlinear[dask]``.  (The same as ``runner=DaskRunner(client)``.)
+    runner : object, optional
+        What runs the cells (:class:`Cells`): :class:`SerialRunner` (the default, without
+        ``client``) or :class:`onlinear.distributed.grid.DaskRunner`; any object with a
+        ``run(cells, bar)`` method and a ``warms_up_here`` attribute.
 
     Returns
     -------
@@ -652,52 +656,149 @@ def compare(X, y, algorithms: Iterable[str] | None = None, *, X_test=None, y_tes
     if tick < 1:
         raise ValueError(f"tick must be at least 1; got {tick}.")
 
-    if client is not None:
-        from .distributed.engine import require_dask
+    if runner is None:
+        if client is None:
+            runner = SerialRunner()
+        else:
+            from .distributed.grid import DaskRunner
 
-        require_dask()
-
-    if client is None:  # compile (or load) every path first: the bar then counts examples only
+            runner = DaskRunner(client)
+    cells = Cells(algorithms, grids, params, seeds, X, y, classes, X_test, y_test, epochs, tick)
+    if runner.warms_up_here:  # compile (or load) every path first: the bar counts examples only
         for name in algorithms:
             first = {k: v[0] for k, v in grids[name].items() if v}
-            _warm_up(describe(name).make(**params.get(name, {}), **first), X, y, classes)
+            cells.warm_up(name, {**params.get(name, {}), **first})
     search_rounds = sum(n * math.prod(len(v) for v in g.values()) for g in grids.values() if g)
     bar = _Progress(progress, search_rounds + len(algorithms) * len(seeds) * epochs * n,
                     "onlinear")
     try:
-        if client is None:
-            runs, searches = _compare_cells(algorithms, grids, params, seeds, X, y, classes,
-                                            X_test, y_test, epochs=epochs, tick=tick, bar=bar)
-        else:
-            from .distributed.grid import compare_cells
-
-            runs, searches = compare_cells(client, algorithms, grids, params, seeds, X, y,
-                                           classes, X_test, y_test, epochs=epochs, tick=tick,
-                                           bar=bar)
+        runs, searches = runner.run(cells, bar)
     finally:
         bar.close()
     return Evaluation(runs, data, n, X.shape[1], int(classes.shape[0]), epochs, len(seeds),
                       seeds[0] is not None, searches)
 
 
-def _compare_cells(algorithms, grids, params, seeds, X, y, classes, X_test, y_test, *, epochs,
-                   tick, bar):
-    """The runs and grid searches of :func:`compare`, one cell after another in this process."""
-    runs, searches = [], {}
-    for name in algorithms:
-        fixed = params.get(name, {})
-        if grids[name]:
-            search = _grid_search(name, X, y, classes, grids[name], fixed, seeds[0], bar)
-            searches[name] = search
-            fixed = {**fixed, **search.best_params}
-        estimator = describe(name).make(**fixed)
-        _warm_up(estimator, X, y, classes)
-        for permutation, seed in enumerate(seeds):
-            bar.describe(name if len(seeds) == 1 else f"{name} #{permutation + 1}")
-            runs.append(_run_one(name, fixed, X, y, classes, epochs=epochs,
-                                 seed=seed, permutation=permutation, tick=tick,
-                                 X_test=X_test, y_test=y_test, progress=bar))
-    return runs, searches
+@dataclass
+class Cells:
+    """The independent cells of one :func:`compare` call, for a runner to run.
+
+    A *cell* is one run: an algorithm with its hyperparameters on one seeded ordering of the
+    stream — a grid-search cell (one pass per combination of the algorithm's grid, on the first
+    ordering, no test set) or a permutation cell (``epochs`` passes on ordering ``index``, the
+    test set scored after each).  The runs of an algorithm's permutation cells take the grid
+    search's best combination (:meth:`choose`) once all its search cells are back.
+
+    A runner (:class:`SerialRunner`, :class:`onlinear.distributed.grid.DaskRunner`) decides
+    where the cells run and in what order, through these methods only; the results equal the
+    serial run's cell by cell whatever the runner.
+
+    Parameters
+    ----------
+    algorithms : list of str
+        The algorithms, in the order of the runs.
+    grids : dict
+        Algorithm → its grid (``{param: [values]}``, empty when not tuned).
+    params : dict
+        Algorithm → its fixed hyperparameters.
+    seeds : list
+        The permutations' seeds (``[None]`` for the given order).
+    X, y, classes, X_test, y_test
+        The validated stream, its classes and the test set (``None`` without one); ``X`` and
+        the others are ``None`` in a copy made by :meth:`without_data`.
+    epochs, tick : int
+        As for :func:`compare`.
+    """
+
+    algorithms: list
+    grids: dict
+    params: dict
+    seeds: list
+    X: object
+    y: object
+    classes: object
+    X_test: object
+    y_test: object
+    epochs: int
+    tick: int
+
+    @property
+    def data(self):
+        """``(X, y, classes, X_test, y_test)``: what a cell reads besides its own arguments."""
+        return self.X, self.y, self.classes, self.X_test, self.y_test
+
+    def without_data(self):
+        """A copy without the data (to ship to workers that get the data once, separately)."""
+        return Cells(self.algorithms, self.grids, self.params, self.seeds, None, None, None,
+                     None, None, self.epochs, self.tick)
+
+    def with_data(self, data):
+        """A copy holding ``data`` (the tuple of :attr:`data`)."""
+        return Cells(self.algorithms, self.grids, self.params, self.seeds, *data, self.epochs,
+                     self.tick)
+
+    def combinations(self, name):
+        """The grid-search combinations of algorithm ``name``, in grid order (none when it is
+        not tuned)."""
+        return _combinations(self.grids[name]) if self.grids[name] else []
+
+    def cell_params(self, name, index, search, best=None):
+        """The hyperparameters of a cell: the fixed ones with search combination ``index``, or
+        with the search's ``best`` combination for a permutation cell."""
+        fixed = self.params.get(name, {})
+        if search:
+            return {**fixed, **self.combinations(name)[index]}
+        return {**fixed, **(best or {})}
+
+    def run(self, name, params, index, search, progress=None):
+        """One cell: a grid-search pass of combination ``index`` (``search``) or permutation
+        ``index``, with ``params`` (:meth:`cell_params`).  Returns its :class:`Run`."""
+        if search:
+            return _run_one(name, params, self.X, self.y, self.classes, epochs=1,
+                            seed=self.seeds[0], permutation=0, tick=self.X.shape[0],
+                            X_test=None, y_test=None, progress=progress)
+        return _run_one(name, params, self.X, self.y, self.classes, epochs=self.epochs,
+                        seed=self.seeds[index], permutation=index, tick=self.tick,
+                        X_test=self.X_test, y_test=self.y_test, progress=progress)
+
+    def choose(self, name, runs):
+        """The :class:`GridSearch` of algorithm ``name`` from its search cells' ``runs`` (one
+        per combination, in grid order): the combination of the lowest mistake rate."""
+        return _searched(name, self.grids[name], runs)
+
+    def warm_up(self, name, params):
+        """Compile (or load) the paths algorithm ``name`` with ``params`` takes, on a few rows,
+        outside any cell's timing."""
+        _warm_up(describe(name).make(**params), self.X, self.y, self.classes)
+
+
+class SerialRunner:
+    """Runs the cells of :func:`compare` one after another in this process: per algorithm, its
+    grid search's cells and then its permutation cells."""
+
+    #: the cells' compiled paths are warmed up in this process before the progress bar starts
+    warms_up_here = True
+
+    def run(self, cells, bar):
+        """``(runs, searches)``: the :class:`Run` of every permutation cell (by algorithm, then
+        permutation) and algorithm → :class:`GridSearch` for the tuned ones."""
+        runs, searches = [], {}
+        for name in cells.algorithms:
+            best = None
+            if cells.grids[name]:
+                searched = []
+                for index, combination in enumerate(cells.combinations(name)):
+                    bar.describe(f"grid {name} " + _format_params(combination))
+                    searched.append(cells.run(name, cells.cell_params(name, index, True), index,
+                                              True, progress=bar))
+                searches[name] = cells.choose(name, searched)
+                best = searches[name].best_params
+            params = cells.cell_params(name, 0, False, best)
+            cells.warm_up(name, params)
+            for permutation in range(len(cells.seeds)):
+                bar.describe(name if len(cells.seeds) == 1 else f"{name} #{permutation + 1}")
+                runs.append(cells.run(name, params, permutation, False, progress=bar))
+        return runs, searches
 
 
 def evaluate(algorithm: str, X, y, *, params: dict | None = None, grid: dict | None = None,

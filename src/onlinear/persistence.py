@@ -227,7 +227,7 @@ def _json_checked(value, what):
 
 
 def _version():
-    from . import __version__
+    from ._version import __version__
 
     return __version__
 
@@ -506,12 +506,11 @@ def _header(path, archive):
 
 
 def _estimator_class(path, header):
-    from . import registry
+    from . import estimators, registry
     from .estimators.base import OnlineLinearClassifier
-    import onlinear
 
     name = header["estimator"]
-    cls = getattr(onlinear, name, None) if name in onlinear.__all__ else None
+    cls = getattr(estimators, name, None) if name in estimators.__all__ else None
     if not (isinstance(cls, type) and issubclass(cls, OnlineLinearClassifier)) \
             or cls is OnlineLinearClassifier:
         raise ModelFileError(path, f"unknown estimator {name!r}.")

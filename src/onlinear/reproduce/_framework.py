@@ -585,7 +585,7 @@ def machine():
     import os
     import platform
 
-    from .. import __version__
+    from .._version import __version__
     from .._core.primal import simd_instruction_set
 
     return (f"{os.cpu_count()} CPUs ({platform.machine()}, {simd_instruction_set()} sweeps), "
@@ -604,7 +604,7 @@ def provenance(experiment, quick):
     import scipy
     import sklearn
 
-    from .. import __version__
+    from .._version import __version__
 
     versions = {"onlinear": __version__, "python": platform.python_version(),
                 "numpy": np.__version__, "scipy": scipy.__version__,
