@@ -52,7 +52,7 @@ PRELUDE = textwrap.dedent("""
     start = time.process_time()
     import numpy as np
     import onlinear
-    from onlinear.datasets import load_usps
+    from onlinear.data import load_usps
     imported = time.process_time()
     X, y, X_test, y_test = load_usps()
     X, y = X[:200], y[:200]
@@ -86,7 +86,7 @@ BARE = textwrap.dedent("""
     import numpy as np
     sys.path.insert(0, HERE)
     from bare_loop import pa_dense
-    from onlinear.datasets import load_usps
+    from onlinear.data import load_usps
     imported = time.process_time()
     X, y, _, _ = load_usps()
     X, y = np.ascontiguousarray(X[:200], np.float32), (y[:200] - 1).astype(np.int64)

@@ -37,7 +37,7 @@ _spec.loader.exec_module(workloads)
 
 import onlinear  # noqa: E402
 from onlinear import harness  # noqa: E402
-from onlinear.datasets import load_usps  # noqa: E402
+from onlinear.data import load_usps  # noqa: E402
 from onlinear.distributed import ParameterMixing  # noqa: E402
 
 

@@ -39,11 +39,11 @@ LAYOUTS = ("diagonal", "per-class", "stacked")
 
 def _data(name, quick):
     if name == "usps":
-        from onlinear.datasets import load_usps
+        from onlinear.data import load_usps
 
         X, y, X_test, y_test = load_usps()
     elif name == "letter":
-        from onlinear.datasets import load_letter
+        from onlinear.data import load_letter
 
         X, y, X_test, y_test = load_letter()
     else:

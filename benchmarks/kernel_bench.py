@@ -68,7 +68,7 @@ GROWTH_MARKS = (10_000, 50_000, 100_000)
 
 def _data(name):
     if name == "kernel":
-        from onlinear.datasets import load_usps
+        from onlinear.data import load_usps
         return "usps", load_usps()
     from onlinear.data import load
 
@@ -91,7 +91,7 @@ def kernel_rows(name, args):
         return [dict(workload=name, learner="onlinear kernel learners", api=".fit 1 epoch",
                      skipped="MNIST files not found")]
     if dataset == "usps":
-        from onlinear.datasets import load_letter
+        from onlinear.data import load_letter
 
         family = ["ovr-perceptron", "perceptron-uniform", "perceptron-max", "perceptron-prop",
                   "mira"]

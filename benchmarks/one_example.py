@@ -66,7 +66,7 @@ def _fit(model, X, targets, classes):
 
 def learn_one_rates(rows, rounds):
     import onlinear
-    from onlinear.datasets import load_usps
+    from onlinear.data import load_usps
 
     X, y, _, _ = load_usps()
     X, y = np.ascontiguousarray(X[:rows]), y[:rows]

@@ -193,7 +193,7 @@ def ellipsoid_usps_rows(args):
     epochs as in the paper's experiments: one d×d matrix per class, and the paper's stacked
     (K·d)×(K·d) matrix."""
     import onlinear
-    from onlinear.datasets import load_usps
+    from onlinear.data import load_usps
 
     X, y, X_test, y_test = load_usps()
     rows = []

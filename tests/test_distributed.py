@@ -25,7 +25,7 @@ import onlinear
 import synthetic as syn
 from cli_runner import onlinear_cli
 from onlinear import harness
-from onlinear.datasets import load_usps
+from onlinear.data import load_usps
 from onlinear.distributed import ParameterMixing, check_mixable, mix_models
 
 CELL_COUNTS = ("algorithm", "params", "permutation", "seed", "n_examples", "test_errors")

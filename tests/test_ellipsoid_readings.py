@@ -12,7 +12,7 @@ import pytest
 from sklearn.preprocessing import normalize
 
 import onlinear
-from onlinear.datasets import load_usps
+from onlinear.data import load_usps
 from onlinear.reproduce.yang_jin_ye import iellip_reference
 
 READINGS = [("rounds", "normalized"), ("updates", "normalized"), ("rounds", "raw"),

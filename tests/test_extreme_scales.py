@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import onlinear
 from onlinear._core.rows import ROW_NORM_EXPONENT
-from onlinear.datasets import load_usps
+from onlinear.data import load_usps
 
 FUZZ = settings(max_examples=20, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -24,7 +24,7 @@ import scipy.sparse as sp
 import onlinear
 import synthetic as syn
 from onlinear._core.rows import ROW_NORM_EXPONENT_FLOAT32
-from onlinear.datasets import load_usps
+from onlinear.data import load_usps
 from onlinear.distributed import mix_models
 
 WITH_DTYPE = [name for name in onlinear.available(kernel=False)

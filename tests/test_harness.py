@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import onlinear
-from onlinear.datasets import load_usps
+from onlinear.data import load_usps
 from onlinear.harness import Table, compare, evaluate, grid_search, tick_positions
 
 # A six-example stream, labels ±1, traced by hand for the binary Perceptron (β = 0): it

@@ -285,7 +285,7 @@ def test_a_stream_keeps_a_row_one_support_pattern_across_epochs_as_fit_does():
     """The public stream (what the experiment harness learns through) identifies a row met again
     in a later epoch, as fit does: the same support patterns and coefficients; chunks given to
     partial_fit are new examples each time, so a second pass stores patterns again."""
-    from onlinear.datasets import load_usps
+    from onlinear.data import load_usps
 
     X, y, _, _ = load_usps()
     X, y = X[:300], y[:300]

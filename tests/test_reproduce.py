@@ -256,7 +256,7 @@ def test_iellip_reference_equals_the_estimator_on_the_printed_reading():
     estimator on the printed reading (t = rounds, (15)), down to the test error (every reading:
     tests/test_ellipsoid_readings.py)."""
     import onlinear
-    from onlinear.datasets import load_usps
+    from onlinear.data import load_usps
     from onlinear.reproduce.yang_jin_ye import iellip_reference
     from sklearn.preprocessing import normalize
 
@@ -284,7 +284,7 @@ def test_bshouty_structure():
     assert {r["algorithm"] for r in runs} == {"MCP", "PA", "A-ROMMA", "PA-I (held-out C)"}
     assert len(runs) == 4 * 3 * len(result.seeds)
     # every one-vs-rest learner beats always answering "rest" (the majority of the test set)
-    from onlinear.datasets import load_usps
+    from onlinear.data import load_usps
 
     y_test = load_usps()[3]
     for r in runs:
@@ -599,6 +599,7 @@ def test_claims_are_paired_tests_over_seeds():
 def test_mnist_table3_is_opt_in(monkeypatch):
     """Crammer & Singer's MNIST Table 3 is a long run: --all leaves it out unless --long (or
     long=True), it runs when named; quick mode (USPS, 1 epoch) checks its code path."""
+    result = quick("crammer-singer-table3")  # (before reproduce.run is replaced below)
     e = reproduce.describe("crammer-singer-table3")
     assert e.opt_in and not any(x.opt_in for x in reproduce.list_experiments()
                                 if x.id != e.id)
@@ -612,7 +613,6 @@ def test_mnist_table3_is_opt_in(monkeypatch):
     listed = onlinear_cli("reproduce", "--list").stdout
     assert "crammer-singer-table3" in listed and "opt-in: --long or by name" in listed
     assert onlinear_cli("reproduce", "amit-fig7", "--long").returncode == 2
-    result = quick("crammer-singer-table3")
     assert set(result.comparison.column("group")) == {"error % (epoch 1)", "SP (epoch 1)"}
     assert {r["epoch"] for r in result.tables["runs"]} == {1}
     assert result.tables["selection"].column("candidate")[0].startswith(

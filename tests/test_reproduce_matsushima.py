@@ -27,7 +27,7 @@ def test_pre_update_loss_is_the_models():
     """The loss read from ``coef_`` before each ``learn_one`` is the max hinge loss of the
     scores ``decision_function`` gives before the same round; W⁽¹⁾ = 0 gives a first loss of
     1, and a Perceptron mistake a loss of at least 1."""
-    from onlinear.datasets import load_usps
+    from onlinear.data import load_usps
 
     X, y, _, _ = load_usps()
     X, y = X[:300], y[:300]
@@ -134,7 +134,7 @@ def test_batch(id, rows):
 def test_mistake_driven_pass_learns_exactly_the_mispredicted_rows():
     """The variant of (2.3): a row is learned iff the model, as it stands, mispredicts it; the
     windowed prediction gives the same model as a row-by-row check."""
-    from onlinear.datasets import load_usps
+    from onlinear.data import load_usps
 
     X, y, _, _ = load_usps()
     X, y = X[:400], y[:400]

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import onlinear
-from onlinear.datasets import load_usps
+from onlinear.data import load_usps
 
 
 @pytest.fixture(scope="module")

@@ -110,7 +110,7 @@ def load_data(spec, test=None):
     """``(X, y, X_test, y_test, name)`` for ``usps``, a catalogue name or a LIBSVM file, with an
     optional LIBSVM test file (read with the same number of features)."""
     if spec.lower() in SHIPPED:
-        from .datasets import load_usps
+        from .data import load_usps
 
         X, y, X_test, y_test = load_usps()
         if test is not None:

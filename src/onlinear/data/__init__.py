@@ -12,7 +12,8 @@
 Malformed files raise :class:`FileFormatError` (a ``ValueError``) naming the file and line.
 """
 from ._files import FileFormatError
-from .catalogue import DATASETS, DataFile, Dataset, find_dataset, list_datasets, load, load_letter
+from .catalogue import (DATASETS, DataFile, Dataset, find_dataset, list_datasets, load, load_letter,
+                        load_usps)
 from .csv import load_csv
 from .fetch import ChecksumError, DownloadError, fetch
 from .idx import load_idx, load_idx_pair
@@ -38,7 +39,7 @@ __all__ = [
     "FileFormatError", "load_libsvm", "iter_libsvm_chunks", "load_idx", "load_idx_pair",
     "load_csv", "read_20newsgroups", "load_20newsgroups", "read_reuters21578",
     "load_reuters21578", "TextDataset", "ReutersDocument", "DATASETS", "DataFile", "Dataset",
-    "list_datasets", "find_dataset", "load", "load_letter", "fetch", "DownloadError",
+    "list_datasets", "find_dataset", "load", "load_letter", "load_usps", "fetch", "DownloadError",
     "ChecksumError", "make_chessboard", "make_separable", "make_simplex_blocks",
     "SeparableData", "BlockData", "Blocks",
 ]

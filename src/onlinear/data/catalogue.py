@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 
@@ -267,7 +268,7 @@ def _directories(data_dir):
 
 
 def _packaged(names):
-    folder = files("onlinear.datasets") / "data"
+    folder = files("onlinear.data") / "packaged"
     return tuple(Path(str(folder / name)) for name in names)
 
 
@@ -378,6 +379,32 @@ def load(name: str, data_dir: str | os.PathLike | None = None) -> tuple:
     if entry.format == "reuters":
         return tuple(load_reuters21578(paths[0], labels="single")[:4])
     raise AssertionError(f"unknown format {entry.format!r}")
+
+
+def load_usps() -> tuple:
+    """USPS handwritten digits (Hull 1994), LIBSVM copy shipped in the package: 7,291 training
+    and 2,007 test rows, 256 features in [−1, 1], labels 1..10 (= digit + 1) as in the LIBSVM
+    file.
+
+    Returns ``X_train, y_train, X_test, y_test`` with dense float64 ``X`` and integer labels,
+    fresh arrays on every call (the files are parsed once per process).
+
+    Examples
+    --------
+    >>> from onlinear.data import load_usps
+    >>> X, y, X_test, y_test = load_usps()
+    >>> X.shape, X_test.shape, int(y.min()), int(y.max())
+    ((7291, 256), (2007, 256), 1, 10)
+    """
+    return tuple(array.copy() for array in _parsed_usps())
+
+
+@lru_cache(maxsize=1)
+def _parsed_usps():
+    # parsing costs a second, and examples, tests and the CLI load the same files again and again
+    train, test = _packaged(DATASETS["usps"].packaged)
+    options = DATASETS["usps"].options
+    return _read_libsvm(train, options) + _read_libsvm(test, options)
 
 
 def load_letter() -> tuple:

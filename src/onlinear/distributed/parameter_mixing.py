@@ -95,7 +95,7 @@ class ParameterMixing:
     --------
     >>> import numpy as np
     >>> import onlinear
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> from onlinear.distributed import ParameterMixing
     >>> X, y, X_test, y_test = load_usps()
     >>> shards = [(X[i::4], y[i::4]) for i in range(4)]  # four shards, in this process

@@ -265,7 +265,7 @@ class CELLIP(_Ellipsoid):
     --------
     >>> import numpy as np
     >>> from onlinear import CELLIP
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> scale = np.linalg.norm(X, axis=1).max()
     >>> model = CELLIP(matrix="per-class").fit(X[:1000] / scale, y[:1000])
@@ -400,7 +400,7 @@ class IELLIP(_Ellipsoid):
     Examples
     --------
     >>> from onlinear import IELLIP
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = IELLIP(matrix="per-class").fit(X[:1000], y[:1000])
     >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "

@@ -561,7 +561,7 @@ class KernelPerceptron(KernelLearner, OneVsRestPerceptron):
     Examples
     --------
     >>> from onlinear import KernelPerceptron
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = KernelPerceptron(kernel="poly", degree=3, gamma=1.0).fit(X[:500], y[:500])
     >>> print(f"{model.n_mistakes_} mistakes on 500 examples, "
@@ -578,7 +578,7 @@ class KernelUltraconservativePerceptron(KernelLearner, UltraconservativePerceptr
     Examples
     --------
     >>> from onlinear import KernelUltraconservativePerceptron
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = KernelUltraconservativePerceptron(kernel="poly", gamma=1.0).fit(X[:500], y[:500])
     >>> print(f"{model.n_mistakes_} mistakes on 500 examples, "
@@ -594,7 +594,7 @@ class KernelKeslerPerceptron(KernelLearner, KeslerPerceptron):
     Examples
     --------
     >>> from onlinear import KernelKeslerPerceptron
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = KernelKeslerPerceptron(kernel="poly", gamma=1.0).fit(X[:500], y[:500])
     >>> print(f"{model.n_mistakes_} mistakes on 500 examples, "
@@ -611,7 +611,7 @@ class KernelMIRA(KernelLearner, MIRA):
     Examples
     --------
     >>> from onlinear import KernelMIRA
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = KernelMIRA(kernel="poly", degree=3, gamma=1.0).fit(X[:500], y[:500])
     >>> print(f"{model.n_mistakes_} mistakes on 500 examples, "
@@ -627,7 +627,7 @@ class KernelPassiveAggressive(KernelLearner, PassiveAggressive):
     Examples
     --------
     >>> from onlinear import KernelPassiveAggressive
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = KernelPassiveAggressive(kernel="poly", gamma=1.0).fit(X[:500], y[:500])
     >>> print(f"{model.n_mistakes_} mistakes on 500 examples, "
@@ -643,7 +643,7 @@ class KernelSupportClassPA(KernelLearner, SupportClassPA):
     Examples
     --------
     >>> from onlinear import KernelSupportClassPA
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = KernelSupportClassPA(kernel="poly", gamma=1.0).fit(X[:500], y[:500])
     >>> print(f"{model.n_mistakes_} mistakes on 500 examples, "
@@ -663,7 +663,7 @@ class KernelMulticlassROMMA(KernelLearner, MulticlassROMMA):
     Examples
     --------
     >>> from onlinear import KernelMulticlassROMMA
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = KernelMulticlassROMMA(kernel="poly", gamma=1.0).fit(X[:500], y[:500])
     >>> print(f"{model.n_mistakes_} mistakes on 500 examples, "

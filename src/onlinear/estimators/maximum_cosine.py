@@ -74,7 +74,7 @@ class ROMMA(_MaximumCosineBase):
     Examples
     --------
     >>> from onlinear import ROMMA
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = ROMMA().fit(X[:1000], y[:1000])
     >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "
@@ -135,7 +135,7 @@ class NAROMMA(_MaximumCosineBase):
     Examples
     --------
     >>> from onlinear import NAROMMA
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = NAROMMA().fit(X[:1000], y[:1000])
     >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "
@@ -179,7 +179,7 @@ class MaximumCosinePerceptron(_MaximumCosineBase):
     Examples
     --------
     >>> from onlinear import MaximumCosinePerceptron
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = MaximumCosinePerceptron().fit(X[:1000], y[:1000])
     >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "

@@ -53,7 +53,7 @@ class PassiveAggressive(OnlineLinearClassifier):
     Examples
     --------
     >>> from onlinear import PassiveAggressive
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = PassiveAggressive().fit(X[:1000], y[:1000])
     >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "
@@ -124,7 +124,7 @@ class SupportClassPA(PassiveAggressive):
     Examples
     --------
     >>> from onlinear import SupportClassPA
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = SupportClassPA().fit(X[:1000], y[:1000])
     >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "

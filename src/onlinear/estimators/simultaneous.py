@@ -293,7 +293,7 @@ default="simproj"
     Examples
     --------
     >>> from onlinear import SimultaneousProjectionClassifier
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = SimultaneousProjectionClassifier(scheme="simproj", C=0.1).fit(X[:1000], y[:1000])
     >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "

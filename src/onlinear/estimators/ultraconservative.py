@@ -46,7 +46,7 @@ class Perceptron(OnlineLinearClassifier):
     Examples
     --------
     >>> from onlinear import Perceptron
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = Perceptron().fit(X[:1000], y[:1000])
     >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "
@@ -128,7 +128,7 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
     Examples
     --------
     >>> from onlinear import UltraconservativePerceptron
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = UltraconservativePerceptron(scheme="max").fit(X[:1000], y[:1000])
     >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "
@@ -230,7 +230,7 @@ class MIRA(OnlineLinearClassifier):
     Examples
     --------
     >>> from onlinear import MIRA
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = MIRA().fit(X[:1000], y[:1000])
     >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "
@@ -312,7 +312,7 @@ class MulticlassROMMA(_Unweighted):
     Examples
     --------
     >>> from onlinear import MulticlassROMMA
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = MulticlassROMMA().fit(X[:1000], y[:1000])
     >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "
@@ -385,7 +385,7 @@ class Multiplicative(OnlineLinearClassifier):
     Examples
     --------
     >>> from onlinear import Multiplicative
-    >>> from onlinear.datasets import load_usps
+    >>> from onlinear.data import load_usps
     >>> X, y, X_test, y_test = load_usps()
     >>> model = Multiplicative().fit(X[:1000], y[:1000])
     >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "

@@ -661,7 +661,7 @@ def data_checksums(names, *, shipped=False):
         except (FileNotFoundError, ValueError):
             paths.append((name, None))
     if shipped:
-        folder = Path(str(files("onlinear.datasets") / "data"))
+        folder = Path(str(files("onlinear.data") / "packaged"))
         paths += [(f"shipped:{p.name}", p) for p in sorted(folder.glob("*.bz2"))]
     out = {}
     for label, path in paths:

@@ -6,7 +6,7 @@ checked label by label on our means.
 """
 import numpy as np
 
-from ..datasets import load_usps
+from ..data import load_usps
 from ..tables import Table
 from ..registry import BSHOUTY
 from ._framework import Claim, Experiment, Outcome, paired_test

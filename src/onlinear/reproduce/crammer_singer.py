@@ -8,7 +8,7 @@ features after one pass over 60,000 images.
 import numpy as np
 
 from ..data import make_chessboard
-from ..datasets import load_usps
+from ..data import load_usps
 from ..registry import CRAMMER_SINGER
 from ..tables import Table
 from ._framework import Claim, Experiment, Outcome, paired_test
@@ -430,7 +430,7 @@ def table5_letter(quick, seeds):
     scale = 1.0
     notes = []
     if quick:
-        from ..datasets import load_letter
+        from ..data import load_letter
 
         X, y, X_test, y_test = load_letter()
         X, y = subset(X, y, 1500, "crammer-singer-table5")

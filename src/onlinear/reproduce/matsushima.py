@@ -9,7 +9,7 @@ not in our data).
 """
 import numpy as np
 
-from ..datasets import load_usps
+from ..data import load_usps
 from ..tables import Table
 from ..registry import MATSUSHIMA
 from ._framework import Claim, Experiment, Outcome, paired_test

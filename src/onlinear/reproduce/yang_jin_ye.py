@@ -21,7 +21,7 @@ the formulas (tests/test_ellipsoid_readings.py).
 import numpy as np
 from sklearn.preprocessing import normalize
 
-from ..datasets import load_usps
+from ..data import load_usps
 from ..tables import Table
 from ..registry import YANG_JIN_YE
 from ._framework import Claim, Experiment, Outcome
@@ -131,7 +131,7 @@ def _data(name, quick, key):
     if name == "usps":
         X, y, X_test, y_test = load_usps()
     elif name == "letter" and quick:
-        from ..datasets import load_letter
+        from ..data import load_letter
 
         X, y, X_test, y_test = load_letter()
     elif name == "letter":
