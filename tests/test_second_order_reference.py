@@ -1051,3 +1051,28 @@ def test_zero_rows_never_update():
         assert np.all(np.abs(later.W) <= np.abs(warm.W)) and np.any(later.W != warm.W)
         state, info = R.ftrl_round(R.ftrl_init(K_, d), zero, 1)
         assert not info.updated and not np.any(state.z)
+
+
+def test_rounds_never_mutate_their_inputs():
+    """State in, state out: every round function leaves the arrays it was given untouched."""
+    rng = np.random.default_rng(107)
+    d, K = 3, 3
+    cases = [(layout, R.initial_state(layout, d, K), dict(rule="arow", r=0.5))
+             for layout in ("binary-full", "binary-diagonal", "stacked", "per-class", "diagonal",
+                            "shared")]
+    cases += [("narow", R.initial_state("narow", d), dict(b=2.0)),
+              ("narow-libol", R.initial_state("binary-full", d), dict(b=2.0)),
+              ("adagrad", R.adagrad_init(K, d), dict(loss="log", l1=0.01)),
+              ("ftrl", R.ftrl_init(K, d), dict(loss="hinge", l1=0.01))]
+    for name, state, params in cases:
+        binary = name.startswith(("binary", "narow"))
+        initial = [np.array(a, copy=True) for a in state]
+        for _ in range(30):
+            x, label = rng.normal(size=d), (int(rng.choice([-1, 1])) if binary
+                                             else int(rng.integers(K)))
+            before = [np.array(a, copy=True) for a in state]
+            new, _ = R.ROUNDS[name](state, x, label, **params)
+            for a, b in zip(state, before):
+                np.testing.assert_array_equal(a, b)
+            state = new
+        assert any(np.any(np.asarray(a) != b) for a, b in zip(state, initial)), name
