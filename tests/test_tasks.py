@@ -8,6 +8,7 @@ a constraint the task forgot would be left violated, one it invented would be co
 import numpy as np
 import pytest
 
+import onlinear
 from onlinear import BlockLearner, SimultaneousProjectionClassifier, SimultaneousProjectionOrdinal
 from onlinear.tasks import Blocks, Multiclass, Multilabel, Ordinal
 
@@ -151,3 +152,48 @@ def test_learn_one_reads_one_target_as_fit_reads_a_list_of_them(target, labels, 
     assert model._label_kind == form and model.n_seen_ == 1
     # the constraints of a calibrated round: relevant × (irrelevant + threshold) + irrelevant
     assert model.n_constraints_ == relevant * (3 - relevant + 1) + (3 - relevant)
+
+
+# ------------------------------------------------------------------ scoring predictions
+def test_each_task_scores_its_predictions_and_chunks_add_up():
+    """A task turns targets and predictions into its measures; sums over chunks are the
+    whole stream's."""
+    multiclass = Multiclass(np.array([1, 2, 3]))
+    y, predicted = np.array([1, 2, 3, 3, 1]), np.array([1, 3, 3, 2, 1])
+    whole = multiclass.score_sums(y, predicted)
+    chunked = multiclass.add_sums(multiclass.score_sums(y[:2], predicted[:2]),
+                                  multiclass.score_sums(y[2:], predicted[2:]))
+    assert whole == chunked == {"examples": 5, "correct": 3}
+    assert multiclass.scores(whole) == {"accuracy": 0.6}
+
+    ordinal = Ordinal(["low", "mid", "high"])
+    sums = ordinal.score_sums(["low", "high", "mid"], ["high", "high", "low"])
+    assert sums == {"examples": 3, "correct": 1, "rank_error": 3}
+    assert ordinal.scores(sums) == {"accuracy": 1 / 3, "mean_absolute_rank_error": 1.0}
+
+    sets = Multilabel(["a", "b", "c"], "sets", calibrated=True)
+    sums = sets.score_sums([("a",), ("b", "c")], [("a", "b"), ("c",)])
+    assert sums == {"examples": 2, "wrong_labels": 2}
+    assert sets.scores(sums) == {"hamming_loss": 2 / 6}
+    indicator = Multilabel(np.arange(3), "indicator", calibrated=False)
+    assert indicator.score_sums(np.array([[1, 0, 0], [0, 1, 1]]),
+                                np.array([[1, 1, 0], [0, 0, 1]])) == sums
+
+
+@pytest.mark.parametrize("task", ["multiclass", "ordinal", "multilabel"])
+def test_a_fitted_models_task_scores_its_predictions(task):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 4))
+    ranks = np.argmax(X[:, :3], axis=1)
+    if task == "multilabel":
+        y = np.zeros((60, 3), dtype=int)
+        y[np.arange(60), ranks] = 1
+    else:
+        y = ranks
+    model = onlinear.make("simproj", task=None if task == "multiclass" else task,
+                          n_epochs=3).fit(X, y)
+    scores = model.task_.scores(model.task_.score_sums(y, model.predict(X)))
+    if task == "multilabel":
+        assert scores["hamming_loss"] == np.mean(model.predict(X) != y)
+    else:
+        assert scores["accuracy"] == model.score(X, y)

@@ -1404,6 +1404,13 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         return weights.astype(self._weights.dtype)  # (a copy, in the weights' precision)
 
     @property
+    def task_(self):
+        """The task of the started model (:mod:`onlinear.tasks`): how it reads targets, and
+        how its predictions are scored (:meth:`~onlinear.tasks.Multiclass.score_sums`)."""
+        check_is_fitted(self)
+        return self._task
+
+    @property
     def n_seen_(self):
         check_is_fitted(self)
         return int(self._counts[counters.SEEN])

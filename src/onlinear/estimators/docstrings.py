@@ -111,6 +111,10 @@ n_mistakes_ : int
     "n_updates_": """\
 n_updates_ : int
     Rounds on which the model changed since the last :meth:`fit`.""",
+    "task_": """\
+task_ : onlinear.tasks.Multiclass, Multilabel, Ordinal or Blocks
+    The task of the started model: how it reads targets and scores predictions
+    (``task_.scores(task_.score_sums(y, model.predict(X)))``).""",
 }
 
 _ORDER = ("Parameters", "Attributes", "Returns", "Yields", "Raises", "Warns", "See Also",

@@ -83,6 +83,23 @@ class Labels:
         index = table[y.astype(np.int64) - low]
         return None if (index < 0).any() else index
 
+    def score_sums(self, y, predicted):
+        """Running sums of this task's measures over rows whose targets are ``y`` and whose
+        predictions (the estimator's ``predict``, in the targets' form) are ``predicted``:
+        ``{"examples": n, "correct": k}`` here; :meth:`scores` turns the sums of a whole
+        stream into its measures, so that a stream read in chunks is scored as one."""
+        y, predicted = np.asarray(y), np.asarray(predicted)
+        return {"examples": int(y.shape[0]), "correct": int(np.sum(predicted == y))}
+
+    def scores(self, sums):
+        """The measures of the summed :meth:`score_sums`: the accuracy here."""
+        return {"accuracy": sums["correct"] / sums["examples"]}
+
+    @staticmethod
+    def add_sums(total, sums):
+        """``total`` plus ``sums`` (key by key; ``total`` may be empty)."""
+        return {key: total.get(key, 0) + value for key, value in sums.items()}
+
     def index_of(self, label):
         """The position of one label; ``ValueError`` naming it if it is not one of the labels."""
         try:

@@ -199,6 +199,21 @@ class Multilabel(Labels):
             return tuple(self.classes[above].tolist())
         return above.astype(np.int64)
 
+    def score_sums(self, y, predicted):
+        """The number of examples and of wrong labels (relevant ones missed and irrelevant ones
+        predicted, summed over the examples), from targets and predictions in the same form
+        (label sets, or 0/1 indicator rows)."""
+        if self.form == "sets":
+            wrong = sum(len(set(truth) ^ set(guess)) for truth, guess in zip(y, predicted))
+            return {"examples": len(y), "wrong_labels": wrong}
+        y, predicted = np.asarray(y), np.asarray(predicted)
+        wrong = int(np.sum((y != 0) != (predicted != 0)))
+        return {"examples": int(y.shape[0]), "wrong_labels": wrong}
+
+    def scores(self, sums):
+        """The Hamming loss: the fraction of (example, label) pairs predicted wrong."""
+        return {"hamming_loss": sums["wrong_labels"] / (sums["examples"] * self.classes.shape[0])}
+
     def predict(self, scores, cut=0.0):
         """Predictions in the targets' form: indicator rows, or label tuples."""
         indicator = self.predict_indicator(scores, cut)

@@ -50,6 +50,19 @@ class Ordinal(Labels):
         return np.where(at_or_below.any(axis=1), np.argmax(at_or_below, axis=1),
                         thresholds.shape[0])
 
+    def score_sums(self, y, predicted):
+        """:meth:`Labels.score_sums` and the sum of the absolute rank errors ``|rank(ŷ) −
+        rank(y)|`` (every label of ``y`` must be one of the ranks)."""
+        sums = super().score_sums(y, predicted)
+        true, guess = self.encode(y), self.encode(predicted)
+        sums["rank_error"] = int(np.abs(true - guess).sum())
+        return sums
+
+    def scores(self, sums):
+        """The accuracy and the mean absolute rank error."""
+        return {**super().scores(sums),
+                "mean_absolute_rank_error": sums["rank_error"] / sums["examples"]}
+
     def predict(self, f, thresholds):
         """The labels of the ranks of the scores ``f``."""
         return self.classes[self.rank_of(f, thresholds)]
