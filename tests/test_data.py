@@ -1054,3 +1054,49 @@ def test_simplex_blocks_noise_and_seeds():
     np.testing.assert_array_equal(everything.y, -everything.y_clean)
     with pytest.raises(ValueError, match="exceeds"):
         make_simplex_blocks(10, n_features=5, n_relevant=6)
+
+
+# ------------------------------------------------------------------ the format registry
+def test_the_format_registry_reads_a_file_by_its_suffix_whole_or_in_chunks(tmp_path):
+    from onlinear.data import FORMATS, format_of, iter_csv_chunks, load_csv, read_chunks, read_file
+
+    rng = np.random.default_rng(2)
+    X, y = np.round(rng.normal(size=(23, 3)), 3), rng.integers(0, 4, size=23)
+    csv_path, svm_path = tmp_path / "t.csv.gz", tmp_path / "t.svm"
+    import gzip
+    with gzip.open(csv_path, "wt") as handle:
+        handle.write("a,b,c,label\n" + "".join(
+            f"{a},{b},{c},{label}\n" for (a, b, c), label in zip(X, y)))
+    dump_svmlight_file(X, y, str(svm_path), zero_based=False)
+    assert format_of(csv_path) is FORMATS["csv"] and format_of(svm_path) is FORMATS["libsvm"]
+    assert format_of("-") is FORMATS["libsvm"] and format_of(svm_path, "csv") is FORMATS["csv"]
+    whole_X, whole_y = read_file(csv_path)
+    np.testing.assert_array_equal(whole_X, X)
+    np.testing.assert_array_equal(whole_y, y)
+    chunks = list(read_chunks(csv_path, 5))
+    assert [len(c[1]) for c in chunks] == [5, 5, 5, 5, 3]
+    np.testing.assert_array_equal(np.vstack([c[0] for c in chunks]), X)
+    assert list(iter_csv_chunks(csv_path, 5))[1][1].tolist() == y[5:10].tolist()
+    assert [c[1].tolist() for c in read_chunks(svm_path, 10)] == [
+        y[:10].tolist(), y[10:20].tolist(), y[20:].tolist()]
+    np.testing.assert_array_equal(load_csv(csv_path)[0], X)
+    with pytest.raises(ValueError, match="unknown data format 'parquet'"):
+        format_of(csv_path, "parquet")
+    with pytest.raises(ValueError, match=r"take the options .*got \['zero_based'\]"):
+        read_file(csv_path, zero_based=True)
+    with pytest.raises(ValueError, match="not one file"):
+        read_file(tmp_path / "x.idx")
+
+
+def test_a_csv_stream_keeps_the_first_chunks_label_type_and_names_a_line_that_breaks_it(
+        tmp_path):
+    from onlinear.data import FileFormatError, iter_csv_chunks
+
+    path = tmp_path / "s.csv"
+    path.write_text("1,0,3\n0,1,7\n\n1,1,seven\n")
+    chunks = iter_csv_chunks(path, 2)
+    assert next(chunks)[1].tolist() == [3, 7]
+    with pytest.raises(FileFormatError, match=r"line 4: label 'seven' is not an integer"):
+        next(chunks)
+    path.write_text("1,0,3.5\n0,1,2\n")
+    assert [c[1].tolist() for c in iter_csv_chunks(path, 1)] == [[3.5], [2.0]]

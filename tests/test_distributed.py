@@ -421,3 +421,21 @@ def test_parameter_mixing_stops_within_its_time_out_naming_what_was_lost(usps_sm
             ParameterMixing(onlinear.make("pa1"), client=own, lost_worker_timeout=10).fit(shards)
         assert time.monotonic() - start < 10 + 50  # (the last try may wait for a restart)
     assert (tmp_path / "killed-1").exists()  # workers did die, more than once
+
+
+def test_csv_files_are_shards_as_their_arrays_are(tmp_path):
+    """Data files of any streamed format of the registry are shards (read where the work runs):
+    CSV files mix as the same rows given as (X, y) pairs."""
+    X, y, _, _, _ = syn.binary_separable(np.random.default_rng(4), 5, 120, 0.05)
+    paths = []
+    for i in range(3):
+        path = tmp_path / f"part{i}.csv"
+        np.savetxt(path, np.column_stack([X[i::3], y[i::3]]), delimiter=",", fmt="%.17g")
+        paths.append(str(path))
+    from_files = ParameterMixing(onlinear.make("perceptron"), n_epochs=3).fit(paths)
+    pairs = [(X[i::3], y[i::3].astype(np.int64)) for i in range(3)]
+    from_pairs = ParameterMixing(onlinear.make("perceptron"), n_epochs=3).fit(pairs)
+    np.testing.assert_array_equal(from_files.estimator_.coef_, from_pairs.estimator_.coef_)
+    assert from_files.estimator_.n_seen_ == 3 * 120
+    with pytest.raises(ValueError, match="several formats"):
+        ParameterMixing(onlinear.make("perceptron")).fit(paths[:1] + [str(tmp_path / "x.svm")])

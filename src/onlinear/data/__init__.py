@@ -2,7 +2,11 @@
 
 * Readers: :func:`load_libsvm` and :func:`iter_libsvm_chunks` (LIBSVM/SVMlight, streamed for
   files larger than memory), :func:`load_idx` (MNIST's IDX), :func:`load_csv` (a table with a
-  label column), :func:`load_20newsgroups` and :func:`load_reuters21578` (raw text → tf-idf).
+  label column; :func:`iter_csv_chunks` streamed), :func:`load_20newsgroups` and
+  :func:`load_reuters21578` (raw text → tf-idf).
+* Formats: :data:`FORMATS`, one entry per format the library reads (the catalogue, the command
+  line and the Dask shards read through it); :func:`read_file` and :func:`read_chunks` read a
+  file by its suffix or a named format.
 * Catalogue: :data:`DATASETS`, :func:`find_dataset` and :func:`load` for the papers' benchmark
   sets, found in a data directory (argument or ``ONLINEAR_DATA``); :func:`fetch` downloads them
   with SHA-256 verification.
@@ -14,7 +18,8 @@ Malformed files raise :class:`FileFormatError` (a ``ValueError``) naming the fil
 from ._files import FileFormatError
 from .catalogue import (DATASETS, DataFile, Dataset, find_dataset, list_datasets, load, load_letter,
                         load_usps)
-from .csv import load_csv
+from .csv import iter_csv_chunks, load_csv
+from .formats import FORMATS, FileFormat, format_of, read_chunks, read_file
 from .fetch import ChecksumError, DownloadError, fetch
 from .idx import load_idx, load_idx_pair
 from .libsvm import iter_libsvm_chunks, load_libsvm
@@ -37,7 +42,8 @@ from .text import (
 
 __all__ = [
     "FileFormatError", "load_libsvm", "iter_libsvm_chunks", "load_idx", "load_idx_pair",
-    "load_csv", "read_20newsgroups", "load_20newsgroups", "read_reuters21578",
+    "load_csv", "iter_csv_chunks", "FORMATS", "FileFormat", "format_of", "read_file",
+    "read_chunks", "read_20newsgroups", "load_20newsgroups", "read_reuters21578",
     "load_reuters21578", "TextDataset", "ReutersDocument", "DATASETS", "DataFile", "Dataset",
     "list_datasets", "find_dataset", "load", "load_letter", "load_usps", "fetch", "DownloadError",
     "ChecksumError", "make_chessboard", "make_separable", "make_simplex_blocks",

@@ -18,12 +18,8 @@ from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 
-import numpy as np
 
-from .csv import load_csv
-from .idx import load_idx_pair
-from .libsvm import load_libsvm
-from .text import load_20newsgroups, load_reuters21578
+from .formats import FORMATS, _libsvm_split
 
 __all__ = ["DataFile", "Dataset", "DATASETS", "list_datasets", "find_dataset", "load",
            "load_letter"]
@@ -80,7 +76,8 @@ class Dataset:
     description : str
         One line: what the data is and where it comes from.
     format : str
-        How the files are read: "libsvm", "idx", "csv", "news20" or "reuters".
+        How the files are read: a name of :data:`onlinear.data.formats.FORMATS` ("libsvm",
+        "idx", "csv", "news20" or "reuters").
     files : tuple of DataFile
         The files, training file(s) first.
     n_train : int
@@ -100,7 +97,7 @@ class Dataset:
     name: str
     description: str
     format: str
-    """How the files are read: "libsvm", "idx", "csv", "news20" or "reuters"."""
+    """How the files are read: a name of :data:`onlinear.data.formats.FORMATS`."""
     files: tuple
     """The :class:`DataFile` s, training file(s) first."""
     n_train: int
@@ -109,7 +106,7 @@ class Dataset:
     n_classes: int
     options: dict = field(default_factory=dict)
     packaged: tuple = ()
-    """Names of copies shipped in ``onlinear/datasets/data`` (same order as ``files``)."""
+    """Names of copies shipped in ``onlinear/data/packaged`` (same order as ``files``)."""
 
 
 def _libsvm(name, description, train, test, sha_train, sha_test, n_train, n_test, n_features,
@@ -325,18 +322,6 @@ def find_dataset(name: str, data_dir: str | os.PathLike | None = None) -> list[P
         f"onlinear.data.fetch({name!r}, {str(directories[0])!r}) downloads them.{notes}")
 
 
-def _integer_labels(y):
-    y = np.asarray(y)
-    if y.dtype.kind == "f" and np.all(y == np.round(y)):
-        return y.astype(np.int64)
-    return y
-
-
-def _read_libsvm(path, options):
-    X, y = load_libsvm(path, n_features=options["n_features"])
-    return (X if options.get("sparse") else X.toarray()), _integer_labels(y)
-
-
 def load(name: str, data_dir: str | os.PathLike | None = None) -> tuple:
     """Load a data set of the catalogue as ``X_train, y_train, X_test, y_test``.
 
@@ -353,32 +338,7 @@ def load(name: str, data_dir: str | os.PathLike | None = None) -> tuple:
     ((15000, 16), (5000, 16), [1, 2, 3])
     """
     entry = _entry(name)
-    paths = find_dataset(name, data_dir)
-    options = entry.options
-    if entry.format == "libsvm":
-        X, y = _read_libsvm(paths[0], options)
-        if len(paths) == 1:
-            return X, y, None, None
-        return (X, y) + _read_libsvm(paths[1], options)
-    if entry.format == "idx":
-        X, y = load_idx_pair(paths[0], paths[1])
-        X_test, y_test = load_idx_pair(paths[2], paths[3])
-        return (X.astype(np.float64), y.astype(np.int64), X_test.astype(np.float64),
-                y_test.astype(np.int64))
-    if entry.format == "csv":
-        read = {key: options[key] for key in ("label_column", "delimiter") if key in options}
-        X, y = load_csv(paths[0], **read)
-        if len(paths) > 1:
-            return (X, y) + load_csv(paths[1], **read)
-        if "split_at" in options:
-            cut = options["split_at"]
-            return X[:cut], y[:cut], X[cut:], y[cut:]
-        return X, y, None, None
-    if entry.format == "news20":
-        return tuple(load_20newsgroups(paths[0])[:4])
-    if entry.format == "reuters":
-        return tuple(load_reuters21578(paths[0], labels="single")[:4])
-    raise AssertionError(f"unknown format {entry.format!r}")
+    return FORMATS[entry.format].load_split(find_dataset(name, data_dir), entry.options)
 
 
 def load_usps() -> tuple:
@@ -404,7 +364,7 @@ def _parsed_usps():
     # parsing costs a second, and examples, tests and the CLI load the same files again and again
     train, test = _packaged(DATASETS["usps"].packaged)
     options = DATASETS["usps"].options
-    return _read_libsvm(train, options) + _read_libsvm(test, options)
+    return _libsvm_split((train, test), options)
 
 
 def load_letter() -> tuple:
@@ -424,4 +384,4 @@ def load_letter() -> tuple:
     """
     train, test = _packaged(DATASETS["letter"].packaged)
     options = DATASETS["letter"].options
-    return _read_libsvm(train, options) + _read_libsvm(test, options)
+    return _libsvm_split((train, test), options)

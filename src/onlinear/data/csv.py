@@ -2,13 +2,14 @@
 import codecs
 import csv as _csv
 import io
+from collections.abc import Iterator
 from numbers import Integral
 
 import numpy as np
 
 from ._files import FileFormatError, open_binary, reading, shorten
 
-__all__ = ["load_csv"]
+__all__ = ["load_csv", "iter_csv_chunks"]
 
 
 def load_csv(path, label_column=-1, *, delimiter=",", header=None, encoding="utf-8",
@@ -82,6 +83,92 @@ def load_csv(path, label_column=-1, *, delimiter=",", header=None, encoding="utf
     if width == 1:
         raise _one_column(path, delimiter, rows, names)
     label = _label_index(path, label_column, names, width)
+    X, values = _table(path, rows, width, label, names, dtype)
+    return X, _labels(values)
+
+
+def iter_csv_chunks(path, chunk_size: int, label_column=-1, *, delimiter=",", header=None,
+                    encoding="utf-8", dtype=np.float64) -> Iterator[tuple]:
+    """Stream a table like :func:`load_csv`'s in chunks of ``chunk_size`` rows, reading one
+    chunk's lines at a time (a file larger than memory can be learned chunk by chunk).
+
+    Parameters
+    ----------
+    path : str, path-like or binary file object
+        The file: plain, ``.gz``, ``.bz2`` or ``.xz`` (recognised by content); ``"-"`` reads
+        standard input.
+    chunk_size : int
+        Rows per chunk (the last chunk may be shorter); blank lines are not rows.
+    label_column, delimiter, header, encoding, dtype
+        As for :func:`load_csv` (``header=None`` decides from the first row).
+
+    Yields
+    ------
+    X : ndarray of shape (n_rows, n_columns - 1)
+    y : ndarray of shape (n_rows,)
+        Typed as :func:`load_csv` types the whole column, decided on the first chunk: a later
+        label of another kind (a word after integer labels) is an error naming its line.
+
+    Raises
+    ------
+    FileNotFoundError, FileFormatError
+        As :func:`load_csv`; chunks before the bad line have already been yielded.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from onlinear.data import iter_csv_chunks
+    >>> path = os.path.join(tempfile.mkdtemp(), "stream.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("a,b,label\\n1,0,3\\n0,1,7\\n1,1,3\\n")
+    >>> for X, y in iter_csv_chunks(path, chunk_size=2):
+    ...     print(X.tolist(), y.tolist())
+    [[1.0, 0.0], [0.0, 1.0]] [3, 7]
+    [[1.0, 1.0]] [3]
+    """
+    if not isinstance(chunk_size, Integral) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be a positive integer; got {chunk_size!r}.")
+    decoding = "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
+    with reading(path), open_binary(path) as raw, \
+            io.TextIOWrapper(raw, encoding=decoding, newline="") as text:
+        rows = _iter_rows(text, delimiter)
+        names, width, label, kind = None, None, None, None
+        while True:
+            try:
+                chunk = [row for _, row in zip(range(chunk_size), rows)]
+            except UnicodeDecodeError as error:
+                raise _undecodable(path, encoding, error) from None
+            if names is None and width is None:  # the first chunk decides the table's shape
+                if not chunk:
+                    raise FileFormatError(path, "no rows")
+                if header is None:
+                    header = (isinstance(label_column, str)
+                              or _looks_like_header(chunk[0][1], label_column))
+                if header:
+                    names = [name.strip() for name in chunk[0][1]]
+                    chunk = chunk[1:] + [row for _, row in zip(range(1), rows)]
+                width = len(names) if names is not None else len(chunk[0][1])
+                if width == 1:
+                    raise _one_column(path, delimiter, chunk, names)
+                label = _label_index(path, label_column, names, width)
+            if not chunk:
+                return
+            X, values = _table(path, chunk, width, label, names, dtype)
+            labels, kind = _labels_of_kind(path, values, kind, chunk)
+            yield X, labels
+
+
+def _iter_rows(text, delimiter):
+    """``(line_number, fields)`` of the non-blank rows, one at a time."""
+    if delimiter is None:
+        return ((number, line.split()) for number, line in enumerate(text, 1) if line.strip())
+    reader = _csv.reader(text, delimiter=delimiter)
+    return ((reader.line_num, fields) for fields in reader
+            if any(field.strip() for field in fields))
+
+
+def _table(path, rows, width, label, names, dtype):
+    """``(X, label strings)`` of parsed ``rows`` of ``width`` fields."""
     for number, fields in rows:
         if len(fields) != width:
             raise FileFormatError(path, f"{len(fields)} fields where the first row has {width}",
@@ -91,16 +178,32 @@ def load_csv(path, label_column=-1, *, delimiter=",", header=None, encoding="utf
         X = np.array(features, dtype=dtype).reshape(len(rows), width - 1)
     except ValueError:
         raise _bad_feature(path, rows, label, names, dtype) from None
-    return X, _labels([fields[label].strip() for _, fields in rows])
+    return X, [fields[label].strip() for _, fields in rows]
+
+
+def _labels_of_kind(path, values, kind, rows):
+    """``(labels, kind)``: ``values`` typed as :func:`_labels` types them, or, once a first
+    chunk chose ``kind``, as that kind (a value that is not one is an error naming its line)."""
+    if kind is None:
+        labels = _labels(values)
+        return labels, {"i": int, "f": float}.get(labels.dtype.kind, str)
+    try:
+        return np.array([kind(value) for value in values]), kind
+    except ValueError:
+        for (number, _), value in zip(rows, values):
+            try:
+                kind(value)
+            except ValueError:
+                expected = {int: "an integer", float: "a number"}[kind]
+                raise FileFormatError(path, f"label {value!r} is not {expected} like the labels "
+                                      "before it (the first chunk's labels decide their type)",
+                                      number) from None
+        raise
 
 
 def _rows(text, delimiter):
     """``(line_number, fields)`` of the non-blank rows."""
-    if delimiter is None:
-        return [(number, line.split()) for number, line in enumerate(text, 1) if line.strip()]
-    reader = _csv.reader(text, delimiter=delimiter)
-    return [(reader.line_num, fields) for fields in reader
-            if any(field.strip() for field in fields)]
+    return list(_iter_rows(text, delimiter))
 
 
 def _undecodable(path, encoding, error):

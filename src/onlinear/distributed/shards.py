@@ -6,10 +6,12 @@ Accepted data (``X``, ``y``):
   block of rows of ``X`` (columns are brought into one block; ``y`` follows ``X``'s row chunks);
 * a ``dask.dataframe`` ``X`` with ``y`` the name of its label column (the other columns are the
   features, as float64) or a ``dask`` Series with the same partitions: one shard per partition;
-* a list of LIBSVM file paths (``y=None``): one shard per file, read *on the workers* (the
-  paths must be readable there: a shared file system, or every worker on this machine).  As
-  :func:`onlinear.cli.load_data` reads a training and a test file: one-based unless some index
-  of some file is 0, all as wide as the widest, labels integers when they all are;
+* a list of data file paths (``y=None``), of one format of :data:`onlinear.data.formats.FORMATS`
+  (by their suffix: LIBSVM, CSV): one shard per file, read *on the workers* (the paths must
+  be readable there: a shared file system, or every worker on this machine).  LIBSVM files are
+  read as the command line reads a training and a test file: one-based unless some index of
+  some file is 0, all as wide as the widest, labels integers when they all are; the files of
+  another format must have the same columns;
 * a list of ``(X, y)`` pairs of numpy arrays or CSR matrices: one shard each (scattered to the
   workers once on a cluster).
 
@@ -63,19 +65,19 @@ def place(X, y, runner, *, classes=None, n_features=None):
             raise ValueError("no shard: the list of files or (X, y) pairs is empty.")
         if all(isinstance(item, (str, os.PathLike)) for item in X):
             if y is not None:
-                raise ValueError("LIBSVM files hold their labels: give y=None.")
-            return _libsvm_shards(list(X), runner, classes, n_features)
+                raise ValueError("data files hold their labels: give y=None.")
+            return _file_shards(list(X), runner, classes, n_features)
         if all(isinstance(item, tuple) and len(item) == 2 for item in X):
             if y is not None:
                 raise ValueError("(X, y) pairs hold their labels: give y=None.")
             return _summarized(runner.put(X), runner, classes, n_features)
-        raise TypeError("a list of shards must hold LIBSVM paths or (X, y) pairs.")
+        raise TypeError("a list of shards must hold data file paths or (X, y) pairs.")
     kind = type(X).__module__.split(".")[0]
     if kind == "dask" and hasattr(X, "to_delayed") and hasattr(X, "chunks"):
         return _summarized(_array_shards(X, y, runner), runner, classes, n_features)
     if kind in ("dask", "dask_expr") and hasattr(X, "npartitions"):
         return _summarized(_frame_shards(X, y, runner), runner, classes, n_features)
-    raise TypeError(f"X must be a dask array, a dask data frame, a list of LIBSVM files or a "
+    raise TypeError(f"X must be a dask array, a dask data frame, a list of data files or a "
                     f"list of (X, y) pairs; got {type(X).__name__} (for one in-memory data "
                     "set, use the estimator itself).")
 
@@ -166,7 +168,26 @@ def _classes(classes, found):
     return classes
 
 
-# ------------------------------------------------------------------------------ LIBSVM files
+# ------------------------------------------------------------------------------ data files
+def _file_shards(paths, runner, classes, n_features):
+    from ..data.formats import format_of
+
+    formats = {format_of(path).name for path in paths}
+    if len(formats) != 1:
+        raise ValueError(f"the files are of several formats ({sorted(formats)}): give files of "
+                         "one format.")
+    if formats == {"libsvm"}:
+        return _libsvm_shards(paths, runner, classes, n_features)
+    handles = runner.map(_read_file, [os.fspath(p) for p in paths])
+    return _summarized(handles, runner, classes, n_features)
+
+
+def _read_file(path):
+    from ..data.formats import read_file
+
+    return read_file(path)
+
+
 def _libsvm_shards(paths, runner, classes, n_features):
     read = runner.map(_read_libsvm, [os.fspath(p) for p in paths])
     summaries = runner.gather(runner.map(_libsvm_summary, read))
