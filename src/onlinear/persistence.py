@@ -80,7 +80,7 @@ before anything is allocated."""
 _LABEL_KINDS = "biuUf"
 
 __all__ = ["save", "load", "read_header", "ModelFileError", "FORMAT_VERSION", "MAX_MODEL_BYTES",
-           "atomic_write", "replacing"]
+           "atomic_write", "replacing", "remove_stale_temporaries"]
 
 
 class ModelFileError(ValueError):
@@ -142,7 +142,6 @@ def save(model: OnlineLinearClassifier, path: str | os.PathLike, *,
 def _describe(model):
     """``(header, {name: array})`` of ``model``: copies of its arrays, so that the caller, who
     holds the model's lock, can write them after releasing it."""
-    from .estimators.base import _NOT_STATE
     from .registry import algorithm_of
 
     params = model.get_params(deep=False)
@@ -182,7 +181,7 @@ def _describe(model):
             arrays[name] = np.array(getattr(model, name), order="C", copy=True)
         saved = {"classes_", *model._model_scalars, *expected}
         # (the lock and the per-example context are rebuilt, never saved)
-        forgotten = set(vars(model)) - saved - set(params) - model._derived - set(_NOT_STATE)
+        forgotten = set(vars(model)) - saved - set(params) - model._derived - set(model._not_state)
         if forgotten:  # a new attribute nobody declared: the file would not restore the model
             raise RuntimeError(f"{type(model).__name__} has undeclared model attributes "
                                f"{sorted(forgotten)}: add them to _model_arrays, "

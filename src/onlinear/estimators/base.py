@@ -148,6 +148,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     #: docstring when the class is created (a family adds its own shared ones)
     _parameter_docs = docstrings.PARAMETERS
     _attribute_docs = docstrings.ATTRIBUTES
+    _not_state = _NOT_STATE  # (what persistence leaves out besides the hyperparameters)
 
     def _model_lock(self):
         """The estimator's re-entrant lock (created on first use; ``dict.setdefault`` is atomic,

@@ -586,9 +586,9 @@ def machine():
     import platform
 
     from .._version import __version__
-    from .._core.primal import simd_instruction_set
+    from ..machine import instruction_set
 
-    return (f"{os.cpu_count()} CPUs ({platform.machine()}, {simd_instruction_set()} sweeps), "
+    return (f"{os.cpu_count()} CPUs ({platform.machine()}, {instruction_set()} sweeps), "
             f"Python {platform.python_version()}, numpy {np.__version__}, "
             f"onlinear {__version__}")
 
