@@ -53,6 +53,26 @@ for _k in range(23):
     _POWERS[_k] = 10.0 ** _k
 
 
+cdef inline const char *_content(const char *line, const char *end,
+                                 const char **stop) noexcept nogil:
+    """The first character of the line ``[line, end)`` that is not a space, and in ``stop``
+    where its content ends (at a ``#``, which starts a comment): the two meet on a blank or
+    comment-only line."""
+    cdef const char *hash_ = <const char *>memchr(line, c'#', end - line)
+    stop[0] = hash_ if hash_ != NULL else end
+    cdef const char *p = line
+    while p < stop[0] and _space(p[0]):
+        p += 1
+    return p
+
+
+cdef inline const char *_token_end(const char *p, const char *stop) noexcept nogil:
+    """Where the token starting at ``p`` ends: the next space, or ``stop``."""
+    while p < stop and not _space(p[0]):
+        p += 1
+    return p
+
+
 cdef inline bint _number(const char *start, const char *stop, double *out) noexcept nogil:
     """Read ``[start, stop)`` whole as a number, as Python's ``float`` would accept it."""
     cdef const char *end
@@ -263,7 +283,6 @@ cdef class SvmlightParser:
         cdef const char *p
         cdef const char *token
         cdef const char *colon
-        cdef const char *hash_
         cdef const char *after
         cdef double value
         cdef int64_t index, previous, column
@@ -277,13 +296,7 @@ cdef class SvmlightParser:
                     return position
                 end = text + size
             self.line += 1
-            stop = end
-            hash_ = <const char *>memchr(line, c'#', stop - line)
-            if hash_ != NULL:
-                stop = hash_
-            p = line
-            while p < stop and _space(p[0]):
-                p += 1
+            p = _content(line, end, &stop)
             if p == stop:  # blank or comment only
                 position = end - text + 1
                 continue
@@ -297,8 +310,7 @@ cdef class SvmlightParser:
             row_nnz0, labels0 = self.nnz, self.n_labels
             # the label field
             token = p
-            while p < stop and not _space(p[0]):
-                p += 1
+            p = _token_end(p, stop)
             if self.multilabel:
                 if memchr(token, c':', p - token) != NULL:
                     p = token  # no label: the token is a feature
@@ -333,9 +345,7 @@ cdef class SvmlightParser:
                     p = after
                     first = False
                 else:  # anything else: the token whole, each fault told apart
-                    p = token
-                    while p < stop and not _space(p[0]):
-                        p += 1
+                    p = _token_end(token, stop)
                     if not self._token(token, p, first, &index, &value):
                         self._undo(row_nnz0, labels0)
                         self._fail(self.fault, token, p, line, end, text)
@@ -559,7 +569,6 @@ def scan_labels(bytes block, Py_ssize_t position, bint final, bint multilabel, s
     cdef const char *p
     cdef const char *token
     cdef const char *comma
-    cdef const char *hash_
     cdef double value, last = 0.0
     cdef bint have_last = False
     cdef int64_t lines = 0
@@ -571,19 +580,12 @@ def scan_labels(bytes block, Py_ssize_t position, bint final, bint multilabel, s
                 break
             end = text + size
         lines += 1
-        stop = end
-        hash_ = <const char *>memchr(line, c'#', stop - line)
-        if hash_ != NULL:
-            stop = hash_
-        p = line
-        while p < stop and _space(p[0]):
-            p += 1
+        p = _content(line, end, &stop)
         position = end - text + 1
         if p == stop:
             continue
         token = p
-        while p < stop and not _space(p[0]):
-            p += 1
+        p = _token_end(p, stop)
         if multilabel and memchr(token, c':', p - token) != NULL:
             continue
         while True:
