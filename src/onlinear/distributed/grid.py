@@ -97,7 +97,9 @@ def compare_cells(client, algorithms, grids, params, seeds, X, y, classes, X_tes
     runs = {name: [None] * len(seeds) for name in algorithms}
     searches = {}
     cells = {}  # future → (name, index, is a search cell)
-    pending = as_completed()
+    # on the client's own loop: as_completed() alone takes the process's default client, and
+    # a client made for one command (``onlinear compare --workers``) is nobody's default
+    pending = as_completed(loop=client.loop)
 
     def submit(name, cell_params, index, search):
         epochs_, seed = (1, seeds[0]) if search else (epochs, seeds[index])
