@@ -426,14 +426,30 @@ def _finish(evaluation, table, fmt, out, curve, plot, text, plot_options=None):
         with _replacing(plot) as temporary:
             plot_curves(evaluation, temporary, **(plot_options or {}))
         click.echo(f"wrote {plot}", err=True)
-    _emit(text if fmt == "table" else _export(table, fmt), out)
+    body = text if fmt == "table" else _export(table, fmt)
+    if fmt == "markdown" and evaluation.searches:  # (csv and json stay one table each)
+        body = (f"{_GRID_TITLE}:\n\n" + _grid_table(evaluation).to_markdown(digits=4) + "\n"
+                + body)
+    _emit(body, out)
+
+
+_GRID_TITLE = "grid search (one pass each, lowest online mistake rate wins)"
+
+
+def _grid_table(evaluation):
+    """Every configuration of every grid search, the one each search selected marked."""
+    rows = []
+    for search in evaluation.searches.values():
+        for row in search.table:
+            chosen = all(row.get(key) == value for key, value in search.best_params.items())
+            rows.append({**row, "selected": "yes" if chosen else ""})
+    return harness.Table(rows)
 
 
 def _grid_text(evaluation):
     if not evaluation.searches:
         return ""
-    return ("grid search (one pass each, lowest online mistake rate wins):\n"
-            + evaluation.searched().to_text() + "\n")
+    return f"{_GRID_TITLE}:\n" + _grid_table(evaluation).to_text() + "\n"
 
 
 @cli.command("run", short_help="Train one algorithm online on a data set.")
