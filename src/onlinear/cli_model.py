@@ -177,8 +177,10 @@ class _Source:
 
 
 def _row_of(X, entry):
-    """The row of the CSR matrix ``X`` that holds its stored entry number ``entry``."""
-    return int(np.searchsorted(X.indptr, entry, side="right")) - 1
+    """The row of the CSR matrix ``X`` that holds its stored entry number ``entry`` (an int;
+    an array of entries gives an array of rows)."""
+    rows = np.searchsorted(X.indptr, entry, side="right") - 1
+    return int(rows) if np.ndim(rows) == 0 else rows
 
 
 def _parse_classes(text):
@@ -332,13 +334,38 @@ def _model_and_source(model_path, data, chunk_size):
     return model, multilabel, _Source(data, chunk_size, None, multilabel)
 
 
-def _readable(source, model, X):
-    """The chunk ``X`` of ``source`` as wide as the model (a narrower one padded), after
-    refusing what the model cannot read: a value that is not finite, a feature it does not
-    know."""
-    source.check_values(X)
-    source.check_width(X, model.n_features_in_)
-    return padded(X, model.n_features_in_)
+class _Readable:
+    """The chunks of ``source`` as wide as ``model`` (a narrower one padded), after refusing a
+    value that is not finite.  A feature beyond the model's width — one it never saw, so has
+    no weight for — is dropped and counted, as Vowpal Wabbit ignores an unseen feature
+    (:meth:`report` tells the count once, at the end), or with ``strict`` refused naming its
+    line."""
+
+    def __init__(self, source, model, strict):
+        self.source, self.width, self.strict = source, model.n_features_in_, strict
+        self.values = self.rows = self.widest = 0
+
+    def __call__(self, X):
+        self.source.check_values(X)
+        if X.shape[1] > self.width:
+            if self.strict:
+                self.source.check_width(X, self.width)
+            beyond = X.indices >= self.width
+            self.values += int(beyond.sum())
+            self.rows += np.unique(_row_of(X, np.flatnonzero(beyond))).size
+            self.widest = max(self.widest, X.shape[1])
+            X = X[:, :self.width].tocsr()
+        return padded(X, self.width)
+
+    def report(self):
+        from .data._files import display_name
+
+        if self.values:
+            click.echo(f"note: {display_name(self.source.data)}: ignored {self.values:,} value(s) "
+                       "of features "
+                       f"beyond the model's {self.width:,} (the data reaches feature "
+                       f"{self.widest:,}), on {self.rows:,} rows; --strict-features refuses "
+                       "them.", err=True)
 
 
 @contextlib.contextmanager
@@ -353,6 +380,43 @@ def _output(path):
         yield handle
 
 
+class _UnseenLabels:
+    """The rows of a labelled stream with a label ``model`` never saw (not one of its
+    classes), counted for :meth:`report`."""
+
+    def __init__(self, model, source):
+        self.known, self.source = set(model.classes_.tolist()), source
+        self.multilabel = bool(getattr(model, "multilabel_", False))
+        self.rows, self.labels = 0, set()
+
+    def count(self, y):
+        rows = _targets(y, True) if self.multilabel else np.asarray(y).tolist()
+        for labels in rows:
+            new = {v for v in (labels if self.multilabel else (labels,)) if v not in self.known}
+            self.rows += bool(new)
+            self.labels |= new
+
+    def report(self, n):
+        from .data._files import display_name
+
+        if self.rows:
+            shown = ", ".join(map(str, sorted(self.labels)[:_LISTED])) + (
+                ", ..." if len(self.labels) > _LISTED else "")
+            counted = ("each such label a wrong label" if self.multilabel
+                       else "each such row a mistake")
+            click.echo(f"note: {display_name(self.source.data)}: {self.rows:,} of {n:,} rows "
+                       f"have a label the model never saw ({shown}): scored, {counted}.",
+                       err=True)
+
+
+def _strict_features_option(command):
+    return click.option(
+        "--strict-features", is_flag=True,
+        help="Refuse a feature index beyond the model's features, naming the file and line "
+        "(by default such features are ignored, as Vowpal Wabbit does, and counted on "
+        "stderr).")(command)
+
+
 @cli.command("predict", short_help="Predict a LIBSVM stream with a saved model.")
 @click.argument("model_path", metavar="MODEL")
 @click.argument("data")
@@ -361,17 +425,20 @@ def _output(path):
 @click.option("--scores", is_flag=True, help="Print the decision values (tab-separated) "
               "after each prediction.")
 @click.option("--chunk-size", type=click.IntRange(1), default=4096, show_default=True)
+@_strict_features_option
 @_clean_errors
-def predict_command(model_path, data, output, scores, chunk_size):
+def predict_command(model_path, data, output, scores, chunk_size, strict_features):
     """One predicted label per line of DATA (a label set as comma-separated labels).  With
     --output, the file is written whole or not at all: a failed command leaves an existing one
-    as it was."""
+    as it was.  A feature index beyond the model's features (one it never saw) is ignored,
+    their count told on standard error at the end; --strict-features refuses it instead."""
     _check_distinct({"MODEL": model_path, "DATA": data}, {"--output": output})
     model, multilabel, source = _model_and_source(model_path, data, chunk_size)
+    readable = _Readable(source, model, strict_features)
     try:
         with _output(output) as handle:
             for X, _ in source:
-                X = _readable(source, model, X)
+                X = readable(X)
                 predicted = model.predict_label_sets(X) if multilabel else model.predict(X)
                 values = model.decision_function(X) if scores else None
                 for i, label in enumerate(predicted):
@@ -384,25 +451,33 @@ def predict_command(model_path, data, output, scores, chunk_size):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so that the exit's flush does not fail again
         sys.exit(0)
+    readable.report()
 
 
 @cli.command("evaluate", short_help="Score a saved model on a labelled LIBSVM stream.")
 @click.argument("model_path", metavar="MODEL")
 @click.argument("data")
 @click.option("--chunk-size", type=click.IntRange(1), default=4096, show_default=True)
+@_strict_features_option
 @_clean_errors
-def evaluate_command(model_path, data, chunk_size):
+def evaluate_command(model_path, data, chunk_size, strict_features):
     """Accuracy (multiclass), Hamming loss (multilabel) or mean absolute rank error and
-    accuracy (ordinal) of MODEL on DATA; the model does not learn."""
+    accuracy (ordinal) of MODEL on DATA; the model does not learn.  Features beyond the
+    model's are ignored as by predict.  A row whose label the model never saw (not one of its
+    classes) is scored, and told on standard error: a mistake in the accuracy, each unseen
+    label of a set a wrong label of the Hamming loss (over the model's classes); an ordinal
+    model refuses a rank it does not know."""
     from .estimators.simultaneous import SimultaneousProjectionOrdinal
 
     model, multilabel, source = _model_and_source(model_path, data, chunk_size)
     ordinal = isinstance(model, SimultaneousProjectionOrdinal)
     rank = {label: i for i, label in enumerate(model.classes_.tolist())}
+    readable, unseen = _Readable(source, model, strict_features), _UnseenLabels(model, source)
     n = correct = wrong_labels = rank_error = 0
     for X, y in source:
-        X = _readable(source, model, X)
+        X = readable(X)
         source.check_labels(y, list(rank) if ordinal else None, ranks=ordinal)
+        unseen.count(y)
         if multilabel:
             predicted = model.predict_label_sets(X)
             for truth, guess in zip(_targets(y, True), predicted):
@@ -416,6 +491,8 @@ def evaluate_command(model_path, data, chunk_size):
         n += X.shape[0]
     if n == 0:
         raise click.ClickException("no example to evaluate.")
+    readable.report()
+    unseen.report(n)
     result = {"examples": n}
     if multilabel:
         result["hamming_loss"] = wrong_labels / (n * model.classes_.shape[0])

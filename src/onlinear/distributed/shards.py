@@ -8,8 +8,8 @@ Accepted data (``X``, ``y``):
   features, as float64) or a ``dask`` Series with the same partitions: one shard per partition;
 * a list of LIBSVM file paths (``y=None``): one shard per file, read *on the workers* (the
   paths must be readable there: a shared file system, or every worker on this machine).  As
-  :func:`onlinear.cli.load_data` reads a training and a test file: one-based unless some index
-  of some file is 0, all as wide as the widest, labels integers when they all are;
+  :func:`onlinear.cli.load_data` numbers a training and a test file: one-based unless some
+  index of some file is 0; all as wide as the widest, labels integers when they all are;
 * a list of ``(X, y)`` pairs of numpy arrays or CSR matrices: one shard each (scattered to the
   workers once on a cluster).
 
