@@ -104,7 +104,7 @@ def test_fixed_width_names_the_line_and_usage_errors_exit_2(files, tmp_path):
                           "--n-features", "6")
     assert result.returncode == 1
     assert "train.svm, line 301" in result.stderr and "feature index" in result.stderr
-    assert not (tmp_path / "m").exists()
+    assert onlinear.load(tmp_path / "m").n_seen_ == 300  # the rows before it, kept
     for args in (["train", "nope", files / "train.svm", "--save", tmp_path / "m"],
                  ["train", files / "train.svm", "--save", tmp_path / "m"],
                  ["train", "pa", files / "train.svm", "--save", tmp_path / "no" / "m"],
@@ -309,7 +309,11 @@ def test_data_errors_name_the_file_the_line_and_the_token(tmp_path, args, conten
                           if args[0] == "train" else "--chunk-size=1", cwd=tmp_path)
     assert result.returncode == 1
     assert message.replace("DATA", "bad.svm") in result.stderr, result.stderr
-    assert len(result.stderr.strip().splitlines()[-1]) > 0 and not (tmp_path / "m").exists()
+    assert len(result.stderr.strip().splitlines()[-1]) > 0
+    if (tmp_path / "m").exists():  # the rows before the bad line, learned and kept (and said)
+        assert "saved m: the model after" in result.stderr
+        kept = onlinear.read_header(tmp_path / "m")["metadata"]["stream_examples"]
+        assert 0 < kept < content.count("\n")
 
 
 # ------------------------------------------- features and labels a model never saw

@@ -52,16 +52,19 @@ class _Source:
     :class:`~onlinear.data.FileFormatError` for the first bad row of the chunk in use.
     """
 
-    def __init__(self, data, chunk_size, n_features, multilabel):
+    def __init__(self, data, chunk_size, n_features, multilabel, rows_before_fault=False):
         self.data, self.chunk_size = data, chunk_size
         self.n_features, self.multilabel = n_features, multilabel
+        self.rows_before_fault = rows_before_fault  # (see data.libsvm._located_chunks)
         self.X = self.numbers = self.lines = None  # the chunk in use
+        self.bad_row = None  # the row of the chunk in use that the last error named
 
     def __iter__(self):
         from .data.libsvm import _located_chunks
 
         for X, y, numbers, lines in _located_chunks(self.data, self.chunk_size, self.n_features,
-                                                    multilabel=self.multilabel):
+                                                    multilabel=self.multilabel,
+                                                    rows_before_fault=self.rows_before_fault):
             self.X, self.numbers, self.lines = X, numbers, lines
             yield X, (y if self.multilabel else _labels(y))
         self.X = self.numbers = self.lines = None  # (an error after the stream is no row's)
@@ -70,6 +73,7 @@ class _Source:
         """The error naming row ``row`` of the chunk in use."""
         from .data.libsvm import _row_error
 
+        self.bad_row = row
         return _row_error(self.data, self.numbers[row], self.lines[row], problem)
 
     def check_values(self, X):
@@ -215,7 +219,8 @@ def _targets(y, multilabel):
 @cli.command("train", short_help="Learn a LIBSVM stream into a model file.")
 @click.argument("arguments", nargs=-1, metavar="[ALGORITHM] DATA")
 @click.option("--save", "save_path", required=True, callback=_check_output,
-              help="Model file to write (also the checkpoint file).")
+              help="Model file to write (also the checkpoint file, and where a failed or "
+              "interrupted run keeps what it learned).")
 @click.option("--model", "model_path", default=None, type=click.Path(dir_okay=False),
               help="Continue training this saved model instead of starting ALGORITHM.")
 @click.option("--param", "params", multiple=True, callback=_parse_params, metavar="KEY=VALUE",
@@ -233,16 +238,22 @@ def _targets(y, multilabel):
 @click.option("--checkpoint-every", type=click.IntRange(1), default=None,
               help="Save the model to --save every N examples (atomic writes).")
 @click.option("--resume", is_flag=True,
-              help="If --save holds a checkpoint of this stream, continue from it.")
+              help="If --save holds a checkpoint of this stream, continue from it (give the "
+              "same ALGORITHM and --param as the run that wrote it).")
 @click.option("--quiet", is_flag=True, help="No progress table.")
 @_clean_errors
 def train_command(arguments, save_path, model_path, params, task, classes, n_features,
                   chunk_size, checkpoint_every, resume, quiet):
     """Learn DATA (a LIBSVM file, plain or compressed, or - for standard input) one example at
     a time with ALGORITHM, and save the model.  Prints a progressive-validation table (every
-    example predicted before it is learned) on a doubling schedule to standard error."""
-    from . import learn_stream, load
-    from .data import FileFormatError
+    example predicted before it is learned) on a doubling schedule to standard error.
+
+    On Ctrl-C (at the end of the chunk in use; twice: at once) or a line it cannot learn, the
+    model learned from the rows before is saved to --save, atomically, as a checkpoint (the
+    same command with --resume goes on from it), and standard error says how many examples it
+    holds, or that nothing was learned (--save then left as it was).  --resume checks the
+    checkpoint's algorithm and hyperparameters before reading DATA."""
+    from . import load
 
     if len(arguments) != (1 if model_path is not None else 2):
         raise click.UsageError("give ALGORITHM DATA, or DATA with --model (a saved model to "
@@ -256,34 +267,71 @@ def train_command(arguments, save_path, model_path, params, task, classes, n_fea
     data = _source(data)
     labels = _parse_classes(classes)
     multilabel = task == "multilabel"
-    if model_path is not None:
-        model = load(model_path)
-    else:
-        model = _new_model(algorithm, None if task == "multiclass" else task, params)
+    try:
+        if model_path is not None:
+            model = load(model_path)
+        else:
+            model = _new_model(algorithm, None if task == "multiclass" else task, params)
+        _train(model, data, save_path, task, labels, classes, multilabel, n_features,
+               chunk_size, checkpoint_every, resume, quiet)
+    except KeyboardInterrupt as error:
+        for note in getattr(error, "__notes__", None) or [
+                f"nothing learned: {save_path} "
+                f"{'left as it was' if os.path.exists(save_path) else 'not written'}"]:
+            click.echo(note, err=True)
+        click.echo("interrupted.", err=True)
+        raise click.exceptions.Exit(130) from None
+
+
+def _train(model, data, save_path, task, labels, classes, multilabel, n_features, chunk_size,
+           checkpoint_every, resume, quiet):
+    """``train``'s stream learned into ``save_path``; on a bad line or an interrupt, what was
+    learned before it is saved there (a checkpoint ``--resume`` continues) and said."""
+    from . import learn_stream
+    from .data import FileFormatError
+    from .streaming import resumable
+
     started = hasattr(model, "classes_")
+    allowed = model.classes_.tolist() if started else labels
+    if resume and os.path.exists(save_path):
+        # checked before the stream is read (or scanned for its labels): a checkpoint of other
+        # hyperparameters fails at once; one that has learned knows the labels
+        checkpoint = resumable(model, save_path)
+        if hasattr(checkpoint, "classes_"):
+            started, allowed = True, checkpoint.classes_.tolist()
     if not started and labels is None:
         if data == "-":
             raise click.UsageError("--classes is required when DATA is standard input (a "
                                    "model must know every label before the first example).")
-        labels = _scan_classes(data, multilabel)
+        labels = allowed = _scan_classes(data, multilabel)
     if task == "ordinal" and labels is not None and classes is None and not started:
         click.echo("note: ranks ordered by value (give --classes for another order)", err=True)
     table = None if quiet else _ProgressTable()
-    source = _Source(data, chunk_size, n_features, multilabel)
-    allowed = model.classes_.tolist() if started else labels
+    source = _Source(data, chunk_size, n_features, multilabel, rows_before_fault=True)
+    interrupt = _Interrupt()
 
     def chunks():
-        # what the model would refuse, refused here naming its line (the model cannot)
+        # what the model would refuse, refused here naming its line (the model cannot); the
+        # rows before a bad one are learned first
         for X, y in source:
-            source.check_values(X)
-            source.check_labels(y, allowed)
+            interrupt.check()
+            try:
+                source.check_values(X)
+                source.check_labels(y, allowed)
+            except FileFormatError:
+                if source.bad_row:
+                    yield X[:source.bad_row], _targets(y[:source.bad_row], multilabel)
+                raise
             yield X, _targets(y, multilabel)
 
     try:
-        model = learn_stream(model, chunks(), classes=labels, checkpoint=save_path,
-                             checkpoint_every=checkpoint_every, resume=resume,
-                             grow=n_features is None, report=table)
+        with interrupt:
+            model = learn_stream(model, chunks(), classes=labels, checkpoint=save_path,
+                                 checkpoint_every=checkpoint_every, resume=resume,
+                                 grow=n_features is None, report=table, keep_on_failure=True)
     except ValueError as error:
+        for note in getattr(error, "__notes__", ()):
+            click.echo(note, err=True)
         if isinstance(error, FileFormatError) or source.X is None:
             raise  # named already, or not about a row (e.g. a checkpoint of another model)
         raise source.refused(error, model) from error
@@ -291,6 +339,41 @@ def train_command(arguments, save_path, model_path, params, task, classes, n_fea
         raise click.ClickException(f"{'standard input' if data == '-' else data} holds no "
                                    "example: nothing learned, no model saved.")
     click.echo(f"saved {save_path} ({model.n_seen_:,} examples learned)", err=True)
+
+
+class _Interrupt:
+    """Ctrl-C (SIGINT) while ``train`` learns: the first stops the stream between two chunks,
+    so the model is whole and can be saved; a second stops at once (the model is then saved
+    only if the interrupt lands between chunks).  Outside the main thread (no signal handler
+    can be set there) a Ctrl-C is Python's KeyboardInterrupt as usual."""
+
+    def __init__(self):
+        self.requested, self.previous = False, None
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exception):
+        import signal
+
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        click.echo("interrupt: stopping after the chunk in use (Ctrl-C again to stop at once)",
+                   err=True)
+
+    def check(self):
+        if self.requested:
+            raise KeyboardInterrupt
 
 
 def _new_model(algorithm, task, params):
