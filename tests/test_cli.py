@@ -152,6 +152,34 @@ def test_compare_prints_a_table_with_grid_search(blobs):
     assert summary[3].startswith("mcp ")
 
 
+@pytest.mark.parametrize("fmt", ["markdown", "table"])
+def test_a_grid_search_shows_every_configuration_and_marks_the_selected(blobs, fmt):
+    result = onlinear_cli("compare", "pa1", "spa1", "--data", blobs, "--grid", "C=0.001,0.1,10",
+                          "--format", fmt)
+    assert result.returncode == 0, result.stderr
+    title, grid_text, summary_text = result.stdout.split("\n\n", 2)[:3] if fmt == "markdown" \
+        else ["", *result.stdout.split("\n\n", 1)]
+    if fmt == "markdown":
+        assert title.startswith("grid search")
+        grid, summary = Table.from_markdown(grid_text), Table.from_markdown(summary_text)
+        chosen = {row["algorithm"]: row["params"] for row in summary}
+    else:
+        lines = grid_text.splitlines()[1:]
+        header = lines[0].split()
+        grid = Table([dict(zip(header, line.split() + [""] * (len(header) - len(line.split()))))
+                      for line in lines[1:]])
+        chosen = {line.split()[0]: line.split()[1] for line in summary_text.splitlines()[2:]}
+    assert len(grid) == 6  # every configuration, of both algorithms
+    for name in ("pa1", "spa1"):
+        rows = grid.where(algorithm=name)
+        assert [str(c) for c in rows.column("C")] == ["0.001", "0.1", "10"]
+        marked = [row for row in rows if row["selected"] == "yes"]
+        assert len(marked) == 1
+        assert float(marked[0]["mistake_rate"]) == min(float(v) for v in
+                                                       rows.column("mistake_rate"))
+        assert chosen[name] == f"C={marked[0]['C']}"
+
+
 def test_compare_with_no_arguments_runs_every_multiclass_algorithm_on_usps():
     result = onlinear_process("compare")
     assert result.returncode == 0, result.stderr

@@ -104,7 +104,7 @@ def test_fixed_width_names_the_line_and_usage_errors_exit_2(files, tmp_path):
                           "--n-features", "6")
     assert result.returncode == 1
     assert "train.svm, line 301" in result.stderr and "feature index" in result.stderr
-    assert not (tmp_path / "m").exists()
+    assert onlinear.load(tmp_path / "m").n_seen_ == 300  # the rows before it, kept
     for args in (["train", "nope", files / "train.svm", "--save", tmp_path / "m"],
                  ["train", files / "train.svm", "--save", tmp_path / "m"],
                  ["train", "pa", files / "train.svm", "--save", tmp_path / "no" / "m"],
@@ -121,7 +121,7 @@ def test_bad_model_files_and_wider_data_exit_1(files, tmp_path):
     narrow = tmp_path / "narrow"
     X, y = load_libsvm(files / "train.svm")
     onlinear.save(onlinear.make("pa").fit(X[:, :4], y.astype(int)), narrow)
-    result = onlinear_cli("evaluate", narrow, files / "test.svm")
+    result = onlinear_cli("evaluate", narrow, files / "test.svm", "--strict-features")
     assert result.returncode == 1
     assert "test.svm, line 1: feature index 5 of '5:" in result.stderr
     assert "is beyond the model's 4 features" in result.stderr
@@ -218,7 +218,7 @@ BAD_ROWS = {
     "malformed": ("1 1:0.3 2:x", "line 3", "could not convert string to float"),
     "NaN": ("1 1:0.3 2:nan", "line 3", "'2:nan'"),
     "infinity": ("2 3:-inf", "line 3", "'3:-inf'"),
-    "too wide": ("1 1:0.3 7:0.9", "line 3", "'7:0.9'"),
+    "too wide": ("1 1:0.3 7:0.9", "line 3", "'7:0.9'"),  # (with --strict-features)
 }
 
 
@@ -234,7 +234,7 @@ def test_a_failed_predict_leaves_its_output_as_it_was(tmp_path, bad, existing):
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     # one row a chunk: two predictions are made before the bad line is read
     result = onlinear_cli("predict", "model.onlinear", "test.svm", "--output", "out.txt",
-                          "--chunk-size", "1", cwd=tmp_path)
+                          "--chunk-size", "1", "--strict-features", cwd=tmp_path)
     assert result.returncode == 1
     assert f"test.svm, {where}" in result.stderr and token in result.stderr, result.stderr
     _same_folder(tmp_path, before)
@@ -289,9 +289,9 @@ def test_predict_into_a_fifo_writes_through_it(tmp_path):
      "beyond the model's 2 features: BalancedWinnow cannot grow new features"),
     (["train", "simproj", "DATA", "--task", "multilabel", "--save", "m", "--classes", "1,2"],
      "1 1:1\n2 2:1\n1,3 1:1\n", "DATA, line 3: label '3' is not one of the classes 1, 2"),
-    (["predict", "MODEL", "DATA"], "1 1:1\n2 2:1\n1 1:1 9:0.5\n",
+    (["predict", "MODEL", "DATA", "--strict-features"], "1 1:1\n2 2:1\n1 1:1 9:0.5\n",
      "DATA, line 3: feature index 9 of '9:0.5' is beyond the model's 3 features"),
-    (["evaluate", "MODEL", "DATA"], "1 1:1\n2 2:1\n1 1:1 9:0.5\n",
+    (["evaluate", "MODEL", "DATA", "--strict-features"], "1 1:1\n2 2:1\n1 1:1 9:0.5\n",
      "DATA, line 3: feature index 9 of '9:0.5' is beyond the model's 3 features"),
     (["evaluate", "MODEL", "DATA"], "1 1:1\n2 2:1\n1 1:nan\n",
      "DATA, line 3: feature values must be finite numbers; got '1:nan'"),
@@ -309,7 +309,83 @@ def test_data_errors_name_the_file_the_line_and_the_token(tmp_path, args, conten
                           if args[0] == "train" else "--chunk-size=1", cwd=tmp_path)
     assert result.returncode == 1
     assert message.replace("DATA", "bad.svm") in result.stderr, result.stderr
-    assert len(result.stderr.strip().splitlines()[-1]) > 0 and not (tmp_path / "m").exists()
+    assert len(result.stderr.strip().splitlines()[-1]) > 0
+    if (tmp_path / "m").exists():  # the rows before the bad line, learned and kept (and said)
+        assert "saved m: the model after" in result.stderr
+        kept = onlinear.read_header(tmp_path / "m")["metadata"]["stream_examples"]
+        assert 0 < kept < content.count("\n")
+
+
+# ------------------------------------------- features and labels a model never saw
+UNSEEN = "1 1:0.5 2:1\n2 1:-1 3:0.2 7:4\n1 1:0.4 2:0.9 5:1 9:-2\n9 1:-0.8 3:0.1\n2 1:-0.8\n"
+
+
+@pytest.mark.parametrize("command", ["predict", "evaluate"])
+def test_features_beyond_the_model_are_ignored_and_counted(tmp_path, command):
+    _folder(tmp_path)  # a model of 3 features and the classes 1, 2
+    (tmp_path / "new.svm").write_text(UNSEEN)
+    model = onlinear.load(tmp_path / "model.onlinear")
+    X, y = load_libsvm(tmp_path / "new.svm")
+    result = onlinear_cli(command, "model.onlinear", "new.svm", "--chunk-size", "2",
+                          cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    expected = model.predict(X[:, :3])  # what the model knows of each row
+    if command == "predict":
+        assert result.stdout.split() == [str(v) for v in expected]
+    else:
+        assert result.stdout == f"examples: 5\naccuracy: {np.mean(expected == y):.6f}\n"
+    assert ("new.svm: ignored 3 value(s) of features beyond the model's 3 (the data reaches "
+            "feature 9), on 2 rows; --strict-features refuses them.") in result.stderr
+    strict = onlinear_cli(command, "model.onlinear", "new.svm", "--strict-features",
+                          cwd=tmp_path)
+    assert strict.returncode == 1
+    assert "new.svm, line 2: feature index 7 of '7:4' is beyond the model's 3" in strict.stderr
+
+
+def test_evaluate_tells_how_many_rows_have_labels_the_model_never_saw(tmp_path):
+    _folder(tmp_path)
+    (tmp_path / "new.svm").write_text(UNSEEN.replace("2 1:-0.8\n", "7 1:-0.8\n"))
+    result = onlinear_cli("evaluate", "model.onlinear", "new.svm", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    model = onlinear.load(tmp_path / "model.onlinear")
+    X, y = load_libsvm(tmp_path / "new.svm")
+    accuracy = np.mean(model.predict(X[:, :3]) == y)  # the unseen labels: mistakes
+    assert f"accuracy: {accuracy:.6f}" in result.stdout
+    assert ("new.svm: 2 of 5 rows have a label the model never saw (7, 9): scored, each such "
+            "row a mistake.") in result.stderr
+
+
+def test_a_multilabel_evaluate_counts_unseen_labels_as_wrong_labels(tmp_path):
+    (tmp_path / "tags.svm").write_text("1,2 1:1\n2 2:1\n1 1:1 2:0.2\n2,3 2:1\n")
+    assert onlinear_cli("train", "simproj", "tags.svm", "--task", "multilabel", "--save", "m",
+                        "--classes", "1,2,3", "--quiet", cwd=tmp_path).returncode == 0
+    (tmp_path / "more.svm").write_text("1,4 1:1\n2 2:1\n5,6 1:1\n")
+    result = onlinear_cli("evaluate", "m", "more.svm", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert ("more.svm: 2 of 3 rows have a label the model never saw (4, 5, 6): scored, each "
+            "such label a wrong label.") in result.stderr
+
+
+def test_run_with_a_wider_test_set_ignores_and_tells_or_refuses(tmp_path):
+    (tmp_path / "train.svm").write_text(SMALL * 5)
+    (tmp_path / "test.svm").write_text(UNSEEN)
+    result = onlinear_cli("run", "pa", "train.svm", "--test", "test.svm", "--format", "csv",
+                          cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    X, y = load_libsvm(tmp_path / "train.svm")
+    X_test, y_test = load_libsvm(tmp_path / "test.svm")
+    model = onlinear.make("pa").fit(X, y.astype(int))
+    error = np.mean(model.predict(X_test[:, :3]) != y_test)
+    from onlinear.harness import Table
+
+    assert Table.from_csv(result.stdout)[-1]["test_error"] == pytest.approx(error)
+    assert ("test.svm has 9 features, the training data 3: ignored 3 value(s) of features "
+            "beyond, on 2 of 5 rows (--strict-features refuses them)") in result.stderr
+    assert ("test.svm: 1 of 5 test rows have a label the training data lacks (9); each counts "
+            "as a test error") in result.stderr
+    strict = onlinear_cli("run", "pa", "train.svm", "--test", "test.svm", "--strict-features",
+                          cwd=tmp_path)
+    assert strict.returncode == 1 and "test.svm, line 2" in strict.stderr, strict.stderr
 
 
 @pytest.mark.parametrize("param, phrase", [("nosuch=1", "pa has no hyperparameter 'nosuch'"),

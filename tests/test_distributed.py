@@ -14,6 +14,8 @@
 ``test_theorems.py``.  Fixed seeds throughout.
 """
 import os
+import subprocess
+import sys
 import time
 
 import dask.array as dask_array
@@ -170,20 +172,41 @@ def test_a_worker_killed_mid_grid_costs_only_its_cells(client, usps_small, tmp_p
     assert set(client.scheduler_info()["workers"]) != before
 
 
-@pytest.mark.parametrize("where", ["scheduler", "workers"])
-def test_onlinear_compare_on_a_cluster_prints_the_serial_table(client, tmp_path, where):
-    X, y, _, _ = load_usps()
-    path = tmp_path / "head.svm"
+def _onlinear_process(*args, cwd):
+    """``python -m onlinear ARGS`` in a fresh process: no Dask client is anyone's default there,
+    as for a user at a shell (this process has one: the ``client`` fixture's)."""
+    env = dict(os.environ)
+    env.pop("ONLINEAR_TRACEBACK", None)
+    return subprocess.run([sys.executable, "-m", "onlinear", *map(str, args)], cwd=cwd,
+                          env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def small_svm(tmp_path_factory):
     from sklearn.datasets import dump_svmlight_file
 
-    dump_svmlight_file(X[:300], y[:300], str(path))
-    args = ["compare", "perceptron", "pa1", "--data", path, "--permutations", "2", "--seed",
+    X, y, _, _ = load_usps()
+    path = tmp_path_factory.mktemp("compare") / "head.svm"
+    dump_svmlight_file(X[:150], y[:150], str(path))
+    return path
+
+
+@pytest.mark.parametrize("where", ["scheduler", "workers"])
+def test_onlinear_compare_on_a_cluster_prints_the_serial_table(small_svm, where):
+    args = ["compare", "perceptron", "pa1", "--data", small_svm, "--permutations", "2", "--seed",
             "5", "--grid", "C=0.1,1", "--format", "csv"]
     serial = onlinear_cli(*args)
-    cluster = ["--scheduler", client.scheduler.address] if where == "scheduler" else \
-        ["--workers", "2"]  # a local cluster of its own, closed when the command ends
-    parallel = onlinear_cli(*args, *cluster)
-    assert serial.returncode == parallel.returncode == 0, parallel.stderr
+    if where == "workers":  # a local cluster of its own, closed when the command ends
+        parallel = _onlinear_process(*args, "--workers", "2", cwd=small_svm.parent)
+    else:  # a cluster the command only connects to; its worker is a thread of this process
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                      protocol="tcp", host="127.0.0.1",
+                                      dashboard_address=None) as cluster:
+            parallel = _onlinear_process(*args, "--scheduler", cluster.scheduler_address,
+                                         cwd=small_svm.parent)
+    assert serial.returncode == 0, serial.stderr
+    assert parallel.returncode == 0, parallel.stderr
+    assert "No clients found" not in parallel.stderr
     one, other = (harness.Table.from_csv(r.stdout) for r in (serial, parallel))
     assert _without_seconds(one) == _without_seconds(other) and len(one) == 2
 
@@ -208,6 +231,29 @@ def test_a_client_without_dask_installed_is_a_clear_error(usps_small, monkeypatc
 
 
 # ------------------------------------------------------------ iterative parameter mixing
+NOBODYS_DEFAULT = """
+import distributed, numpy as np, onlinear
+from onlinear.distributed import ParameterMixing
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(120, 4)); y = (X[:, 0] > 0).astype(int)
+with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
+                              host="127.0.0.1", dashboard_address=None) as cluster, \\
+        distributed.Client(cluster, set_as_default=False) as client:
+    model = ParameterMixing(onlinear.make("perceptron"), n_epochs=2, client=client).fit(
+        [(X[:60], y[:60]), (X[60:], y[60:])]).estimator_
+print(model.n_seen_)
+"""
+
+
+def test_parameter_mixing_with_a_client_that_is_nobodys_default():
+    """(a fresh process: this one has a default client, the ``client`` fixture's)"""
+    done = subprocess.run([sys.executable, "-c", NOBODYS_DEFAULT], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1] == "240"
+
+
 def test_one_shard_is_the_serial_learner_bit_for_bit(client, usps_small, tmp_path):
     X, y, X_test, y_test = usps_small
     serial = onlinear.make("pa1", C=0.1, n_epochs=3).fit(X, y)

@@ -308,7 +308,9 @@ def test_cli_train_and_test_files_share_width_and_numbering(tmp_path):
     (tmp_path / "test.svm").write_text("1 1:1\n2 2:1 3:0.5\n")
     result = onlinear_cli("run", "pa", tmp_path / "train.svm", "--test", tmp_path / "test.svm")
     assert result.returncode == 0, result.stderr
-    assert "2 examples, 3 features, 2 classes" in result.stdout
+    # the test set as wide as the training data: its feature 3 ignored, and told
+    assert "2 examples, 2 features, 2 classes" in result.stdout
+    assert "ignored 1 value(s) of features beyond, on 1 of 2 rows" in result.stderr
     (tmp_path / "test0.svm").write_text("1 0:1 1:1\n2 2:1\n")  # index 0: both zero-based
     result = onlinear_cli("run", "pa", tmp_path / "train.svm", "--test", tmp_path / "test0.svm")
     assert result.returncode == 0, result.stderr

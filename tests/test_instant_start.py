@@ -52,3 +52,8 @@ def test_the_command_line_starts_at_once_and_prints_nothing_about_building(tmp_p
     assert first.returncode == 0, first.stderr
     assert first.stdout.startswith("pa1 on tiny.svm: 20 examples")
     assert "compil" not in first.stderr and "build" not in first.stderr
+    # every training command: the streaming one too
+    streamed = _run(["-m", "onlinear", "train", "kernel-pa", "tiny.svm", "--save", "m",
+                     "--quiet"], tmp_path)
+    assert streamed.returncode == 0, streamed.stderr
+    assert streamed.stderr == "saved m (20 examples learned)\n"

@@ -308,3 +308,132 @@ def test_a_bad_line_on_standard_input_is_named(monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"1 1:1\n2 x:1\n")))
     with pytest.raises(ValueError, match=r"<stdin>, line 2"):
         list(iter_libsvm_chunks("-", chunk_size=5, n_features=None))
+
+
+# ------------------------------------------ an interrupt or a bad line keeps what was learned
+def _stream_lines(n, seed=0):
+    """``n`` LIBSVM lines of 3 classes, 3 features each."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(1, 4, size=n)
+    X = rng.normal(size=(n, 3)) + np.eye(3)[y - 1] * 2.0
+    return [f"{label} 1:{a:.4f} 2:{b:.4f} 3:{c:.4f}\n" for label, (a, b, c) in zip(y, X)]
+
+
+def _learned_the_first(path, k, lines, **params):
+    """The model saved in ``path`` is the one learned from the first ``k`` of ``lines``."""
+    from onlinear.data import load_libsvm
+
+    saved = onlinear.load(path)
+    X, y = load_libsvm(io.BytesIO("".join(lines[:k]).encode()))
+    reference = onlinear.make("pa", **params).partial_fit(X, y.astype(int), classes=[1, 2, 3])
+    _same(saved, reference)
+    assert saved.n_seen_ == k == read_header(path)["metadata"]["stream_examples"]
+
+
+def test_onlinear_train_sent_sigint_saves_what_it_learned_and_resumes(tmp_path):
+    lines = _stream_lines(90_000)
+    head = "".join(lines[:50_000]).encode()  # more than the reader's first 1 MiB block
+    tail = "".join(lines[50_000:]).encode()
+    path = tmp_path / "m.onlinear"
+    command = [sys.executable, "-m", "onlinear", "train", "pa", "-", "--save", str(path),
+               "--classes", "1,2,3", "--param", "C=0.5", "--chunk-size", "1000"]
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, cwd=tmp_path)
+    interrupted = threading.Event()
+
+    def feed():  # the head, then (after the interrupt) the tail: the reader waits meanwhile
+        with contextlib.suppress(BrokenPipeError, OSError):
+            process.stdin.write(head)
+            process.stdin.flush()
+            interrupted.wait(timeout=120)
+            process.stdin.write(tail)
+            process.stdin.close()
+
+    feeder = threading.Thread(target=feed, daemon=True)
+    feeder.start()
+    seen = []
+    while not seen or int(seen[-1].split()[0].replace(",", "")) < 32_768:
+        line = process.stderr.readline().decode()
+        assert line, process.stderr.read()
+        if line.split()[0][0].isdigit():
+            seen.append(line)
+    process.send_signal(signal.SIGINT)
+    time.sleep(0.5)  # (the handler runs before the tail arrives)
+    interrupted.set()
+    _, stderr = process.communicate(timeout=120)
+    feeder.join(timeout=60)
+    stderr = stderr.decode()
+    assert process.returncode == 130, stderr
+    k = read_header(path)["metadata"]["stream_examples"]
+    assert 32_768 <= k < 90_000
+    assert f"saved {path}: the model after {k:,} examples of the stream" in stderr
+    assert "interrupted." in stderr and "Traceback" not in stderr
+    _learned_the_first(path, k, lines, C=0.5)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onlinear"]  # no temporary left
+    # the same command with --resume learns the rest, once
+    (tmp_path / "all.svm").write_text("".join(lines))
+    done = onlinear_cli("train", "pa", tmp_path / "all.svm", "--save", path, "--param", "C=0.5",
+                        "--resume", "--quiet")
+    assert done.returncode == 0, done.stderr
+    _learned_the_first(path, 90_000, lines, C=0.5)
+
+
+@pytest.mark.parametrize("bad, classes", [
+    ("1 1:0.5 2:x\n", []),                    # the reader cannot parse it
+    ("2 1:nan 2:1\n", []),                    # a value the learner cannot take
+    ("7 1:0.5\n", ["--classes", "1,2,3"]),    # a label outside the classes
+], ids=["malformed", "nan", "label"])
+def test_onlinear_train_on_a_bad_line_saves_the_rows_before_it(tmp_path, bad, classes):
+    lines = _stream_lines(120, seed=1)
+    (tmp_path / "data.svm").write_text("".join(lines[:57]) + bad + "".join(lines[57:]))
+    result = onlinear_cli("train", "pa", "data.svm", "--save", "m", "--chunk-size", "10",
+                          *classes, "--quiet", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "data.svm, line 58" in result.stderr
+    assert "saved m: the model after 57 examples of the stream" in result.stderr
+    _learned_the_first(tmp_path / "m", 57, lines)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.svm", "m"]
+
+
+def test_a_bad_first_line_saves_nothing_and_says_so(tmp_path):
+    (tmp_path / "data.svm").write_text("1 1:x\n2 1:1\n")
+    result = onlinear_cli("train", "pa", "data.svm", "--save", "m", "--quiet", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "nothing learned from the stream: m not written" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.svm"]
+
+
+def test_resuming_with_other_hyperparameters_fails_before_reading_the_stream(tmp_path):
+    lines = _stream_lines(50)
+    (tmp_path / "data.svm").write_text("".join(lines))
+    assert onlinear_cli("train", "pa1", "data.svm", "--save", "m", "--param", "C=0.1",
+                        "--checkpoint-every", "20", "--quiet", cwd=tmp_path).returncode == 0
+    # a stream whose label scan would fail at its last line: the check comes first
+    (tmp_path / "more.svm").write_text("".join(lines) + "x 1:1\n")
+    result = onlinear_cli("train", "pa1", "more.svm", "--save", "m", "--resume", "--quiet",
+                          cwd=tmp_path)
+    assert result.returncode == 1
+    assert "other hyperparameters than the model to train: C=0.1 (given: 1.0)" in result.stderr
+    assert "line 51" not in result.stderr
+
+
+def test_learn_stream_keeps_the_model_when_the_stream_fails(tmp_path):
+    def failing():
+        yield X[:70], Y[:70]
+        yield X[70:100], Y[70:100]
+        raise OSError("the source went away")
+
+    path = tmp_path / "c"
+    with pytest.raises(OSError, match="went away") as caught:
+        onlinear.learn_stream(onlinear.make("pa"), failing(), classes=CLASSES, checkpoint=path,
+                              keep_on_failure=True)
+    assert any("after 100 examples" in note for note in caught.value.__notes__)
+    _same(onlinear.load(path), onlinear.make("pa").partial_fit(X[:100], Y[:100],
+                                                                classes=CLASSES))
+    resumed = onlinear.learn_stream(onlinear.make("pa"), _chunks(), classes=CLASSES,
+                                    checkpoint=path, resume=True)
+    _same(resumed, onlinear.make("pa").partial_fit(X, Y, classes=CLASSES))
+    with pytest.raises(OSError):  # by default the checkpoint is not touched
+        onlinear.learn_stream(onlinear.make("pa"), failing(), classes=CLASSES,
+                              checkpoint=tmp_path / "d")
+    assert not (tmp_path / "d").exists()

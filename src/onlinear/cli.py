@@ -106,16 +106,24 @@ def _parse_grid(ctx, param, values):
     return out
 
 
-def load_data(spec, test=None):
+def load_data(spec, test=None, strict_features=False):
     """``(X, y, X_test, y_test, name)`` for ``usps``, a catalogue name or a LIBSVM file, with an
-    optional LIBSVM test file (read with the same number of features)."""
+    optional LIBSVM test file, read as wide as the training data.
+
+    A test feature beyond the training data's width is ignored (the model has no weight for
+    it, as Vowpal Wabbit ignores an unseen feature), and the values ignored are counted on
+    standard error; with ``strict_features`` it is an error naming the test file's line."""
     if spec.lower() in SHIPPED:
         from .data import load_usps
 
         X, y, X_test, y_test = load_usps()
         if test is not None:
-            X_test, y_test = _read_libsvm(test, n_features=X.shape[1])
+            X_test, y_test = _read_libsvm(test, **(
+                {"n_features": X.shape[1]} if strict_features else {}))
+            X_test = _narrowed(X_test, X.shape[1], test)
+            X_test.resize((X_test.shape[0], X.shape[1]))
             X_test, y_test = X_test.toarray(), _labels(y_test)
+            _note_unseen_test_labels(y, y_test, test)
         return X, y, X_test, y_test, SHIPPED[spec.lower()]
     if test is None and not os.path.exists(spec) and spec.lower() in _catalogue():
         from .data import load
@@ -128,16 +136,49 @@ def load_data(spec, test=None):
     if test is None:
         X, y = _read_libsvm(spec)
         return X, _labels(y), None, None, spec
-    # As scikit-learn's load_svmlight_files: one-based unless some index of either file is 0,
-    # and both files as wide as the wider.
+    # As scikit-learn's load_svmlight_files: one-based unless some index of either file is 0;
+    # the test set as wide as the training data (padded, or narrowed as above).
     (X, y), (X_test, y_test) = _read_libsvm(spec, zero_based=True), \
         _read_libsvm(test, zero_based=True)
-    if not any(M.nnz and M.indices.min() == 0 for M in (X, X_test)):
+    zero_based = any(M.nnz and M.indices.min() == 0 for M in (X, X_test))
+    if not zero_based:
         X, X_test = _one_based(X), _one_based(X_test)
-    width = max(X.shape[1], X_test.shape[1])
-    X.resize((X.shape[0], width))
+    width = X.shape[1]
+    if strict_features and X_test.shape[1] > width:  # the reader names the first line beyond
+        _read_libsvm(test, n_features=width, zero_based=zero_based)
+    X_test = _narrowed(X_test, width, test)
     X_test.resize((X_test.shape[0], width))
-    return X, _labels(y), X_test, _labels(y_test), spec
+    y, y_test = _labels(y), _labels(y_test)
+    _note_unseen_test_labels(y, y_test, test)
+    return X, y, X_test, y_test, spec
+
+
+def _narrowed(X, width, path):
+    """The CSR matrix ``X`` without its features beyond ``width``, their count told on
+    standard error."""
+    if X.shape[1] < width:
+        click.echo(f"note: {path} has {X.shape[1]:,} features, the training data {width:,}: the "
+                   "features it lacks read as 0.", err=True)
+    if X.shape[1] <= width:
+        return X
+    beyond = X.indices >= width
+    rows = np.unique(np.searchsorted(X.indptr, np.flatnonzero(beyond), side="right"))
+    click.echo(f"note: {path} has {X.shape[1]:,} features, the training data {width:,}: ignored "
+               f"{int(beyond.sum()):,} value(s) of features beyond, on {rows.size:,} of "
+               f"{X.shape[0]:,} rows (--strict-features refuses them).", err=True)
+    return X[:, :width].tocsr()
+
+
+def _note_unseen_test_labels(y, y_test, path):
+    """Tell on standard error how many test rows have a label the training data lacks (a
+    model cannot predict it: each is an error of the test error)."""
+    unseen = ~np.isin(y_test, np.unique(y))
+    if unseen.any():
+        labels = np.unique(y_test[unseen]).tolist()
+        shown = ", ".join(map(str, labels[:10])) + (", ..." if len(labels) > 10 else "")
+        click.echo(f"note: {path}: {int(unseen.sum()):,} of {y_test.shape[0]:,} test rows have a "
+                   f"label the training data lacks ({shown}); each counts as a test error.",
+                   err=True)
 
 
 def _one_based(X):
@@ -361,7 +402,12 @@ def _common_options(command):
                      metavar="KEY=V1,V2,...", help="Pick this hyperparameter by a one-pass grid "
                      "search on the online mistake rate (repeatable: every combination)."),
         click.option("--test", "test", metavar="FILE", default=None,
-                     help="LIBSVM test file, scored after every epoch (usps has its own)."),
+                     help="LIBSVM test file, scored after every epoch (usps has its own).  Its "
+                     "features beyond the training data's are ignored and counted on stderr; "
+                     "test labels the training data lacks count as errors (told on stderr)."),
+        click.option("--strict-features", is_flag=True,
+                     help="Refuse a --test feature beyond the training data's, naming its "
+                     "line, instead of ignoring it."),
         click.option("--epochs", type=click.IntRange(min=1), default=1, show_default=True,
                      help="Passes over the stream."),
         click.option("--seed", type=int, default=None,
@@ -426,14 +472,30 @@ def _finish(evaluation, table, fmt, out, curve, plot, text, plot_options=None):
         with _replacing(plot) as temporary:
             plot_curves(evaluation, temporary, **(plot_options or {}))
         click.echo(f"wrote {plot}", err=True)
-    _emit(text if fmt == "table" else _export(table, fmt), out)
+    body = text if fmt == "table" else _export(table, fmt)
+    if fmt == "markdown" and evaluation.searches:  # (csv and json stay one table each)
+        body = (f"{_GRID_TITLE}:\n\n" + _grid_table(evaluation).to_markdown(digits=4) + "\n"
+                + body)
+    _emit(body, out)
+
+
+_GRID_TITLE = "grid search (one pass each, lowest online mistake rate wins)"
+
+
+def _grid_table(evaluation):
+    """Every configuration of every grid search, the one each search selected marked."""
+    rows = []
+    for search in evaluation.searches.values():
+        for row in search.table:
+            chosen = all(row.get(key) == value for key, value in search.best_params.items())
+            rows.append({**row, "selected": "yes" if chosen else ""})
+    return harness.Table(rows)
 
 
 def _grid_text(evaluation):
     if not evaluation.searches:
         return ""
-    return ("grid search (one pass each, lowest online mistake rate wins):\n"
-            + evaluation.searched().to_text() + "\n")
+    return f"{_GRID_TITLE}:\n" + _grid_table(evaluation).to_text() + "\n"
 
 
 @cli.command("run", short_help="Train one algorithm online on a data set.")
@@ -443,8 +505,8 @@ def _grid_text(evaluation):
 @click.option("--shuffle/--no-shuffle", default=False, show_default=True,
               help="See the stream in a random order (seeded by --seed) instead of as given.")
 @_clean_errors
-def run_command(algorithm, data, params, grid, test, epochs, seed, tick, curve, plot, plot_log,
-                plot_size, plot_format, plot_dpi, fmt, out, shuffle):
+def run_command(algorithm, data, params, grid, test, strict_features, epochs, seed, tick, curve,
+                plot, plot_log, plot_size, plot_format, plot_dpi, fmt, out, shuffle):
     """Train ALGORITHM online on DATA ('usps' or a LIBSVM file) and report, per epoch, the
     cumulative online mistake rate, updates, test error and seconds."""
     _check_distinct({"DATA": None if data.lower() in SHIPPED else data, "--test": test},
@@ -452,7 +514,7 @@ def run_command(algorithm, data, params, grid, test, epochs, seed, tick, curve, 
     plotting = _plot_options(plot, plot_log, plot_size, plot_format, plot_dpi)
     with _usage():
         harness._check_params(algorithm, params, grid)
-    X, y, X_test, y_test, name = load_data(data, test)
+    X, y, X_test, y_test, name = load_data(data, test, strict_features)
     _check_memory(X.shape[1], np.unique(y).shape[0], [algorithm])
     evaluation = harness.evaluate(algorithm, X, y, params=params, grid=grid, X_test=X_test,
                                   y_test=y_test, epochs=epochs, shuffle=shuffle,
@@ -488,9 +550,9 @@ def run_command(algorithm, data, params, grid, test, epochs, seed, tick, curve, 
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Run the cells on a Dask cluster of N local worker processes.")
 @_clean_errors
-def compare_command(algorithms, data, params, grid, test, epochs, seed, tick, curve, plot,
-                    plot_log, plot_size, plot_format, plot_dpi, fmt, out, permutations,
-                    scheduler, workers):
+def compare_command(algorithms, data, params, grid, test, strict_features, epochs, seed, tick,
+                    curve, plot, plot_log, plot_size, plot_format, plot_dpi, fmt, out,
+                    permutations, scheduler, workers):
     """Compare ALGORITHMS (default: every registered algorithm that can learn the data) by
     progressive validation on one stream: online mistake rate, updates, test error, seconds.
 
@@ -506,7 +568,7 @@ def compare_command(algorithms, data, params, grid, test, epochs, seed, tick, cu
         if algorithms:
             distributed = _distribute(params, algorithms)
             _check_grid(distributed, grid, algorithms)
-    X, y, X_test, y_test, name = load_data(data, test)
+    X, y, X_test, y_test, name = load_data(data, test, strict_features)
     n_classes = np.unique(y).shape[0]
     if not algorithms:
         algorithms = available("multiclass") if n_classes > 2 else available()

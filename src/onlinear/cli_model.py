@@ -52,16 +52,19 @@ class _Source:
     :class:`~onlinear.data.FileFormatError` for the first bad row of the chunk in use.
     """
 
-    def __init__(self, data, chunk_size, n_features, multilabel):
+    def __init__(self, data, chunk_size, n_features, multilabel, rows_before_fault=False):
         self.data, self.chunk_size = data, chunk_size
         self.n_features, self.multilabel = n_features, multilabel
+        self.rows_before_fault = rows_before_fault  # (see data.libsvm._located_chunks)
         self.X = self.numbers = self.lines = None  # the chunk in use
+        self.bad_row = None  # the row of the chunk in use that the last error named
 
     def __iter__(self):
         from .data.libsvm import _located_chunks
 
         for X, y, numbers, lines in _located_chunks(self.data, self.chunk_size, self.n_features,
-                                                    multilabel=self.multilabel):
+                                                    multilabel=self.multilabel,
+                                                    rows_before_fault=self.rows_before_fault):
             self.X, self.numbers, self.lines = X, numbers, lines
             yield X, (y if self.multilabel else _labels(y))
         self.X = self.numbers = self.lines = None  # (an error after the stream is no row's)
@@ -70,6 +73,7 @@ class _Source:
         """The error naming row ``row`` of the chunk in use."""
         from .data.libsvm import _row_error
 
+        self.bad_row = row
         return _row_error(self.data, self.numbers[row], self.lines[row], problem)
 
     def check_values(self, X):
@@ -177,8 +181,10 @@ class _Source:
 
 
 def _row_of(X, entry):
-    """The row of the CSR matrix ``X`` that holds its stored entry number ``entry``."""
-    return int(np.searchsorted(X.indptr, entry, side="right")) - 1
+    """The row of the CSR matrix ``X`` that holds its stored entry number ``entry`` (an int;
+    an array of entries gives an array of rows)."""
+    rows = np.searchsorted(X.indptr, entry, side="right") - 1
+    return int(rows) if np.ndim(rows) == 0 else rows
 
 
 def _parse_classes(text):
@@ -213,7 +219,8 @@ def _targets(y, multilabel):
 @cli.command("train", short_help="Learn a LIBSVM stream into a model file.")
 @click.argument("arguments", nargs=-1, metavar="[ALGORITHM] DATA")
 @click.option("--save", "save_path", required=True, callback=_check_output,
-              help="Model file to write (also the checkpoint file).")
+              help="Model file to write (also the checkpoint file, and where a failed or "
+              "interrupted run keeps what it learned).")
 @click.option("--model", "model_path", default=None, type=click.Path(dir_okay=False),
               help="Continue training this saved model instead of starting ALGORITHM.")
 @click.option("--param", "params", multiple=True, callback=_parse_params, metavar="KEY=VALUE",
@@ -231,16 +238,22 @@ def _targets(y, multilabel):
 @click.option("--checkpoint-every", type=click.IntRange(1), default=None,
               help="Save the model to --save every N examples (atomic writes).")
 @click.option("--resume", is_flag=True,
-              help="If --save holds a checkpoint of this stream, continue from it.")
+              help="If --save holds a checkpoint of this stream, continue from it (give the "
+              "same ALGORITHM and --param as the run that wrote it).")
 @click.option("--quiet", is_flag=True, help="No progress table.")
 @_clean_errors
 def train_command(arguments, save_path, model_path, params, task, classes, n_features,
                   chunk_size, checkpoint_every, resume, quiet):
     """Learn DATA (a LIBSVM file, plain or compressed, or - for standard input) one example at
     a time with ALGORITHM, and save the model.  Prints a progressive-validation table (every
-    example predicted before it is learned) on a doubling schedule to standard error."""
-    from . import learn_stream, load
-    from .data import FileFormatError
+    example predicted before it is learned) on a doubling schedule to standard error.
+
+    On Ctrl-C (at the end of the chunk in use; twice: at once) or a line it cannot learn, the
+    model learned from the rows before is saved to --save, atomically, as a checkpoint (the
+    same command with --resume goes on from it), and standard error says how many examples it
+    holds, or that nothing was learned (--save then left as it was).  --resume checks the
+    checkpoint's algorithm and hyperparameters before reading DATA."""
+    from . import load
 
     if len(arguments) != (1 if model_path is not None else 2):
         raise click.UsageError("give ALGORITHM DATA, or DATA with --model (a saved model to "
@@ -254,34 +267,71 @@ def train_command(arguments, save_path, model_path, params, task, classes, n_fea
     data = _source(data)
     labels = _parse_classes(classes)
     multilabel = task == "multilabel"
-    if model_path is not None:
-        model = load(model_path)
-    else:
-        model = _new_model(algorithm, None if task == "multiclass" else task, params)
+    try:
+        if model_path is not None:
+            model = load(model_path)
+        else:
+            model = _new_model(algorithm, None if task == "multiclass" else task, params)
+        _train(model, data, save_path, task, labels, classes, multilabel, n_features,
+               chunk_size, checkpoint_every, resume, quiet)
+    except KeyboardInterrupt as error:
+        for note in getattr(error, "__notes__", None) or [
+                f"nothing learned: {save_path} "
+                f"{'left as it was' if os.path.exists(save_path) else 'not written'}"]:
+            click.echo(note, err=True)
+        click.echo("interrupted.", err=True)
+        raise click.exceptions.Exit(130) from None
+
+
+def _train(model, data, save_path, task, labels, classes, multilabel, n_features, chunk_size,
+           checkpoint_every, resume, quiet):
+    """``train``'s stream learned into ``save_path``; on a bad line or an interrupt, what was
+    learned before it is saved there (a checkpoint ``--resume`` continues) and said."""
+    from . import learn_stream
+    from .data import FileFormatError
+    from .streaming import resumable
+
     started = hasattr(model, "classes_")
+    allowed = model.classes_.tolist() if started else labels
+    if resume and os.path.exists(save_path):
+        # checked before the stream is read (or scanned for its labels): a checkpoint of other
+        # hyperparameters fails at once; one that has learned knows the labels
+        checkpoint = resumable(model, save_path)
+        if hasattr(checkpoint, "classes_"):
+            started, allowed = True, checkpoint.classes_.tolist()
     if not started and labels is None:
         if data == "-":
             raise click.UsageError("--classes is required when DATA is standard input (a "
                                    "model must know every label before the first example).")
-        labels = _scan_classes(data, multilabel)
+        labels = allowed = _scan_classes(data, multilabel)
     if task == "ordinal" and labels is not None and classes is None and not started:
         click.echo("note: ranks ordered by value (give --classes for another order)", err=True)
     table = None if quiet else _ProgressTable()
-    source = _Source(data, chunk_size, n_features, multilabel)
-    allowed = model.classes_.tolist() if started else labels
+    source = _Source(data, chunk_size, n_features, multilabel, rows_before_fault=True)
+    interrupt = _Interrupt()
 
     def chunks():
-        # what the model would refuse, refused here naming its line (the model cannot)
+        # what the model would refuse, refused here naming its line (the model cannot); the
+        # rows before a bad one are learned first
         for X, y in source:
-            source.check_values(X)
-            source.check_labels(y, allowed)
+            interrupt.check()
+            try:
+                source.check_values(X)
+                source.check_labels(y, allowed)
+            except FileFormatError:
+                if source.bad_row:
+                    yield X[:source.bad_row], _targets(y[:source.bad_row], multilabel)
+                raise
             yield X, _targets(y, multilabel)
 
     try:
-        model = learn_stream(model, chunks(), classes=labels, checkpoint=save_path,
-                             checkpoint_every=checkpoint_every, resume=resume,
-                             grow=n_features is None, report=table)
+        with interrupt:
+            model = learn_stream(model, chunks(), classes=labels, checkpoint=save_path,
+                                 checkpoint_every=checkpoint_every, resume=resume,
+                                 grow=n_features is None, report=table, keep_on_failure=True)
     except ValueError as error:
+        for note in getattr(error, "__notes__", ()):
+            click.echo(note, err=True)
         if isinstance(error, FileFormatError) or source.X is None:
             raise  # named already, or not about a row (e.g. a checkpoint of another model)
         raise source.refused(error, model) from error
@@ -289,6 +339,41 @@ def train_command(arguments, save_path, model_path, params, task, classes, n_fea
         raise click.ClickException(f"{'standard input' if data == '-' else data} holds no "
                                    "example: nothing learned, no model saved.")
     click.echo(f"saved {save_path} ({model.n_seen_:,} examples learned)", err=True)
+
+
+class _Interrupt:
+    """Ctrl-C (SIGINT) while ``train`` learns: the first stops the stream between two chunks,
+    so the model is whole and can be saved; a second stops at once (the model is then saved
+    only if the interrupt lands between chunks).  Outside the main thread (no signal handler
+    can be set there) a Ctrl-C is Python's KeyboardInterrupt as usual."""
+
+    def __init__(self):
+        self.requested, self.previous = False, None
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exception):
+        import signal
+
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        click.echo("interrupt: stopping after the chunk in use (Ctrl-C again to stop at once)",
+                   err=True)
+
+    def check(self):
+        if self.requested:
+            raise KeyboardInterrupt
 
 
 def _new_model(algorithm, task, params):
@@ -332,13 +417,38 @@ def _model_and_source(model_path, data, chunk_size):
     return model, multilabel, _Source(data, chunk_size, None, multilabel)
 
 
-def _readable(source, model, X):
-    """The chunk ``X`` of ``source`` as wide as the model (a narrower one padded), after
-    refusing what the model cannot read: a value that is not finite, a feature it does not
-    know."""
-    source.check_values(X)
-    source.check_width(X, model.n_features_in_)
-    return padded(X, model.n_features_in_)
+class _Readable:
+    """The chunks of ``source`` as wide as ``model`` (a narrower one padded), after refusing a
+    value that is not finite.  A feature beyond the model's width — one it never saw, so has
+    no weight for — is dropped and counted, as Vowpal Wabbit ignores an unseen feature
+    (:meth:`report` tells the count once, at the end), or with ``strict`` refused naming its
+    line."""
+
+    def __init__(self, source, model, strict):
+        self.source, self.width, self.strict = source, model.n_features_in_, strict
+        self.values = self.rows = self.widest = 0
+
+    def __call__(self, X):
+        self.source.check_values(X)
+        if X.shape[1] > self.width:
+            if self.strict:
+                self.source.check_width(X, self.width)
+            beyond = X.indices >= self.width
+            self.values += int(beyond.sum())
+            self.rows += np.unique(_row_of(X, np.flatnonzero(beyond))).size
+            self.widest = max(self.widest, X.shape[1])
+            X = X[:, :self.width].tocsr()
+        return padded(X, self.width)
+
+    def report(self):
+        from .data._files import display_name
+
+        if self.values:
+            click.echo(f"note: {display_name(self.source.data)}: ignored {self.values:,} value(s) "
+                       "of features "
+                       f"beyond the model's {self.width:,} (the data reaches feature "
+                       f"{self.widest:,}), on {self.rows:,} rows; --strict-features refuses "
+                       "them.", err=True)
 
 
 @contextlib.contextmanager
@@ -353,6 +463,43 @@ def _output(path):
         yield handle
 
 
+class _UnseenLabels:
+    """The rows of a labelled stream with a label ``model`` never saw (not one of its
+    classes), counted for :meth:`report`."""
+
+    def __init__(self, model, source):
+        self.known, self.source = set(model.classes_.tolist()), source
+        self.multilabel = bool(getattr(model, "multilabel_", False))
+        self.rows, self.labels = 0, set()
+
+    def count(self, y):
+        rows = _targets(y, True) if self.multilabel else np.asarray(y).tolist()
+        for labels in rows:
+            new = {v for v in (labels if self.multilabel else (labels,)) if v not in self.known}
+            self.rows += bool(new)
+            self.labels |= new
+
+    def report(self, n):
+        from .data._files import display_name
+
+        if self.rows:
+            shown = ", ".join(map(str, sorted(self.labels)[:_LISTED])) + (
+                ", ..." if len(self.labels) > _LISTED else "")
+            counted = ("each such label a wrong label" if self.multilabel
+                       else "each such row a mistake")
+            click.echo(f"note: {display_name(self.source.data)}: {self.rows:,} of {n:,} rows "
+                       f"have a label the model never saw ({shown}): scored, {counted}.",
+                       err=True)
+
+
+def _strict_features_option(command):
+    return click.option(
+        "--strict-features", is_flag=True,
+        help="Refuse a feature index beyond the model's features, naming the file and line "
+        "(by default such features are ignored, as Vowpal Wabbit does, and counted on "
+        "stderr).")(command)
+
+
 @cli.command("predict", short_help="Predict a LIBSVM stream with a saved model.")
 @click.argument("model_path", metavar="MODEL")
 @click.argument("data")
@@ -361,17 +508,20 @@ def _output(path):
 @click.option("--scores", is_flag=True, help="Print the decision values (tab-separated) "
               "after each prediction.")
 @click.option("--chunk-size", type=click.IntRange(1), default=4096, show_default=True)
+@_strict_features_option
 @_clean_errors
-def predict_command(model_path, data, output, scores, chunk_size):
+def predict_command(model_path, data, output, scores, chunk_size, strict_features):
     """One predicted label per line of DATA (a label set as comma-separated labels).  With
     --output, the file is written whole or not at all: a failed command leaves an existing one
-    as it was."""
+    as it was.  A feature index beyond the model's features (one it never saw) is ignored,
+    their count told on standard error at the end; --strict-features refuses it instead."""
     _check_distinct({"MODEL": model_path, "DATA": data}, {"--output": output})
     model, multilabel, source = _model_and_source(model_path, data, chunk_size)
+    readable = _Readable(source, model, strict_features)
     try:
         with _output(output) as handle:
             for X, _ in source:
-                X = _readable(source, model, X)
+                X = readable(X)
                 predicted = model.predict_label_sets(X) if multilabel else model.predict(X)
                 values = model.decision_function(X) if scores else None
                 for i, label in enumerate(predicted):
@@ -384,25 +534,33 @@ def predict_command(model_path, data, output, scores, chunk_size):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so that the exit's flush does not fail again
         sys.exit(0)
+    readable.report()
 
 
 @cli.command("evaluate", short_help="Score a saved model on a labelled LIBSVM stream.")
 @click.argument("model_path", metavar="MODEL")
 @click.argument("data")
 @click.option("--chunk-size", type=click.IntRange(1), default=4096, show_default=True)
+@_strict_features_option
 @_clean_errors
-def evaluate_command(model_path, data, chunk_size):
+def evaluate_command(model_path, data, chunk_size, strict_features):
     """Accuracy (multiclass), Hamming loss (multilabel) or mean absolute rank error and
-    accuracy (ordinal) of MODEL on DATA; the model does not learn."""
+    accuracy (ordinal) of MODEL on DATA; the model does not learn.  Features beyond the
+    model's are ignored as by predict.  A row whose label the model never saw (not one of its
+    classes) is scored, and told on standard error: a mistake in the accuracy, each unseen
+    label of a set a wrong label of the Hamming loss (over the model's classes); an ordinal
+    model refuses a rank it does not know."""
     from .estimators.simultaneous import SimultaneousProjectionOrdinal
 
     model, multilabel, source = _model_and_source(model_path, data, chunk_size)
     ordinal = isinstance(model, SimultaneousProjectionOrdinal)
     rank = {label: i for i, label in enumerate(model.classes_.tolist())}
+    readable, unseen = _Readable(source, model, strict_features), _UnseenLabels(model, source)
     n = correct = wrong_labels = rank_error = 0
     for X, y in source:
-        X = _readable(source, model, X)
+        X = readable(X)
         source.check_labels(y, list(rank) if ordinal else None, ranks=ordinal)
+        unseen.count(y)
         if multilabel:
             predicted = model.predict_label_sets(X)
             for truth, guess in zip(_targets(y, True), predicted):
@@ -416,6 +574,8 @@ def evaluate_command(model_path, data, chunk_size):
         n += X.shape[0]
     if n == 0:
         raise click.ClickException("no example to evaluate.")
+    readable.report()
+    unseen.report(n)
     result = {"examples": n}
     if multilabel:
         result["hamming_loss"] = wrong_labels / (n * model.classes_.shape[0])

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 from .persistence import load, read_header, remove_stale_temporaries, save
 
-__all__ = ["learn_stream", "Progress"]
+__all__ = ["learn_stream", "resumable", "Progress"]
 
 #: the header entry of a checkpoint: how many examples of the stream the model has learned
 STREAM_POSITION = "stream_examples"
@@ -82,7 +82,8 @@ class Progress:
 def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
                  classes: ArrayLike | None = None, checkpoint: str | os.PathLike | None = None,
                  checkpoint_every: int | None = None, resume: bool = False, grow: bool = True,
-                 report: Callable | None = None) -> OnlineLinearClassifier:
+                 report: Callable | None = None,
+                 keep_on_failure: bool = False) -> OnlineLinearClassifier:
     """Learn the stream ``chunks`` with ``partial_fit``, chunk by chunk, in order.
 
     Parameters
@@ -109,6 +110,14 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
     report : callable, optional
         Called with a :class:`Progress` after 1, 2, 4, 8, … examples (a doubling schedule, as
         Vowpal Wabbit prints) and at the end.
+    keep_on_failure : bool, default=False
+        If the stream fails between examples — ``chunks`` raises (a bad line, an interrupt),
+        or ``partial_fit`` refuses a chunk with a ``ValueError`` (which leaves the model as it
+        was) — save the model learned so far to ``checkpoint`` (atomically, as a checkpoint
+        of the examples learned: ``resume=True`` goes on from it) before the error
+        propagates, with a note on the error (``error.__notes__``) saying so.  An interrupt
+        inside ``partial_fit`` itself may leave the model half-way through a chunk: nothing is
+        saved then.
 
     Returns
     -------
@@ -143,8 +152,17 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
         model, done, before = _resumed(model, checkpoint)
     metadata = {STREAM_POSITION: done, "counters_before_stream": before}
     tracker = _Tracker(model, done, before, report)
-    skip = done
-    for X, y in chunks:
+    skip, saved = done, done
+    stream = iter(chunks)
+    while True:
+        try:
+            X, y = next(stream)
+        except StopIteration:
+            break
+        except BaseException as error:  # (between two chunks: the model is whole)
+            if keep_on_failure:
+                _keep(model, checkpoint, metadata, done, saved, error)
+            raise
         n = X.shape[0]
         if skip >= n:  # learned before the resume
             skip -= n
@@ -152,17 +170,23 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
         if skip:
             X, y = X[skip:], y[skip:]
             skip = 0
-        X = _fit_width(model, X, grow)
         start = 0
         while start < X.shape[0]:
             stop = min(X.shape[0], start + _until_next_stop(done, checkpoint_every))
-            model.partial_fit(X[start:stop], y[start:stop],
-                              classes=None if hasattr(model, "classes_") else classes)
+            try:
+                X = _fit_width(model, X, grow)
+                model.partial_fit(X[start:stop], y[start:stop],
+                                  classes=None if hasattr(model, "classes_") else classes)
+            except ValueError as error:  # refused, the model left as it was
+                if keep_on_failure:
+                    _keep(model, checkpoint, metadata, done, saved, error)
+                raise
             done += stop - start
             start = stop
             tracker.after(done)
             if checkpoint_every is not None and done % checkpoint_every == 0:
                 save(model, checkpoint, metadata={**metadata, STREAM_POSITION: done})
+                saved = done
     if skip:
         raise ValueError(f"the checkpoint has learned {done} examples, but the stream has only "
                          f"{done - skip}: is it the same stream?")
@@ -170,6 +194,57 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
     if checkpoint is not None and hasattr(model, "classes_"):
         save(model, checkpoint, metadata={**metadata, STREAM_POSITION: done})
     return model
+
+
+def _keep(model, checkpoint, metadata, done, saved, error):
+    """Save ``model``, which has learned ``done`` examples of the stream, to ``checkpoint`` as
+    the stream fails with ``error`` (unless it holds them already), and note it on the
+    error."""
+    if checkpoint is None:
+        return
+    where = os.fspath(checkpoint)
+    if done > saved and hasattr(model, "classes_"):
+        try:
+            save(model, checkpoint, metadata={**metadata, STREAM_POSITION: done})
+        except Exception as failure:  # noqa: BLE001 - (the stream's error is the one to raise)
+            error.add_note(f"the model learned could not be saved to {where}: {failure}")
+            return
+        error.add_note(f"saved {where}: the model after {done:,} examples of the stream (a "
+                       "checkpoint: resuming continues it)")
+    elif done > 0 and os.path.exists(checkpoint):
+        error.add_note(f"{where} holds the model after {done:,} examples of the stream (a "
+                       "checkpoint: resuming continues it)")
+    else:
+        error.add_note(f"nothing learned from the stream: {where} "
+                       f"{'left as it was' if os.path.exists(checkpoint) else 'not written'}")
+
+
+def resumable(model: OnlineLinearClassifier,
+              checkpoint: str | os.PathLike) -> OnlineLinearClassifier:
+    """The model of ``checkpoint``, after checking it is a checkpoint of a stream (see
+    :func:`learn_stream`) that continues ``model``: the same estimator with the same
+    hyperparameters.  A command calls it before reading a stream, so that resuming with
+    other hyperparameters fails at once.
+
+    Parameters
+    ----------
+    model : OnlineLinearClassifier
+        The model the stream would train.
+    checkpoint : str or path-like
+        An existing checkpoint file.
+
+    Returns
+    -------
+    OnlineLinearClassifier
+        The checkpoint's model.
+
+    Raises
+    ------
+    ValueError
+        A model file that is no checkpoint of a stream, or another estimator, or other
+        hyperparameters (each named with both values).
+    """
+    return _resumed(model, checkpoint)[0]
 
 
 def _resumed(model, checkpoint):
@@ -184,10 +259,18 @@ def _resumed(model, checkpoint):
         raise ValueError(f"{os.fspath(checkpoint)} is a model file but not a checkpoint of a "
                          "stream (no stream position): cannot resume from it.")
     saved = load(checkpoint)
-    if type(saved) is not type(model) or saved.get_params() != model.get_params():
+    if type(saved) is not type(model):
+        raise ValueError(f"the checkpoint {os.fspath(checkpoint)} holds a "
+                         f"{type(saved).__name__}, not a {type(model).__name__}: resume with "
+                         "the same algorithm and parameters.")
+    theirs, ours = saved.get_params(), model.get_params()
+    differ = [key for key in sorted(set(theirs) | set(ours)) if theirs.get(key) != ours.get(key)]
+    if differ:
+        listed = ", ".join(f"{key}={theirs.get(key)!r} (given: {ours.get(key)!r})"
+                           for key in differ)
         raise ValueError(f"the checkpoint {os.fspath(checkpoint)} holds a "
                          f"{type(saved).__name__} with other hyperparameters than the model "
-                         "to train: resume with the same algorithm and parameters.")
+                         f"to train: {listed}; resume with the same algorithm and parameters.")
     return saved, position, before
 
 

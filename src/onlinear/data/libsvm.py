@@ -219,7 +219,7 @@ def iter_libsvm_chunks(path: str | os.PathLike, chunk_size: int, n_features: int
 
 
 def _located_chunks(path, chunk_size, n_features, *, zero_based=False, dtype=np.float64,
-                    multilabel=False, need_newline=None):
+                    multilabel=False, need_newline=None, rows_before_fault=False):
     """:func:`iter_libsvm_chunks`' chunks (arguments checked by it) with where their rows come
     from, so that a reader of the values can name the line of a bad one (see
     :func:`_row_error`).  The compiled reader (:mod:`onlinear.data._svmlight`) parses blocks of
@@ -233,10 +233,15 @@ def _located_chunks(path, chunk_size, n_features, *, zero_based=False, dtype=np.
         The 1-based line number of each row.
     lines : sequence of bytes
         Each row's line as read (cut from the blocks only when asked for).
+
+    With ``rows_before_fault``, the rows of a chunk before a line the reader cannot parse are
+    yielded (a shorter chunk) before its error is raised: a learner then learns every row
+    before the bad line.
     """
     for X, labels, label_pointers, numbers, lines in _parsed_chunks(
             path, chunk_size, n_features, zero_based=bool(zero_based), dtype=dtype,
-            multilabel=multilabel, need_newline=need_newline):
+            multilabel=multilabel, need_newline=need_newline,
+            rows_before_fault=rows_before_fault):
         yield X, _targets(labels, label_pointers, multilabel), numbers, lines
 
 
@@ -250,7 +255,7 @@ def _next_block(handle, block, position):
 
 
 def _parsed_chunks(path, chunk_size, n_features, *, zero_based, dtype, multilabel,
-                   need_newline=None, keep_lines=True):
+                   need_newline=None, keep_lines=True, rows_before_fault=False):
     """The compiled reader's chunks: ``(X, labels, label_pointers, numbers, lines)``.
 
     Standard input's last line must end with a newline (``need_newline``, by default for
@@ -268,7 +273,15 @@ def _parsed_chunks(path, chunk_size, n_features, *, zero_based, dtype, multilabe
         while True:
             position = parser.parse(block, position, final, chunk_size)
             if parser.fault:
-                raise _fault(path, parser, n_features)
+                error = _fault(path, parser, n_features)
+                if rows_before_fault and parser.n_rows:
+                    X, *rest = _chunk(parser, n_features, dtype)
+                    if n_features is None:  # (the bad line may have widened it)
+                        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(
+                            X.shape[0], int(X.indices.max()) + 1 if X.nnz else 0))
+                        X.has_sorted_indices = True
+                    yield (X, *rest)
+                raise error
             if parser.n_rows == chunk_size:
                 yield _chunk(parser, n_features, dtype)
                 continue

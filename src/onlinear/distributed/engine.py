@@ -131,7 +131,9 @@ class OnDask:
         import distributed
 
         try:
-            distributed.wait(handles, timeout=max(timeout, 0.0))
+            # (wait() alone takes the process's default client: this one may be nobody's)
+            with self.client.as_current():
+                distributed.wait(handles, timeout=max(timeout, 0.0))
         except TimeoutError:
             raise
         except Exception:  # noqa: BLE001 - (FuturesCancelledError: a future lost its input)
