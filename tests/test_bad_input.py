@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 
 import onlinear
+from onlinear.tasks.labels import Labels
 
 
 def _make(name, **params):
@@ -79,6 +80,8 @@ def _fitted_properties(model):
 
 
 def _bits(value):
+    if isinstance(value, Labels):  # a task (task_): a value, compared by what it holds
+        return type(value).__name__, repr(value)
     value = np.asarray(value)
     return value.dtype.str, value.shape, value.tobytes()
 

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 from .persistence import load, read_header, remove_stale_temporaries, save
 
-__all__ = ["learn_stream", "resumable", "Progress"]
+__all__ = ["learn_stream", "resumable", "Progress", "padded"]
 
 #: the header entry of a checkpoint: how many examples of the stream the model has learned
 STREAM_POSITION = "stream_examples"

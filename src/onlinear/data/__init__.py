@@ -15,14 +15,15 @@
 
 Malformed files raise :class:`FileFormatError` (a ``ValueError``) naming the file and line.
 """
-from ._files import FileFormatError
+from ._files import FileFormatError, display_name
 from .catalogue import (DATASETS, DataFile, Dataset, find_dataset, list_datasets, load, load_letter,
                         load_usps)
 from .csv import iter_csv_chunks, load_csv
 from .formats import FORMATS, FileFormat, format_of, read_chunks, read_file
 from .fetch import ChecksumError, DownloadError, fetch
 from .idx import load_idx, load_idx_pair
-from .libsvm import iter_libsvm_chunks, load_libsvm
+from .libsvm import iter_libsvm_chunks, libsvm_labels, load_libsvm, whole_number_labels
+from .located import LocatedSource
 from .synthetic import (
     BlockData,
     Blocks,
@@ -41,7 +42,8 @@ from .text import (
 )
 
 __all__ = [
-    "FileFormatError", "load_libsvm", "iter_libsvm_chunks", "load_idx", "load_idx_pair",
+    "FileFormatError", "display_name", "load_libsvm", "iter_libsvm_chunks", "libsvm_labels",
+    "whole_number_labels", "LocatedSource", "load_idx", "load_idx_pair",
     "load_csv", "iter_csv_chunks", "FORMATS", "FileFormat", "format_of", "read_file",
     "read_chunks", "read_20newsgroups", "load_20newsgroups", "read_reuters21578",
     "load_reuters21578", "TextDataset", "ReutersDocument", "DATASETS", "DataFile", "Dataset",

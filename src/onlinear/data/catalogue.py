@@ -91,7 +91,7 @@ class Dataset:
     options : dict, default={}
         Keyword arguments of the reader (e.g. ``n_features`` for LIBSVM files).
     packaged : tuple of str, default=()
-        Names of copies shipped in ``onlinear/datasets/data`` (same order as ``files``).
+        Names of copies shipped in ``onlinear/data/packaged`` (same order as ``files``).
     """
 
     name: str

@@ -30,7 +30,7 @@ try:  # a lock tells a live download's staging folder from one a killed process 
 except ImportError:  # pragma: no cover - not POSIX: a killed download's folder stays
     fcntl = None
 
-__all__ = ["fetch", "DownloadError", "ChecksumError", "RETRIES"]
+__all__ = ["fetch", "DownloadError", "ChecksumError", "RETRIES", "check_digest"]
 
 RETRIES = 2
 """Further attempts at an address after a transient failure (pooch's ``retry_if_failed``):
@@ -135,7 +135,7 @@ def fetch(name_or_url: str, dest_dir: str | os.PathLike, sha256: str | None = No
     if scheme not in _SCHEMES:
         raise ValueError(f"{name_or_url!r} is neither a data set of the catalogue "
                          f"({sorted(DATASETS)}) nor a URL ({', '.join(_SCHEMES)}).")
-    sha256 = _check_digest(sha256)
+    sha256 = check_digest(sha256)
     name = _file_name(name_or_url)
     return _fetch_file([name_or_url], _inside(Path(dest_dir), name), sha256, timeout, force)
 
@@ -167,7 +167,9 @@ def _inside(dest_dir, relative):
     return target
 
 
-def _check_digest(sha256):
+def check_digest(sha256):
+    """``sha256`` in lower case if it is 64 hexadecimal digits (None stays None); else a
+    ``ValueError`` saying what a digest is."""
     if sha256 is None:
         return None
     if not isinstance(sha256, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", sha256):

@@ -24,7 +24,7 @@ import numpy as np
 
 from .csv import iter_csv_chunks, load_csv
 from .idx import load_idx_pair
-from .libsvm import iter_libsvm_chunks, load_libsvm
+from .libsvm import iter_libsvm_chunks, load_libsvm, whole_number_labels
 from .text import load_20newsgroups, load_reuters21578
 
 __all__ = ["FileFormat", "FORMATS", "format_of", "read_file", "read_chunks"]
@@ -66,16 +66,9 @@ class FileFormat:
     options: tuple = field(default_factory=tuple)
 
 
-def _integer_labels(y):
-    y = np.asarray(y)
-    if y.dtype.kind == "f" and np.all(y == np.round(y)):
-        return y.astype(np.int64)
-    return y
-
-
 def _libsvm_file(path, options):
     X, y = load_libsvm(path, n_features=options.get("n_features"))
-    return (X if options.get("sparse") else X.toarray()), _integer_labels(y)
+    return (X if options.get("sparse") else X.toarray()), whole_number_labels(y)
 
 
 def _libsvm_split(paths, options):

@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 from ._files import STDIN, FileFormatError, display_name, open_binary, reading, shorten
 
-__all__ = ["load_libsvm", "iter_libsvm_chunks"]
+__all__ = ["load_libsvm", "iter_libsvm_chunks", "libsvm_labels", "whole_number_labels"]
 
 _BLOCK = 1 << 20  # bytes read (after decompression) at a time
 _WHOLE_CHUNK = 1 << 13  # rows a chunk when a whole file is read
@@ -364,6 +364,14 @@ def libsvm_labels(path, multilabel=False):
                 break
             block, position, final = _next_block(handle, block, position)
     return sorted(v for v in found if np.isfinite(v))
+
+
+def whole_number_labels(y):
+    """Integer labels when every label is a whole number (LIBSVM stores them as floats)."""
+    y = np.asarray(y)
+    if y.size and y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y)):
+        return y.astype(np.int64)
+    return y
 
 
 def _row_error(path, number, line, problem):

@@ -83,6 +83,10 @@ class Labels:
         index = table[y.astype(np.int64) - low]
         return None if (index < 0).any() else index
 
+    #: Whether scoring refuses a target that is not one of the labels (the ordinal task: a rank
+    #: error needs the true rank); otherwise such a row is scored (a mistake).
+    refuses_unknown_labels = False
+
     def score_sums(self, y, predicted):
         """Running sums of this task's measures over rows whose targets are ``y`` and whose
         predictions (the estimator's ``predict``, in the targets' form) are ``predicted``:

@@ -201,9 +201,9 @@ class Multilabel(Labels):
 
     def score_sums(self, y, predicted):
         """The number of examples and of wrong labels (relevant ones missed and irrelevant ones
-        predicted, summed over the examples), from targets and predictions in the same form
-        (label sets, or 0/1 indicator rows)."""
-        if self.form == "sets":
+        predicted, summed over the examples), from targets and predictions in the same form:
+        label sets (a label outside the classes is a wrong label), or 0/1 indicator rows."""
+        if not (isinstance(y, np.ndarray) and y.ndim == 2):  # label sets
             wrong = sum(len(set(truth) ^ set(guess)) for truth, guess in zip(y, predicted))
             return {"examples": len(y), "wrong_labels": wrong}
         y, predicted = np.asarray(y), np.asarray(predicted)

@@ -28,6 +28,7 @@ class Ordinal(Labels):
     """
 
     name = "ordinal"
+    refuses_unknown_labels = True
 
     def encode(self, y):
         """Ranks of the labels ``y``; raises, naming the unknown labels, before anything is

@@ -13,13 +13,13 @@ beside ours, with a verdict.
 Data sets other than those shipped with the package are read from ``ONLINEAR_DATA`` (see
 ``onlinear.data.find_dataset``); a run that lacks one stops with exit code 1 and names it.
 Usage errors (unknown experiment, bad ``--seeds``, an ``--out`` that is a file or whose parent
-folder does not exist) exit with code 2 before anything runs.
-"""
+folder does not exist) exit with code 2 before anything runs."""
 import os
 
 import click
 
-from .cli import _check_output, _clean_errors, cli
+from .common import check_output, clean_errors
+from .group import cli
 
 
 def _check_folder(ctx, param, value):
@@ -82,16 +82,16 @@ def _parse_seeds(ctx, param, value):
               help="Add this to every seed number (another set of orders, same count).")
 @click.option("--out", type=click.Path(), callback=_check_folder, default=None,
               help="Folder for the CSV, markdown and PNG files (created if its parent exists).")
-@click.option("--report", type=click.Path(dir_okay=False), callback=_check_output, default=None,
+@click.option("--report", type=click.Path(dir_okay=False), callback=check_output, default=None,
               help="Write the markdown reproduction report of the experiments run here.")
 @click.option("--from", "saved", type=click.Path(file_okay=False), default=None,
               help="With --report: build the report from the results saved in this folder "
                    "by earlier --out runs, without running anything.")
-@_clean_errors
+@clean_errors
 def reproduce_command(experiment, list_only, run_every, long_runs, quick, seeds, seed_offset,
                       out, report, saved):
     """Reproduce a paper's table or figure (EXPERIMENT: an id of --list)."""
-    from . import reproduce
+    from .. import reproduce
 
     if list_only:
         if experiment or run_every:
@@ -128,7 +128,7 @@ def reproduce_command(experiment, list_only, run_every, long_runs, quick, seeds,
     seed_text = None if seeds is None else (
         str(seeds) if isinstance(seeds, int) else ",".join(map(str, seeds)))
     if seed_offset:
-        from .reproduce import describe
+        from ..reproduce import describe
 
         def shifted(identifier):
             base = seeds

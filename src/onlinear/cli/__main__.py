@@ -1,0 +1,4 @@
+"""``python -m onlinear.cli``: the ``onlinear`` command."""
+from . import main
+
+main()

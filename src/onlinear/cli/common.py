@@ -1,0 +1,209 @@
+"""The command line's shared pieces: option parsing and checks, outputs written whole or not at all,
+error reporting (exit codes 1 and 2), table output."""
+import contextlib
+import functools
+import os
+import re
+
+import click
+
+from ..persistence import replacing
+from ..registry import describe
+
+FORMATS = ("table", "csv", "json", "markdown")
+
+
+SHIPPED = {"usps": "USPS"}
+
+
+# ============================================================================ helpers
+class DataError(ValueError):
+    """A data set that cannot be read.
+
+    Parameters
+    ----------
+    message : str
+        What could not be read, and why.
+    """
+
+
+def clean_errors(command):
+    """Report data and algorithm errors as ``Error: <one line>`` with exit code 1 (the
+    traceback too when the environment sets ``ONLINEAR_TRACEBACK``)."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except click.ClickException:
+            raise
+        except (ValueError, TypeError, OSError, ImportError, MemoryError) as error:
+            if os.environ.get("ONLINEAR_TRACEBACK"):
+                raise
+            message = " ".join(str(error).split()) or type(error).__name__
+            if isinstance(error, MemoryError):
+                message = f"out of memory: {message}"
+            if isinstance(error, OSError) and error.filename and str(error.filename) not in message:
+                message = f"{message}: {error.filename}"
+            raise click.ClickException(message) from None
+
+    return wrapper
+
+
+def parse_value(text):
+    """A command-line value: int, float, true/false, none, or the string itself.
+
+    >>> [parse_value(v) for v in ["3", "0.01", "1e-3", "true", "none", "printed"]]
+    [3, 0.01, 0.001, True, None, 'printed']
+    """
+    lowered = text.strip().lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("none", "null"):
+        return None
+    if re.fullmatch(r"[+-]?\d+", lowered):
+        return int(lowered)
+    try:
+        return float(lowered)
+    except ValueError:
+        return text
+
+
+def split_assignment(text, option):
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip() or not value.strip():
+        raise click.BadParameter(f"expected KEY=VALUE, got {text!r}.", param_hint=option)
+    return key.strip(), value.strip()
+
+
+def parse_params(ctx, param, values):
+    out = {}
+    for text in values:
+        key, value = split_assignment(text, "--param")
+        out[key] = parse_value(value)
+    return out
+
+
+def parse_grid(ctx, param, values):
+    out = {}
+    for text in values:
+        key, value = split_assignment(text, "--grid")
+        out[key] = [parse_value(v) for v in value.split(",") if v.strip()]
+    return out
+
+
+def check_output(ctx, param, value):
+    """An output path whose folder exists and is writable, checked before any training."""
+    if value is None:
+        return None
+    path = os.path.abspath(value)
+    folder = os.path.dirname(path)
+    if os.path.isdir(path):
+        raise click.BadParameter(f"{value} is a folder; give a file name.", ctx, param)
+    if not os.path.isdir(folder):
+        raise click.BadParameter(f"cannot write {value}: no folder {folder}.", ctx, param)
+    if not os.access(folder, os.W_OK | os.X_OK) or (
+            os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise click.BadParameter(f"cannot write {value}: permission denied.", ctx, param)
+    return value
+
+
+def same_file(first, second):
+    """Whether two paths name one file: the same path once resolved (``./x``, ``../dir/x``, a
+    symbolic link) or, both existing, the same device and inode (a hard link)."""
+    if os.path.realpath(first) == os.path.realpath(second):
+        return True
+    try:
+        one, other = os.stat(first), os.stat(second)
+    except OSError:
+        return False
+    return (one.st_dev, one.st_ino) == (other.st_dev, other.st_ino)
+
+
+def check_distinct(inputs, outputs):
+    """Refuse, as a usage error before anything is read or written, an output that is one of
+    the command's inputs (writing it would destroy what the command reads) or another output.
+
+    Parameters
+    ----------
+    inputs, outputs : dict
+        ``{what the user typed (an argument's or option's name): path or None}``; an input that
+        is no file (standard input, a catalogue name, a missing file) cannot be overwritten.
+    """
+    inputs = {name: path for name, path in inputs.items()
+              if path is not None and path != "-" and os.path.exists(path)}
+    outputs = [(name, path) for name, path in outputs.items() if path is not None]
+    for i, (name, path) in enumerate(outputs):
+        for other, source in inputs.items():
+            if same_file(path, source):
+                raise click.BadParameter(
+                    f"{path} is the same file as {other} ({source}), which the command reads: "
+                    "writing it would destroy it; give another file.", param_hint=name)
+        for other, written in outputs[:i]:
+            if same_file(path, written):
+                raise click.BadParameter(f"{path} is the same file as {other} ({written}): "
+                                         "give each output its own file.", param_hint=name)
+
+
+def check_sha256(ctx, param, value):
+    from ..data.fetch import check_digest
+
+    try:
+        return check_digest(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error), ctx, param) from None
+
+
+@contextlib.contextmanager
+def usage_errors(hint=None):
+    """Report a ``ValueError`` or ``TypeError`` of the checks of names and parameters (an
+    unknown keyword of an estimator is a ``TypeError``) as a usage error (exit 2)."""
+    try:
+        yield
+    except (ValueError, TypeError) as error:  # (scikit-learn's InvalidParameterError is both)
+        raise click.UsageError(f"{hint + ': ' if hint else ''}{error}") from None
+
+
+def replacing_output(path):
+    """A temporary path beside ``path`` to write to, renamed onto ``path`` once written
+    (:func:`onlinear.persistence.replacing`): an existing file is replaced whole or not at
+    all.  The temporary keeps ``path``'s suffix, by which matplotlib picks an image format."""
+    return replacing(path, suffix=os.path.splitext(path)[1])
+
+
+def check_memory(n_features, n_classes, algorithms):
+    """Refuse, before allocating, weights that cannot fit in this machine's memory."""
+    linear = [a for a in algorithms if not describe(a).kernel]
+    needed = n_features * n_classes * 8  # one float64 weight per feature and class
+    total = physical_memory()
+    if linear and total is not None and needed > total:
+        raise DataError(
+            f"{linear[0]} would need {needed / 2**30:,.1f} GiB for its weights ({n_features:,} "
+            f"features x {n_classes:,} classes x 8 bytes), more than this machine's "
+            f"{total / 2**30:,.1f} GiB of memory; check the data's feature indices.")
+
+
+def physical_memory():
+    from ..estimators.checks import physical_memory  # (not POSIX: None; MemoryError is caught)
+
+    return physical_memory()
+
+
+def emit_output(text, out):
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        with replacing_output(out) as temporary:
+            with open(temporary, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+        click.echo(f"wrote {out}", err=True)
+
+
+def exported(table, fmt):
+    if fmt == "csv":
+        return table.to_csv()
+    if fmt == "json":
+        return table.to_json()
+    if fmt == "markdown":
+        return table.to_markdown(digits=4)
+    return table.to_text()

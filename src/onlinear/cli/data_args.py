@@ -1,0 +1,115 @@
+"""A command's DATA and --test arguments: the shipped USPS, a catalogue name or a LIBSVM file."""
+import os
+
+import click
+import numpy as np
+
+from ..data import whole_number_labels
+from .common import SHIPPED, DataError
+
+
+def load_data(spec, test=None, strict_features=False):
+    """``(X, y, X_test, y_test, name)`` for ``usps``, a catalogue name or a LIBSVM file, with an
+    optional LIBSVM test file, read as wide as the training data.
+
+    A test feature beyond the training data's width is ignored (the model has no weight for
+    it, as Vowpal Wabbit ignores an unseen feature), and the values ignored are counted on
+    standard error; with ``strict_features`` it is an error naming the test file's line."""
+    if spec.lower() in SHIPPED:
+        from ..data import load_usps
+
+        X, y, X_test, y_test = load_usps()
+        if test is not None:
+            X_test, y_test = _read_libsvm(test, **(
+                {"n_features": X.shape[1]} if strict_features else {}))
+            X_test = _narrowed(X_test, X.shape[1], test)
+            X_test.resize((X_test.shape[0], X.shape[1]))
+            X_test, y_test = X_test.toarray(), whole_number_labels(y_test)
+            _note_unseen_test_labels(y, y_test, test)
+        return X, y, X_test, y_test, SHIPPED[spec.lower()]
+    if test is None and not os.path.exists(spec) and spec.lower() in _catalogue():
+        from ..data import load
+
+        try:
+            X, y, X_test, y_test = load(spec.lower())
+        except (FileNotFoundError, ValueError, OSError) as error:
+            raise DataError(str(error)) from None
+        y_test = None if y_test is None else whole_number_labels(y_test)
+        return X, whole_number_labels(y), X_test, y_test, spec.lower()
+    if test is None:
+        X, y = _read_libsvm(spec)
+        return X, whole_number_labels(y), None, None, spec
+    # As scikit-learn's load_svmlight_files: one-based unless some index of either file is 0;
+    # the test set as wide as the training data (padded, or narrowed as above).
+    (X, y), (X_test, y_test) = _read_libsvm(spec, zero_based=True), \
+        _read_libsvm(test, zero_based=True)
+    zero_based = any(M.nnz and M.indices.min() == 0 for M in (X, X_test))
+    if not zero_based:
+        X, X_test = _one_based(X), _one_based(X_test)
+    width = X.shape[1]
+    if strict_features and X_test.shape[1] > width:  # the reader names the first line beyond
+        _read_libsvm(test, n_features=width, zero_based=zero_based)
+    X_test = _narrowed(X_test, width, test)
+    X_test.resize((X_test.shape[0], width))
+    y, y_test = whole_number_labels(y), whole_number_labels(y_test)
+    _note_unseen_test_labels(y, y_test, test)
+    return X, y, X_test, y_test, spec
+
+
+def _narrowed(X, width, path):
+    """The CSR matrix ``X`` without its features beyond ``width``, their count told on
+    standard error."""
+    if X.shape[1] < width:
+        click.echo(f"note: {path} has {X.shape[1]:,} features, the training data {width:,}: the "
+                   "features it lacks read as 0.", err=True)
+    if X.shape[1] <= width:
+        return X
+    beyond = X.indices >= width
+    rows = np.unique(np.searchsorted(X.indptr, np.flatnonzero(beyond), side="right"))
+    click.echo(f"note: {path} has {X.shape[1]:,} features, the training data {width:,}: ignored "
+               f"{int(beyond.sum()):,} value(s) of features beyond, on {rows.size:,} of "
+               f"{X.shape[0]:,} rows (--strict-features refuses them).", err=True)
+    return X[:, :width].tocsr()
+
+
+def _note_unseen_test_labels(y, y_test, path):
+    """Tell on standard error how many test rows have a label the training data lacks (a
+    model cannot predict it: each is an error of the test error)."""
+    unseen = ~np.isin(y_test, np.unique(y))
+    if unseen.any():
+        labels = np.unique(y_test[unseen]).tolist()
+        shown = ", ".join(map(str, labels[:10])) + (", ..." if len(labels) > 10 else "")
+        click.echo(f"note: {path}: {int(unseen.sum()):,} of {y_test.shape[0]:,} test rows have a "
+                   f"label the training data lacks ({shown}); each counts as a test error.",
+                   err=True)
+
+
+def _one_based(X):
+    import scipy.sparse as sp
+
+    if X.shape[1] == 0:
+        return X
+    return sp.csr_matrix((X.data, X.indices - 1, X.indptr), shape=(X.shape[0], X.shape[1] - 1))
+
+
+def _catalogue():
+    from ..data import list_datasets
+
+    return set(list_datasets())
+
+
+def _read_libsvm(path, **options):
+    """:func:`onlinear.data.load_libsvm`, its errors as a :class:`DataError` naming the file."""
+    from ..data import load_libsvm
+
+    try:
+        return load_libsvm(path, **options)
+    except FileNotFoundError:
+        raise DataError(f"no such file: {path} (DATA is 'usps', a catalogue name of "
+                        "onlinear.data, or a LIBSVM file)") from None
+    except IsADirectoryError:
+        raise DataError(f"{path} is a directory, not a LIBSVM file") from None
+    except ValueError as error:  # a FileFormatError names the file and the line
+        raise DataError(f"cannot read a LIBSVM file: {error}") from None
+    except OSError as error:
+        raise DataError(f"cannot read {path}: {error.strerror or error}") from None

@@ -1,0 +1,187 @@
+"""What ``onlinear run`` and ``onlinear compare`` share: their options, plots and outputs, the grid
+search's table and the Dask cluster."""
+import contextlib
+
+import click
+
+from .. import harness
+from ..registry import describe
+from .common import (
+    FORMATS,
+    check_output,
+    emit_output,
+    exported,
+    parse_grid,
+    parse_params,
+    replacing_output,
+)
+
+
+def experiment_options(command):
+    options = [
+        click.option("--param", "-p", "params", multiple=True, callback=parse_params,
+                     metavar="KEY=VALUE", help="Set a hyperparameter (repeatable), e.g. "
+                     "--param C=0.01."),
+        click.option("--grid", "grid", multiple=True, callback=parse_grid,
+                     metavar="KEY=V1,V2,...", help="Pick this hyperparameter by a one-pass grid "
+                     "search on the online mistake rate (repeatable: every combination)."),
+        click.option("--test", "test", metavar="FILE", default=None,
+                     help="LIBSVM test file, scored after every epoch (usps has its own).  Its "
+                     "features beyond the training data's are ignored and counted on stderr; "
+                     "test labels the training data lacks count as errors (told on stderr)."),
+        click.option("--strict-features", is_flag=True,
+                     help="Refuse a --test feature beyond the training data's, naming its "
+                     "line, instead of ignoring it."),
+        click.option("--epochs", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="Passes over the stream."),
+        click.option("--seed", type=int, default=None,
+                     help="Seed of the random permutations."),
+        click.option("--tick", type=click.IntRange(min=1), default=None,
+                     help="Record the curves every TICK examples [default: about 100 points]."),
+        click.option("--curve", metavar="FILE", default=None, callback=check_output,
+                     help="Write the learning curves (one row per tick) to this CSV file."),
+        click.option("--plot", metavar="FILE", default=None, callback=check_output,
+                     help="Draw mistake rate, updates, time and test error against examples "
+                     "seen (.png, .svg, .pdf, ...)."),
+        click.option("--plot-log", "plot_log", metavar="PANELS", default="",
+                     help="Draw these panels on a log scale: a comma-separated list of "
+                     "mistakes, updates, time, test."),
+        click.option("--plot-size", "plot_size", metavar="W,H", default=None,
+                     help="Figure size in inches [default: 5 per panel by about 5]."),
+        click.option("--plot-format", "plot_format", metavar="FORMAT", default=None,
+                     help="Image format (png, pdf, svg, eps, ...) [default: the suffix of "
+                     "--plot]."),
+        click.option("--plot-dpi", "plot_dpi", type=float, default=120, show_default=True,
+                     help="Resolution of a raster image."),
+        click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
+                     show_default=True, help="Output format."),
+        click.option("--out", metavar="FILE", default=None, callback=check_output,
+                     help="Write the output to FILE instead of standard output."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def plot_options(plot, plot_log, plot_size, plot_format, plot_dpi):
+    """The keyword arguments of :func:`onlinear.plots.plot_curves`, checked before any
+    training (a bad value is a usage error, exit code 2)."""
+    from ..plots import check_options
+
+    log = [p.strip() for p in plot_log.split(",") if p.strip()]
+    size = None
+    if plot_size is not None:
+        try:
+            size = tuple(float(v) for v in plot_size.split(","))
+        except ValueError:
+            raise click.BadParameter(f"expected W,H in inches, got {plot_size!r}.",
+                                     param_hint="--plot-size") from None
+    try:
+        check_options(plot, log=log, size=size, format=plot_format, dpi=plot_dpi)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--plot") from None
+    if plot is None and (log or size or plot_format):
+        raise click.UsageError("--plot-log, --plot-size and --plot-format need --plot FILE.")
+    return {"log": log, "size": size, "format": plot_format, "dpi": plot_dpi}
+
+
+def finish_outputs(evaluation, table, fmt, out, curve, plot, text, plot_options=None):
+    if curve is not None:
+        with replacing_output(curve) as temporary:
+            evaluation.curves().to_csv(temporary)
+        click.echo(f"wrote {curve}", err=True)
+    if plot is not None:
+        from ..plots import plot_curves
+
+        with replacing_output(plot) as temporary:
+            plot_curves(evaluation, temporary, **(plot_options or {}))
+        click.echo(f"wrote {plot}", err=True)
+    body = text if fmt == "table" else exported(table, fmt)
+    if fmt == "markdown" and evaluation.searches:  # (csv and json stay one table each)
+        body = (f"{GRID_TITLE}:\n\n" + grid_table(evaluation).to_markdown(digits=4) + "\n"
+                + body)
+    emit_output(body, out)
+
+
+GRID_TITLE = "grid search (one pass each, lowest online mistake rate wins)"
+
+
+def grid_table(evaluation):
+    """Every configuration of every grid search, the one each search selected marked."""
+    rows = []
+    for search in evaluation.searches.values():
+        for row in search.table:
+            chosen = all(row.get(key) == value for key, value in search.best_params.items())
+            rows.append({**row, "selected": "yes" if chosen else ""})
+    return harness.Table(rows)
+
+
+def grid_text(evaluation):
+    if not evaluation.searches:
+        return ""
+    return f"{GRID_TITLE}:\n" + grid_table(evaluation).to_text() + "\n"
+
+
+def check_cluster_options(scheduler, workers):
+    """``--scheduler`` and ``--workers`` exclude each other and need dask: usage errors, before
+    anything is read or trained."""
+    if scheduler is not None and workers is not None:
+        raise click.UsageError("give --scheduler ADDRESS or --workers N, not both.")
+    if scheduler is not None or workers is not None:
+        from ..distributed.engine import require_dask
+
+        try:
+            require_dask()
+        except ImportError as error:
+            raise click.UsageError(str(error)) from None
+
+
+@contextlib.contextmanager
+def dask_client(scheduler, workers):
+    """A ``distributed.Client`` of the scheduler at ``scheduler``, or of a local cluster of
+    ``workers`` processes (closed afterwards); None for neither (the serial run)."""
+    if scheduler is None and workers is None:
+        yield None
+        return
+    from distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        with Client(scheduler, timeout="20s", set_as_default=False) as client:
+            yield client
+        return
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                      host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster, \
+            Client(cluster, set_as_default=False) as client:
+        yield client
+
+
+def check_grid(params, grid, algorithms):
+    """Raise ``ValueError`` for a name, parameter or value of ``params`` and ``grid`` that
+    :func:`onlinear.harness.compare` would refuse."""
+    for name in algorithms:
+        tunable = describe(name).hyperparameters
+        harness._check_params(name, params.get(name, {}),
+                             {k: v for k, v in grid.items() if k in tunable})
+    unused = set(grid) - {k for name in algorithms for k in describe(name).hyperparameters}
+    if unused:
+        raise ValueError(f"no compared algorithm has the hyperparameter(s) {sorted(unused)}.")
+
+
+def distribute(params, algorithms):
+    """``{name: {key: value}}`` from KEY=VALUE (every algorithm that has KEY) and
+    NAME:KEY=VALUE (that algorithm only)."""
+    out = {name: {} for name in algorithms}
+    for key, value in params.items():
+        if ":" in key:
+            name, key = key.split(":", 1)
+            if name not in out:
+                describe(name)
+                raise ValueError(f"--param {name}:{key}: {name} is not compared.")
+            out[name][key] = value
+            continue
+        takers = [n for n in algorithms if key in describe(n).hyperparameters]
+        if not takers or key in harness.PROTOCOL_PARAMETERS:
+            raise ValueError(f"no compared algorithm has the hyperparameter {key!r}.")
+        for name in takers:
+            out[name][key] = value
+    return {name: p for name, p in out.items() if p}

@@ -1,0 +1,47 @@
+"""``onlinear predict``: predict a stream with a saved model."""
+import os
+import sys
+
+import click
+import numpy as np
+
+from .common import check_distinct, check_output, clean_errors
+from .group import cli
+from .model_files import ReadableChunks, model_and_source, output_file, strict_features_option
+
+
+@cli.command("predict", short_help="Predict a LIBSVM stream with a saved model.")
+@click.argument("model_path", metavar="MODEL")
+@click.argument("data")
+@click.option("--output", default=None, callback=check_output,
+              help="Write the predictions here instead of standard output.")
+@click.option("--scores", is_flag=True, help="Print the decision values (tab-separated) "
+              "after each prediction.")
+@click.option("--chunk-size", type=click.IntRange(1), default=4096, show_default=True)
+@strict_features_option
+@clean_errors
+def predict_command(model_path, data, output, scores, chunk_size, strict_features):
+    """One predicted label per line of DATA (a label set as comma-separated labels).  With
+    --output, the file is written whole or not at all: a failed command leaves an existing one
+    as it was.  A feature index beyond the model's features (one it never saw) is ignored,
+    their count told on standard error at the end; --strict-features refuses it instead."""
+    check_distinct({"MODEL": model_path, "DATA": data}, {"--output": output})
+    model, multilabel, source = model_and_source(model_path, data, chunk_size)
+    readable = ReadableChunks(source, model, strict_features)
+    try:
+        with output_file(output) as handle:
+            for X, _ in source:
+                X = readable(X)
+                predicted = model.predict_label_sets(X) if multilabel else model.predict(X)
+                values = model.decision_function(X) if scores else None
+                for i, label in enumerate(predicted):
+                    text = ",".join(map(str, label)) if multilabel else str(label)
+                    if scores:
+                        row = np.atleast_1d(values[i])
+                        text += "\t" + "\t".join(f"{v:.17g}" for v in row)
+                    handle.write(text + "\n")
+    except BrokenPipeError:  # the reader stopped (e.g. `| head`): not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so that the exit's flush does not fail again
+        sys.exit(0)
+    readable.report()

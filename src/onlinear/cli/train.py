@@ -1,0 +1,200 @@
+"""``onlinear train``: learn a stream into a model file."""
+import os
+
+import click
+
+from .common import check_distinct, check_output, clean_errors, parse_params, usage_errors
+from .group import cli
+from ..data.located import LocatedSource
+from .model_files import TASKS, data_path, label_targets, parse_classes, scan_classes
+
+
+@cli.command("train", short_help="Learn a LIBSVM stream into a model file.")
+@click.argument("arguments", nargs=-1, metavar="[ALGORITHM] DATA")
+@click.option("--save", "save_path", required=True, callback=check_output,
+              help="Model file to write (also the checkpoint file, and where a failed or "
+              "interrupted run keeps what it learned).")
+@click.option("--model", "model_path", default=None, type=click.Path(dir_okay=False),
+              help="Continue training this saved model instead of starting ALGORITHM.")
+@click.option("--param", "params", multiple=True, callback=parse_params, metavar="KEY=VALUE",
+              help="Hyperparameter of ALGORITHM (repeatable).")
+@click.option("--task", type=click.Choice(TASKS), default="multiclass", show_default=True,
+              help="multilabel: labels are comma-separated sets (1,3 1:0.5 …); ordinal: "
+              "labels are ranks, in the order given by --classes.")
+@click.option("--classes", default=None, help="All the labels of the stream, comma-separated "
+              "(required for standard input; a file is scanned for them otherwise).")
+@click.option("--n-features", type=click.IntRange(1), default=None,
+              help="Fix the number of features: a larger index is an error naming its line. "
+              "By default the model grows as the stream reaches new features.")
+@click.option("--chunk-size", type=click.IntRange(1), default=4096, show_default=True,
+              help="Rows read and learned at a time.")
+@click.option("--checkpoint-every", type=click.IntRange(1), default=None,
+              help="Save the model to --save every N examples (atomic writes).")
+@click.option("--resume", is_flag=True,
+              help="If --save holds a checkpoint of this stream, continue from it (give the "
+              "same ALGORITHM and --param as the run that wrote it).")
+@click.option("--quiet", is_flag=True, help="No progress table.")
+@clean_errors
+def train_command(arguments, save_path, model_path, params, task, classes, n_features,
+                  chunk_size, checkpoint_every, resume, quiet):
+    """Learn DATA (a LIBSVM file, plain or compressed, or - for standard input) one example at
+    a time with ALGORITHM, and save the model.  Prints a progressive-validation table (every
+    example predicted before it is learned) on a doubling schedule to standard error.
+
+    On Ctrl-C (at the end of the chunk in use; twice: at once) or a line it cannot learn, the
+    model learned from the rows before is saved to --save, atomically, as a checkpoint (the
+    same command with --resume goes on from it), and standard error says how many examples it
+    holds, or that nothing was learned (--save then left as it was).  --resume checks the
+    checkpoint's algorithm and hyperparameters before reading DATA."""
+    from .. import load
+
+    if len(arguments) != (1 if model_path is not None else 2):
+        raise click.UsageError("give ALGORITHM DATA, or DATA with --model (a saved model to "
+                               "continue).")
+    algorithm, data = (None, *arguments) if model_path is not None else arguments
+    if model_path is not None and params:
+        raise click.UsageError("--param applies to a new ALGORITHM, not to --model.")
+    # (--model may be --save: continuing a model in its own file reads it whole first, and
+    # replaces it atomically)
+    check_distinct({"DATA": data}, {"--save": save_path})
+    data = data_path(data)
+    labels = parse_classes(classes)
+    multilabel = task == "multilabel"
+    try:
+        if model_path is not None:
+            model = load(model_path)
+        else:
+            model = _new_model(algorithm, None if task == "multiclass" else task, params)
+        _train(model, data, save_path, task, labels, classes, multilabel, n_features,
+               chunk_size, checkpoint_every, resume, quiet)
+    except KeyboardInterrupt as error:
+        # (no note: before the stream, or a second Ctrl-C inside a chunk: nothing whole to save)
+        for note in getattr(error, "__notes__", None) or [
+                f"nothing saved: {save_path} "
+                f"{'left as it was' if os.path.exists(save_path) else 'not written'}"]:
+            click.echo(note, err=True)
+        click.echo("interrupted.", err=True)
+        raise click.exceptions.Exit(130) from None
+
+
+def _train(model, data, save_path, task, labels, classes, multilabel, n_features, chunk_size,
+           checkpoint_every, resume, quiet):
+    """``train``'s stream learned into ``save_path``; on a bad line or an interrupt, what was
+    learned before it is saved there (a checkpoint ``--resume`` continues) and said."""
+    from .. import learn_stream
+    from ..data import FileFormatError
+    from ..streaming import resumable
+
+    started = hasattr(model, "classes_")
+    allowed = model.classes_.tolist() if started else labels
+    if resume and os.path.exists(save_path):
+        # checked before the stream is read (or scanned for its labels): a checkpoint of other
+        # hyperparameters fails at once; one that has learned knows the labels
+        checkpoint = resumable(model, save_path)
+        if hasattr(checkpoint, "classes_"):
+            started, allowed = True, checkpoint.classes_.tolist()
+    if not started and labels is None:
+        if data == "-":
+            raise click.UsageError("--classes is required when DATA is standard input (a "
+                                   "model must know every label before the first example).")
+        labels = allowed = scan_classes(data, multilabel)
+    if task == "ordinal" and labels is not None and classes is None and not started:
+        click.echo("note: ranks ordered by value (give --classes for another order)", err=True)
+    table = None if quiet else _ProgressTable()
+    source = LocatedSource(data, chunk_size, n_features, multilabel, rows_before_fault=True)
+    interrupt = _Interrupt()
+
+    def chunks():
+        # what the model would refuse, refused here naming its line (the model cannot); the
+        # rows before a bad one are learned first
+        for X, y in source:
+            interrupt.check()
+            try:
+                source.check_values(X)
+                source.check_labels(y, allowed)
+            except FileFormatError:
+                if source.bad_row:
+                    yield X[:source.bad_row], label_targets(y[:source.bad_row], multilabel)
+                raise
+            yield X, label_targets(y, multilabel)
+
+    try:
+        with interrupt:
+            model = learn_stream(model, chunks(), classes=labels, checkpoint=save_path,
+                                 checkpoint_every=checkpoint_every, resume=resume,
+                                 grow=n_features is None, report=table, keep_on_failure=True)
+    except ValueError as error:
+        for note in getattr(error, "__notes__", ()):
+            click.echo(note, err=True)
+        if isinstance(error, FileFormatError) or source.X is None:
+            raise  # named already, or not about a row (e.g. a checkpoint of another model)
+        raise source.refused(error, model) from error
+    if not hasattr(model, "classes_"):
+        raise click.ClickException(f"{'standard input' if data == '-' else data} holds no "
+                                   "example: nothing learned, no model saved.")
+    click.echo(f"saved {save_path} ({model.n_seen_:,} examples learned)", err=True)
+
+
+class _Interrupt:
+    """Ctrl-C (SIGINT) while ``train`` learns: the first stops the stream between two chunks,
+    so the model is whole and can be saved; a second stops at once (the model is then saved
+    only if the interrupt lands between chunks).  Outside the main thread (no signal handler
+    can be set there) a Ctrl-C is Python's KeyboardInterrupt as usual."""
+
+    def __init__(self):
+        self.requested, self.previous = False, None
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exception):
+        import signal
+
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        click.echo("interrupt: stopping after the chunk in use (Ctrl-C again to stop at once)",
+                   err=True)
+
+    def check(self):
+        if self.requested:
+            raise KeyboardInterrupt
+
+
+def _new_model(algorithm, task, params):
+    """The estimator ALGORITHM for ``task`` with ``params``: an unknown name, task or
+    hyperparameter, or a bad value, is a usage error (exit code 2)."""
+    from ..registry import describe, make
+
+    with usage_errors():
+        known = describe(algorithm)
+        estimator = known.estimator if task in (None, known.task) else known.tasks.get(task)
+        if estimator is not None:  # (else make names the tasks there are)
+            names = [n for n in estimator._get_param_names() if n not in known.fixed]
+            for key in params:
+                if key not in names:
+                    raise ValueError(f"{algorithm} has no hyperparameter {key!r} (its "
+                                     f"hyperparameters: {', '.join(names) or 'none'}).")
+        return make(algorithm, task=task, **params)
+
+
+class _ProgressTable:
+    """Vowpal Wabbit's progress table: one line per doubling of the examples seen."""
+
+    def __init__(self):
+        click.echo(f"{'examples':>12} {'mistakes':>9} {'since last':>10} {'updates':>10} "
+                   f"{'examples/s':>11}", err=True)
+
+    def __call__(self, progress):
+        click.echo(f"{progress.examples:>12,} {progress.mistake_rate:>9.4f} "
+                   f"{progress.mistake_rate_since:>10.4f} {progress.updates:>10,} "
+                   f"{progress.examples_per_second:>11,.0f}", err=True)
