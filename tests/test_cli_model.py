@@ -397,3 +397,31 @@ def test_a_bad_param_of_train_is_a_usage_error(tmp_path, param, phrase):
                           cwd=tmp_path)
     assert result.returncode == 2 and phrase in result.stderr, result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.svm"]
+
+
+def test_the_streaming_commands_read_csv_files(files, tmp_path):
+    """train, predict and evaluate read a CSV stream (by its suffix, compressed too), as they
+    read LIBSVM: the same model as fit on its arrays, errors naming the line and the field."""
+    X, y = load_libsvm(files / "train.svm", n_features=8)
+    X_test, y_test = load_libsvm(files / "test.svm", n_features=8)
+    train_csv, test_csv = tmp_path / "train.csv.gz", tmp_path / "test.csv"
+    with gzip.open(train_csv, "wt") as handle:
+        np.savetxt(handle, np.column_stack([X.toarray(), y]), delimiter=",", fmt="%.17g")
+    np.savetxt(test_csv, np.column_stack([X_test.toarray(), y_test]), delimiter=",",
+               fmt="%.17g")
+    model_path = tmp_path / "m.onlinear"
+    result = onlinear_cli("train", "pa1", train_csv, "--save", model_path, "--chunk-size", "64",
+                          "--quiet")
+    assert result.returncode == 0, result.stderr
+    reference = onlinear.make("pa1").fit(X, y.astype(int))  # (CSR rows, as the stream's chunks)
+    np.testing.assert_array_equal(onlinear.load(model_path).coef_, reference.coef_)
+    accuracy = reference.score(X_test, y_test.astype(int))
+    assert onlinear_cli("evaluate", model_path, test_csv).stdout == \
+        f"examples: 200\naccuracy: {accuracy:.6f}\n"
+    assert onlinear_cli("predict", model_path, test_csv).stdout.split() == \
+        [str(v) for v in reference.predict(X_test)]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("0,1,0,0,0,0,0,0,1\n0,0,nan,0,0,0,0,0,2\n")
+    result = onlinear_cli("train", "pa1", bad, "--save", tmp_path / "b.onlinear", "--quiet")
+    assert result.returncode == 1 and "bad.csv, line 2" in result.stderr
+    assert "'3:nan'" in result.stderr, result.stderr

@@ -21,7 +21,7 @@ import click
 import numpy as np
 
 from ..streaming import padded
-from ..data.located import LISTED, LocatedSource, row_of_entry
+from ..data.located import LISTED, located_source, row_of_entry
 from ..data import whole_number_labels
 from .common import parse_value, replacing_output
 
@@ -46,10 +46,16 @@ def parse_classes(text):
 
 
 def scan_classes(data, multilabel):
-    """All the labels of a file: a scan of its label fields at the speed of reading it (the
-    features are parsed once, by the pass that learns)."""
-    from ..data import libsvm_labels
+    """All the labels of a file: for LIBSVM a scan of its label fields at the speed of reading
+    it (the features are parsed once, by the pass that learns); for CSV a read of it."""
+    from ..data import iter_csv_chunks, libsvm_labels
+    from ..data.formats import format_of
 
+    if format_of(data).name == "csv":
+        found = set()
+        for _, y in iter_csv_chunks(data, 65536):
+            found.update(y.tolist())
+        return sorted(found)
     labels = libsvm_labels(data, multilabel)
     if multilabel:
         return labels
@@ -72,7 +78,7 @@ def model_and_source(model_path, data, chunk_size):
         raise click.ClickException(f"{model_path} holds a model that has learned nothing.")
     multilabel = bool(getattr(model, "multilabel_", False))
     data = data_path(data)
-    return model, multilabel, LocatedSource(data, chunk_size, None, multilabel)
+    return model, multilabel, located_source(data, chunk_size, None, multilabel)
 
 
 class ReadableChunks:

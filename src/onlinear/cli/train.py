@@ -5,7 +5,7 @@ import click
 
 from .common import check_distinct, check_output, clean_errors, parse_params, usage_errors
 from .group import cli
-from ..data.located import LocatedSource
+from ..data.located import located_source
 from .model_files import TASKS, data_path, label_targets, parse_classes, scan_classes
 
 
@@ -37,8 +37,9 @@ from .model_files import TASKS, data_path, label_targets, parse_classes, scan_cl
 @clean_errors
 def train_command(arguments, save_path, model_path, params, task, classes, n_features,
                   chunk_size, checkpoint_every, resume, quiet):
-    """Learn DATA (a LIBSVM file, plain or compressed, or - for standard input) one example at
-    a time with ALGORITHM, and save the model.  Prints a progressive-validation table (every
+    """Learn DATA (a LIBSVM file, plain or compressed, or - for standard input; or a CSV file,
+    .csv or .tsv, label in the last column) one example at a time with ALGORITHM, and save
+    the model.  Prints a progressive-validation table (every
     example predicted before it is learned) on a doubling schedule to standard error.
 
     On Ctrl-C (at the end of the chunk in use; twice: at once) or a line it cannot learn, the
@@ -101,7 +102,7 @@ def _train(model, data, save_path, task, labels, classes, multilabel, n_features
     if task == "ordinal" and labels is not None and classes is None and not started:
         click.echo("note: ranks ordered by value (give --classes for another order)", err=True)
     table = None if quiet else _ProgressTable()
-    source = LocatedSource(data, chunk_size, n_features, multilabel, rows_before_fault=True)
+    source = located_source(data, chunk_size, n_features, multilabel, rows_before_fault=True)
     interrupt = _Interrupt()
 
     def chunks():

@@ -126,6 +126,17 @@ def iter_csv_chunks(path, chunk_size: int, label_column=-1, *, delimiter=",", he
     [[1.0, 0.0], [0.0, 1.0]] [3, 7]
     [[1.0, 1.0]] [3]
     """
+    for X, labels, _, _ in _located_csv_chunks(path, chunk_size, label_column,
+                                               delimiter=delimiter, header=header,
+                                               encoding=encoding, dtype=dtype):
+        yield X, labels
+
+
+def _located_csv_chunks(path, chunk_size, label_column=-1, *, delimiter=",", header=None,
+                        encoding="utf-8", dtype=np.float64):
+    """:func:`iter_csv_chunks`' chunks with where their rows come from: ``(X, y, numbers,
+    rows)``, ``numbers`` the 1-based line of each row and ``rows`` its fields, the features'
+    in order and the label's last."""
     if not isinstance(chunk_size, Integral) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive integer; got {chunk_size!r}.")
     decoding = "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
@@ -155,7 +166,8 @@ def iter_csv_chunks(path, chunk_size: int, label_column=-1, *, delimiter=",", he
                 return
             X, values = _table(path, chunk, width, label, names, dtype)
             labels, kind = _labels_of_kind(path, values, kind, chunk)
-            yield X, labels
+            yield X, labels, [number for number, _ in chunk], [
+                fields[:label] + fields[label + 1:] + [fields[label]] for _, fields in chunk]
 
 
 def _iter_rows(text, delimiter):

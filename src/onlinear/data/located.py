@@ -9,7 +9,7 @@ import numpy as np
 
 from .libsvm import whole_number_labels
 
-__all__ = ["LocatedSource", "row_of_entry", "LISTED"]
+__all__ = ["LocatedSource", "LocatedCsvSource", "located_source", "row_of_entry", "LISTED"]
 
 #: labels listed in a message at most
 LISTED = 20
@@ -109,9 +109,8 @@ class LocatedSource:
             self._refuse_label(row, y[row], allowed, ranks)
 
     def _refuse_label(self, row, label, allowed, ranks):
-        from .libsvm import _line_tokens
 
-        written = _line_tokens(self.lines[row])[0]
+        written = self._label_text(row)
         if self.multilabel:  # the one label of the set, as written
             for part in written.split(","):
                 with contextlib.suppress(ValueError):
@@ -161,6 +160,12 @@ class LocatedSource:
         return FileFormatError(self.data, f"lines {self.numbers[0]}-{self.numbers[-1]}: "
                                f"{error}")
 
+    def _label_text(self, row):
+        """The label field of row ``row`` of the chunk in use, as written."""
+        from .libsvm import _line_tokens
+
+        return _line_tokens(self.lines[row])[0]
+
     def _token(self, row, test):
         from .libsvm import _token_where
 
@@ -172,3 +177,81 @@ def row_of_entry(X, entry):
     an array of entries gives an array of rows)."""
     rows = np.searchsorted(X.indptr, entry, side="right") - 1
     return int(rows) if np.ndim(rows) == 0 else rows
+
+
+class LocatedCsvSource(LocatedSource):
+    """:class:`LocatedSource` for a CSV stream (:func:`onlinear.data.iter_csv_chunks`: one label
+    column, the last by default): chunks as CSR matrices (the commands' row checks read CSR),
+    errors naming the line and quoting the field (as ``column:value``).
+
+    Parameters
+    ----------
+    data : str or path-like
+        The CSV file, or ``"-"`` for standard input.
+    chunk_size : int
+        Rows per chunk.
+    n_features : int or None
+        Unused (a table's width is its columns'); for :class:`LocatedSource`'s signature.
+    multilabel : bool
+        Must be False: a CSV row holds one label.
+    rows_before_fault : bool, default=False
+        Unused: a CSV chunk is parsed whole.
+    label_column : int or str, default=-1
+        As for :func:`onlinear.data.load_csv`.
+    """
+
+    def __init__(self, data, chunk_size, n_features, multilabel, rows_before_fault=False,
+                 label_column=-1):
+        if multilabel:
+            raise ValueError("a CSV row holds one label: label sets are read from LIBSVM files "
+                             "(1,3 index:value ...).")
+        super().__init__(data, chunk_size, None, False, rows_before_fault)
+        self.label_column = label_column
+
+    def __iter__(self):
+        import scipy.sparse as sp
+
+        from .csv import _located_csv_chunks
+
+        for X, y, numbers, rows in _located_csv_chunks(self.data, self.chunk_size,
+                                                       self.label_column):
+            self.X, self.numbers, self.lines = sp.csr_matrix(X), numbers, rows
+            yield self.X, y
+        self.X = self.numbers = self.lines = None
+
+    def error(self, row, problem):
+        from ._files import FileFormatError
+
+        self.bad_row = row
+        fields = self.lines[row]
+        shown = ",".join(fields)
+        return FileFormatError(self.data, f"{problem}; the line reads "
+                               f"{shown[:80] + '...' if len(shown) > 80 else shown!r}",
+                               self.numbers[row])
+
+    def _label_text(self, row):
+        return self.lines[row][-1].strip()
+
+    def _token(self, row, test):
+        for column, field in enumerate(self.lines[row][:-1], 1):
+            try:
+                if test(column, float(field)):
+                    return f"{column}:{field.strip()}"
+            except ValueError:
+                continue
+        return None
+
+
+def located_source(data, chunk_size, n_features, multilabel, rows_before_fault=False,
+                   format=None):
+    """The located source of ``data`` in ``format`` (by default its suffix's,
+    :func:`onlinear.data.formats.format_of`): LIBSVM or CSV."""
+    from .formats import format_of
+
+    name = format_of(data, format).name
+    if name == "csv":
+        return LocatedCsvSource(data, chunk_size, n_features, multilabel, rows_before_fault)
+    if name != "libsvm":
+        raise ValueError(f"{name} files are not read as a stream; the streaming commands read "
+                         "LIBSVM and CSV.")
+    return LocatedSource(data, chunk_size, n_features, multilabel, rows_before_fault)
