@@ -4,6 +4,8 @@ Most calls run the command in this process through click's runner (a subprocess 
 importing numba and scikit-learn, each time); the help, the main job and ``fetch`` also run as a
 user would, in a subprocess.
 """
+import csv
+import io
 import json
 import subprocess
 import sys
@@ -246,3 +248,22 @@ def test_fetch_downloads_and_verifies_a_file_from_a_local_server(tmp_path):
         assert not (tmp_path / "other" / "tiny.libsvm").exists()
     finally:
         server.shutdown()
+
+
+def test_compare_reads_csv_files_by_their_suffix(tmp_path):
+    rng = np.random.default_rng(8)
+    X = np.round(rng.normal(size=(120, 4)), 4)
+    y = np.argmax(X[:, :3], axis=1)
+    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    np.savetxt(train, np.column_stack([X[:90], y[:90]]), delimiter=",", fmt="%.6g")
+    np.savetxt(test, np.column_stack([X[90:], y[90:]]), delimiter=",", fmt="%.6g")
+    result = onlinear_cli("compare", "pa", "mira", "--data", train, "--test", test,
+                          "--format", "csv")
+    assert result.returncode == 0, result.stderr
+    rows = {row["algorithm"]: row for row in csv.DictReader(io.StringIO(result.stdout))}
+    expected = onlinear.make("pa").fit(np.loadtxt(train, delimiter=",")[:, :4], y[:90])
+    assert float(rows["pa"]["mistakes"]) == expected.n_mistakes_
+    narrow = tmp_path / "narrow.csv"
+    np.savetxt(narrow, np.column_stack([X[90:, :3], y[90:]]), delimiter=",", fmt="%.6g")
+    result = onlinear_cli("compare", "pa", "--data", train, "--test", narrow)
+    assert result.returncode == 1 and "3 feature columns, the training data 4" in result.stderr

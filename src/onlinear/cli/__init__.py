@@ -6,8 +6,9 @@
     onlinear compare pa1 spa1 mira --data train.svm --test test.svm --permutations 5 --plot out.png
     onlinear compare pa1 mira --grid C=0.01,0.1,1 --permutations 10 --workers 4   # on Dask
 
-Data is ``usps`` (the copy shipped with the package, with its test set) or the path of a LIBSVM
-file (plain, gzip, bzip2 or xz, recognised by content).  Exit codes: 0 on success, 2 on a usage
+Data is ``usps`` (the copy shipped with the package, with its test set), a catalogue name, or
+the path of a LIBSVM or CSV file (by its suffix; plain, gzip, bzip2 or xz, recognised by
+content).  Exit codes: 0 on success, 2 on a usage
 error (unknown algorithm, bad ``--param``/``--grid``/``--sha256``, an output path that cannot be
 written or that is an input of the command), checked before anything is read or written; 1 on a
 data or algorithm error, reported on one line (set ``ONLINEAR_TRACEBACK=1`` for the

@@ -22,7 +22,8 @@ from .group import cli
 @cli.command("compare", short_help="Compare algorithms on one stream (default: all, on USPS).")
 @click.argument("algorithms", nargs=-1)
 @click.option("--data", default="usps", show_default=True,
-              help="'usps' (shipped, with its test set) or a LIBSVM file.")
+              help="'usps' (shipped, with its test set), a catalogue name, or a LIBSVM or CSV "
+              "file.")
 @experiment_options
 @click.option("--permutations", type=click.IntRange(min=1), default=1, show_default=True,
               help="Runs per algorithm, each on a seeded random order of the stream; the "

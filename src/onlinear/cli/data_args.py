@@ -1,4 +1,5 @@
-"""A command's DATA and --test arguments: the shipped USPS, a catalogue name or a LIBSVM file."""
+"""A command's DATA and --test arguments: the shipped USPS, a catalogue name, or a LIBSVM or
+CSV file (by its suffix)."""
 import os
 
 import click
@@ -36,6 +37,8 @@ def load_data(spec, test=None, strict_features=False):
             raise DataError(str(error)) from None
         y_test = None if y_test is None else whole_number_labels(y_test)
         return X, whole_number_labels(y), X_test, y_test, spec.lower()
+    if _format(spec) == "csv":
+        return _csv_data(spec, test)
     if test is None:
         X, y = _read_libsvm(spec)
         return X, whole_number_labels(y), None, None, spec
@@ -54,6 +57,42 @@ def load_data(spec, test=None, strict_features=False):
     y, y_test = whole_number_labels(y), whole_number_labels(y_test)
     _note_unseen_test_labels(y, y_test, test)
     return X, y, X_test, y_test, spec
+
+
+def _format(path):
+    from ..data.formats import format_of
+
+    return format_of(path).name
+
+
+def _csv_data(spec, test):
+    """A CSV training file (label in the last column) and its CSV test file, whose columns
+    must be the training file's."""
+    X, y = _read_file(spec)
+    y = whole_number_labels(y)
+    if test is None:
+        return X, y, None, None, spec
+    X_test, y_test = _read_file(test)
+    if X_test.shape[1] != X.shape[1]:
+        raise DataError(f"{test} has {X_test.shape[1]} feature columns, the training data "
+                        f"{X.shape[1]}: a CSV test file needs the training file's columns.")
+    y_test = whole_number_labels(y_test)
+    _note_unseen_test_labels(y, y_test, test)
+    return X, y, X_test, y_test, spec
+
+
+def _read_file(path):
+    """:func:`onlinear.data.read_file`, its errors as a :class:`DataError` naming the file."""
+    from ..data import read_file
+
+    try:
+        return read_file(path)
+    except FileNotFoundError:
+        raise DataError(f"no such file: {path}") from None
+    except ValueError as error:  # a FileFormatError names the file and the line
+        raise DataError(f"cannot read {path}: {error}") from None
+    except OSError as error:
+        raise DataError(f"cannot read {path}: {error.strerror or error}") from None
 
 
 def _narrowed(X, width, path):

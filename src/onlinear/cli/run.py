@@ -18,8 +18,8 @@ from .group import cli
 @clean_errors
 def run_command(algorithm, data, params, grid, test, strict_features, epochs, seed, tick, curve,
                 plot, plot_log, plot_size, plot_format, plot_dpi, fmt, out, shuffle):
-    """Train ALGORITHM online on DATA ('usps' or a LIBSVM file) and report, per epoch, the
-    cumulative online mistake rate, updates, test error and seconds."""
+    """Train ALGORITHM online on DATA ('usps', a catalogue name, or a LIBSVM or CSV file) and
+    report, per epoch, the cumulative online mistake rate, updates, test error and seconds."""
     check_distinct({"DATA": None if data.lower() in SHIPPED else data, "--test": test},
                     {"--out": out, "--curve": curve, "--plot": plot})
     plotting = plot_options(plot, plot_log, plot_size, plot_format, plot_dpi)
