@@ -27,8 +27,9 @@ def experiment_options(command):
                      "search on the online mistake rate (repeatable: every combination)."),
         click.option("--test", "test", metavar="FILE", default=None,
                      help="LIBSVM or CSV test file, scored after every epoch (usps has its "
-                     "own).  Its features beyond the training data's are ignored and counted on stderr; "
-                     "test labels the training data lacks count as errors (told on stderr)."),
+                     "own).  Its features beyond the training data's are ignored and counted "
+                     "on stderr; test labels the training data lacks count as errors (told on "
+                     "stderr)."),
         click.option("--strict-features", is_flag=True,
                      help="Refuse a --test feature beyond the training data's, naming its "
                      "line, instead of ignoring it."),
