@@ -1,4 +1,5 @@
 """``python -m onlinear.cli``: the ``onlinear`` command."""
 from . import main
 
-main()
+if __name__ == "__main__":
+    main()
