@@ -172,12 +172,80 @@ SWEEP_ATTRIBUTES static void NAME(add_dense_pair_untracked_)(const XT *x, WT *re
  * contiguous at W + idx*ld) into out[0..m), and ||x||^2: every out[r] summed over the row's
  * non-zeros in order, each product rounded alone (no reassociation, no contraction: the
  * vector lanes are the outputs), so the result is the same bit for bit whatever the instruction
- * set.  Values equal to 0 are skipped. */
+ * set.  Values equal to 0 are skipped.
+ *
+ * The sums stay in registers over the whole row (summed in out[] itself, each non-zero waited
+ * on the store of the one before: a dense pass of simproj spent half its scoring there): the
+ * outputs go in groups of up to four vectors, the last vector of the last group starting at
+ * m - LANES (it sums again some outputs of the vector before it, by the same operations: the
+ * same bits), and fewer outputs than a vector, up to three, in scalars.  A group of
+ * outputs reads the row again (more than 4 * LANES outputs: 16 on AVX2, 32 on AVX-512). */
 #define SPARSE_SCORE(IT, ISFX)                                                                \
+static inline __attribute__((always_inline)) double NAME(CAT(sparse_group_, ISFX))(           \
+        const IT *idx, const XT *vals, ptrdiff_t nnz, const WT *W, ptrdiff_t ld,              \
+        const ptrdiff_t *off, const int nv, double *out) {                                    \
+    enum { LANES = VBYTES / sizeof(double) };                                                 \
+    typedef double dvec __attribute__((vector_size(VBYTES)));                                 \
+    typedef WT wvec __attribute__((vector_size(LANES * sizeof(WT))));                         \
+    dvec a[4] = {{0}};                                                                        \
+    double q = 0.0;                                                                           \
+    for (ptrdiff_t p = 0; p < nnz; p++) {                                                     \
+        double v = (double)vals[p];                                                           \
+        if (v != 0.0) {                                                                       \
+            const WT *w = W + (ptrdiff_t)idx[p] * ld;                                         \
+            q += v * v;                                                                       \
+            for (int k = 0; k < nv; k++) {                                                    \
+                wvec wk;                                                                      \
+                memcpy(&wk, w + off[k], sizeof wk);                                           \
+                a[k] += __builtin_convertvector(wk, dvec) * v;                                \
+            }                                                                                 \
+        }                                                                                     \
+    }                                                                                         \
+    for (int k = 0; k < nv; k++) memcpy(out + off[k], &a[k], sizeof a[k]);                    \
+    return q;                                                                                 \
+}                                                                                             \
+static inline __attribute__((always_inline)) double NAME(CAT(sparse_scalars_, ISFX))(         \
+        const IT *idx, const XT *vals, ptrdiff_t nnz, const WT *W, ptrdiff_t ld,              \
+        const int m, double *out) {                                                           \
+    double s[3] = {0.0, 0.0, 0.0}, q = 0.0;                                                   \
+    for (ptrdiff_t p = 0; p < nnz; p++) {                                                     \
+        double v = (double)vals[p];                                                           \
+        if (v != 0.0) {                                                                       \
+            const WT *w = W + (ptrdiff_t)idx[p] * ld;                                         \
+            q += v * v;                                                                       \
+            for (int r = 0; r < m; r++) s[r] += (double)w[r] * v;                             \
+        }                                                                                     \
+    }                                                                                         \
+    for (int r = 0; r < m; r++) out[r] = s[r];                                                \
+    return q;                                                                                 \
+}                                                                                             \
 SPARSE_ATTRIBUTES static double NAME(CAT(score_sparse_, ISFX))(                               \
         const IT *idx, const XT *vals, ptrdiff_t nnz, const WT *W, ptrdiff_t ld, ptrdiff_t m, \
         double *out) {                                                                        \
+    enum { LANES = VBYTES / sizeof(double) };                                                 \
     double q = 0.0;                                                                           \
+    if (m >= LANES) {                                                                         \
+        for (ptrdiff_t g = 0; g < m; g += 4 * LANES) {                                        \
+            ptrdiff_t off[4];                                                                 \
+            int nv = 0;                                                                       \
+            for (; nv < 4 && g + nv * LANES < m; nv++)                                        \
+                off[nv] = g + nv * LANES < m - LANES ? g + nv * LANES : m - LANES;            \
+            double group_q;                                                                   \
+            switch (nv) {                                                                     \
+            case 1: group_q = NAME(CAT(sparse_group_, ISFX))(idx, vals, nnz, W, ld, off, 1, out); break; \
+            case 2: group_q = NAME(CAT(sparse_group_, ISFX))(idx, vals, nnz, W, ld, off, 2, out); break; \
+            case 3: group_q = NAME(CAT(sparse_group_, ISFX))(idx, vals, nnz, W, ld, off, 3, out); break; \
+            default: group_q = NAME(CAT(sparse_group_, ISFX))(idx, vals, nnz, W, ld, off, 4, out); \
+            }                                                                                 \
+            if (g == 0) q = group_q;                                                          \
+        }                                                                                     \
+        return q;                                                                             \
+    }                                                                                         \
+    switch (m) {                                                                              \
+    case 1: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 1, out);           \
+    case 2: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 2, out);           \
+    case 3: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 3, out);           \
+    }                                                                                         \
     for (ptrdiff_t r = 0; r < m; r++) out[r] = 0.0;                                           \
     for (ptrdiff_t p = 0; p < nnz; p++) {                                                     \
         double v = (double)vals[p];                                                           \
