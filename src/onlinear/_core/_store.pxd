@@ -431,6 +431,32 @@ cdef inline double sparse_sweep(const index_t *idx, const real_x *vals, Py_ssize
             return onlinear_sweeps_df.score_sparse_i64(idx, vals, nnz, W, ld, m, out)
 
 
+cdef inline void add_outer(const index_t *idx, const real_x *vals, Py_ssize_t nnz, real_w *W,
+                           Py_ssize_t ld, Py_ssize_t m, const double *tau) noexcept nogil:
+    """``W[idx[p], r] += τ_r·vals[p]`` for every non-zero of the row and every output, on
+    feature-major weights (feature j's m outputs contiguous at ``W + j*ld``): the steps of
+    several outputs in one sweep over the row, each value rounded alone (simd.h's
+    ``add_outer``: the outputs in vector lanes; no result depends on the instruction set)."""
+    if index_t is int32_t:
+        if real_x is float and real_w is float:
+            onlinear_sweeps_ff.add_outer_i32(idx, vals, nnz, W, ld, m, tau)
+        elif real_x is double and real_w is double:
+            onlinear_sweeps_dd.add_outer_i32(idx, vals, nnz, W, ld, m, tau)
+        elif real_x is float and real_w is double:
+            onlinear_sweeps_fd.add_outer_i32(idx, vals, nnz, W, ld, m, tau)
+        else:
+            onlinear_sweeps_df.add_outer_i32(idx, vals, nnz, W, ld, m, tau)
+    else:
+        if real_x is float and real_w is float:
+            onlinear_sweeps_ff.add_outer_i64(idx, vals, nnz, W, ld, m, tau)
+        elif real_x is double and real_w is double:
+            onlinear_sweeps_dd.add_outer_i64(idx, vals, nnz, W, ld, m, tau)
+        elif real_x is float and real_w is double:
+            onlinear_sweeps_fd.add_outer_i64(idx, vals, nnz, W, ld, m, tau)
+        else:
+            onlinear_sweeps_df.add_outer_i64(idx, vals, nnz, W, ld, m, tau)
+
+
 cdef inline double score_sparse(const index_t *idx, const real_x *vals, Py_ssize_t nnz,
                                 const real_w *W, Layout L, const double *state,
                                 double *scores) noexcept nogil:
@@ -499,11 +525,17 @@ cdef inline bint row_accepted(const real_x *row, Py_ssize_t n, double q,
 cdef inline Py_ssize_t nonzeros(const real_x *row, Py_ssize_t n, index_t *idx,
                                 real_x *vals) noexcept nogil:
     """The non-zeros of the dense row (NaN included) as a row ``(idx, vals)`` of
-    :mod:`.rows` (room for n each); returns their number.  Branch-free: a dense row's zeros
+    :mod:`.rows`, in order (room for ``n + 8`` each); returns their number.  Branch-free
+    (simd.h's ``nonzeros``, eight floats or four doubles a step with AVX2): a dense row's zeros
     fall anywhere (a fifth of MNIST's values are not zero), and a loop that skips them by a
     branch mispredicts on about every other one.  For the sweeps that skip zero values anyway
     (:func:`sparse_sweep`, :func:`add_row`) it changes no result, only the work."""
     cdef Py_ssize_t j, k = 0
+    if index_t is int64_t:
+        if real_x is float:
+            return onlinear_sweeps_ff.nonzeros(row, n, idx, vals)
+        else:
+            return onlinear_sweeps_dd.nonzeros(row, n, idx, vals)
     for j in range(n):
         idx[k] = j
         vals[k] = row[j]

@@ -495,8 +495,8 @@ def run_dense(int layout, const real_x[:, ::1] X, const int64_t[::1] y,
     cdef bint changed, failed
     cdef double[::1] scores_v, u_v
     cdef const int64_t[::1] index_v
-    cdef int64_t[::1] nz_idx = np.empty(max(d, 1), dtype=np.int64)
-    cdef real_x[::1] nz_vals = np.empty(max(d, 1),
+    cdef int64_t[::1] nz_idx = np.empty(d + 8, dtype=np.int64)  # (_store.nonzeros)
+    cdef real_x[::1] nz_vals = np.empty(d + 8,
                                         dtype=np.float32 if real_x is float else np.float64)
     cdef const real_x *row
     _fill_model(&M, layout, W, P, state, params, counts)

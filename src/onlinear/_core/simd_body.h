@@ -261,6 +261,91 @@ SPARSE_SCORE(int32_t, i32_)
 SPARSE_SCORE(int64_t, i64_)
 #undef SPARSE_SCORE
 
+/* W[idx[p], r] += tau[r] * vals[p] for every non-zero of the row and every output r < m, on
+ * feature-major weights (feature j's outputs contiguous at W + idx*ld): each value rounded
+ * alone, as the scalar loop would (no contraction), the outputs in vector lanes, the last
+ * ones (fewer than a vector) one at a time.  Values equal to 0 are skipped. */
+#define SPARSE_OUTER(IT, ISFX)                                                                \
+SPARSE_ATTRIBUTES static void NAME(CAT(add_outer_, ISFX))(                                    \
+        const IT *idx, const XT *vals, ptrdiff_t nnz, WT *W, ptrdiff_t ld, ptrdiff_t m,       \
+        const double *tau) {                                                                  \
+    enum { LANES = VBYTES / sizeof(double) };                                                 \
+    typedef double dvec __attribute__((vector_size(VBYTES)));                                 \
+    typedef WT wvec __attribute__((vector_size(LANES * sizeof(WT))));                         \
+    ptrdiff_t full = m - m % LANES;                                                           \
+    for (ptrdiff_t p = 0; p < nnz; p++) {                                                     \
+        double v = (double)vals[p];                                                           \
+        if (v != 0.0) {                                                                       \
+            WT *w = W + (ptrdiff_t)idx[p] * ld;                                               \
+            ptrdiff_t r = 0;                                                                  \
+            for (; r < full; r += LANES) {                                                    \
+                dvec t;                                                                       \
+                wvec wr;                                                                      \
+                memcpy(&t, tau + r, sizeof t);                                                \
+                memcpy(&wr, w + r, sizeof wr);                                                \
+                wr = __builtin_convertvector(__builtin_convertvector(wr, dvec) + t * v, wvec); \
+                memcpy(w + r, &wr, sizeof wr);                                                \
+            }                                                                                 \
+            for (; r < m; r++) w[r] = (WT)((double)w[r] + tau[r] * v);                        \
+        }                                                                                     \
+    }                                                                                         \
+}
+SPARSE_OUTER(int32_t, i32_)
+SPARSE_OUTER(int64_t, i64_)
+#undef SPARSE_OUTER
+
+/* The non-zeros of a dense row (NaN included: != 0) gathered into idx[0..k), vals[0..k),
+ * in order; returns k.  idx and vals need room for n + 8 values (a block is stored whole, and
+ * the next one overwrites what lies past its non-zeros).  With AVX2 (and on AVX-512 CPUs, the
+ * same code), eight floats or four doubles a block: a comparison, its mask, and a permutation
+ * from a table (onlinear_compress_lut); else one value a step, branch-free. */
+static ptrdiff_t NAME(nonzeros_)(const XT *x, ptrdiff_t n, int64_t *idx, XT *vals) {
+    ptrdiff_t k = 0, j = 0;
+#if VBYTES >= 32
+    if (n <= INT32_MAX - 8) {
+        if (sizeof(XT) == 4) {
+            const __m256 zero = _mm256_setzero_ps();
+            for (; j + 8 <= n; j += 8) {
+                __m256 v = _mm256_loadu_ps((const float *)(x + j));
+                int mask = _mm256_movemask_ps(_mm256_cmp_ps(v, zero, _CMP_NEQ_UQ));
+                __m256i perm = _mm256_loadu_si256((const __m256i *)onlinear_compress_lut[mask]);
+                _mm256_storeu_ps((float *)(vals + k), _mm256_permutevar8x32_ps(v, perm));
+                __m256i at = _mm256_add_epi32(perm, _mm256_set1_epi32((int)j));
+                _mm256_storeu_si256((__m256i *)(idx + k),
+                                    _mm256_cvtepi32_epi64(_mm256_castsi256_si128(at)));
+                _mm256_storeu_si256((__m256i *)(idx + k + 4),
+                                    _mm256_cvtepi32_epi64(_mm256_extracti128_si256(at, 1)));
+                k += __builtin_popcount(mask);
+            }
+        } else {
+            const __m256d zero = _mm256_setzero_pd();
+            for (; j + 4 <= n; j += 4) {
+                __m256d v = _mm256_loadu_pd((const double *)(x + j));
+                int mask = _mm256_movemask_pd(_mm256_cmp_pd(v, zero, _CMP_NEQ_UQ));
+                /* the doubles' permutation: lane i of the mask's table entry is the i-th
+                 * non-zero's position p; as pairs of floats, 2p and 2p + 1 */
+                __m128i pos = _mm_loadu_si128((const __m128i *)onlinear_compress_lut[mask]);
+                __m256i pairs = _mm256_cvtepu32_epi64(pos);
+                pairs = _mm256_or_si256(_mm256_slli_epi64(pairs, 1),
+                                        _mm256_slli_epi64(_mm256_add_epi64(
+                                            _mm256_slli_epi64(pairs, 1), _mm256_set1_epi64x(1)), 32));
+                _mm256_storeu_pd((double *)(vals + k), _mm256_castps_pd(
+                    _mm256_permutevar8x32_ps(_mm256_castpd_ps(v), pairs)));
+                _mm256_storeu_si256((__m256i *)(idx + k),
+                                    _mm256_cvtepi32_epi64(_mm_add_epi32(pos, _mm_set1_epi32((int)j))));
+                k += __builtin_popcount(mask);
+            }
+        }
+    }
+#endif
+    for (; j < n; j++) {
+        idx[k] = j;
+        vals[k] = x[j];
+        k += x[j] != 0;
+    }
+    return k;
+}
+
 #undef NAME
 #undef CAT
 #undef CAT2
