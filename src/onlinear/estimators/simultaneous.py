@@ -443,10 +443,10 @@ default="simproj"
         n = len(y)
         if X.shape[0] != n:
             raise ValueError(f"X has {X.shape[0]} rows but y has {n} labels.")
-        if kind == "multiclass":
-            if y.ndim != 1:
-                raise ValueError(f"y must be 1-D labels, an indicator matrix or label sets; got "
-                                 f"shape {y.shape}.")
+        if kind == "multiclass" and y.ndim != 1:
+            raise ValueError(f"y must be 1-D labels, an indicator matrix or label sets; got "
+                             f"shape {y.shape}.")
+        if kind == "multiclass" and y.dtype.kind not in "biu":  # (1-D integers always are)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)
                 check_classification_targets(y)
