@@ -264,7 +264,8 @@ SPARSE_SCORE(int64_t, i64_)
 /* W[idx[p], r] += tau[r] * vals[p] for every non-zero of the row and every output r < m, on
  * feature-major weights (feature j's outputs contiguous at W + idx*ld): each value rounded
  * alone, as the scalar loop would (no contraction), the outputs in vector lanes, the last
- * ones (fewer than a vector) one at a time.  Values equal to 0 are skipped. */
+ * ones (fewer than a vector) in half a vector and one at a time.  Values equal to 0 are
+ * skipped. */
 #define SPARSE_OUTER(IT, ISFX)                                                                \
 SPARSE_ATTRIBUTES static void NAME(CAT(add_outer_, ISFX))(                                    \
         const IT *idx, const XT *vals, ptrdiff_t nnz, WT *W, ptrdiff_t ld, ptrdiff_t m,       \
@@ -285,6 +286,17 @@ SPARSE_ATTRIBUTES static void NAME(CAT(add_outer_, ISFX))(                      
                 memcpy(&wr, w + r, sizeof wr);                                                \
                 wr = __builtin_convertvector(__builtin_convertvector(wr, dvec) + t * v, wvec); \
                 memcpy(w + r, &wr, sizeof wr);                                                \
+            }                                                                                 \
+            if (LANES >= 4 && m - r >= LANES / 2) { /* (half a vector: AVX2's last two) */    \
+                typedef double hvec __attribute__((vector_size(VBYTES / 2)));                 \
+                typedef WT hwvec __attribute__((vector_size(LANES / 2 * sizeof(WT))));        \
+                hvec t;                                                                       \
+                hwvec wr;                                                                     \
+                memcpy(&t, tau + r, sizeof t);                                                \
+                memcpy(&wr, w + r, sizeof wr);                                                \
+                wr = __builtin_convertvector(__builtin_convertvector(wr, hvec) + t * v, hwvec); \
+                memcpy(w + r, &wr, sizeof wr);                                                \
+                r += LANES / 2;                                                               \
             }                                                                                 \
             for (; r < m; r++) w[r] = (WT)((double)w[r] + tau[r] * v);                        \
         }                                                                                     \
