@@ -178,7 +178,7 @@ SWEEP_ATTRIBUTES static void NAME(add_dense_pair_untracked_)(const XT *x, WT *re
  * on the store of the one before: a dense pass of simproj spent half its scoring there): the
  * outputs go in groups of up to four vectors, the last vector of the last group starting at
  * m - LANES (it sums again some outputs of the vector before it, by the same operations: the
- * same bits), and fewer outputs than a vector, up to three, in scalars.  A group of
+ * same bits), and fewer outputs than a vector in scalars.  A group of
  * outputs reads the row again (more than 4 * LANES outputs: 16 on AVX2, 32 on AVX-512). */
 #define SPARSE_SCORE(IT, ISFX)                                                                \
 static inline __attribute__((always_inline)) double NAME(CAT(sparse_group_, ISFX))(           \
@@ -207,7 +207,7 @@ static inline __attribute__((always_inline)) double NAME(CAT(sparse_group_, ISFX
 static inline __attribute__((always_inline)) double NAME(CAT(sparse_scalars_, ISFX))(         \
         const IT *idx, const XT *vals, ptrdiff_t nnz, const WT *W, ptrdiff_t ld,              \
         const int m, double *out) {                                                           \
-    double s[3] = {0.0, 0.0, 0.0}, q = 0.0;                                                   \
+    double s[7] = {0.0}, q = 0.0;                                                             \
     for (ptrdiff_t p = 0; p < nnz; p++) {                                                     \
         double v = (double)vals[p];                                                           \
         if (v != 0.0) {                                                                       \
@@ -241,21 +241,16 @@ SPARSE_ATTRIBUTES static double NAME(CAT(score_sparse_, ISFX))(                 
         }                                                                                     \
         return q;                                                                             \
     }                                                                                         \
-    switch (m) {                                                                              \
+    switch (m) { /* (fewer outputs than a vector: four to seven on AVX-512 only) */           \
+    case 0: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 0, out);           \
     case 1: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 1, out);           \
     case 2: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 2, out);           \
     case 3: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 3, out);           \
+    case 4: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 4, out);           \
+    case 5: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 5, out);           \
+    case 6: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 6, out);           \
+    default: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 7, out);          \
     }                                                                                         \
-    for (ptrdiff_t r = 0; r < m; r++) out[r] = 0.0;                                           \
-    for (ptrdiff_t p = 0; p < nnz; p++) {                                                     \
-        double v = (double)vals[p];                                                           \
-        if (v != 0.0) {                                                                       \
-            const WT *w = W + (ptrdiff_t)idx[p] * ld;                                         \
-            q += v * v;                                                                       \
-            for (ptrdiff_t r = 0; r < m; r++) out[r] += (double)w[r] * v;                     \
-        }                                                                                     \
-    }                                                                                         \
-    return q;                                                                                 \
 }
 SPARSE_SCORE(int32_t, i32_)
 SPARSE_SCORE(int64_t, i64_)
