@@ -180,6 +180,17 @@ SWEEP_ATTRIBUTES static void NAME(add_dense_pair_untracked_)(const XT *x, WT *re
  * m - LANES (it sums again some outputs of the vector before it, by the same operations: the
  * same bits), and fewer outputs than a vector in scalars.  A group of
  * outputs reads the row again (more than 4 * LANES outputs: 16 on AVX2, 32 on AVX-512). */
+/* (the scalar cases an instruction set can reach: fewer outputs than its vector) */
+#if VBYTES >= 32
+#define SCALARS_AVX2(F, M) case M: return F(idx, vals, nnz, W, ld, M, out);
+#else
+#define SCALARS_AVX2(F, M)
+#endif
+#if VBYTES >= 64
+#define SCALARS_AVX512(F, M) case M: return F(idx, vals, nnz, W, ld, M, out);
+#else
+#define SCALARS_AVX512(F, M)
+#endif
 #define SPARSE_SCORE(IT, ISFX)                                                                \
 static inline __attribute__((always_inline)) double NAME(CAT(sparse_group_, ISFX))(           \
         const IT *idx, const XT *vals, ptrdiff_t nnz, const WT *W, ptrdiff_t ld,              \
@@ -241,20 +252,23 @@ SPARSE_ATTRIBUTES static double NAME(CAT(score_sparse_, ISFX))(                 
         }                                                                                     \
         return q;                                                                             \
     }                                                                                         \
-    switch (m) { /* (fewer outputs than a vector: four to seven on AVX-512 only) */           \
+    switch (m) { /* (fewer outputs than a vector: the cases of this instruction set only) */  \
     case 0: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 0, out);           \
     case 1: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 1, out);           \
-    case 2: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 2, out);           \
-    case 3: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 3, out);           \
-    case 4: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 4, out);           \
-    case 5: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 5, out);           \
-    case 6: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 6, out);           \
-    default: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 7, out);          \
+    SCALARS_AVX2(NAME(CAT(sparse_scalars_, ISFX)), 2)                                         \
+    SCALARS_AVX2(NAME(CAT(sparse_scalars_, ISFX)), 3)                                         \
+    SCALARS_AVX512(NAME(CAT(sparse_scalars_, ISFX)), 4)                                       \
+    SCALARS_AVX512(NAME(CAT(sparse_scalars_, ISFX)), 5)                                       \
+    SCALARS_AVX512(NAME(CAT(sparse_scalars_, ISFX)), 6)                                       \
+    SCALARS_AVX512(NAME(CAT(sparse_scalars_, ISFX)), 7)                                       \
     }                                                                                         \
+    return 0.0; /* (not reached: m < LANES) */                                                \
 }
 SPARSE_SCORE(int32_t, i32_)
 SPARSE_SCORE(int64_t, i64_)
 #undef SPARSE_SCORE
+#undef SCALARS_AVX2
+#undef SCALARS_AVX512
 
 /* W[idx[p], r] += tau[r] * vals[p] for every non-zero of the row and every output r < m, on
  * feature-major weights (feature j's outputs contiguous at W + idx*ld): each value rounded
