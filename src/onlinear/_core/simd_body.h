@@ -275,6 +275,15 @@ SPARSE_SCORE(int64_t, i64_)
  * alone, as the scalar loop would (no contraction), the outputs in vector lanes, the last
  * ones (fewer than a vector) in half a vector and one at a time.  Values equal to 0 are
  * skipped. */
+/* w[r .. r + lanes of DV) += tau[...] * v, in DV's lanes (WV: the weights' vector of as many) */
+#define OUTER_STEP(DV, WV) {                                                                  \
+    DV t;                                                                                     \
+    WV wr;                                                                                    \
+    memcpy(&t, tau + r, sizeof t);                                                            \
+    memcpy(&wr, w + r, sizeof wr);                                                            \
+    wr = __builtin_convertvector(__builtin_convertvector(wr, DV) + t * v, WV);                \
+    memcpy(w + r, &wr, sizeof wr);                                                            \
+}
 #define SPARSE_OUTER(IT, ISFX)                                                                \
 SPARSE_ATTRIBUTES static void NAME(CAT(add_outer_, ISFX))(                                    \
         const IT *idx, const XT *vals, ptrdiff_t nnz, WT *W, ptrdiff_t ld, ptrdiff_t m,       \
@@ -288,23 +297,11 @@ SPARSE_ATTRIBUTES static void NAME(CAT(add_outer_, ISFX))(                      
         if (v != 0.0) {                                                                       \
             WT *w = W + (ptrdiff_t)idx[p] * ld;                                               \
             ptrdiff_t r = 0;                                                                  \
-            for (; r < full; r += LANES) {                                                    \
-                dvec t;                                                                       \
-                wvec wr;                                                                      \
-                memcpy(&t, tau + r, sizeof t);                                                \
-                memcpy(&wr, w + r, sizeof wr);                                                \
-                wr = __builtin_convertvector(__builtin_convertvector(wr, dvec) + t * v, wvec); \
-                memcpy(w + r, &wr, sizeof wr);                                                \
-            }                                                                                 \
+            for (; r < full; r += LANES) OUTER_STEP(dvec, wvec)                               \
             if (LANES >= 4 && m - r >= LANES / 2) { /* (half a vector: AVX2's last two) */    \
                 typedef double hvec __attribute__((vector_size(VBYTES / 2)));                 \
                 typedef WT hwvec __attribute__((vector_size(LANES / 2 * sizeof(WT))));        \
-                hvec t;                                                                       \
-                hwvec wr;                                                                     \
-                memcpy(&t, tau + r, sizeof t);                                                \
-                memcpy(&wr, w + r, sizeof wr);                                                \
-                wr = __builtin_convertvector(__builtin_convertvector(wr, hvec) + t * v, hwvec); \
-                memcpy(w + r, &wr, sizeof wr);                                                \
+                OUTER_STEP(hvec, hwvec)                                                       \
                 r += LANES / 2;                                                               \
             }                                                                                 \
             for (; r < m; r++) w[r] = (WT)((double)w[r] + tau[r] * v);                        \
@@ -314,6 +311,7 @@ SPARSE_ATTRIBUTES static void NAME(CAT(add_outer_, ISFX))(                      
 SPARSE_OUTER(int32_t, i32_)
 SPARSE_OUTER(int64_t, i64_)
 #undef SPARSE_OUTER
+#undef OUTER_STEP
 
 /* The non-zeros of a dense row (NaN included: != 0) gathered into idx[0..k), vals[0..k),
  * in order; returns k.  idx and vals need room for n + 8 values (a block is stored whole, and
