@@ -20,6 +20,9 @@ fastest run's ratio to the bare loop's fastest):
   validated beforehand), with the default weights (``dtype="auto"``: float32 on the float32
   dense workload, the bare loop's own precision, float64 on the CSR one) and (dense workload)
   with ``dtype="float64"``;
+* ``onlinear.make(name).fit(X, y)`` of the other engines' learners (issue [18]): simproj (the
+  block engine's multiclass label sets) and iellip and cellip (the metric engine, ``matrix=
+  "auto"``: diagonal at these widths), with their default weights (float64);
 * scikit-learn's ``PassiveAggressiveClassifier(max_iter=1, tol=None, shuffle=False).fit``.
 
 Every learner is run once on 50 rows first (numba compiles or loads its cache).  It prints the
@@ -47,6 +50,13 @@ sys.path.insert(0, str(HERE))
 import workloads  # noqa: E402
 
 RULES = ("pa", "mira", "spa2", "perceptron-max", "aromma", "mcp")
+#: the engines other than the primal one (issue [18]: "every family's pass at the speed of the
+#: primal one"), timed with their defaults beside the primal rules, default weights only: the
+#: block engine's simproj (multiclass label sets), the metric engine's iellip and cellip
+#: (``matrix="auto"``: the diagonal metric at these widths).  kernel-pa is left out: its round
+#: costs O(support set), tens of thousands of patterns on these workloads (per_example.py times
+#: what its per-example path adds).
+FAMILIES = ("simproj", "iellip", "cellip")
 #: the weights' precisions timed, by workload (sparse or not): the default ("auto": the data's,
 #: float32 on the dense workload as the bare loop's weights are, float64 on the CSR one), and on
 #: the dense workload float64 weights too
@@ -225,6 +235,9 @@ def contenders(wl):
                     onlinear.make(name, dtype=dtype).stream(X, y, classes=classes),
                     np.arange(X.shape[0])),
                 lambda state: state[0].learn(state[1]))
+    for name in FAMILIES:
+        out[f"onlinear {name} .fit"] = (lambda name=name: onlinear.make(name),
+                                        lambda model: model.fit(X, y))
     out["sklearn PA .fit"] = (
         lambda: PassiveAggressiveClassifier(max_iter=1, tol=None, shuffle=False),
         lambda model: model.fit(X, y))
@@ -247,6 +260,8 @@ def warm_up(wl, runs):
             onlinear.make(name, dtype=dtype).fit(X, y)
             onlinear.make(name, dtype=dtype).stream(
                 X, y, classes=np.unique(wl.y_train)).learn(np.arange(50))
+    for name in FAMILIES:
+        onlinear.make(name).fit(X, y)
 
 
 def measure(wl, repeats):

@@ -17,6 +17,19 @@ started model they take one compiled call (``onlinear.estimators.fast_path``).
 Rows: the dense (MNIST-sized, float32, 784 features) and sparse (news20-sized, 60,000
 features) workloads of ``workloads.py``; the contenders run interleaved, round by round, and
 the table gives the median examples/s and the ratio to the bare call of the same storage.
+
+Then (issue [18], "every family's per-example path") what a ``learn_one`` call costs beyond the
+family's own compiled round: on a model started on the first 50 rows (untimed), the time per
+example of ``learn_one`` over the other rows minus that of the compiled pass (one
+``partial_fit`` over them less one over half of them, per row: a call's own cost cancels; each
+the fastest of ``--rounds``, interleaved), for pa, simproj, iellip with
+each layout of its metric, cellip, kernel-pa (linear kernel) and the block learner (a trial of
+one row, by ``learn_one``, against ``partial_fit`` with one row per block), with the ratio to
+pa's.  Dense rows:
+the first ``--usps`` rows of USPS (256 features, 10 classes, float64: a full metric per class,
+or the stacked one, is affordable there); CSR rows: the sparse workload's (60,000 features:
+the diagonal metric only; kernel-pa, whose support patterns are dense columns, dense only).
+``--families-only`` skips the first table.
 """
 from __future__ import annotations
 
@@ -107,11 +120,114 @@ def contenders(dense, sparse):
     }
 
 
+#: (label, make's name, parameters, storages) of the per-example overhead table
+FAMILIES = (
+    ("pa", "pa", {}, ("dense", "CSR")),
+    ("simproj", "simproj", {}, ("dense", "CSR")),
+    ("iellip diagonal", "iellip", {"matrix": "diagonal"}, ("dense", "CSR")),
+    ("iellip per-class", "iellip", {"matrix": "per-class"}, ("dense",)),
+    ("iellip stacked", "iellip", {"matrix": "stacked"}, ("dense",)),
+    ("cellip (auto)", "cellip", {}, ("dense", "CSR")),
+    # (dense only: the support patterns are dense columns, 60,000 × 1,000 floats on CSR)
+    ("kernel-pa linear", "kernel-pa", {"kernel": "linear"}, ("dense",)),
+    ("block learner", "simproj", {"task": "blocks"}, ("dense", "CSR")),
+)
+
+
+def _family_rows(n_usps, n_sparse):
+    from onlinear.datasets import load_usps
+
+    X, y = load_usps()[:2]
+    dense = (np.ascontiguousarray(X[:n_usps]), np.asarray(y[:n_usps]))
+    Xs, ys, _, _ = make_sparse(n_train=n_sparse, n_test=10)
+    return {"dense": dense, "CSR": (Xs.tocsr(), ys.astype(np.int64))}
+
+
+#: rows that start a model before the timed rows (the start, untimed, is not a call's cost)
+WARM = 50
+
+
+def _per_example_pair(name, params, X, y):
+    """``(start, partial_fit, learn_one)``: a model started on the first :data:`WARM` rows,
+    then the rest in one ``partial_fit`` (the family's compiled pass) or one per call."""
+    blocks = params.get("task") == "blocks"
+    if blocks:  # a binary trial per row: labels ±1
+        y = np.where(y == y[0], 1.0, -1.0)
+    rows = [X[i] for i in range(WARM, X.shape[0])]
+
+    classes = np.unique(y)
+
+    def start():
+        model = onlinear.make(name, **params)
+        if blocks:
+            return model.partial_fit(X[:WARM], y[:WARM], classes=classes,
+                                     block_ptr=np.arange(WARM + 1))
+        return model.partial_fit(X[:WARM], y[:WARM], classes=classes)
+
+    def partial_fit(model, stop=X.shape[0]):
+        if blocks:
+            model.partial_fit(X[WARM:stop], y[WARM:stop], block_ptr=np.arange(stop - WARM + 1))
+        else:
+            model.partial_fit(X[WARM:stop], y[WARM:stop])
+
+    def partial_fit_half(model):  # (a call's own cost, independent of its rows, cancels)
+        partial_fit(model, WARM + (X.shape[0] - WARM) // 2)
+
+    def learn_one(model):
+        for i, row in enumerate(rows, start=WARM):
+            model.learn_one(row, y[i])
+    return start, partial_fit, partial_fit_half, learn_one
+
+
+def family_overheads(n_usps, n_sparse, rounds):
+    """Print, per family and storage, on a started model: the compiled pass's µs per example
+    (the difference of a partial_fit over all the rows and over half of them: a call's own
+    cost, e.g. O(features × classes) for the CSR layout, cancels), learn_one's, and what
+    learn_one adds, with its ratio to pa's (each the fastest of ``rounds``, interleaved)."""
+    data = _family_rows(n_usps, n_sparse)
+    runs = {}
+    for label, name, params, storages in FAMILIES:
+        for storage in storages:
+            runs[(storage, label)] = _per_example_pair(name, params, *data[storage])
+    for start, *calls in runs.values():  # first calls outside the timings
+        for run in calls:
+            run(start())
+    best = {key: [np.inf] * 3 for key in runs}
+    for _ in range(rounds):
+        for key, (start, *calls) in runs.items():
+            for slot, run in enumerate(calls):
+                model = start()
+                begin = time.perf_counter()
+                run(model)
+                best[key][slot] = min(best[key][slot], time.perf_counter() - begin)
+
+    def per_example(key):
+        n = data[key[0]][0].shape[0] - WARM
+        full, half, one = best[key]
+        pass_ = (full - half) / (n - n // 2) * 1e6
+        return pass_, one / n * 1e6, one / n * 1e6 - pass_
+
+    print(f"\n{'rows':<6} {'learner':<20} {'pass µs/ex':>11} {'learn_one µs/ex':>16} "
+          f"{'added µs':>9} {'/ pa':>6}")
+    for key in best:
+        pass_, one, added = per_example(key)
+        pa_added = per_example((key[0], "pa"))[2]
+        ratio = f"{added / pa_added:>6.1f}" if pa_added > 0 else f"{'–':>6}"  # (pa's pass
+        # can cost more a row than its learn_one: then there is no ratio)
+        print(f"{key[0]:<6} {key[1]:<20} {pass_:>11.2f} {one:>16.2f} {added:>9.2f} {ratio}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=4000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--usps", type=int, default=1000,
+                        help="USPS rows (dense) and sparse rows of the per-family table")
+    parser.add_argument("--families-only", action="store_true")
     args = parser.parse_args(argv)
+    if args.families_only:
+        family_overheads(args.usps, args.usps, args.rounds)
+        return
     dense, sparse = _rows(args.rows)
     runs = contenders(dense, sparse)
     for run in runs.values():  # compile (or load the cache) outside the timings
@@ -127,6 +243,7 @@ def main(argv=None):
         rate = statistics.median(values)
         bare = statistics.median(rates[(storage, "bare call")])
         print(f"{storage:<6} {name:<32} {rate:>12,.0f} {rate / bare:>12.2f}")
+    family_overheads(args.usps, args.usps, args.rounds)
 
 
 if __name__ == "__main__":

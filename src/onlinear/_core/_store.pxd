@@ -209,9 +209,13 @@ cdef inline double dot(const index_t *idx, const real_x *vals, Py_ssize_t nnz, c
 cdef inline double column_dots(const index_t *idx, const real_x *vals, Py_ssize_t nnz,
                                const real_w *W, Layout L, double *out) noexcept nogil:
     """``out[r] = W[:, r]·x`` for every column, raw units (no scale: :func:`score_sparse`
-    applies the state's), in one sweep over the row's non-zeros; returns ``‖x‖²`` (float64)."""
+    applies the state's), in one sweep over the row's non-zeros; returns ``‖x‖²`` (float64).
+    Feature-major weights (``L.sr == 1``) take :func:`sparse_sweep`: the same sums in the same
+    order, vectorized across the columns."""
     cdef Py_ssize_t r, p, base
     cdef double q = 0.0, v
+    if L.sr == 1:
+        return sparse_sweep(idx, vals, nnz, W, L.sj, L.m, out)
     for r in range(L.m):
         out[r] = 0.0
     for p in range(nnz):
@@ -399,33 +403,68 @@ cdef inline void add_dense_pair_untracked(const real_x *x, real_w *wr, double st
 
 
 # ------------------------------------------------------------- scores, predictions, row checks
+cdef inline double sparse_sweep(const index_t *idx, const real_x *vals, Py_ssize_t nnz,
+                                const real_w *W, Py_ssize_t ld, Py_ssize_t m,
+                                double *out) noexcept nogil:
+    """Raw sums ``out[r] = Σ_p W[idx[p], r]·vals[p]`` over the row's non-zeros against
+    feature-major weights (feature j's m outputs contiguous at ``W + j*ld``); returns ``‖x‖²``
+    (float64 whatever the dtypes).  The sums run across the outputs in vector lanes (simd.h's
+    ``score_sparse``), each in the row's order, so the result does not depend on the
+    instruction set (the module must call ``onlinear_simd_init`` when it loads)."""
+    if index_t is int32_t:
+        if real_x is float and real_w is float:
+            return onlinear_sweeps_ff.score_sparse_i32(idx, vals, nnz, W, ld, m, out)
+        elif real_x is double and real_w is double:
+            return onlinear_sweeps_dd.score_sparse_i32(idx, vals, nnz, W, ld, m, out)
+        elif real_x is float and real_w is double:
+            return onlinear_sweeps_fd.score_sparse_i32(idx, vals, nnz, W, ld, m, out)
+        else:
+            return onlinear_sweeps_df.score_sparse_i32(idx, vals, nnz, W, ld, m, out)
+    else:
+        if real_x is float and real_w is float:
+            return onlinear_sweeps_ff.score_sparse_i64(idx, vals, nnz, W, ld, m, out)
+        elif real_x is double and real_w is double:
+            return onlinear_sweeps_dd.score_sparse_i64(idx, vals, nnz, W, ld, m, out)
+        elif real_x is float and real_w is double:
+            return onlinear_sweeps_fd.score_sparse_i64(idx, vals, nnz, W, ld, m, out)
+        else:
+            return onlinear_sweeps_df.score_sparse_i64(idx, vals, nnz, W, ld, m, out)
+
+
+cdef inline void add_outer(const index_t *idx, const real_x *vals, Py_ssize_t nnz, real_w *W,
+                           Py_ssize_t ld, Py_ssize_t m, const double *tau) noexcept nogil:
+    """``W[idx[p], r] += τ_r·vals[p]`` for every non-zero of the row and every output, on
+    feature-major weights (feature j's m outputs contiguous at ``W + j*ld``): the steps of
+    several outputs in one sweep over the row, each value rounded alone (simd.h's
+    ``add_outer``: the outputs in vector lanes; no result depends on the instruction set)."""
+    if index_t is int32_t:
+        if real_x is float and real_w is float:
+            onlinear_sweeps_ff.add_outer_i32(idx, vals, nnz, W, ld, m, tau)
+        elif real_x is double and real_w is double:
+            onlinear_sweeps_dd.add_outer_i32(idx, vals, nnz, W, ld, m, tau)
+        elif real_x is float and real_w is double:
+            onlinear_sweeps_fd.add_outer_i32(idx, vals, nnz, W, ld, m, tau)
+        else:
+            onlinear_sweeps_df.add_outer_i32(idx, vals, nnz, W, ld, m, tau)
+    else:
+        if real_x is float and real_w is float:
+            onlinear_sweeps_ff.add_outer_i64(idx, vals, nnz, W, ld, m, tau)
+        elif real_x is double and real_w is double:
+            onlinear_sweeps_dd.add_outer_i64(idx, vals, nnz, W, ld, m, tau)
+        elif real_x is float and real_w is double:
+            onlinear_sweeps_fd.add_outer_i64(idx, vals, nnz, W, ld, m, tau)
+        else:
+            onlinear_sweeps_df.add_outer_i64(idx, vals, nnz, W, ld, m, tau)
+
+
 cdef inline double score_sparse(const index_t *idx, const real_x *vals, Py_ssize_t nnz,
                                 const real_w *W, Layout L, const double *state,
                                 double *scores) noexcept nogil:
     """True scores ``σ_r·(W[:, r]·x)`` of the row ``(idx, vals)`` (one sweep over its non-zeros,
-    feature-major ``W``: ``L.sr == 1``) into ``scores``; returns ``‖x‖²`` (float64 whatever the
-    dtypes).  The sums run across the outputs in vector lanes (simd.h's ``score_sparse``), each
-    in the row's order, so the result does not depend on the instruction set."""
+    feature-major ``W``: ``L.sr == 1``, :func:`sparse_sweep`) into ``scores``; returns ``‖x‖²``
+    (float64 whatever the dtypes)."""
     cdef Py_ssize_t r
-    cdef double q
-    if index_t is int32_t:
-        if real_x is float and real_w is float:
-            q = onlinear_sweeps_ff.score_sparse_i32(idx, vals, nnz, W, L.sj, L.m, scores)
-        elif real_x is double and real_w is double:
-            q = onlinear_sweeps_dd.score_sparse_i32(idx, vals, nnz, W, L.sj, L.m, scores)
-        elif real_x is float and real_w is double:
-            q = onlinear_sweeps_fd.score_sparse_i32(idx, vals, nnz, W, L.sj, L.m, scores)
-        else:
-            q = onlinear_sweeps_df.score_sparse_i32(idx, vals, nnz, W, L.sj, L.m, scores)
-    else:
-        if real_x is float and real_w is float:
-            q = onlinear_sweeps_ff.score_sparse_i64(idx, vals, nnz, W, L.sj, L.m, scores)
-        elif real_x is double and real_w is double:
-            q = onlinear_sweeps_dd.score_sparse_i64(idx, vals, nnz, W, L.sj, L.m, scores)
-        elif real_x is float and real_w is double:
-            q = onlinear_sweeps_fd.score_sparse_i64(idx, vals, nnz, W, L.sj, L.m, scores)
-        else:
-            q = onlinear_sweeps_df.score_sparse_i64(idx, vals, nnz, W, L.sj, L.m, scores)
+    cdef double q = sparse_sweep(idx, vals, nnz, W, L.sj, L.m, scores)
     for r in range(L.m):
         scores[r] *= state[SCALE * L.m + r]
     return q
@@ -481,6 +520,27 @@ cdef inline bint row_accepted(const real_x *row, Py_ssize_t n, double q,
         if row[p] != 0.0:
             return False
     return True
+
+
+cdef inline Py_ssize_t nonzeros(const real_x *row, Py_ssize_t n, index_t *idx,
+                                real_x *vals) noexcept nogil:
+    """The non-zeros of the dense row (NaN included) as a row ``(idx, vals)`` of
+    :mod:`.rows`, in order (room for ``n + 8`` each); returns their number.  Branch-free
+    (simd.h's ``nonzeros``, eight floats or four doubles a step with AVX2): a dense row's zeros
+    fall anywhere (a fifth of MNIST's values are not zero), and a loop that skips them by a
+    branch mispredicts on about every other one.  For the sweeps that skip zero values anyway
+    (:func:`sparse_sweep`, :func:`add_row`) it changes no result, only the work."""
+    cdef Py_ssize_t j, k = 0
+    if index_t is int64_t:
+        if real_x is float:
+            return onlinear_sweeps_ff.nonzeros(row, n, idx, vals)
+        else:
+            return onlinear_sweeps_dd.nonzeros(row, n, idx, vals)
+    for j in range(n):
+        idx[k] = j
+        vals[k] = row[j]
+        k += row[j] != 0
+    return k
 
 
 cdef inline double sum_of_squares(const real_x *row, Py_ssize_t n) noexcept nogil:

@@ -19,6 +19,11 @@ cdef extern from "simd.h" nogil:
                                    Py_ssize_t, Py_ssize_t, double *) noexcept nogil
         double (*score_sparse_i64)(const int64_t *, const float *, Py_ssize_t, const float *,
                                    Py_ssize_t, Py_ssize_t, double *) noexcept nogil
+        Py_ssize_t (*nonzeros)(const float *, Py_ssize_t, int64_t *, float *) noexcept nogil
+        void (*add_outer_i32)(const int32_t *, const float *, Py_ssize_t, float *, Py_ssize_t,
+                              Py_ssize_t, const double *) noexcept nogil
+        void (*add_outer_i64)(const int64_t *, const float *, Py_ssize_t, float *, Py_ssize_t,
+                              Py_ssize_t, const double *) noexcept nogil
 
     ctypedef struct sweeps_dd:
         double (*score_dense)(const double *, const double *, Py_ssize_t, Py_ssize_t,
@@ -33,6 +38,11 @@ cdef extern from "simd.h" nogil:
                                    Py_ssize_t, Py_ssize_t, double *) noexcept nogil
         double (*score_sparse_i64)(const int64_t *, const double *, Py_ssize_t, const double *,
                                    Py_ssize_t, Py_ssize_t, double *) noexcept nogil
+        Py_ssize_t (*nonzeros)(const double *, Py_ssize_t, int64_t *, double *) noexcept nogil
+        void (*add_outer_i32)(const int32_t *, const double *, Py_ssize_t, double *, Py_ssize_t,
+                              Py_ssize_t, const double *) noexcept nogil
+        void (*add_outer_i64)(const int64_t *, const double *, Py_ssize_t, double *, Py_ssize_t,
+                              Py_ssize_t, const double *) noexcept nogil
 
     ctypedef struct sweeps_fd:
         double (*score_dense)(const float *, const double *, Py_ssize_t, Py_ssize_t, Py_ssize_t,
@@ -47,6 +57,11 @@ cdef extern from "simd.h" nogil:
                                    Py_ssize_t, Py_ssize_t, double *) noexcept nogil
         double (*score_sparse_i64)(const int64_t *, const float *, Py_ssize_t, const double *,
                                    Py_ssize_t, Py_ssize_t, double *) noexcept nogil
+        Py_ssize_t (*nonzeros)(const float *, Py_ssize_t, int64_t *, float *) noexcept nogil
+        void (*add_outer_i32)(const int32_t *, const float *, Py_ssize_t, double *, Py_ssize_t,
+                              Py_ssize_t, const double *) noexcept nogil
+        void (*add_outer_i64)(const int64_t *, const float *, Py_ssize_t, double *, Py_ssize_t,
+                              Py_ssize_t, const double *) noexcept nogil
 
     ctypedef struct sweeps_df:
         double (*score_dense)(const double *, const float *, Py_ssize_t, Py_ssize_t, Py_ssize_t,
@@ -61,6 +76,11 @@ cdef extern from "simd.h" nogil:
                                    Py_ssize_t, Py_ssize_t, double *) noexcept nogil
         double (*score_sparse_i64)(const int64_t *, const double *, Py_ssize_t, const float *,
                                    Py_ssize_t, Py_ssize_t, double *) noexcept nogil
+        Py_ssize_t (*nonzeros)(const double *, Py_ssize_t, int64_t *, double *) noexcept nogil
+        void (*add_outer_i32)(const int32_t *, const double *, Py_ssize_t, float *, Py_ssize_t,
+                              Py_ssize_t, const double *) noexcept nogil
+        void (*add_outer_i64)(const int64_t *, const double *, Py_ssize_t, float *, Py_ssize_t,
+                              Py_ssize_t, const double *) noexcept nogil
 
     sweeps_ff onlinear_sweeps_ff
     sweeps_dd onlinear_sweeps_dd

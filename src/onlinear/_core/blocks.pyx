@@ -64,8 +64,9 @@ from ..solvers.block_dual cimport (DENSE_GRAM, KESLER_GRAM, ORDINAL_GRAM, DualSc
                                    carve_dual_scratch, dual_ints, dual_reals, group_sets,
                                    solve_structured_c)
 from ._counting cimport count_trial
-from ._store cimport (SCALE_HIGH, SCALE_LOW, Layout, add_row, column_dots, dot, exp_step,
-                      fold_positive, index_t, mass, real_x)
+from ._sweeps cimport onlinear_simd_init
+from ._store cimport (SCALE_HIGH, SCALE_LOW, Layout, add_outer, add_row, column_dots, dot,
+                      exp_step, fold_positive, index_t, mass, nonzeros, real_x, row_accepted)
 
 from ..rules import simultaneous as _rules
 
@@ -80,6 +81,7 @@ for _name in ("UPDATE_ADDITIVE", "CONPROJ", "MAX_DISTANCE", "MAX_HINGE", "MAXPA"
 del _name
 
 cnp.import_array()
+onlinear_simd_init()  # (the label sets' scores: _store.pxd's sparse_sweep)
 
 # The trial layout of the counters (onlinear._core.counters), re-exported: a trial is the
 # round (TRIALS = SEEN), an imperfect trial its mistake (IMPERFECT = MISTAKES), then the
@@ -628,17 +630,19 @@ cdef Py_ssize_t _labelset_pairs(const uint8_t *relevant, Py_ssize_t n_classes, i
 cdef bint _labelset_trial(const index_t *idx, const real_x *vals, Py_ssize_t nnz,
                           const uint8_t *relevant, double *W, Layout L, double *scale,
                           int scheme, int kind, const double *params, Py_ssize_t n_params,
-                          Work *wk, Py_ssize_t *n_constraints,
-                          Py_ssize_t *mistakes) noexcept nogil:
+                          Work *wk, Py_ssize_t *n_constraints, Py_ssize_t *mistakes,
+                          const real_x *dense_row) noexcept nogil:
     """One multiclass/multilabel trial; returns whether it updated (the number of constraints
     and of mistakes into ``n_constraints``, ``mistakes``); the class scores before the update
     are left in ``wk.scores``.  The per-pair arrays are the call's scratch, which keeps the pass
-    free of allocations."""
+    free of allocations.  ``dense_row`` (or NULL): the whole dense row whose non-zeros are
+    ``(idx, vals)``, checked here from the ``‖x‖²`` the scores sum anyway (:mod:`.rows`); a row
+    refused changes nothing, and sets ``n_constraints`` to −1."""
     cdef Py_ssize_t n_classes = L.m, p, c, k, n_rel, n_sets, n_mistakes = 0, n_active, a
     cdef double C = params[P_C], gamma = params[P_GAMMA], q, qinf = 0.0, v, target
     cdef double worst = 0.0, inv, mass_before, change
     cdef int max_rule = _as_int(params[P_MAX_RULE])
-    cdef bint simple = True, updated, dense_update
+    cdef bint simple = True, updated
     cdef int64_t i
     cdef double *scores = wk.scores
     cdef double *tau = wk.tau
@@ -657,6 +661,9 @@ cdef bint _labelset_trial(const index_t *idx, const real_x *vals, Py_ssize_t nnz
         pos[c] = 0.0
         neg[c] = 0.0
     q = column_dots(idx, vals, nnz, W, L, scores)
+    if dense_row != NULL and not row_accepted(dense_row, L.n, q, W):
+        n_constraints[0] = -1
+        return False
     if kind == UPDATE_MULTIPLICATIVE:
         for p in range(nnz):
             v = vals[p]
@@ -745,16 +752,14 @@ cdef bint _labelset_trial(const index_t *idx, const real_x *vals, Py_ssize_t nnz
         # feature-major, the classes of a feature are contiguous); a sweep over every class
         # beats scattered updates of the moving ones from about an eighth of them on (measured
         # on Reuters' 119 columns: 8 ≈ 16 < 4 < 2)
-        dense_update = 8 * n_active > n_classes
-        for p in range(nnz):
-            v = vals[p]
-            if v != 0.0:
-                row = W + idx[p] * L.sj
-                if dense_update:
-                    # every class, branch-free (adding 0 changes nothing): the loop vectorizes
-                    for c in range(n_classes):
-                        row[c] += tau[c] * v
-                else:
+        if 8 * n_active > n_classes:
+            # every class, in vector lanes (adding 0 changes nothing)
+            add_outer(idx, vals, nnz, W, L.sj, n_classes, tau)
+        else:
+            for p in range(nnz):
+                v = vals[p]
+                if v != 0.0:
+                    row = W + idx[p] * L.sj
                     for a in range(n_active):
                         c = wk.moving[a]
                         row[c] += tau[c] * v
@@ -830,26 +835,43 @@ cdef object _relevance_row(object relevant, Py_ssize_t m):
     return row
 
 
-cdef void _labelsets_pass(bint dense, Py_ssize_t n_features, const real_x *data,
-                          const index_t *indices, const index_t *indptr, const uint8_t *Y,
-                          const int64_t *order, Py_ssize_t n_order, double *W, Layout L,
-                          double *scale, int scheme, int kind, double *params,
-                          Py_ssize_t n_params, int64_t *counts, int8_t *flags,
-                          const double *weights, Work *wk) noexcept nogil:
+cdef Py_ssize_t _labelsets_pass(bint dense, Py_ssize_t n_features, const real_x *data,
+                                const index_t *indices, const index_t *indptr,
+                                const uint8_t *Y, const int64_t *order, Py_ssize_t n_order,
+                                double *W, Layout L, double *scale, int scheme, int kind,
+                                double *params, Py_ssize_t n_params, int64_t *counts,
+                                int8_t *flags, const double *weights, Work *wk,
+                                index_t *nz_idx, real_x *nz_vals) noexcept nogil:
+    """The trials of the rows ``order``; returns −1, or (dense rows) the position in the order
+    of the first row refused (:func:`_labelset_trial`), the trials before it kept.  Dense
+    rows, additive steps: each row's non-zeros are gathered first into ``nz_idx``,
+    ``nz_vals`` (:func:`.nonzeros`; the trial's sweeps skip zeros, so the results are those
+    of the whole row)."""
     cdef double C = params[P_C]
     cdef Py_ssize_t t, i, nnz, k, n_mistakes
     cdef const index_t *idx
     cdef const real_x *vals
+    cdef const real_x *dense_row = NULL
     cdef bint updated
     for t in range(n_order):
         i = order[t]
         _row(dense, n_features, data, indices, indptr, i, &idx, &vals, &nnz)
+        if dense:
+            dense_row = vals
+            if kind == UPDATE_ADDITIVE:
+                nnz = nonzeros(dense_row, n_features, nz_idx, nz_vals)
+                idx = nz_idx
+                vals = nz_vals
         if weights != NULL:  # an example's weight scales its trial's budget C
             params[P_C] = C * weights[i]
         updated = _labelset_trial(idx, vals, nnz, Y + i * L.m, W, L, scale, scheme, kind,
-                                  params, n_params, wk, &k, &n_mistakes)
+                                  params, n_params, wk, &k, &n_mistakes, dense_row)
+        if k < 0:
+            params[P_C] = C
+            return t
         count_trial(counts, flags, t, k, n_mistakes, updated)
     params[P_C] = C
+    return -1
 
 
 def run_labelsets_sparse(const real_x[::1] data, const index_t[::1] indices,
@@ -869,28 +891,40 @@ def run_labelsets_sparse(const real_x[::1] data, const index_t[::1] indices,
         _labelsets_pass(False, W.shape[0], &data[0] if data.shape[0] else NULL,
                         &indices[0] if indices.shape[0] else NULL, &indptr[0], S.Y, S.order,
                         S.n_order, S.W, S.L, &scale[0], scheme, kind, &params[0],
-                        params.shape[0], &counts[0], S.flags, S.weights, &wk)
+                        params.shape[0], &counts[0], S.flags, S.weights, &wk,
+                        <index_t *>NULL, <real_x *>NULL)
 
 
 def run_labelsets_dense(const real_x[:, ::1] X, Y, order, double[:, ::1] W, double[::1] scale,
                         int scheme, int kind, double[::1] params, int64_t[::1] counts,
                         int8_t[::1] flags, weights):
     """Online pass over the dense rows ``X[order]`` with relevance indicator Y (n, k) uint8;
-    ``weights`` as in :func:`run_labelsets_sparse`."""
-    cdef Py_ssize_t n_features = X.shape[1]
+    ``weights`` as in :func:`run_labelsets_sparse`.
+
+    Returns −1, or the index of the first row of the pass that is not accepted (not finite, or
+    a norm out of range: :mod:`.rows`, from the ``‖x‖²`` the trial sums anyway); that row
+    changed nothing, but ``W``, ``scale``, ``counts`` and ``flags`` hold the trials before it:
+    a caller whose rows are not checked passes copies and keeps them only on −1."""
+    cdef Py_ssize_t n_features = X.shape[1], bad
     _check_kind(scheme, kind)
     if W.shape[0] != n_features:
         raise ValueError(f"rows of {n_features} features, weights of {W.shape[0]}")
     cdef LabelSets S = _check_labelsets(X.shape[0], Y, order, W, scale, params, counts, flags,
                                         weights)
     cdef const int64_t[::1] index = np.arange(n_features, dtype=np.int64)
+    cdef int64_t[::1] nz_idx = np.empty(n_features + 8, dtype=np.int64)  # (_store.nonzeros)
+    cdef real_x[::1] nz_vals = np.empty(n_features + 8,
+                                        dtype=np.float32 if real_x is float else np.float64)
     cdef Work wk
     holder = _make_work(&wk, S.most, 0, n_features, W.shape[1], False)
     with nogil:
-        _labelsets_pass(True, n_features, &X[0, 0] if X.shape[0] * n_features else NULL,
-                        &index[0] if n_features else NULL, <const int64_t *>NULL, S.Y, S.order,
-                        S.n_order, S.W, S.L, &scale[0], scheme, kind, &params[0],
-                        params.shape[0], &counts[0], S.flags, S.weights, &wk)
+        bad = _labelsets_pass(True, n_features,
+                              &X[0, 0] if X.shape[0] * n_features else NULL,
+                              &index[0] if n_features else NULL, <const int64_t *>NULL, S.Y,
+                              S.order, S.n_order, S.W, S.L, &scale[0], scheme, kind,
+                              &params[0], params.shape[0], &counts[0], S.flags, S.weights, &wk,
+                              &nz_idx[0], &nz_vals[0])
+    return -1 if bad < 0 else S.order[bad]
 
 
 cdef object _one_row(object idx, object vals):
@@ -926,7 +960,7 @@ cdef int _labelset_one(const index_t *idx, const real_x *vals, Py_ssize_t nnz,
     cdef bint updated
     _check_columns(idx, nnz, L.n)
     updated = _labelset_trial(idx, vals, nnz, relevant, W, L, scale, scheme, kind, params,
-                              n_params, wk, &k, &n_mistakes)
+                              n_params, wk, &k, &n_mistakes, <const real_x *>NULL)
     count_trial(counts, NULL, 0, k, n_mistakes, updated)
     return 0
 

@@ -48,7 +48,7 @@ from ..rules.ultraconservative cimport binary_label
 from ._counting cimport count_round
 from ._sweeps cimport onlinear_simd_init
 from ._store cimport (MIN_WEIGHT, SCALE_HIGH, SCALE_LOW, Layout, add_row, fold_positive, index_t,
-                      predict_index, real_x, score_sparse)
+                      nonzeros, predict_index, real_x, row_accepted, score_sparse)
 
 cdef extern from "ellipsoid_simd.h" nogil:
     ctypedef struct metric_sweeps:
@@ -382,9 +382,13 @@ cdef inline bint _infeasible(int layout, const index_t *idx, const real_x *vals,
 
 cdef inline Py_ssize_t _round(int layout, const index_t *idx, const real_x *vals,
                               Py_ssize_t nnz, Py_ssize_t y, Model *M, int64_t trial,
-                              bint *changed, bint *failed) noexcept nogil:
+                              bint *changed, bint *failed,
+                              const real_x *dense_row) noexcept nogil:
     """Score, predict, then the layout's step; returns the index predicted (``changed``: the
-    model changed; ``failed``: the round could not be taken, and changed nothing)."""
+    model changed; ``failed``: the round could not be taken, and changed nothing).
+    ``dense_row`` (or NULL): the whole dense row whose non-zeros are ``(idx, vals)``, checked
+    from the ``‖x‖²`` the scores sum (:mod:`.rows`); a row refused changes nothing and returns
+    −1."""
     cdef Layout L
     cdef double q
     cdef Py_ssize_t predicted
@@ -393,9 +397,11 @@ cdef inline Py_ssize_t _round(int layout, const index_t *idx, const real_x *vals
     L.sj = M.m
     L.sr = 1
     q = score_sparse(idx, vals, nnz, M.W, L, M.state, M.scores)
-    predicted = predict_index(M.scores, M.m, M.state, False)
     changed[0] = False
     failed[0] = False
+    if dense_row != NULL and not row_accepted(dense_row, M.d, q, M.W):
+        return -1
+    predicted = predict_index(M.scores, M.m, M.state, False)
     if q == 0.0:
         return predicted
     if (layout != STACKED and <int>M.params.kind == CELLIP and <int>M.params.mode == RAISE
@@ -477,13 +483,22 @@ def run_dense(int layout, const real_x[:, ::1] X, const int64_t[::1] y,
               const int64_t[::1] order, double[:, ::1] W, double[:, ::1] P,
               double[:, ::1] state, const double[::1] params, int64_t[::1] counts,
               int64_t[::1] predictions):
-    """Online pass over the rows ``X[order]`` (dense, C-contiguous); −1 or the position in
-    ``order`` of the round that could not be taken."""
+    """Online pass over the rows ``X[order]`` (dense, C-contiguous); −1, or the position t in
+    ``order`` of the round that could not be taken, or — the diagonal layout, which checks each
+    row from the ``‖x‖²`` its scores sum (:mod:`.rows`) — ``−2 − t`` for the position t of the
+    first row refused (not finite, or a norm out of range).  Either round changed nothing, the
+    rounds before it stay: a caller whose rows are not checked passes copies of the arrays.
+    The diagonal layout's rounds run on each row's non-zeros, gathered first (its sweeps skip
+    zeros: the same results, without a branch per value)."""
     cdef Model M
-    cdef Py_ssize_t d = X.shape[1], t, i, predicted, failed_at = -1
+    cdef Py_ssize_t d = X.shape[1], t, i, predicted, failed_at = -1, nnz
     cdef bint changed, failed
     cdef double[::1] scores_v, u_v
     cdef const int64_t[::1] index_v
+    cdef int64_t[::1] nz_idx = np.empty(d + 8, dtype=np.int64)  # (_store.nonzeros)
+    cdef real_x[::1] nz_vals = np.empty(d + 8,
+                                        dtype=np.float32 if real_x is float else np.float64)
+    cdef const real_x *row
     _fill_model(&M, layout, W, P, state, params, counts)
     if d != M.d:
         raise ValueError(f"rows of {d} features for a model of {M.d}")
@@ -497,8 +512,17 @@ def run_dense(int layout, const real_x[:, ::1] X, const int64_t[::1] y,
     with nogil:
         for t in range(order.shape[0]):
             i = order[t]
-            predicted = _round(layout, index, &X[i, 0] if d > 0 else NULL, d, y[i], &M,
-                               _next_trial(&counts[0]), &changed, &failed)
+            row = &X[i, 0] if d > 0 else NULL
+            if layout == DIAGONAL:
+                nnz = nonzeros(row, d, &nz_idx[0], &nz_vals[0])
+                predicted = _round(layout, &nz_idx[0], &nz_vals[0], nnz, y[i], &M,
+                                   _next_trial(&counts[0]), &changed, &failed, row)
+                if predicted < 0:
+                    failed_at = -2 - t
+                    break
+            else:
+                predicted = _round(layout, index, row, d, y[i], &M, _next_trial(&counts[0]),
+                                   &changed, &failed, <const real_x *>NULL)
             if failed:
                 failed_at = t
                 break
@@ -529,7 +553,8 @@ def run_sparse(int layout, const real_x[::1] data, const index_t[::1] indices,
             stop = indptr[i + 1]
             predicted = _round(layout, &indices[start] if stop > start else NULL,
                                &data[start] if stop > start else NULL, stop - start, y[i], &M,
-                               _next_trial(&counts[0]), &changed, &failed)
+                               _next_trial(&counts[0]), &changed, &failed,
+                               <const real_x *>NULL)
             if failed:
                 failed_at = t
                 break
@@ -577,7 +602,8 @@ def learn_one(int layout, const index_t[::1] idx, const real_x[::1] vals, Py_ssi
     M.scores = &scores_v[0]
     M.u = &u_v[0]
     predicted = _round(layout, &idx[0] if nnz > 0 else NULL, &vals[0] if nnz > 0 else NULL,
-                       nnz, y, &M, _next_trial(&counts[0]), &changed, &failed)
+                       nnz, y, &M, _next_trial(&counts[0]), &changed, &failed,
+                       <const real_x *>NULL)
     if failed:
         return -1
     count_round(&counts[0], NULL, 0, predicted, y, changed)

@@ -18,6 +18,15 @@
 
 #define SCORE_BLOCK 4
 
+#if (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+#include <limits.h>
+
+/* For the dense rows' non-zeros (simd_body.h's nonzeros): entry `mask` lists, in order, the
+ * positions of the set bits of an 8-bit mask, then zeros; filled by onlinear_simd_init. */
+static int32_t onlinear_compress_lut[256][8];
+
 #if defined(__GNUC__) && !defined(__clang__)
 #define SWEEP_ATTRIBUTES __attribute__((optimize("fp-contract=fast")))
 #else
@@ -157,13 +166,19 @@
                                    ptrdiff_t, ptrdiff_t, double *);                           \
         double (*score_sparse_i64)(const int64_t *, const XT_ *, ptrdiff_t, const WT_ *,      \
                                    ptrdiff_t, ptrdiff_t, double *);                           \
+        ptrdiff_t (*nonzeros)(const XT_ *, ptrdiff_t, int64_t *, XT_ *);                      \
+        void (*add_outer_i32)(const int32_t *, const XT_ *, ptrdiff_t, WT_ *, ptrdiff_t,      \
+                              ptrdiff_t, const double *);                                     \
+        void (*add_outer_i64)(const int64_t *, const XT_ *, ptrdiff_t, WT_ *, ptrdiff_t,      \
+                              ptrdiff_t, const double *);                                     \
     } sweeps_##P;                                                                             \
     /* the baseline until onlinear_simd_init chooses (a module that never calls it is slow,   \
        not wrong) */                                                                          \
     static sweeps_##P onlinear_sweeps_##P = {                                                 \
         score_dense_##P##_generic, add_dense_##P##_generic, add_dense_untracked_##P##_generic, \
         add_dense_pair_##P##_generic, add_dense_pair_untracked_##P##_generic,                 \
-        score_sparse_i32_##P##_generic, score_sparse_i64_##P##_generic};
+        score_sparse_i32_##P##_generic, score_sparse_i64_##P##_generic,                       \
+        nonzeros_##P##_generic, add_outer_i32_##P##_generic, add_outer_i64_##P##_generic};
 
 SWEEP_TABLE(float, float, ff)
 SWEEP_TABLE(double, double, dd)
@@ -177,7 +192,10 @@ SWEEP_TABLE(double, float, df)
     onlinear_sweeps_##P.add_dense_pair = add_dense_pair_##P##_##ISA;                          \
     onlinear_sweeps_##P.add_dense_pair_untracked = add_dense_pair_untracked_##P##_##ISA;      \
     onlinear_sweeps_##P.score_sparse_i32 = score_sparse_i32_##P##_##ISA;                      \
-    onlinear_sweeps_##P.score_sparse_i64 = score_sparse_i64_##P##_##ISA;
+    onlinear_sweeps_##P.score_sparse_i64 = score_sparse_i64_##P##_##ISA;                      \
+    onlinear_sweeps_##P.nonzeros = nonzeros_##P##_##ISA;                                      \
+    onlinear_sweeps_##P.add_outer_i32 = add_outer_i32_##P##_##ISA;                            \
+    onlinear_sweeps_##P.add_outer_i64 = add_outer_i64_##P##_##ISA;
 #define FILL_ALL(ISA) FILL_SWEEPS(ff, ISA) FILL_SWEEPS(dd, ISA) FILL_SWEEPS(fd, ISA)            \
     FILL_SWEEPS(df, ISA)
 
@@ -186,6 +204,12 @@ static const char *onlinear_simd_isa_name = "generic";
 /* Choose the sweeps for this CPU (once, when a module that uses them loads). */
 static void onlinear_simd_init(void) {
     const char *forced = getenv("ONLINEAR_CPU");
+    for (int mask = 0; mask < 256; mask++) {
+        int k = 0;
+        for (int bit = 0; bit < 8; bit++) onlinear_compress_lut[mask][bit] = 0;
+        for (int bit = 0; bit < 8; bit++)
+            if (mask & (1 << bit)) onlinear_compress_lut[mask][k++] = bit;
+    }
     FILL_ALL(generic)
     onlinear_simd_isa_name = "generic";
     if (forced != NULL && strcmp(forced, "generic") == 0) return;

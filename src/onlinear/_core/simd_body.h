@@ -172,26 +172,198 @@ SWEEP_ATTRIBUTES static void NAME(add_dense_pair_untracked_)(const XT *x, WT *re
  * contiguous at W + idx*ld) into out[0..m), and ||x||^2: every out[r] summed over the row's
  * non-zeros in order, each product rounded alone (no reassociation, no contraction: the
  * vector lanes are the outputs), so the result is the same bit for bit whatever the instruction
- * set.  Values equal to 0 are skipped. */
+ * set.  Values equal to 0 are skipped.
+ *
+ * The sums stay in registers over the whole row (summed in out[] itself, each non-zero waited
+ * on the store of the one before: a dense pass of simproj spent half its scoring there): the
+ * outputs go in groups of up to four vectors, the last vector of the last group starting at
+ * m - LANES (it sums again some outputs of the vector before it, by the same operations: the
+ * same bits), and fewer outputs than a vector in scalars.  A group of
+ * outputs reads the row again (more than 4 * LANES outputs: 16 on AVX2, 32 on AVX-512). */
+/* (the scalar cases an instruction set can reach: fewer outputs than its vector) */
+#if VBYTES >= 32
+#define SCALARS_AVX2(F, M) case M: return F(idx, vals, nnz, W, ld, M, out);
+#else
+#define SCALARS_AVX2(F, M)
+#endif
+#if VBYTES >= 64
+#define SCALARS_AVX512(F, M) case M: return F(idx, vals, nnz, W, ld, M, out);
+#else
+#define SCALARS_AVX512(F, M)
+#endif
 #define SPARSE_SCORE(IT, ISFX)                                                                \
-SPARSE_ATTRIBUTES static double NAME(CAT(score_sparse_, ISFX))(                               \
-        const IT *idx, const XT *vals, ptrdiff_t nnz, const WT *W, ptrdiff_t ld, ptrdiff_t m, \
-        double *out) {                                                                        \
+static inline __attribute__((always_inline)) double NAME(CAT(sparse_group_, ISFX))(           \
+        const IT *idx, const XT *vals, ptrdiff_t nnz, const WT *W, ptrdiff_t ld,              \
+        const ptrdiff_t *off, const int nv, double *out) {                                    \
+    enum { LANES = VBYTES / sizeof(double) };                                                 \
+    typedef double dvec __attribute__((vector_size(VBYTES)));                                 \
+    typedef WT wvec __attribute__((vector_size(LANES * sizeof(WT))));                         \
+    dvec a[4] = {{0}};                                                                        \
     double q = 0.0;                                                                           \
-    for (ptrdiff_t r = 0; r < m; r++) out[r] = 0.0;                                           \
     for (ptrdiff_t p = 0; p < nnz; p++) {                                                     \
         double v = (double)vals[p];                                                           \
         if (v != 0.0) {                                                                       \
             const WT *w = W + (ptrdiff_t)idx[p] * ld;                                         \
             q += v * v;                                                                       \
-            for (ptrdiff_t r = 0; r < m; r++) out[r] += (double)w[r] * v;                     \
+            for (int k = 0; k < nv; k++) {                                                    \
+                wvec wk;                                                                      \
+                memcpy(&wk, w + off[k], sizeof wk);                                           \
+                a[k] += __builtin_convertvector(wk, dvec) * v;                                \
+            }                                                                                 \
         }                                                                                     \
     }                                                                                         \
+    for (int k = 0; k < nv; k++) memcpy(out + off[k], &a[k], sizeof a[k]);                    \
     return q;                                                                                 \
+}                                                                                             \
+static inline __attribute__((always_inline)) double NAME(CAT(sparse_scalars_, ISFX))(         \
+        const IT *idx, const XT *vals, ptrdiff_t nnz, const WT *W, ptrdiff_t ld,              \
+        const int m, double *out) {                                                           \
+    double s[7] = {0.0}, q = 0.0;                                                             \
+    for (ptrdiff_t p = 0; p < nnz; p++) {                                                     \
+        double v = (double)vals[p];                                                           \
+        if (v != 0.0) {                                                                       \
+            const WT *w = W + (ptrdiff_t)idx[p] * ld;                                         \
+            q += v * v;                                                                       \
+            for (int r = 0; r < m; r++) s[r] += (double)w[r] * v;                             \
+        }                                                                                     \
+    }                                                                                         \
+    for (int r = 0; r < m; r++) out[r] = s[r];                                                \
+    return q;                                                                                 \
+}                                                                                             \
+SPARSE_ATTRIBUTES static double NAME(CAT(score_sparse_, ISFX))(                               \
+        const IT *idx, const XT *vals, ptrdiff_t nnz, const WT *W, ptrdiff_t ld, ptrdiff_t m, \
+        double *out) {                                                                        \
+    enum { LANES = VBYTES / sizeof(double) };                                                 \
+    double q = 0.0;                                                                           \
+    if (m >= LANES) {                                                                         \
+        for (ptrdiff_t g = 0; g < m; g += 4 * LANES) {                                        \
+            ptrdiff_t off[4];                                                                 \
+            int nv = 0;                                                                       \
+            for (; nv < 4 && g + nv * LANES < m; nv++)                                        \
+                off[nv] = g + nv * LANES < m - LANES ? g + nv * LANES : m - LANES;            \
+            double group_q;                                                                   \
+            switch (nv) {                                                                     \
+            case 1: group_q = NAME(CAT(sparse_group_, ISFX))(idx, vals, nnz, W, ld, off, 1, out); break; \
+            case 2: group_q = NAME(CAT(sparse_group_, ISFX))(idx, vals, nnz, W, ld, off, 2, out); break; \
+            case 3: group_q = NAME(CAT(sparse_group_, ISFX))(idx, vals, nnz, W, ld, off, 3, out); break; \
+            default: group_q = NAME(CAT(sparse_group_, ISFX))(idx, vals, nnz, W, ld, off, 4, out); \
+            }                                                                                 \
+            if (g == 0) q = group_q;                                                          \
+        }                                                                                     \
+        return q;                                                                             \
+    }                                                                                         \
+    switch (m) { /* (fewer outputs than a vector: the cases of this instruction set only) */  \
+    case 0: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 0, out);           \
+    case 1: return NAME(CAT(sparse_scalars_, ISFX))(idx, vals, nnz, W, ld, 1, out);           \
+    SCALARS_AVX2(NAME(CAT(sparse_scalars_, ISFX)), 2)                                         \
+    SCALARS_AVX2(NAME(CAT(sparse_scalars_, ISFX)), 3)                                         \
+    SCALARS_AVX512(NAME(CAT(sparse_scalars_, ISFX)), 4)                                       \
+    SCALARS_AVX512(NAME(CAT(sparse_scalars_, ISFX)), 5)                                       \
+    SCALARS_AVX512(NAME(CAT(sparse_scalars_, ISFX)), 6)                                       \
+    SCALARS_AVX512(NAME(CAT(sparse_scalars_, ISFX)), 7)                                       \
+    }                                                                                         \
+    return 0.0; /* (not reached: m < LANES) */                                                \
 }
 SPARSE_SCORE(int32_t, i32_)
 SPARSE_SCORE(int64_t, i64_)
 #undef SPARSE_SCORE
+#undef SCALARS_AVX2
+#undef SCALARS_AVX512
+
+/* W[idx[p], r] += tau[r] * vals[p] for every non-zero of the row and every output r < m, on
+ * feature-major weights (feature j's outputs contiguous at W + idx*ld): each value rounded
+ * alone, as the scalar loop would (no contraction), the outputs in vector lanes, the last
+ * ones (fewer than a vector) in half a vector and one at a time.  Values equal to 0 are
+ * skipped. */
+/* w[r .. r + lanes of DV) += tau[...] * v, in DV's lanes (WV: the weights' vector of as many) */
+#define OUTER_STEP(DV, WV) {                                                                  \
+    DV t;                                                                                     \
+    WV wr;                                                                                    \
+    memcpy(&t, tau + r, sizeof t);                                                            \
+    memcpy(&wr, w + r, sizeof wr);                                                            \
+    wr = __builtin_convertvector(__builtin_convertvector(wr, DV) + t * v, WV);                \
+    memcpy(w + r, &wr, sizeof wr);                                                            \
+}
+#define SPARSE_OUTER(IT, ISFX)                                                                \
+SPARSE_ATTRIBUTES static void NAME(CAT(add_outer_, ISFX))(                                    \
+        const IT *idx, const XT *vals, ptrdiff_t nnz, WT *W, ptrdiff_t ld, ptrdiff_t m,       \
+        const double *tau) {                                                                  \
+    enum { LANES = VBYTES / sizeof(double) };                                                 \
+    typedef double dvec __attribute__((vector_size(VBYTES)));                                 \
+    typedef WT wvec __attribute__((vector_size(LANES * sizeof(WT))));                         \
+    ptrdiff_t full = m - m % LANES;                                                           \
+    for (ptrdiff_t p = 0; p < nnz; p++) {                                                     \
+        double v = (double)vals[p];                                                           \
+        if (v != 0.0) {                                                                       \
+            WT *w = W + (ptrdiff_t)idx[p] * ld;                                               \
+            ptrdiff_t r = 0;                                                                  \
+            for (; r < full; r += LANES) OUTER_STEP(dvec, wvec)                               \
+            if (LANES >= 4 && m - r >= LANES / 2) { /* (half a vector: AVX2's last two) */    \
+                typedef double hvec __attribute__((vector_size(VBYTES / 2)));                 \
+                typedef WT hwvec __attribute__((vector_size(LANES / 2 * sizeof(WT))));        \
+                OUTER_STEP(hvec, hwvec)                                                       \
+                r += LANES / 2;                                                               \
+            }                                                                                 \
+            for (; r < m; r++) w[r] = (WT)((double)w[r] + tau[r] * v);                        \
+        }                                                                                     \
+    }                                                                                         \
+}
+SPARSE_OUTER(int32_t, i32_)
+SPARSE_OUTER(int64_t, i64_)
+#undef SPARSE_OUTER
+#undef OUTER_STEP
+
+/* The non-zeros of a dense row (NaN included: != 0) gathered into idx[0..k), vals[0..k),
+ * in order; returns k.  idx and vals need room for n + 8 values (a block is stored whole, and
+ * the next one overwrites what lies past its non-zeros).  With AVX2 (and on AVX-512 CPUs, the
+ * same code), eight floats or four doubles a block: a comparison, its mask, and a permutation
+ * from a table (onlinear_compress_lut); else one value a step, branch-free. */
+static ptrdiff_t NAME(nonzeros_)(const XT *x, ptrdiff_t n, int64_t *idx, XT *vals) {
+    ptrdiff_t k = 0, j = 0;
+#if VBYTES >= 32
+    if (n <= INT32_MAX - 8) {
+        if (sizeof(XT) == 4) {
+            const __m256 zero = _mm256_setzero_ps();
+            for (; j + 8 <= n; j += 8) {
+                __m256 v = _mm256_loadu_ps((const float *)(x + j));
+                int mask = _mm256_movemask_ps(_mm256_cmp_ps(v, zero, _CMP_NEQ_UQ));
+                __m256i perm = _mm256_loadu_si256((const __m256i *)onlinear_compress_lut[mask]);
+                _mm256_storeu_ps((float *)(vals + k), _mm256_permutevar8x32_ps(v, perm));
+                __m256i at = _mm256_add_epi32(perm, _mm256_set1_epi32((int)j));
+                _mm256_storeu_si256((__m256i *)(idx + k),
+                                    _mm256_cvtepi32_epi64(_mm256_castsi256_si128(at)));
+                _mm256_storeu_si256((__m256i *)(idx + k + 4),
+                                    _mm256_cvtepi32_epi64(_mm256_extracti128_si256(at, 1)));
+                k += __builtin_popcount(mask);
+            }
+        } else {
+            const __m256d zero = _mm256_setzero_pd();
+            for (; j + 4 <= n; j += 4) {
+                __m256d v = _mm256_loadu_pd((const double *)(x + j));
+                int mask = _mm256_movemask_pd(_mm256_cmp_pd(v, zero, _CMP_NEQ_UQ));
+                /* the doubles' permutation: lane i of the mask's table entry is the i-th
+                 * non-zero's position p; as pairs of floats, 2p and 2p + 1 */
+                __m128i pos = _mm_loadu_si128((const __m128i *)onlinear_compress_lut[mask]);
+                __m256i pairs = _mm256_cvtepu32_epi64(pos);
+                pairs = _mm256_or_si256(_mm256_slli_epi64(pairs, 1),
+                                        _mm256_slli_epi64(_mm256_add_epi64(
+                                            _mm256_slli_epi64(pairs, 1), _mm256_set1_epi64x(1)), 32));
+                _mm256_storeu_pd((double *)(vals + k), _mm256_castps_pd(
+                    _mm256_permutevar8x32_ps(_mm256_castpd_ps(v), pairs)));
+                _mm256_storeu_si256((__m256i *)(idx + k),
+                                    _mm256_cvtepi32_epi64(_mm_add_epi32(pos, _mm_set1_epi32((int)j))));
+                k += __builtin_popcount(mask);
+            }
+        }
+    }
+#endif
+    for (; j < n; j++) {
+        idx[k] = j;
+        vals[k] = x[j];
+        k += x[j] != 0;
+    }
+    return k;
+}
 
 #undef NAME
 #undef CAT

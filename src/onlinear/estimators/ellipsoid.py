@@ -38,7 +38,7 @@ from ..rules.layout import SCALE
 from ..rules.table import parameter_vector
 from .base import OnlineLinearClassifier, _Unweighted
 from .invariants import check_positive_definite
-from .checks import check_memory
+from .checks import check_memory, check_rows, row_norm, row_scale_error
 
 __all__ = ["CELLIP", "IELLIP"]
 
@@ -182,10 +182,37 @@ class _Ellipsoid(_Unweighted):
                  predictions)
         if sp.issparse(X):
             failed = ee.run_sparse(self._layout, *csr_arrays(X), y_index, order, *model)
+        elif self._layout == ee.DIAGONAL:
+            # the pass checks each row from the ‖x‖² its scores sum (no sweep over X before
+            # it, see _validate), on copies of the arrays it writes, kept if it ran through
+            work = tuple(array.copy() for array in model[:3]) + (model[3], model[4].copy(),
+                                                                 predictions)
+            failed = ee.run_dense(self._layout, read_only_rows(X), y_index, order, *work)
+            if failed <= -2:  # row order[-2 - failed] was refused, and changed nothing
+                bad = int(order[-2 - failed])
+                check_rows(X, type(self).__name__)  # raises the error of X's first bad row
+                raise row_scale_error(row_norm(X[bad]), bad)  # (a norm at the range's edge)
+            if failed < 0:
+                self._weights, self._metric, self._state, self._counts = work[:3] + work[4:5]
         else:
             failed = ee.run_dense(self._layout, read_only_rows(X), y_index, order, *model)
         if failed >= 0:
             raise self._infeasible_error(f"at example {int(order[failed])} of this batch")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._pass_checks_dense_rows = True  # (the diagonal layout's pass: see _validate)
+
+    def _validate(self, X, y, reset, pass_checks_rows=False):
+        # the diagonal layout's dense pass checks each row itself (_run); a full metric's would
+        # need a copy of its d×d matrices per call to undo a refused row, so X is checked first
+        if reset or not hasattr(self, "_layout"):  # (as _resolve_layout will choose)
+            shape = getattr(X, "shape", ())
+            diagonal = self.matrix == "diagonal" or (
+                self.matrix == "auto" and len(shape) == 2 and shape[1] > FULL_MATRIX_MAX_SIZE)
+        else:
+            diagonal = self._layout == ee.DIAGONAL
+        return super()._validate(X, y, reset, pass_checks_rows and diagonal)
 
     def _infeasible_error(self, where):
         return ValueError(

@@ -48,7 +48,8 @@ from ..tasks import Blocks, Multiclass, Multilabel, Ordinal
 from ..tasks.multilabel import classes_of, read_one, read_targets
 from .base import MatrixLike, OnlineLinearClassifier
 from .invariants import check_counters, check_scale_range, check_size
-from .checks import _DTYPES, canonical_csr, check_class_labels, check_memory, check_rows
+from .checks import (_DTYPES, canonical_csr, check_class_labels, check_memory, check_rows,
+                     row_norm, row_scale_error)
 
 __all__ = ["SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", "BlockLearner"]
 
@@ -436,14 +437,15 @@ default="simproj"
         X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, order="C", reset=reset,
                           ensure_all_finite=False)
         X = canonical_csr(X)
-        check_rows(X, type(self).__name__)
+        if sp.issparse(X) or self._constant():
+            check_rows(X, type(self).__name__)  # (dense rows as given: the pass checks them)
         n = len(y)
         if X.shape[0] != n:
             raise ValueError(f"X has {X.shape[0]} rows but y has {n} labels.")
-        if kind == "multiclass":
-            if y.ndim != 1:
-                raise ValueError(f"y must be 1-D labels, an indicator matrix or label sets; got "
-                                 f"shape {y.shape}.")
+        if kind == "multiclass" and y.ndim != 1:
+            raise ValueError(f"y must be 1-D labels, an indicator matrix or label sets; got "
+                             f"shape {y.shape}.")
+        if kind == "multiclass" and y.dtype.kind not in "biu":  # (1-D integers always are)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)
                 check_classification_targets(y)
@@ -482,8 +484,15 @@ default="simproj"
                  self._counts, flags, _NO_WEIGHTS if sample_weight is None else sample_weight)
         if sp.issparse(X):
             block_engine.run_labelsets_sparse(*csr_arrays(X), relevance, order, *model)
-        else:
-            block_engine.run_labelsets_dense(read_only_rows(X), relevance, order, *model)
+            return
+        # the pass checks each dense row from the ‖x‖² its scores sum (no sweep over X before
+        # it), on copies of the arrays it writes, kept if every row is accepted
+        work = tuple(a.copy() if i in (0, 1, 5) else a for i, a in enumerate(model))
+        bad = block_engine.run_labelsets_dense(read_only_rows(X), relevance, order, *work)
+        if bad >= 0:  # the pass refused row `bad` and changed nothing
+            check_rows(X, type(self).__name__)  # raises the error of X's first bad row
+            raise row_scale_error(row_norm(X[bad]), bad)  # (a norm at the range's edge)
+        self._weights, self._scale, self._counts = work[0], work[1], work[5]
 
     def _prepare(self, X, y, classes, method):
         """:meth:`OnlineLinearClassifier._prepare` for the three kinds of targets: ``y`` 1-D

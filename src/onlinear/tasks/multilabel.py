@@ -7,7 +7,7 @@ from sklearn.preprocessing import MultiLabelBinarizer
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d
 
-from .labels import Labels
+from .labels import Labels, unique_labels
 
 #: the relevance value of the virtual threshold label in the rows the engine reads: on both
 #: sides of every pair (below the relevant labels, above the irrelevant ones)
@@ -41,6 +41,8 @@ def read_targets(y, owner="the estimator"):
     if sp.issparse(y):
         y = y.toarray()
     y_array = np.asarray(y)
+    if y_array.ndim == 1 and y_array.dtype.kind in "biu":
+        return "multiclass", y_array  # (1-D integers: type_of_target's sweeps say nothing more)
     kind = type_of_target(y_array)
     if y_array.ndim == 2 and y_array.shape[1] > 1 or kind == "multilabel-indicator":
         if kind != "multilabel-indicator":
@@ -83,7 +85,7 @@ def read_one(y, sets=False, n_labels=None, indicator=False):
 def classes_of(form, y):
     """The labels a batch of targets of form ``form`` shows (what ``fit`` learns)."""
     if form == "multiclass":
-        return np.unique(y)
+        return unique_labels(y)
     if form == "indicator":
         return np.arange(y.shape[1])
     return np.array(sorted({label for labels in y for label in labels}))
