@@ -53,12 +53,14 @@ def generate_rule_tables():
 def extensions():
     generate_rule_tables()
     modules = []
+    # the C headers the modules include (the dense sweeps): a changed header recompiles them
+    headers = [str(path.relative_to(HERE)) for path in sorted(SOURCE.glob("onlinear/_core/*.h"))]
     for path in sorted(SOURCE.glob("onlinear/**/*.pyx")):
         name = ".".join(path.relative_to(SOURCE).with_suffix("").parts)
         modules.append(Extension(
             name, [str(path.relative_to(HERE))], include_dirs=[numpy.get_include(),
                                                               str(SOURCE / "onlinear" / "_core")],
-            extra_compile_args=compile_args,
+            extra_compile_args=compile_args, depends=headers,
             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_9_API_VERSION")]))
     # Cython's memoryview code, once for the package rather than once a module: a third of the
     # generated C, and of the compile time, was twenty copies of it.
