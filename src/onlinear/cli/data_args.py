@@ -82,17 +82,10 @@ def _csv_data(spec, test):
 
 
 def _read_file(path):
-    """:func:`onlinear.data.read_file`, its errors as a :class:`DataError` naming the file."""
+    """:func:`onlinear.data.read_file` (a CSV file), its errors as :class:`DataError` s."""
     from ..data import read_file
 
-    try:
-        return read_file(path)
-    except FileNotFoundError:
-        raise DataError(f"no such file: {path}") from None
-    except ValueError as error:  # a FileFormatError names the file and the line
-        raise DataError(f"cannot read {path}: {error}") from None
-    except OSError as error:
-        raise DataError(f"cannot read {path}: {error.strerror or error}") from None
+    return _read(path, read_file, "CSV")
 
 
 def _narrowed(X, width, path):
@@ -138,17 +131,22 @@ def _catalogue():
 
 
 def _read_libsvm(path, **options):
-    """:func:`onlinear.data.load_libsvm`, its errors as a :class:`DataError` naming the file."""
+    """:func:`onlinear.data.load_libsvm`, its errors as :class:`DataError` s."""
     from ..data import load_libsvm
 
+    return _read(path, load_libsvm, "LIBSVM", **options)
+
+
+def _read(path, reader, kind, **options):
+    """``reader(path, **options)``, its errors as a :class:`DataError` naming the file."""
     try:
-        return load_libsvm(path, **options)
+        return reader(path, **options)
     except FileNotFoundError:
         raise DataError(f"no such file: {path} (DATA is 'usps', a catalogue name of "
-                        "onlinear.data, or a LIBSVM file)") from None
+                        "onlinear.data, or a LIBSVM or CSV file)") from None
     except IsADirectoryError:
-        raise DataError(f"{path} is a directory, not a LIBSVM file") from None
+        raise DataError(f"{path} is a directory, not a {kind} file") from None
     except ValueError as error:  # a FileFormatError names the file and the line
-        raise DataError(f"cannot read a LIBSVM file: {error}") from None
+        raise DataError(f"cannot read a {kind} file: {error}") from None
     except OSError as error:
         raise DataError(f"cannot read {path}: {error.strerror or error}") from None
