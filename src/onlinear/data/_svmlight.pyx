@@ -81,6 +81,22 @@ cdef inline bint _number(const char *start, const char *stop, double *out) noexc
     return _slow_number(start, stop, out)
 
 
+cdef inline const char *_mantissa_digits(const char *p, const char *stop, uint64_t *mantissa,
+                                         int *digits, int *count) noexcept nogil:
+    """The decimal digits at ``p`` appended to ``mantissa`` (``digits`` counts its significant
+    ones, ``count`` every digit read); where they end, or NULL past 19 significant digits (more
+    than a uint64 holds exactly: strtod's)."""
+    while p < stop and c'0' <= p[0] <= c'9':
+        count[0] += 1
+        if mantissa[0] or p[0] != c'0':
+            digits[0] += 1
+            if digits[0] > 19:
+                return NULL
+            mantissa[0] = mantissa[0] * 10 + <uint64_t>(p[0] - c'0')
+        p += 1
+    return p
+
+
 cdef inline bint _decimal(const char *start, const char *stop, double *out,
                           const char **end) noexcept nogil:
     """Read the decimal number at ``start`` (before ``stop``), setting ``end`` after it; False
@@ -95,30 +111,19 @@ cdef inline bint _decimal(const char *start, const char *stop, double *out,
     cdef const char *p = start
     cdef uint64_t mantissa = 0
     cdef int digits = 0, fraction = 0, exponent = 0, exponent_sign = 1
-    cdef bint negative = False, seen = False
+    cdef bint negative = False
     if p < stop and (p[0] == c'+' or p[0] == c'-'):
         negative = p[0] == c'-'
         p += 1
-    while p < stop and c'0' <= p[0] <= c'9':
-        seen = True
-        if mantissa or p[0] != c'0':
-            digits += 1
-            if digits > 19:
-                return False
-            mantissa = mantissa * 10 + <uint64_t>(p[0] - c'0')
-        p += 1
+    cdef int whole = 0
+    p = _mantissa_digits(p, stop, &mantissa, &digits, &whole)
+    if p == NULL:
+        return False
     if p < stop and p[0] == c'.':
-        p += 1
-        while p < stop and c'0' <= p[0] <= c'9':
-            seen = True
-            fraction += 1
-            if mantissa or p[0] != c'0':
-                digits += 1
-                if digits > 19:
-                    return False
-                mantissa = mantissa * 10 + <uint64_t>(p[0] - c'0')
-            p += 1
-    if not seen:
+        p = _mantissa_digits(p + 1, stop, &mantissa, &digits, &fraction)
+        if p == NULL:
+            return False
+    if whole == 0 and fraction == 0:
         return False
     if p < stop and (p[0] == c'e' or p[0] == c'E'):
         p += 1
