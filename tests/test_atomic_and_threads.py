@@ -31,6 +31,7 @@ from sklearn.base import clone
 
 import onlinear
 from onlinear import CELLIP, KernelPassiveAggressive, KernelPerceptron, PassiveAggressive
+from model_state import model_vars
 
 N_FEATURES = 4
 LABELS = {2: np.array([3, 7]), 3: np.array([3, 7, 11])}
@@ -52,7 +53,7 @@ def _state(model):
     """Every attribute of the model (fitted and private), bitwise, but its lock and its
     per-example context (``_fast``: compiled entry points over the model's own arrays, kept
     once the fast path served a call)."""
-    return {key: _bits(value) for key, value in vars(model).items()
+    return {key: _bits(value) for key, value in model_vars(model).items()
             if key not in ("_lock", "_fast")}
 
 

@@ -9,6 +9,7 @@ import scipy.sparse as sp
 from sklearn.utils.class_weight import compute_class_weight
 
 import onlinear
+from model_state import model_vars
 
 WEIGHTED = ["perceptron-uniform", "perceptron-max", "kesler", "mira", "pa", "pa1", "pa2",
             "spa1", "multiplicative"]
@@ -24,7 +25,7 @@ def _data(seed=0, n=120, d=6, k=3):
 
 
 def _model_state(model):
-    return {name: np.array(value, copy=True) for name, value in vars(model).items()
+    return {name: np.array(value, copy=True) for name, value in model_vars(model).items()
             if isinstance(value, np.ndarray)}
 
 

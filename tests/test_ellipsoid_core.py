@@ -90,7 +90,7 @@ def reference(kind, X, y, classes, *, gamma=0.1, a=None, b=0.3, c=None, scale=0.
 
 def weights(model):
     """The (m, d) weight rows as the engine keeps them."""
-    return (model._weights * model._state[0]).T
+    return (model.model_.weights * model.model_.state[0]).T
 
 
 def stream(seed, K, n=150, d=6, noise=0.1):
@@ -148,14 +148,14 @@ def _one_binary_update(kind, rng, accept=lambda w, P, x, z: True, **params):
     X = rng.normal(size=(20, d)) / 3
     y = (X @ rng.normal(size=d) > 0).astype(int)
     model = onlinear.make(kind, matrix="per-class", **params).fit(X, y)
-    w, P = model.coef_[0].copy(), model._metric.copy()
+    w, P = model.coef_[0].copy(), model.model_.metric.copy()
     while True:
         x = rng.normal(size=d) / 3
         z = -1.0 if w @ x > 0 else 1.0
         if accept(w, P, x, z):
             break
     model.partial_fit(x[None, :], [1 if z > 0 else 0])
-    return (w, P), (model.coef_[0].copy(), model._metric.copy()), x, z
+    return (w, P), (model.coef_[0].copy(), model.model_.metric.copy()), x, z
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -302,12 +302,12 @@ def test_a_long_noisy_stream_keeps_p_positive_definite(name, params, K, layout):
     y[flip] = rng.integers(0, K, flip.sum())
     model = onlinear.make(name, matrix=layout, n_epochs=5, **params).fit(X, y)
     assert model.n_seen_ == 100_000
-    assert np.isfinite(model.coef_).all() and np.isfinite(model._metric).all()
+    assert np.isfinite(model.coef_).all() and np.isfinite(model.model_.metric).all()
     if layout == "diagonal":
-        assert np.all(model._metric > 0) and np.all(model._state[1] > 0)
+        assert np.all(model.model_.metric > 0) and np.all(model.model_.state[1] > 0)
     else:
-        blocks = ([model._metric] if layout == "stacked"
-                  else np.split(model._metric, model._metric.shape[0] // d))
+        blocks = ([model.model_.metric] if layout == "stacked"
+                  else np.split(model.model_.metric, model.model_.metric.shape[0] // d))
         for P in blocks:
             assert np.array_equal(P, P.T)
             eigenvalues = np.linalg.eigvalsh(P)
@@ -345,8 +345,8 @@ def test_auto_keeps_full_matrices_to_a_side_of_512(n_classes, n_features, layout
     for name in ("iellip", "cellip"):
         auto = onlinear.make(name).fit(X, y)
         named = onlinear.make(name, matrix=layout).fit(X, y)
-        assert auto._layout == named._layout
-        assert auto._metric.shape == named._metric.shape
+        assert auto.model_.config["layout"] == named.model_.config["layout"]
+        assert auto.model_.metric.shape == named.model_.metric.shape
         np.testing.assert_array_equal(auto.coef_, named.coef_)
 
 

@@ -208,10 +208,10 @@ def test_stacked_equals_its_transcription(decay, p_update):
 def test_the_update_count_is_per_ellipsoid_and_in_the_state():
     X, y = _blobs(k=4)
     model = onlinear.IELLIP(matrix="per-class", decay="updates").fit(X, y)
-    made = model._state[2]
+    made = model.model_.state[2]
     assert made.sum() >= model.n_updates_ > 0 and len(set(made.tolist())) > 1
     stacked = onlinear.IELLIP(matrix="stacked", decay="updates").fit(X, y)
-    assert stacked._state[2, 0] == stacked.n_updates_
+    assert stacked.model_.state[2, 0] == stacked.n_updates_
 
 
 def test_the_defaults_are_the_printed_reading():
@@ -253,7 +253,7 @@ def test_chunks_and_a_saved_model_go_on_exactly(tmp_path, params, layout):
     for start in range(0, X.shape[0], 70):
         chunked.partial_fit(X[start:start + 70], y[start:start + 70], classes=np.arange(4))
     np.testing.assert_array_equal(chunked.coef_, whole.coef_)
-    np.testing.assert_array_equal(chunked._state, whole._state)
+    np.testing.assert_array_equal(chunked.model_.state, whole.model_.state)
 
     resumed = onlinear.IELLIP(matrix=layout, b=0.9, **params).partial_fit(
         X[:100], y[:100], classes=np.arange(4))
@@ -261,7 +261,7 @@ def test_chunks_and_a_saved_model_go_on_exactly(tmp_path, params, layout):
     loaded = onlinear.load(tmp_path / "half")
     loaded.partial_fit(X[100:], y[100:])
     np.testing.assert_array_equal(loaded.coef_, whole.coef_)
-    np.testing.assert_array_equal(loaded._metric, whole._metric)
+    np.testing.assert_array_equal(loaded.model_.metric, whole.model_.metric)
     assert (loaded.n_mistakes_, loaded.n_updates_) == (whole.n_mistakes_, whole.n_updates_)
 
 
@@ -300,6 +300,6 @@ def test_bad_readings_are_refused(params, message):
 def test_a_saved_state_with_a_bad_update_count_is_refused(tmp_path):
     X, y = _blobs(k=4)
     model = onlinear.IELLIP(decay="updates").fit(X, y)
-    model._state[2, 0] = 1.5
+    model.model_.state[2, 0] = 1.5
     with pytest.raises(ValueError, match="whole numbers"):
         model._check_model()

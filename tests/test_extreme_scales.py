@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 import onlinear
 from onlinear._core.rows import ROW_NORM_EXPONENT
 from onlinear.data import load_usps
+from model_state import model_vars
 
 FUZZ = settings(max_examples=20, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -174,13 +175,13 @@ def _near_the_edge(row):
 
 
 def _snapshot(model):
-    return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in vars(model).items()}
+    return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in model_vars(model).items()}
 
 
 def _assert_same(model, snapshot):
-    assert set(vars(model)) == set(snapshot)
+    assert set(model_vars(model)) == set(snapshot)
     for key, value in snapshot.items():
-        now = vars(model)[key]
+        now = model_vars(model)[key]
         if isinstance(value, np.ndarray):
             np.testing.assert_array_equal(now, value, err_msg=key)
 
@@ -253,7 +254,7 @@ def _finite_model(model):
         value = getattr(model, name, None)
         if isinstance(value, np.ndarray):
             assert np.isfinite(value).all(), name
-    for name, value in vars(model).items():  # the engine's own arrays too (its state)
+    for name, value in model_vars(model).items():  # the engine's own arrays too (its state)
         if isinstance(value, np.ndarray) and value.dtype.kind == "f":
             assert np.isfinite(value).all(), name
 

@@ -19,6 +19,7 @@ import pytest
 import scipy.sparse as sp
 
 import onlinear
+from model_state import model_vars
 
 NAMES = ["pa", "mira", "spa2", "perceptron-max", "aromma", "mcp", "romma", "mc-romma",
          "kesler", "multiplicative"]
@@ -37,7 +38,7 @@ def _data(k, n=150, d=9, seed=0):
 
 
 def _state(model):
-    return {k: (v.tobytes() if isinstance(v, np.ndarray) else v) for k, v in vars(model).items()
+    return {k: (v.tobytes() if isinstance(v, np.ndarray) else v) for k, v in model_vars(model).items()
             if k not in ("_lock", "_fast", "_task")}
 
 

@@ -26,6 +26,7 @@ import synthetic as syn
 from onlinear._core.rows import ROW_NORM_EXPONENT_FLOAT32
 from onlinear.data import load_usps
 from onlinear.distributed import mix_models
+from model_state import model_vars
 
 WITH_DTYPE = [name for name in onlinear.available(kernel=False)
               if "dtype" in onlinear.make(name).get_params()]
@@ -147,7 +148,7 @@ def test_theorem41_separable_mistake_bound_at_float32(name, case):
 
 # ------------------------------------------------------------------------ the accepted rows
 def _snapshot(model):
-    return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in vars(model).items()
+    return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in model_vars(model).items()
             if k != "_fast"}
 
 

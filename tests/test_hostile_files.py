@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 import onlinear
 from cli_runner import onlinear_cli
+from model_state import model_vars
 from onlinear.data import (
     DATASETS,
     ChecksumError,
@@ -559,15 +560,15 @@ def test_nan_or_none_is_not_a_class(name, task, classes):
         model.learn_one(X3[0], 1, classes=classes)
     model.partial_fit(X3, Y3, classes=[0, 1, 2])
     saved = {key: (value.copy() if isinstance(value, np.ndarray) else value)
-             for key, value in vars(model).items()}
+             for key, value in model_vars(model).items()}
     for call in (lambda: model.partial_fit(X3, Y3, classes=classes),
                  lambda: model.learn_one(X3[0], 1, classes=classes)):
         with pytest.raises(ValueError, match="classes must not contain NaN or None"):
             call()
-        assert vars(model).keys() == saved.keys()
+        assert model_vars(model).keys() == saved.keys()
         for key, value in saved.items():
             if isinstance(value, np.ndarray):
-                assert vars(model)[key].tobytes() == value.tobytes(), key
+                assert model_vars(model)[key].tobytes() == value.tobytes(), key
 
 
 @pytest.mark.parametrize("name, params, width, what", [

@@ -33,7 +33,7 @@ def _same(a, b, X):
     """The same model: every array the model file holds (``_model_arrays``), bit for bit, and
     so the same scores and counters."""
     for name in b._model_arrays():
-        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+        np.testing.assert_array_equal(a._saved_array(name), b._saved_array(name), err_msg=name)
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
     assert (a.n_seen_, a.n_mistakes_, a.n_updates_) == (b.n_seen_, b.n_mistakes_, b.n_updates_)
 

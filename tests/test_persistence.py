@@ -62,7 +62,7 @@ def _stream(name, task):
 
 def _model_state(model):
     """Everything a model's future depends on: its arrays, scalars, classes and counters."""
-    state = {name: getattr(model, name) for name in model._model_arrays()}
+    state = {name: model._saved_array(name) for name in model._model_arrays()}
     state.update({name: getattr(model, name, None) for name in model._model_scalars})
     state["classes_"] = model.classes_
     return state

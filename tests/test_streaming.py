@@ -19,6 +19,7 @@ import onlinear
 from cli_runner import onlinear_cli
 from onlinear.data import iter_libsvm_chunks
 from onlinear.persistence import read_header
+from model_state import model_vars
 
 RNG = np.random.default_rng(11)
 N, D = 600, 12
@@ -240,7 +241,7 @@ def test_a_widening_stream_grows_the_model_as_if_started_wide():
                                        ("cellip", None)])
 def test_learners_that_cannot_grow_say_so_and_stay_as_they_were(name, task):
     model = _make(name).partial_fit(X[:, :5], Y, classes=CLASSES)
-    before = {k: v.copy() for k, v in vars(model).items() if isinstance(v, np.ndarray)}
+    before = {k: v.copy() for k, v in model_vars(model).items() if isinstance(v, np.ndarray)}
     with pytest.raises(ValueError, match="cannot grow new features"):
         onlinear.learn_stream(model, [(X, Y)])
     assert model.n_features_in_ == 5

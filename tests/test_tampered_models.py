@@ -1,5 +1,5 @@
 """Model files and pickles that are not models the engine could have produced: each family's
-invariants (estimators/invariants.py: lazy scales in range, tracked sizes equal to the arrays'
+invariants (models/invariants.py: lazy scales in range, tracked sizes equal to the arrays'
 within rounding, positive-definite metrics, finite kernel values, counters in order, classes
 without NaN, a resolved kernel) are checked on load and on unpickling, and a file cannot declare
 more than it holds (issue "Nothing silently wrong, second pass").

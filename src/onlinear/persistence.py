@@ -178,7 +178,7 @@ def _describe(model):
                              for name in model._model_scalars}
         expected = model._model_arrays()
         for name in expected:
-            arrays[name] = np.array(getattr(model, name), order="C", copy=True)
+            arrays[name] = np.array(model._saved_array(name), order="C", copy=True)
         saved = {"classes_", *model._model_scalars, *expected}
         # (the lock and the per-example context are rebuilt, never saved)
         forgotten = set(vars(model)) - saved - set(params) - model._derived - set(model._not_state)
@@ -524,7 +524,7 @@ def _estimator_class(path, header):
 
 
 def _build(path, archive, header):
-    from .estimators.invariants import check_model_array, check_scalar
+    from .models.invariants import check_model_array, check_scalar
 
     cls = _estimator_class(path, header)
     params = dict(header["params"])
@@ -564,7 +564,7 @@ def _build(path, archive, header):
             check_model_array(name, array, shape, np.dtype(dtype), free)
         except ValueError as error:
             raise ModelFileError(path, str(error)) from None
-        setattr(model, name, array)
+        model._load_array(name, array)
     model._restore_derived()
     model._check_model()
     counters = header.get("counters", {})

@@ -63,8 +63,8 @@ def check_mixable(model):
     ------
     TypeError
         If ``model`` is not an onlinear estimator, or its learned state cannot be averaged
-        (kernel, ellipsoid, multiplicative, rescaling rules with a certificate, simultaneous
-        projections): the message says why.
+        (kernel, ellipsoid, confidence-weighted, adaptive, multiplicative, rescaling rules
+        with a certificate, simultaneous projections): the message says why.
     """
     from ..estimators.base import OnlineLinearClassifier
     from ..estimators.kernel import KernelLearner
@@ -75,6 +75,9 @@ def check_mixable(model):
     if isinstance(model, KernelLearner):
         raise TypeError(f"{name} is a kernel learner: its model is a support set, not a weight "
                         "vector, and is not mixed (use its primal form).")
+    refusal = getattr(getattr(model, "_model_class", None), "mixing_refusal", None)
+    if refusal:  # (a held model says why its state cannot be averaged)
+        raise TypeError(f"{name} cannot be mixed: {refusal}.")
     if getattr(model, "_rule", None) is None:
         raise TypeError(f"{name} is not trained by a rule of the primal engine (its model "
                         "carries more than weights: e.g. the ellipsoid's metric or the "

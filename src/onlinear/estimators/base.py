@@ -30,7 +30,7 @@ from .._core import counters, primal, rows
 from .._core.rows import csr_arrays, read_only_rows
 from .._core.weights import aligned_copy, averaged
 from ..rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE
-from ..rules.table import RULES, Rule
+from ..rules.table import RULES
 from ..tasks import Multiclass
 from ..tasks.labels import unique_labels
 from . import docstrings, fast_path
@@ -45,7 +45,7 @@ from .checks import (
     row_norm,
     row_scale_error,
 )
-from .invariants import check_counters, check_model_array, check_primal_store, check_scalar
+from ..models.invariants import check_counters, check_model_array, check_primal_store, check_scalar
 from .locking import _lock_methods, _ModelLock
 
 # What an estimator holds that is not its state: its lock (a lock can be neither pickled nor
@@ -214,7 +214,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             self._take_saved_weight_dtype(weights.dtype)
         free = {}
         for name, (shape, dtype) in self._model_arrays().items():
-            check_model_array(name, vars(self).get(name), shape, np.dtype(dtype), free)
+            check_model_array(name, self._saved_array(name), shape, np.dtype(dtype), free)
         self._restore_derived()
         self._check_model()
 
@@ -281,20 +281,29 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                 f"{classes.tolist()}."
             )
         n_outputs = self._n_outputs(classes.shape[0])
+        self.classes_ = classes
+        self._task = self._make_task()
+        self._configure()
+        self._start_model(n_outputs, n_features)  # (first: it refuses a model too large)
+        self._dense_index = np.arange(n_features)
+
+    def _configure(self):
+        """The numbers the engine reads, computed again from the hyperparameters (on a start,
+        a load, and a ``set_params`` of a started model): here the rule's vector."""
+        self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
+
+    def _start_model(self, n_outputs, n_features):
+        """The primal model's arrays for ``n_outputs`` outputs over ``n_features`` features."""
         copies = 2 if getattr(self, "average", False) and self._has_averaged_form() else 1
         size = self._weight_dtype.itemsize
         check_memory(size * n_features * n_outputs * copies, type(self).__name__,
                      f"its weights ({n_features:,} features × {n_outputs:,} outputs × {size} "
                      "bytes" + (", twice: averaging)" if copies == 2 else ")"))
-        self.classes_ = classes
-        self._task = self._make_task()
-        self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
         self._weights = aligned_copy(np.zeros((n_features, n_outputs), self._weight_dtype), "C")
         self.__dict__.pop("_data_weight_dtype", None)  # (the weights say it from now on)
         self._state = np.zeros((self._state_rows, n_outputs))
         self._state[SCALE] = 1.0
         self._counts = np.zeros(3, dtype=np.int64)
-        self._dense_index = np.arange(n_features)
         self._initialize_model()
         self._start_averaging()
 
@@ -525,13 +534,13 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         on (as scikit-learn's SGD estimators do), after validation."""
         previous = self.get_params(deep=False)
         super().set_params(**params)
-        if hasattr(self, "_params"):
+        if hasattr(self, "classes_"):  # (a started model: its engine reads them from now on)
             try:
                 self._validate_params()
             except ValueError:
                 super().set_params(**previous)  # a bad value leaves the model as it was
                 raise
-            self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
+            self._configure()
         return self
 
     # ------------------------------------------------------------------ the model as named arrays
@@ -557,12 +566,20 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             arrays["_avg_scale_sum"] = ((n_outputs,), np.float64)
         return arrays
 
+    def _saved_array(self, name):
+        """The learned array ``name`` of :meth:`_model_arrays` (None if absent)."""
+        return vars(self).get(name)
+
+    def _load_array(self, name, array):
+        """Take ``array``, read from a file and checked, as the learned array ``name``."""
+        setattr(self, name, array)
+
     def _restore_derived(self):
         """After loading: the attributes of :attr:`_derived`."""
         self.__dict__.pop("_data_weight_dtype", None)  # (the weights say it from now on)
         self._task = self._make_task()
-        self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
         self._dense_index = np.arange(self.n_features_in_ + self._constant())
+        self._configure()
 
     # ------------------------------------------------------------------ the intercept
     def _constant(self):
@@ -609,12 +626,21 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             bias = np.zeros(weights.shape[1])
         if bias.shape[0] == 2 and self.classes_.shape[0] == 2:
             bias = np.array([bias[1] - bias[0]])
-        return bias.astype(self._weights.dtype)  # (a copy, in the weights' precision)
+        return bias.astype(weights.dtype)  # (a copy, in the weights' precision)
 
     #: Arrays whose first axis is the features: :meth:`grow_features` widens them with zeros.
     @property
     def _feature_arrays(self):
         return ("_weights", "_avg_acc") if "_avg_acc" in self.__dict__ else ("_weights",)
+
+    def _widen_features(self, n_features, old):
+        """Widen the model's feature arrays to ``n_features`` (the ``old`` first kept; new
+        features go after them, before the constant feature) with zeros."""
+        for name in self._feature_arrays:
+            array = getattr(self, name)
+            added = np.zeros((n_features - old, *array.shape[1:]), dtype=array.dtype)
+            setattr(self, name, np.ascontiguousarray(
+                np.concatenate([array[:old], added, array[old:]])))
 
     def _check_growable(self):
         """Raise ``ValueError`` if new features cannot join this model as zero weights."""
@@ -655,12 +681,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             return self
         self._check_growable()
         self._check_intercept()
-        old = self.n_features_in_  # new features go after the old ones, before the constant
-        for name in self._feature_arrays:
-            array = getattr(self, name)
-            added = np.zeros((n_features - old, *array.shape[1:]), dtype=array.dtype)
-            setattr(self, name, np.ascontiguousarray(
-                np.concatenate([array[:old], added, array[old:]])))
+        self._widen_features(n_features, self.n_features_in_)
         self.n_features_in_ = int(n_features)
         self._dense_index = np.arange(n_features + self._constant())
         return self
@@ -701,6 +722,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         compiled pass cannot fail part way check everything before it and copy nothing (no copy
         of the model per call)."""
         saved = dict(vars(self))
+        held = saved.get("model_")
+        if held is not None:  # (its arrays rebound by the call are restored with it)
+            saved["model_"] = copy.copy(held)
         if copy_arrays:
             self._snapshot_arrays(saved)
         try:
@@ -721,6 +745,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         for key, value in saved.items():
             if isinstance(value, np.ndarray):
                 saved[key] = value.copy()
+        if "model_" in saved:
+            saved["model_"] = copy.deepcopy(saved["model_"])
 
     def _pass_can_fail(self, n_rows):
         """Whether a pass over ``n_rows`` rows can raise after the compiled loop has changed the
@@ -1399,10 +1425,11 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def coef_(self):
         check_is_fitted(self)
         weights, scales = self._predicting_weights()
+        dtype = weights.dtype
         weights = (weights[:self.n_features_in_] * scales).T  # (not the intercept's weight)
         if weights.shape[0] == 2:
             weights = (weights[1] - weights[0])[None, :]
-        return weights.astype(self._weights.dtype)  # (a copy, in the weights' precision)
+        return weights.astype(dtype)  # (a copy, in the weights' precision)
 
     @property
     def task_(self):

@@ -26,19 +26,14 @@ The points the paper leaves open and what this library decides:
 from numbers import Real
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._core import ellipsoid as ee
-from .._core.counters import NO_PREDICTIONS
-from .._core.rows import csr_arrays, read_only_rows
+from ..models.metric import MetricModel
 from ..rules import ellipsoid as rule  # module-qualified: the classes below reuse the names
-from ..rules.layout import SCALE
 from ..rules.table import parameter_vector
 from .base import OnlineLinearClassifier, _Unweighted
-from .invariants import check_positive_definite
-from .checks import check_memory, check_rows, row_norm, row_scale_error
+from .holding import ModelHoldingClassifier
 
 __all__ = ["CELLIP", "IELLIP"]
 
@@ -57,12 +52,12 @@ _MATRICES = {"auto", "per-class", "stacked", "diagonal"}
 FULL_MATRIX_MAX_SIZE = 512
 
 
-class _Ellipsoid(_Unweighted):
-    """Shared machinery: the metric's layout, its initialization and the compiled loops."""
+class _Ellipsoid(ModelHoldingClassifier, _Unweighted):
+    """Shared machinery: the metric's layout and initialization (the model and its engine:
+    :class:`onlinear.models.metric.MetricModel`)."""
 
     _kind = None
-    # the scale of W (always 1), the diagonal layout's lazy factor, the updates per ellipsoid
-    _state_rows = ee.N_STATE_ROWS
+    _model_class = MetricModel
 
     def _initial_scale(self):
         raise NotImplementedError
@@ -98,142 +93,36 @@ class _Ellipsoid(_Unweighted):
             return ee.STACKED if n_outputs > 1 else ee.FULL
         return ee.FULL if n_features <= FULL_MATRIX_MAX_SIZE else ee.DIAGONAL
 
-    def _initialize_model(self):
-        n_features, n_outputs = self._weights.shape
-        self._layout = self._resolve_layout(n_outputs, n_features)
-        p1 = self._initial_scale()
-        if self._layout != ee.DIAGONAL:
-            size = (n_outputs * n_features) ** 2 if self._layout == ee.STACKED else \
-                n_outputs * n_features ** 2
-            check_memory(8 * size, type(self).__name__,
-                         f"its metric ({size:,} float64 values: {n_features:,} features, "
-                         f"{n_outputs:,} outputs)")
-        if self._layout == ee.DIAGONAL:
-            self._metric = np.ones((n_outputs, n_features))
-            self._state[ee.DIAGONAL_SCALE] = p1
-        elif self._layout == ee.STACKED:
-            self._metric = p1 * np.eye(n_outputs * n_features)
-        else:
-            self._metric = np.tile(p1 * np.eye(n_features), (n_outputs, 1))
-        self._initialize_centre()
+    def _model_config(self, n_outputs, n_features):
+        return {"params": np.ascontiguousarray(self._rule_params(), dtype=np.float64),
+                "layout": self._resolve_layout(n_outputs, n_features),
+                "p1": self._initial_scale(), "centre": self._centre(),
+                "name": type(self).__name__, "raise_mode": rule.RAISE,
+                "no_new_classes": "each class's ellipsoid has shrunk over every past example "
+                                  "(one-vs-rest), which a new class's would not have",
+                "no_new_features": "its metric shrinks over every feature each round, so a "
+                                   "feature added later would not be one that was always 0"}
 
-    def _initialize_centre(self):
-        """w_1: 0 (Algorithms 1 and 2), unless IELLIP's ``w_init`` says otherwise."""
-
-    _derived = OnlineLinearClassifier._derived | {"_layout"}
-
-    def _check_class_growth(self):
-        raise ValueError(f"{type(self).__name__} cannot add classes: each class's ellipsoid has "
-                         "shrunk over every past example (one-vs-rest), which a new class's "
-                         "would not have. Give every class from the start.")
-
-    def _model_arrays(self):
-        arrays = super()._model_arrays()
-        n_features, n_outputs = arrays["_weights"][0]
-        layout = self._resolve_layout(n_outputs, n_features)
-        shape = {ee.DIAGONAL: (n_outputs, n_features),
-                 ee.STACKED: (n_outputs * n_features, n_outputs * n_features)}.get(
-                     layout, (n_outputs * n_features, n_features))
-        return {**arrays, "_metric": (shape, np.float64)}
-
-    def _check_store(self):
-        """The ellipsoid engine's store: ``w``'s scale 1 (no ellipsoid step rescales w), its
-        norm finite; the metric positive definite — the diagonal layout's entries positive
-        under a positive lazy factor, each full block symmetric with a Cholesky
-        factor (every step keeps ``P`` positive definite: Yang, Jin & Ye, Eqs. (10)–(11))."""
-        if np.any(self._state[SCALE] != 1.0):
-            raise ValueError("_state: the weights' scale of an ellipsoid model is 1 (no step "
-                             "rescales w).")
-        with np.errstate(over="ignore", invalid="ignore"):
-            if not np.isfinite(np.einsum("jr,jr->", self._weights, self._weights)):
-                raise ValueError("_weights: the weights' norm overflows (weights too large "
-                                 "for the engine).")
-        if self._layout == ee.DIAGONAL:
-            if not np.all(self._metric > 0.0):
-                raise ValueError("_metric: a diagonal metric's entries must be positive (the "
-                                 "engine's metrics are positive definite).")
-            if not np.all(self._state[ee.DIAGONAL_SCALE] > 0.0):
-                raise ValueError("_state: a diagonal metric's lazy factor must be positive.")
-        else:
-            d = self._metric.shape[1]
-            check_positive_definite("_metric", self._metric.reshape(-1, d, d))
-
-    def _check_model(self):
-        super()._check_model()
-        made = self._state[ee.UPDATES_MADE]
-        if np.any(made < 0) or np.any(made != np.floor(made)):
-            raise ValueError("_state: the updates of an ellipsoid (row 2) must be whole numbers "
-                             "≥ 0.")
-
-    def _check_growable(self):
-        raise ValueError(f"{type(self).__name__} cannot grow new features: its metric shrinks "
-                         "over every feature each round, so a feature added later would not "
-                         "be one that was always 0. Fix the number of features in advance.")
-
-    def _restore_derived(self):
-        super()._restore_derived()
-        self._layout = self._resolve_layout(self._weights.shape[1], self._weights.shape[0])
-
-    def _run(self, X, y_index, order, predictions=None):
-        if predictions is None:
-            predictions = NO_PREDICTIONS
-        order = np.ascontiguousarray(order, dtype=np.int64)
-        model = (self._weights, self._metric, self._state, self._params, self._counts,
-                 predictions)
-        if sp.issparse(X):
-            failed = ee.run_sparse(self._layout, *csr_arrays(X), y_index, order, *model)
-        elif self._layout == ee.DIAGONAL:
-            # the pass checks each row from the ‖x‖² its scores sum (no sweep over X before
-            # it, see _validate), on copies of the arrays it writes, kept if it ran through
-            work = tuple(array.copy() for array in model[:3]) + (model[3], model[4].copy(),
-                                                                 predictions)
-            failed = ee.run_dense(self._layout, read_only_rows(X), y_index, order, *work)
-            if failed <= -2:  # row order[-2 - failed] was refused, and changed nothing
-                bad = int(order[-2 - failed])
-                check_rows(X, type(self).__name__)  # raises the error of X's first bad row
-                raise row_scale_error(row_norm(X[bad]), bad)  # (a norm at the range's edge)
-            if failed < 0:
-                self._weights, self._metric, self._state, self._counts = work[:3] + work[4:5]
-        else:
-            failed = ee.run_dense(self._layout, read_only_rows(X), y_index, order, *model)
-        if failed >= 0:
-            raise self._infeasible_error(f"at example {int(order[failed])} of this batch")
+    def _centre(self):
+        """w_1: None for 0 (Algorithms 1 and 2), unless IELLIP's ``w_init`` says otherwise."""
+        return None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls._pass_checks_dense_rows = True  # (the diagonal layout's pass: see _validate)
 
     def _validate(self, X, y, reset, pass_checks_rows=False):
-        # the diagonal layout's dense pass checks each row itself (_run); a full metric's would
-        # need a copy of its d×d matrices per call to undo a refused row, so X is checked first
-        if reset or not hasattr(self, "_layout"):  # (as _resolve_layout will choose)
+        # the diagonal layout's dense pass checks each row itself (MetricModel.learn); a full
+        # metric's would need a copy of its d×d matrices per call to undo a refused row, so X
+        # is checked first
+        model = self.__dict__.get("model_")
+        if reset or model is None:  # (as _resolve_layout will choose)
             shape = getattr(X, "shape", ())
             diagonal = self.matrix == "diagonal" or (
                 self.matrix == "auto" and len(shape) == 2 and shape[1] > FULL_MATRIX_MAX_SIZE)
         else:
-            diagonal = self._layout == ee.DIAGONAL
+            diagonal = model.config["layout"] == ee.DIAGONAL
         return super()._validate(X, y, reset, pass_checks_rows and diagonal)
-
-    def _infeasible_error(self, where):
-        return ValueError(
-            f"{type(self).__name__}: {where} the cut misses the ellipsoid (τ ≥ 1): no classifier "
-            "with margin a·gamma is left in it, so the data are not separable with that margin "
-            "(label noise, or ‖x‖ > 1). The model is left as it was before this call; "
-            "on_infeasible='reset' (the default), 'clip' or IELLIP handle such data.")
-
-    def _pass_can_fail(self, n_rows):
-        # CELLIP with on_infeasible="raise" stops at the first infeasible cut; a round is taken
-        # whole or not at all (see onlinear._core.ellipsoid), so only a pass of several rows needs
-        # the model's arrays snapshot to restore the state from before the call
-        return n_rows > 1 and getattr(self, "on_infeasible", None) == "raise"
-
-    def _learn_one_index(self, idx, vals, label):
-        # straight to the compiled round (a round that fails changes nothing)
-        predicted = ee.learn_one(self._layout, idx, vals, label, self._weights, self._metric,
-                                 self._state, self._params, self._counts)
-        if predicted < 0:
-            raise self._infeasible_error("on this example")
-        return predicted
 
 
 class CELLIP(_Ellipsoid):
@@ -496,10 +385,10 @@ class IELLIP(_Ellipsoid):
                 "instances do not cover, and unlike (15) the raw update cannot be rescaled "
                 "without changing the predictions.")
 
-    def _initialize_centre(self):
+    def _centre(self):
         if self.w_init == "random":
-            rng = check_random_state(self.random_state)
-            self._weights[:] = rng.normal(0.0, self.w_scale, self._weights.shape)
+            return {"scale": self.w_scale, "random_state": self.random_state}
+        return None
 
     def _initial_scale(self):
         return self.scale

@@ -50,7 +50,7 @@ from ..rules.layout import SCALE
 from . import docstrings
 from .base import OnlineLinearClassifier, _Unweighted
 from .checks import _DTYPES, canonical_csr
-from .invariants import check_scale_range, check_size
+from ..models.invariants import check_scale_range, check_size
 from .passive_aggressive import PassiveAggressive, SupportClassPA
 from .ultraconservative import (
     MIRA,

@@ -47,7 +47,7 @@ from ..rules import simultaneous as rules
 from ..tasks import Blocks, Multiclass, Multilabel, Ordinal
 from ..tasks.multilabel import classes_of, read_one, read_targets
 from .base import MatrixLike, OnlineLinearClassifier
-from .invariants import check_counters, check_scale_range, check_size
+from ..models.invariants import check_counters, check_scale_range, check_size
 from .checks import (_DTYPES, canonical_csr, check_class_labels, check_memory, check_rows,
                      row_norm, row_scale_error)
 

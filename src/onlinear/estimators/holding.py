@@ -1,0 +1,131 @@
+"""The estimators that hold their model as an object (:mod:`onlinear.models`): the protocol's
+hooks answered by ``model_``.
+
+:class:`OnlineLinearClassifier` is the scikit-learn/river protocol; its hooks for the model
+(start, a pass, a round, the arrays persistence saves and a failed call restores, growing,
+the weights that predict) read the primal model's arrays by default.  A family whose model is an
+object names its class in ``_model_class`` and computes the numbers its engine reads in
+``_model_config``; this base answers every model hook from ``model_``, so the family itself
+holds hyperparameters only.
+
+A saved file's members are the model's arrays under their names with a leading underscore
+(``model_.weights`` is the member ``_weights``), the names the estimators used when they held
+the arrays themselves: files written before keep loading.
+"""
+import numpy as np
+
+from .base import OnlineLinearClassifier
+
+_PREFIX = "_"
+#: The protocol's hyperparameters that a held model takes: not the primal model's
+#: ``average``, ``class_weight`` and ``dtype`` (float64 weights; no averaged form yet).
+HELD_CONSTRAINTS = {name: constraint
+                    for name, constraint in OnlineLinearClassifier._parameter_constraints.items()
+                    if name not in ("average", "class_weight", "dtype")}
+
+
+__all__ = ["ModelHoldingClassifier"]
+
+
+class ModelHoldingClassifier(OnlineLinearClassifier):
+    """Base of the estimators that hold a :class:`~onlinear.models.protocol.Model` in
+    ``model_`` (module doc).
+
+    Attributes
+    ----------
+    model_ : Model
+        The learned state and its engine (:mod:`onlinear.models`); set once started.
+    """
+
+    #: the class of the model (a subclass of :class:`onlinear.models.protocol.Model`)
+    _model_class = None
+    _derived = OnlineLinearClassifier._derived | {"model_"}
+
+    def _model_config(self, n_outputs, n_features):
+        """The numbers the model's engine reads, from the hyperparameters (a dict)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ start and configure
+    def _model_shape(self):
+        """``(n_outputs, n_features)`` of the started model (its constant feature counted)."""
+        return (self._n_outputs(self.classes_.shape[0]),
+                self.n_features_in_ + self._constant())
+
+    def _start_model(self, n_outputs, n_features):
+        self.model_ = self._model_class(self._model_config(n_outputs, n_features))
+        self.model_.start(n_outputs, n_features)
+
+    def _configure(self):
+        model = self.__dict__.get("model_")
+        if model is not None:
+            width = model.n_inputs()
+            model.config = self._model_config(self._n_outputs(self.classes_.shape[0]), width)
+
+    # ------------------------------------------------------------------ the arrays, by name
+    def _model_arrays(self):
+        n_outputs, n_features = self._model_shape()
+        specs = self._model_class(self._model_config(n_outputs, n_features)).specs(
+            n_outputs, n_features)
+        return {_PREFIX + name: spec for name, spec in specs.items()}
+
+    def _saved_array(self, name):
+        model = self.__dict__.get("model_")
+        return None if model is None else getattr(model, name[len(_PREFIX):], None)
+
+    def _load_array(self, name, array):
+        self.__dict__.setdefault("_loaded_arrays", {})[name[len(_PREFIX):]] = array
+
+    def _restore_derived(self):
+        self.__dict__.pop("_data_weight_dtype", None)
+        self._task = self._make_task()
+        self._dense_index = np.arange(self.n_features_in_ + self._constant())
+        loaded = self.__dict__.pop("_loaded_arrays", None)
+        if loaded is not None:  # (a file's arrays: a new model holds them)
+            n_outputs, n_features = self._model_shape()
+            self.model_ = self._model_class(self._model_config(n_outputs, n_features))
+            self.model_.restore(loaded)
+        self._configure()
+
+    def _check_model(self):
+        self.model_.check()
+
+    @property
+    def _counts(self):
+        return self.model_.counts
+
+    # ------------------------------------------------------------------ learning
+    def _pass_can_fail(self, n_rows):
+        return self.model_.pass_can_fail(n_rows)
+
+    def _run(self, X, y_index, order, predictions=None):
+        self.model_.learn(X, y_index, order, predictions)
+
+    def _learn_one_index(self, idx, vals, label):
+        return self.model_.learn_row(idx, vals, label)
+
+    # ------------------------------------------------------------------ growing
+    def _check_class_growth(self):
+        """(The model decides, in :meth:`_grow_outputs`, before it changes anything.)"""
+
+    def _grow_outputs(self, n_outputs, where):
+        self.model_.grow_outputs(n_outputs, where)
+
+    def _check_growable(self):
+        """(The model decides, in :meth:`_widen_features`, before it changes anything.)"""
+
+    def _widen_features(self, n_features, old):
+        self.model_.grow_features(n_features + self._constant(), old)
+
+    # ------------------------------------------------------------------ predicting
+    def _model_width(self):
+        return self.model_.n_inputs()
+
+    def _predicting_weights(self):
+        weights = self.model_.coefficients()
+        return weights, np.ones(weights.shape[1])
+
+    def _predict_index_one(self, idx, vals):
+        scores = vals @ self.model_.coefficients()[idx]
+        if scores.shape[0] == 1:
+            return int(scores[0] > 0.0)
+        return int(np.argmax(scores))  # (ties: the lowest index, as in training)

@@ -1,0 +1,130 @@
+"""The model an estimator holds: its learned arrays and the compiled engine that learns them.
+
+An estimator (:mod:`onlinear.estimators`) is the scikit-learn/river protocol — validation,
+labels, atomicity, the lock, ``fit``/``partial_fit``/``learn_one``/``predict``, persistence —
+and, once started, holds a :class:`Model` in ``model_``.  The model knows nothing of labels,
+hyperparameter validation or files: it is started from a *configuration* (the numbers its
+engine reads, computed by the estimator from its hyperparameters), learns passes and single
+rows the estimator has checked, scores rows, and names its arrays, which are the whole learned
+state — what :func:`onlinear.save` writes, what a failed call restores, what
+:func:`onlinear.load` checks before the engine ever reads it.
+
+One implementation per family of engines: :class:`onlinear.models.metric.MetricModel` (a
+centre and a metric per class: the ellipsoid methods), and the families still held the old way
+(the primal, dual and block learners keep their arrays on the estimator; ``docs/design.md``
+tracks the move).
+
+>>> from onlinear.models.protocol import Model
+>>> sorted(name for name in vars(Model) if not name.startswith("_"))  # doctest: +NORMALIZE_WHITESPACE
+['arrays', 'check', 'coefficients', 'grow_features', 'grow_outputs', 'learn', 'learn_row',
+ 'n_inputs', 'pass_can_fail', 'restore', 'scores', 'specs', 'start']
+"""
+import copy
+
+import numpy as np
+
+from .._core import counters
+from .invariants import check_counters
+
+
+class Model:
+    """The learned state of a started estimator and the engine that learns it (module doc).
+
+    A subclass names its arrays in :attr:`array_names` (each an attribute of the model, and a
+    member of a saved file under the same name), and implements :meth:`start`, :meth:`specs`,
+    :meth:`learn`, :meth:`learn_row`, :meth:`coefficients` and, where it has invariants beyond
+    shapes and finiteness, :meth:`check`.
+
+    Parameters
+    ----------
+    config : dict
+        The numbers the engine reads (the rule's parameter vector, the metric's layout, ...),
+        computed by the estimator from its hyperparameters; read again on every call, so a
+        change of hyperparameters applies from the next example on.
+    """
+
+    #: why parameter mixing (:mod:`onlinear.distributed`) refuses the model, or None
+    mixing_refusal = None
+    #: the names of the learned arrays (attributes of the model), in the order they are saved;
+    #: the first is the weights (its first axis the features, constant feature included)
+    array_names = ("counts",)
+
+    def __init__(self, config):
+        self.config = config
+        self.counts = np.zeros(counters.N_COUNTS, dtype=np.int64)
+
+    # ------------------------------------------------------------------ the arrays
+    def start(self, n_outputs, n_features):
+        """Set up the arrays of a model of ``n_outputs`` outputs over ``n_features`` features
+        (the constant feature of an intercept included) that has seen nothing."""
+        raise NotImplementedError
+
+    def specs(self, n_outputs, n_features):
+        """``{name: (shape, dtype)}`` of the arrays of such a model: what a file must hold.
+        A dimension given as a string is free, but the same wherever it appears."""
+        return {"counts": ((counters.N_COUNTS,), np.int64)}
+
+    def n_inputs(self):
+        """The number of features the model takes (an intercept's constant feature included)."""
+        return getattr(self, self.array_names[0]).shape[0]
+
+    def arrays(self):
+        """``{name: array}``: the learned state, the arrays themselves (not copies)."""
+        return {name: getattr(self, name) for name in self.array_names}
+
+    def restore(self, arrays):
+        """Take ``arrays`` (checked against :meth:`specs` by the caller) as the learned state."""
+        for name in self.array_names:
+            setattr(self, name, arrays[name])
+
+    def check(self):
+        """Raise ``ValueError`` naming the array if the state breaks an invariant the engine
+        relies on (a loaded or unpickled model): here the counters' order."""
+        seen, mistakes, updates = (int(self.counts[i]) for i in (
+            counters.SEEN, counters.MISTAKES, counters.UPDATES))
+        check_counters(seen, mistakes, updates)
+
+    def __deepcopy__(self, memo):
+        twin = copy.copy(self)
+        for name in self.array_names:
+            setattr(twin, name, getattr(self, name).copy())
+        memo[id(self)] = twin
+        return twin
+
+    # ------------------------------------------------------------------ growing
+    def grow_outputs(self, n_outputs, where):
+        """Widen to ``n_outputs`` outputs, the old ones at positions ``where``; a family that
+        cannot raises ``ValueError`` saying why (the default)."""
+        raise ValueError("this model cannot add outputs.")
+
+    def grow_features(self, n_features, old):
+        """Widen to ``n_features`` features, the ``old`` first ones kept (features from ``old``
+        on are new, inserted before any constant feature); refused by default."""
+        raise ValueError("this model cannot grow new features.")
+
+    # ------------------------------------------------------------------ learning and scoring
+    def pass_can_fail(self, n_rows):
+        """Whether a pass over ``n_rows`` rows can raise after changing the arrays in place
+        (then the estimator copies them first, to restore them)."""
+        return False
+
+    def learn(self, X, targets, order, predictions):
+        """One pass over the rows ``order`` of the checked ``X`` (dense C-contiguous or
+        canonical CSR), in that order, writing each round's prediction into ``predictions``
+        (or the empty "no record" array)."""
+        raise NotImplementedError
+
+    def learn_row(self, idx, vals, label):
+        """One round on a checked row (``idx`` its columns, ``vals`` its values); the output
+        index predicted before it.  Raises before changing anything, or not at all."""
+        raise NotImplementedError
+
+    def coefficients(self):
+        """``(n_features, n_outputs)`` float array: the weights that predict, scale applied."""
+        raise NotImplementedError
+
+    def scores(self, X):
+        """Scores of every output, shape ``(n_samples, n_outputs)``."""
+        from sklearn.utils.extmath import safe_sparse_dot
+
+        return np.asarray(safe_sparse_dot(X, self.coefficients()))
