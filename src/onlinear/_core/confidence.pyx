@@ -1,0 +1,599 @@
+# cython: language_level=3
+"""The compiled online loops of the Gaussian (confidence-weighted) learners: CW, SCW, AROW and
+NHERD in their covariance layouts.
+
+Every rule of :mod:`onlinear.rules.confidence_table` returns the coefficients (α, β, c) of one
+round from its margin m and margin variance V; this engine computes (m, V) in its layout and
+applies the coefficients.  State (float64, C-contiguous; K = 1 is the binary learner, whose
+label index 1 is the class +1):
+
+* ``mean`` — μ, shape (d, K), feature-major (a CSR row reads and writes K contiguous values
+  per non-zero);
+* ``covariance`` by layout —
+
+  - ``"diagonal"`` (the default for wide or sparse data): σ, shape (d, K), one diagonal per
+    class; V = Σ_j x_j²(σ_{j,y} + σ_{j,s*}); O(K·nnz) per round.  The diagonal is kept by
+    ``diagonal="project"`` (σ_j ← 1/(1/σ_j + c·x_j²), the diagonal of the updated Σ⁻¹),
+    ``"drop"`` (σ_j ← σ_j − β·σ_j²x_j², the diagonal of the updated Σ) or, for NHERD only,
+    ``"exact"`` (σ_j ← σ_j/(1 + C·σ_j·x_j²)², the best diagonal map of its objective);
+  - ``"per-class"``: K full d×d matrices, shape (K, d, d); V = xᵀΣ_y x + xᵀΣ_{s*}x, μ_y and
+    μ_{s*} move by ±αΣ_k x, and each of the two matrices takes the rank-one step with β
+    (``"drop"``: the diagonal blocks of the stacked update) or with c/(1 + c·xᵀΣ_k x)
+    (``"project"``: Σ_k⁻¹ += c·xxᵀ);
+  - ``"shared"``: one d×d matrix, shape (1, d, d), for the shared-covariance rules (the LIBOL
+    manual's multiclass problem, §3.2.3): the rule receives v = xᵀΣx, μ_y += αΣx,
+    μ_{s*} −= αΣx, one rank-one step.
+
+Multiclass rounds use the single max-score constraint of Crammer, Dredze & Kulesza ("Multi-Class
+Confidence Weighted Algorithms", EMNLP 2009): s* = argmax_{k≠y} s_k; prediction and s* take the
+lowest index on ties (binary: +1 on a score ≥ 0).
+
+A full matrix shrinks by the congruence Σ ← AΣAᵀ, A = I − γ(Σx)xᵀ with γ = β/(1 + √(1 − βv))
+(equal to Σ − β(Σx)(Σx)ᵀ in exact arithmetic): the plain subtraction loses positive
+definiteness in float64 within a few NHERD updates with a large C on rows with one dominant
+feature.  It is computed in O(d·nnz + d²): Σ₁ = Σ − γuuᵀ (u = Σx), w = Σ₁x, and
+Σ ← Σ₁ − (γ/2)(wuᵀ + uwᵀ), symmetric by construction.
+
+Numerical edge cases: a zero row (V = 0, or V not > 0 after underflow) predicts and is counted
+but never updates (a non-zero row with V ≤ 0, which only round-off can give, is counted as
+skipped); a score, V or a coefficient that is not finite (rows of norm beyond ~1e150, or NaN)
+stops the pass with a ValueError naming the row, before that round changes anything (the
+rounds before it stay).  A diagonal σ that ``"drop"`` rounds to 0 or below becomes the smallest
+normal float, and ``min_variance`` (default 0: none) is a floor for every diagonal σ after its
+update (CW-std's hard constraint collapses σ towards 0 on contradictory repeated rows); both
+repairs are counted.
+
+Dense rows are run on their non-zeros, gathered first, so dense and CSR rows (canonical: sorted,
+without duplicates) give identical states.  This module is compiled ahead of time (Cython).
+"""
+import numpy as np
+import scipy.sparse as sp
+
+from libc.float cimport DBL_MIN
+from libc.math cimport isfinite, sqrt
+from libc.stdint cimport int32_t, int64_t
+from libc.stdlib cimport free, malloc
+
+from ..rules._gaussian_params cimport NherdParams
+from ..rules.confidence cimport GaussianStep, gaussian_step_function
+from ..rules.confidence_dispatch cimport gaussian_step_of
+
+from ..rules.confidence_table import GAUSSIAN_RULES, SHARED, GaussianRule
+
+ctypedef fused real_x:
+    float
+    double
+
+ctypedef fused index_t:
+    int32_t
+    int64_t
+
+cdef enum:
+    DIAGONAL = 0
+    PER_CLASS = 1
+    SHARED_FULL = 2
+
+cdef enum:
+    PROJECT = 0
+    DROP = 1
+    EXACT = 2
+
+#: the covariance layouts, by name
+LAYOUTS = {"diagonal": DIAGONAL, "per-class": PER_CLASS, "shared": SHARED_FULL}
+#: the diagonal forms, by name (``"exact"``: NHERD only)
+DIAGONAL_FORMS = {"project": PROJECT, "drop": DROP, "exact": EXACT}
+#: entries of the optional ``counts`` array
+REPAIRED, SKIPPED = 0, 1
+
+
+cdef struct Model:
+    Py_ssize_t d
+    Py_ssize_t K
+    int layout
+    int form
+    gaussian_step_function step
+    const double *params
+    double nherd_C
+    double min_variance
+    double *mu
+    double *cov
+    double *scores
+    double *u
+    double *w
+    int64_t repaired
+    int64_t skipped
+
+
+# ------------------------------------------------------------------------------ the round
+cdef inline double _shrunk(const Model *M, double sig, double x2, GaussianStep s,
+                           int64_t *repaired) noexcept nogil:
+    """A diagonal σ_j after the round's step (x2 = x_j²), repaired as the module doc says."""
+    if M.form == PROJECT:
+        sig = 1.0 / (1.0 / sig + s.c * x2)
+    elif M.form == DROP:
+        sig = sig - s.beta * sig * sig * x2
+        if not (sig > 0.0):
+            sig = DBL_MIN
+            repaired[0] += 1
+    else:
+        sig = sig / ((1.0 + M.nherd_C * sig * x2) ** 2)
+    if sig < M.min_variance:
+        sig = M.min_variance
+        repaired[0] += 1
+    return sig
+
+
+cdef inline void _diagonal_move(Model *M, Py_ssize_t k, double sign, GaussianStep s,
+                                const int64_t *idx, const double *vals,
+                                Py_ssize_t nnz) noexcept nogil:
+    cdef Py_ssize_t p, at
+    cdef double t, x
+    for p in range(nnz):
+        at = idx[p] * M.K + k
+        x = vals[p]
+        t = M.cov[at] * x
+        M.mu[at] += sign * s.alpha * t
+        M.cov[at] = _shrunk(M, M.cov[at], x * x, s, &M.repaired)
+
+
+cdef inline double _times(const double *S, Py_ssize_t d, const int64_t *idx,
+                          const double *vals, Py_ssize_t nnz, double *u) noexcept nogil:
+    """u = Sx (S symmetric: a sum of the rows of x's non-zeros); returns xᵀSx."""
+    cdef Py_ssize_t p, i
+    cdef const double *row
+    cdef double xv, v = 0.0
+    for i in range(d):
+        u[i] = 0.0
+    for p in range(nnz):
+        row = S + idx[p] * d
+        xv = vals[p]
+        for i in range(d):
+            u[i] += xv * row[i]
+    for p in range(nnz):
+        v += vals[p] * u[idx[p]]
+    return v
+
+
+cdef inline void _congruence(double *S, Py_ssize_t d, const double *u, double v, double beta,
+                             const int64_t *idx, const double *vals, Py_ssize_t nnz,
+                             double *w) noexcept nogil:
+    """Σ ← AΣAᵀ, A = I − γuxᵀ (u = Σx, v = xᵀΣx), in the two steps of the module doc."""
+    cdef double g = beta / (1.0 + sqrt(max(0.0, 1.0 - beta * v))), hg = 0.5 * g, xv, uj, ui, wi
+    cdef Py_ssize_t p, i, j
+    cdef double *row
+    for i in range(d):
+        w[i] = 0.0
+    for p in range(nnz):
+        row = S + idx[p] * d
+        xv = vals[p]
+        uj = u[idx[p]]
+        for i in range(d):
+            w[i] += xv * (row[i] - g * (uj * u[i]))
+    for i in range(d):
+        row = S + i * d
+        ui = u[i]
+        wi = w[i]
+        for j in range(d):
+            row[j] = (row[j] - g * (ui * u[j])) - hg * (wi * u[j] + ui * w[j])
+
+
+cdef inline void _full_move(Model *M, Py_ssize_t k, double *S, const double *u, double v,
+                            double alpha, double beta, const int64_t *idx, const double *vals,
+                            Py_ssize_t nnz, bint move_matrix) noexcept nogil:
+    """μ_k += alpha·u, then (if ``move_matrix``) the congruence of S with ``beta``."""
+    cdef Py_ssize_t i
+    for i in range(M.d):
+        M.mu[i * M.K + k] += alpha * u[i]
+    if move_matrix:
+        _congruence(S, M.d, u, v, beta, idx, vals, nnz, M.w)
+
+
+cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssize_t nnz,
+                       Py_ssize_t y, bint *updated) noexcept nogil:
+    """One round on the row (idx, vals): the class predicted before the update (binary: 0 or
+    1), or −1 when a score, V or a coefficient is not finite (nothing changed)."""
+    cdef Py_ssize_t K = M.K, d = M.d, k, p, predicted = 0, support = 0
+    cdef double m, V, z = 1.0, q = 0.0, best, v_y = 0.0, v_s = 0.0, x, beta_y, beta_s
+    cdef const double *row
+    cdef double *S_y
+    cdef double *S_s
+    cdef GaussianStep s
+    updated[0] = False
+    for k in range(K):
+        M.scores[k] = 0.0
+    for p in range(nnz):
+        row = M.mu + idx[p] * K
+        x = vals[p]
+        q += x * x
+        for k in range(K):
+            M.scores[k] += row[k] * x
+    for k in range(K):
+        if not isfinite(M.scores[k]):
+            return -1
+    if K == 1:
+        predicted = 1 if M.scores[0] >= 0.0 else 0
+        z = 1.0 if y == 1 else -1.0
+        m = z * M.scores[0]
+    else:
+        for k in range(1, K):
+            if M.scores[k] > M.scores[predicted]:
+                predicted = k
+        support = 1 if y == 0 else 0
+        for k in range(K):
+            if k != y and M.scores[k] > M.scores[support]:
+                support = k
+        m = M.scores[y] - M.scores[support]
+    # the margin variance in the layout
+    if M.layout == DIAGONAL:
+        V = 0.0
+        for p in range(nnz):
+            x = vals[p]
+            V += x * x * (M.cov[idx[p] * K + y] + M.cov[idx[p] * K + support] if K > 1
+                          else M.cov[idx[p] * K])
+    elif M.layout == PER_CLASS:
+        S_y = M.cov + (y if K > 1 else 0) * d * d
+        S_s = M.cov + support * d * d
+        v_y = _times(S_y, d, idx, vals, nnz, M.u)
+        V = v_y
+        if K > 1:
+            v_s = _times(S_s, d, idx, vals, nnz, M.u + d)
+            V = v_y + v_s
+    else:
+        v_y = _times(M.cov, d, idx, vals, nnz, M.u)
+        V = v_y
+    if not isfinite(V):
+        return -1
+    if not (V > 0.0):
+        if q > 0.0:
+            M.skipped += 1
+        return predicted
+    s = M.step(m, V, M.params)
+    if not (s.alpha > 0.0):
+        return predicted
+    if not (isfinite(s.alpha) and isfinite(s.beta) and isfinite(s.c)):
+        return -1
+    updated[0] = True
+    if M.layout == DIAGONAL:
+        if K == 1:
+            _diagonal_move(M, 0, z, s, idx, vals, nnz)
+        else:
+            _diagonal_move(M, y, 1.0, s, idx, vals, nnz)
+            _diagonal_move(M, support, -1.0, s, idx, vals, nnz)
+    elif M.layout == PER_CLASS:
+        if K == 1:
+            _full_move(M, 0, S_y, M.u, v_y, z * s.alpha, s.beta, idx, vals, nnz, True)
+        else:
+            beta_y = s.c / (1.0 + s.c * v_y) if M.form == PROJECT else s.beta
+            beta_s = s.c / (1.0 + s.c * v_s) if M.form == PROJECT else s.beta
+            _full_move(M, y, S_y, M.u, v_y, s.alpha, beta_y, idx, vals, nnz, True)
+            _full_move(M, support, S_s, M.u + d, v_s, -s.alpha, beta_s, idx, vals, nnz, True)
+    else:
+        _full_move(M, y, M.cov, M.u, v_y, s.alpha, s.beta, idx, vals, nnz, False)
+        _full_move(M, support, M.cov, M.u, v_y, -s.alpha, s.beta, idx, vals, nnz, True)
+    return predicted
+
+
+# --------------------------------------------------------------------------- entry points
+def initial_state(str layout, Py_ssize_t n_features, Py_ssize_t n_outputs, double a=1.0):
+    """``(mean, covariance)`` of a new learner: μ = 0 and Σ = a·I in the layout's shapes
+    (module doc; ``n_outputs`` = 1 for the binary learner, K for K ≥ 2 classes)."""
+    if not a > 0.0 or not np.isfinite(a):
+        raise ValueError(f"the initial variance a must be positive and finite, got {a!r}")
+    _layout_of(layout)
+    mean = np.zeros((n_features, n_outputs))
+    if layout == "diagonal":
+        return mean, np.full((n_features, n_outputs), a)
+    count = 1 if layout == "shared" else n_outputs
+    return mean, np.ascontiguousarray(np.broadcast_to(a * np.eye(n_features),
+                                                      (count, n_features, n_features)))
+
+
+cdef int _layout_of(str layout) except -1:
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown covariance layout {layout!r}; expected one of "
+                         f"{sorted(LAYOUTS)}")
+    return LAYOUTS[layout]
+
+
+def _check_float64(name, array, shape):
+    if not isinstance(array, np.ndarray) or array.dtype != np.float64:
+        raise ValueError(f"{name} must be a float64 numpy array")
+    if not array.flags.c_contiguous or not array.flags.writeable:
+        raise ValueError(f"{name} must be C-contiguous and writeable")
+    if array.shape != shape:
+        raise ValueError(f"{name} has shape {array.shape}, expected {shape}")
+
+
+cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covariance,
+                     const double[::1] params, double min_variance) except -1:
+    """Check that the arrays fit each other, the layout and the rule (no index is checked in
+    the loops), and point ``M`` at them."""
+    cdef double[:, ::1] mu_v
+    cdef double[::1] cov_v
+    try:
+        row = GAUSSIAN_RULES[GaussianRule(rule)]
+    except ValueError:
+        raise ValueError(f"unknown Gaussian rule id {rule}") from None
+    M.layout = _layout_of(layout)
+    if diagonal not in DIAGONAL_FORMS:
+        raise ValueError(f"unknown diagonal form {diagonal!r}; expected one of "
+                         f"{sorted(DIAGONAL_FORMS)}")
+    if diagonal not in row.diagonal_forms:
+        raise ValueError(f"diagonal={diagonal!r} is not a form of {GaussianRule(rule).name} "
+                         f"(it allows {list(row.diagonal_forms)})")
+    M.form = DIAGONAL_FORMS[diagonal]
+    if M.form == EXACT and M.layout != DIAGONAL:
+        raise ValueError("diagonal='exact' applies to the diagonal layout only")
+    if (layout == "shared") != (row.layouts == SHARED):
+        raise ValueError(f"rule {GaussianRule(rule).name} serves the layouts "
+                         f"{list(row.layouts)}, not {layout!r}")
+    if not isinstance(mean, np.ndarray) or mean.ndim != 2:
+        raise ValueError("mean must be a 2-D float64 array of shape (n_features, n_outputs)")
+    d, K = mean.shape
+    if K < 1 or (layout == "shared" and K < 2):
+        raise ValueError(f"a mean of {K} outputs for the layout {layout!r}")
+    _check_float64("mean", mean, (d, K))
+    shape = {DIAGONAL: (d, K), PER_CLASS: (K, d, d), SHARED_FULL: (1, d, d)}[M.layout]
+    _check_float64("covariance", covariance, shape)
+    if params.shape[0] < len(row.params):
+        raise ValueError(f"{GaussianRule(rule).name} reads {len(row.params)} parameters "
+                         f"{row.params}, got {params.shape[0]}")
+    if not min_variance >= 0.0:
+        raise ValueError(f"min_variance must be ≥ 0, got {min_variance!r}")
+    mu_v = mean
+    cov_v = covariance.reshape(-1)
+    M.d = d
+    M.K = K
+    M.step = gaussian_step_of(rule)
+    M.params = &params[0] if params.shape[0] > 0 else NULL
+    M.nherd_C = (<const NherdParams *>&params[0]).C if M.form == EXACT else 0.0
+    M.min_variance = min_variance
+    M.mu = &mu_v[0, 0] if d > 0 else NULL
+    M.cov = &cov_v[0] if cov_v.shape[0] > 0 else NULL
+    M.repaired = 0
+    M.skipped = 0
+    return 0
+
+
+cdef tuple _scratch(Model *M, Py_ssize_t max_nnz):
+    return (np.empty(max(M.K, 1)), np.empty(max(2 * M.d, 1)), np.empty(max(M.d, 1)),
+            np.empty(max(max_nnz, 1), np.int64), np.empty(max(max_nnz, 1)))
+
+
+cdef int _check_labels(const int64_t[::1] y, Py_ssize_t K) except -1:
+    cdef Py_ssize_t t, top = max(K, 2)
+    for t in range(y.shape[0]):
+        if not 0 <= y[t] < top:
+            raise ValueError(f"label index {y[t]} (row {t}) of a model of {top} classes")
+    return 0
+
+
+cdef int _add_counts(int64_t[::1] counts, const Model *M) except -1:
+    if counts is not None:
+        counts[REPAIRED] += M.repaired
+        counts[SKIPPED] += M.skipped
+    return 0
+
+
+def _not_finite(Py_ssize_t row, Py_ssize_t position):
+    return ValueError(f"row {row} (position {position} of the pass): a score, the margin "
+                      "variance or the step is not finite (NaN or infinite values, or a row "
+                      "too large: rescale the input); the rounds before it were taken")
+
+
+def learn_pass(int rule, X, const int64_t[::1] y, const int64_t[::1] order, mean, covariance,
+               const double[::1] params, int64_t[::1] predictions=None, *,
+               str layout="diagonal", str diagonal="project", double min_variance=0.0,
+               int64_t[::1] counts=None):
+    """One online pass of Gaussian rule ``rule`` over the rows ``X[order]``.
+
+    Parameters
+    ----------
+    rule : int
+        A :class:`onlinear.rules.confidence_table.GaussianRule`.
+    X : ndarray or scipy.sparse CSR matrix, shape (n_rows, d)
+        float32 or float64; dense C-contiguous, or CSR in canonical format (sorted indices, no
+        duplicates: ``X.sum_duplicates()``), int32 or int64 indices.
+    y : int64 array, shape (n_rows,)
+        Label indices: 0 … K − 1 (binary learner, K = 1: 0 is −1, 1 is +1).
+    order : int64 array
+        The rows to play, in order (repetitions allowed).
+    mean, covariance : float64 arrays
+        The state, updated in place (see the module doc; :func:`initial_state`).
+    params : float64 array
+        :func:`onlinear.rules.confidence_table.parameter_vector` of the rule.
+    predictions : int64 array of len(order), optional
+        Receives the label index predicted for each round, before its update.
+    layout : {"diagonal", "per-class", "shared"}
+    diagonal : {"project", "drop", "exact"}
+        The diagonal form (``"diagonal"`` layout) or which β a per-class matrix takes
+        (``"project"``: c/(1 + c·xᵀΣ_k x); ``"drop"``: β).
+    min_variance : float, default=0
+        Floor of every diagonal σ after its update (0: none).
+    counts : int64 array of 2 entries, optional
+        Incremented by the diagonal repairs (``counts[0]``) and the skipped non-zero rows with
+        V ≤ 0 (``counts[1]``).
+
+    Returns
+    -------
+    (n_mistakes, n_updates) : tuple of int
+        The pass's rounds whose prediction was wrong, and those that updated (α > 0).
+    """
+    cdef Model M
+    _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"{y.shape[0]} labels for {X.shape[0]} rows")
+    if predictions is not None and predictions.shape[0] != order.shape[0]:
+        raise ValueError(f"predictions must have {order.shape[0]} entries")
+    if counts is not None and counts.shape[0] < 2:
+        raise ValueError("counts must have 2 entries")
+    if X.ndim != 2 or X.shape[1] != M.d:
+        raise ValueError(f"rows of {X.shape[1] if X.ndim == 2 else '?'} features for a model "
+                         f"of {M.d}")
+    _check_labels(y, M.K)
+    for position in range(order.shape[0]):
+        if not 0 <= order[position] < X.shape[0]:
+            raise ValueError(f"row {order[position]} of a pass over {X.shape[0]} rows")
+    if sp.issparse(X):
+        if X.format != "csr":
+            raise ValueError(f"sparse rows must be CSR, got {X.format!r}")
+        if X.dtype not in (np.float32, np.float64):
+            raise ValueError(f"rows must be float32 or float64, got {X.dtype}")
+        if not X.has_canonical_format:
+            raise ValueError("CSR rows must be canonical (sorted indices, no duplicates): "
+                             "call X.sum_duplicates() first")
+        result = _sparse_by_types(&M, X, y, order, predictions)
+    else:
+        if not isinstance(X, np.ndarray) or X.dtype not in (np.float32, np.float64):
+            raise ValueError("dense rows must be a float32 or float64 numpy array")
+        if not X.flags.c_contiguous:
+            raise ValueError("dense rows must be C-contiguous")
+        result = _dense_by_types(&M, X, y, order, predictions)
+    _add_counts(counts, &M)
+    mistakes, updates, failed = result
+    if failed >= 0:
+        raise _not_finite(order[failed], failed)
+    return mistakes, updates
+
+
+cdef tuple _dense_by_types(Model *M, X, const int64_t[::1] y, const int64_t[::1] order,
+                           int64_t[::1] predictions):
+    cdef const float[:, ::1] X32
+    cdef const double[:, ::1] X64
+    if X.dtype == np.float32:
+        X32 = X
+        return _pass_dense(M, X32, y, order, predictions)
+    X64 = X
+    return _pass_dense(M, X64, y, order, predictions)
+
+
+cdef tuple _sparse_by_types(Model *M, X, const int64_t[::1] y, const int64_t[::1] order,
+                            int64_t[::1] predictions):
+    cdef const float[::1] data32
+    cdef const double[::1] data64
+    cdef const int32_t[::1] indices32, indptr32
+    cdef const int64_t[::1] indices64, indptr64
+    wide = X.indices.dtype == np.int64 or X.indptr.dtype == np.int64
+    if wide:
+        indices64 = X.indices.astype(np.int64, copy=False)
+        indptr64 = X.indptr.astype(np.int64, copy=False)
+    else:
+        indices32 = X.indices
+        indptr32 = X.indptr
+    if X.dtype == np.float32:
+        data32 = X.data
+        if wide:
+            return _pass_sparse(M, data32, indices64, indptr64, y, order, predictions)
+        return _pass_sparse(M, data32, indices32, indptr32, y, order, predictions)
+    data64 = X.data
+    if wide:
+        return _pass_sparse(M, data64, indices64, indptr64, y, order, predictions)
+    return _pass_sparse(M, data64, indices32, indptr32, y, order, predictions)
+
+
+cdef tuple _pass_dense(Model *M, const real_x[:, ::1] X, const int64_t[::1] y,
+                       const int64_t[::1] order, int64_t[::1] predictions):
+    cdef Py_ssize_t d = M.d, t, i, j, nnz, predicted, failed = -1
+    cdef int64_t mistakes = 0, updates = 0
+    cdef bint updated
+    scores, u, w, idx_a, vals_a = _scratch(M, d)
+    cdef double[::1] scores_v = scores, u_v = u, w_v = w, vals_v = vals_a
+    cdef int64_t[::1] idx_v = idx_a
+    cdef int64_t *pred_p = &predictions[0] if predictions is not None \
+        and predictions.shape[0] > 0 else NULL
+    M.scores = &scores_v[0]
+    M.u = &u_v[0]
+    M.w = &w_v[0]
+    with nogil:
+        for t in range(order.shape[0]):
+            i = order[t]
+            nnz = 0
+            for j in range(d):
+                if X[i, j] != 0:
+                    idx_v[nnz] = j
+                    vals_v[nnz] = X[i, j]
+                    nnz += 1
+            predicted = _round(M, &idx_v[0], &vals_v[0], nnz, y[i], &updated)
+            if predicted < 0:
+                failed = t
+                break
+            mistakes += predicted != y[i]
+            updates += updated
+            if pred_p != NULL:
+                pred_p[t] = predicted
+    return mistakes, updates, failed
+
+
+cdef tuple _pass_sparse(Model *M, const real_x[::1] data, const index_t[::1] indices,
+                        const index_t[::1] indptr, const int64_t[::1] y,
+                        const int64_t[::1] order, int64_t[::1] predictions):
+    cdef Py_ssize_t t, i, p, start, predicted, failed = -1, longest = 0
+    cdef int64_t mistakes = 0, updates = 0
+    cdef bint updated
+    for i in range(indptr.shape[0] - 1):
+        longest = max(longest, indptr[i + 1] - indptr[i])
+    scores, u, w, idx_a, vals_a = _scratch(M, longest)
+    cdef double[::1] scores_v = scores, u_v = u, w_v = w, vals_v = vals_a
+    cdef int64_t[::1] idx_v = idx_a
+    cdef int64_t *pred_p = &predictions[0] if predictions is not None \
+        and predictions.shape[0] > 0 else NULL
+    M.scores = &scores_v[0]
+    M.u = &u_v[0]
+    M.w = &w_v[0]
+    with nogil:
+        for t in range(order.shape[0]):
+            i = order[t]
+            start = indptr[i]
+            for p in range(indptr[i + 1] - start):
+                idx_v[p] = indices[start + p]
+                vals_v[p] = data[start + p]
+            predicted = _round(M, &idx_v[0], &vals_v[0], indptr[i + 1] - start, y[i],
+                               &updated)
+            if predicted < 0:
+                failed = t
+                break
+            mistakes += predicted != y[i]
+            updates += updated
+            if pred_p != NULL:
+                pred_p[t] = predicted
+    return mistakes, updates, failed
+
+
+def learn_row(int rule, indices, values, Py_ssize_t y, mean, covariance,
+              const double[::1] params, *, str layout="diagonal", str diagonal="project",
+              double min_variance=0.0, int64_t[::1] counts=None):
+    """One round (``learn_one``) on the row with non-zeros ``values`` at the column
+    ``indices`` (1-D; int32/int64 and float32/float64; no duplicate index), of label index
+    ``y``; the other arguments as :func:`learn_pass`.  Returns ``(prediction, updated)``:
+    the label index predicted before the update and whether the round updated.  Raises
+    ValueError, changing nothing, when a score, V or the step is not finite."""
+    cdef Model M
+    cdef Py_ssize_t nnz, p, predicted
+    cdef bint updated
+    _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance)
+    cdef const int64_t[::1] idx_v = np.asarray(indices, dtype=np.int64)
+    cdef const double[::1] vals_v = np.asarray(values, dtype=np.float64)
+    nnz = idx_v.shape[0]
+    if vals_v.shape[0] != nnz:
+        raise ValueError("a row's values and indices differ in length")
+    for p in range(nnz):
+        if not 0 <= idx_v[p] < M.d:
+            raise ValueError(f"column index {idx_v[p]} outside a model of {M.d} features")
+    if not 0 <= y < max(M.K, 2):
+        raise ValueError(f"label index {y} of a model of {max(M.K, 2)} classes")
+    buffer = <double *>malloc((M.K + 3 * M.d + 1) * sizeof(double))
+    if buffer == NULL:
+        raise MemoryError()
+    M.scores = buffer
+    M.u = buffer + M.K
+    M.w = buffer + M.K + 2 * M.d
+    try:
+        predicted = _round(&M, &idx_v[0] if nnz else NULL, &vals_v[0] if nnz else NULL, nnz,
+                           y, &updated)
+    finally:
+        free(buffer)
+    _add_counts(counts, &M)
+    if predicted < 0:
+        raise ValueError("a score, the margin variance or the step is not finite (NaN or "
+                         "infinite values, or a row too large: rescale the input)")
+    return predicted, bool(updated)
