@@ -32,7 +32,9 @@ A full matrix shrinks by the congruence Σ ← AΣAᵀ, A = I − γ(Σx)xᵀ wi
 (equal to Σ − β(Σx)(Σx)ᵀ in exact arithmetic): the plain subtraction loses positive
 definiteness in float64 within a few NHERD updates with a large C on rows with one dominant
 feature.  It is computed in O(d·nnz + d²): Σ₁ = Σ − γuuᵀ (u = Σx), w = Σ₁x, and
-Σ ← Σ₁ − (γ/2)(wuᵀ + uwᵀ), symmetric by construction.
+Σ ← Σ₁ − (γ/2)(wuᵀ + uwᵀ), symmetric by construction.  1 − βv is not computed as written (it
+cancels when βv → 1, as NHERD's with a large C does) but from c: 1 − βv = 1/(1 + cv), and
+(1 + c·v_other)/(1 + cV) for a per-class ``drop`` step taken with the pair's V.
 
 Numerical edge cases: a zero row (V = 0, or V not > 0 after underflow) predicts and is counted
 but never updates (a non-zero row with V ≤ 0, which only round-off can give, is counted as
@@ -154,11 +156,12 @@ cdef inline double _times(const double *S, Py_ssize_t d, const int64_t *idx,
     return v
 
 
-cdef inline void _congruence(double *S, Py_ssize_t d, const double *u, double v, double beta,
-                             const int64_t *idx, const double *vals, Py_ssize_t nnz,
+cdef inline void _congruence(double *S, Py_ssize_t d, const double *u, double beta,
+                             double rest, const int64_t *idx, const double *vals, Py_ssize_t nnz,
                              double *w) noexcept nogil:
-    """Σ ← AΣAᵀ, A = I − γuxᵀ (u = Σx, v = xᵀΣx), in the two steps of the module doc."""
-    cdef double g = beta / (1.0 + sqrt(max(0.0, 1.0 - beta * v))), hg = 0.5 * g, xv, uj, ui, wi
+    """Σ ← AΣAᵀ, A = I − γuxᵀ (u = Σx), in the two steps of the module doc; ``rest`` is
+    1 − β·xᵀΣx, computed by the caller without cancellation."""
+    cdef double g = beta / (1.0 + sqrt(max(0.0, rest))), hg = 0.5 * g, xv, uj, ui, wi
     cdef Py_ssize_t p, i, j
     cdef double *row
     for i in range(d):
@@ -177,15 +180,16 @@ cdef inline void _congruence(double *S, Py_ssize_t d, const double *u, double v,
             row[j] = (row[j] - g * (ui * u[j])) - hg * (wi * u[j] + ui * w[j])
 
 
-cdef inline void _full_move(Model *M, Py_ssize_t k, double *S, const double *u, double v,
-                            double alpha, double beta, const int64_t *idx, const double *vals,
+cdef inline void _full_move(Model *M, Py_ssize_t k, double *S, const double *u, double alpha,
+                            double beta, double rest, const int64_t *idx, const double *vals,
                             Py_ssize_t nnz, bint move_matrix) noexcept nogil:
-    """μ_k += alpha·u, then (if ``move_matrix``) the congruence of S with ``beta``."""
+    """μ_k += alpha·u, then (if ``move_matrix``) the congruence of S with ``beta``
+    (``rest`` = 1 − β·xᵀSx)."""
     cdef Py_ssize_t i
     for i in range(M.d):
         M.mu[i * M.K + k] += alpha * u[i]
     if move_matrix:
-        _congruence(S, M.d, u, v, beta, idx, vals, nnz, M.w)
+        _congruence(S, M.d, u, beta, rest, idx, vals, nnz, M.w)
 
 
 cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssize_t nnz,
@@ -193,7 +197,7 @@ cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssiz
     """One round on the row (idx, vals): the class predicted before the update (binary: 0 or
     1), or −1 when a score, V or a coefficient is not finite (nothing changed)."""
     cdef Py_ssize_t K = M.K, d = M.d, k, p, predicted = 0, support = 0
-    cdef double m, V, z = 1.0, q = 0.0, best, v_y = 0.0, v_s = 0.0, x, beta_y, beta_s
+    cdef double m, V, z = 1.0, q = 0.0, v_y = 0.0, v_s = 0.0, x
     cdef const double *row
     cdef double *S_y
     cdef double *S_s
@@ -259,17 +263,24 @@ cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssiz
         else:
             _diagonal_move(M, y, 1.0, s, idx, vals, nnz)
             _diagonal_move(M, support, -1.0, s, idx, vals, nnz)
-    elif M.layout == PER_CLASS:
-        if K == 1:
-            _full_move(M, 0, S_y, M.u, v_y, z * s.alpha, s.beta, idx, vals, nnz, True)
+    elif M.layout == PER_CLASS and K > 1:
+        if M.form == PROJECT:
+            _full_move(M, y, S_y, M.u, s.alpha, s.c / (1.0 + s.c * v_y), 1.0 / (1.0 + s.c * v_y),
+                       idx, vals, nnz, True)
+            _full_move(M, support, S_s, M.u + d, -s.alpha, s.c / (1.0 + s.c * v_s),
+                       1.0 / (1.0 + s.c * v_s), idx, vals, nnz, True)
         else:
-            beta_y = s.c / (1.0 + s.c * v_y) if M.form == PROJECT else s.beta
-            beta_s = s.c / (1.0 + s.c * v_s) if M.form == PROJECT else s.beta
-            _full_move(M, y, S_y, M.u, v_y, s.alpha, beta_y, idx, vals, nnz, True)
-            _full_move(M, support, S_s, M.u + d, v_s, -s.alpha, beta_s, idx, vals, nnz, True)
+            _full_move(M, y, S_y, M.u, s.alpha, s.beta, (1.0 + s.c * v_s) / (1.0 + s.c * V),
+                       idx, vals, nnz, True)
+            _full_move(M, support, S_s, M.u + d, -s.alpha, s.beta,
+                       (1.0 + s.c * v_y) / (1.0 + s.c * V), idx, vals, nnz, True)
+    elif M.layout == PER_CLASS:
+        _full_move(M, 0, S_y, M.u, z * s.alpha, s.beta, 1.0 / (1.0 + s.c * v_y), idx, vals, nnz,
+                   True)
     else:
-        _full_move(M, y, M.cov, M.u, v_y, s.alpha, s.beta, idx, vals, nnz, False)
-        _full_move(M, support, M.cov, M.u, v_y, -s.alpha, s.beta, idx, vals, nnz, True)
+        _full_move(M, y, M.cov, M.u, s.alpha, s.beta, 1.0, idx, vals, nnz, False)
+        _full_move(M, support, M.cov, M.u, -s.alpha, s.beta, 1.0 / (1.0 + s.c * v_y), idx, vals,
+                   nnz, True)
     return predicted
 
 
@@ -284,8 +295,7 @@ def initial_state(str layout, Py_ssize_t n_features, Py_ssize_t n_outputs, doubl
     if layout == "diagonal":
         return mean, np.full((n_features, n_outputs), a)
     count = 1 if layout == "shared" else n_outputs
-    return mean, np.ascontiguousarray(np.broadcast_to(a * np.eye(n_features),
-                                                      (count, n_features, n_features)))
+    return mean, np.repeat(a * np.eye(n_features)[None], count, axis=0)
 
 
 cdef int _layout_of(str layout) except -1:
