@@ -49,26 +49,18 @@ Dense rows are run on their non-zeros, gathered first, so dense and CSR rows (ca
 without duplicates) give identical states.  This module is compiled ahead of time (Cython).
 """
 import numpy as np
-import scipy.sparse as sp
 
 from libc.float cimport DBL_MIN
 from libc.math cimport isfinite, sqrt
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
 from ..rules._gaussian_params cimport NherdParams
 from ..rules.confidence cimport GaussianStep, gaussian_step_function
 from ..rules.confidence_dispatch cimport gaussian_step_of
+from .row_pass cimport check_pass, row_arrays, run_rows
 
 from ..rules.confidence_table import GAUSSIAN_RULES, SHARED, GaussianRule
-
-ctypedef fused real_x:
-    float
-    double
-
-ctypedef fused index_t:
-    int32_t
-    int64_t
 
 cdef enum:
     DIAGONAL = 0
@@ -365,36 +357,25 @@ cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covaria
     return 0
 
 
-cdef tuple _scratch(Model *M, Py_ssize_t max_nnz):
-    return (np.empty(max(M.K, 1)), np.empty(max(2 * M.d, 1)), np.empty(max(M.d, 1)),
-            np.empty(max(max_nnz, 1), np.int64), np.empty(max(max_nnz, 1)))
-
-
-cdef int _check_labels(const int64_t[::1] y, Py_ssize_t K) except -1:
-    cdef Py_ssize_t t, top = max(K, 2)
-    for t in range(y.shape[0]):
-        if not 0 <= y[t] < top:
-            raise ValueError(f"label index {y[t]} (row {t}) of a model of {top} classes")
+cdef int _check_counts(int64_t[::1] counts) except -1:
+    if counts is not None and counts.shape[0] < 2:
+        raise ValueError("counts must have 2 entries")
     return 0
 
 
-cdef int _add_counts(int64_t[::1] counts, const Model *M) except -1:
-    if counts is not None:
-        counts[REPAIRED] += M.repaired
-        counts[SKIPPED] += M.skipped
-    return 0
+cdef Py_ssize_t _play(void *model, const int64_t *idx, const double *vals, Py_ssize_t nnz,
+                      Py_ssize_t y, bint *updated) noexcept nogil:
+    return _round(<Model *>model, idx, vals, nnz, y, updated)
 
 
-def _not_finite(Py_ssize_t row, Py_ssize_t position):
-    return ValueError(f"row {row} (position {position} of the pass): a score, the margin "
-                      "variance or the step is not finite (NaN or infinite values, or a row "
-                      "too large: rescale the input); the rounds before it were taken")
+def _not_finite(where):
+    return ValueError(f"{where}: a score, the margin variance or the step is not finite (NaN "
+                      "or infinite values, or a row too large: rescale the input)")
 
 
 def learn_pass(int rule, X, const int64_t[::1] y, const int64_t[::1] order, mean, covariance,
-               const double[::1] params, int64_t[::1] predictions=None, *,
-               str layout="diagonal", str diagonal="project", double min_variance=0.0,
-               int64_t[::1] counts=None):
+               const double[::1] params, predictions=None, *, str layout="diagonal",
+               str diagonal="project", double min_variance=0.0, int64_t[::1] counts=None):
     """One online pass of Gaussian rule ``rule`` over the rows ``X[order]``.
 
     Parameters
@@ -428,169 +409,49 @@ def learn_pass(int rule, X, const int64_t[::1] y, const int64_t[::1] order, mean
     -------
     (n_mistakes, n_updates) : tuple of int
         The pass's rounds whose prediction was wrong, and those that updated (α > 0).
+
+    Raises
+    ------
+    ValueError
+        On arguments that do not fit (nothing changed), or on a round whose score, margin
+        variance or step is not finite: that round changed nothing, the rounds before it stay.
     """
     cdef Model M
     _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance)
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(f"{y.shape[0]} labels for {X.shape[0]} rows")
-    if predictions is not None and predictions.shape[0] != order.shape[0]:
-        raise ValueError(f"predictions must have {order.shape[0]} entries")
-    if counts is not None and counts.shape[0] < 2:
-        raise ValueError("counts must have 2 entries")
-    if X.ndim != 2 or X.shape[1] != M.d:
-        raise ValueError(f"rows of {X.shape[1] if X.ndim == 2 else '?'} features for a model "
-                         f"of {M.d}")
-    _check_labels(y, M.K)
-    for position in range(order.shape[0]):
-        if not 0 <= order[position] < X.shape[0]:
-            raise ValueError(f"row {order[position]} of a pass over {X.shape[0]} rows")
-    if sp.issparse(X):
-        if X.format != "csr":
-            raise ValueError(f"sparse rows must be CSR, got {X.format!r}")
-        if X.dtype not in (np.float32, np.float64):
-            raise ValueError(f"rows must be float32 or float64, got {X.dtype}")
-        if not X.has_canonical_format:
-            raise ValueError("CSR rows must be canonical (sorted indices, no duplicates): "
-                             "call X.sum_duplicates() first")
-        result = _sparse_by_types(&M, X, y, order, predictions)
-    else:
-        if not isinstance(X, np.ndarray) or X.dtype not in (np.float32, np.float64):
-            raise ValueError("dense rows must be a float32 or float64 numpy array")
-        if not X.flags.c_contiguous:
-            raise ValueError("dense rows must be C-contiguous")
-        result = _dense_by_types(&M, X, y, order, predictions)
-    _add_counts(counts, &M)
-    mistakes, updates, failed = result
+    _check_counts(counts)
+    check_pass(X, y, order, predictions, M.d, M.K)
+    scratch = np.empty(M.K + 3 * M.d + 1)
+    cdef double[::1] scratch_v = scratch
+    M.scores = &scratch_v[0]
+    M.u = M.scores + M.K
+    M.w = M.u + 2 * M.d
+    mistakes, updates, failed = run_rows(_play, &M, X, y, order, predictions)
+    if counts is not None:
+        counts[REPAIRED] += M.repaired
+        counts[SKIPPED] += M.skipped
     if failed >= 0:
-        raise _not_finite(order[failed], failed)
+        raise _not_finite(f"row {order[failed]} (position {failed} of the pass); the rounds "
+                          "before it were taken")
     return mistakes, updates
-
-
-cdef tuple _dense_by_types(Model *M, X, const int64_t[::1] y, const int64_t[::1] order,
-                           int64_t[::1] predictions):
-    cdef const float[:, ::1] X32
-    cdef const double[:, ::1] X64
-    if X.dtype == np.float32:
-        X32 = X
-        return _pass_dense(M, X32, y, order, predictions)
-    X64 = X
-    return _pass_dense(M, X64, y, order, predictions)
-
-
-cdef tuple _sparse_by_types(Model *M, X, const int64_t[::1] y, const int64_t[::1] order,
-                            int64_t[::1] predictions):
-    cdef const float[::1] data32
-    cdef const double[::1] data64
-    cdef const int32_t[::1] indices32, indptr32
-    cdef const int64_t[::1] indices64, indptr64
-    wide = X.indices.dtype == np.int64 or X.indptr.dtype == np.int64
-    if wide:
-        indices64 = X.indices.astype(np.int64, copy=False)
-        indptr64 = X.indptr.astype(np.int64, copy=False)
-    else:
-        indices32 = X.indices
-        indptr32 = X.indptr
-    if X.dtype == np.float32:
-        data32 = X.data
-        if wide:
-            return _pass_sparse(M, data32, indices64, indptr64, y, order, predictions)
-        return _pass_sparse(M, data32, indices32, indptr32, y, order, predictions)
-    data64 = X.data
-    if wide:
-        return _pass_sparse(M, data64, indices64, indptr64, y, order, predictions)
-    return _pass_sparse(M, data64, indices32, indptr32, y, order, predictions)
-
-
-cdef tuple _pass_dense(Model *M, const real_x[:, ::1] X, const int64_t[::1] y,
-                       const int64_t[::1] order, int64_t[::1] predictions):
-    cdef Py_ssize_t d = M.d, t, i, j, nnz, predicted, failed = -1
-    cdef int64_t mistakes = 0, updates = 0
-    cdef bint updated
-    scores, u, w, idx_a, vals_a = _scratch(M, d)
-    cdef double[::1] scores_v = scores, u_v = u, w_v = w, vals_v = vals_a
-    cdef int64_t[::1] idx_v = idx_a
-    cdef int64_t *pred_p = &predictions[0] if predictions is not None \
-        and predictions.shape[0] > 0 else NULL
-    M.scores = &scores_v[0]
-    M.u = &u_v[0]
-    M.w = &w_v[0]
-    with nogil:
-        for t in range(order.shape[0]):
-            i = order[t]
-            nnz = 0
-            for j in range(d):
-                if X[i, j] != 0:
-                    idx_v[nnz] = j
-                    vals_v[nnz] = X[i, j]
-                    nnz += 1
-            predicted = _round(M, &idx_v[0], &vals_v[0], nnz, y[i], &updated)
-            if predicted < 0:
-                failed = t
-                break
-            mistakes += predicted != y[i]
-            updates += updated
-            if pred_p != NULL:
-                pred_p[t] = predicted
-    return mistakes, updates, failed
-
-
-cdef tuple _pass_sparse(Model *M, const real_x[::1] data, const index_t[::1] indices,
-                        const index_t[::1] indptr, const int64_t[::1] y,
-                        const int64_t[::1] order, int64_t[::1] predictions):
-    cdef Py_ssize_t t, i, p, start, predicted, failed = -1, longest = 0
-    cdef int64_t mistakes = 0, updates = 0
-    cdef bint updated
-    for i in range(indptr.shape[0] - 1):
-        longest = max(longest, indptr[i + 1] - indptr[i])
-    scores, u, w, idx_a, vals_a = _scratch(M, longest)
-    cdef double[::1] scores_v = scores, u_v = u, w_v = w, vals_v = vals_a
-    cdef int64_t[::1] idx_v = idx_a
-    cdef int64_t *pred_p = &predictions[0] if predictions is not None \
-        and predictions.shape[0] > 0 else NULL
-    M.scores = &scores_v[0]
-    M.u = &u_v[0]
-    M.w = &w_v[0]
-    with nogil:
-        for t in range(order.shape[0]):
-            i = order[t]
-            start = indptr[i]
-            for p in range(indptr[i + 1] - start):
-                idx_v[p] = indices[start + p]
-                vals_v[p] = data[start + p]
-            predicted = _round(M, &idx_v[0], &vals_v[0], indptr[i + 1] - start, y[i],
-                               &updated)
-            if predicted < 0:
-                failed = t
-                break
-            mistakes += predicted != y[i]
-            updates += updated
-            if pred_p != NULL:
-                pred_p[t] = predicted
-    return mistakes, updates, failed
 
 
 def learn_row(int rule, indices, values, Py_ssize_t y, mean, covariance,
               const double[::1] params, *, str layout="diagonal", str diagonal="project",
               double min_variance=0.0, int64_t[::1] counts=None):
     """One round (``learn_one``) on the row with non-zeros ``values`` at the column
-    ``indices`` (1-D; int32/int64 and float32/float64; no duplicate index), of label index
-    ``y``; the other arguments as :func:`learn_pass`.  Returns ``(prediction, updated)``:
-    the label index predicted before the update and whether the round updated.  Raises
-    ValueError, changing nothing, when a score, V or the step is not finite."""
+    ``indices`` (1-D; no repeated index), of label index ``y``; the other arguments as
+    :func:`learn_pass`.  Returns ``(prediction, updated)``: the label index predicted before
+    the update and whether the round updated.  Raises ValueError, changing nothing, when a
+    score, V or the step is not finite."""
     cdef Model M
-    cdef Py_ssize_t nnz, p, predicted
     cdef bint updated
+    cdef Py_ssize_t predicted
     _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance)
-    cdef const int64_t[::1] idx_v = np.asarray(indices, dtype=np.int64)
-    cdef const double[::1] vals_v = np.asarray(values, dtype=np.float64)
-    nnz = idx_v.shape[0]
-    if vals_v.shape[0] != nnz:
-        raise ValueError("a row's values and indices differ in length")
-    for p in range(nnz):
-        if not 0 <= idx_v[p] < M.d:
-            raise ValueError(f"column index {idx_v[p]} outside a model of {M.d} features")
-    if not 0 <= y < max(M.K, 2):
-        raise ValueError(f"label index {y} of a model of {max(M.K, 2)} classes")
+    _check_counts(counts)
+    idx, vals = row_arrays(indices, values, y, M.d, M.K)
+    cdef const int64_t[::1] idx_v = idx
+    cdef const double[::1] vals_v = vals
+    cdef Py_ssize_t nnz = idx_v.shape[0]
     buffer = <double *>malloc((M.K + 3 * M.d + 1) * sizeof(double))
     if buffer == NULL:
         raise MemoryError()
@@ -602,8 +463,9 @@ def learn_row(int rule, indices, values, Py_ssize_t y, mean, covariance,
                            y, &updated)
     finally:
         free(buffer)
-    _add_counts(counts, &M)
+    if counts is not None:
+        counts[REPAIRED] += M.repaired
+        counts[SKIPPED] += M.skipped
     if predicted < 0:
-        raise ValueError("a score, the margin variance or the step is not finite (NaN or "
-                         "infinite values, or a row too large: rescale the input)")
+        raise _not_finite("the row")
     return predicted, bool(updated)
