@@ -40,8 +40,9 @@ feature's weights are brought up to date when it appears in a row (O(K) per non-
 :func:`adagrad_catch_up` for all features (before the weights are read), so a CSR round stays
 O(K·nnz).  FTRL needs none: its weights are functions of (z, n) only.
 
-A zero row predicts and is counted but has no gradient.  A score that is not finite stops the
-pass with a ValueError naming the row, before that round changed anything.  The update counted
+A zero row predicts and is counted but has no gradient.  A score or a ‖x‖² that is not finite
+(NaN or infinite values, or values beyond ~1e154) stops the pass with a ValueError naming the
+row, before that round changed anything.  The update counted
 is a round with a non-zero gradient.  Paper equation numbers are not cited: AdaGrad's update
 numbers and its regret theorem were not checked against the paper's text (UNCHECKED).
 """
@@ -183,6 +184,8 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
         q += x * x
         for k in range(K):
             M.scores[k] += row[k] * x
+    if not isfinite(q):  # (|γ_k| ≤ 1: every g² ≤ x², and ‖x‖² finite keeps G and n finite)
+        return -1
     for k in range(K):
         if not isfinite(M.scores[k]):
             return -1
