@@ -82,6 +82,25 @@ def test_generated_table_matches_the_rule_table():
     assert GAUSSIAN_PARAMETER_FIELDS == tuple(GAUSSIAN_RULES[rule].params for rule in G)
 
 
+def test_each_step_reads_its_parameters_through_its_own_struct():
+    """A step reads its vector only through its rule's generated struct (by name)."""
+    import re
+    from pathlib import Path
+
+    from onlinear.rules import codegen
+
+    source = (Path(codegen.__file__).parent / "confidence.pyx").read_text()
+    bodies = {}
+    for part in re.split(r"^(?=cdef |def |cpdef )", source, flags=re.MULTILINE):
+        found = re.match(r"cdef GaussianStep (\w+)\(", part)
+        if found:
+            bodies[found.group(1)] = part
+    for rule, row in GAUSSIAN_RULES.items():
+        casts = set(re.findall(r"<const (\w+Params) \*>", bodies[row.step]))
+        assert casts == {codegen.struct_name(rule.name)}, (rule.name, casts)
+    assert not re.search(r"params\[\d\]", source)
+
+
 def test_parameter_vector_rejects_bad_values():
     for bad in ({"eta": 0.5}, {"eta": 1.0}, {"C": 0.0}, {"C": np.inf}, {"r": -1.0},
                 {"gamma": 1.0}):

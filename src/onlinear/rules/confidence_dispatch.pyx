@@ -14,15 +14,16 @@ cdef gaussian_step_function gaussian_step_of(int rule) noexcept nogil:
     return _GAUSSIAN_STEPS[rule]
 
 
-def gaussian_step(int rule, double m, double v, const double[::1] params):
+def gaussian_step(int rule, double m, double v, const double[::1] vector):
     """``(α, β, c)`` of Gaussian rule ``rule`` for a round of margin ``m`` and margin variance
-    ``v`` (the tests' entry; ``params`` from
-    :func:`onlinear.rules.confidence_table.parameter_vector`)."""
+    ``v`` (the tests' entry; ``vector`` from
+    :func:`onlinear.rules.confidence_table.parameter_vector`, passed on to the step, which reads
+    it through its struct)."""
     cdef gaussian_step_function step = gaussian_step_of(rule)
     if step == NULL:
         raise ValueError(f"unknown Gaussian rule id {rule}")
-    if params.shape[0] < len(GAUSSIAN_PARAMETER_FIELDS[rule]):
+    if vector.shape[0] < len(GAUSSIAN_PARAMETER_FIELDS[rule]):
         raise ValueError(f"rule {rule} reads {len(GAUSSIAN_PARAMETER_FIELDS[rule])} parameters, "
-                         f"got {params.shape[0]}")
-    cdef GaussianStep s = step(m, v, &params[0])
+                         f"got {vector.shape[0]}")
+    cdef GaussianStep s = step(m, v, &vector[0])
     return s.alpha, s.beta, s.c
