@@ -49,11 +49,11 @@ numbers and its regret theorem were not checked against the paper's text (UNCHEC
 import numpy as np
 from scipy.special import expit, softmax
 
-from libc.math cimport exp, fabs, isfinite, log1p, pow, sqrt
+from libc.math cimport copysign, exp, fabs, isfinite, log1p, pow, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
-from .row_pass cimport check_pass, row_arrays, run_rows
+from .row_pass cimport check_pass, feature_major_scores, row_arrays, run_rows
 
 cdef enum:
     HINGE = 0
@@ -117,12 +117,6 @@ cdef inline void _catch_up(Model *M, Py_ssize_t j) noexcept nogil:
     M.last[j] = M.clock[0]
 
 
-cdef inline double _ftrl_weight(double z, double n, const Model *M) noexcept nogil:
-    if n <= 0.0 or fabs(z) <= M.l1:
-        return 0.0
-    return -(z - (M.l1 if z > 0.0 else -M.l1)) / ((M.beta + sqrt(n)) / M.alpha + M.l2)
-
-
 cdef inline double _log1p_exp(double t) noexcept nogil:
     """log(1 + e^t) without overflow."""
     return t + log1p(exp(-t)) if t > 0.0 else log1p(exp(t))
@@ -168,65 +162,118 @@ cdef inline bint _gradient(Model *M, Py_ssize_t y, Py_ssize_t *predicted) noexce
     return True
 
 
+cdef inline void _adagrad_step(Model *M, double *W, double *G, double g) noexcept nogil:
+    """One coordinate's AdaGrad step with subgradient g (module doc)."""
+    cdef double H, shifted, size
+    G[0] += g * g
+    H = M.delta + sqrt(G[0])
+    if not (H > 0.0):  # δ = 0 and never a gradient: no step (0/0)
+        return
+    if not M.regularised:
+        W[0] -= M.eta * g / H
+        return
+    shifted = H * W[0] - M.eta * g
+    size = fabs(shifted) - M.eta * M.l1
+    W[0] = 0.0 if size <= 0.0 else (size if shifted > 0.0 else -size) / (H + M.eta * M.l2)
+
+
+cdef inline void _ftrl_step(Model *M, double *W, double *Z, double *N, double g) noexcept nogil:
+    """One coordinate's FTRL-Proximal step with gradient g (module doc); g = 0 changes
+    nothing (σ = 0), so it needs no test."""
+    cdef double root_old = sqrt(N[0]), root = sqrt(N[0] + g * g), t
+    Z[0] += g - (root - root_old) / M.alpha * W[0]
+    N[0] += g * g
+    t = fabs(Z[0]) - M.l1
+    # (β + √n)/α + λ2 with the √n just computed; n > 0 whenever t > 0 after a step
+    W[0] = 0.0 if not (t > 0.0 and N[0] > 0.0) else \
+        -(t if Z[0] > 0.0 else -t) / ((M.beta + root) / M.alpha + M.l2)
+
+
+cdef inline void _adagrad_row(Model *M, double *W, double *G, double x) noexcept nogil:
+    """:func:`_adagrad_step` without a regulariser on the K classes of one feature, written
+    without branches so that the compiler vectorises the roots and divisions across classes
+    (the logistic loss steps every class)."""
+    cdef Py_ssize_t k
+    cdef double g, H
+    for k in range(M.K):
+        g = M.gamma[k] * x
+        G[k] = G[k] + g * g
+        H = M.delta + sqrt(G[k])
+        W[k] = W[k] - M.eta * g / (H if H > 0.0 else 1.0)  # (H = 0 only when g = 0)
+
+
+cdef inline void _ftrl_row(Model *M, double *W, double *Z, double *N, double x) noexcept nogil:
+    """:func:`_ftrl_step` on the K classes of one feature, without branches (see
+    :func:`_adagrad_row`)."""
+    cdef Py_ssize_t k
+    cdef double g, root_old, root, z, n, t
+    for k in range(M.K):
+        g = M.gamma[k] * x
+        root_old = sqrt(N[k])
+        n = N[k] + g * g
+        root = sqrt(n)
+        z = Z[k] + (g - (root - root_old) / M.alpha * W[k])
+        Z[k] = z
+        N[k] = n
+        t = fabs(z) - M.l1
+        W[k] = -copysign(t, z) / ((M.beta + root) / M.alpha + M.l2) if t > 0.0 and n > 0.0 \
+            else 0.0
+
+
 cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_ssize_t nnz,
                        Py_ssize_t y, bint *updated) noexcept nogil:
     cdef Model *M = <Model *>model
-    cdef Py_ssize_t K = M.K, k, p, at, predicted
-    cdef const double *row
-    cdef double x, g, H, shifted, size, sigma, q = 0.0
-    for k in range(K):
-        M.scores[k] = 0.0
+    cdef Py_ssize_t K = M.K, k, c, p, at, predicted, n_touched
+    cdef double x, q = 0.0
+    cdef Py_ssize_t touched[2]
+    cdef bint all_classes
     for p in range(nnz):
+        q += vals[p] * vals[p]
         if M.method == ADAGRAD and M.regularised:
             _catch_up(M, idx[p])
-        row = M.W + idx[p] * K
-        x = vals[p]
-        q += x * x
-        for k in range(K):
-            M.scores[k] += row[k] * x
+    feature_major_scores(M.W, K, idx, vals, nnz, M.scores)
     if not isfinite(q):  # (|γ_k| ≤ 1: every g² ≤ x², and ‖x‖² finite keeps G and n finite)
         return -1
     for k in range(K):
         if not isfinite(M.scores[k]):
             return -1
     updated[0] = _gradient(M, y, &predicted) and q > 0.0
+    # the classes whose gradient may be non-zero: two for the hinge loss (one binary), all for
+    # the logistic loss and for a regularised AdaGrad, whose every coordinate of x steps
+    n_touched = 0
+    if M.loss == HINGE and updated[0]:
+        for k in range(K):
+            if M.gamma[k] != 0.0:
+                touched[n_touched] = k
+                n_touched += 1
+    all_classes = M.loss == LOG or (M.method == ADAGRAD and M.regularised)
     if M.method == ADAGRAD:
         if updated[0] or M.regularised:
             for p in range(nnz):
                 x = vals[p]
-                for k in range(K):
-                    at = idx[p] * K + k
-                    g = M.gamma[k] * x
-                    if g == 0.0 and not M.regularised:
-                        continue
-                    M.G[at] += g * g
-                    H = M.delta + sqrt(M.G[at])
-                    if H <= 0.0:
-                        continue
-                    if not M.regularised:
-                        M.W[at] -= M.eta * g / H
-                    else:
-                        shifted = H * M.W[at] - M.eta * g
-                        size = fabs(shifted) - M.eta * M.l1
-                        if size <= 0.0:
-                            M.W[at] = 0.0
-                        else:
-                            M.W[at] = (size if shifted > 0.0 else -size) / (H + M.eta * M.l2)
+                at = idx[p] * K
+                if all_classes and not M.regularised:
+                    _adagrad_row(M, M.W + at, M.G + at, x)
+                elif all_classes:
+                    for k in range(K):
+                        _adagrad_step(M, M.W + at + k, M.G + at + k, M.gamma[k] * x)
+                else:
+                    for c in range(n_touched):
+                        k = touched[c]
+                        _adagrad_step(M, M.W + at + k, M.G + at + k, M.gamma[k] * x)
                 if M.regularised:
                     M.last[idx[p]] = M.clock[0] + 1
         M.clock[0] += 1
     elif updated[0]:
         for p in range(nnz):
             x = vals[p]
-            for k in range(K):
-                g = M.gamma[k] * x
-                if g == 0.0:
-                    continue
-                at = idx[p] * K + k
-                sigma = (sqrt(M.G[at] + g * g) - sqrt(M.G[at])) / M.alpha
-                M.Z[at] += g - sigma * M.W[at]
-                M.G[at] += g * g
-                M.W[at] = _ftrl_weight(M.Z[at], M.G[at], M)
+            at = idx[p] * K
+            if all_classes:
+                _ftrl_row(M, M.W + at, M.Z + at, M.G + at, x)
+            else:
+                for c in range(n_touched):
+                    k = touched[c]
+                    _ftrl_step(M, M.W + at + k, M.Z + at + k, M.G + at + k, M.gamma[k] * x)
     return predicted
 
 

@@ -58,7 +58,7 @@ from libc.stdlib cimport free, malloc
 from ..rules._gaussian_params cimport NherdParams
 from ..rules.confidence cimport GaussianStep, gaussian_step_function
 from ..rules.confidence_dispatch cimport gaussian_step_of
-from .row_pass cimport check_pass, row_arrays, run_rows
+from .row_pass cimport check_pass, feature_major_scores, row_arrays, run_rows
 
 from ..rules.confidence_table import GAUSSIAN_RULES, SHARED, GaussianRule
 
@@ -103,7 +103,7 @@ cdef inline double _shrunk(const Model *M, double sig, double x2, GaussianStep s
                            int64_t *repaired) noexcept nogil:
     """A diagonal σ_j after the round's step (x2 = x_j²), repaired as the module doc says."""
     if M.form == PROJECT:
-        sig = 1.0 / (1.0 / sig + s.c * x2)
+        sig = sig / (1.0 + s.c * sig * x2)  # = 1/(1/σ + c·x²), one division
     elif M.form == DROP:
         sig = sig - s.beta * sig * sig * x2
         if not (sig > 0.0):
@@ -190,19 +190,13 @@ cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssiz
     1), or −1 when a score, V or a coefficient is not finite (nothing changed)."""
     cdef Py_ssize_t K = M.K, d = M.d, k, p, predicted = 0, support = 0
     cdef double m, V, z = 1.0, q = 0.0, v_y = 0.0, v_s = 0.0, x
-    cdef const double *row
     cdef double *S_y
     cdef double *S_s
     cdef GaussianStep s
     updated[0] = False
-    for k in range(K):
-        M.scores[k] = 0.0
+    feature_major_scores(M.mu, K, idx, vals, nnz, M.scores)
     for p in range(nnz):
-        row = M.mu + idx[p] * K
-        x = vals[p]
-        q += x * x
-        for k in range(K):
-            M.scores[k] += row[k] * x
+        q += vals[p] * vals[p]
     for k in range(K):
         if not isfinite(M.scores[k]):
             return -1
@@ -222,10 +216,12 @@ cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssiz
     # the margin variance in the layout
     if M.layout == DIAGONAL:
         V = 0.0
-        for p in range(nnz):
-            x = vals[p]
-            V += x * x * (M.cov[idx[p] * K + y] + M.cov[idx[p] * K + support] if K > 1
-                          else M.cov[idx[p] * K])
+        if K == 1:
+            for p in range(nnz):
+                V += vals[p] * vals[p] * M.cov[idx[p]]
+        else:
+            for p in range(nnz):
+                V += vals[p] * vals[p] * (M.cov[idx[p] * K + y] + M.cov[idx[p] * K + support])
     elif M.layout == PER_CLASS:
         S_y = M.cov + (y if K > 1 else 0) * d * d
         S_s = M.cov + support * d * d

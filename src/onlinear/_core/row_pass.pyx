@@ -4,8 +4,8 @@ labels and order once (the rounds check nothing), and plays ``round(model, idx, 
 on each row of ``order`` in turn, without the GIL.
 
 Rows are dense (C-contiguous float32/float64) or CSR (canonical: sorted indices, no duplicates;
-int32/int64 indices).  A dense row is gathered to its non-zeros first and a CSR row copied to the
-same (int64, float64) buffers, so that a dense row and its CSR form run the very same arithmetic:
+int32/int64 indices).  A dense row is gathered to its non-zeros first (branch-free, by the
+vectorised sweep of ``simd.h``) and a CSR row copied to the same (int64, float64) buffers, so that a dense row and its CSR form run the very same arithmetic:
 identical results.  A round returns the label index it predicted, or −1 to stop the pass (a
 value that is not finite), whose position the pass reports.
 """
@@ -14,13 +14,10 @@ import scipy.sparse as sp
 
 from libc.stdint cimport int32_t, int64_t
 
-ctypedef fused real_x:
-    float
-    double
+from ._store cimport index_t, nonzeros, real_x
+from ._sweeps cimport onlinear_simd_init
 
-ctypedef fused index_t:
-    int32_t
-    int64_t
+onlinear_simd_init()  # (a dense row's non-zeros: _store.pxd's nonzeros, simd.h)
 
 
 cpdef check_pass(X, const int64_t[::1] y, const int64_t[::1] order, predictions,
@@ -114,19 +111,17 @@ cdef tuple _dense(row_round play, void *model, const real_x[:, ::1] X, const int
     cdef Py_ssize_t d = X.shape[1], t, i, j, nnz, predicted, failed = -1
     cdef int64_t mistakes = 0, updates = 0
     cdef bint updated
-    cdef int64_t[::1] idx = np.empty(max(d, 1), np.int64)
-    cdef double[::1] vals = np.empty(max(d, 1))
+    cdef int64_t[::1] idx = np.empty(d + 8, np.int64)
+    cdef double[::1] vals = np.empty(d + 8)
+    cdef real_x[::1] raw = np.empty(d + 8, np.float32 if real_x is float else np.float64)
     cdef int64_t *kept = &predictions[0] if predictions is not None \
         and predictions.shape[0] > 0 else NULL
     with nogil:
         for t in range(order.shape[0]):
             i = order[t]
-            nnz = 0
-            for j in range(d):
-                if X[i, j] != 0:
-                    idx[nnz] = j
-                    vals[nnz] = X[i, j]
-                    nnz += 1
+            nnz = nonzeros(&X[i, 0], d, &idx[0], &raw[0]) if d > 0 else 0
+            for j in range(nnz):
+                vals[j] = raw[j]
             predicted = play(model, &idx[0], &vals[0], nnz, y[i], &updated)
             if predicted < 0:
                 failed = t
