@@ -15,7 +15,8 @@ loop of ``bare_loop.py`` (pa_dense / pa_csr_dk, when numba is installed), and th
 passes alone* of the Gaussian learners (``onlinear._core.confidence.learn_pass``: AROW, SCW-I,
 CW-std with per-class diagonal covariance; on USPS AROW and SCW-I with per-class full
 covariance) and of AdaGrad and FTRL-Proximal (``onlinear._core.adaptive``), their state
-allocated and the label indices computed before the clock starts.  (Their estimators do not
+allocated and the label indices computed before the clock starts.  On the float32 workload pa
+with float64 weights is timed too (these learners keep their state in float64).  (Their estimators do not
 exist yet: their ``.fit`` will add validation, which pa's ``.fit`` includes.)  It prints each
 median and its ratio to pa's ``.fit`` and to the bare loop, with issue [19]'s goals: diagonal
 AROW/SCW ≤ 2× pa (dense and CSR), AdaGrad/FTRL ≤ 1.5×, full covariance ≤ 20× on USPS.
@@ -97,6 +98,9 @@ def contenders(X, y, sparse, full_only=False):
     K = classes.size
     out = {"onlinear pa .fit": ((lambda: onlinear.make("pa")), lambda model: model.fit(X, y),
                                 None)}
+    if X.dtype == np.float32:  # (the learners here keep float64 state, spec of issue [19])
+        out["onlinear pa .fit, float64"] = ((lambda: onlinear.make("pa", dtype="float64")),
+                                            lambda model: model.fit(X, y), None)
     loop = bare_loop(X, codes, K, sparse)
     if loop is not None:
         out["bare loop (pa)"] = (*loop, None)

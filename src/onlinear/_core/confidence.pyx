@@ -117,17 +117,23 @@ cdef inline double _shrunk(const Model *M, double sig, double x2, GaussianStep s
     return sig
 
 
-cdef inline void _diagonal_move(Model *M, Py_ssize_t k, double sign, GaussianStep s,
-                                const int64_t *idx, const double *vals,
+cdef inline void _diagonal_move(Model *M, Py_ssize_t k, double sign, Py_ssize_t other,
+                                GaussianStep s, const int64_t *idx, const double *vals,
                                 Py_ssize_t nnz) noexcept nogil:
+    """μ_k += sign·α·σ_k∘x and σ_k shrunk on x's non-zeros, and the same with −sign for the
+    class ``other`` (−1: none) in the same sweep (its values share the feature's row)."""
     cdef Py_ssize_t p, at
     cdef double t, x
     for p in range(nnz):
-        at = idx[p] * M.K + k
+        at = idx[p] * M.K
         x = vals[p]
-        t = M.cov[at] * x
-        M.mu[at] += sign * s.alpha * t
-        M.cov[at] = _shrunk(M, M.cov[at], x * x, s, &M.repaired)
+        t = M.cov[at + k] * x
+        M.mu[at + k] += sign * s.alpha * t
+        M.cov[at + k] = _shrunk(M, M.cov[at + k], x * x, s, &M.repaired)
+        if other >= 0:
+            t = M.cov[at + other] * x
+            M.mu[at + other] += -sign * s.alpha * t
+            M.cov[at + other] = _shrunk(M, M.cov[at + other], x * x, s, &M.repaired)
 
 
 cdef inline double _times(const double *S, Py_ssize_t d, const int64_t *idx,
@@ -246,11 +252,7 @@ cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssiz
         return -1
     updated[0] = True
     if M.layout == DIAGONAL:
-        if K == 1:
-            _diagonal_move(M, 0, z, s, idx, vals, nnz)
-        else:
-            _diagonal_move(M, y, 1.0, s, idx, vals, nnz)
-            _diagonal_move(M, support, -1.0, s, idx, vals, nnz)
+        _diagonal_move(M, 0 if K == 1 else y, z, -1 if K == 1 else support, s, idx, vals, nnz)
     elif M.layout == PER_CLASS and K > 1:
         if M.form == PROJECT:
             _full_move(M, y, S_y, M.u, s.alpha, s.c / (1.0 + s.c * v_y), 1.0 / (1.0 + s.c * v_y),
