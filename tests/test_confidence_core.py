@@ -525,7 +525,7 @@ def test_bad_arguments_are_refused_by_name():
         (dict(X=X.astype(np.int64)), "float32 or float64"),
         (dict(X=np.asfortranarray(X)), "C-contiguous"),
         (dict(X=X[:, :3].copy()), "features"),
-        (dict(mean=mean.astype(np.float32)), "mean must be a float64"),
+        (dict(mean=mean.astype(np.float32)), "mean must be a writeable C-contiguous float64"),
         (dict(cov=cov[:, :2].copy()), "covariance has shape"),
         (dict(y=np.full(10, 3)), "label index 3"),
         (dict(order=np.array([0, 10])), "row 10"),

@@ -53,7 +53,8 @@ from libc.math cimport copysign, exp, fabs, isfinite, log1p, pow, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
-from .row_pass cimport check_pass, feature_major_scores, row_arrays, run_rows
+from .row_pass cimport (check_pass, check_state, feature_major_scores, row_arrays,
+                       run_rows)
 
 cdef enum:
     HINGE = 0
@@ -289,22 +290,6 @@ def ftrl_state(Py_ssize_t n_features, Py_ssize_t n_outputs):
     return tuple(np.zeros((n_features, n_outputs)) for _ in range(3))
 
 
-def _float64_state(name, array, shape):
-    if (not isinstance(array, np.ndarray) or array.dtype != np.float64
-            or not array.flags.c_contiguous or not array.flags.writeable):
-        raise ValueError(f"{name} must be a writeable C-contiguous float64 array")
-    if array.shape != shape:
-        raise ValueError(f"{name} has shape {array.shape}, expected {shape}")
-
-
-def _int64_state(name, array, shape):
-    if (not isinstance(array, np.ndarray) or array.dtype != np.int64
-            or not array.flags.c_contiguous or not array.flags.writeable):
-        raise ValueError(f"{name} must be a writeable C-contiguous int64 array")
-    if array.shape != shape:
-        raise ValueError(f"{name} has shape {array.shape}, expected {shape}")
-
-
 def _check_number(name, value, low, strict):
     if not (np.isfinite(value) and (value > low if strict else value >= low)):
         raise ValueError(f"{name} must be {'>' if strict else '≥'} {low} and finite, "
@@ -321,21 +306,21 @@ cdef int _fill(Model *M, int method, str loss, W, G, Z, last, clock, double eta,
     if not isinstance(W, np.ndarray) or W.ndim != 2 or W.shape[1] < 1:
         raise ValueError("W must be a float64 array of shape (n_features, n_outputs)")
     shape = W.shape
-    _float64_state("W", W, shape)
-    _float64_state("G" if method == ADAGRAD else "N", G, shape)
+    check_state("W", W, shape)
+    check_state("G" if method == ADAGRAD else "N", G, shape)
     for name, value in (("l1", l1), ("l2", l2)):
         _check_number(name, value, 0.0, False)
     if method == ADAGRAD:
         _check_number("eta", eta, 0.0, True)
         _check_number("delta", delta, 0.0, False)
-        _int64_state("last", last, (shape[0],))
-        _int64_state("clock", clock, (1,))
+        check_state("last", last, (shape[0],), np.int64)
+        check_state("clock", clock, (1,), np.int64)
         last_v, clock_v = last, clock
         M.last, M.clock = &last_v[0] if shape[0] else NULL, &clock_v[0]
     else:
         _check_number("alpha", alpha, 0.0, True)
         _check_number("beta", beta, 0.0, False)
-        _float64_state("Z", Z, shape)
+        check_state("Z", Z, shape)
         Z_v = Z
         M.Z = &Z_v[0, 0] if shape[0] else NULL
     W_v, G_v = W, G

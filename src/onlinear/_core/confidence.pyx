@@ -58,7 +58,8 @@ from libc.stdlib cimport free, malloc
 from ..rules._gaussian_params cimport NherdParams
 from ..rules.confidence cimport GaussianStep, gaussian_step_function
 from ..rules.confidence_dispatch cimport gaussian_step_of
-from .row_pass cimport check_pass, feature_major_scores, row_arrays, run_rows
+from .row_pass cimport (check_pass, check_state, feature_major_scores, row_arrays,
+                       run_rows)
 
 from ..rules.confidence_table import GAUSSIAN_RULES, SHARED, GaussianRule
 
@@ -295,15 +296,6 @@ cdef int _layout_of(str layout) except -1:
     return LAYOUTS[layout]
 
 
-def _check_float64(name, array, shape):
-    if not isinstance(array, np.ndarray) or array.dtype != np.float64:
-        raise ValueError(f"{name} must be a float64 numpy array")
-    if not array.flags.c_contiguous or not array.flags.writeable:
-        raise ValueError(f"{name} must be C-contiguous and writeable")
-    if array.shape != shape:
-        raise ValueError(f"{name} has shape {array.shape}, expected {shape}")
-
-
 cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covariance,
                      const double[::1] params, double min_variance) except -1:
     """Check that the arrays fit each other, the layout and the rule (no index is checked in
@@ -332,9 +324,9 @@ cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covaria
     d, K = mean.shape
     if K < 1 or (layout == "shared" and K < 2):
         raise ValueError(f"a mean of {K} outputs for the layout {layout!r}")
-    _check_float64("mean", mean, (d, K))
+    check_state("mean", mean, (d, K))
     shape = {DIAGONAL: (d, K), PER_CLASS: (K, d, d), SHARED_FULL: (1, d, d)}[M.layout]
-    _check_float64("covariance", covariance, shape)
+    check_state("covariance", covariance, shape)
     if params.shape[0] < len(row.params):
         raise ValueError(f"{GaussianRule(rule).name} reads {len(row.params)} parameters "
                          f"{row.params}, got {params.shape[0]}")

@@ -11,6 +11,7 @@ cdef tuple run_rows(row_round play, void *model, X, const int64_t[::1] y,
                     const int64_t[::1] order, int64_t[::1] predictions)
 cpdef check_pass(X, const int64_t[::1] y, const int64_t[::1] order, predictions,
                  Py_ssize_t n_features, Py_ssize_t n_classes)
+cpdef check_state(str name, array, tuple shape, dtype=*)
 cpdef tuple row_arrays(indices, values, Py_ssize_t y, Py_ssize_t n_features,
                        Py_ssize_t n_classes)
 

@@ -55,6 +55,17 @@ cpdef check_pass(X, const int64_t[::1] y, const int64_t[::1] order, predictions,
             raise ValueError(f"row {order[t]} of a pass over {X.shape[0]} rows")
 
 
+cpdef check_state(str name, array, tuple shape, dtype=np.float64):
+    """Raise ValueError unless the state array ``array`` is a writeable C-contiguous numpy
+    array of ``dtype`` and ``shape`` (the engines update it in place, unchecked)."""
+    if (not isinstance(array, np.ndarray) or array.dtype != dtype
+            or not array.flags.c_contiguous or not array.flags.writeable):
+        raise ValueError(f"{name} must be a writeable C-contiguous {np.dtype(dtype).name} "
+                         "numpy array")
+    if array.shape != shape:
+        raise ValueError(f"{name} has shape {array.shape}, expected {shape}")
+
+
 cpdef tuple row_arrays(indices, values, Py_ssize_t y, Py_ssize_t n_features,
                        Py_ssize_t n_classes):
     """``(idx, vals)`` as int64 and float64 arrays, checked: equal lengths, indices within the
@@ -106,10 +117,18 @@ cdef tuple run_rows(row_round play, void *model, X, const int64_t[::1] y,
     return _sparse(play, model, data64, indices32, indptr32, y, order, predictions)
 
 
+cdef inline void _count(Py_ssize_t predicted, Py_ssize_t label, bint updated, Py_ssize_t t,
+                        int64_t *kept, int64_t *counts) noexcept nogil:
+    counts[0] += predicted != label
+    counts[1] += updated
+    if kept != NULL:
+        kept[t] = predicted
+
+
 cdef tuple _dense(row_round play, void *model, const real_x[:, ::1] X, const int64_t[::1] y,
                   const int64_t[::1] order, int64_t[::1] predictions):
     cdef Py_ssize_t d = X.shape[1], t, i, j, nnz, predicted, failed = -1
-    cdef int64_t mistakes = 0, updates = 0
+    cdef int64_t[2] counts = [0, 0]  # mistakes, updates
     cdef bint updated
     cdef int64_t[::1] idx = np.empty(d + 8, np.int64)
     cdef double[::1] vals = np.empty(d + 8)
@@ -126,18 +145,15 @@ cdef tuple _dense(row_round play, void *model, const real_x[:, ::1] X, const int
             if predicted < 0:
                 failed = t
                 break
-            mistakes += predicted != y[i]
-            updates += updated
-            if kept != NULL:
-                kept[t] = predicted
-    return mistakes, updates, failed
+            _count(predicted, y[i], updated, t, kept, counts)
+    return counts[0], counts[1], failed
 
 
 cdef tuple _sparse(row_round play, void *model, const real_x[::1] data,
                    const index_t[::1] indices, const index_t[::1] indptr, const int64_t[::1] y,
                    const int64_t[::1] order, int64_t[::1] predictions):
     cdef Py_ssize_t t, i, p, start, nnz, predicted, failed = -1, longest = 0
-    cdef int64_t mistakes = 0, updates = 0
+    cdef int64_t[2] counts = [0, 0]  # mistakes, updates
     cdef bint updated
     for i in range(indptr.shape[0] - 1):
         longest = max(longest, indptr[i + 1] - indptr[i])
@@ -157,8 +173,5 @@ cdef tuple _sparse(row_round play, void *model, const real_x[::1] data,
             if predicted < 0:
                 failed = t
                 break
-            mistakes += predicted != y[i]
-            updates += updated
-            if kept != NULL:
-                kept[t] = predicted
-    return mistakes, updates, failed
+            _count(predicted, y[i], updated, t, kept, counts)
+    return counts[0], counts[1], failed
