@@ -117,12 +117,16 @@ cdef tuple run_rows(row_round play, void *model, X, const int64_t[::1] y,
     return _sparse(play, model, data64, indices32, indptr32, y, order, predictions)
 
 
-cdef inline void _count(Py_ssize_t predicted, Py_ssize_t label, bint updated, Py_ssize_t t,
-                        int64_t *kept, int64_t *counts) noexcept nogil:
+cdef inline bint _counted(Py_ssize_t predicted, Py_ssize_t label, bint updated, Py_ssize_t t,
+                          int64_t *kept, int64_t *counts) noexcept nogil:
+    """Count round t (False, counting nothing, when the round stopped the pass)."""
+    if predicted < 0:
+        return False
     counts[0] += predicted != label
     counts[1] += updated
     if kept != NULL:
         kept[t] = predicted
+    return True
 
 
 cdef tuple _dense(row_round play, void *model, const real_x[:, ::1] X, const int64_t[::1] y,
@@ -142,10 +146,9 @@ cdef tuple _dense(row_round play, void *model, const real_x[:, ::1] X, const int
             for j in range(nnz):
                 vals[j] = raw[j]
             predicted = play(model, &idx[0], &vals[0], nnz, y[i], &updated)
-            if predicted < 0:
+            if not _counted(predicted, y[i], updated, t, kept, counts):
                 failed = t
                 break
-            _count(predicted, y[i], updated, t, kept, counts)
     return counts[0], counts[1], failed
 
 
@@ -170,8 +173,7 @@ cdef tuple _sparse(row_round play, void *model, const real_x[::1] data,
                 idx[p] = indices[start + p]
                 vals[p] = data[start + p]
             predicted = play(model, &idx[0], &vals[0], nnz, y[i], &updated)
-            if predicted < 0:
+            if not _counted(predicted, y[i], updated, t, kept, counts):
                 failed = t
                 break
-            _count(predicted, y[i], updated, t, kept, counts)
     return counts[0], counts[1], failed
