@@ -19,23 +19,28 @@ cpdef tuple row_arrays(indices, values, Py_ssize_t y, Py_ssize_t n_features,
 cdef inline void feature_major_scores(const double *W, Py_ssize_t K, const int64_t *idx,
                                       const double *vals, Py_ssize_t nnz,
                                       double *scores) noexcept nogil:
-    """``scores[k] = Σ_p W[idx_p, k]·vals_p`` for a feature-major W (d, K), summed in the order
-    of the row; up to 16 classes the sums are kept in a local array (the compiler cannot
-    prove that ``scores`` does not alias W, and would store every partial sum)."""
-    cdef double local[16]
-    cdef double *acc = scores
-    cdef const double *row
-    cdef double x
-    cdef Py_ssize_t p, k
-    if K <= 16:
-        acc = &local[0]
+    """``scores[k] = Σ_p W[idx_p, k]·vals_p`` for a feature-major W (d, K), the non-zeros
+    taken four at a time (each class's partial sum is read and written once per four: the
+    compiler cannot keep K sums in registers for a K it does not know), in a fixed order: a
+    row gives the same scores however it came (dense or CSR)."""
+    cdef const double *r0
+    cdef const double *r1
+    cdef const double *r2
+    cdef const double *r3
+    cdef double x0, x1, x2, x3
+    cdef Py_ssize_t p, k, whole = nnz - nnz % 4
     for k in range(K):
-        acc[k] = 0.0
-    for p in range(nnz):
-        row = W + idx[p] * K
-        x = vals[p]
+        scores[k] = 0.0
+    for p in range(0, whole, 4):
+        r0 = W + idx[p] * K
+        r1 = W + idx[p + 1] * K
+        r2 = W + idx[p + 2] * K
+        r3 = W + idx[p + 3] * K
+        x0, x1, x2, x3 = vals[p], vals[p + 1], vals[p + 2], vals[p + 3]
         for k in range(K):
-            acc[k] += row[k] * x
-    if K <= 16:
+            scores[k] += (r0[k] * x0 + r1[k] * x1) + (r2[k] * x2 + r3[k] * x3)
+    for p in range(whole, nnz):
+        r0 = W + idx[p] * K
+        x0 = vals[p]
         for k in range(K):
-            scores[k] = local[k]
+            scores[k] += r0[k] * x0

@@ -5,7 +5,8 @@ on each row of ``order`` in turn, without the GIL.
 
 Rows are dense (C-contiguous float32/float64) or CSR (canonical: sorted indices, no duplicates;
 int32/int64 indices).  A dense row is gathered to its non-zeros first (branch-free, by the
-vectorised sweep of ``simd.h``) and a CSR row copied to the same (int64, float64) buffers, so that a dense row and its CSR form run the very same arithmetic:
+vectorised sweep of ``simd.h``) and a CSR row copied without its stored zeros to the same
+(int64, float64) buffers, so that a dense row and its CSR form run the very same arithmetic:
 identical results.  A round returns the label index it predicted, or −1 to stop the pass (a
 value that is not finite), whose position the pass reports.
 """
@@ -68,8 +69,9 @@ cpdef check_state(str name, array, tuple shape, dtype=np.float64):
 
 cpdef tuple row_arrays(indices, values, Py_ssize_t y, Py_ssize_t n_features,
                        Py_ssize_t n_classes):
-    """``(idx, vals)`` as int64 and float64 arrays, checked: equal lengths, indices within the
-    model and without repetition, ``y`` a label index of the model."""
+    """``(idx, vals)`` as int64 and float64 arrays without the zero values, checked: equal
+    lengths, indices within the model and without repetition, ``y`` a label index of the
+    model."""
     idx = np.asarray(indices, dtype=np.int64).reshape(-1)
     vals = np.asarray(values, dtype=np.float64).reshape(-1)
     if idx.shape[0] != vals.shape[0]:
@@ -80,7 +82,8 @@ cpdef tuple row_arrays(indices, values, Py_ssize_t y, Py_ssize_t n_features,
         raise ValueError("a row's column indices repeat (sum the duplicates first)")
     if not 0 <= y < max(n_classes, 2):
         raise ValueError(f"label index {y} of a model of {max(n_classes, 2)} classes")
-    return idx, vals
+    kept = vals != 0  # (as the passes drop them: the same arithmetic as a pass's round)
+    return (idx, vals) if kept.all() else (idx[kept], vals[kept])
 
 
 cdef tuple run_rows(row_round play, void *model, X, const int64_t[::1] y,
@@ -168,10 +171,12 @@ cdef tuple _sparse(row_round play, void *model, const real_x[::1] data,
         for t in range(order.shape[0]):
             i = order[t]
             start = indptr[i]
-            nnz = indptr[i + 1] - start
-            for p in range(nnz):
-                idx[p] = indices[start + p]
-                vals[p] = data[start + p]
+            nnz = 0
+            for p in range(start, indptr[i + 1]):
+                # stored zeros dropped (branch-free), as a dense row's zeros are
+                idx[nnz] = indices[p]
+                vals[nnz] = data[p]
+                nnz += data[p] != 0
             predicted = play(model, &idx[0], &vals[0], nnz, y[i], &updated)
             if not _counted(predicted, y[i], updated, t, kept, counts):
                 failed = t
