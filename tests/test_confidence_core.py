@@ -389,17 +389,19 @@ def test_covariance_stays_positive_and_shrinks_under_stress(kind):
         assert np.all(np.einsum("ij,jk,ik->i", X[:50], cov[0], X[:50]) > 0)
 
 
-def test_min_variance_floor_stops_the_cw_std_collapse():
-    """CW-std on contradictory repeated rows drives σ below 10⁻¹⁵ (the reference's finding);
-    the opt-in floor holds every σ at it, and counts the repairs."""
+@pytest.mark.parametrize("K", [1, 2])
+def test_min_variance_floor_stops_the_cw_std_collapse(K):
+    """CW-std on contradictory repeated rows drives σ below 10⁻¹⁴ (the reference's finding;
+    both classes' σ with K = 2); the opt-in floor holds every σ at it, and counts the
+    repairs."""
     X, labels = dominant_feature_stream(82, 3, T=1000)
     y = (labels > 0).astype(np.int64)
     vector = parameter_vector(G.CW_STD, eta=0.75)
     with np.errstate(all="ignore"):
-        _, free_cov, _, _ = run_compiled(G.CW_STD, X, y, vector, "diagonal", 1)
-    assert free_cov.max() < 1e-15
+        _, free_cov, _, _ = run_compiled(G.CW_STD, X, y, vector, "diagonal", K)
+    assert free_cov.max() < 1e-14
     counts = np.zeros(2, np.int64)
-    _, cov, _, _ = run_compiled(G.CW_STD, X, y, vector, "diagonal", 1, min_variance=1e-6,
+    _, cov, _, _ = run_compiled(G.CW_STD, X, y, vector, "diagonal", K, min_variance=1e-6,
                                 counts=counts)
     assert cov.min() >= 1e-6 and counts[0] > 0
 

@@ -100,8 +100,7 @@ cdef struct Model:
 
 
 # ------------------------------------------------------------------------------ the round
-cdef inline double _shrunk(const Model *M, double sig, double x2, GaussianStep s,
-                           int64_t *repaired) noexcept nogil:
+cdef inline double _shrunk(Model *M, double sig, double x2, GaussianStep s) noexcept nogil:
     """A diagonal σ_j after the round's step (x2 = x_j²), repaired as the module doc says."""
     if M.form == PROJECT:
         sig = sig / (1.0 + s.c * sig * x2)  # = 1/(1/σ + c·x²), one division
@@ -109,12 +108,17 @@ cdef inline double _shrunk(const Model *M, double sig, double x2, GaussianStep s
         sig = sig - s.beta * sig * sig * x2
         if not (sig > 0.0):
             sig = DBL_MIN
-            repaired[0] += 1
+            M.repaired += 1
     else:
         sig = sig / ((1.0 + M.nherd_C * sig * x2) ** 2)
+    return _floored(M, sig)
+
+
+cdef inline double _floored(Model *M, double sig) noexcept nogil:
+    """σ raised to ``min_variance`` (counted as a repair)."""
     if sig < M.min_variance:
-        sig = M.min_variance
-        repaired[0] += 1
+        M.repaired += 1
+        return M.min_variance
     return sig
 
 
@@ -124,17 +128,35 @@ cdef inline void _diagonal_move(Model *M, Py_ssize_t k, double sign, Py_ssize_t 
     """μ_k += sign·α·σ_k∘x and σ_k shrunk on x's non-zeros, and the same with −sign for the
     class ``other`` (−1: none) in the same sweep (its values share the feature's row)."""
     cdef Py_ssize_t p, at
-    cdef double t, x
+    cdef double t, x, x2, sig_k, sig_o, grow_k, grow_o, inverse
+    if M.form == PROJECT and other >= 0:
+        # both classes' σ/(1 + cσx²) from one division (1/(growth_k·growth_o)): a division
+        # costs several multiplications, and it is most of this sweep (two or three roundings
+        # more per σ, far below the tests' 1e-10)
+        for p in range(nnz):
+            at = idx[p] * M.K
+            x = vals[p]
+            x2 = x * x
+            sig_k = M.cov[at + k]
+            sig_o = M.cov[at + other]
+            M.mu[at + k] += sign * s.alpha * (sig_k * x)
+            M.mu[at + other] += -sign * s.alpha * (sig_o * x)
+            grow_k = 1.0 + s.c * sig_k * x2
+            grow_o = 1.0 + s.c * sig_o * x2
+            inverse = 1.0 / (grow_k * grow_o)
+            M.cov[at + k] = _floored(M, sig_k * grow_o * inverse)
+            M.cov[at + other] = _floored(M, sig_o * grow_k * inverse)
+        return
     for p in range(nnz):
         at = idx[p] * M.K
         x = vals[p]
         t = M.cov[at + k] * x
         M.mu[at + k] += sign * s.alpha * t
-        M.cov[at + k] = _shrunk(M, M.cov[at + k], x * x, s, &M.repaired)
+        M.cov[at + k] = _shrunk(M, M.cov[at + k], x * x, s)
         if other >= 0:
             t = M.cov[at + other] * x
             M.mu[at + other] += -sign * s.alpha * t
-            M.cov[at + other] = _shrunk(M, M.cov[at + other], x * x, s, &M.repaired)
+            M.cov[at + other] = _shrunk(M, M.cov[at + other], x * x, s)
 
 
 cdef inline double _times(const double *S, Py_ssize_t d, const int64_t *idx,
