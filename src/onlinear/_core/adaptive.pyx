@@ -109,12 +109,20 @@ cdef inline double _prox_rounds(double w, double H, int64_t k, const Model *M) n
 
 
 cdef inline void _catch_up(Model *M, Py_ssize_t j) noexcept nogil:
-    cdef Py_ssize_t k, at
+    cdef Py_ssize_t k, at = j * M.K
     cdef int64_t behind = M.clock[0] - M.last[j]
-    if behind > 0:
+    cdef double H, size, rounds = <double>behind
+    cdef double *W = M.W + at
+    cdef const double *G = M.G + at
+    if behind > 0 and M.l2 == 0.0:
+        # ℓ1 alone: a soft-threshold by behind·ηλ1/H, without branches (vectorised)
         for k in range(M.K):
-            at = j * M.K + k
-            M.W[at] = _prox_rounds(M.W[at], M.delta + sqrt(M.G[at]), behind, M)
+            H = M.delta + sqrt(G[k])
+            size = fabs(W[k]) - rounds * (M.eta * M.l1 / (H if H > 0.0 else 1.0))
+            W[k] = W[k] if not (H > 0.0) else (copysign(size, W[k]) if size > 0.0 else 0.0)
+    elif behind > 0:
+        for k in range(M.K):
+            W[k] = _prox_rounds(W[k], M.delta + sqrt(G[k]), behind, M)
     M.last[j] = M.clock[0]
 
 
@@ -203,6 +211,23 @@ cdef inline void _adagrad_row(Model *M, double *W, double *G, double x) noexcept
         W[k] = W[k] - M.eta * g / (H if H > 0.0 else 1.0)  # (H = 0 only when g = 0)
 
 
+cdef inline void _adagrad_row_regularised(Model *M, double *W, double *G,
+                                          double x) noexcept nogil:
+    """:func:`_adagrad_step` with the regulariser on the K classes of one feature, without
+    branches (see :func:`_adagrad_row`)."""
+    cdef Py_ssize_t k
+    cdef double g, H, H_safe, shifted, size
+    for k in range(M.K):
+        g = M.gamma[k] * x
+        G[k] = G[k] + g * g
+        H = M.delta + sqrt(G[k])
+        H_safe = H if H > 0.0 else 1.0
+        shifted = H_safe * W[k] - M.eta * g
+        size = fabs(shifted) - M.eta * M.l1
+        W[k] = W[k] if not (H > 0.0) else (
+            copysign(size, shifted) / (H_safe + M.eta * M.l2) if size > 0.0 else 0.0)
+
+
 cdef inline void _ftrl_row(Model *M, double *W, double *Z, double *N, double x) noexcept nogil:
     """:func:`_ftrl_step` on the K classes of one feature, without branches (see
     :func:`_adagrad_row`)."""
@@ -256,8 +281,7 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
                 if all_classes and not M.regularised:
                     _adagrad_row(M, M.W + at, M.G + at, x)
                 elif all_classes:
-                    for k in range(K):
-                        _adagrad_step(M, M.W + at + k, M.G + at + k, M.gamma[k] * x)
+                    _adagrad_row_regularised(M, M.W + at, M.G + at, x)
                 else:
                     for c in range(n_touched):
                         k = touched[c]
