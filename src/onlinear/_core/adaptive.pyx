@@ -1,0 +1,505 @@
+# cython: language_level=3
+"""The compiled online loops of the adaptive first-order learners: diagonal AdaGrad in its
+composite mirror-descent form (Duchi, Hazan & Singer, "Adaptive Subgradient Methods for Online
+Learning and Stochastic Optimization", JMLR 12:2121–2159, 2011, Algorithm 1 with diagonal
+matrices) and per-coordinate FTRL-Proximal (McMahan et al., "Ad Click Prediction: a View from
+the Trenches", KDD 2013, Algorithm 1), with the multiclass max-score hinge loss or the
+multinomial logistic loss.
+
+State (float64, C-contiguous, feature-major: shape (d, K); K = 1 is the binary learner, whose
+label index 1 is the class +1):
+
+* AdaGrad: the weights ``W``, the sums of squared subgradients ``G``, and ``last`` (int64,
+  (d,)), the number of rounds whose regularisation feature j's weights have had, with
+  ``clock`` (int64, (1,)), the rounds seen;
+* FTRL: ``Z`` and ``N`` (the paper's z and n per (feature, class)) and ``W``, the weights they
+  define, recomputed whenever (z, n) change (they change nothing else, so a round's scores are
+  a plain dot product; identical to Algorithm 1's recomputation at prediction time).
+
+A round: scores s = xᵀW; prediction argmax_k s_k (lowest index on ties; binary: +1 on s ≥ 0);
+the loss's subgradient rows g_k = γ_k·x —
+
+* ``"hinge"``: ℓ = max(0, 1 − s_y + s_{s*}), s* = argmax_{k≠y} s_k: γ_y = −1, γ_{s*} = +1 when
+  ℓ > 0 (binary: max(0, 1 − ys), γ = −y);
+* ``"log"``: ℓ = −log softmax(s)_y: γ_k = p_k − [k = y] with p = softmax(s) computed after
+  subtracting max_k s_k (binary: log(1 + e^{−ys}), γ = −y·σ(−ys));
+
+then, per non-zero j and class k (O(K·nnz)):
+
+* AdaGrad: G += g², H = δ + √G (the current g included), and the argmin of
+  ηg·w + η(λ1|w| + λ2 w²/2) + ½H(w − w_t)², sign(Hw_t − ηg)·[|Hw_t − ηg| − ηλ1]₊/(H + ηλ2)
+  (w_t − ηg/H without regularisation); H = 0 (δ = 0, never touched) takes no step;
+* FTRL: σ = (√(n + g²) − √n)/α, z += g − σw, n += g², and w = 0 if |z| ≤ λ1, else
+  −((β + √n)/α + λ2)⁻¹(z − sign(z)λ1) (exactly 0: an ℓ1 model is truly sparse).
+
+The regulariser of AdaGrad acts on every coordinate every round; a feature absent from a row
+gets the step with g = 0, a soft-threshold by ηλ1/H and a factor H/(H + ηλ2) (H constant while
+g = 0), which compose in closed form: k such steps are |w| → max(0, q^k(|w| + A) − A) with
+q = H/(H + ηλ2), A = (ηλ1/H)·q/(1 − q) (|w| − kηλ1/H without λ2, |w|·q^k without λ1).  Each
+feature's weights are brought up to date when it appears in a row (O(K) per non-zero) and by
+:func:`adagrad_catch_up` for all features (before the weights are read), so a CSR round stays
+O(K·nnz).  FTRL needs none: its weights are functions of (z, n) only.
+
+A zero row predicts and is counted but has no gradient.  A score or a ‖x‖² that is not finite
+(NaN or infinite values, or values beyond ~1e154) stops the pass with a ValueError naming the
+row, before that round changed anything.  The update counted
+is a round with a non-zero gradient.  Paper equation numbers are not cited: AdaGrad's update
+numbers and its regret theorem were not checked against the paper's text (UNCHECKED).
+"""
+import numpy as np
+from scipy.special import expit, softmax
+
+from libc.math cimport copysign, exp, fabs, isfinite, log1p, pow, sqrt
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc
+
+from .row_pass cimport (check_pass, check_state, feature_major_scores, row_arrays,
+                       run_rows)
+
+cdef enum:
+    HINGE = 0
+    LOG = 1
+    ADAGRAD = 0
+    FTRL = 1
+
+#: the losses, by name
+LOSSES = {"hinge": HINGE, "log": LOG}
+
+
+cdef struct Model:
+    int method
+    int loss
+    Py_ssize_t d
+    Py_ssize_t K
+    double eta
+    double delta
+    double alpha
+    double beta
+    double l1
+    double l2
+    bint regularised
+    double *W
+    double *G       # AdaGrad: Σg²; FTRL: n
+    double *Z       # FTRL: z
+    int64_t *last   # AdaGrad: rounds of regularisation each feature has had
+    int64_t *clock  # AdaGrad: rounds seen
+    double *scores
+    double *gamma
+
+
+# ----------------------------------------------------------------------------- the round
+cdef inline double _prox_rounds(double w, double H, int64_t k, const Model *M) noexcept nogil:
+    """w after k AdaGrad steps with g = 0 and a constant H (the module doc's closed form)."""
+    cdef double size = fabs(w), a, q, A
+    if k <= 0 or H <= 0.0 or w == 0.0:
+        return w
+    a = M.eta * M.l1 / H
+    if M.l2 == 0.0:
+        size = size - k * a
+    else:
+        q = H / (H + M.eta * M.l2)
+        if M.l1 == 0.0:
+            size = size * pow(q, <double>k)
+        else:
+            A = a * q / (1.0 - q)
+            size = pow(q, <double>k) * (size + A) - A
+    if size <= 0.0:
+        return 0.0
+    return size if w > 0.0 else -size
+
+
+cdef inline void _catch_up(Model *M, Py_ssize_t j) noexcept nogil:
+    cdef Py_ssize_t k, at = j * M.K
+    cdef int64_t behind = M.clock[0] - M.last[j]
+    cdef double H, size, rounds = <double>behind
+    cdef double *W = M.W + at
+    cdef const double *G = M.G + at
+    if behind > 0 and M.l2 == 0.0:
+        # ℓ1 alone: a soft-threshold by behind·ηλ1/H, without branches (vectorised)
+        for k in range(M.K):
+            H = M.delta + sqrt(G[k])
+            size = fabs(W[k]) - rounds * (M.eta * M.l1 / (H if H > 0.0 else 1.0))
+            W[k] = W[k] if not (H > 0.0) else (copysign(size, W[k]) if size > 0.0 else 0.0)
+    elif behind > 0:
+        for k in range(M.K):
+            W[k] = _prox_rounds(W[k], M.delta + sqrt(G[k]), behind, M)
+    M.last[j] = M.clock[0]
+
+
+cdef inline double _log1p_exp(double t) noexcept nogil:
+    """log(1 + e^t) without overflow."""
+    return t + log1p(exp(-t)) if t > 0.0 else log1p(exp(t))
+
+
+cdef inline bint _gradient(Model *M, Py_ssize_t y, Py_ssize_t *predicted) noexcept nogil:
+    """The prediction and the coefficients γ_k of the round's subgradient rows (module doc)
+    from the scores; whether any is non-zero."""
+    cdef Py_ssize_t K = M.K, k, support
+    cdef double z, top, total = 0.0
+    for k in range(K):
+        M.gamma[k] = 0.0
+    if K == 1:
+        predicted[0] = 1 if M.scores[0] >= 0.0 else 0
+        z = 1.0 if y == 1 else -1.0
+        if M.loss == HINGE:
+            if 1.0 - z * M.scores[0] > 0.0:
+                M.gamma[0] = -z
+        else:
+            M.gamma[0] = -z * exp(-_log1p_exp(z * M.scores[0]))
+        return M.gamma[0] != 0.0
+    predicted[0] = 0
+    for k in range(1, K):
+        if M.scores[k] > M.scores[predicted[0]]:
+            predicted[0] = k
+    if M.loss == HINGE:
+        support = 1 if y == 0 else 0
+        for k in range(K):
+            if k != y and M.scores[k] > M.scores[support]:
+                support = k
+        if 1.0 - M.scores[y] + M.scores[support] > 0.0:
+            M.gamma[y] = -1.0
+            M.gamma[support] = 1.0
+            return True
+        return False
+    top = M.scores[predicted[0]]
+    for k in range(K):
+        M.gamma[k] = exp(M.scores[k] - top)
+        total += M.gamma[k]
+    for k in range(K):
+        M.gamma[k] = M.gamma[k] / total
+    M.gamma[y] -= 1.0
+    return True
+
+
+cdef inline void _adagrad_step(Model *M, double *W, double *G, double g) noexcept nogil:
+    """One coordinate's AdaGrad step with subgradient g (module doc)."""
+    cdef double H, shifted, size
+    G[0] += g * g
+    H = M.delta + sqrt(G[0])
+    if not (H > 0.0):  # δ = 0 and never a gradient: no step (0/0)
+        return
+    if not M.regularised:
+        W[0] -= M.eta * g / H
+        return
+    shifted = H * W[0] - M.eta * g
+    size = fabs(shifted) - M.eta * M.l1
+    W[0] = 0.0 if size <= 0.0 else (size if shifted > 0.0 else -size) / (H + M.eta * M.l2)
+
+
+cdef inline void _ftrl_step(Model *M, double *W, double *Z, double *N, double g) noexcept nogil:
+    """One coordinate's FTRL-Proximal step with gradient g (module doc); g = 0 changes
+    nothing (σ = 0), so it needs no test."""
+    cdef double root_old = sqrt(N[0]), root = sqrt(N[0] + g * g), t
+    Z[0] += g - (root - root_old) / M.alpha * W[0]
+    N[0] += g * g
+    t = fabs(Z[0]) - M.l1
+    # (β + √n)/α + λ2 with the √n just computed; n > 0 whenever t > 0 after a step
+    W[0] = 0.0 if not (t > 0.0 and N[0] > 0.0) else \
+        -(t if Z[0] > 0.0 else -t) / ((M.beta + root) / M.alpha + M.l2)
+
+
+cdef inline void _adagrad_row(Model *M, double *W, double *G, double x) noexcept nogil:
+    """:func:`_adagrad_step` without a regulariser on the K classes of one feature, written
+    without branches so that the compiler vectorises the roots and divisions across classes
+    (the logistic loss steps every class)."""
+    cdef Py_ssize_t k
+    cdef double g, H
+    for k in range(M.K):
+        g = M.gamma[k] * x
+        G[k] = G[k] + g * g
+        H = M.delta + sqrt(G[k])
+        W[k] = W[k] - M.eta * g / (H if H > 0.0 else 1.0)  # (H = 0 only when g = 0)
+
+
+cdef inline void _adagrad_row_regularised(Model *M, double *W, double *G,
+                                          double x) noexcept nogil:
+    """:func:`_adagrad_step` with the regulariser on the K classes of one feature, without
+    branches (see :func:`_adagrad_row`)."""
+    cdef Py_ssize_t k
+    cdef double g, H, H_safe, shifted, size
+    for k in range(M.K):
+        g = M.gamma[k] * x
+        G[k] = G[k] + g * g
+        H = M.delta + sqrt(G[k])
+        H_safe = H if H > 0.0 else 1.0
+        shifted = H_safe * W[k] - M.eta * g
+        size = fabs(shifted) - M.eta * M.l1
+        W[k] = W[k] if not (H > 0.0) else (
+            copysign(size, shifted) / (H_safe + M.eta * M.l2) if size > 0.0 else 0.0)
+
+
+cdef inline void _ftrl_row(Model *M, double *W, double *Z, double *N, double x) noexcept nogil:
+    """:func:`_ftrl_step` on the K classes of one feature, without branches (see
+    :func:`_adagrad_row`)."""
+    cdef Py_ssize_t k
+    cdef double g, root_old, root, z, n, t
+    for k in range(M.K):
+        g = M.gamma[k] * x
+        root_old = sqrt(N[k])
+        n = N[k] + g * g
+        root = sqrt(n)
+        z = Z[k] + (g - (root - root_old) / M.alpha * W[k])
+        Z[k] = z
+        N[k] = n
+        t = fabs(z) - M.l1
+        W[k] = -copysign(t, z) / ((M.beta + root) / M.alpha + M.l2) if t > 0.0 and n > 0.0 \
+            else 0.0
+
+
+cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_ssize_t nnz,
+                       Py_ssize_t y, bint *updated) noexcept nogil:
+    cdef Model *M = <Model *>model
+    cdef Py_ssize_t K = M.K, k, c, p, at, predicted, n_touched
+    cdef double x, q = 0.0
+    cdef Py_ssize_t touched[2]
+    cdef bint all_classes
+    for p in range(nnz):
+        q += vals[p] * vals[p]
+        if M.method == ADAGRAD and M.regularised:
+            _catch_up(M, idx[p])
+    feature_major_scores(M.W, K, idx, vals, nnz, M.scores)
+    if not isfinite(q):  # (|γ_k| ≤ 1: every g² ≤ x², and ‖x‖² finite keeps G and n finite)
+        return -1
+    for k in range(K):
+        if not isfinite(M.scores[k]):
+            return -1
+    updated[0] = _gradient(M, y, &predicted) and q > 0.0
+    # the classes whose gradient may be non-zero: two for the hinge loss (one binary), all for
+    # the logistic loss and for a regularised AdaGrad, whose every coordinate of x steps
+    n_touched = 0
+    if M.loss == HINGE and updated[0]:
+        for k in range(K):
+            if M.gamma[k] != 0.0:
+                touched[n_touched] = k
+                n_touched += 1
+    all_classes = M.loss == LOG or (M.method == ADAGRAD and M.regularised)
+    if M.method == ADAGRAD:
+        if updated[0] or M.regularised:
+            for p in range(nnz):
+                x = vals[p]
+                at = idx[p] * K
+                if all_classes and not M.regularised:
+                    _adagrad_row(M, M.W + at, M.G + at, x)
+                elif all_classes:
+                    _adagrad_row_regularised(M, M.W + at, M.G + at, x)
+                else:
+                    for c in range(n_touched):
+                        k = touched[c]
+                        _adagrad_step(M, M.W + at + k, M.G + at + k, M.gamma[k] * x)
+                if M.regularised:
+                    M.last[idx[p]] = M.clock[0] + 1
+        M.clock[0] += 1
+    elif updated[0]:
+        for p in range(nnz):
+            x = vals[p]
+            at = idx[p] * K
+            if all_classes:
+                _ftrl_row(M, M.W + at, M.Z + at, M.G + at, x)
+            else:
+                for c in range(n_touched):
+                    k = touched[c]
+                    _ftrl_step(M, M.W + at + k, M.Z + at + k, M.G + at + k, M.gamma[k] * x)
+    return predicted
+
+
+# --------------------------------------------------------------------------- entry points
+def adagrad_state(Py_ssize_t n_features, Py_ssize_t n_outputs):
+    """``(W, G, last, clock)`` of a new AdaGrad learner (all zero; ``n_outputs`` = 1 binary)."""
+    return (np.zeros((n_features, n_outputs)), np.zeros((n_features, n_outputs)),
+            np.zeros(n_features, np.int64), np.zeros(1, np.int64))
+
+
+def ftrl_state(Py_ssize_t n_features, Py_ssize_t n_outputs):
+    """``(W, Z, N)`` of a new FTRL-Proximal learner (all zero; ``n_outputs`` = 1 binary)."""
+    return tuple(np.zeros((n_features, n_outputs)) for _ in range(3))
+
+
+def _check_number(name, value, low, strict):
+    if not (np.isfinite(value) and (value > low if strict else value >= low)):
+        raise ValueError(f"{name} must be {'>' if strict else '≥'} {low} and finite, "
+                         f"got {value!r}")
+
+
+cdef int _fill(Model *M, int method, str loss, W, G, Z, last, clock, double eta, double delta,
+               double alpha, double beta, double l1, double l2) except -1:
+    """Check the state and the hyperparameters and point ``M`` at the arrays."""
+    cdef double[:, ::1] W_v, G_v, Z_v
+    cdef int64_t[::1] last_v, clock_v
+    if loss not in LOSSES:
+        raise ValueError(f"unknown loss {loss!r}; expected one of {sorted(LOSSES)}")
+    if not isinstance(W, np.ndarray) or W.ndim != 2 or W.shape[1] < 1:
+        raise ValueError("W must be a float64 array of shape (n_features, n_outputs)")
+    shape = W.shape
+    check_state("W", W, shape)
+    check_state("G" if method == ADAGRAD else "N", G, shape)
+    for name, value in (("l1", l1), ("l2", l2)):
+        _check_number(name, value, 0.0, False)
+    if method == ADAGRAD:
+        _check_number("eta", eta, 0.0, True)
+        _check_number("delta", delta, 0.0, False)
+        check_state("last", last, (shape[0],), np.int64)
+        check_state("clock", clock, (1,), np.int64)
+        last_v, clock_v = last, clock
+        M.last, M.clock = &last_v[0] if shape[0] else NULL, &clock_v[0]
+    else:
+        _check_number("alpha", alpha, 0.0, True)
+        _check_number("beta", beta, 0.0, False)
+        check_state("Z", Z, shape)
+        Z_v = Z
+        M.Z = &Z_v[0, 0] if shape[0] else NULL
+    W_v, G_v = W, G
+    M.method, M.loss = method, LOSSES[loss]
+    M.d, M.K = shape[0], shape[1]
+    M.eta, M.delta, M.alpha, M.beta, M.l1, M.l2 = eta, delta, alpha, beta, l1, l2
+    M.regularised = l1 > 0.0 or l2 > 0.0
+    M.W = &W_v[0, 0] if shape[0] else NULL
+    M.G = &G_v[0, 0] if shape[0] else NULL
+    return 0
+
+
+def _not_finite(where):
+    return ValueError(f"{where}: a score is not finite (NaN or infinite values, or a row too "
+                      "large: rescale the input)")
+
+
+cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, predictions):
+    check_pass(X, y, order, predictions, M.d, M.K)
+    scratch = np.empty(2 * M.K)
+    cdef double[::1] scratch_v = scratch
+    M.scores = &scratch_v[0]
+    M.gamma = M.scores + M.K
+    mistakes, updates, failed = run_rows(_round, M, X, y, order, predictions)
+    if failed >= 0:
+        raise _not_finite(f"row {order[failed]} (position {failed} of the pass); the rounds "
+                          "before it were taken")
+    return mistakes, updates
+
+
+cdef tuple _row(Model *M, indices, values, Py_ssize_t y):
+    cdef bint updated
+    cdef Py_ssize_t predicted
+    idx, vals = row_arrays(indices, values, y, M.d, M.K)
+    cdef const int64_t[::1] idx_v = idx
+    cdef const double[::1] vals_v = vals
+    cdef Py_ssize_t nnz = idx_v.shape[0]
+    buffer = <double *>malloc(2 * M.K * sizeof(double))
+    if buffer == NULL:
+        raise MemoryError()
+    M.scores = buffer
+    M.gamma = buffer + M.K
+    try:
+        predicted = _round(M, &idx_v[0] if nnz else NULL, &vals_v[0] if nnz else NULL, nnz, y,
+                           &updated)
+    finally:
+        free(buffer)
+    if predicted < 0:
+        raise _not_finite("the row")
+    return predicted, bool(updated)
+
+
+def adagrad_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, G, last, clock,
+                 predictions=None, *, str loss="hinge", double eta=0.1, double delta=1e-8,
+                 double l1=0.0, double l2=0.0):
+    """One online pass of diagonal AdaGrad (composite mirror descent) over the rows
+    ``X[order]``.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse CSR matrix, shape (n_rows, d)
+        float32 or float64; dense C-contiguous or canonical CSR (no duplicate indices).
+    y : int64 array, shape (n_rows,)
+        Label indices 0 … K − 1 (binary learner, K = 1: 0 is −1, 1 is +1).
+    order : int64 array
+        The rows to play, in order.
+    W, G, last, clock : arrays
+        The state (module doc; :func:`adagrad_state`), updated in place.  With ``l1`` or ``l2``
+        the weights of features absent from the latest rows are behind: call
+        :func:`adagrad_catch_up` before reading ``W``.
+    predictions : int64 array of len(order), optional
+        Receives each round's predicted label index, before its update.
+    loss : {"hinge", "log"}
+    eta : float, default=0.1
+        The base step η > 0.
+    delta : float, default=1e-8
+        δ ≥ 0 in H = δ + √G.
+    l1, l2 : float, default=0
+        The regulariser λ1‖w‖₁ + (λ2/2)‖w‖², applied every round.
+
+    Returns
+    -------
+    (n_mistakes, n_updates) : tuple of int
+        Wrong predictions, and rounds with a non-zero gradient.
+    """
+    cdef Model M
+    _fill(&M, ADAGRAD, loss, W, G, None, last, clock, eta, delta, 0.0, 0.0, l1, l2)
+    return _pass(&M, X, y, order, predictions)
+
+
+def adagrad_row(indices, values, Py_ssize_t y, W, G, last, clock, *, str loss="hinge",
+                double eta=0.1, double delta=1e-8, double l1=0.0, double l2=0.0):
+    """One AdaGrad round (``learn_one``) on the row with non-zeros ``values`` at the columns
+    ``indices`` (no repeated index), label index ``y``; the other arguments as
+    :func:`adagrad_pass`.  Returns ``(prediction, updated)``."""
+    cdef Model M
+    _fill(&M, ADAGRAD, loss, W, G, None, last, clock, eta, delta, 0.0, 0.0, l1, l2)
+    return _row(&M, indices, values, y)
+
+
+def adagrad_catch_up(W, G, last, clock, *, double eta=0.1, double delta=1e-8, double l1=0.0,
+                     double l2=0.0):
+    """Bring every feature's weights up to the rounds seen (the regularisation steps deferred
+    while it was absent from the rows): ``W`` is then the weights of Algorithm 1 at
+    ``clock[0]`` rounds.  O(K·d); a no-op without ``l1`` and ``l2``."""
+    cdef Model M
+    cdef Py_ssize_t j
+    _fill(&M, ADAGRAD, "hinge", W, G, None, last, clock, eta, delta, 0.0, 0.0, l1, l2)
+    if M.regularised:
+        with nogil:
+            for j in range(M.d):
+                _catch_up(&M, j)
+
+
+def ftrl_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, Z, N, predictions=None, *,
+              str loss="log", double alpha=0.5, double beta=1.0, double l1=0.0, double l2=0.0):
+    """One online pass of per-coordinate FTRL-Proximal over the rows ``X[order]``.
+
+    Parameters
+    ----------
+    X, y, order, predictions
+        As :func:`adagrad_pass`.
+    W, Z, N : float64 arrays, shape (d, K)
+        The state (module doc; :func:`ftrl_state`), updated in place; ``W`` is always current.
+    loss : {"log", "hinge"}
+    alpha, beta : float, default=0.5, 1.0
+        The per-coordinate rate α/(β + √n): α > 0, β ≥ 0.
+    l1, l2 : float, default=0
+        The total ℓ1 and ℓ2 penalties λ1, λ2 ≥ 0.
+
+    Returns
+    -------
+    (n_mistakes, n_updates) : tuple of int
+    """
+    cdef Model M
+    _fill(&M, FTRL, loss, W, N, Z, None, None, 0.0, 0.0, alpha, beta, l1, l2)
+    return _pass(&M, X, y, order, predictions)
+
+
+def ftrl_row(indices, values, Py_ssize_t y, W, Z, N, *, str loss="log", double alpha=0.5,
+             double beta=1.0, double l1=0.0, double l2=0.0):
+    """One FTRL-Proximal round (``learn_one``); arguments as :func:`adagrad_row` and
+    :func:`ftrl_pass`.  Returns ``(prediction, updated)``."""
+    cdef Model M
+    _fill(&M, FTRL, loss, W, N, Z, None, None, 0.0, 0.0, alpha, beta, l1, l2)
+    return _row(&M, indices, values, y)
+
+
+def predict_proba(W, X):
+    """Class probabilities of the logistic learners: softmax(XW) row by row (computed after
+    subtracting each row's largest score), or for one output [σ(−s), σ(s)], the probabilities
+    of the classes −1 and +1.  ``X`` dense or sparse, shape (n, d); ``W`` shape (d, K)."""
+    scores = np.asarray(X @ W, dtype=np.float64)
+    if not np.all(np.isfinite(scores)):
+        raise ValueError("a score is not finite (NaN or infinite values, or rows too large)")
+    if W.shape[1] == 1:
+        return np.hstack([expit(-scores), expit(scores)])
+    return softmax(scores, axis=1)

@@ -1,0 +1,483 @@
+# cython: language_level=3
+"""The compiled online loops of the Gaussian (confidence-weighted) learners: CW, SCW, AROW and
+NHERD in their covariance layouts.
+
+Every rule of :mod:`onlinear.rules.confidence_table` returns the coefficients (α, β, c) of one
+round from its margin m and margin variance V; this engine computes (m, V) in its layout and
+applies the coefficients.  State (float64, C-contiguous; K = 1 is the binary learner, whose
+label index 1 is the class +1):
+
+* ``mean`` — μ, shape (d, K), feature-major (a CSR row reads and writes K contiguous values
+  per non-zero);
+* ``covariance`` by layout —
+
+  - ``"diagonal"`` (the default for wide or sparse data): σ, shape (d, K), one diagonal per
+    class; V = Σ_j x_j²(σ_{j,y} + σ_{j,s*}); O(K·nnz) per round.  The diagonal is kept by
+    ``diagonal="project"`` (σ_j ← 1/(1/σ_j + c·x_j²), the diagonal of the updated Σ⁻¹),
+    ``"drop"`` (σ_j ← σ_j − β·σ_j²x_j², the diagonal of the updated Σ) or, for NHERD only,
+    ``"exact"`` (σ_j ← σ_j/(1 + C·σ_j·x_j²)², the best diagonal map of its objective);
+  - ``"per-class"``: K full d×d matrices, shape (K, d, d); V = xᵀΣ_y x + xᵀΣ_{s*}x, μ_y and
+    μ_{s*} move by ±αΣ_k x, and each of the two matrices takes the rank-one step with β
+    (``"drop"``: the diagonal blocks of the stacked update) or with c/(1 + c·xᵀΣ_k x)
+    (``"project"``: Σ_k⁻¹ += c·xxᵀ);
+  - ``"shared"``: one d×d matrix, shape (1, d, d), for the shared-covariance rules (the LIBOL
+    manual's multiclass problem, §3.2.3): the rule receives v = xᵀΣx, μ_y += αΣx,
+    μ_{s*} −= αΣx, one rank-one step.
+
+Multiclass rounds use the single max-score constraint of Crammer, Dredze & Kulesza ("Multi-Class
+Confidence Weighted Algorithms", EMNLP 2009): s* = argmax_{k≠y} s_k; prediction and s* take the
+lowest index on ties (binary: +1 on a score ≥ 0).
+
+A full matrix shrinks by the congruence Σ ← AΣAᵀ, A = I − γ(Σx)xᵀ with γ = β/(1 + √(1 − βv))
+(equal to Σ − β(Σx)(Σx)ᵀ in exact arithmetic): the plain subtraction loses positive
+definiteness in float64 within a few NHERD updates with a large C on rows with one dominant
+feature.  It is computed in O(d·nnz + d²): Σ₁ = Σ − γuuᵀ (u = Σx), w = Σ₁x, and
+Σ ← Σ₁ − (γ/2)(wuᵀ + uwᵀ), symmetric by construction.  1 − βv is not computed as written (it
+cancels when βv → 1, as NHERD's with a large C does) but from c: 1 − βv = 1/(1 + cv), and
+(1 + c·v_other)/(1 + cV) for a per-class ``drop`` step taken with the pair's V.
+
+Numerical edge cases: a zero row (V = 0, or V not > 0 after underflow) predicts and is counted
+but never updates (a non-zero row with V ≤ 0, which only round-off can give, is counted as
+skipped); a score, V or a coefficient that is not finite (rows of norm beyond ~1e150, or NaN)
+stops the pass with a ValueError naming the row, before that round changes anything (the
+rounds before it stay).  A diagonal σ that ``"drop"`` rounds to 0 or below becomes the smallest
+normal float, and ``min_variance`` (default 0: none) is a floor for every diagonal σ after its
+update (CW-std's hard constraint collapses σ towards 0 on contradictory repeated rows); both
+repairs are counted.
+
+Dense rows are run on their non-zeros, gathered first, so dense and CSR rows (canonical: sorted,
+without duplicates) give identical states.  This module is compiled ahead of time (Cython).
+"""
+import numpy as np
+
+from libc.float cimport DBL_MIN
+from libc.math cimport isfinite, sqrt
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc
+
+from ..rules._gaussian_params cimport NherdParams
+from ..rules.confidence cimport GaussianStep, gaussian_step_function
+from ..rules.confidence_dispatch cimport gaussian_step_of
+from .row_pass cimport (check_pass, check_state, feature_major_scores, row_arrays,
+                       run_rows)
+
+from ..rules.confidence_table import GAUSSIAN_RULES, SHARED, GaussianRule
+
+cdef enum:
+    DIAGONAL = 0
+    PER_CLASS = 1
+    SHARED_FULL = 2
+
+cdef enum:
+    PROJECT = 0
+    DROP = 1
+    EXACT = 2
+
+#: the covariance layouts, by name
+LAYOUTS = {"diagonal": DIAGONAL, "per-class": PER_CLASS, "shared": SHARED_FULL}
+#: the diagonal forms, by name (``"exact"``: NHERD only)
+DIAGONAL_FORMS = {"project": PROJECT, "drop": DROP, "exact": EXACT}
+#: entries of the optional ``counts`` array
+REPAIRED, SKIPPED = 0, 1
+
+
+cdef struct Model:
+    Py_ssize_t d
+    Py_ssize_t K
+    int layout
+    int form
+    gaussian_step_function step
+    const double *params
+    double nherd_C
+    double min_variance
+    double *mu
+    double *cov
+    double *scores
+    double *u
+    double *w
+    int64_t repaired
+    int64_t skipped
+
+
+# ------------------------------------------------------------------------------ the round
+cdef inline double _shrunk(Model *M, double sig, double x2, GaussianStep s) noexcept nogil:
+    """A diagonal σ_j after the round's step (x2 = x_j²), repaired as the module doc says."""
+    if M.form == PROJECT:
+        sig = sig / (1.0 + s.c * sig * x2)  # = 1/(1/σ + c·x²), one division
+    elif M.form == DROP:
+        sig = sig - s.beta * sig * sig * x2
+        if not (sig > 0.0):
+            sig = DBL_MIN
+            M.repaired += 1
+    else:
+        sig = sig / ((1.0 + M.nherd_C * sig * x2) ** 2)
+    return _floored(M, sig)
+
+
+cdef inline double _floored(Model *M, double sig) noexcept nogil:
+    """σ raised to ``min_variance`` (counted as a repair)."""
+    if sig < M.min_variance:
+        M.repaired += 1
+        return M.min_variance
+    return sig
+
+
+cdef inline void _diagonal_move(Model *M, Py_ssize_t k, double sign, Py_ssize_t other,
+                                GaussianStep s, const int64_t *idx, const double *vals,
+                                Py_ssize_t nnz) noexcept nogil:
+    """μ_k += sign·α·σ_k∘x and σ_k shrunk on x's non-zeros, and the same with −sign for the
+    class ``other`` (−1: none) in the same sweep (its values share the feature's row)."""
+    cdef Py_ssize_t p, at
+    cdef double t, x, x2, sig_k, sig_o, grow_k, grow_o, inverse
+    if M.form == PROJECT and other >= 0:
+        # both classes' σ/(1 + cσx²) from one division (1/(growth_k·growth_o)): a division
+        # costs several multiplications, and it is most of this sweep (two or three roundings
+        # more per σ, far below the tests' 1e-10)
+        for p in range(nnz):
+            at = idx[p] * M.K
+            x = vals[p]
+            x2 = x * x
+            sig_k = M.cov[at + k]
+            sig_o = M.cov[at + other]
+            M.mu[at + k] += sign * s.alpha * (sig_k * x)
+            M.mu[at + other] += -sign * s.alpha * (sig_o * x)
+            grow_k = 1.0 + s.c * sig_k * x2
+            grow_o = 1.0 + s.c * sig_o * x2
+            inverse = 1.0 / (grow_k * grow_o)
+            M.cov[at + k] = _floored(M, sig_k * grow_o * inverse)
+            M.cov[at + other] = _floored(M, sig_o * grow_k * inverse)
+        return
+    for p in range(nnz):
+        at = idx[p] * M.K
+        x = vals[p]
+        t = M.cov[at + k] * x
+        M.mu[at + k] += sign * s.alpha * t
+        M.cov[at + k] = _shrunk(M, M.cov[at + k], x * x, s)
+        if other >= 0:
+            t = M.cov[at + other] * x
+            M.mu[at + other] += -sign * s.alpha * t
+            M.cov[at + other] = _shrunk(M, M.cov[at + other], x * x, s)
+
+
+cdef inline double _times(const double *S, Py_ssize_t d, const int64_t *idx,
+                          const double *vals, Py_ssize_t nnz, double *u) noexcept nogil:
+    """u = Sx (S symmetric: a sum of the rows of x's non-zeros); returns xᵀSx."""
+    cdef Py_ssize_t p, i
+    cdef const double *row
+    cdef double xv, v = 0.0
+    for i in range(d):
+        u[i] = 0.0
+    for p in range(nnz):
+        row = S + idx[p] * d
+        xv = vals[p]
+        for i in range(d):
+            u[i] += xv * row[i]
+    for p in range(nnz):
+        v += vals[p] * u[idx[p]]
+    return v
+
+
+cdef inline void _congruence(double *S, Py_ssize_t d, const double *u, double beta,
+                             double rest, const int64_t *idx, const double *vals, Py_ssize_t nnz,
+                             double *w) noexcept nogil:
+    """Σ ← AΣAᵀ, A = I − γuxᵀ (u = Σx), in the two steps of the module doc; ``rest`` is
+    1 − β·xᵀΣx, computed by the caller without cancellation."""
+    cdef double g = beta / (1.0 + sqrt(max(0.0, rest))), hg = 0.5 * g, xv, uj, ui, wi
+    cdef Py_ssize_t p, i, j
+    cdef double *row
+    for i in range(d):
+        w[i] = 0.0
+    for p in range(nnz):
+        row = S + idx[p] * d
+        xv = vals[p]
+        uj = u[idx[p]]
+        for i in range(d):
+            w[i] += xv * (row[i] - g * (uj * u[i]))
+    for i in range(d):
+        row = S + i * d
+        ui = u[i]
+        wi = w[i]
+        for j in range(d):
+            row[j] = (row[j] - g * (ui * u[j])) - hg * (wi * u[j] + ui * w[j])
+
+
+cdef inline void _full_move(Model *M, Py_ssize_t k, double *S, const double *u, double alpha,
+                            double beta, double rest, const int64_t *idx, const double *vals,
+                            Py_ssize_t nnz, bint move_matrix) noexcept nogil:
+    """μ_k += alpha·u, then (if ``move_matrix``) the congruence of S with ``beta``
+    (``rest`` = 1 − β·xᵀSx)."""
+    cdef Py_ssize_t i
+    for i in range(M.d):
+        M.mu[i * M.K + k] += alpha * u[i]
+    if move_matrix:
+        _congruence(S, M.d, u, beta, rest, idx, vals, nnz, M.w)
+
+
+cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssize_t nnz,
+                       Py_ssize_t y, bint *updated) noexcept nogil:
+    """One round on the row (idx, vals): the class predicted before the update (binary: 0 or
+    1), or −1 when a score, V or a coefficient is not finite (nothing changed)."""
+    cdef Py_ssize_t K = M.K, d = M.d, k, p, predicted = 0, support = 0
+    cdef double m, V, z = 1.0, q = 0.0, v_y = 0.0, v_s = 0.0, x
+    cdef double *S_y
+    cdef double *S_s
+    cdef GaussianStep s
+    updated[0] = False
+    feature_major_scores(M.mu, K, idx, vals, nnz, M.scores)
+    for p in range(nnz):
+        q += vals[p] * vals[p]
+    for k in range(K):
+        if not isfinite(M.scores[k]):
+            return -1
+    if K == 1:
+        predicted = 1 if M.scores[0] >= 0.0 else 0
+        z = 1.0 if y == 1 else -1.0
+        m = z * M.scores[0]
+    else:
+        for k in range(1, K):
+            if M.scores[k] > M.scores[predicted]:
+                predicted = k
+        support = 1 if y == 0 else 0
+        for k in range(K):
+            if k != y and M.scores[k] > M.scores[support]:
+                support = k
+        m = M.scores[y] - M.scores[support]
+    # the margin variance in the layout
+    if M.layout == DIAGONAL:
+        V = 0.0
+        if K == 1:
+            for p in range(nnz):
+                V += vals[p] * vals[p] * M.cov[idx[p]]
+        else:
+            for p in range(nnz):
+                V += vals[p] * vals[p] * (M.cov[idx[p] * K + y] + M.cov[idx[p] * K + support])
+    elif M.layout == PER_CLASS:
+        S_y = M.cov + (y if K > 1 else 0) * d * d
+        S_s = M.cov + support * d * d
+        v_y = _times(S_y, d, idx, vals, nnz, M.u)
+        V = v_y
+        if K > 1:
+            v_s = _times(S_s, d, idx, vals, nnz, M.u + d)
+            V = v_y + v_s
+    else:
+        v_y = _times(M.cov, d, idx, vals, nnz, M.u)
+        V = v_y
+    if not isfinite(V):
+        return -1
+    if not (V > 0.0):
+        if q > 0.0:
+            M.skipped += 1
+        return predicted
+    s = M.step(m, V, M.params)
+    if not (s.alpha > 0.0):
+        return predicted
+    if not (isfinite(s.alpha) and isfinite(s.beta) and isfinite(s.c)):
+        return -1
+    updated[0] = True
+    if M.layout == DIAGONAL:
+        _diagonal_move(M, 0 if K == 1 else y, z, -1 if K == 1 else support, s, idx, vals, nnz)
+    elif M.layout == PER_CLASS and K > 1:
+        if M.form == PROJECT:
+            _full_move(M, y, S_y, M.u, s.alpha, s.c / (1.0 + s.c * v_y), 1.0 / (1.0 + s.c * v_y),
+                       idx, vals, nnz, True)
+            _full_move(M, support, S_s, M.u + d, -s.alpha, s.c / (1.0 + s.c * v_s),
+                       1.0 / (1.0 + s.c * v_s), idx, vals, nnz, True)
+        else:
+            _full_move(M, y, S_y, M.u, s.alpha, s.beta, (1.0 + s.c * v_s) / (1.0 + s.c * V),
+                       idx, vals, nnz, True)
+            _full_move(M, support, S_s, M.u + d, -s.alpha, s.beta,
+                       (1.0 + s.c * v_y) / (1.0 + s.c * V), idx, vals, nnz, True)
+    elif M.layout == PER_CLASS:
+        _full_move(M, 0, S_y, M.u, z * s.alpha, s.beta, 1.0 / (1.0 + s.c * v_y), idx, vals, nnz,
+                   True)
+    else:
+        _full_move(M, y, M.cov, M.u, s.alpha, s.beta, 1.0, idx, vals, nnz, False)
+        _full_move(M, support, M.cov, M.u, -s.alpha, s.beta, 1.0 / (1.0 + s.c * v_y), idx, vals,
+                   nnz, True)
+    return predicted
+
+
+# --------------------------------------------------------------------------- entry points
+def initial_state(str layout, Py_ssize_t n_features, Py_ssize_t n_outputs, double a=1.0):
+    """``(mean, covariance)`` of a new learner: μ = 0 and Σ = a·I in the layout's shapes
+    (module doc; ``n_outputs`` = 1 for the binary learner, K for K ≥ 2 classes)."""
+    if not a > 0.0 or not np.isfinite(a):
+        raise ValueError(f"the initial variance a must be positive and finite, got {a!r}")
+    _layout_of(layout)
+    mean = np.zeros((n_features, n_outputs))
+    if layout == "diagonal":
+        return mean, np.full((n_features, n_outputs), a)
+    count = 1 if layout == "shared" else n_outputs
+    return mean, np.repeat(a * np.eye(n_features)[None], count, axis=0)
+
+
+cdef int _layout_of(str layout) except -1:
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown covariance layout {layout!r}; expected one of "
+                         f"{sorted(LAYOUTS)}")
+    return LAYOUTS[layout]
+
+
+cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covariance,
+                     const double[::1] params, double min_variance) except -1:
+    """Check that the arrays fit each other, the layout and the rule (no index is checked in
+    the loops), and point ``M`` at them."""
+    cdef double[:, ::1] mu_v
+    cdef double[::1] cov_v
+    try:
+        row = GAUSSIAN_RULES[GaussianRule(rule)]
+    except ValueError:
+        raise ValueError(f"unknown Gaussian rule id {rule}") from None
+    M.layout = _layout_of(layout)
+    if diagonal not in DIAGONAL_FORMS:
+        raise ValueError(f"unknown diagonal form {diagonal!r}; expected one of "
+                         f"{sorted(DIAGONAL_FORMS)}")
+    if diagonal not in row.diagonal_forms:
+        raise ValueError(f"diagonal={diagonal!r} is not a form of {GaussianRule(rule).name} "
+                         f"(it allows {list(row.diagonal_forms)})")
+    M.form = DIAGONAL_FORMS[diagonal]
+    if M.form == EXACT and M.layout != DIAGONAL:
+        raise ValueError("diagonal='exact' applies to the diagonal layout only")
+    if (layout == "shared") != (row.layouts == SHARED):
+        raise ValueError(f"rule {GaussianRule(rule).name} serves the layouts "
+                         f"{list(row.layouts)}, not {layout!r}")
+    if not isinstance(mean, np.ndarray) or mean.ndim != 2:
+        raise ValueError("mean must be a 2-D float64 array of shape (n_features, n_outputs)")
+    d, K = mean.shape
+    if K < 1 or (layout == "shared" and K < 2):
+        raise ValueError(f"a mean of {K} outputs for the layout {layout!r}")
+    check_state("mean", mean, (d, K))
+    shape = {DIAGONAL: (d, K), PER_CLASS: (K, d, d), SHARED_FULL: (1, d, d)}[M.layout]
+    check_state("covariance", covariance, shape)
+    if params.shape[0] < len(row.params):
+        raise ValueError(f"{GaussianRule(rule).name} reads {len(row.params)} parameters "
+                         f"{row.params}, got {params.shape[0]}")
+    if not min_variance >= 0.0:
+        raise ValueError(f"min_variance must be ≥ 0, got {min_variance!r}")
+    mu_v = mean
+    cov_v = covariance.reshape(-1)
+    M.d = d
+    M.K = K
+    M.step = gaussian_step_of(rule)
+    M.params = &params[0] if params.shape[0] > 0 else NULL
+    M.nherd_C = (<const NherdParams *>&params[0]).C if M.form == EXACT else 0.0
+    M.min_variance = min_variance
+    M.mu = &mu_v[0, 0] if d > 0 else NULL
+    M.cov = &cov_v[0] if cov_v.shape[0] > 0 else NULL
+    M.repaired = 0
+    M.skipped = 0
+    return 0
+
+
+cdef int _check_counts(int64_t[::1] counts) except -1:
+    if counts is not None and counts.shape[0] < 2:
+        raise ValueError("counts must have 2 entries")
+    return 0
+
+
+cdef Py_ssize_t _play(void *model, const int64_t *idx, const double *vals, Py_ssize_t nnz,
+                      Py_ssize_t y, bint *updated) noexcept nogil:
+    return _round(<Model *>model, idx, vals, nnz, y, updated)
+
+
+def _not_finite(where):
+    return ValueError(f"{where}: a score, the margin variance or the step is not finite (NaN "
+                      "or infinite values, or a row too large: rescale the input)")
+
+
+def learn_pass(int rule, X, const int64_t[::1] y, const int64_t[::1] order, mean, covariance,
+               const double[::1] params, predictions=None, *, str layout="diagonal",
+               str diagonal="project", double min_variance=0.0, int64_t[::1] counts=None):
+    """One online pass of Gaussian rule ``rule`` over the rows ``X[order]``.
+
+    Parameters
+    ----------
+    rule : int
+        A :class:`onlinear.rules.confidence_table.GaussianRule`.
+    X : ndarray or scipy.sparse CSR matrix, shape (n_rows, d)
+        float32 or float64; dense C-contiguous, or CSR in canonical format (sorted indices, no
+        duplicates: ``X.sum_duplicates()``), int32 or int64 indices.
+    y : int64 array, shape (n_rows,)
+        Label indices: 0 … K − 1 (binary learner, K = 1: 0 is −1, 1 is +1).
+    order : int64 array
+        The rows to play, in order (repetitions allowed).
+    mean, covariance : float64 arrays
+        The state, updated in place (see the module doc; :func:`initial_state`).
+    params : float64 array
+        :func:`onlinear.rules.confidence_table.parameter_vector` of the rule.
+    predictions : int64 array of len(order), optional
+        Receives the label index predicted for each round, before its update.
+    layout : {"diagonal", "per-class", "shared"}
+    diagonal : {"project", "drop", "exact"}
+        The diagonal form (``"diagonal"`` layout) or which β a per-class matrix takes
+        (``"project"``: c/(1 + c·xᵀΣ_k x); ``"drop"``: β).
+    min_variance : float, default=0
+        Floor of every diagonal σ after its update (0: none).
+    counts : int64 array of 2 entries, optional
+        Incremented by the diagonal repairs (``counts[0]``) and the skipped non-zero rows with
+        V ≤ 0 (``counts[1]``).
+
+    Returns
+    -------
+    (n_mistakes, n_updates) : tuple of int
+        The pass's rounds whose prediction was wrong, and those that updated (α > 0).
+
+    Raises
+    ------
+    ValueError
+        On arguments that do not fit (nothing changed), or on a round whose score, margin
+        variance or step is not finite: that round changed nothing, the rounds before it stay.
+    """
+    cdef Model M
+    _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance)
+    _check_counts(counts)
+    check_pass(X, y, order, predictions, M.d, M.K)
+    scratch = np.empty(M.K + 3 * M.d + 1)
+    cdef double[::1] scratch_v = scratch
+    M.scores = &scratch_v[0]
+    M.u = M.scores + M.K
+    M.w = M.u + 2 * M.d
+    mistakes, updates, failed = run_rows(_play, &M, X, y, order, predictions)
+    if counts is not None:
+        counts[REPAIRED] += M.repaired
+        counts[SKIPPED] += M.skipped
+    if failed >= 0:
+        raise _not_finite(f"row {order[failed]} (position {failed} of the pass); the rounds "
+                          "before it were taken")
+    return mistakes, updates
+
+
+def learn_row(int rule, indices, values, Py_ssize_t y, mean, covariance,
+              const double[::1] params, *, str layout="diagonal", str diagonal="project",
+              double min_variance=0.0, int64_t[::1] counts=None):
+    """One round (``learn_one``) on the row with non-zeros ``values`` at the column
+    ``indices`` (1-D; no repeated index), of label index ``y``; the other arguments as
+    :func:`learn_pass`.  Returns ``(prediction, updated)``: the label index predicted before
+    the update and whether the round updated.  Raises ValueError, changing nothing, when a
+    score, V or the step is not finite."""
+    cdef Model M
+    cdef bint updated
+    cdef Py_ssize_t predicted
+    _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance)
+    _check_counts(counts)
+    idx, vals = row_arrays(indices, values, y, M.d, M.K)
+    cdef const int64_t[::1] idx_v = idx
+    cdef const double[::1] vals_v = vals
+    cdef Py_ssize_t nnz = idx_v.shape[0]
+    buffer = <double *>malloc((M.K + 3 * M.d + 1) * sizeof(double))
+    if buffer == NULL:
+        raise MemoryError()
+    M.scores = buffer
+    M.u = buffer + M.K
+    M.w = buffer + M.K + 2 * M.d
+    try:
+        predicted = _round(&M, &idx_v[0] if nnz else NULL, &vals_v[0] if nnz else NULL, nnz,
+                           y, &updated)
+    finally:
+        free(buffer)
+    if counts is not None:
+        counts[REPAIRED] += M.repaired
+        counts[SKIPPED] += M.skipped
+    if predicted < 0:
+        raise _not_finite("the row")
+    return predicted, bool(updated)

@@ -1,0 +1,184 @@
+# cython: language_level=3
+"""The online pass of the engines whose round runs on a row's non-zeros: it checks the rows,
+labels and order once (the rounds check nothing), and plays ``round(model, idx, vals, nnz, y)``
+on each row of ``order`` in turn, without the GIL.
+
+Rows are dense (C-contiguous float32/float64) or CSR (canonical: sorted indices, no duplicates;
+int32/int64 indices).  A dense row is gathered to its non-zeros first (branch-free, by the
+vectorised sweep of ``simd.h``) and a CSR row copied without its stored zeros to the same
+(int64, float64) buffers, so that a dense row and its CSR form run the very same arithmetic:
+identical results.  A round returns the label index it predicted, or −1 to stop the pass (a
+value that is not finite), whose position the pass reports.
+"""
+import numpy as np
+import scipy.sparse as sp
+
+from libc.stdint cimport int32_t, int64_t
+
+from ._store cimport index_t, nonzeros, real_x
+from ._sweeps cimport onlinear_simd_init
+
+onlinear_simd_init()  # (a dense row's non-zeros: _store.pxd's nonzeros, simd.h)
+
+
+cpdef check_pass(X, const int64_t[::1] y, const int64_t[::1] order, predictions,
+                 Py_ssize_t n_features, Py_ssize_t n_classes):
+    """Raise ValueError unless ``X`` (rows), ``y`` (label indices in 0 … max(n_classes, 2) − 1),
+    ``order`` (row numbers) and ``predictions`` (None or int64 of len(order)) fit each other and
+    a model of ``n_features`` features."""
+    cdef Py_ssize_t t, top = max(n_classes, 2)
+    if sp.issparse(X):
+        if X.format != "csr":
+            raise ValueError(f"sparse rows must be CSR, got {X.format!r}")
+        if X.dtype not in (np.float32, np.float64):
+            raise ValueError(f"rows must be float32 or float64, got {X.dtype}")
+        if not X.has_canonical_format:
+            raise ValueError("CSR rows must be canonical (sorted indices, no duplicates): "
+                             "call X.sum_duplicates() first")
+    else:
+        if not isinstance(X, np.ndarray) or X.dtype not in (np.float32, np.float64):
+            raise ValueError("dense rows must be a float32 or float64 numpy array")
+        if X.ndim != 2 or not X.flags.c_contiguous:
+            raise ValueError("dense rows must be a C-contiguous 2-D array")
+    if X.shape[1] != n_features:
+        raise ValueError(f"rows of {X.shape[1]} features for a model of {n_features}")
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"{y.shape[0]} labels for {X.shape[0]} rows")
+    if predictions is not None and (not isinstance(predictions, np.ndarray)
+                                    or predictions.dtype != np.int64
+                                    or predictions.shape != (order.shape[0],)):
+        raise ValueError(f"predictions must be an int64 array of {order.shape[0]} entries")
+    for t in range(y.shape[0]):
+        if not 0 <= y[t] < top:
+            raise ValueError(f"label index {y[t]} (row {t}) of a model of {top} classes")
+    for t in range(order.shape[0]):
+        if not 0 <= order[t] < X.shape[0]:
+            raise ValueError(f"row {order[t]} of a pass over {X.shape[0]} rows")
+
+
+cpdef check_state(str name, array, tuple shape, dtype=np.float64):
+    """Raise ValueError unless the state array ``array`` is a writeable C-contiguous numpy
+    array of ``dtype`` and ``shape`` (the engines update it in place, unchecked)."""
+    if (not isinstance(array, np.ndarray) or array.dtype != dtype
+            or not array.flags.c_contiguous or not array.flags.writeable):
+        raise ValueError(f"{name} must be a writeable C-contiguous {np.dtype(dtype).name} "
+                         "numpy array")
+    if array.shape != shape:
+        raise ValueError(f"{name} has shape {array.shape}, expected {shape}")
+
+
+cpdef tuple row_arrays(indices, values, Py_ssize_t y, Py_ssize_t n_features,
+                       Py_ssize_t n_classes):
+    """``(idx, vals)`` as int64 and float64 arrays without the zero values, checked: equal
+    lengths, indices within the model and without repetition, ``y`` a label index of the
+    model."""
+    idx = np.asarray(indices, dtype=np.int64).reshape(-1)
+    vals = np.asarray(values, dtype=np.float64).reshape(-1)
+    if idx.shape[0] != vals.shape[0]:
+        raise ValueError("a row's values and indices differ in length")
+    if idx.shape[0] and (idx.min() < 0 or idx.max() >= n_features):
+        raise ValueError(f"a column index outside a model of {n_features} features")
+    if idx.shape[0] > 1 and np.unique(idx).shape[0] != idx.shape[0]:
+        raise ValueError("a row's column indices repeat (sum the duplicates first)")
+    if not 0 <= y < max(n_classes, 2):
+        raise ValueError(f"label index {y} of a model of {max(n_classes, 2)} classes")
+    kept = vals != 0  # (as the passes drop them: the same arithmetic as a pass's round)
+    return (idx, vals) if kept.all() else (idx[kept], vals[kept])
+
+
+cdef tuple run_rows(row_round play, void *model, X, const int64_t[::1] y,
+                    const int64_t[::1] order, int64_t[::1] predictions):
+    """``(n_mistakes, n_updates, failed)``: ``failed`` is the position in ``order`` of the round
+    that stopped the pass, or −1.  The arguments must have passed :func:`check_pass`."""
+    cdef const float[:, ::1] X32
+    cdef const double[:, ::1] X64
+    if not sp.issparse(X):
+        if X.dtype == np.float32:
+            X32 = X
+            return _dense(play, model, X32, y, order, predictions)
+        X64 = X
+        return _dense(play, model, X64, y, order, predictions)
+    cdef const float[::1] data32
+    cdef const double[::1] data64
+    cdef const int32_t[::1] indices32, indptr32
+    cdef const int64_t[::1] indices64, indptr64
+    wide = X.indices.dtype == np.int64 or X.indptr.dtype == np.int64
+    if wide:
+        indices64 = X.indices.astype(np.int64, copy=False)
+        indptr64 = X.indptr.astype(np.int64, copy=False)
+    else:
+        indices32 = X.indices
+        indptr32 = X.indptr
+    if X.dtype == np.float32:
+        data32 = X.data
+        if wide:
+            return _sparse(play, model, data32, indices64, indptr64, y, order, predictions)
+        return _sparse(play, model, data32, indices32, indptr32, y, order, predictions)
+    data64 = X.data
+    if wide:
+        return _sparse(play, model, data64, indices64, indptr64, y, order, predictions)
+    return _sparse(play, model, data64, indices32, indptr32, y, order, predictions)
+
+
+cdef inline bint _counted(Py_ssize_t predicted, Py_ssize_t label, bint updated, Py_ssize_t t,
+                          int64_t *kept, int64_t *counts) noexcept nogil:
+    """Count round t (False, counting nothing, when the round stopped the pass)."""
+    if predicted < 0:
+        return False
+    counts[0] += predicted != label
+    counts[1] += updated
+    if kept != NULL:
+        kept[t] = predicted
+    return True
+
+
+cdef tuple _dense(row_round play, void *model, const real_x[:, ::1] X, const int64_t[::1] y,
+                  const int64_t[::1] order, int64_t[::1] predictions):
+    cdef Py_ssize_t d = X.shape[1], t, i, j, nnz, predicted, failed = -1
+    cdef int64_t[2] counts = [0, 0]  # mistakes, updates
+    cdef bint updated
+    cdef int64_t[::1] idx = np.empty(d + 8, np.int64)
+    cdef double[::1] vals = np.empty(d + 8)
+    cdef real_x[::1] raw = np.empty(d + 8, np.float32 if real_x is float else np.float64)
+    cdef int64_t *kept = &predictions[0] if predictions is not None \
+        and predictions.shape[0] > 0 else NULL
+    with nogil:
+        for t in range(order.shape[0]):
+            i = order[t]
+            nnz = nonzeros(&X[i, 0], d, &idx[0], &raw[0]) if d > 0 else 0
+            for j in range(nnz):
+                vals[j] = raw[j]
+            predicted = play(model, &idx[0], &vals[0], nnz, y[i], &updated)
+            if not _counted(predicted, y[i], updated, t, kept, counts):
+                failed = t
+                break
+    return counts[0], counts[1], failed
+
+
+cdef tuple _sparse(row_round play, void *model, const real_x[::1] data,
+                   const index_t[::1] indices, const index_t[::1] indptr, const int64_t[::1] y,
+                   const int64_t[::1] order, int64_t[::1] predictions):
+    cdef Py_ssize_t t, i, p, start, nnz, predicted, failed = -1, longest = 0
+    cdef int64_t[2] counts = [0, 0]  # mistakes, updates
+    cdef bint updated
+    for i in range(indptr.shape[0] - 1):
+        longest = max(longest, indptr[i + 1] - indptr[i])
+    cdef int64_t[::1] idx = np.empty(max(longest, 1), np.int64)
+    cdef double[::1] vals = np.empty(max(longest, 1))
+    cdef int64_t *kept = &predictions[0] if predictions is not None \
+        and predictions.shape[0] > 0 else NULL
+    with nogil:
+        for t in range(order.shape[0]):
+            i = order[t]
+            start = indptr[i]
+            nnz = 0
+            for p in range(start, indptr[i + 1]):
+                # stored zeros dropped (branch-free), as a dense row's zeros are
+                idx[nnz] = indices[p]
+                vals[nnz] = data[p]
+                nnz += data[p] != 0
+            predicted = play(model, &idx[0], &vals[0], nnz, y[i], &updated)
+            if not _counted(predicted, y[i], updated, t, kept, counts):
+                failed = t
+                break
+    return counts[0], counts[1], failed
