@@ -12,7 +12,8 @@ v = xᵀΣx, and a *layout* (binary full or diagonal; multiclass stacked, per-cl
 shared) applies it.  A step is taken iff α > 0; a zero row (v = 0) never updates.
 
 Conventions: binary labels are ±1 everywhere (the logistic loss log(1 + e^{−y s}) is McMahan et
-al.'s (p − ỹ) gradient with ỹ = (y + 1)/2); binary prediction is +1 on a score ≥ 0; multiclass
+al.'s (p − ỹ) gradient with ỹ = (y + 1)/2); binary prediction is +1 on a score > 0 (the
+library's convention: a tie goes to the first class, where LIBOL predicts +1); multiclass
 prediction and the support class s* = argmax_{k≠y} s_k take the lowest index on ties; multiclass
 means are stored class-major, shape (K, d).
 
@@ -299,7 +300,7 @@ def diagonal_shrink(sig, x, step, diagonal, params):
 
 
 def binary_prediction(score):
-    return 1 if score >= 0 else -1
+    return 1 if score > 0 else -1  # (the library's convention; LIBOL predicts +1 at 0)
 
 
 def binary_full_round(state, x, y, rule, **params):

@@ -32,7 +32,9 @@ def test_every_learner_is_calibrated_by_scikit_learn(name):
         assert proba.shape == (X.shape[0], k) and np.all(np.isfinite(proba))
         assert np.all(proba >= 0) and np.allclose(proba.sum(axis=1), 1.0)
         np.testing.assert_array_equal(model.classes_, np.arange(k))
-        assert not hasattr(onlinear.make(name), "predict_proba")  # (no uncalibrated one)
+        # an uncalibrated predict_proba only where the loss is the logistic one (its model)
+        assert hasattr(onlinear.make(name), "predict_proba") == (
+            onlinear.make(name).get_params().get("loss") == "log")
 
 
 def test_calibrated_probabilities_are_informative():

@@ -35,11 +35,25 @@ LOW, HIGH = 2.0 ** -ROW_NORM_EXPONENT, 2.0 ** ROW_NORM_EXPONENT
 #   C → C/c²: PA/SPA families and the simultaneous projections (w → w/c, the margin 1 fixed);
 #   η → η/c: the multiplicative family (the exponent η τ x_j unchanged);
 #   nothing: ROMMA family, MCP/CMCP, MC-ROMMA (scale-free), IELLIP (P's scale is immaterial).
+#   a → a/c²: the Gaussian learners (CW, AROW, SCW, NHERD; Σ_1 = a·I keeps V = xᵀΣx and the
+#     margin unchanged, so their C, η and r carry no units);
+#   AdaGrad η → η/c, δ → c·δ, λ1 → c·λ1, λ2 → c²·λ2; FTRL α → α/c, β → c·β, λ1 → c·λ1,
+#     λ2 → c²·λ2 (w → w/c with the gradients ∝ c).
 # CELLIP is not scale-invariant: P_1 = (1 + γ(1−a))²·I assumes ‖x‖ ≤ 1 (Yang, Jin & Ye, §2.2).
 NOT_INVARIANT = {"cellip"}
+GAUSSIAN = (onlinear.ConfidenceWeighted, onlinear.AROW, onlinear.SoftConfidenceWeighted,
+            onlinear.NormalHerd)
+#: the adaptive learners' parameters and the power of c each scales by
+ADAPTIVE_UNITS = {onlinear.AdaGrad: {"eta": -1, "delta": 1, "l1": 1, "l2": 2},
+                  onlinear.FTRLProximal: {"alpha": -1, "beta": 1, "l1": 1, "l2": 2}}
 
 
 def _scaled_params(name, c, base):
+    cls = type(onlinear.make(name))
+    if cls in GAUSSIAN:
+        return {"a": base["a"] / (c * c)}
+    if cls in ADAPTIVE_UNITS:
+        return {key: base[key] * c ** power for key, power in ADAPTIVE_UNITS[cls].items()}
     params = {}
     if "beta" in base:
         params["beta"] = base["beta"] * c * c
@@ -52,6 +66,15 @@ def _scaled_params(name, c, base):
 
 def _base_params(name):
     params = onlinear.make(name).get_params()
+    cls = type(onlinear.make(name))
+    if cls in GAUSSIAN:
+        return {"a": 1.0}
+    if cls in ADAPTIVE_UNITS:  # (regularized, so that every parameter with units matters)
+        base = {key: params[key] for key in ADAPTIVE_UNITS[cls]}
+        base.update(l1=0.01, l2=0.1)
+        if "delta" in base:
+            base["delta"] = 0.5
+        return base
     base = {}
     if "beta" in params:
         base["beta"] = 0.25  # a margin that matters (the Perceptrons' default is 0)

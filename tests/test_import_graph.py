@@ -2,9 +2,8 @@
 function): no circle, and no room reaching into another room's private names.
 
 A *room* is a top-level module or subpackage of ``onlinear``, except that the numeric core
-(``_core``, ``rules``, ``solvers``, ``estimators``, ``tasks``, ``kernels``, ``machine``) is one
-room and the
-command line (``cli``, ``cli_*``) another.  A name is private to its room when it starts with
+(``_core``, ``rules``, ``solvers``, ``models``, ``estimators``, ``tasks``, ``kernels``,
+``machine``) is one room and the command line (``cli``, ``cli_*``) another.  A name is private to its room when it starts with
 ``_``, lives in a module whose path has a part starting with ``_`` (``onlinear._core.primal``),
 or is left out of its module's ``__all__``.
 """
@@ -13,7 +12,7 @@ import re
 from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parents[1] / "src"
-CORE = {"_core", "rules", "solvers", "estimators", "tasks", "kernels", "machine"}
+CORE = {"_core", "rules", "solvers", "models", "estimators", "tasks", "kernels", "machine"}
 # A module every room may name (the version, in a module of its own so that it can be).
 SHARED = {"onlinear._version"}
 

@@ -243,6 +243,22 @@ def test_predict_proba_one_of_a_binary_rule_is_the_sigmoid_of_its_score():
     assert sum(proba.values()) == pytest.approx(1.0)
 
 
+def test_a_logistic_learner_gives_its_probabilities_to_rivers_log_loss_and_roc_auc():
+    """FTRL-Proximal (logistic loss) through the adapter, in river's progressive validation with
+    river's LogLoss and ROCAUC: the probabilities are the estimator's predict_proba, and they
+    are informative on Phishing (a log loss well below the constant guess's log 2)."""
+    adapter = RiverClassifier("ftrl")
+    log_loss, auc = metrics.LogLoss(), metrics.ROCAUC()
+    evaluate.progressive_val_score(datasets.Phishing(), preprocessing.StandardScaler() | adapter,
+                                   metrics.Accuracy() + log_loss + auc)
+    assert log_loss.get() < 0.75 * np.log(2) and auc.get() > 0.85
+    x = _scaled(datasets.Phishing(), 1)[0][0]
+    proba = adapter.predict_proba_one(x)
+    row = np.array([[x[name] for name in adapter.vocabulary_]])
+    np.testing.assert_allclose([proba[False], proba[True]],
+                               adapter.estimator_.predict_proba(row)[0], rtol=1e-12)
+
+
 # ------------------------------------------------------------------ learners that cannot grow
 def test_a_learner_that_cannot_add_a_class_says_so_at_that_label():
     adapter = RiverClassifier("romma")

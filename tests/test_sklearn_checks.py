@@ -103,6 +103,8 @@ ACCURACY_LIMITATIONS = {
     "mc-romma": (0.83, 0.65),
     # mistake-driven projection to margin gamma in the current metric (PA-like final step)
     "iellip": (0.775, 0.877),
+    # a hard confidence constraint (no slack): each failed row is fitted with probability η
+    "cw": (0.94, 0.817),
 }
 
 

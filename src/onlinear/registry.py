@@ -12,6 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .estimators import (
+    AROW,
+    AdaGrad,
+    FTRLProximal,
+    ConfidenceWeighted,
+    NormalHerd,
+    SoftConfidenceWeighted,
     CELLIP,
     IELLIP,
     MIRA,
@@ -47,6 +53,13 @@ MATSUSHIMA = "Matsushima et al. 2010, Exact passive-aggressive algorithm using s
 LI_LONG = "Li & Long 2002, The relaxed online maximum margin algorithm"
 BSHOUTY = "Bshouty & Haddad-Zaknoon 2016, The maximum cosine framework"
 YANG_JIN_YE = "Yang, Jin & Ye 2009, Online learning by ellipsoid method"
+DREDZE_CRAMMER = ("Dredze, Crammer & Pereira 2008, Confidence-weighted linear classification; "
+                  "Crammer, Dredze & Pereira 2008, Exact convex confidence-weighted learning")
+CRAMMER_KULESZA = "Crammer, Kulesza & Dredze 2009, Adaptive regularization of weight vectors"
+WANG_ZHAO_HOI = "Wang, Zhao & Hoi 2012, Exact soft confidence-weighted learning"
+CRAMMER_LEE = "Crammer & Lee 2010, Learning via Gaussian herding"
+DUCHI = "Duchi, Hazan & Singer 2011, Adaptive subgradient methods for online learning"
+MCMAHAN = "McMahan et al. 2013, Ad click prediction: a view from the trenches"
 AMIT = ("Amit, Shalev-Shwartz & Singer 2008, Online learning of complex prediction problems using "
         "simultaneous projections")
 
@@ -208,6 +221,27 @@ _ALGORITHMS += [
                                  ("spa2", "SPA-II", "squared"))),
     Algorithm("kernel-mc-romma", KernelMulticlassROMMA, CRAMMER_SINGER,
               "multiclass ROMMA" + _KERNEL, kernel=True),
+]
+
+# The confidence-weighted (Gaussian) family, a mean and a covariance per class, and the
+# adaptive first-order learners, per-coordinate step sizes.
+_ALGORITHMS += [
+    Algorithm("cw", ConfidenceWeighted, DREDZE_CRAMMER,
+              "confidence-weighted: the smallest KL change that is correct with probability η"),
+    Algorithm("arow", AROW, CRAMMER_KULESZA,
+              "AROW: CW with a squared hinge loss and a confidence term, robust to noise"),
+    Algorithm("scw1", SoftConfidenceWeighted, WANG_ZHAO_HOI,
+              "soft confidence-weighted SCW-I: CW's constraint as a linear loss",
+              fixed={"variant": "I"}),
+    Algorithm("scw2", SoftConfidenceWeighted, WANG_ZHAO_HOI,
+              "soft confidence-weighted SCW-II: CW's constraint as a squared loss",
+              fixed={"variant": "II"}),
+    Algorithm("nherd", NormalHerd, CRAMMER_LEE,
+              "Normal Herd: the whole Gaussian takes the passive-aggressive step"),
+    Algorithm("adagrad", AdaGrad, DUCHI,
+              "diagonal AdaGrad: per-coordinate steps, hinge or logistic loss, l1/l2"),
+    Algorithm("ftrl", FTRLProximal, MCMAHAN,
+              "FTRL-Proximal: per-coordinate rates, logistic loss, sparse with l1"),
 ]
 
 REGISTRY = {algorithm.name: algorithm for algorithm in _ALGORITHMS}

@@ -146,11 +146,15 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
     ``ValueError`` at that example — give them ``classes``, which also starts the model at the
     first example with no examples kept.
 
-    **Probabilities.**  None of these margin classifiers has a probability model in its paper.
-    ``predict_proba_one`` returns the softmax of the class scores (for one score vector of two
-    classes, the sigmoid of the score): a monotone transformation of the scores that sums to 1
-    and whose argmax is ``predict_one``'s label — a ranking score for metrics such as ROC AUC,
-    not a calibrated probability (log-loss figures of it mean little).
+    **Probabilities.**  The learners with a logistic loss (``AdaGrad`` and ``FTRLProximal``
+    with ``loss="log"``, the default of ``"ftrl"``) have a probability model, and
+    ``predict_proba_one`` returns its probabilities (their ``predict_proba``: river's
+    ``LogLoss`` means what it says on them).  The margin classifiers have none in their papers:
+    for them ``predict_proba_one`` returns the softmax of the class scores (for one score
+    vector of two classes, the sigmoid of the score) — a monotone transformation of the scores
+    that sums to 1 and whose argmax is ``predict_one``'s label, a ranking score for metrics such
+    as ROC AUC, not a calibrated probability (log-loss figures of it mean little; calibrate the
+    estimator with scikit-learn's ``CalibratedClassifierCV`` on a sample for probabilities).
 
     Parameters
     ----------
@@ -407,8 +411,9 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
         return self._labels[self.estimator_.predict_one(self._started_row(x))]
 
     def predict_proba_one(self, x, **kwargs):
-        """Softmax of the class scores of the dict ``x`` (a monotone score summing to 1, not a
-        calibrated probability): ``{}`` before any learning, ``{label: 1.0}`` with one label.
+        """The probabilities of a logistic learner, else the softmax of the class scores of the
+        dict ``x`` (a monotone score summing to 1, not a calibrated probability: see the class
+        doc); ``{}`` before any learning, ``{label: 1.0}`` with one label.
 
         Parameters
         ----------
@@ -422,6 +427,9 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
             return {label: 1.0 for label in self._labels}
         estimator = self.estimator_
         row = self._started_row(x)
+        if hasattr(estimator, "predict_proba"):  # (a logistic loss: its model's probabilities)
+            proba = estimator.predict_proba(row if sp.issparse(row) else row[None])[0]
+            return {self._labels[label]: float(p) for label, p in zip(estimator.classes_, proba)}
         scores = np.asarray(estimator.decision_function(row if sp.issparse(row) else row[None]),
                             dtype=np.float64).reshape(-1)
         if scores.shape[0] == 1:  # one score for two classes: positive means classes_[1]

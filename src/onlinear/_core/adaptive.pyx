@@ -16,7 +16,8 @@ label index 1 is the class +1):
   define, recomputed whenever (z, n) change (they change nothing else, so a round's scores are
   a plain dot product; identical to Algorithm 1's recomputation at prediction time).
 
-A round: scores s = xᵀW; prediction argmax_k s_k (lowest index on ties; binary: +1 on s ≥ 0);
+A round: scores s = xᵀW; prediction argmax_k s_k (lowest index on ties; binary: +1 on s > 0, the
+library's convention: a zero score predicts the first class, where LIBOL and SOL predict +1);
 the loss's subgradient rows g_k = γ_k·x —
 
 * ``"hinge"``: ℓ = max(0, 1 − s_y + s_{s*}), s* = argmax_{k≠y} s_k: γ_y = −1, γ_{s*} = +1 when
@@ -139,7 +140,7 @@ cdef inline bint _gradient(Model *M, Py_ssize_t y, Py_ssize_t *predicted) noexce
     for k in range(K):
         M.gamma[k] = 0.0
     if K == 1:
-        predicted[0] = 1 if M.scores[0] >= 0.0 else 0
+        predicted[0] = 1 if M.scores[0] > 0.0 else 0
         z = 1.0 if y == 1 else -1.0
         if M.loss == HINGE:
             if 1.0 - z * M.scores[0] > 0.0:

@@ -26,7 +26,8 @@ label index 1 is the class +1):
 
 Multiclass rounds use the single max-score constraint of Crammer, Dredze & Kulesza ("Multi-Class
 Confidence Weighted Algorithms", EMNLP 2009): s* = argmax_{k≠y} s_k; prediction and s* take the
-lowest index on ties (binary: +1 on a score ≥ 0).
+lowest index on ties (binary: +1 on a score > 0, the library's convention: a zero score predicts
+the first class, where LIBOL predicts +1).
 
 A full matrix shrinks by the congruence Σ ← AΣAᵀ, A = I − γ(Σx)xᵀ with γ = β/(1 + √(1 − βv))
 (equal to Σ − β(Σx)(Σx)ᵀ in exact arithmetic): the plain subtraction loses positive
@@ -230,7 +231,7 @@ cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssiz
         if not isfinite(M.scores[k]):
             return -1
     if K == 1:
-        predicted = 1 if M.scores[0] >= 0.0 else 0
+        predicted = 1 if M.scores[0] > 0.0 else 0
         z = 1.0 if y == 1 else -1.0
         m = z * M.scores[0]
     else:

@@ -33,7 +33,7 @@ from ..models.metric import MetricModel
 from ..rules import ellipsoid as rule  # module-qualified: the classes below reuse the names
 from ..rules.table import parameter_vector
 from .base import OnlineLinearClassifier, _Unweighted
-from .holding import ModelHoldingClassifier
+from .holding import _ModelHolding
 
 __all__ = ["CELLIP", "IELLIP"]
 
@@ -52,7 +52,7 @@ _MATRICES = {"auto", "per-class", "stacked", "diagonal"}
 FULL_MATRIX_MAX_SIZE = 512
 
 
-class _Ellipsoid(ModelHoldingClassifier, _Unweighted):
+class _Ellipsoid(_ModelHolding, _Unweighted):
     """Shared machinery: the metric's layout and initialization (the model and its engine:
     :class:`onlinear.models.metric.MetricModel`)."""
 

@@ -24,10 +24,7 @@ HELD_CONSTRAINTS = {name: constraint
                     if name not in ("average", "class_weight", "dtype")}
 
 
-__all__ = ["ModelHoldingClassifier"]
-
-
-class ModelHoldingClassifier(OnlineLinearClassifier):
+class _ModelHolding(OnlineLinearClassifier):
     """Base of the estimators that hold a :class:`~onlinear.models.protocol.Model` in
     ``model_`` (module doc).
 

@@ -15,7 +15,8 @@ centre and a metric per class: the ellipsoid methods), and the families still he
 tracks the move).
 
 >>> from onlinear.models.protocol import Model
->>> sorted(name for name in vars(Model) if not name.startswith("_"))  # doctest: +NORMALIZE_WHITESPACE
+>>> sorted(name for name, member in vars(Model).items()  # the interface
+...        if callable(member) and not name.startswith("_"))  # doctest: +NORMALIZE_WHITESPACE
 ['arrays', 'check', 'coefficients', 'grow_features', 'grow_outputs', 'learn', 'learn_row',
  'n_inputs', 'pass_can_fail', 'restore', 'scores', 'specs', 'start']
 """

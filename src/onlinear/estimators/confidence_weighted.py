@@ -1,0 +1,430 @@
+"""Estimators of the confidence-weighted (Gaussian) family: CW, AROW, SCW-I/II and NHERD.
+
+Each keeps a Gaussian N(μ, Σ) over weight vectors — μ the classifier, Σ its uncertainty,
+Σ_1 = a·I — and on a round with margin m and margin variance V moves μ along Σx and shrinks Σ
+along Σx (the rule's step, :mod:`onlinear.rules.confidence_table`; the engine,
+:mod:`onlinear._core.confidence`; the model, :class:`onlinear.models.gaussian.GaussianModel`).
+Multiclass rounds use the single max-score constraint of Crammer, Dredze & Kulesza
+("Multi-Class Confidence Weighted Algorithms", EMNLP 2009): the true class against the
+highest-scoring wrong class s*, m = s_y − s_{s*}.
+
+``matrix`` chooses where Σ lives:
+
+* ``"per-class"`` — one full d×d matrix per class (V = xᵀΣ_y x + xᵀΣ_{s*}x; the
+  block-diagonal restriction of the papers' stacked (K·d)×(K·d) Σ), O(d²) per update;
+* ``"diagonal"`` — one diagonal per class, O(non-zeros) per update (SOL's, Jubatus's and
+  Hivemall's multiclass layout), kept by ``diagonal="project"`` (the diagonal of the updated
+  Σ⁻¹, the default) or ``"drop"`` (the diagonal of the updated Σ);
+* ``"shared"`` — one d×d matrix for every class: the multiclass problem the LIBOL manual
+  states (§3.2.3), solved exactly; ``libol_compat=True`` reproduces LIBOL's code instead
+  (``M_CW``, ``M_SCW1``, ``M_SCW2``, ``M_AROW``), which differs from that problem's solution
+  (``docs/misprints.md``);
+* ``"auto"`` (default) — per-class while the model has at most 512 features
+  (``FULL_MATRIX_MAX_SIZE``, as the ellipsoid methods), diagonal beyond.
+
+With two classes every layout is the papers' binary learner (one Gaussian; ``coef_`` scores
+``classes_[1]``).  The rounds take no ``sample_weight`` (a weight has no stated meaning in the
+CW and NHERD problems); new classes start from μ = 0, Σ = a·I and new features from μ = 0 with
+variance a, which is exactly what a model started that wide holds.
+"""
+from numbers import Real
+
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ..models.gaussian import GaussianModel
+from ..rules.confidence_table import GaussianRule, parameter_vector
+from .base import _Unweighted
+from .ellipsoid import FULL_MATRIX_MAX_SIZE
+from .holding import HELD_CONSTRAINTS, _ModelHolding
+
+__all__ = ["ConfidenceWeighted", "AROW", "SoftConfidenceWeighted", "NormalHerd"]
+
+_COMMON = {
+    **HELD_CONSTRAINTS,
+    "a": [Interval(Real, 0, None, closed="neither")],
+    "matrix": [StrOptions({"auto", "diagonal", "per-class", "shared"})],
+    "diagonal": [StrOptions({"project", "drop"})],
+    "min_variance": [Interval(Real, 0, None, closed="left")],
+}
+_ETA = [Interval(Real, 0.5, 1, closed="neither")]
+_POSITIVE = [Interval(Real, 0, None, closed="neither")]
+
+
+class _Gaussian(_ModelHolding, _Unweighted):
+    """Shared machinery: the layout, the rule and the configuration of the Gaussian model."""
+
+    _model_class = GaussianModel
+
+    def _gaussian_rule(self, shared):
+        """The :class:`GaussianRule` of the estimator's hyperparameters (``shared``: the
+        layout has one Σ for every class)."""
+        raise NotImplementedError
+
+    def _rule_values(self):
+        """The user's hyperparameters the rule reads (``eta``, ``C``, ``r``)."""
+        raise NotImplementedError
+
+    def _n_outputs(self, n_classes):
+        return 1 if n_classes == 2 else n_classes
+
+    def _layout(self, n_features):
+        if self.matrix != "auto":
+            return self.matrix
+        return "per-class" if n_features <= FULL_MATRIX_MAX_SIZE else "diagonal"
+
+    def _validate_params(self):
+        super()._validate_params()
+        if self.libol_compat and self.matrix != "shared" and not self._has_libol_variant:
+            raise ValueError(f"{type(self).__name__}: libol_compat=True reproduces LIBOL's "
+                             "shared-covariance code (its M_* algorithms): it needs "
+                             "matrix='shared'.")
+
+    _has_libol_variant = False
+
+    def _model_config(self, n_outputs, n_features):
+        layout = self._layout(n_features)
+        if layout == "shared" and n_outputs == 1:  # (two classes: the binary learner's Σ)
+            layout = "per-class"
+        rule = self._gaussian_rule(layout == "shared")
+        return {"rule": int(rule), "params": parameter_vector(rule, **self._rule_values()),
+                "layout": layout, "diagonal": self.diagonal,
+                "min_variance": float(self.min_variance), "a": float(self.a),
+                "name": type(self).__name__}
+
+    def _check_class_growth(self):
+        """(The model decides: the binary learner cannot grow.)"""
+
+    @property
+    def n_variance_repairs_(self):
+        """Diagonal variances the engine repaired (rounded to 0 or below under
+        ``diagonal="drop"``, or raised to ``min_variance``)."""
+        return int(self.model_.repairs[0])
+
+    @property
+    def covariance_(self):
+        """Σ: ``(n_features, n_outputs)`` diagonals (``matrix="diagonal"``), ``(n_outputs, d,
+        d)`` per-class matrices or ``(1, d, d)`` for a shared one (a copy; the intercept's
+        constant feature last, when ``fit_intercept``)."""
+        return self.model_.covariance.copy()
+
+
+class ConfidenceWeighted(_Gaussian):
+    """Confidence-Weighted learning (CW): the smallest change of the Gaussian, in KL divergence,
+    under which the example is classified correctly with probability at least η.
+
+    Problem (Dredze, Crammer & Pereira, ICML 2008, §3; Crammer, Dredze & Pereira, NIPS 2008)::
+
+        (μ, Σ) = argmin D_KL(N(μ, Σ) ‖ N(μ_t, Σ_t))  s.t.  Pr_{w∼N(μ,Σ)}[y(w·x) ≥ 0] ≥ η
+
+    i.e. m ≥ φ√V with φ = Φ⁻¹(η).  ``form="std"`` (default) solves it exactly (the
+    standard-deviation form of the NIPS 2008 paper, a convex problem in Σ^½; closed forms
+    α, u, β — the rationalized u, which does not cancel); ``form="variance"`` solves the ICML
+    paper's linearized constraint m ≥ φV (its "variance" update).  Both update iff the
+    constraint fails.  CW has no slack: on noisy data its Σ collapses on the rows it
+    keeps failing, which ``min_variance`` (a floor of every diagonal variance) bounds.
+
+    Parameters
+    ----------
+    eta : float, default=0.75
+        The confidence η ∈ (0.5, 1) demanded of each example (φ = Φ⁻¹(η)).
+    form : {"std", "variance"}, default="std"
+        The exact standard-deviation form or the linearized variance form (above).
+    a : float, default=1.0
+        The initial variance: Σ_1 = a·I.
+    matrix : {"auto", "per-class", "diagonal", "shared"}, default="auto"
+        Where Σ lives (module doc): full per class while the model has at most 512
+        features, diagonal per class beyond; or one shared matrix (the LIBOL manual's
+        multiclass problem).
+    diagonal : {"project", "drop"}, default="project"
+        How a diagonal (or a per-class matrix's share of the step) is kept: the diagonal of
+        the updated Σ⁻¹, or of the updated Σ (module doc).
+    min_variance : float, default=0.0
+        A floor under every diagonal variance after its update (0: none).
+    libol_compat : bool, default=False
+        With ``matrix="shared"`` (``form="std"``): LIBOL's ``M_CW`` code (its α, which is the
+        binary formula with v → 2v and is not the solution of the shared problem, and its
+        trigger m < φ√v), for reproducing LIBOL's numbers.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The mean μ (one row per class; for two classes the single row scores
+        ``classes_[1]`` against ``classes_[0]``).
+
+    Examples
+    --------
+    >>> from onlinear import ConfidenceWeighted
+    >>> from onlinear.data import load_usps
+    >>> X, y, X_test, y_test = load_usps()
+    >>> model = ConfidenceWeighted(matrix="diagonal").fit(X[:1000], y[:1000])
+    >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "
+    ...       f"test accuracy {model.score(X_test, y_test):.3f}")
+    187 mistakes on 1,000 examples, test accuracy 0.853
+    """
+
+    _parameter_constraints = {**_COMMON, "eta": _ETA,
+                              "form": [StrOptions({"std", "variance"})],
+                              "libol_compat": ["boolean"]}
+
+    def __init__(self, eta=0.75, form="std", a=1.0, matrix="auto", diagonal="project",
+                 min_variance=0.0, libol_compat=False, *, fit_intercept=False, n_epochs=1,
+                 shuffle=False, random_state=None, warm_start=False, verbose=0):
+        self.eta = eta
+        self.form = form
+        self.a = a
+        self.matrix = matrix
+        self.diagonal = diagonal
+        self.min_variance = min_variance
+        self.libol_compat = libol_compat
+        self.fit_intercept = fit_intercept
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
+
+    def _validate_params(self):
+        super()._validate_params()
+        if self.matrix == "shared" and self.form == "variance":
+            raise ValueError("ConfidenceWeighted: matrix='shared' solves the shared problem's "
+                             "exact (standard-deviation) form; form='variance' has no shared "
+                             "layout.")
+
+    def _gaussian_rule(self, shared):
+        if shared:
+            return GaussianRule.LIBOL_SHARED_CW if self.libol_compat else GaussianRule.SHARED_CW
+        return GaussianRule.CW_STD if self.form == "std" else GaussianRule.CW_VARIANCE
+
+    def _rule_values(self):
+        return {"eta": self.eta}
+
+
+class AROW(_Gaussian):
+    """Adaptive Regularization of Weight vectors (AROW; Crammer, Kulesza & Dredze, NIPS 2009):
+    CW's KL term with the hard constraint replaced by a squared hinge loss and a
+    confidence term, so that noisy examples no longer collapse Σ::
+
+        C(μ, Σ) = D_KL(N(μ, Σ) ‖ N(μ_t, Σ_t)) + (1/2r)·ℓ²(y, μ·x) + (1/2r)·xᵀΣx
+
+    with ℓ the hinge loss.  Closed form: on m < 1, β = 1/(V + r), α = (1 − m)·β,
+    μ ← μ + α·y·Σx, Σ ← Σ − β(Σx)(Σx)ᵀ.  The minimiser of C in closed form holds on the
+    updating rounds; the paper's mistake bound (Theorem 2) is tested in the form the suite
+    states.
+
+    Parameters
+    ----------
+    r : float, default=1.0
+        The regularization r > 0: larger means smaller, more conservative steps.  It carries
+        the units of ‖x‖² (x → c·x needs r → c²·r).
+    a : float, default=1.0
+        The initial variance: Σ_1 = a·I.
+    matrix : {"auto", "per-class", "diagonal", "shared"}, default="auto"
+        Where Σ lives (module doc).
+    diagonal : {"project", "drop"}, default="project"
+        How a diagonal is kept (module doc).
+    min_variance : float, default=0.0
+        A floor under every diagonal variance after its update (0: none).
+    libol_compat : bool, default=False
+        With ``matrix="shared"``: LIBOL's ``M_AROW`` code, whose mean step ℓ/(v + r) is
+        (2v + r)/(v + r) times the shared problem's ℓ/(2v + r).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The mean μ (one row per class; for two classes the single row scores
+        ``classes_[1]`` against ``classes_[0]``).
+
+    Examples
+    --------
+    >>> from onlinear import AROW
+    >>> from onlinear.data import load_usps
+    >>> X, y, X_test, y_test = load_usps()
+    >>> model = AROW(r=10.0).fit(X[:1000], y[:1000])
+    >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "
+    ...       f"test accuracy {model.score(X_test, y_test):.3f}")
+    137 mistakes on 1,000 examples, test accuracy 0.857
+    """
+
+    _parameter_constraints = {**_COMMON, "r": _POSITIVE, "libol_compat": ["boolean"]}
+
+    def __init__(self, r=1.0, a=1.0, matrix="auto", diagonal="project", min_variance=0.0,
+                 libol_compat=False, *, fit_intercept=False, n_epochs=1, shuffle=False,
+                 random_state=None, warm_start=False, verbose=0):
+        self.r = r
+        self.a = a
+        self.matrix = matrix
+        self.diagonal = diagonal
+        self.min_variance = min_variance
+        self.libol_compat = libol_compat
+        self.fit_intercept = fit_intercept
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
+
+    def _gaussian_rule(self, shared):
+        if shared:
+            return GaussianRule.LIBOL_SHARED_AROW if self.libol_compat else \
+                GaussianRule.SHARED_AROW
+        return GaussianRule.AROW
+
+    def _rule_values(self):
+        return {"r": self.r}
+
+
+class SoftConfidenceWeighted(_Gaussian):
+    """Soft Confidence-Weighted learning (SCW-I and SCW-II; Wang, Zhao & Hoi, ICML 2012): CW's
+    problem with the confidence constraint made a loss ℓ^φ = max(0, φ√V − m)::
+
+        SCW-I:  argmin D_KL(N(μ, Σ) ‖ N(μ_t, Σ_t)) + C·ℓ^φ
+        SCW-II: argmin D_KL(N(μ, Σ) ‖ N(μ_t, Σ_t)) + C·(ℓ^φ)²
+
+    in closed form (α capped at C for SCW-I; SCW-II's α from n = V + 1/(2C)); both update iff
+    m < φ√V.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        The weight C > 0 of the loss (larger: closer to CW).
+    eta : float, default=0.75
+        The confidence η ∈ (0.5, 1) of the loss (φ = Φ⁻¹(η)).
+    variant : {"I", "II"}, default="I"
+        SCW-I (linear loss) or SCW-II (squared loss).
+    a : float, default=1.0
+        The initial variance: Σ_1 = a·I.
+    matrix : {"auto", "per-class", "diagonal", "shared"}, default="auto"
+        Where Σ lives (module doc).
+    diagonal : {"project", "drop"}, default="project"
+        How a diagonal is kept (module doc).
+    min_variance : float, default=0.0
+        A floor under every diagonal variance after its update (0: none).
+    libol_compat : bool, default=False
+        LIBOL's code: with ``matrix="shared"``, its ``M_SCW1``/``M_SCW2`` (M_SCW1's α is not
+        the shared problem's solution, M_SCW2's is); otherwise, for SCW-II, the radicand of
+        LIBOL's binary ``SCW2.m``.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The mean μ (one row per class; for two classes the single row scores
+        ``classes_[1]`` against ``classes_[0]``).
+
+    Examples
+    --------
+    >>> from onlinear import SoftConfidenceWeighted
+    >>> from onlinear.data import load_usps
+    >>> X, y, X_test, y_test = load_usps()
+    >>> model = SoftConfidenceWeighted(C=0.1).fit(X[:1000], y[:1000])
+    >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "
+    ...       f"test accuracy {model.score(X_test, y_test):.3f}")
+    129 mistakes on 1,000 examples, test accuracy 0.871
+    """
+
+    _parameter_constraints = {**_COMMON, "C": _POSITIVE, "eta": _ETA,
+                              "variant": [StrOptions({"I", "II"})],
+                              "libol_compat": ["boolean"]}
+
+    def __init__(self, C=1.0, eta=0.75, variant="I", a=1.0, matrix="auto", diagonal="project",
+                 min_variance=0.0, libol_compat=False, *, fit_intercept=False, n_epochs=1,
+                 shuffle=False, random_state=None, warm_start=False, verbose=0):
+        self.C = C
+        self.eta = eta
+        self.variant = variant
+        self.a = a
+        self.matrix = matrix
+        self.diagonal = diagonal
+        self.min_variance = min_variance
+        self.libol_compat = libol_compat
+        self.fit_intercept = fit_intercept
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
+
+    @property
+    def _has_libol_variant(self):
+        return self.variant == "II"
+
+    def _gaussian_rule(self, shared):
+        second = self.variant == "II"
+        if shared:
+            if self.libol_compat:
+                return GaussianRule.LIBOL_SHARED_SCW_II if second else \
+                    GaussianRule.LIBOL_SHARED_SCW_I
+            return GaussianRule.SHARED_SCW_II if second else GaussianRule.SHARED_SCW_I
+        if second:
+            return GaussianRule.SCW_II_LIBOL if self.libol_compat else GaussianRule.SCW_II
+        return GaussianRule.SCW_I
+
+    def _rule_values(self):
+        return {"eta": self.eta, "C": self.C}
+
+
+class NormalHerd(_Gaussian):
+    """Normal Herd (NHERD; Crammer & Lee, "Learning via Gaussian Herding", NIPS 2010): the
+    Gaussian moved as a whole — every weight vector it holds takes the passive-aggressive step
+    of the squared hinge loss — so that on m < 1::
+
+        α = (1 − m)/(V + 1/C),   Σ⁻¹ ← Σ⁻¹ + (2C + C²V)·xxᵀ
+
+    (the LIBOL manual's full form; ``diagonal="exact"`` keeps each variance as
+    σ/(1 + Cσx²)², the paper's best diagonal map).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        The aggressiveness C > 0 (γ = 1/C in LIBOL's code).
+    a : float, default=1.0
+        The initial variance: Σ_1 = a·I.
+    matrix : {"auto", "per-class", "diagonal"}, default="auto"
+        Where Σ lives (module doc); NHERD has no shared form.
+    diagonal : {"project", "drop", "exact"}, default="project"
+        How a diagonal is kept (module doc; ``"exact"`` above).
+    min_variance : float, default=0.0
+        A floor under every diagonal variance after its update (0: none).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        The mean μ (one row per class; for two classes the single row scores
+        ``classes_[1]`` against ``classes_[0]``).
+
+    Examples
+    --------
+    >>> from onlinear import NormalHerd
+    >>> from onlinear.data import load_usps
+    >>> X, y, X_test, y_test = load_usps()
+    >>> model = NormalHerd(C=0.01, matrix="diagonal").fit(X[:1000], y[:1000])
+    >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "
+    ...       f"test accuracy {model.score(X_test, y_test):.3f}")
+    167 mistakes on 1,000 examples, test accuracy 0.863
+    """
+
+    _parameter_constraints = {**_COMMON, "C": _POSITIVE,
+                              "matrix": [StrOptions({"auto", "diagonal", "per-class"})],
+                              "diagonal": [StrOptions({"project", "drop", "exact"})]}
+    libol_compat = False
+
+    def __init__(self, C=1.0, a=1.0, matrix="auto", diagonal="project", min_variance=0.0, *,
+                 fit_intercept=False, n_epochs=1, shuffle=False, random_state=None,
+                 warm_start=False, verbose=0):
+        self.C = C
+        self.a = a
+        self.matrix = matrix
+        self.diagonal = diagonal
+        self.min_variance = min_variance
+        self.fit_intercept = fit_intercept
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
+
+    def _gaussian_rule(self, shared):
+        return GaussianRule.NHERD
+
+    def _rule_values(self):
+        return {"C": self.C}
+

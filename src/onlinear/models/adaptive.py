@@ -1,0 +1,182 @@
+"""The adaptive first-order models: per-coordinate step sizes learned from the gradients —
+diagonal AdaGrad (Duchi, Hazan & Singer, JMLR 2011, Algorithm 1 with diagonal matrices) and
+FTRL-Proximal (McMahan et al., KDD 2013, Algorithm 1) — learned by
+:mod:`onlinear._core.adaptive`.
+
+Arrays (the members of a saved file are these names with a leading underscore), all
+``(n_features, n_outputs)`` float64 feature-major unless said, one output for two classes:
+
+* AdaGrad: ``weights`` (W), ``squares`` (G, the sums of squared subgradients), ``last``
+  (int64, (n_features,): the rounds whose regularization each feature's weights have had) and
+  ``clock`` (int64, (1,): the rounds seen);
+* FTRL-Proximal: ``weights`` (W, always current), ``z`` and ``n`` (the paper's z and n);
+* both: ``counts`` — examples seen, mistakes, updates (rounds with a non-zero gradient).
+
+The configuration (from the estimator): ``loss`` (``"hinge"`` or ``"log"``), the rates
+(AdaGrad ``eta``, ``delta``; FTRL ``alpha``, ``beta``), ``l1``, ``l2`` and the estimator's
+``name``.
+"""
+import numpy as np
+
+from .._core import adaptive
+from .._core.counters import MISTAKES, SEEN, UPDATES
+from .protocol import Model
+
+
+class _Adaptive(Model):
+    """What the two adaptive models share: counting, growing, the binary learner's refusal."""
+
+    #: the configuration's entries the engine's functions take as keywords
+    _options = ()
+    mixing_refusal = ("its per-coordinate step sizes come from the gradients of its own run "
+                      "(accumulated squares), which an average of runs does not have; no "
+                      "mixing rule with a guarantee is implemented for them")
+
+    def _keywords(self):
+        return {name: self.config[name] for name in self._options}
+
+    def _count(self, rounds, mistakes, updates):
+        self.counts[SEEN] += rounds
+        self.counts[MISTAKES] += mistakes
+        self.counts[UPDATES] += updates
+
+    def pass_can_fail(self, n_rows):
+        # a round whose score is not finite stops the pass with the rounds before it taken
+        return n_rows > 1
+
+    def grow_outputs(self, n_outputs, where):
+        """New classes: zero weights and zero accumulated gradients (what a class that was in
+        no past round's gradient holds); the binary learner (one output) cannot."""
+        if self.weights.shape[1] == 1:
+            raise ValueError(f"{self.config['name']} learns two classes with one weight vector "
+                             "(the binary learner): a third class would change what every "
+                             "weight means. Give every class from the start.")
+        for name in self._per_output:
+            array = getattr(self, name)
+            grown = np.zeros((array.shape[0], n_outputs))
+            grown[:, where] = array
+            setattr(self, name, grown)
+
+    def grow_features(self, n_features, old):
+        """New features: zero weights and zero accumulated gradients, which is what a model
+        started that wide holds (every past row was 0 there: no gradient)."""
+        added = n_features - self.weights.shape[0]
+        for name in self._per_output:
+            setattr(self, name, np.ascontiguousarray(
+                np.insert(getattr(self, name), [old] * added, 0.0, axis=0)))
+        self._grow_more(added, old)
+
+    def _grow_more(self, added, old):
+        """(AdaGrad: the new features' regularization is up to date.)"""
+
+    def specs(self, n_outputs, n_features):
+        arrays = {name: ((n_features, n_outputs), np.float64) for name in self._per_output}
+        return {**arrays, **super().specs(n_outputs, n_features)}
+
+    def check(self):
+        """The counters' order; the accumulated squares not negative."""
+        super().check()
+        if np.any(self.__dict__[self._squares] < 0.0):
+            raise ValueError(f"_{self._squares}: sums of squared gradients must be ≥ 0.")
+
+    def coefficients(self):
+        return self.weights
+
+    def probabilities(self, X):
+        """Class probabilities of the logistic loss: softmax of the scores (one output:
+        the sigmoid of its score for ``classes_[1]``)."""
+        return adaptive.predict_proba(self.coefficients(), X)
+
+
+class AdaGradModel(_Adaptive):
+    """Weights, squared-gradient sums and the lazy regularization clock of diagonal AdaGrad
+    (module doc).
+
+    Parameters
+    ----------
+    config : dict
+        ``loss``, ``eta``, ``delta``, ``l1``, ``l2`` and ``name`` (module doc).
+    """
+
+    array_names = ("weights", "squares", "last", "clock", "counts")
+    _per_output = ("weights", "squares")
+    _squares = "squares"
+    _options = ("loss", "eta", "delta", "l1", "l2")
+
+    def start(self, n_outputs, n_features):
+        self.weights, self.squares, self.last, self.clock = adaptive.adagrad_state(
+            n_features, n_outputs)
+
+    def specs(self, n_outputs, n_features):
+        return {**super().specs(n_outputs, n_features),
+                "last": ((n_features,), np.int64), "clock": ((1,), np.int64)}
+
+    def check(self):
+        """As every adaptive model's, and each feature's regularization clock within the
+        rounds seen."""
+        super().check()
+        if self.clock[0] < 0 or np.any(self.last < 0) or np.any(self.last > self.clock[0]):
+            raise ValueError("_last: a feature's rounds of regularization must lie in "
+                             "[0, clock].")
+
+    def _grow_more(self, added, old):
+        self.last = np.insert(self.last, [old] * added, self.clock[0])
+
+    def learn(self, X, targets, order, predictions):
+        order = np.ascontiguousarray(order, dtype=np.int64)
+        if predictions is not None and predictions.shape[0] == 0:
+            predictions = None
+        self._count(order.shape[0], *adaptive.adagrad_pass(
+            X, targets, order, self.weights, self.squares, self.last, self.clock, predictions,
+            **self._keywords()))
+
+    def learn_row(self, idx, vals, label):
+        predicted, updated = adaptive.adagrad_row(idx, vals, label, self.weights, self.squares,
+                                                  self.last, self.clock, **self._keywords())
+        self._count(1, predicted != label, updated)
+        return predicted
+
+    def coefficients(self):
+        """The weights of Algorithm 1 at the rounds seen: the regularization steps deferred
+        while a feature was absent from the rows are taken first (O(d·K), a no-op without
+        ``l1`` and ``l2``)."""
+        keywords = self._keywords()
+        keywords.pop("loss")
+        if not (keywords["l1"] or keywords["l2"]):
+            return self.weights  # (nothing deferred)
+        arrays = (self.weights, self.squares, self.last, self.clock)
+        if not all(array.flags.writeable for array in arrays):  # (a read-only model: a copy)
+            arrays = tuple(array.copy() for array in arrays)
+        adaptive.adagrad_catch_up(*arrays, **keywords)
+        return arrays[0]
+
+
+class FTRLModel(_Adaptive):
+    """Weights and the per-coordinate (z, n) of FTRL-Proximal (module doc).
+
+    Parameters
+    ----------
+    config : dict
+        ``loss``, ``alpha``, ``beta``, ``l1``, ``l2`` and ``name`` (module doc).
+    """
+
+    array_names = ("weights", "z", "n", "counts")
+    _per_output = ("weights", "z", "n")
+    _squares = "n"
+    _options = ("loss", "alpha", "beta", "l1", "l2")
+
+    def start(self, n_outputs, n_features):
+        self.weights, self.z, self.n = adaptive.ftrl_state(n_features, n_outputs)
+
+    def learn(self, X, targets, order, predictions):
+        order = np.ascontiguousarray(order, dtype=np.int64)
+        if predictions is not None and predictions.shape[0] == 0:
+            predictions = None
+        self._count(order.shape[0], *adaptive.ftrl_pass(
+            X, targets, order, self.weights, self.z, self.n, predictions, **self._keywords()))
+
+    def learn_row(self, idx, vals, label):
+        predicted, updated = adaptive.ftrl_row(idx, vals, label, self.weights, self.z, self.n,
+                                               **self._keywords())
+        self._count(1, predicted != label, updated)
+        return predicted

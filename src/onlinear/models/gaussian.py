@@ -1,0 +1,160 @@
+"""The Gaussian model: a distribution N(μ, Σ) over weight vectors, learned by the
+confidence-weighted family's engine (:mod:`onlinear._core.confidence`) — CW, AROW, SCW-I/II
+and NHERD, one rule of :mod:`onlinear.rules.confidence_table` each.
+
+Arrays (the members of a saved file are these names with a leading underscore):
+
+* ``mean`` — μ, ``(n_features, n_outputs)`` float64, feature-major (one output for two
+  classes: the binary learner, whose output scores ``classes_[1]``);
+* ``covariance`` — Σ by layout: ``(n_features, n_outputs)`` per-class diagonals
+  (``"diagonal"``), ``(n_outputs, d, d)`` full matrices (``"per-class"``), or one ``(1, d, d)``
+  matrix shared by every class (``"shared"``);
+* ``repairs`` — the engine's counts of repaired diagonal variances and of skipped rounds whose
+  margin variance rounded to zero or below;
+* ``counts`` — examples seen, mistakes, updates.
+
+The configuration (from the estimator): ``rule`` (a
+:class:`~onlinear.rules.confidence_table.GaussianRule`), ``params`` (its parameter vector),
+``layout``, ``diagonal`` (the diagonal form), ``min_variance``, ``a`` (Σ_1 = a·I, and the
+variance of a feature or class added later) and the estimator's ``name``, for messages.
+"""
+import numpy as np
+
+from .._core import confidence
+from .._core.counters import MISTAKES, SEEN, UPDATES
+from ..estimators.checks import check_memory
+from .invariants import check_positive_definite
+from .protocol import Model
+
+
+class GaussianModel(Model):
+    """Mean and covariance of the confidence-weighted learners (module doc).
+
+    Parameters
+    ----------
+    config : dict
+        ``rule``, ``params``, ``layout``, ``diagonal``, ``min_variance``, ``a`` and ``name``
+        (module doc).
+    """
+
+    array_names = ("mean", "covariance", "repairs", "counts")
+    mixing_refusal = ("its model is a Gaussian over weight vectors (a mean and a covariance); "
+                      "the average of several runs' Gaussians is not one any run reached, and "
+                      "no mixing rule with a guarantee is known for it")
+
+    def start(self, n_outputs, n_features):
+        layout = self.config["layout"]
+        if layout != "diagonal":
+            matrices = 1 if layout == "shared" else n_outputs
+            check_memory(8 * matrices * n_features ** 2, self.config["name"],
+                         f"its covariance ({matrices:,} matrices of {n_features:,} × "
+                         f"{n_features:,} float64 values)")
+        self.mean, self.covariance = confidence.initial_state(layout, n_features, n_outputs,
+                                                              self.config["a"])
+        self.repairs = np.zeros(2, dtype=np.int64)
+
+    def specs(self, n_outputs, n_features):
+        layout = self.config["layout"]
+        covariance = {"diagonal": (n_features, n_outputs),
+                      "shared": (1, n_features, n_features)}.get(
+                          layout, (n_outputs, n_features, n_features))
+        return {"mean": ((n_features, n_outputs), np.float64),
+                "covariance": (covariance, np.float64),
+                "repairs": ((2,), np.int64),
+                **super().specs(n_outputs, n_features)}
+
+    def check(self):
+        """The counters' order; Σ positive definite (the diagonals' entries positive, each
+        full matrix symmetric with a Cholesky factor: every rule's step keeps it so), μ's norm
+        finite, the repair counts not negative."""
+        super().check()
+        with np.errstate(over="ignore", invalid="ignore"):
+            if not np.isfinite(np.einsum("jr,jr->", self.mean, self.mean)):
+                raise ValueError("_mean: the mean's norm overflows (a mean too large for the "
+                                 "engine).")
+        if self.config["layout"] == "diagonal":
+            if not np.all(self.covariance > 0.0):
+                raise ValueError("_covariance: a diagonal covariance's entries must be "
+                                 "positive.")
+        else:
+            check_positive_definite("_covariance", self.covariance)
+        if np.any(self.repairs < 0):
+            raise ValueError("_repairs: counts must be ≥ 0.")
+
+    # ------------------------------------------------------------------ growing
+    def grow_outputs(self, n_outputs, where):
+        """New classes: μ = 0 and Σ = a·I (the prior of every class at the start); the old
+        classes keep theirs bit for bit.  The binary learner (one output) cannot: a third class
+        changes what its weights mean."""
+        if self.mean.shape[1] == 1:
+            raise ValueError(f"{self.config['name']} learns two classes with one Gaussian (the "
+                             "binary learner): a third class would change what every weight "
+                             "means. Give every class from the start.")
+        a = self.config["a"]
+        mean = np.zeros((self.mean.shape[0], n_outputs))
+        mean[:, where] = self.mean
+        layout = self.config["layout"]
+        if layout == "diagonal":
+            covariance = np.full((self.covariance.shape[0], n_outputs), a)
+            covariance[:, where] = self.covariance
+        elif layout == "per-class":
+            d = self.covariance.shape[1]
+            covariance = np.repeat(a * np.eye(d)[None], n_outputs, axis=0)
+            covariance[where] = self.covariance
+        else:
+            covariance = self.covariance
+        self.mean, self.covariance = mean, covariance
+
+    def grow_features(self, n_features, old):
+        """New features: μ = 0 and variance a, uncorrelated with the others — what a model
+        started that wide would hold, since every past row was 0 there and a step moves only
+        along Σx."""
+        added = n_features - self.mean.shape[0]
+        a = self.config["a"]
+        self.mean = np.ascontiguousarray(np.insert(self.mean, [old] * added, 0.0, axis=0))
+        if self.config["layout"] == "diagonal":
+            self.covariance = np.ascontiguousarray(
+                np.insert(self.covariance, [old] * added, a, axis=0))
+            return
+        count, d = self.covariance.shape[:2]
+        grown = np.zeros((count, n_features, n_features))
+        keep = np.r_[0:old, old + added:n_features]
+        grown[np.ix_(np.arange(count), keep, keep)] = self.covariance
+        grown[:, np.arange(old, old + added), np.arange(old, old + added)] = a
+        self.covariance = grown
+
+    # ------------------------------------------------------------------ learning
+    def _engine_options(self):
+        config = self.config
+        return {"layout": config["layout"], "diagonal": config["diagonal"],
+                "min_variance": config["min_variance"], "counts": self.repairs}
+
+    def pass_can_fail(self, n_rows):
+        # a round whose score, margin variance or step is not finite stops the pass with the
+        # rounds before it taken: the estimator copies the arrays of a pass of several rows
+        return n_rows > 1
+
+    def learn(self, X, targets, order, predictions):
+        order = np.ascontiguousarray(order, dtype=np.int64)
+        if predictions is None or predictions.shape[0] == 0:
+            predictions = None
+        mistakes, updates = confidence.learn_pass(
+            self.config["rule"], X, targets, order, self.mean, self.covariance,
+            self.config["params"], predictions, **self._engine_options())
+        self.counts[SEEN] += order.shape[0]
+        self.counts[MISTAKES] += mistakes
+        self.counts[UPDATES] += updates
+
+    def learn_row(self, idx, vals, label):
+        predicted, updated = confidence.learn_row(
+            self.config["rule"], idx, vals, label, self.mean, self.covariance,
+            self.config["params"], **self._engine_options())
+        self.counts[SEEN] += 1
+        self.counts[MISTAKES] += predicted != label
+        self.counts[UPDATES] += updated
+        return predicted
+
+    def coefficients(self):
+        return self.mean
+
+

@@ -1,0 +1,241 @@
+"""The confidence-weighted estimators (CW, AROW, SCW-I/II, NHERD) against the plain-numpy
+transcription of their rounds (``second_order_reference``), in every covariance layout, dense
+and CSR, through every entry point; and what they share with the other learners: growing
+classes and features, saving, the layout rule.
+
+The compiled rules themselves are tested against generic solvers and their KKT conditions in
+``test_confidence_core.py``; here the estimators' wiring is: labels, the binary learner, the
+layouts' shapes, the intercept, the counters."""
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.stats import norm
+
+import onlinear
+import second_order_reference as ref
+from onlinear import AROW, ConfidenceWeighted, NormalHerd, SoftConfidenceWeighted
+
+# (estimator, its reference rule, the reference's parameters)
+PHI = float(norm.ppf(0.8))
+LEARNERS = {
+    "cw-std": (lambda **kw: ConfidenceWeighted(eta=0.8, **kw), "cw-std", {"phi": PHI}),
+    "cw-var": (lambda **kw: ConfidenceWeighted(eta=0.8, form="variance", **kw), "cw-var",
+               {"phi": PHI}),
+    "arow": (lambda **kw: AROW(r=0.7, **kw), "arow", {"r": 0.7}),
+    "scw1": (lambda **kw: SoftConfidenceWeighted(C=0.3, eta=0.8, **kw), "scw1",
+             {"phi": PHI, "C": 0.3}),
+    "scw2": (lambda **kw: SoftConfidenceWeighted(C=0.3, eta=0.8, variant="II", **kw), "scw2",
+             {"phi": PHI, "C": 0.3}),
+    "nherd": (lambda **kw: NormalHerd(C=0.4, **kw), "nherd", {"C": 0.4}),
+}
+
+
+def _data(n=120, d=5, k=3, seed=0):
+    """Noisy, overlapping classes (many updating rounds, some mistakes, no exact ties after
+    the first round: continuous features)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(0.0, 1.0, (k, d))
+    y = rng.integers(0, k, n)
+    X = centres[y] + rng.normal(0.0, 1.2, (n, d))
+    X[rng.random((n, d)) < 0.2] = 0.0  # (sparse rows: the CSR path skips the zeros)
+    return X, y
+
+
+def _reference(rule, params, layout, X, y, k, diagonal="project", a=1.0):
+    """Final (μ class-major, Σ) and the mistakes of the numpy transcription."""
+    d = X.shape[1]
+    if k == 2:
+        name = "binary-diagonal" if layout == "diagonal" else "binary-full"
+        state = ref.initial_state(name, d, a=a)
+        labels = 2 * y - 1
+        extra = {"diagonal": diagonal} if layout == "diagonal" else {}
+    else:
+        name = layout
+        state = ref.initial_state(layout, d, K=k, a=a)
+        labels = y
+        extra = {} if layout == "shared" else {"diagonal": diagonal}
+    state, predictions, _ = ref.run(zip(X, labels), name, state, rule=rule, **params, **extra)
+    return state, int(np.sum(predictions != labels))
+
+
+def _ours_as_reference(model, layout, k):
+    mean, covariance = model.coef_.copy(), model.covariance_
+    if k == 2:
+        return mean[0], (covariance[:, 0] if layout == "diagonal" else covariance[0])
+    if layout == "diagonal":
+        return mean, covariance.T
+    if layout == "shared":
+        return mean, covariance[0]
+    return mean, covariance
+
+
+# (the shared layout of the rules that have one: the others are refused, see
+# test_a_layout_without_a_form_is_refused)
+LAYOUTS = [(name, layout) for name in sorted(LEARNERS) for layout in ("diagonal", "per-class")]
+LAYOUTS += [(name, "shared") for name in sorted(LEARNERS) if LEARNERS[name][1] in ref.SHARED_RULES]
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("name, layout", LAYOUTS)
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_fit_is_the_reference_round_by_round(name, layout, k, sparse):
+    make, rule, params = LEARNERS[name]
+    X, y = _data(k=k, seed=k)
+    model = make(matrix=layout)
+    model.fit(sp.csr_matrix(X) if sparse else X, y)
+    expected, mistakes = _reference(rule, params, layout, X, y, k)
+    mean, covariance = _ours_as_reference(model, layout, k)
+    np.testing.assert_allclose(mean, expected[0], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(covariance, expected[1], rtol=1e-9, atol=1e-12)
+    assert model.n_seen_ == X.shape[0]
+    assert 0 < model.n_updates_ <= X.shape[0]
+    if k > 2:  # (binary ties at a zero score: ours predicts classes_[0], LIBOL's +1)
+        assert model.n_mistakes_ == mistakes
+
+
+@pytest.mark.parametrize("name", sorted(LEARNERS))
+@pytest.mark.parametrize("layout", ["diagonal", "per-class"])
+def test_every_entry_point_plays_the_same_rounds(name, layout):
+    """fit = partial_fit in chunks = learn_one row by row = learn_many = a CSR fit."""
+    make = LEARNERS[name][0]
+    X, y = _data(seed=3)
+    whole = make(matrix=layout).fit(X, y)
+    chunks = make(matrix=layout)
+    for start in range(0, X.shape[0], 17):
+        chunks.partial_fit(X[start:start + 17], y[start:start + 17], classes=[0, 1, 2])
+    ones = make(matrix=layout)
+    predicted = [ones.learn_one(x, label, classes=[0, 1, 2]) for x, label in zip(X, y)]
+    many = make(matrix=layout)
+    batch = many.learn_many(X, y, classes=[0, 1, 2])
+    csr = make(matrix=layout).fit(sp.csr_matrix(X), y)
+    for other in (chunks, ones, many, csr):
+        np.testing.assert_allclose(other.coef_, whole.coef_, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(other.covariance_, whole.covariance_, rtol=1e-12,
+                                   atol=1e-14)
+        assert (other.n_seen_, other.n_mistakes_, other.n_updates_) == (
+            whole.n_seen_, whole.n_mistakes_, whole.n_updates_)
+    assert np.array_equal(predicted, batch)
+    assert sum(p != label for p, label in zip(predicted, y)) == whole.n_mistakes_
+
+
+def test_the_layout_rule_and_the_arrays_it_gives():
+    """``matrix="auto"``: a full matrix per class up to 512 features, diagonals beyond."""
+    rng = np.random.default_rng(1)
+    narrow = AROW().fit(rng.normal(size=(20, 512)), np.arange(20) % 3)
+    wide = AROW().fit(rng.normal(size=(20, 513)), np.arange(20) % 3)
+    assert narrow.model_.config["layout"] == "per-class"
+    assert narrow.covariance_.shape == (3, 512, 512)
+    assert wide.model_.config["layout"] == "diagonal"
+    assert wide.covariance_.shape == (513, 3)
+    binary = AROW(matrix="shared").fit(rng.normal(size=(20, 4)), np.arange(20) % 2)
+    assert binary.coef_.shape == (1, 4) and binary.covariance_.shape == (1, 4, 4)
+
+
+def test_a_layout_without_a_form_is_refused():
+    X, y = _data()
+    with pytest.raises(ValueError, match="matrix='shared'"):
+        ConfidenceWeighted(form="variance", matrix="shared").fit(X, y)
+    with pytest.raises(ValueError, match="libol_compat"):
+        AROW(libol_compat=True, matrix="diagonal").fit(X, y)
+    with pytest.raises(ValueError, match="matrix"):
+        NormalHerd(matrix="shared").fit(X, y)
+
+
+def test_libol_compat_reproduces_libol_shared_code():
+    """With a shared Σ, libol_compat=True plays LIBOL's M_AROW (the reference's
+    ``libol_shared_arow_step``); the exact rule differs from it on the same stream."""
+    X, y = _data(seed=5)
+    libol = AROW(r=0.7, matrix="shared", libol_compat=True).fit(X, y)
+    exact = AROW(r=0.7, matrix="shared").fit(X, y)
+    state = ref.initial_state("shared", X.shape[1], K=3)
+    state, _, _ = ref.run(zip(X, y), "shared", state, rule="arow", r=0.7, libol_compat=True)
+    np.testing.assert_allclose(libol.coef_, state[0], rtol=1e-9, atol=1e-12)
+    assert not np.allclose(exact.coef_, libol.coef_, rtol=1e-3)
+
+
+@pytest.mark.parametrize("layout", ["diagonal", "per-class"])
+def test_grown_features_are_a_model_started_wide(layout):
+    """CSR rows that reach new features: the grown model equals one started that wide (μ = 0,
+    variance a for the new features), to the last bit."""
+    X, y = _data(d=6, seed=7)
+    X[:60, 4:] = 0.0
+    wide = SoftConfidenceWeighted(matrix=layout, a=0.5).partial_fit(
+        sp.csr_matrix(X[:60]), y[:60], classes=[0, 1, 2])
+    narrow = SoftConfidenceWeighted(matrix=layout, a=0.5).partial_fit(
+        sp.csr_matrix(X[:60, :4]), y[:60], classes=[0, 1, 2])
+    narrow.grow_features(6)
+    np.testing.assert_array_equal(narrow.covariance_, wide.covariance_)
+    wide.partial_fit(sp.csr_matrix(X[60:]), y[60:])
+    narrow.partial_fit(sp.csr_matrix(X[60:]), y[60:])
+    np.testing.assert_array_equal(narrow.coef_, wide.coef_)
+    np.testing.assert_array_equal(narrow.covariance_, wide.covariance_)
+
+
+@pytest.mark.parametrize("layout", ["diagonal", "per-class", "shared"])
+def test_a_new_class_starts_from_the_prior_and_the_old_ones_keep_theirs(layout):
+    X, y = _data(seed=8)
+    model = AROW(matrix=layout, a=2.0).partial_fit(X, y, classes=[0, 1, 2])
+    before_mean, before_cov = model.coef_.copy(), model.covariance_
+    model.add_classes([7])
+    assert model.classes_.tolist() == [0, 1, 2, 7]
+    np.testing.assert_array_equal(model.coef_[:3], before_mean)
+    assert not model.coef_[3].any()
+    cov = model.covariance_
+    if layout == "diagonal":
+        np.testing.assert_array_equal(cov[:, :3], before_cov)
+        assert np.all(cov[:, 3] == 2.0)
+    elif layout == "per-class":
+        np.testing.assert_array_equal(cov[:3], before_cov)
+        np.testing.assert_array_equal(cov[3], 2.0 * np.eye(X.shape[1]))
+    else:
+        np.testing.assert_array_equal(cov, before_cov)
+    model.partial_fit(X[:5], np.array([7, 0, 1, 7, 2]))
+    assert model.n_seen_ == X.shape[0] + 5
+
+
+def test_the_binary_learner_cannot_grow_a_class():
+    X, y = _data(k=2)
+    model = AROW().fit(X, y)
+    with pytest.raises(ValueError, match="two classes with one Gaussian"):
+        model.add_classes([5])
+    assert model.classes_.tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("layout", ["diagonal", "per-class", "shared"])
+def test_saved_and_loaded_it_goes_on_bit_for_bit(tmp_path, layout):
+    X, y = _data(seed=9)
+    model = ConfidenceWeighted(matrix=layout, fit_intercept=True).fit(X[:80], y[:80])
+    onlinear.save(model, tmp_path / "cw.onlinear")
+    loaded = onlinear.load(tmp_path / "cw.onlinear")
+    model.partial_fit(X[80:], y[80:])
+    loaded.partial_fit(X[80:], y[80:])
+    np.testing.assert_array_equal(loaded.coef_, model.coef_)
+    np.testing.assert_array_equal(loaded.covariance_, model.covariance_)
+    np.testing.assert_array_equal(loaded.intercept_, model.intercept_)
+    assert loaded.n_mistakes_ == model.n_mistakes_
+
+
+@pytest.mark.parametrize("layout", ["diagonal", "per-class"])
+def test_a_pickle_whose_covariance_is_not_positive_definite_is_refused(layout):
+    """A tampered covariance never reaches the engine: unpickling checks the invariants."""
+    X, y = _data(seed=10)
+    model = AROW(matrix=layout).fit(X, y)
+    good = pickle.dumps(model)
+    if layout == "diagonal":
+        model.model_.covariance[0, 0] = -1.0
+    else:
+        model.model_.covariance[0] = -model.model_.covariance[0]
+    with pytest.raises(ValueError, match="_covariance"):
+        pickle.loads(pickle.dumps(model))
+    again = pickle.loads(good)
+    np.testing.assert_array_equal(again.coef_, AROW(matrix=layout).fit(X, y).coef_)
+
+
+def test_the_registry_makes_them():
+    for name, cls in (("cw", ConfidenceWeighted), ("arow", AROW),
+                      ("scw1", SoftConfidenceWeighted), ("scw2", SoftConfidenceWeighted),
+                      ("nherd", NormalHerd)):
+        assert type(onlinear.make(name)) is cls
+    assert onlinear.make("scw2").variant == "II"
