@@ -3,6 +3,7 @@ transcribed number equals, character for character, the token of the paper's tab
 from (tests/paper_tables.txt keeps those tables' lines verbatim, with their table reference),
 and the cells carry the printed decimals, so the verdict's rounding term is the printed one
 ("4.60" → ±0.005, not the ±0.05 of a float's 4.6)."""
+import os
 import re
 from pathlib import Path
 
@@ -119,3 +120,46 @@ def test_matsushima_tables_are_the_printed_strings():
     for row, name in (("USPS", "USPS"), ("Reuters", "reut20"), ("News20", "News20")):
         assert {k: matsushima.as_printed(v) for k, v in matsushima.BATCH_PAPER[name].items()} \
             == {k: peaks[row][k] for k in ("LR", "M-SVM")}
+
+
+# The papers' text, where a checkout has it beside the repository (not in CI, which clones the
+# repository alone): the folder, or ONLINEAR_PAPERS naming another.
+PAPERS = Path(os.environ.get("ONLINEAR_PAPERS", "/work/shared/papers"))
+TITLES = {"Crammer & Singer": "Ultraconservative Online Algorithms for Multiclass Problems",
+          "Matsushima": "Exact Passive-Aggressive Algorithm for Multiclass Classification Using "
+                        "Support Class"}
+
+
+def _paper_text(section):
+    """The text of the paper a section of tests/paper_tables.txt transcribes, found by its
+    title among the papers' text files."""
+    (title,) = [t for author, t in TITLES.items() if section.startswith(author)]
+    found = [p.read_text(encoding="utf-8") for p in sorted(PAPERS.glob("*.txt"))
+             if title in p.read_text(encoding="utf-8")]
+    assert len(found) == 1, (section, title)
+    return found[0]
+
+
+@pytest.mark.skipif(not PAPERS.is_dir(), reason=f"the papers' text ({PAPERS}) is not on this "
+                    "machine (a clone of the repository alone)")
+def test_every_transcribed_line_is_in_the_papers_text():
+    """Each line of tests/paper_tables.txt, which the tests above hold the code's tables to,
+    is a line of the paper it names, character for character ("4.60", "4.0", "20.50"):
+    together they check every transcribed number against the papers' text."""
+    checked = 0
+    for section, lines in _sections().items():
+        text = _paper_text(section)
+        table = re.search(r"Table \d", section).group(0)
+        assert table in text, section
+        paper_lines = set(text.splitlines())
+        for line in lines:
+            assert line in paper_lines, (section, line)
+            checked += len(_tokens(line))
+    # the 373 numbers of 4 tables of Crammer & Singer and 3 of Matsushima et al. (with the
+    # epoch and column numbers of their headers)
+    assert checked >= 373, checked
+    everything = [v for table in (crammer_singer.TABLE2_CHESSBOARD_PRINTED,
+                                  crammer_singer.TABLE4_USPS_PRINTED,
+                                  crammer_singer.TABLE5_LETTER_PRINTED)
+                  for errors, sps in table.values() for v in errors + sps]
+    assert "4.60" in everything and "4.0" in everything
