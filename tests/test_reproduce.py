@@ -404,6 +404,20 @@ def test_seed_numbers():
             seed_numbers(bad, 3)
 
 
+def test_seeds_named_by_a_count_a_list_or_a_range():
+    from onlinear.reproduce import parse_seeds, seed_numbers
+
+    assert parse_seeds("3") == 3 and seed_numbers("3", 5) == [0, 1, 2]
+    assert parse_seeds(" 0,3,7 ") == [0, 3, 7]
+    assert parse_seeds("10:20") == list(range(10, 20))  # half-open, as Python's range
+    assert parse_seeds("10-19") == list(range(10, 20))  # inclusive
+    for bad, why in (("0", "at least one"), ("-2", "at least one"), ("5:5", "empty range"),
+                     ("5-3", "empty range"), ("1,1", "distinct"), ("2:x", "is not a count"),
+                     ("1,-1", "non-negative"), ("", "is not a count")):
+        with pytest.raises(ValueError, match=why):
+            parse_seeds(bad)
+
+
 def test_a_report_from_results_saved_by_an_older_version_is_judged_anew(tmp_path):
     """A CSV without the columns of the new rule (z, d/paper, ordering) is judged again."""
     result = quick("crammer-singer-table4")
@@ -437,6 +451,7 @@ def test_list_command():
     ("reproduce", "amit-fig7", "--all"),                # both
     ("reproduce", "amit-fig7", "--seeds", "0"),         # no order
     ("reproduce", "amit-fig7", "--seeds", "5-3"),       # an empty range
+    ("reproduce", "amit-fig7", "--seeds", "4:4"),       # an empty half-open range
     ("reproduce", "amit-fig7", "--seeds", "1,1"),       # a seed twice
     ("reproduce", "amit-fig7", "--seeds", "a"),
     ("reproduce", "--list", "amit-fig7"),
@@ -621,6 +636,22 @@ def test_mnist_table3_is_opt_in(monkeypatch):
     assert "Table 3, epochs 2–3" in missing
 
 
+def test_provenance_names_the_files_a_run_read():
+    """A run's provenance holds the sha256 of the data files it did read (here the shipped
+    USPS, train and test), not of those it might have read (quick Chess-Board: none)."""
+    import hashlib
+    from importlib.resources import files
+
+    folder = files("onlinear.data") / "packaged"
+    read = quick("crammer-singer-table4").provenance["data"]
+    assert read == {f"shipped usps:{name}": hashlib.sha256(
+        (folder / name).read_bytes()).hexdigest() for name in ("usps.bz2", "usps.t.bz2")}
+    assert "shipped usps:usps.bz2 sha256 " in quick("crammer-singer-table4").provenance_line()
+    assert quick("crammer-singer-table2").provenance["data"] == {}
+    assert set(quick("crammer-singer-table5").provenance["data"]) == {
+        "shipped letter:letter.scale.bz2", "shipped letter:letter.scale.t.bz2"}
+
+
 def test_data_checksums_of_files_and_folders(monkeypatch, tmp_path):
     """The sha256 of each data file a run reads (a folder: of its files, names included), and
     "not found" for a set that is missing; the result names them in its provenance line."""
@@ -647,3 +678,59 @@ def test_data_checksums_of_files_and_folders(monkeypatch, tmp_path):
     text = _framework.provenance_text({"commit": "abc123", "versions": {"numpy": "2"},
                                        "data": sums, "machine": "m"})
     assert text.startswith("commit abc123; numpy 2; data: one:a.txt sha256 ba7816bf8f01")
+
+
+def test_one_section_end_to_end_report_structure(tmp_path):
+    """The CI's end-to-end check (quick mode, seconds): one small section run from the command
+    line with its seeds named as a range, then its report read back — the verdict columns
+    with a magnitude, the provenance block, and each cell's per-seed values under the seeds
+    that produced them, the same in the CSV, the text and the report."""
+    import re
+
+    out, report_path = tmp_path / "out", tmp_path / "report" / "reproduction.md"
+    report_path.parent.mkdir()
+    done = onlinear_cli("reproduce", "crammer-singer-table2", "--quick", "--seeds", "3:6",
+                        "--out", out)
+    assert done.returncode == 0, done.stderr
+    assert "seeds 3–5" in done.stdout and "provenance: commit " in done.stdout
+    done = onlinear_cli("reproduce", "crammer-singer-table2", "--report", report_path,
+                        "--from", out)
+    assert done.returncode == 0, done.stderr
+    text = report_path.read_text(encoding="utf-8")
+    saved = Table.from_csv((out / "crammer-singer-table2.csv").read_text())
+    assert len(saved) == 5 * 2 * 2  # 5 learners × (error, SP) × 2 epochs in quick mode
+    # the summary row: the three verdicts (far off among them), and their total is every cell
+    header = next(line for line in text.splitlines() if line.startswith("| experiment |"))
+    assert "| reproduced | not reproduced | far off |" in header
+    total = next(line for line in text.splitlines() if line.startswith("| **total** |"))
+    counts = [int(v) for v in total.strip("| ").split("|")[1:] if v.strip()]
+    assert sum(counts[:3]) == len(saved)
+    assert counts[2] == saved.column("verdict").count(FAR_OFF)
+    # the provenance block: commit, versions, data checksums, machine
+    provenance = re.search(r"Provenance: commit ([^;]+); onlinear (\S+), python (\S+), "
+                           r"numpy (\S+), scipy (\S+).*; data: (.*); machine: (.+)\.", text)
+    assert provenance, text[:2000]
+    assert provenance.group(6) == "synthetic data only"  # Chess-Board is generated
+    assert "sweeps" in provenance.group(7)
+    # the comparison: every cell with z, d/paper and its verdict, 3 seeds (< 10: marked †)
+    rows = [line for line in text.splitlines() if line.startswith("| error %")
+            or line.startswith("| SP (")]
+    comparison = [r for r in rows if r.count("|") == 12]
+    assert len(comparison) == len(saved)
+    for line, row in zip(comparison, saved):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[4] == "3" and cells[6] == f"{row['relative']:+.1%}"
+        assert cells[7] == f"{row['z']:+.1f}" and cells[8] == f"{row['verdict']} †"
+    # the per-seed values: in the CSV (with their seeds) and in the report
+    assert set(saved.column("seeds")) == {"3;4;5"}
+    per_seed = [r for r in rows if r.count("|") == 4]
+    assert len(per_seed) == len(saved)
+    for line, row in zip(per_seed, saved):
+        values = [float(v) for v in str(row["values"]).split(";")]
+        shown = re.findall(r"(\d+): ([\d.]+)", line.split("|")[3])
+        assert [int(s) for s, _ in shown] == [3, 4, 5]
+        assert [float(v) for _, v in shown] == pytest.approx(values, abs=0.051)
+    runs = Table.from_csv((out / "crammer-singer-table2-runs.csv").read_text())
+    mira = [r["error"] for r in runs if r["algorithm"] == "MIRA" and r["epoch"] == 1]
+    assert saved.where(item="MIRA", group="error % (epoch 1)")[0]["values"] == ";".join(
+        f"{v:.6g}" for v in mira)

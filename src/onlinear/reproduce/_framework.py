@@ -270,7 +270,8 @@ class Outcome:
     ----------
     cells : list of dict
         The numbers the paper prints, beside ours: ``group``, ``item``, ``quantity``,
-        ``paper``, ``ours``, ``sd``, ``n``, ``source`` and, for error rates, ``test_size``.
+        ``paper``, ``ours``, ``sd``, ``n``, ``values`` (the per-seed values, ``;``-separated,
+        in the order of the seeds), ``source`` and, for error rates, ``test_size``.
         Experiments whose paper has only a figure leave ``paper`` None (or have no cells).
     claims : list of Claim
     tables : dict of str to Table
@@ -423,6 +424,7 @@ class Result:
                  f"Provenance: {self.provenance_line()}.", ""]
         if len(self.comparison):
             lines += [_comparison_markdown(self.comparison), ""]
+            lines += _per_seed_markdown(self.comparison)
         if self.claims:
             lines += ["| claim | source | status | evidence |", "|:---|:---|:---|:---|"]
             lines += [f"| {_cell(c.statement)} | {_cell(c.source)} | **{c.status}** | "
@@ -529,8 +531,30 @@ def _comparison_markdown(table):
     return "\n".join(lines)
 
 
+def _per_seed_markdown(table):
+    """The per-seed values of every cell, each after its seed number, in a folded block (the
+    comparison prints their mean ± sd, median and range)."""
+    rows = [row for row in table if len(_values(row.get("values"))) > 1]
+    if not rows:
+        return []
+    lines = ["<details><summary>Per-seed values (seed: value)</summary>", "",
+             "| group | item | per-seed values |", "|:---|:---|:---|"]
+    for row in rows:
+        values = _values(row["values"])
+        seeds = str(row.get("seeds") or "").split(";")
+        # counts as integers, other values with a digit more than the paper prints
+        digits = 0 if all(float(v).is_integer() for v in values) else (
+            2 if row.get("digits") is None else int(row["digits"]) + 1)
+        shown = [f"{v:.{digits}f}" for v in values]
+        pairs = (f"{s}: {v}" for s, v in zip(seeds, shown)) if len(seeds) == len(values) \
+            else shown
+        lines.append(f"| {_cell(row.get('group') or '')} | {_cell(row.get('item') or '')} | "
+                     + ", ".join(pairs) + " |")
+    return lines + ["", "</details>", ""]
+
+
 COMPARISON_COLUMNS = ["group", "item", "quantity", "paper", "digits", "ours", "sd", "n",
-                      "values", "difference", "relative", "sigma", "z", "noise", "tolerance",
+                      "values", "seeds", "difference", "relative", "sigma", "z", "noise", "tolerance",
                       "verdict", "ordering", "test_size", "source"]
 
 
@@ -543,27 +567,79 @@ def execute(experiment, quick=False, seeds=None):
                              else experiment.default_seeds)
     # recorded before the run: the checkout may change while a long run goes on
     record = provenance(experiment, quick)
+    _DATA_READ.clear()
     start = time.perf_counter()
     outcome = experiment.runner(quick, seed_list)
     seconds = time.perf_counter() - start
+    # the files the run did read (recorded by reproduce's loaders), not those it might have
+    record["data"] = file_checksums(dict(_DATA_READ))
     cells = verdict([dict(c) for c in outcome.cells])
+    for c in cells:
+        # a cell's values are one per seed, in the order of the seeds (Outcome)
+        if "seeds" not in c and len(_values(c.get("values"))) == len(seed_list):
+            c["seeds"] = ";".join(map(str, seed_list))
     comparison = Table(cells, COMPARISON_COLUMNS)
     return Result(experiment, quick, seed_list, comparison, list(outcome.claims),
                   dict(outcome.tables), list(outcome.notes), seconds, outcome.figure,
                   record["machine"], record)
 
 
+def parse_seeds(text):
+    """The seeds a user names in one string (``--seeds``): a count ``"N"`` (an int: seeds
+    0…N−1), a list ``"a,b,c"``, a half-open range ``"A:B"`` (seeds A…B−1, as Python's
+    ``range``: ``"10:20"`` is ten seeds from 10) or an inclusive range ``"A-B"``.
+
+    Raises
+    ------
+    ValueError
+        Naming the text, when it is none of these or names no seed, a seed twice or a
+        negative seed.
+
+    Examples
+    --------
+    >>> parse_seeds("5"), parse_seeds("0,3,7"), parse_seeds("10:13"), parse_seeds("4-5")
+    (5, [0, 3, 7], [10, 11, 12], [4, 5])
+    """
+    value = str(text).strip()
+    shapes = "a count N, a list a,b,c, a range A:B (A…B−1) or A-B (A…B)"
+    try:
+        if "," in value:
+            seeds = [int(part) for part in value.split(",")]
+        elif ":" in value:
+            first, _, stop = value.partition(":")
+            seeds = list(range(int(first), int(stop)))
+        elif "-" in value.lstrip("-"):
+            first, _, last = value.partition("-")
+            seeds = list(range(int(first), int(last) + 1))
+        else:
+            count = int(value)
+            if count < 1:
+                raise ValueError(f"--seeds {text!r}: at least one seed.")
+            return count
+    except ValueError as error:
+        if str(error).startswith("--seeds"):
+            raise
+        raise ValueError(f"--seeds {text!r} is not {shapes}.") from None
+    if not seeds:
+        raise ValueError(f"--seeds {text!r} is an empty range (A:B needs A < B, A-B A ≤ B).")
+    return seed_numbers(seeds, None)
+
+
 def seed_numbers(seeds, default):
     """The list of seed numbers of a run: ``None`` → ``0…default−1``, an int n → ``0…n−1``, a
-    list → itself (distinct, non-negative ints).
+    list → itself (distinct, non-negative ints), a string → :func:`parse_seeds`.
 
     Examples
     --------
     >>> seed_numbers(None, 3), seed_numbers(2, 5), seed_numbers([10, 11], 5)
     ([0, 1, 2], [0, 1], [10, 11])
+    >>> seed_numbers("10:12", 5)
+    [10, 11]
     """
     if seeds is None:
         seeds = default
+    if isinstance(seeds, str):
+        seeds = parse_seeds(seeds)
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
         if int(seeds) < 1:
             raise ValueError(f"seeds must be at least 1; got {seeds}.")
@@ -593,12 +669,27 @@ def machine():
             f"onlinear {__version__}")
 
 
+_DATA_READ = {}
+"""label → path of every data file the run in progress reads (:func:`record_data_read`);
+:func:`execute` empties it before a run and checksums it after."""
+
+
+def record_data_read(name, paths):
+    """Note that the run in progress reads the files ``paths`` of the data set ``name``: their
+    sha256 goes into the result's provenance."""
+    from pathlib import Path
+
+    for path in paths:
+        _DATA_READ[f"{name}:{Path(path).name}"] = Path(path)
+
+
 def provenance(experiment, quick):
     """What a reader needs to trace a run: the source commit (``git describe`` of the checkout
     the package runs from, ``-dirty`` with uncommitted changes, or "not a git checkout"), the
     versions of the libraries the numbers depend on, the sha256 of every data file the run
-    reads (the experiment's catalogue sets in a full run, the shipped USPS and Letter in quick
-    mode) and the machine."""
+    reads (filled in by :func:`execute` after the run, from the files reproduce's loaders
+    read: a catalogue set's files in ``ONLINEAR_DATA``, or the copies shipped in the package)
+    and the machine."""
     import platform
 
     import scipy
@@ -609,8 +700,7 @@ def provenance(experiment, quick):
     versions = {"onlinear": __version__, "python": platform.python_version(),
                 "numpy": np.__version__, "scipy": scipy.__version__,
                 "scikit-learn": sklearn.__version__}
-    return {"commit": source_commit(), "versions": versions,
-            "data": data_checksums(() if quick else experiment.data, shipped=quick),
+    return {"commit": source_commit(), "versions": versions, "data": {},
             "machine": machine()}
 
 
@@ -644,30 +734,34 @@ def source_commit():
 _CHECKSUMS = {}
 
 
-def data_checksums(names, *, shipped=False):
-    """``{file name: sha256}`` of the files of the catalogue sets ``names`` (a folder: of its
-    files in sorted order) and, with ``shipped``, of the USPS and Letter copies shipped in the
-    package; a set not found is recorded as ``"not found"``."""
-    import hashlib
-    from importlib.resources import files
-    from pathlib import Path
-
+def data_checksums(names):
+    """``{file label: sha256}`` of the files of the catalogue sets ``names``
+    (:func:`onlinear.data.find_dataset`; a folder: of its files in sorted order, names
+    included); a set not found is recorded as ``"not found"``."""
     from ..data import find_dataset
 
-    paths = []
+    paths = {}
     for name in names:
         try:
-            paths += [(f"{name}:{p.name}", Path(p)) for p in find_dataset(name)]
+            paths.update({f"{name}:{p.name}": p for p in find_dataset(name)})
         except (FileNotFoundError, ValueError):
-            paths.append((name, None))
-    if shipped:
-        folder = Path(str(files("onlinear.data") / "packaged"))
-        paths += [(f"shipped:{p.name}", p) for p in sorted(folder.glob("*.bz2"))]
+            paths[name] = None
+    return file_checksums(paths)
+
+
+def file_checksums(paths):
+    """``{label: sha256}`` of ``{label: path}`` (a folder: of its files in sorted order, their
+    relative names included; None: ``"not found"``), each file read once per size and
+    modification time."""
+    import hashlib
+    from pathlib import Path
+
     out = {}
-    for label, path in paths:
+    for label, path in paths.items():
         if path is None:
             out[label] = "not found"
             continue
+        path = Path(path)
         stat = path.stat()
         key = (str(path), stat.st_size, stat.st_mtime_ns)
         if key not in _CHECKSUMS:

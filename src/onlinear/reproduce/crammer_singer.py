@@ -8,7 +8,6 @@ features after one pass over 60,000 images.
 import numpy as np
 
 from ..data import make_chessboard
-from ..data import load_usps
 from ..registry import CRAMMER_SINGER
 from ..tables import Table
 from ._framework import Claim, Experiment, Outcome, paired_test
@@ -21,6 +20,7 @@ from ._protocol import (
     mean,
     printed_numbers,
     rng,
+    shipped,
     subset,
 )
 
@@ -378,7 +378,7 @@ def table3_mnist(quick, seeds):
     from sklearn.preprocessing import normalize
 
     if quick:
-        X, y, X_test, y_test = load_usps()
+        X, y, X_test, y_test = shipped("usps")
         X, y = subset(X, y, 1000, "crammer-singer-table3")
     else:
         X, y, X_test, y_test = load("mnist")
@@ -403,7 +403,7 @@ def table4_usps(quick, seeds):
       training set (the paper does not say how it ordered the data).
     * Quick mode: 1,000 training examples (a seeded subset), the full test set, 2 epochs.
     """
-    X, y, X_test, y_test = load_usps()
+    X, y, X_test, y_test = shipped("usps")
     if quick:
         X, y = subset(X, y, 1000, "crammer-singer-table4")
     gamma = unit_scale(X)
@@ -430,9 +430,7 @@ def table5_letter(quick, seeds):
     scale = 1.0
     notes = []
     if quick:
-        from ..data import load_letter
-
-        X, y, X_test, y_test = load_letter()
+        X, y, X_test, y_test = shipped("letter")
         X, y = subset(X, y, 1500, "crammer-singer-table5")
         X_test, y_test = subset(X_test, y_test, 1000, "crammer-singer-table5/test")
         scale = (15 / 2) ** 2

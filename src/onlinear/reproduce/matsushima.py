@@ -9,11 +9,10 @@ not in our data).
 """
 import numpy as np
 
-from ..data import load_usps
 from ..tables import Table
 from ..registry import MATSUSHIMA
 from ._framework import Claim, Experiment, Outcome, paired_test
-from ._protocol import cell, figure, make, mean, require, rng, subset
+from ._protocol import cell, figure, make, mean, require, rng, shipped, subset
 
 # Column names of the paper's tables → registered algorithms.  "Perc" is not defined in the
 # paper; the standard multiclass Perceptron (promote y, demote the predicted class) is the
@@ -174,7 +173,7 @@ def table4_usps(quick, seeds):
       the same folds, orders and C grid, compared with the same printed numbers.
     * Quick mode: a seeded subset of 1,500 examples, C ∈ {0.001, 1}.
     """
-    X, y, _, _ = load_usps()
+    X, y, _, _ = shipped("usps")
     if quick:
         X, y = subset(X, y, 1500, "matsushima-table4")
     grid = QUICK_GRID if quick else C_GRID
@@ -300,7 +299,7 @@ def table5_usps(quick, seeds):
     """
     import time
 
-    X, y, _, _ = load_usps()
+    X, y, _, _ = shipped("usps")
     epochs = 3 if quick else 40
     if quick:
         X, y = subset(X, y, 1500, "matsushima-table5")
@@ -447,7 +446,7 @@ def table6_usps(quick, seeds):
       ``matsushima-batch``.
     * Quick mode: 1,500 examples, 3 epochs, C ∈ {0.001, 1}.
     """
-    X, y, _, _ = load_usps()
+    X, y, _, _ = shipped("usps")
     epochs, grid = (3, QUICK_GRID) if quick else (EPOCHS_TABLE6, C_GRID)
     if quick:
         X, y = subset(X, y, 1500, "matsushima-table6")
@@ -766,7 +765,7 @@ def _batch(rows_wanted, quick, seeds):
     epochs = 4 if quick else EPOCHS_TABLE6
     data = {}
     if "USPS" in rows_wanted:
-        X, y, _, _ = load_usps()
+        X, y, _, _ = shipped("usps")
         data["USPS"] = subset(X, y, 1500, "matsushima-batch") if quick else (X, y)
     if "reut20" in rows_wanted or "News20" in rows_wanted:
         data.update({row: value for row, value in _text_data(quick).items()
@@ -914,7 +913,7 @@ def fig1_usps(quick, seeds):
     * The paper's figure has no readable numbers: only its claims are checked.
     * Quick mode: 1,500 examples.
     """
-    X, y, _, _ = load_usps()
+    X, y, _, _ = shipped("usps")
     if quick:
         X, y = subset(X, y, 1500, "matsushima-fig1")
     classes = np.unique(y)
@@ -1021,7 +1020,7 @@ def fig2_usps(quick, seeds):
     * The paper's figure has no readable numbers: only its claims are checked.
     * Quick mode: 1,500 examples.
     """
-    X, y, _, _ = load_usps()
+    X, y, _, _ = shipped("usps")
     if quick:
         X, y = subset(X, y, 1500, "matsushima-fig2")
     classes = np.unique(y)

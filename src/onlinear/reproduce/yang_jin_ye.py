@@ -21,11 +21,10 @@ the formulas (tests/test_ellipsoid_readings.py).
 import numpy as np
 from sklearn.preprocessing import normalize
 
-from ..data import load_usps
 from ..tables import Table
 from ..registry import YANG_JIN_YE
 from ._framework import Claim, Experiment, Outcome
-from ._protocol import epoch_runs, figure, load, make, mean, rng, subset
+from ._protocol import epoch_runs, figure, load, make, mean, rng, shipped, subset
 
 GAMMA = 0.1   # §3: "the margin parameter was set to 0.1 for all algorithms"
 B = 0.3
@@ -129,11 +128,9 @@ def _data(name, quick, key):
     """``X, y, X_test, y_test`` of ``name`` (usps, letter, shuttle), rows scaled to unit norm
     (the theory's ‖x‖ ≤ 1; the paper states no preprocessing)."""
     if name == "usps":
-        X, y, X_test, y_test = load_usps()
+        X, y, X_test, y_test = shipped("usps")
     elif name == "letter" and quick:
-        from ..data import load_letter
-
-        X, y, X_test, y_test = load_letter()
+        X, y, X_test, y_test = shipped("letter")
     elif name == "letter":
         # §3: "we select 80% from each class to form the training data-set" (seed not given)
         X1, y1, X2, y2 = load("letter-uci")
