@@ -113,6 +113,23 @@ def test_crammer_singer_tables(id, groups):
         per_run = [r[quantity.startswith("distinct") and "support_patterns" or "updates"]
                    for r in runs if r["algorithm"] == row["item"] and r["epoch"] == 2]
         assert row["ours"] == pytest.approx(np.mean(per_run))
+    # both counts shown, whichever the table is compared on: printed in the section
+    support = result.tables["support"]
+    assert result.shown["support"].endswith(quantity)
+    assert len(support) == 5 * 2
+    for row in support:
+        for key, column in (("support_patterns", "ours: distinct support patterns"),
+                            ("updates", "ours: cumulative updates")):
+            per_run = [r[key] for r in runs
+                       if r["algorithm"] == row["algorithm"] and r["epoch"] == row["epoch"]]
+            assert row[column] == f"{np.mean(per_run):,.1f} ± {np.std(per_run, ddof=1):,.1f}"
+        paper_sp = result.comparison.where(item=row["algorithm"],
+                                           group=f"SP (epoch {row['epoch']})")[0]["paper"]
+        assert float(row[f"paper ({quantity})"]) == paper_sp
+    markdown = result.to_markdown()
+    assert result.shown["support"] + ":" in markdown
+    assert "| algorithm | epoch | paper (" + quantity + ") | ours: distinct support patterns " \
+        "| ours: cumulative updates |" in markdown
     fig7 = result.tables["fig7"]  # epoch 1 only in quick mode (2 epochs)
     assert [r["algorithm"] for r in fig7] == ["Uniform", "Max", "Prop", "MIRA"]
     if id != "crammer-singer-table2":
@@ -721,6 +738,8 @@ def test_one_section_end_to_end_report_structure(tmp_path):
         cells = [c.strip() for c in line.strip("|").split("|")]
         assert cells[4] == "3" and cells[6] == f"{row['relative']:+.1%}"
         assert cells[7] == f"{row['z']:+.1f}" and cells[8] == f"{row['verdict']} †"
+    # the support patterns both ways, read back from the saved CSV
+    assert "| algorithm | epoch | paper (distinct support patterns) |" in text
     # the per-seed values: in the CSV (with their seeds) and in the report
     assert set(saved.column("seeds")) == {"3;4;5"}
     per_seed = [r for r in rows if r.count("|") == 4]

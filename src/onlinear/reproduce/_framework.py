@@ -280,6 +280,9 @@ class Outcome:
         Data used, deviations from the paper's protocol, traces of "off" cells.
     figure : callable or None
         ``figure(path)`` draws the figure the paper has and saves it to ``path`` (PNG).
+    shown : dict of str to str
+        Names of ``tables`` printed in the report's section too (besides their CSV), each
+        with its caption.
     """
 
     cells: list = field(default_factory=list)
@@ -287,6 +290,7 @@ class Outcome:
     tables: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
     figure: object = None
+    shown: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -367,6 +371,8 @@ class Result:
     provenance : dict
         ``commit``, ``versions``, ``data`` (file → sha256) and ``machine``
         (:func:`provenance`).
+    shown : dict of str to str
+        The tables printed in the section, name → caption (:class:`Outcome`).
     """
 
     experiment: Experiment
@@ -380,6 +386,12 @@ class Result:
     figure: object = None
     machine: str = ""
     provenance: dict = field(default_factory=dict)
+    shown: dict = field(default_factory=dict)
+
+    def _shown_tables(self):
+        """``(caption, table)`` of the tables printed in the section."""
+        return [(caption, self.tables[name]) for name, caption in self.shown.items()
+                if name in self.tables]
 
     @property
     def counts(self):
@@ -425,6 +437,8 @@ class Result:
         if len(self.comparison):
             lines += [_comparison_markdown(self.comparison), ""]
             lines += _per_seed_markdown(self.comparison)
+        for caption, table in self._shown_tables():
+            lines += [f"{caption}:", "", table.to_markdown().rstrip(), ""]
         if self.claims:
             lines += ["| claim | source | status | evidence |", "|:---|:---|:---|:---|"]
             lines += [f"| {_cell(c.statement)} | {_cell(c.source)} | **{c.status}** | "
@@ -446,6 +460,8 @@ class Result:
             table = Table([{k: row[k] for k in _SHOWN} for row in _formatted(self.comparison)],
                           list(_SHOWN))
             lines += [table.to_text(), ""]
+        for caption, table in self._shown_tables():
+            lines += [f"{caption}:", table.to_text(), ""]
         for c in self.claims:
             lines.append(f"[{c.status}] {c.statement} ({c.source}): {c.evidence}")
         if self.claims:
@@ -581,7 +597,7 @@ def execute(experiment, quick=False, seeds=None):
     comparison = Table(cells, COMPARISON_COLUMNS)
     return Result(experiment, quick, seed_list, comparison, list(outcome.claims),
                   dict(outcome.tables), list(outcome.notes), seconds, outcome.figure,
-                  record["machine"], record)
+                  record["machine"], record, dict(outcome.shown))
 
 
 def parse_seeds(text):

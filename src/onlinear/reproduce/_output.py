@@ -46,7 +46,8 @@ def _files(result, folder):
         text(f"{stem}-{name}.csv", table.to_csv())
     summary = {"id": stem, "quick": result.quick, "seeds": result.seeds,
                "seconds": result.seconds, "counts": result.counts, "notes": result.notes,
-               "machine": result.machine, "provenance": result.provenance}
+               "machine": result.machine, "provenance": result.provenance,
+               "shown": result.shown}
     text(f"{stem}.json", json.dumps(summary, indent=1) + "\n")
     if result.figure is not None:
         result.figure(str(folder / f"{stem}.png"))
@@ -165,9 +166,9 @@ def _replacing(path):
 
 
 def load(folder, id):
-    """The :class:`Result` of experiment ``id`` saved by :func:`save` in ``folder`` (without its
-    further tables; its figure is the saved PNG), so that a report can be assembled from runs
-    made one by one.
+    """The :class:`Result` of experiment ``id`` saved by :func:`save` in ``folder`` (of its
+    further tables, those its section prints; its figure is the saved PNG), so that a report
+    can be assembled from runs made one by one.
 
     Raises
     ------
@@ -199,6 +200,9 @@ def load(folder, id):
                   encoding="utf-8"))]
     png = folder / f"{id}.png"
     figure = (lambda path: shutil.copyfile(png, path)) if png.exists() else None
-    return Result(experiment, summary["quick"], summary["seeds"], comparison, claims, {},
+    shown = summary.get("shown") or {}
+    tables = {name: Table.from_csv((folder / f"{id}-{name}.csv").read_text(encoding="utf-8"))
+              for name in shown if (folder / f"{id}-{name}.csv").exists()}
+    return Result(experiment, summary["quick"], summary["seeds"], comparison, claims, tables,
                   summary.get("notes", []), summary["seconds"], figure,
-                  summary.get("machine", ""), summary.get("provenance") or {})
+                  summary.get("machine", ""), summary.get("provenance") or {}, shown)
