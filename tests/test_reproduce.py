@@ -626,6 +626,30 @@ def test_claims_are_paired_tests_over_seeds():
     assert half.holds == all(0.4 <= r <= 0.6 for r in ratios)
     spa = claim(quick("matsushima-table4"), "USPS: SPA-II has a lower error than PA-II")
     assert spa.p_value is not None and "paired over" in spa.evidence
+    # Amit et al.'s figures: paired between schemes (the same data sets), Welch between
+    # settings (each draws its own), the claim as strong as its weakest comparison
+    fig7 = quick("amit-fig7")
+    beats = claim(fig7, "SimProj.A makes fewer mistakes than MaxPA.A")
+    assert beats.p_value is not None and "weakest k: paired over 2 seeds" in beats.evidence
+    grows = claim(fig7, "improve as the block size grows")
+    assert grows.p_value is not None and "Welch over 2 and 2 seeds" in grows.evidence
+    fig9 = quick("amit-fig9")
+    for text in ("beat MaxPA.A at the highest noise", "SimOpt.A is worse than SimProj.A"):
+        assert "paired over 2 seeds" in claim(fig9, text).evidence, text
+
+
+def test_welch_test_between_settings_and_the_weakest_of_several():
+    from onlinear.reproduce._framework import unpaired_test, weakest
+
+    p, text = unpaired_test([1.0, 2.0, 3.0], [4.0, 5.0, 6.0])
+    assert p < 0.05 and text.startswith("Welch over 3 and 3 seeds")
+    assert unpaired_test([4.0, 5.0, 6.0], [1.0, 2.0, 3.0])[0] > 0.95
+    assert unpaired_test([5.0, 5.0], [6.0, 6.0])[0] == 0.0  # no spread on either side
+    assert unpaired_test([6.0, 6.0], [5.0, 5.0])[0] == 1.0
+    assert unpaired_test([5.0], [6.0, 7.0])[0] is None
+    assert 0.0 < unpaired_test([5.0, 5.0], [6.0, 7.0])[0] < 0.5  # one side without spread
+    assert weakest([(0.01, "a"), (None, "b"), (0.2, "c")]) == (0.2, "c")
+    assert weakest([(None, "b")])[0] is None
 
 
 def test_mnist_table3_is_opt_in(monkeypatch):

@@ -10,7 +10,7 @@ import numpy as np
 from ..data import make_chessboard
 from ..registry import CRAMMER_SINGER
 from ..tables import Table
-from ._framework import Claim, Experiment, Outcome, paired_test
+from ._framework import Claim, Experiment, Outcome, paired_test, weakest
 from ._protocol import (
     cell,
     epoch_runs,
@@ -188,22 +188,18 @@ def _run_table(key, table_name, printed_text, data, kernel, quick, seeds, notes,
     def per_seed(name, key, j):
         return [r[j][key] for r in runs[name]]
 
-    def worst(tests):
-        """The largest p-value of several paired tests and its evidence (None: no test)."""
-        tests = [t for t in tests if t[0] is not None]
-        return max(tests, key=lambda t: t[0]) if tests else (None, "one seed, no test")
-
     others = [n for n in printed if n != "MIRA"]
     best_other = [[min(r[j]["error"] for r in group) for group in zip(*(runs[n]
                                                                         for n in others))]
                   for j in range(epochs)]
-    p_lowest, t_lowest = worst([paired_test(per_seed("MIRA", "error", j), best_other[j])
-                                for j in range(epochs)])
-    p_most, t_most = worst([paired_test(per_seed(n, "updates", j), per_seed("MIRA", "updates", j))
-                            for n in others for j in range(epochs)])
-    p_fewer, t_fewer = worst([paired_test(per_seed(n, "updates", j),
-                                          per_seed("Perceptron", "updates", j))
-                              for n in family for j in range(epochs)])
+    p_lowest, t_lowest = weakest([paired_test(per_seed("MIRA", "error", j), best_other[j])
+                                  for j in range(epochs)])
+    p_most, t_most = weakest([paired_test(per_seed(n, "updates", j),
+                                          per_seed("MIRA", "updates", j))
+                              for n in others for j in range(epochs)])
+    p_fewer, t_fewer = weakest([paired_test(per_seed(n, "updates", j),
+                                            per_seed("Perceptron", "updates", j))
+                                for n in family for j in range(epochs)])
     p_first, t_first = paired_test(per_seed("MIRA", "error", 0), per_seed("Perceptron", "error",
                                                                           0))
     claims = [
