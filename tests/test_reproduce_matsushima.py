@@ -162,3 +162,24 @@ def test_table4_runs_the_mistake_driven_variant_beside_the_main_cells():
         # compared with the same printed number as the main cell
         assert row["paper"] == main[row["item"].split()[0]]["paper"]
     assert any(n.startswith("Variant (the mistake-driven reading") for n in table4.notes)
+
+
+def test_a_few_percent_slower_is_tested_as_the_printed_range():
+    """"A few percent slower" keeps its quantitative part: Table 5's SPA/PA ratios (3–9 %) widened
+    only by the rounding of its seconds, and a paired test over seeds (hand-made ratios: no
+    timing here)."""
+    low, high = matsushima.SLOWER_RANGE
+    assert low == pytest.approx(6.35 / 6.25) and high == pytest.approx(17.25 / 15.75)
+    assert 1.0 < low < 1.03 and 1.09 < high < 1.10
+
+    def ratios(slow):
+        return {"PA": [1.0] * 4, "PA-I": [1.0] * 4, "PA-II": [1.0] * 4,
+                "SPA": slow, "SPA-I": slow, "SPA-II": slow}
+
+    inside = matsushima.slowdown_claim("", ratios([1.04, 1.06, 1.05, 1.07]))
+    assert inside.holds and inside.p_value < 0.05 and "weakest pair: paired over 4" in \
+        inside.evidence
+    assert not matsushima.slowdown_claim("", ratios([1.15, 1.2, 1.12, 1.18])).holds  # 16 %
+    assert not matsushima.slowdown_claim("", ratios([1.0, 1.01, 1.0, 1.01])).holds  # 0.5 %
+    noisy = matsushima.slowdown_claim("x: ", ratios([0.9, 1.2, 0.95, 1.15]))
+    assert noisy.statement.startswith("x: SPA") and not noisy.significant
