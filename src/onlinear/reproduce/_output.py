@@ -141,10 +141,14 @@ def report(results, path=None, *, command="onlinear reproduce --all --report doc
                      f"{c['claims fail']} |")
     lines.append("| **total** | | | | | | " + " | ".join(str(totals[k]) for k in totals) + " |")
     lines.append("")
-    from ._registry import NOT_REPRODUCED
+    from ._registry import CLAIMS_NOT_TESTED, NOT_REPRODUCED
 
     lines += ["**Not reproduced.**", ""]
     lines += [f"- {paper}, {target}: {why}." for paper, target, why in NOT_REPRODUCED]
+    lines += ["", "**Claims not tested.** Every other claim of the papers' experiment sections "
+              "is tested in the section of its table or figure.", ""]
+    lines += [f"- {paper}, {source}: \"{claim}\" — {why}."
+              for paper, source, claim, why in CLAIMS_NOT_TESTED]
     lines.append("")
     for r in results:
         # an explicit anchor: GitHub and MkDocs slugify the headings differently

@@ -23,7 +23,7 @@ from sklearn.preprocessing import normalize
 
 from ..tables import Table
 from ..registry import YANG_JIN_YE
-from ._framework import Claim, Experiment, Outcome
+from ._framework import Claim, Experiment, Outcome, paired_test, weakest
 from ._protocol import epoch_runs, figure, load, make, mean, rng, shipped, subset
 
 GAMMA = 0.1   # §3: "the margin parameter was set to 0.1 for all algorithms"
@@ -154,6 +154,42 @@ def _orders(key, seed, n, epochs):
     return [generator.permutation(n) for _ in range(epochs)]
 
 
+def _letter_and_shuttle_claims(datasets, avg, per_seed):
+    """§3.3's statements on single data sets: on Letter, IELLIP and PA make more updates than
+    MIRA after the second and third epochs but reach a lower test error; on Shuttle, PA and
+    IELLIP reach similar test errors (read: within 1 point) in all three epochs.  ``avg``:
+    (data, learner, epoch) → (mean error, mean updates); ``per_seed(data, learner, epoch,
+    key)`` the per-seed values."""
+    claims = []
+    later = (2, 3)
+    if "letter" in datasets:
+        for key, index, statement, more in (
+                ("updates", 1, "IELLIP and PA make more updates than MIRA", True),
+                ("error", 0, "IELLIP and PA reach a lower test error than MIRA", False)):
+            tests = [paired_test(per_seed("letter", "MIRA", e, key),
+                                 per_seed("letter", learner, e, key)) if more else
+                     paired_test(per_seed("letter", learner, e, key),
+                                 per_seed("letter", "MIRA", e, key))
+                     for learner in ("IELLIP", "PA") for e in later]
+            p_value, test = weakest(tests)
+            holds = all((avg[("letter", learner, e)][index] > avg[("letter", "MIRA", e)][index])
+                        == more for learner in ("IELLIP", "PA") for e in later)
+            claims.append(Claim(
+                f"letter: {statement} after the second and third epochs", "§3.3, Fig. 1",
+                holds, "; ".join(f"epoch {e}: " + ", ".join(
+                    f"{learner} {avg[('letter', learner, e)][index]:.{2 - 2 * index}f}"
+                    for learner in ("IELLIP", "PA", "MIRA")) for e in later)
+                + f"; weakest: {test}", p_value))
+    if "shuttle" in datasets:
+        gaps = [abs(avg[("shuttle", "IELLIP", e)][0] - avg[("shuttle", "PA", e)][0])
+                for e in range(1, EPOCHS + 1)]
+        claims.append(Claim(
+            "shuttle: PA and IELLIP reach similar test errors across the three epochs (read: "
+            "within 1 point; a bound on the means)", "§3.3, Fig. 1", max(gaps) <= 1.0,
+            "|IELLIP − PA| per epoch: " + ", ".join(f"{g:.2f}" for g in gaps)))
+    return claims
+
+
 def fig1(quick, seeds):
     """Fig. 1 of Yang, Jin & Ye: test error and cumulative updates of PA, MIRA and IELLIP after
     epochs 1, 2 and 3 on USPS, Letter and Shuttle.
@@ -198,6 +234,12 @@ def fig1(quick, seeds):
     for key in avg:
         runs = [r for r in rows if (r["data"], r["algorithm"], r["epoch"]) == key]
         avg[key] = (mean([r["error"] for r in runs]), mean([r["updates"] for r in runs]))
+    def per_seed(name, learner, epoch, key):
+        """The per-seed values of ``key``, in seed order (the learners of one data set and
+        seed learn the same orders: they pair)."""
+        return [r[key] for r in rows if (r["data"], r["algorithm"], r["epoch"])
+                == (name, learner, epoch)]
+
     claims = []
     for name in datasets:
         comparable = [e for e in range(1, EPOCHS + 1) if avg[(name, "IELLIP", e)][0]
@@ -209,13 +251,17 @@ def fig1(quick, seeds):
                 f"epoch {e}: IELLIP {avg[(name, 'IELLIP', e)][0]:.2f}, PA "
                 f"{avg[(name, 'PA', e)][0]:.2f}, MIRA {avg[(name, 'MIRA', e)][0]:.2f}"
                 for e in range(1, EPOCHS + 1))))
+        p_value, test = weakest([paired_test(per_seed(name, "IELLIP", e, "updates"),
+                                             per_seed(name, "PA", e, "updates"))
+                                 for e in range(1, EPOCHS + 1)])
         claims.append(Claim(
             f"{name}: IELLIP makes fewer updates than PA", "§3, Fig. 1",
             all(avg[(name, "IELLIP", e)][1] < avg[(name, "PA", e)][1]
                 for e in range(1, EPOCHS + 1)),
             "; ".join(f"epoch {e}: IELLIP {avg[(name, 'IELLIP', e)][1]:.0f}, PA "
                       f"{avg[(name, 'PA', e)][1]:.0f}, MIRA {avg[(name, 'MIRA', e)][1]:.0f}"
-                      for e in range(1, EPOCHS + 1))))
+                      for e in range(1, EPOCHS + 1)) + f"; weakest epoch: {test}", p_value))
+    claims += _letter_and_shuttle_claims(datasets, avg, per_seed)
 
     def spread(name, learner, epoch, key):
         values = [r[key] for r in rows if (r["data"], r["algorithm"], r["epoch"])
