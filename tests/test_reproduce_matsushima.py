@@ -183,3 +183,21 @@ def test_a_few_percent_slower_is_tested_as_the_printed_range():
     assert not matsushima.slowdown_claim("", ratios([1.0, 1.01, 1.0, 1.01])).holds  # 0.5 %
     noisy = matsushima.slowdown_claim("x: ", ratios([0.9, 1.2, 0.95, 1.15]))
     assert noisy.statement.startswith("x: SPA") and not noisy.significant
+
+
+def test_claims_between_learners_are_paired_over_seeds():
+    """Matsushima et al.'s orderings (Table 4, Table 6, Figs. 1–2, the batch columns) carry the
+    weakest of their one-sided paired tests over seeds; on hand-made values, a claim that holds
+    on the means without the seeds' support is reported as not significant."""
+    fig1 = quick("matsushima-fig1")
+    mistakes = claim(fig1, "SPA-II makes fewer cumulative mistakes than PA-II and Perc")
+    assert "weakest pair: paired over" in mistakes.evidence and mistakes.p_value is not None
+    table4 = quick("matsushima-table4")
+    assert claim(table4, "USPS: SPA-II has the lowest error").p_value is not None
+    per_seed = {"A": [1.0, 2.0, 3.0], "B": [1.5, 2.6, 3.4], "C": [0.8, 2.5, 3.9]}
+    firm = matsushima.below_claim("A below B", "§", per_seed, ("A",), ("B",))
+    assert firm.holds and firm.significant and "A 2.00, B 2.50" in firm.evidence
+    loose = matsushima.lowest_claim("", "error", "§", per_seed, name="A")
+    assert loose.holds and not loose.significant  # A's lead over C is one seed's
+    assert loose.statement == "A has the lowest error of the online learners"
+    assert not matsushima.below_claim("", "", per_seed, ("B",), ("A",)).holds

@@ -110,6 +110,38 @@ def _cross_validation(key, X, y, seeds, grid=C_GRID, algorithms=ALGORITHMS,
     return per_seed, Table(chosen)
 
 
+def below_test(per_seed, lower, higher):
+    """Whether every learner of ``lower`` is below every learner of ``higher`` on our means
+    (``per_seed``: learner → per-seed values, the learners run on the same seeds), and the
+    weakest of the one-sided paired tests over seeds: ``(holds, p_value, text)``."""
+    ours = {name: mean(values) for name, values in per_seed.items()}
+    p_value, test = weakest([paired_test(per_seed[a], per_seed[b])
+                             for a in lower for b in higher])
+    return all(ours[a] < ours[b] for a in lower for b in higher), p_value, test
+
+
+def below_claim(statement, source, per_seed, lower, higher, paper=None):
+    """The claim of :func:`below_test`; ``paper``, learner → printed number, is quoted beside
+    our means."""
+    holds, p_value, test = below_test(per_seed, lower, higher)
+    quoted = ", ".join(f"{n} {mean(per_seed[n]):.2f}" + (f" (paper {paper[n]})" if paper else "")
+                       for n in (*lower, *higher))
+    return Claim(statement, source, holds, f"{quoted}; weakest pair: {test}", p_value)
+
+
+def pair_claims(label, quantity, source, per_seed, paper):
+    """SPA-x below PA-x for the three pairs (:func:`below_claim`), ``label`` heading each."""
+    return [below_claim(f"{label}{spa}'s {quantity} is below {pa}'s", source, per_seed,
+                        (spa,), (pa,), paper) for pa, spa in PAIRS]
+
+
+def lowest_claim(label, quantity, source, per_seed, name="SPA-II"):
+    """The claim that ``name`` has the lowest ``quantity`` of the online learners
+    (:func:`below_claim` against each other learner)."""
+    return below_claim(f"{label}{name} has the lowest {quantity} of the online learners",
+                       source, per_seed, (name,), [n for n in per_seed if n != name])
+
+
 def _table4_outcome(rows, quick):
     """Cells, claims and the trace note of Table 4's rows ``{row: (printed, per_seed, n)}``."""
     cells, claims = [], []
@@ -125,9 +157,7 @@ def _table4_outcome(rows, quick):
             claims.append(Claim(f"{row}: {spa} has a lower error than {pa}", "§5, Table 4",
                                 ours[spa] < ours[pa], f"{ours[spa]:.2f} vs {ours[pa]:.2f} "
                                 f"(paper {printed[spa]} vs {printed[pa]}); {test}", p_value))
-        claims.append(Claim(f"{row}: SPA-II has the lowest error of the online learners",
-                            "§5, Table 4", ours["SPA-II"] == min(ours.values()),
-                            ", ".join(f"{name} {v:.2f}" for name, v in ours.items())))
+        claims.append(lowest_claim(f"{row}: ", "error", "§5, Table 4", per_seed))
         ratios += [ours[spa] / ours[pa] for pa, spa in PAIRS]
         paper_ratios += [printed[spa] / printed[pa] for pa, spa in PAIRS]
         gaps += [printed[pa] - ours[pa] for pa, _ in PAIRS]
@@ -502,13 +532,9 @@ def table6_usps(quick, seeds):
              for name in ALGORITHMS]
     cells += [cell("epoch of the peak (USPS)", name, "epoch", TABLE6_USPS[name][1], at[name],
                    "Table 6, row USPS") for name in ALGORITHMS]
-    ours = {name: mean(v) for name, v in peaks.items()}
-    claims = [Claim(f"{spa}'s peak error is below {pa}'s", "§5, Table 6", ours[spa] < ours[pa],
-                    f"{ours[spa]:.2f} vs {ours[pa]:.2f} (paper {TABLE6_USPS[spa][0]} vs "
-                    f"{TABLE6_USPS[pa][0]})") for pa, spa in PAIRS]
-    claims.append(Claim("SPA-II has the lowest peak error of the online learners",
-                        "§5, Table 6", ours["SPA-II"] == min(ours.values()),
-                        ", ".join(f"{n} {v:.2f}" for n, v in ours.items())))
+    printed = {name: as_printed(error) for name, (error, _) in TABLE6_USPS.items()}
+    claims = pair_claims("", "peak error", "§5, Table 6", peaks, printed)
+    claims.append(lowest_claim("", "peak error", "§5, Table 6", peaks))
     notes = [] if quick else [
         "The epoch of the peak lies on a nearly flat stretch of the averaged error curve, so it "
         "moves a lot between orders (see the spread); the per-fold peaks are in the folds "
@@ -630,16 +656,11 @@ def table6_text(quick, seeds):
                        f"Table 6, row {'Reuters' if row == 'reut20' else row}")
                   for name in ALGORITHMS]
         ours = {name: mean(v) for name, v in peaks.items()}
-        claims += [Claim(f"{row}: {spa}'s peak error is below {pa}'s", "§5.3, Table 6",
-                         ours[spa] < ours[pa], f"{ours[spa]:.2f} vs {ours[pa]:.2f} (paper "
-                         f"{printed[spa][0]} vs {printed[pa][0]})") for pa, spa in PAIRS]
-        claims.append(Claim(f"{row}: SPA-II has the lowest peak error of the online learners",
-                            "§5.3, Table 6", ours["SPA-II"] == min(ours.values()),
-                            ", ".join(f"{n} {v:.2f}" for n, v in ours.items())))
-        claims.append(Claim(f"{row}: PA-II is more accurate than PA and PA-I", "§5.3, Table 6",
-                            ours["PA-II"] < min(ours["PA"], ours["PA-I"]),
-                            ", ".join(f"{n} {ours[n]:.2f} (paper {printed[n][0]})"
-                                      for n in ("PA", "PA-I", "PA-II"))))
+        quoted = {name: as_printed(error) for name, (error, _) in printed.items()}
+        claims += pair_claims(f"{row}: ", "peak error", "§5.3, Table 6", peaks, quoted)
+        claims.append(lowest_claim(f"{row}: ", "peak error", "§5.3, Table 6", peaks))
+        claims.append(below_claim(f"{row}: PA-II is more accurate than PA and PA-I",
+                                  "§5.3, Table 6", peaks, ("PA-II",), ("PA", "PA-I"), quoted))
         curve_rows += [{"row": row, "algorithm": name, "epoch": epoch + 1,
                         "test_error": float(np.mean([c[epoch] for c in seed_curves[name]])),
                         "sd": float(np.std([c[epoch] for c in seed_curves[name]], ddof=1))
@@ -654,13 +675,15 @@ def table6_text(quick, seeds):
                                     for n, e in early.items()),
                 "; ".join(f"{n}: peak {curve[n].min():.2f} at epoch {early[n]}, "
                           f"{curve[n][-1]:.2f} at epoch {len(curve[n])}" for n in early)))
+            soft = [below_test(peaks, softs, (hard,))
+                    for hard, softs in (("PA", ("PA-I", "PA-II")), ("SPA", ("SPA-I", "SPA-II")))]
+            p_value, test = weakest([(p, text) for _, p, text in soft])
             claims.append(Claim(
                 "News20: the soft-margin variants outperform the original algorithms",
-                "§5.3, Fig. 3", all(ours[soft] < ours[hard] for hard, softs in
-                                    (("PA", ("PA-I", "PA-II")), ("SPA", ("SPA-I", "SPA-II")))
-                                    for soft in softs),
+                "§5.3, Fig. 3", all(holds for holds, _, _ in soft),
                 ", ".join(f"{n} {ours[n]:.2f}" for n in ("PA", "PA-I", "PA-II", "SPA",
-                                                         "SPA-I", "SPA-II"))))
+                                                         "SPA-I", "SPA-II"))
+                + f"; weakest pair: {test}", p_value))
     if not quick:
         news = [c for c in cells if c["group"] == "peak error % (News20)"]
         gaps = [c["paper"] - c["ours"] for c in news]
@@ -822,15 +845,17 @@ def _batch(rows_wanted, quick, seeds):
         ours = {name: mean(values(name, "test_error")) for name in ("LR", "M-SVM") + BATCH_ONLINE}
         batch = min(ours["LR"], ours["M-SVM"])
         online = ", ".join(f"{n} {ours[n]:.2f}" for n in ("LR", "M-SVM", "SPA-I", "SPA-II"))
+        # the learners of a row run on the same splits per seed: they pair
+        errors = {name: values(name, "test_error") for name in ("LR", "M-SVM", "SPA-I",
+                                                                  "SPA-II")}
         if row == "USPS":
-            claims.append(Claim("USPS: the batch learners are more accurate than the online "
-                                "learners", "§5.3, Table 6",
-                                max(ours["LR"], ours["M-SVM"]) < min(ours["SPA-I"],
-                                                                     ours["SPA-II"]), online))
+            claims.append(below_claim("USPS: the batch learners are more accurate than the "
+                                      "online learners (SPA-I, SPA-II)", "§5.3, Table 6",
+                                      errors, ("LR", "M-SVM"), ("SPA-I", "SPA-II")))
         if row == "reut20":
-            claims.append(Claim("reut20: SPA-I and SPA-II outperform the batch learners",
-                                "§5.3, Table 6",
-                                max(ours["SPA-I"], ours["SPA-II"]) < batch, online))
+            claims.append(below_claim("reut20: SPA-I and SPA-II outperform the batch learners",
+                                      "§5.3, Table 6", errors, ("SPA-I", "SPA-II"),
+                                      ("LR", "M-SVM")))
         claims.append(Claim(f"{row}: SPA-II's peak error is competitive with the batch "
                             "learners' (at most 1 point above the better)", "§5.3, Table 6",
                             ours["SPA-II"] <= batch + 1.0, online))
@@ -958,16 +983,18 @@ def fig1_usps(quick, seeds):
     final = {name: {q: mean([r[q] for r in rows if r["algorithm"] == name
                              and r["examples"] == X.shape[0]])
                     for q in ("mistakes", "updates")} for name in learners}
+    def at_end(quantity):
+        """learner → per-seed ``quantity`` after the whole stream (the learners of a seed
+        see the same order: they pair)."""
+        return {name: [r[quantity] for r in rows if r["algorithm"] == name
+                       and r["examples"] == X.shape[0]] for name in learners}
+
     claims = []
     for pa, spa in PAIRS:
-        claims.append(Claim(f"{spa} makes fewer cumulative mistakes than {pa} and Perc",
-                            "§5, Fig. 1", final[spa]["mistakes"] < min(
-                                final[pa]["mistakes"], final["Perc"]["mistakes"]),
-                            f"{final[spa]['mistakes']:.0f} vs {final[pa]['mistakes']:.0f} "
-                            f"and {final['Perc']['mistakes']:.0f}"))
-        claims.append(Claim(f"{spa}'s cumulative updates end lower than {pa}'s", "§5, Fig. 1",
-                            final[spa]["updates"] < final[pa]["updates"],
-                            f"{final[spa]['updates']:.0f} vs {final[pa]['updates']:.0f}"))
+        claims.append(below_claim(f"{spa} makes fewer cumulative mistakes than {pa} and Perc",
+                                  "§5, Fig. 1", at_end("mistakes"), (spa,), (pa, "Perc")))
+        claims.append(below_claim(f"{spa}'s cumulative updates end lower than {pa}'s",
+                                  "§5, Fig. 1", at_end("updates"), (spa,), (pa,)))
     for name in ("SPA-I", "SPA-II"):
         printed = final[f"{name} (printed)"]
         claims.append(Claim(f"{name} as printed (Table 2) learns at C = 0.001", "§3, Table 2",
@@ -1068,19 +1095,26 @@ def fig2_usps(quick, seeds):
 
     loss = {name: curve(name, "accumulated_loss") for name in ALGORITHMS}
     success = {name: curve(name, "success_rate") for name in ALGORITHMS}
+    def at_end(quantity, sign=1.0):
+        """learner → per-seed ``sign``·``quantity`` after the whole stream (the learners of a
+        seed see the same order: they pair)."""
+        return {name: [sign * r[quantity] for r in rows if r["algorithm"] == name
+                       and r["examples"] == stops[-1]] for name in ALGORITHMS}
+
     claims = []
     for pa, spa in PAIRS:
         below = np.mean(loss[spa] < np.minimum(loss[pa], loss["Perc"]))
-        claims.append(Claim(f"{spa} ends with a lower accumulated loss than {pa} and Perc",
-                            "§5.2, Fig. 2", loss[spa][-1] < min(loss[pa][-1], loss["Perc"][-1]),
-                            f"{loss[spa][-1]:.0f} vs {loss[pa][-1]:.0f} and "
-                            f"{loss['Perc'][-1]:.0f}; lower at {100 * below:.0f} % of the "
-                            f"{len(stops)} checkpoints"))
+        lower = below_claim(f"{spa} ends with a lower accumulated loss than {pa} and Perc",
+                            "§5.2, Fig. 2", at_end("accumulated_loss"), (spa,), (pa, "Perc"))
+        claims.append(Claim(lower.statement, lower.source, lower.holds,
+                            lower.evidence + f"; lower at {100 * below:.0f} % of the "
+                            f"{len(stops)} checkpoints", lower.p_value))
+        # a higher success rate is a lower failure rate: tested on −rate
+        holds, p_value, test = below_test(at_end("success_rate", -1.0), (spa,), (pa, "Perc"))
         claims.append(Claim(f"{spa} ends with a higher success rate than {pa} and Perc",
-                            "§5.2, Fig. 2",
-                            success[spa][-1] > max(success[pa][-1], success["Perc"][-1]),
+                            "§5.2, Fig. 2", holds,
                             f"{success[spa][-1]:.4f} vs {success[pa][-1]:.4f} and "
-                            f"{success['Perc'][-1]:.4f}"))
+                            f"{success['Perc'][-1]:.4f}; weakest pair: {test}", p_value))
     notes = [] if quick else [
         "Final accumulated loss per example: " + ", ".join(
             f"{name} {loss[name][-1] / stops[-1]:.3f}" for name in ALGORITHMS) + "."]
