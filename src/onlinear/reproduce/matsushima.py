@@ -21,19 +21,54 @@ ALGORITHMS = {"Perc": "perceptron-max", "PA": "pa", "SPA": "spa", "PA-I": "pa1",
               "SPA-I": "spa1", "PA-II": "pa2", "SPA-II": "spa2"}
 PAIRS = (("PA", "SPA"), ("PA-I", "SPA-I"), ("PA-II", "SPA-II"))
 
-# Table 4, row USPS: test error (%) "according to online situation for 10-fold cross validation".
-TABLE4_USPS = {"Perc": 11.74, "PA": 14.02, "SPA": 9.15, "PA-I": 11.05, "SPA-I": 8.68,
-               "PA-II": 11.74, "SPA-II": 6.89}
-ERROR_DECIMALS = 2
-"""Tables 4 and 6 print every error rate with two decimals ("20.50", "3.80"): the cells
-receive them as those strings, so that the rounding term of the verdict is the printed one."""
+def printed_values(printed):
+    """The numbers of a transcribed table kept as the strings printed (``"20.50"``): a float
+    per string, ints and nesting kept (``{"PA": ("3.80", 14)}`` → ``{"PA": (3.8, 14)}``)."""
+    if isinstance(printed, dict):
+        return {key: printed_values(value) for key, value in printed.items()}
+    if isinstance(printed, tuple):
+        return tuple(printed_values(value) for value in printed)
+    return float(printed) if isinstance(printed, str) else printed
 
 
-def as_printed(error):
-    """An error rate of Tables 4 or 6 as the paper prints it (``20.5`` → ``"20.50"``)."""
-    return f"{error:.{ERROR_DECIMALS}f}"
-
-
+# Tables 4–6 as printed (§5; tests/paper_tables.txt holds the paper's lines): the strings are
+# the transcription, the numbers below are read from them.
+# Table 4: test error (%) "according to online situation for 10-fold cross validation".
+TABLE4_PRINTED = {
+    "USPS": {"Perc": "11.74", "PA": "14.02", "SPA": "9.15", "PA-I": "11.05", "SPA-I": "8.68",
+             "PA-II": "11.74", "SPA-II": "6.89"},
+    "reut20": {"Perc": "7.88", "PA": "7.69", "SPA": "5.32", "PA-I": "7.44", "SPA-I": "5.46",
+               "PA-II": "7.95", "SPA-II": "5.29"},
+    "News20": {"Perc": "31.96", "PA": "27.03", "SPA": "20.50", "PA-I": "24.62",
+               "SPA-I": "18.85", "PA-II": "25.82", "SPA-II": "17.23"},
+}
+# Table 5: seconds of 40 training iterations (Xeon 3.0 GHz), online and batch learners.
+TABLE5_PRINTED = {
+    "USPS": {"PA": "5.5", "PA-I": "5.5", "PA-II": "5.5", "SPA": "5.9", "SPA-I": "5.9",
+             "SPA-II": "5.9", "Perc": "1.5", "LR": "53.6", "M-SVM": "68.5"},
+    "reut20": {"PA": "6.2", "PA-I": "6.2", "PA-II": "6.2", "SPA": "6.4", "SPA-I": "6.4",
+               "SPA-II": "6.4", "Perc": "1.0", "LR": "92.5", "M-SVM": "34.3"},
+    "News20": {"PA": "15.7", "PA-I": "15.9", "PA-II": "15.8", "SPA": "16.8", "SPA-I": "17.1",
+               "SPA-II": "17.2", "Perc": "7.9", "LR": "405.6", "M-SVM": "75.7"},
+}
+# Table 6: the peak test error (%) of the online learners and the iteration it is reached at.
+TABLE6_PRINTED = {
+    "USPS": {"Perc": ("6.45", 30), "PA": ("6.82", 34), "SPA": ("6.02", 34),
+             "PA-I": ("6.83", 34), "SPA-I": ("5.73", 39), "PA-II": ("6.82", 40),
+             "SPA-II": ("4.95", 35)},
+    "reut20": {"PA": ("3.80", 14), "PA-I": ("3.80", 14), "PA-II": ("3.81", 15),
+               "SPA": ("3.01", 14), "SPA-I": ("3.03", 39), "SPA-II": ("2.96", 32),
+               "Perc": ("3.99", 25)},
+    "News20": {"PA": ("22.98", 4), "PA-I": ("21.49", 7), "PA-II": ("21.02", 8),
+               "SPA": ("20.01", 1), "SPA-I": ("16.84", 5), "SPA-II": ("15.83", 11),
+               "Perc": ("22.63", 26)},
+}
+# Table 6, the batch columns: test error (%) of LR and M-SVM.
+BATCH_PRINTED = {"USPS": {"LR": "4.98", "M-SVM": "4.83"},
+                 "reut20": {"LR": "3.50", "M-SVM": "3.18"},
+                 "News20": {"LR": "17.79", "M-SVM": "15.94"}}
+ONLINE = ("PA", "PA-I", "PA-II", "SPA", "SPA-I", "SPA-II", "Perc")
+TABLE4_USPS = printed_values(TABLE4_PRINTED["USPS"])
 C_GRID = (1e-3, 1e-2, 1e-1, 1.0, 10.0)
 QUICK_GRID = (1e-3, 1.0)
 FOLDS = 10
@@ -147,7 +182,7 @@ def _table4_outcome(rows, quick):
     cells, claims = [], []
     ratios, paper_ratios, gaps = [], [], []
     for row, (printed, per_seed, n) in rows.items():
-        cells += [cell(f"error % ({row})", name, "test error %", as_printed(printed[name]),
+        cells += [cell(f"error % ({row})", name, "test error %", TABLE4_PRINTED[row][name],
                        per_seed[name],
                        f"Table 4, row {row}", test_size=None if quick else n)
                   for name in ALGORITHMS]
@@ -215,7 +250,7 @@ def table4_usps(quick, seeds):
     driven, _ = _cross_validation("matsushima-table4", X, y, seeds, grid, family,
                                   mistake_driven=True)
     cells += [cell("error % (USPS), variant: mistake-driven PA of (2.3)", f"{name} (mistakes)",
-                   "test error %", as_printed(TABLE4_USPS[name]), driven[name],
+                   "test error %", TABLE4_PRINTED["USPS"][name], driven[name],
                    "Table 4, row USPS", test_size=None if quick else X.shape[0])
               for name in family]
     notes.append("Variant (the mistake-driven reading of (2.3), same folds and orders): "
@@ -226,12 +261,7 @@ def table4_usps(quick, seeds):
 
 
 # Table 4, rows reut20 and News20, and the 20 topics of the paper's Reuters (its Table 3).
-TABLE4_TEXT = {
-    "reut20": {"Perc": 7.88, "PA": 7.69, "SPA": 5.32, "PA-I": 7.44, "SPA-I": 5.46,
-               "PA-II": 7.95, "SPA-II": 5.29},
-    "News20": {"Perc": 31.96, "PA": 27.03, "SPA": 20.50, "PA-I": 24.62, "SPA-I": 18.85,
-               "PA-II": 25.82, "SPA-II": 17.23},
-}
+TABLE4_TEXT = {row: printed_values(TABLE4_PRINTED[row]) for row in ("reut20", "News20")}
 REUTERS_TOPICS = ("acq", "alum", "cocoa", "coffee", "copper", "cpi", "crude", "earn", "gnp",
                   "gold", "grain", "interest", "jobs", "money-fx", "money-supply", "reserves",
                   "rubber", "ship", "sugar", "trade")
@@ -305,8 +335,7 @@ def table4_text(quick, seeds):
 
 
 # Table 5, row USPS: seconds of 40 training iterations (Xeon 3.0 GHz); compared as ratios to PA.
-TABLE5_USPS = {"PA": 5.5, "PA-I": 5.5, "PA-II": 5.5, "SPA": 5.9, "SPA-I": 5.9, "SPA-II": 5.9,
-               "Perc": 1.5}
+TABLE5_USPS = {name: float(TABLE5_PRINTED["USPS"][name]) for name in ONLINE}
 
 
 def printed_slowdown(rows):
@@ -391,12 +420,8 @@ def table5_usps(quick, seeds):
 
 # Table 5, rows Reuter and News20: seconds of 40 training iterations; compared as ratios to PA.
 REPEATS = 3
-TABLE5_TEXT = {
-    "reut20": {"PA": 6.2, "PA-I": 6.2, "PA-II": 6.2, "SPA": 6.4, "SPA-I": 6.4, "SPA-II": 6.4,
-               "Perc": 1.0},
-    "News20": {"PA": 15.7, "PA-I": 15.9, "PA-II": 15.8, "SPA": 16.8, "SPA-I": 17.1,
-               "SPA-II": 17.2, "Perc": 7.9},
-}
+TABLE5_TEXT = {row: {name: float(TABLE5_PRINTED[row][name]) for name in ONLINE}
+               for row in ("reut20", "News20")}
 
 
 SLOWER_RANGE = printed_slowdown({"USPS": TABLE5_USPS, **TABLE5_TEXT})
@@ -472,8 +497,7 @@ def table5_text(quick, seeds):
 
 
 # Table 6, row USPS: the lowest test error (%) over 40 epochs, and the epoch it was reached at.
-TABLE6_USPS = {"Perc": (6.45, 30), "PA": (6.82, 34), "SPA": (6.02, 34), "PA-I": (6.83, 34),
-               "SPA-I": (5.73, 39), "PA-II": (6.82, 40), "SPA-II": (4.95, 35)}
+TABLE6_USPS = printed_values(TABLE6_PRINTED["USPS"])
 EPOCHS_TABLE6 = 40
 
 
@@ -527,12 +551,12 @@ def table6_usps(quick, seeds):
             curve = 100.0 * np.mean(curves[name], axis=0)
             peaks[name].append(float(curve.min()))
             at[name].append(int(np.argmin(curve)) + 1)
-    cells = [cell("peak error % (USPS)", name, "test error %", as_printed(TABLE6_USPS[name][0]),
+    cells = [cell("peak error % (USPS)", name, "test error %", TABLE6_PRINTED["USPS"][name][0],
                   peaks[name], "Table 6, row USPS", test_size=None if quick else X.shape[0])
              for name in ALGORITHMS]
     cells += [cell("epoch of the peak (USPS)", name, "epoch", TABLE6_USPS[name][1], at[name],
                    "Table 6, row USPS") for name in ALGORITHMS]
-    printed = {name: as_printed(error) for name, (error, _) in TABLE6_USPS.items()}
+    printed = {name: error for name, (error, _) in TABLE6_PRINTED["USPS"].items()}
     claims = pair_claims("", "peak error", "§5, Table 6", peaks, printed)
     claims.append(lowest_claim("", "peak error", "§5, Table 6", peaks))
     notes = [] if quick else [
@@ -543,12 +567,7 @@ def table6_usps(quick, seeds):
 
 
 # Table 6, rows Reuters and News20 (online learners); the batch columns are in BATCH_PAPER.
-TABLE6_TEXT = {
-    "reut20": {"PA": (3.80, 14), "PA-I": (3.80, 14), "PA-II": (3.81, 15), "SPA": (3.01, 14),
-               "SPA-I": (3.03, 39), "SPA-II": (2.96, 32), "Perc": (3.99, 25)},
-    "News20": {"PA": (22.98, 4), "PA-I": (21.49, 7), "PA-II": (21.02, 8), "SPA": (20.01, 1),
-               "SPA-I": (16.84, 5), "SPA-II": (15.83, 11), "Perc": (22.63, 26)},
-}
+TABLE6_TEXT = {row: printed_values(TABLE6_PRINTED[row]) for row in ("reut20", "News20")}
 # documents per row in the paper's Table 3 (its test parts cover them all over the 10 folds)
 PAPER_SIZES = {"USPS": 7291, "reut20": 7800, "News20": 15935}
 TEXT_GRID = (1e-4, 1e-3, 1e-2)
@@ -649,14 +668,14 @@ def table6_text(quick, seeds):
         mean_curves[row] = {name: np.mean(c, axis=0) for name, c in seed_curves.items()}
         printed = TABLE6_TEXT[row]
         cells += [cell(f"peak error % ({row})", name, "test error %",
-                       as_printed(printed[name][0]),
+                       TABLE6_PRINTED[row][name][0],
                        peaks[name], f"Table 6, row {'Reuters' if row == 'reut20' else row}",
                        test_size=None if quick else PAPER_SIZES[row]) for name in ALGORITHMS]
         cells += [cell(f"epoch of the peak ({row})", name, "epoch", printed[name][1], at[name],
                        f"Table 6, row {'Reuters' if row == 'reut20' else row}")
                   for name in ALGORITHMS]
         ours = {name: mean(v) for name, v in peaks.items()}
-        quoted = {name: as_printed(error) for name, (error, _) in printed.items()}
+        quoted = {name: error for name, (error, _) in TABLE6_PRINTED[row].items()}
         claims += pair_claims(f"{row}: ", "peak error", "§5.3, Table 6", peaks, quoted)
         claims.append(lowest_claim(f"{row}: ", "peak error", "§5.3, Table 6", peaks))
         claims.append(below_claim(f"{row}: PA-II is more accurate than PA and PA-I",
@@ -720,11 +739,9 @@ def table6_text(quick, seeds):
 
 # Tables 5 and 6, columns LR and M-SVM (and the online learners they are compared with in the
 # text): Table 6's test error (%) and Table 5's seconds.
-BATCH_PAPER = {"USPS": {"LR": 4.98, "M-SVM": 4.83}, "reut20": {"LR": 3.50, "M-SVM": 3.18},
-               "News20": {"LR": 17.79, "M-SVM": 15.94}}
-TABLE5_SECONDS = {"USPS": {"PA": 5.5, "SPA-II": 5.9, "LR": 53.6, "M-SVM": 68.5},
-                  "reut20": {"PA": 6.2, "SPA-II": 6.4, "LR": 92.5, "M-SVM": 34.3},
-                  "News20": {"PA": 15.7, "SPA-II": 17.2, "LR": 405.6, "M-SVM": 75.7}}
+BATCH_PAPER = printed_values(BATCH_PRINTED)
+TABLE5_SECONDS = {row: {name: float(seconds[name]) for name in ("PA", "SPA-II", "LR", "M-SVM")}
+                  for row, seconds in TABLE5_PRINTED.items()}
 BATCH_GRIDS = {"LR": (0.1, 1.0, 10.0), "M-SVM": (0.001, 0.01, 0.1)}
 NEWS20_BATCH_GRIDS = {"LR": (0.1, 1.0), "M-SVM": (0.001, 0.01)}
 QUICK_BATCH_GRIDS = {"LR": (0.1, 1.0), "M-SVM": (0.01, 0.1)}
@@ -834,7 +851,7 @@ def _batch(rows_wanted, quick, seeds):
 
         source = {"reut20": "Reuters"}.get(row, row)
         cells += [cell(f"error % ({row})", name, "test error %",
-                       as_printed(BATCH_PAPER[row][name]),
+                       BATCH_PRINTED[row][name],
                        values(name, "test_error"), f"Table 6, row {source}",
                        test_size=None if quick else PAPER_SIZES[row]) for name in ("LR", "M-SVM")]
         seconds = TABLE5_SECONDS[row]
