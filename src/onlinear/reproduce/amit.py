@@ -74,16 +74,20 @@ def _synthetic(key, vary, values, quick, seeds, *, block_size=5, noise=0.0, n_re
 
 
 def _curve_figure(panels, values, xlabel, title):
-    """One axes per ``(best, panel title)`` of ``panels``: imperfect trials against ``values``."""
+    """One axes per ``(best, per-seed values at the best C, panel title)`` of ``panels``:
+    imperfect trials against ``values``, the error bars the sd over the seeds."""
 
     def draw(axes):
-        for ax, (best, heading) in zip(axes, panels):
+        for ax, (best, at_best, heading) in zip(axes, panels):
             for i, name in enumerate(sorted({a for a, _ in best})):
-                ax.plot(values, [best[(name, v)] for v in values], marker="o",
-                        linestyle="-" if name.endswith(".A") else "--", label=name,
-                        color=f"C{i}")
+                spread = [np.std(at_best[(name, v)], ddof=1) if len(at_best[(name, v)]) > 1
+                          else 0.0 for v in values]
+                ax.errorbar(values, [best[(name, v)] for v in values], yerr=spread,
+                            marker="o", capsize=2,
+                            linestyle="-" if name.endswith(".A") else "--", label=name,
+                            color=f"C{i}")
             ax.set_xlabel(xlabel)
-            ax.set_ylabel("imperfect trials (best C, mean)")
+            ax.set_ylabel("imperfect trials (best C, mean ± sd over seeds)")
             if heading:
                 ax.set_title(heading, fontsize=9)
         axes[0].legend(fontsize=7)
@@ -159,7 +163,7 @@ def fig7_block_size(quick, seeds):
               + f"; weakest: {t_down}", p_down),
     ]
     return Outcome([], claims, {"settings": table}, [], _curve_figure(
-        [(best, "")], values, "block size k", "Amit et al. Fig. 7 (ours)"))
+        [(best, at_best, "")], values, "block size k", "Amit et al. Fig. 7 (ours)"))
 
 
 def fig8_sparsity(quick, seeds):
@@ -207,7 +211,7 @@ def fig8_sparsity(quick, seeds):
         ]
     table = Table([row for _, _, t, _ in panels for row in t], panels[0][2].columns)
     return Outcome([], claims, {"settings": table}, [], _curve_figure(
-        [(best, f"blocks of {k}") for k, best, _, _ in panels], values,
+        [(best, at_best, f"blocks of {k}") for k, best, _, at_best in panels], values,
         "relevant features (of 500)", "Amit et al. Fig. 8 (ours)"))
 
 
@@ -288,7 +292,8 @@ def fig9_noise(quick, seeds):
                 + f"; weakest pair: {t_all}", p_all))
     table = Table([row for _, _, t, _ in panels for row in t], panels[0][2].columns)
     return Outcome([], claims, {"settings": table}, [], _curve_figure(
-        [(best, f"blocks of {k}") for k, best, _, _ in panels], values, "noise rate q",
+        [(best, at_best, f"blocks of {k}") for k, best, _, at_best in panels], values,
+        "noise rate q",
         "Amit et al. Fig. 9 (ours)"))
 
 
