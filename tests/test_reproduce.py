@@ -688,6 +688,12 @@ def test_welch_test_between_settings_and_the_weakest_of_several():
     assert unpaired_test([6.0, 6.0], [5.0, 5.0])[0] == 1.0
     assert unpaired_test([5.0], [6.0, 7.0])[0] is None
     assert 0.0 < unpaired_test([5.0, 5.0], [6.0, 7.0])[0] < 0.5  # one side without spread
+    # paired differences equal but for rounding are one difference, not a spread to test
+    from onlinear.reproduce._framework import paired_test
+
+    a, b = [0.1, 10.1, 100.1], [0.7, 10.7, 100.7]  # −0.6 each, but for the last bits
+    assert np.ptp(np.subtract(a, b)) > 0 and paired_test(a, b)[0] == 0.0
+    assert paired_test(b, a)[0] == 1.0
     assert weakest([(0.01, "a"), (None, "b"), (0.2, "c")]) == (0.2, "c")
     assert weakest([(None, "b")])[0] is None
 

@@ -201,3 +201,60 @@ def test_claims_between_learners_are_paired_over_seeds():
     assert loose.holds and not loose.significant  # A's lead over C is one seed's
     assert loose.statement == "A has the lowest error of the online learners"
     assert not matsushima.below_claim("", "", per_seed, ("B",), ("A",)).holds
+
+
+def test_news20_without_headers(monkeypatch, tmp_path):
+    """The News20 variant of Table 4 reads the messages without their header block: a tiny
+    "bydate" folder in the data directory, its header words (sender, subject line) gone from
+    the features, the body words kept, the labels those of the folders."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    messages = {"train/sci.space/1": "From: alice@nasa\nSubject: Orbit\n\nrocket launch orbit",
+                "train/rec.autos/2": "From: bob@cars\nSubject: wheels\n\nengine car",
+                "test/rec.autos/3": "From: bob@cars\nSubject: tyres\n\ncar wheel",
+                "test/sci.space/4": "no header at all rocket"}
+    root = tmp_path / "text" / "20news-bydate"
+    for name, text in messages.items():
+        split, group, number = name.split("/")
+        folder = root / f"20news-bydate-{split}" / group
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / number).write_text(text)
+    monkeypatch.setenv("ONLINEAR_DATA", str(tmp_path))
+    assert matsushima.without_headers("A: b\nC: d\n\nBody Text\n\nmore") == "body text\n\nmore"
+    assert matsushima.without_headers("Only a Body") == "only a body"
+    plain, stripped = CountVectorizer(), CountVectorizer(
+        preprocessor=matsushima.without_headers)
+    X, y = matsushima.news20(plain)
+    X_body, y_body = matsushima.news20(stripped)
+    assert X.shape[0] == X_body.shape[0] == 4 and list(y) == list(y_body)
+    assert {"alice", "bob", "subject", "from"} <= set(plain.vocabulary_)
+    assert set(stripped.vocabulary_) == {"rocket", "launch", "orbit", "engine", "car"}
+
+
+def test_table4_text_full_protocol_runs_its_variants_beside_the_cells(monkeypatch):
+    """The full protocol of ``matsushima-table4-text`` on small stand-in corpora (the real ones
+    are not shipped): the compared cells on raw counts, and the tf-idf and header-less News20
+    readings as variants in their own tables and notes, never among the compared cells."""
+    from onlinear.reproduce.amit import _synthetic_corpus
+    from onlinear.reproduce._protocol import rng
+
+    def corpora(vectorizer):
+        return {"reut20": _synthetic_corpus(rng("test/reut20", 0), n_documents=200),
+                "News20": _synthetic_corpus(rng("test/news20", 0), n_documents=200)}
+
+    monkeypatch.setattr(matsushima, "_text_corpora", corpora)
+    monkeypatch.setattr(matsushima, "news20", lambda vectorizer: _synthetic_corpus(
+        rng("test/news20-body", 0), n_documents=200))
+    monkeypatch.setattr(matsushima, "C_GRID", (1e-3, 1.0))
+    outcome = matsushima.table4_text(False, [0, 1])
+    assert {c["group"] for c in outcome.cells} == {"error % (reut20)", "error % (News20)"}
+    assert all(c["test_size"] for c in outcome.cells)
+    headerless = outcome.tables["counts-no-headers"]
+    assert set(headerless.column("group")) == {"error % (News20, counts, no headers)"}
+    assert headerless.column("paper") == [matsushima.TABLE4_PRINTED["News20"][n]
+                                          for n in matsushima.ALGORITHMS]
+    assert set(outcome.tables["tf-idf"].column("group")) == {"error % (reut20, tf-idf)",
+                                                            "error % (News20, tf-idf)"}
+    assert "folds-news20-counts-no-headers" in outcome.tables
+    note = next(n for n in outcome.notes if n.startswith("With News20's messages stripped"))
+    assert "(mean over 2 seeds" in note and "SPA-II " in note
