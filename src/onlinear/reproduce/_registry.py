@@ -87,10 +87,6 @@ CLAIMS_NOT_TESTED = [
     ("Matsushima et al. 2010", "§5.2, Table 4, rows sb/ob/ol",
      "SPA's errors are below PA's on the six UCD subsets of 20 Newsgroups",
      "the UCD subsets are not in our data (see Not reproduced)"),
-    ("Yang, Jin & Ye 2009", "§2.3",
-     "the classical ellipsoid method is usually outperformed by the improved version",
-     "the paper omits the numbers behind it; onlinear has CELLIP (Algorithm 1), a run beside "
-     "IELLIP in yang-jin-ye-fig1 is not made yet"),
     ("Yang, Jin & Ye 2009", "§3.3, Fig. 1",
      "the Isolet column of every statement of Fig. 1",
      "Isolet is not in our data (see Not reproduced)"),
