@@ -624,7 +624,7 @@ def execute(experiment, quick=False, seeds=None):
     seed_list = seed_numbers(seeds, experiment.quick_seeds if quick
                              else experiment.default_seeds)
     # recorded before the run: the checkout may change while a long run goes on
-    record = provenance(experiment, quick)
+    record = provenance()
     _DATA_READ.clear()
     start = time.perf_counter()
     outcome = experiment.runner(quick, seed_list)
@@ -741,7 +741,7 @@ def record_data_read(name, paths):
         _DATA_READ[f"{name}:{Path(path).name}"] = Path(path)
 
 
-def provenance(experiment, quick):
+def provenance():
     """What a reader needs to trace a run: the source commit (``git describe`` of the checkout
     the package runs from, ``-dirty`` with uncommitted changes, or "not a git checkout"), the
     versions of the libraries the numbers depend on, the sha256 of every data file the run
