@@ -113,6 +113,23 @@ def test_crammer_singer_tables(id, groups):
         per_run = [r[quantity.startswith("distinct") and "support_patterns" or "updates"]
                    for r in runs if r["algorithm"] == row["item"] and r["epoch"] == 2]
         assert row["ours"] == pytest.approx(np.mean(per_run))
+    # both counts shown, whichever the table is compared on: printed in the section
+    support = result.tables["support"]
+    assert result.shown["support"].endswith(quantity)
+    assert len(support) == 5 * 2
+    for row in support:
+        for key, column in (("support_patterns", "ours: distinct support patterns"),
+                            ("updates", "ours: cumulative updates")):
+            per_run = [r[key] for r in runs
+                       if r["algorithm"] == row["algorithm"] and r["epoch"] == row["epoch"]]
+            assert row[column] == f"{np.mean(per_run):,.1f} ± {np.std(per_run, ddof=1):,.1f}"
+        paper_sp = result.comparison.where(item=row["algorithm"],
+                                           group=f"SP (epoch {row['epoch']})")[0]["paper"]
+        assert float(row[f"paper ({quantity})"]) == paper_sp
+    markdown = result.to_markdown()
+    assert result.shown["support"] + ":" in markdown
+    assert "| algorithm | epoch | paper (" + quantity + ") | ours: distinct support patterns " \
+        "| ours: cumulative updates |" in markdown
     fig7 = result.tables["fig7"]  # epoch 1 only in quick mode (2 epochs)
     assert [r["algorithm"] for r in fig7] == ["Uniform", "Max", "Prop", "MIRA"]
     if id != "crammer-singer-table2":
@@ -168,6 +185,49 @@ def test_amit_synthetic_orderings():
     values = dict(part.rsplit(" ", 1) for part in beat.evidence.split(": ", 1)[1].split(", "))
     five = ("SimPerc.A", "ConProj.A", "SimProj.A", "SimOpt.A", "SimProj.M")
     assert beat.holds == all(float(values[n]) < float(values["MaxPA.A"]) for n in five)
+
+
+def test_further_claims_of_the_papers_keep_their_numbers():
+    """§8 of Crammer & Singer, §9.1 of Amit et al. and §3.3 of Yang, Jin & Ye: the claims
+    that name a data set or a size are tested with that size, read as a stated interval."""
+    from onlinear.reproduce import crammer_singer
+
+    table4 = quick("crammer-singer-table4")
+    perceptron = claim(table4, "the Perceptron's test error is lower than Uniform's")
+    assert perceptron.p_value is not None and "(after epoch 1)" in perceptron.statement
+    err = {n: np.mean([r["error"] for r in table4.tables["runs"]
+                       if r["algorithm"] == n and r["epoch"] == 1])
+           for n in crammer_singer.ALGORITHMS}
+    assert perceptron.holds == all(err["Perceptron"] < err[n] for n in ("Uniform", "Max", "Prop"))
+    mira = claim(table4, "USPS: MIRA's test error is around 20 % lower")
+    relative = (err["MIRA"] - err["Perceptron"]) / err["Perceptron"]
+    assert mira.holds == (-0.30 <= relative <= -0.10)
+    assert f"ours {relative:+.1%} (paper -19.4%)" in mira.evidence
+    four = claim(table4, "USPS: MIRA's support patterns after one epoch are about four times")
+    assert "(paper 3.46)" in four.evidence and four.p_value is not None
+    # a data set's statements go to its table only; quick mode runs 2 epochs, not 3
+    assert not [c for c in table4.claims if c.statement.startswith(("Letter:", "Chess-Board:"))]
+    assert not [c for c in table4.claims if "after three epochs" in c.statement]
+    letter = quick("crammer-singer-table5")
+    assert "(paper -50.6%)" in claim(letter, "Letter: MIRA's test error is lower by 50 %").evidence
+    assert "(paper 1.94)" in claim(letter, "about two times the Perceptron's on Letter").evidence
+    fig9 = quick("amit-fig9")
+    assert claim(fig9, "[k = 5] MaxPA.A's mistakes grow super-linearly").evidence.startswith(
+        "quadratic coefficient")
+    assert claim(fig9, "[k = 5] SimProj.M is the best performing variant").p_value is not None
+    assert claim(quick("amit-fig8"), "[k = 5] MaxPA.A performs much worse").p_value is not None
+    fig1 = quick("yang-jin-ye-fig1")
+    classical = claim(fig1, "the classical ellipsoid method (CELLIP) is usually outperformed")
+    last = {(d, a): np.mean([r["error"] for r in fig1.tables["runs"] if r["data"] == d
+                             and r["algorithm"] == a and r["epoch"] == 3])
+            for d in ("usps", "letter") for a in ("IELLIP", "CELLIP")}
+    wins = sum(last[(d, "IELLIP")] < last[(d, "CELLIP")] for d in ("usps", "letter"))
+    assert classical.holds == (wins == 2)  # "most" of two data sets: both
+    assert f"usps: IELLIP {last[('usps', 'IELLIP')]:.2f}, CELLIP " in classical.evidence
+    for text in ("letter: IELLIP and PA make more updates than MIRA",
+                 "letter: IELLIP and PA reach a lower test error than MIRA",
+                 "usps: IELLIP makes fewer updates than PA"):
+        assert "paired over 2 seeds" in claim(fig1, text).evidence, text
 
 
 def test_amit_text_in_both_settings():
@@ -237,8 +297,10 @@ def test_yang_jin_ye():
     fig1 = quick("yang-jin-ye-fig1")
     assert claim(fig1, "usps: IELLIP makes fewer updates than PA").holds
     runs = fig1.tables["runs"]
-    # the three learners, and a second reading of IELLIP beside them (quick mode: one)
-    assert {r["algorithm"] for r in runs} == {"PA", "MIRA", "IELLIP", "IELLIP (t=updates, (15))"}
+    # the three learners, a second reading of IELLIP beside them (quick mode: one) and the
+    # classical method (§2.3)
+    assert {r["algorithm"] for r in runs} == {"PA", "MIRA", "IELLIP", "IELLIP (t=updates, (15))",
+                                              "CELLIP"}
     assert not any("t=updates" in c.statement for c in fig1.claims)
     # volatility: median and range of every learner's last-epoch errors over the seeds
     usps = next(n for n in fig1.notes if n.startswith("usps: test error after epoch 3"))
@@ -404,6 +466,20 @@ def test_seed_numbers():
             seed_numbers(bad, 3)
 
 
+def test_seeds_named_by_a_count_a_list_or_a_range():
+    from onlinear.reproduce import parse_seeds, seed_numbers
+
+    assert parse_seeds("3") == 3 and seed_numbers("3", 5) == [0, 1, 2]
+    assert parse_seeds(" 0,3,7 ") == [0, 3, 7]
+    assert parse_seeds("10:20") == list(range(10, 20))  # half-open, as Python's range
+    assert parse_seeds("10-19") == list(range(10, 20))  # inclusive
+    for bad, why in (("0", "at least one"), ("-2", "at least one"), ("5:5", "empty range"),
+                     ("5-3", "empty range"), ("1,1", "distinct"), ("2:x", "is not a count"),
+                     ("1,-1", "non-negative"), ("", "is not a count")):
+        with pytest.raises(ValueError, match=why):
+            parse_seeds(bad)
+
+
 def test_a_report_from_results_saved_by_an_older_version_is_judged_anew(tmp_path):
     """A CSV without the columns of the new rule (z, d/paper, ordering) is judged again."""
     result = quick("crammer-singer-table4")
@@ -437,6 +513,7 @@ def test_list_command():
     ("reproduce", "amit-fig7", "--all"),                # both
     ("reproduce", "amit-fig7", "--seeds", "0"),         # no order
     ("reproduce", "amit-fig7", "--seeds", "5-3"),       # an empty range
+    ("reproduce", "amit-fig7", "--seeds", "4:4"),       # an empty half-open range
     ("reproduce", "amit-fig7", "--seeds", "1,1"),       # a seed twice
     ("reproduce", "amit-fig7", "--seeds", "a"),
     ("reproduce", "--list", "amit-fig7"),
@@ -547,6 +624,10 @@ def test_quick_report_structure():
     assert text.startswith("# Reproducing the papers")
     assert re.search(r"\*\*Source\.\*\* The runs were made at commit \S+", text)
     assert "**Verdict rule.**" in text and "|z| ≤ 2" in text and "**Not reproduced.**" in text
+    # every claim of the papers is tested in its section or listed with the reason it is not
+    untested = text.split("**Claims not tested.**")[1].split('<a id="')[0]
+    assert untested.count("\n- ") == len(reproduce._registry.CLAIMS_NOT_TESTED) >= 10
+    assert "Sopopo" in untested and "ROMMA" in untested and "Isolet" in untested
     summary = [line for line in text.splitlines() if line.startswith("| [`")]
     assert [re.match(r"\| \[`([^`]+)`\]", line).group(1) for line in summary] == IDS
     total = next(line for line in text.splitlines() if line.startswith("| **total** |"))
@@ -594,6 +675,36 @@ def test_claims_are_paired_tests_over_seeds():
     assert half.holds == all(0.4 <= r <= 0.6 for r in ratios)
     spa = claim(quick("matsushima-table4"), "USPS: SPA-II has a lower error than PA-II")
     assert spa.p_value is not None and "paired over" in spa.evidence
+    # Amit et al.'s figures: paired between schemes (the same data sets), Welch between
+    # settings (each draws its own), the claim as strong as its weakest comparison
+    fig7 = quick("amit-fig7")
+    beats = claim(fig7, "SimProj.A makes fewer mistakes than MaxPA.A")
+    assert beats.p_value is not None and "weakest k: paired over 2 seeds" in beats.evidence
+    grows = claim(fig7, "improve as the block size grows")
+    assert grows.p_value is not None and "Welch over 2 and 2 seeds" in grows.evidence
+    fig9 = quick("amit-fig9")
+    for text in ("beat MaxPA.A at the highest noise", "SimOpt.A is worse than SimProj.A"):
+        assert "paired over 2 seeds" in claim(fig9, text).evidence, text
+
+
+def test_welch_test_between_settings_and_the_weakest_of_several():
+    from onlinear.reproduce._framework import unpaired_test, weakest
+
+    p, text = unpaired_test([1.0, 2.0, 3.0], [4.0, 5.0, 6.0])
+    assert p < 0.05 and text.startswith("Welch over 3 and 3 seeds")
+    assert unpaired_test([4.0, 5.0, 6.0], [1.0, 2.0, 3.0])[0] > 0.95
+    assert unpaired_test([5.0, 5.0], [6.0, 6.0])[0] == 0.0  # no spread on either side
+    assert unpaired_test([6.0, 6.0], [5.0, 5.0])[0] == 1.0
+    assert unpaired_test([5.0], [6.0, 7.0])[0] is None
+    assert 0.0 < unpaired_test([5.0, 5.0], [6.0, 7.0])[0] < 0.5  # one side without spread
+    # paired differences equal but for rounding are one difference, not a spread to test
+    from onlinear.reproduce._framework import paired_test
+
+    a, b = [0.1, 10.1, 100.1], [0.7, 10.7, 100.7]  # −0.6 each, but for the last bits
+    assert np.ptp(np.subtract(a, b)) > 0 and paired_test(a, b)[0] == 0.0
+    assert paired_test(b, a)[0] == 1.0
+    assert weakest([(0.01, "a"), (None, "b"), (0.2, "c")]) == (0.2, "c")
+    assert weakest([(None, "b")])[0] is None
 
 
 def test_mnist_table3_is_opt_in(monkeypatch):
@@ -619,6 +730,22 @@ def test_mnist_table3_is_opt_in(monkeypatch):
         "homogeneous polynomial (x·x')^3")
     missing = " ".join(t for paper, t, _ in reproduce._registry.NOT_REPRODUCED)
     assert "Table 3, epochs 2–3" in missing
+
+
+def test_provenance_names_the_files_a_run_read():
+    """A run's provenance holds the sha256 of the data files it did read (here the shipped
+    USPS, train and test), not of those it might have read (quick Chess-Board: none)."""
+    import hashlib
+    from importlib.resources import files
+
+    folder = files("onlinear.data") / "packaged"
+    read = quick("crammer-singer-table4").provenance["data"]
+    assert read == {f"shipped usps:{name}": hashlib.sha256(
+        (folder / name).read_bytes()).hexdigest() for name in ("usps.bz2", "usps.t.bz2")}
+    assert "shipped usps:usps.bz2 sha256 " in quick("crammer-singer-table4").provenance_line()
+    assert quick("crammer-singer-table2").provenance["data"] == {}
+    assert set(quick("crammer-singer-table5").provenance["data"]) == {
+        "shipped letter:letter.scale.bz2", "shipped letter:letter.scale.t.bz2"}
 
 
 def test_data_checksums_of_files_and_folders(monkeypatch, tmp_path):
@@ -647,3 +774,61 @@ def test_data_checksums_of_files_and_folders(monkeypatch, tmp_path):
     text = _framework.provenance_text({"commit": "abc123", "versions": {"numpy": "2"},
                                        "data": sums, "machine": "m"})
     assert text.startswith("commit abc123; numpy 2; data: one:a.txt sha256 ba7816bf8f01")
+
+
+def test_one_section_end_to_end_report_structure(tmp_path):
+    """The CI's end-to-end check (quick mode, seconds): one small section run from the command
+    line with its seeds named as a range, then its report read back — the verdict columns
+    with a magnitude, the provenance block, and each cell's per-seed values under the seeds
+    that produced them, the same in the CSV, the text and the report."""
+    import re
+
+    out, report_path = tmp_path / "out", tmp_path / "report" / "reproduction.md"
+    report_path.parent.mkdir()
+    done = onlinear_cli("reproduce", "crammer-singer-table2", "--quick", "--seeds", "3:6",
+                        "--out", out)
+    assert done.returncode == 0, done.stderr
+    assert "seeds 3–5" in done.stdout and "provenance: commit " in done.stdout
+    done = onlinear_cli("reproduce", "crammer-singer-table2", "--report", report_path,
+                        "--from", out)
+    assert done.returncode == 0, done.stderr
+    text = report_path.read_text(encoding="utf-8")
+    saved = Table.from_csv((out / "crammer-singer-table2.csv").read_text())
+    assert len(saved) == 5 * 2 * 2  # 5 learners × (error, SP) × 2 epochs in quick mode
+    # the summary row: the three verdicts (far off among them), and their total is every cell
+    header = next(line for line in text.splitlines() if line.startswith("| experiment |"))
+    assert "| reproduced | not reproduced | far off |" in header
+    total = next(line for line in text.splitlines() if line.startswith("| **total** |"))
+    counts = [int(v) for v in total.strip("| ").split("|")[1:] if v.strip()]
+    assert sum(counts[:3]) == len(saved)
+    assert counts[2] == saved.column("verdict").count(FAR_OFF)
+    # the provenance block: commit, versions, data checksums, machine
+    provenance = re.search(r"Provenance: commit ([^;]+); onlinear (\S+), python (\S+), "
+                           r"numpy (\S+), scipy (\S+).*; data: (.*); machine: (.+)\.", text)
+    assert provenance, text[:2000]
+    assert provenance.group(6) == "synthetic data only"  # Chess-Board is generated
+    assert "sweeps" in provenance.group(7)
+    # the comparison: every cell with z, d/paper and its verdict, 3 seeds (< 10: marked †)
+    rows = [line for line in text.splitlines() if line.startswith("| error %")
+            or line.startswith("| SP (")]
+    comparison = [r for r in rows if r.count("|") == 12]
+    assert len(comparison) == len(saved)
+    for line, row in zip(comparison, saved):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[4] == "3" and cells[6] == f"{row['relative']:+.1%}"
+        assert cells[7] == f"{row['z']:+.1f}" and cells[8] == f"{row['verdict']} †"
+    # the support patterns both ways, read back from the saved CSV
+    assert "| algorithm | epoch | paper (distinct support patterns) |" in text
+    # the per-seed values: in the CSV (with their seeds) and in the report
+    assert set(saved.column("seeds")) == {"3;4;5"}
+    per_seed = [r for r in rows if r.count("|") == 4]
+    assert len(per_seed) == len(saved)
+    for line, row in zip(per_seed, saved):
+        values = [float(v) for v in str(row["values"]).split(";")]
+        shown = re.findall(r"(\d+): ([\d.]+)", line.split("|")[3])
+        assert [int(s) for s, _ in shown] == [3, 4, 5]
+        assert [float(v) for _, v in shown] == pytest.approx(values, abs=0.051)
+    runs = Table.from_csv((out / "crammer-singer-table2-runs.csv").read_text())
+    mira = [r["error"] for r in runs if r["algorithm"] == "MIRA" and r["epoch"] == 1]
+    assert saved.where(item="MIRA", group="error % (epoch 1)")[0]["values"] == ";".join(
+        f"{v:.6g}" for v in mira)

@@ -3,7 +3,8 @@ beside ours, with a verdict.
 
     onlinear reproduce --list
     onlinear reproduce matsushima-table4 --seeds 5 --out results/
-    onlinear reproduce matsushima-table4 --seeds 10-19          # another set of seeds
+    onlinear reproduce matsushima-table4 --seeds 10:20          # seeds 10-19
+    onlinear reproduce matsushima-table4 --seeds 10-19          # the same seeds
     onlinear reproduce matsushima-table4 --seeds 3,5,8
     onlinear reproduce matsushima-table4 --seeds 5 --seed-offset 100   # seeds 100-104
     onlinear reproduce crammer-singer-table4 --quick
@@ -39,32 +40,16 @@ def _check_folder(ctx, param, value):
 
 
 def _parse_seeds(ctx, param, value):
-    """``--seeds``: a count ``N`` (seeds 0…N−1), an inclusive range ``A-B`` or a list
-    ``a,b,c`` of seed numbers; None when not given."""
+    """``--seeds`` (:func:`onlinear.reproduce.parse_seeds`): a count, a list or a range; None
+    when not given."""
     if value is None:
         return None
-    text = value.strip()
+    from ..reproduce import parse_seeds
+
     try:
-        if "," in text:
-            seeds = [int(part) for part in text.split(",")]
-        elif "-" in text.lstrip("-"):
-            first, _, last = text.partition("-")
-            seeds = list(range(int(first), int(last) + 1))
-            if not seeds:
-                raise click.BadParameter(f"empty range {value!r}: give A-B with A ≤ B.", ctx,
-                                         param)
-        else:
-            count = int(text)
-            if count < 1:
-                raise click.BadParameter(f"{value!r}: at least one seed.", ctx, param)
-            return count
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not a count, a range A-B or a list a,b,c of "
-                                 "seed numbers.", ctx, param) from None
-    if any(s < 0 for s in seeds) or len(set(seeds)) != len(seeds):
-        raise click.BadParameter(f"{value!r}: seeds must be distinct non-negative integers.",
-                                 ctx, param)
-    return seeds
+        return parse_seeds(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error), ctx, param) from None
 
 
 @cli.command("reproduce")
@@ -77,7 +62,8 @@ def _parse_seeds(ctx, param, value):
               help="Small subsets, seconds: checks the code path, not the paper's numbers.")
 @click.option("--seeds", callback=_parse_seeds, default=None,
               help="Seeded orders per experiment: a count N (seeds 0…N−1; default: the "
-                   "experiment's own), a range A-B or a list a,b,c of seed numbers.")
+                   "experiment's own), a range A:B (seeds A…B−1) or A-B (A…B), or a list "
+                   "a,b,c of seed numbers.")
 @click.option("--seed-offset", type=click.IntRange(min=0), default=0,
               help="Add this to every seed number (another set of orders, same count).")
 @click.option("--out", type=click.Path(), callback=_check_folder, default=None,

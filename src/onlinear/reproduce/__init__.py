@@ -10,7 +10,7 @@ True
 (CSV, markdown), the claims, further tables and, where the paper has a figure, a PNG into that
 folder.  ``report(results, path)`` writes the markdown reproduction report of several results.
 The command line does the same: ``onlinear reproduce --list``, ``onlinear reproduce ID
-[--quick] [--seeds N | --seeds 10-19 | --seeds 3,5,8]
+[--quick] [--seeds N | --seeds 10:20 | --seeds 10-19 | --seeds 3,5,8]
 [--seed-offset K] [--out DIR]``, ``onlinear reproduce --all --report docs/reproduction.md``.
 
 Each experiment lives in the module of its paper; the run function's docstring is its protocol
@@ -33,6 +33,7 @@ from ._framework import (
     Result,
     execute,
     noise,
+    parse_seeds,
     seed_numbers,
     sigma,
     verdict,
@@ -42,8 +43,8 @@ from ._registry import EXPERIMENTS, describe, list_experiments
 
 __all__ = ["Experiment", "Outcome", "Result", "Claim", "EXPERIMENTS", "list_experiments",
            "describe", "run", "run_all", "report", "save", "load", "verdict", "noise",
-           "sigma", "seed_numbers", "VERDICT_RULE", "VERDICTS", "REPRODUCED", "NOT_REPRODUCED",
-           "FAR_OFF", "SAME_ORDERING"]
+           "sigma", "seed_numbers", "parse_seeds", "VERDICT_RULE", "VERDICTS", "REPRODUCED",
+           "NOT_REPRODUCED", "FAR_OFF", "SAME_ORDERING"]
 
 
 def run(id, quick=False, seeds=None, out=None):
@@ -55,9 +56,10 @@ def run(id, quick=False, seeds=None, out=None):
         An experiment id (:func:`list_experiments`).
     quick : bool, default=False
         Small subsets, seconds: checks the code path, not the paper's numbers.
-    seeds : int, list of int or None
-        The seeded orders: a count n (seeds 0…n−1), a list of seed numbers, or None (the
-        experiment's own count, fewer in quick mode).
+    seeds : int, list of int, str or None
+        The seeded orders: a count n (seeds 0…n−1), a list of seed numbers, a string of
+        :func:`parse_seeds` (``"10:20"``, ``"0,3,7"``), or None (the experiment's own count,
+        fewer in quick mode).
     out : path or None
         A folder to write the result's files into (created if its parent exists); every file
         is written whole or not at all, and nothing is written outside the folder.

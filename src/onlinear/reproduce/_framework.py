@@ -233,12 +233,52 @@ class Claim:
         return "holds" if self.significant else "holds, not significant"
 
 
+def unpaired_test(smaller, larger):
+    """One-sided Welch test that the mean of ``smaller`` is below that of ``larger``, for
+    values of runs on independent data (two settings of an experiment, each with its own
+    seeded data sets): ``(p_value, text)``; None with fewer than two values on a side.
+
+    Examples
+    --------
+    >>> p, text = unpaired_test([1.0, 2.0, 3.0], [4.0, 5.0, 6.0])
+    >>> round(p, 4), text
+    (0.0107, 'Welch over 3 and 3 seeds: mean difference -3.00, p = 0.011')
+    """
+    from scipy import stats
+
+    a, b = np.asarray(smaller, dtype=float), np.asarray(larger, dtype=float)
+    difference = a.mean() - b.mean()
+    if a.size < 2 or b.size < 2:
+        return None, f"one seed: difference {difference:+.2f}, no test"
+    if np.ptp(a) == 0 and np.ptp(b) == 0:
+        p = 0.0 if difference < 0 else 1.0
+    else:
+        import warnings
+
+        with warnings.catch_warnings():
+            # a side whose seeds agree (counts often do) has a variance of exactly 0, which
+            # scipy flags as "precision loss" though Welch's statistic is exact
+            warnings.filterwarnings("ignore", "Precision loss", RuntimeWarning)
+            p = float(stats.ttest_ind(a, b, equal_var=False, alternative="less").pvalue)
+    return p, (f"Welch over {a.size} and {b.size} seeds: mean difference {difference:+.2f}, "
+               f"p = {p:.2g}")
+
+
+def weakest(tests):
+    """The test of several with the largest p-value (a claim made of several comparisons
+    holds as strongly as its weakest), ``(p_value, text)``; ``(None, "…no test")`` when none
+    could be run."""
+    tests = [t for t in tests if t[0] is not None]
+    return max(tests, key=lambda t: t[0]) if tests else (None, "one seed, no test")
+
+
 def paired_test(smaller, larger):
     """One-sided paired test over seeds that ``smaller`` is below ``larger`` (the values of two
     algorithms on the same seeds, in the same order): ``(p_value, text)``.
 
-    A paired t test (scipy.stats.ttest_rel); when every seed's difference is the same, the
-    p-value is 0 if it has the claimed sign and 1 otherwise; None with fewer than two seeds.
+    A paired t test (scipy.stats.ttest_rel); when every seed's difference is the same (to
+    rounding), the p-value is 0 if it has the claimed sign and 1 otherwise; None with fewer
+    than two seeds.
 
     Examples
     --------
@@ -254,8 +294,10 @@ def paired_test(smaller, larger):
     agree = int(np.sum(diff < 0))
     if n < 2:
         return None, f"one seed: difference {diff.mean():+.2f}, no test"
-    if np.ptp(diff) == 0:
-        p = 0.0 if diff[0] < 0 else 1.0
+    # differences that agree to rounding (errors of the same test set, one ulp apart) are the
+    # same difference: the t statistic of such a spread is noise
+    if np.ptp(diff) <= 1e-9 * max(1.0, float(np.max(np.abs(diff)))):
+        p = 0.0 if diff.mean() < 0 else 1.0
     else:
         p = float(stats.ttest_rel(a, b, alternative="less").pvalue)
     return p, (f"paired over {n} seeds: mean difference {diff.mean():+.2f}, {agree}/{n} seeds "
@@ -270,7 +312,8 @@ class Outcome:
     ----------
     cells : list of dict
         The numbers the paper prints, beside ours: ``group``, ``item``, ``quantity``,
-        ``paper``, ``ours``, ``sd``, ``n``, ``source`` and, for error rates, ``test_size``.
+        ``paper``, ``ours``, ``sd``, ``n``, ``values`` (the per-seed values, ``;``-separated,
+        in the order of the seeds), ``source`` and, for error rates, ``test_size``.
         Experiments whose paper has only a figure leave ``paper`` None (or have no cells).
     claims : list of Claim
     tables : dict of str to Table
@@ -279,6 +322,9 @@ class Outcome:
         Data used, deviations from the paper's protocol, traces of "off" cells.
     figure : callable or None
         ``figure(path)`` draws the figure the paper has and saves it to ``path`` (PNG).
+    shown : dict of str to str
+        Names of ``tables`` printed in the report's section too (besides their CSV), each
+        with its caption.
     """
 
     cells: list = field(default_factory=list)
@@ -286,6 +332,7 @@ class Outcome:
     tables: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
     figure: object = None
+    shown: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -366,6 +413,8 @@ class Result:
     provenance : dict
         ``commit``, ``versions``, ``data`` (file → sha256) and ``machine``
         (:func:`provenance`).
+    shown : dict of str to str
+        The tables printed in the section, name → caption (:class:`Outcome`).
     """
 
     experiment: Experiment
@@ -379,6 +428,12 @@ class Result:
     figure: object = None
     machine: str = ""
     provenance: dict = field(default_factory=dict)
+    shown: dict = field(default_factory=dict)
+
+    def _shown_tables(self):
+        """``(caption, table)`` of the tables printed in the section."""
+        return [(caption, self.tables[name]) for name, caption in self.shown.items()
+                if name in self.tables]
 
     @property
     def counts(self):
@@ -423,6 +478,9 @@ class Result:
                  f"Provenance: {self.provenance_line()}.", ""]
         if len(self.comparison):
             lines += [_comparison_markdown(self.comparison), ""]
+            lines += _per_seed_markdown(self.comparison)
+        for caption, table in self._shown_tables():
+            lines += [f"{caption}:", "", table.to_markdown().rstrip(), ""]
         if self.claims:
             lines += ["| claim | source | status | evidence |", "|:---|:---|:---|:---|"]
             lines += [f"| {_cell(c.statement)} | {_cell(c.source)} | **{c.status}** | "
@@ -444,6 +502,8 @@ class Result:
             table = Table([{k: row[k] for k in _SHOWN} for row in _formatted(self.comparison)],
                           list(_SHOWN))
             lines += [table.to_text(), ""]
+        for caption, table in self._shown_tables():
+            lines += [f"{caption}:", table.to_text(), ""]
         for c in self.claims:
             lines.append(f"[{c.status}] {c.statement} ({c.source}): {c.evidence}")
         if self.claims:
@@ -529,8 +589,30 @@ def _comparison_markdown(table):
     return "\n".join(lines)
 
 
+def _per_seed_markdown(table):
+    """The per-seed values of every cell, each after its seed number, in a folded block (the
+    comparison prints their mean ± sd, median and range)."""
+    rows = [row for row in table if len(_values(row.get("values"))) > 1]
+    if not rows:
+        return []
+    lines = ["<details><summary>Per-seed values (seed: value)</summary>", "",
+             "| group | item | per-seed values |", "|:---|:---|:---|"]
+    for row in rows:
+        values = _values(row["values"])
+        seeds = str(row.get("seeds") or "").split(";")
+        # counts as integers, other values with a digit more than the paper prints
+        digits = 0 if all(float(v).is_integer() for v in values) else (
+            2 if row.get("digits") is None else int(row["digits"]) + 1)
+        shown = [f"{v:.{digits}f}" for v in values]
+        pairs = (f"{s}: {v}" for s, v in zip(seeds, shown)) if len(seeds) == len(values) \
+            else shown
+        lines.append(f"| {_cell(row.get('group') or '')} | {_cell(row.get('item') or '')} | "
+                     + ", ".join(pairs) + " |")
+    return lines + ["", "</details>", ""]
+
+
 COMPARISON_COLUMNS = ["group", "item", "quantity", "paper", "digits", "ours", "sd", "n",
-                      "values", "difference", "relative", "sigma", "z", "noise", "tolerance",
+                      "values", "seeds", "difference", "relative", "sigma", "z", "noise", "tolerance",
                       "verdict", "ordering", "test_size", "source"]
 
 
@@ -542,28 +624,80 @@ def execute(experiment, quick=False, seeds=None):
     seed_list = seed_numbers(seeds, experiment.quick_seeds if quick
                              else experiment.default_seeds)
     # recorded before the run: the checkout may change while a long run goes on
-    record = provenance(experiment, quick)
+    record = provenance()
+    _DATA_READ.clear()
     start = time.perf_counter()
     outcome = experiment.runner(quick, seed_list)
     seconds = time.perf_counter() - start
+    # the files the run did read (recorded by reproduce's loaders), not those it might have
+    record["data"] = file_checksums(dict(_DATA_READ))
     cells = verdict([dict(c) for c in outcome.cells])
+    for c in cells:
+        # a cell's values are one per seed, in the order of the seeds (Outcome)
+        if "seeds" not in c and len(_values(c.get("values"))) == len(seed_list):
+            c["seeds"] = ";".join(map(str, seed_list))
     comparison = Table(cells, COMPARISON_COLUMNS)
     return Result(experiment, quick, seed_list, comparison, list(outcome.claims),
                   dict(outcome.tables), list(outcome.notes), seconds, outcome.figure,
-                  record["machine"], record)
+                  record["machine"], record, dict(outcome.shown))
+
+
+def parse_seeds(text):
+    """The seeds a user names in one string (``--seeds``): a count ``"N"`` (an int: seeds
+    0…N−1), a list ``"a,b,c"``, a half-open range ``"A:B"`` (seeds A…B−1, as Python's
+    ``range``: ``"10:20"`` is ten seeds from 10) or an inclusive range ``"A-B"``.
+
+    Raises
+    ------
+    ValueError
+        Naming the text, when it is none of these or names no seed, a seed twice or a
+        negative seed.
+
+    Examples
+    --------
+    >>> parse_seeds("5"), parse_seeds("0,3,7"), parse_seeds("10:13"), parse_seeds("4-5")
+    (5, [0, 3, 7], [10, 11, 12], [4, 5])
+    """
+    value = str(text).strip()
+    shapes = "a count N, a list a,b,c, a range A:B (A…B−1) or A-B (A…B)"
+    try:
+        if "," in value:
+            seeds = [int(part) for part in value.split(",")]
+        elif ":" in value:
+            first, _, stop = value.partition(":")
+            seeds = list(range(int(first), int(stop)))
+        elif "-" in value.lstrip("-"):
+            first, _, last = value.partition("-")
+            seeds = list(range(int(first), int(last) + 1))
+        else:
+            count = int(value)
+            if count < 1:
+                raise ValueError(f"--seeds {text!r}: at least one seed.")
+            return count
+    except ValueError as error:
+        if str(error).startswith("--seeds"):
+            raise
+        raise ValueError(f"--seeds {text!r} is not {shapes}.") from None
+    if not seeds:
+        raise ValueError(f"--seeds {text!r} is an empty range (A:B needs A < B, A-B A ≤ B).")
+    return seed_numbers(seeds, None)
 
 
 def seed_numbers(seeds, default):
     """The list of seed numbers of a run: ``None`` → ``0…default−1``, an int n → ``0…n−1``, a
-    list → itself (distinct, non-negative ints).
+    list → itself (distinct, non-negative ints), a string → :func:`parse_seeds`.
 
     Examples
     --------
     >>> seed_numbers(None, 3), seed_numbers(2, 5), seed_numbers([10, 11], 5)
     ([0, 1, 2], [0, 1], [10, 11])
+    >>> seed_numbers("10:12", 5)
+    [10, 11]
     """
     if seeds is None:
         seeds = default
+    if isinstance(seeds, str):
+        seeds = parse_seeds(seeds)
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
         if int(seeds) < 1:
             raise ValueError(f"seeds must be at least 1; got {seeds}.")
@@ -593,12 +727,27 @@ def machine():
             f"onlinear {__version__}")
 
 
-def provenance(experiment, quick):
+_DATA_READ = {}
+"""label → path of every data file the run in progress reads (:func:`record_data_read`);
+:func:`execute` empties it before a run and checksums it after."""
+
+
+def record_data_read(name, paths):
+    """Note that the run in progress reads the files ``paths`` of the data set ``name``: their
+    sha256 goes into the result's provenance."""
+    from pathlib import Path
+
+    for path in paths:
+        _DATA_READ[f"{name}:{Path(path).name}"] = Path(path)
+
+
+def provenance():
     """What a reader needs to trace a run: the source commit (``git describe`` of the checkout
     the package runs from, ``-dirty`` with uncommitted changes, or "not a git checkout"), the
     versions of the libraries the numbers depend on, the sha256 of every data file the run
-    reads (the experiment's catalogue sets in a full run, the shipped USPS and Letter in quick
-    mode) and the machine."""
+    reads (filled in by :func:`execute` after the run, from the files reproduce's loaders
+    read: a catalogue set's files in ``ONLINEAR_DATA``, or the copies shipped in the package)
+    and the machine."""
     import platform
 
     import scipy
@@ -609,8 +758,7 @@ def provenance(experiment, quick):
     versions = {"onlinear": __version__, "python": platform.python_version(),
                 "numpy": np.__version__, "scipy": scipy.__version__,
                 "scikit-learn": sklearn.__version__}
-    return {"commit": source_commit(), "versions": versions,
-            "data": data_checksums(() if quick else experiment.data, shipped=quick),
+    return {"commit": source_commit(), "versions": versions, "data": {},
             "machine": machine()}
 
 
@@ -644,30 +792,34 @@ def source_commit():
 _CHECKSUMS = {}
 
 
-def data_checksums(names, *, shipped=False):
-    """``{file name: sha256}`` of the files of the catalogue sets ``names`` (a folder: of its
-    files in sorted order) and, with ``shipped``, of the USPS and Letter copies shipped in the
-    package; a set not found is recorded as ``"not found"``."""
-    import hashlib
-    from importlib.resources import files
-    from pathlib import Path
-
+def data_checksums(names):
+    """``{file label: sha256}`` of the files of the catalogue sets ``names``
+    (:func:`onlinear.data.find_dataset`; a folder: of its files in sorted order, names
+    included); a set not found is recorded as ``"not found"``."""
     from ..data import find_dataset
 
-    paths = []
+    paths = {}
     for name in names:
         try:
-            paths += [(f"{name}:{p.name}", Path(p)) for p in find_dataset(name)]
+            paths.update({f"{name}:{p.name}": p for p in find_dataset(name)})
         except (FileNotFoundError, ValueError):
-            paths.append((name, None))
-    if shipped:
-        folder = Path(str(files("onlinear.data") / "packaged"))
-        paths += [(f"shipped:{p.name}", p) for p in sorted(folder.glob("*.bz2"))]
+            paths[name] = None
+    return file_checksums(paths)
+
+
+def file_checksums(paths):
+    """``{label: sha256}`` of ``{label: path}`` (a folder: of its files in sorted order, their
+    relative names included; None: ``"not found"``), each file read once per size and
+    modification time."""
+    import hashlib
+    from pathlib import Path
+
     out = {}
-    for label, path in paths:
+    for label, path in paths.items():
         if path is None:
             out[label] = "not found"
             continue
+        path = Path(path)
         stat = path.stat()
         key = (str(path), stat.st_size, stat.st_mtime_ns)
         if key not in _CHECKSUMS:

@@ -46,7 +46,8 @@ def _files(result, folder):
         text(f"{stem}-{name}.csv", table.to_csv())
     summary = {"id": stem, "quick": result.quick, "seeds": result.seeds,
                "seconds": result.seconds, "counts": result.counts, "notes": result.notes,
-               "machine": result.machine, "provenance": result.provenance}
+               "machine": result.machine, "provenance": result.provenance,
+               "shown": result.shown}
     text(f"{stem}.json", json.dumps(summary, indent=1) + "\n")
     if result.figure is not None:
         result.figure(str(folder / f"{stem}.png"))
@@ -140,10 +141,14 @@ def report(results, path=None, *, command="onlinear reproduce --all --report doc
                      f"{c['claims fail']} |")
     lines.append("| **total** | | | | | | " + " | ".join(str(totals[k]) for k in totals) + " |")
     lines.append("")
-    from ._registry import NOT_REPRODUCED
+    from ._registry import CLAIMS_NOT_TESTED, NOT_REPRODUCED
 
     lines += ["**Not reproduced.**", ""]
     lines += [f"- {paper}, {target}: {why}." for paper, target, why in NOT_REPRODUCED]
+    lines += ["", "**Claims not tested.** Every other claim of the papers' experiment sections "
+              "is tested in the section of its table or figure.", ""]
+    lines += [f"- {paper}, {source}: \"{claim}\" — {why}."
+              for paper, source, claim, why in CLAIMS_NOT_TESTED]
     lines.append("")
     for r in results:
         # an explicit anchor: GitHub and MkDocs slugify the headings differently
@@ -165,9 +170,9 @@ def _replacing(path):
 
 
 def load(folder, id):
-    """The :class:`Result` of experiment ``id`` saved by :func:`save` in ``folder`` (without its
-    further tables; its figure is the saved PNG), so that a report can be assembled from runs
-    made one by one.
+    """The :class:`Result` of experiment ``id`` saved by :func:`save` in ``folder`` (of its
+    further tables, those its section prints; its figure is the saved PNG), so that a report
+    can be assembled from runs made one by one.
 
     Raises
     ------
@@ -199,6 +204,9 @@ def load(folder, id):
                   encoding="utf-8"))]
     png = folder / f"{id}.png"
     figure = (lambda path: shutil.copyfile(png, path)) if png.exists() else None
-    return Result(experiment, summary["quick"], summary["seeds"], comparison, claims, {},
+    shown = summary.get("shown") or {}
+    tables = {name: Table.from_csv((folder / f"{id}-{name}.csv").read_text(encoding="utf-8"))
+              for name in shown if (folder / f"{id}-{name}.csv").exists()}
+    return Result(experiment, summary["quick"], summary["seeds"], comparison, claims, tables,
                   summary.get("notes", []), summary["seconds"], figure,
-                  summary.get("machine", ""), summary.get("provenance") or {})
+                  summary.get("machine", ""), summary.get("provenance") or {}, shown)

@@ -6,7 +6,7 @@ import numpy as np
 from .. import registry
 from ..data import find_dataset
 from ..data import load as load_dataset
-from ._framework import summarize
+from ._framework import record_data_read, summarize
 
 BASE_SEED = 20_240_613
 """Root of every seeded order: order ``s`` of experiment ``e`` comes from
@@ -26,14 +26,32 @@ def load(name):
 
 
 def require(name):
-    """The files of a catalogue data set (:func:`onlinear.data.find_dataset`), or a
-    ``FileNotFoundError`` that names the set and says that a full reproduction needs it."""
+    """The files of a catalogue data set (:func:`onlinear.data.find_dataset`), recorded for
+    the run's provenance, or a ``FileNotFoundError`` that names the set and says that a full
+    reproduction needs it."""
     try:
-        return find_dataset(name)
+        paths = find_dataset(name)
     except FileNotFoundError as error:
         raise FileNotFoundError(
             f"this reproduction needs the data set {name!r}, which is not shipped with the "
             f"package: {error}") from None
+    record_data_read(name, paths)
+    return paths
+
+
+def shipped(name):
+    """``X, y, X_test, y_test`` of the copy of ``"usps"`` or ``"letter"`` shipped in the
+    package (:func:`onlinear.data.load_usps`, :func:`onlinear.data.load_letter`), its files
+    recorded for the run's provenance."""
+    from importlib.resources import files
+
+    from ..data import DATASETS, load_letter, load_usps
+
+    loaders = {"usps": load_usps, "letter": load_letter}
+    folder = files("onlinear.data") / "packaged"
+    record_data_read(f"shipped {name}",
+                     [str(folder / file) for file in DATASETS[name].packaged])
+    return loaders[name]()
 
 
 def subset(X, y, size, key, seed=0):

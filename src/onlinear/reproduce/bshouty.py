@@ -6,11 +6,10 @@ checked label by label on our means.
 """
 import numpy as np
 
-from ..data import load_usps
 from ..tables import Table
 from ..registry import BSHOUTY
 from ._framework import Claim, Experiment, Outcome, paired_test
-from ._protocol import figure, load, make, mean, rng
+from ._protocol import figure, load, make, mean, rng, shipped
 
 LEARNERS = {"MCP": "mcp", "PA": "pa", "A-ROMMA": "aromma"}
 VARIANT = "PA-I (held-out C)"
@@ -59,7 +58,7 @@ def fig3_mnist(quick, seeds):
       labels 1–3 (digits 0–2).
     """
     if quick:
-        X, y, X_test, y_test = load_usps()
+        X, y, X_test, y_test = shipped("usps")
         X, y = X[:2000], y[:2000]
         labels, bucket = (1, 2, 3), 100
     else:

@@ -21,11 +21,10 @@ the formulas (tests/test_ellipsoid_readings.py).
 import numpy as np
 from sklearn.preprocessing import normalize
 
-from ..data import load_usps
 from ..tables import Table
 from ..registry import YANG_JIN_YE
-from ._framework import Claim, Experiment, Outcome
-from ._protocol import epoch_runs, figure, load, make, mean, rng, subset
+from ._framework import Claim, Experiment, Outcome, paired_test, weakest
+from ._protocol import epoch_runs, figure, load, make, mean, rng, shipped, subset
 
 GAMMA = 0.1   # §3: "the margin parameter was set to 0.1 for all algorithms"
 B = 0.3
@@ -129,11 +128,9 @@ def _data(name, quick, key):
     """``X, y, X_test, y_test`` of ``name`` (usps, letter, shuttle), rows scaled to unit norm
     (the theory's ‖x‖ ≤ 1; the paper states no preprocessing)."""
     if name == "usps":
-        X, y, X_test, y_test = load_usps()
+        X, y, X_test, y_test = shipped("usps")
     elif name == "letter" and quick:
-        from ..data import load_letter
-
-        X, y, X_test, y_test = load_letter()
+        X, y, X_test, y_test = shipped("letter")
     elif name == "letter":
         # §3: "we select 80% from each class to form the training data-set" (seed not given)
         X1, y1, X2, y2 = load("letter-uci")
@@ -157,6 +154,63 @@ def _orders(key, seed, n, epochs):
     return [generator.permutation(n) for _ in range(epochs)]
 
 
+CLASSICAL = "CELLIP"
+
+
+def _classical_claim(datasets, avg, per_seed):
+    """§2.3: the classical ellipsoid method (Algorithm 1) "is usually outperformed by the
+    improved version" — read: IELLIP's test error after the last epoch is below CELLIP's on
+    most data sets (the paper shows no numbers), with a paired test over seeds on each."""
+    tests = {name: paired_test(per_seed(name, "IELLIP", EPOCHS, "error"),
+                               per_seed(name, CLASSICAL, EPOCHS, "error")) for name in datasets}
+    better = [name for name in datasets
+              if avg[(name, "IELLIP", EPOCHS)][0] < avg[(name, CLASSICAL, EPOCHS)][0]]
+    p_value, test = weakest([tests[name] for name in better]) if better else (None, "")
+    return Claim(
+        "the classical ellipsoid method (CELLIP) is usually outperformed by IELLIP (read: a "
+        f"lower test error after epoch {EPOCHS} on most data sets)", "§2.3",
+        2 * len(better) > len(datasets),
+        "; ".join(f"{name}: IELLIP {avg[(name, 'IELLIP', EPOCHS)][0]:.2f}, CELLIP "
+                  f"{avg[(name, CLASSICAL, EPOCHS)][0]:.2f}" for name in datasets)
+        + (f"; weakest of the data sets IELLIP wins: {test}" if better else ""), p_value)
+
+
+def _letter_and_shuttle_claims(datasets, avg, per_seed):
+    """§3.3's statements on single data sets: on Letter, IELLIP and PA make more updates than
+    MIRA after the second and third epochs but reach a lower test error; on Shuttle, PA and
+    IELLIP reach similar test errors (read: within 1 point) in all three epochs.  ``avg``:
+    (data, learner, epoch) → (mean error, mean updates); ``per_seed(data, learner, epoch,
+    key)`` the per-seed values."""
+    claims = []
+    later = (2, 3)
+    if "letter" in datasets:
+        for key, index, statement, more in (
+                ("updates", 1, "IELLIP and PA make more updates than MIRA", True),
+                ("error", 0, "IELLIP and PA reach a lower test error than MIRA", False)):
+            tests = [paired_test(per_seed("letter", "MIRA", e, key),
+                                 per_seed("letter", learner, e, key)) if more else
+                     paired_test(per_seed("letter", learner, e, key),
+                                 per_seed("letter", "MIRA", e, key))
+                     for learner in ("IELLIP", "PA") for e in later]
+            p_value, test = weakest(tests)
+            holds = all((avg[("letter", learner, e)][index] > avg[("letter", "MIRA", e)][index])
+                        == more for learner in ("IELLIP", "PA") for e in later)
+            claims.append(Claim(
+                f"letter: {statement} after the second and third epochs", "§3.3, Fig. 1",
+                holds, "; ".join(f"epoch {e}: " + ", ".join(
+                    f"{learner} {avg[('letter', learner, e)][index]:.{2 - 2 * index}f}"
+                    for learner in ("IELLIP", "PA", "MIRA")) for e in later)
+                + f"; weakest: {test}", p_value))
+    if "shuttle" in datasets:
+        gaps = [abs(avg[("shuttle", "IELLIP", e)][0] - avg[("shuttle", "PA", e)][0])
+                for e in range(1, EPOCHS + 1)]
+        claims.append(Claim(
+            "shuttle: PA and IELLIP reach similar test errors across the three epochs (read: "
+            "within 1 point; a bound on the means)", "§3.3, Fig. 1", max(gaps) <= 1.0,
+            "|IELLIP − PA| per epoch: " + ", ".join(f"{g:.2f}" for g in gaps)))
+    return claims
+
+
 def fig1(quick, seeds):
     """Fig. 1 of Yang, Jin & Ye: test error and cumulative updates of PA, MIRA and IELLIP after
     epochs 1, 2 and 3 on USPS, Letter and Shuttle.
@@ -175,7 +229,8 @@ def fig1(quick, seeds):
       we by default.  Test error of the final model after each epoch; updates cumulative.
     * Variants beside IELLIP: the other readings of Algorithm 2 (``yang-jin-ye-fig2``'s
       READINGS, with ``matrix="stacked"``), on the same orders; their rows are in the runs
-      table and the notes, not in the claims.
+      table and the notes, not in the claims.  And CELLIP, the classical method of Algorithm 1
+      (γ = 0.1, the stacked matrix), for §2.3's statement that IELLIP usually outperforms it.
     * Volatility: every seed's test error after the last epoch, per learner and data set
       (median and range in the notes, the bars' error bars the sd over the seeds).
     * Quick mode: USPS and the shipped Letter copy only, 1,200 training and 800 test rows, one
@@ -185,6 +240,8 @@ def fig1(quick, seeds):
     others = list(READINGS.items())[1:2 if quick else None]
     variants = {f"IELLIP ({reading})": ("iellip", {**LEARNERS["IELLIP"][1], **params})
                 for reading, params in others}
+    # §2.3's classical method, "usually outperformed by the improved version" (no numbers)
+    variants[CLASSICAL] = ("cellip", {"gamma": GAMMA, "matrix": "stacked"})
     rows = []
     for name in datasets:
         X, y, X_test, y_test = _data(name, quick, f"yang-jin-ye-fig1/{name}")
@@ -201,6 +258,12 @@ def fig1(quick, seeds):
     for key in avg:
         runs = [r for r in rows if (r["data"], r["algorithm"], r["epoch"]) == key]
         avg[key] = (mean([r["error"] for r in runs]), mean([r["updates"] for r in runs]))
+    def per_seed(name, learner, epoch, key):
+        """The per-seed values of ``key``, in seed order (the learners of one data set and
+        seed learn the same orders: they pair)."""
+        return [r[key] for r in rows if (r["data"], r["algorithm"], r["epoch"])
+                == (name, learner, epoch)]
+
     claims = []
     for name in datasets:
         comparable = [e for e in range(1, EPOCHS + 1) if avg[(name, "IELLIP", e)][0]
@@ -212,13 +275,18 @@ def fig1(quick, seeds):
                 f"epoch {e}: IELLIP {avg[(name, 'IELLIP', e)][0]:.2f}, PA "
                 f"{avg[(name, 'PA', e)][0]:.2f}, MIRA {avg[(name, 'MIRA', e)][0]:.2f}"
                 for e in range(1, EPOCHS + 1))))
+        p_value, test = weakest([paired_test(per_seed(name, "IELLIP", e, "updates"),
+                                             per_seed(name, "PA", e, "updates"))
+                                 for e in range(1, EPOCHS + 1)])
         claims.append(Claim(
             f"{name}: IELLIP makes fewer updates than PA", "§3, Fig. 1",
             all(avg[(name, "IELLIP", e)][1] < avg[(name, "PA", e)][1]
                 for e in range(1, EPOCHS + 1)),
             "; ".join(f"epoch {e}: IELLIP {avg[(name, 'IELLIP', e)][1]:.0f}, PA "
                       f"{avg[(name, 'PA', e)][1]:.0f}, MIRA {avg[(name, 'MIRA', e)][1]:.0f}"
-                      for e in range(1, EPOCHS + 1))))
+                      for e in range(1, EPOCHS + 1)) + f"; weakest epoch: {test}", p_value))
+    claims += _letter_and_shuttle_claims(datasets, avg, per_seed)
+    claims.append(_classical_claim(datasets, avg, per_seed))
 
     def spread(name, learner, epoch, key):
         values = [r[key] for r in rows if (r["data"], r["algorithm"], r["epoch"])
