@@ -358,6 +358,12 @@ BAD_VALUES = {
     "verbose": ["loud", -1],
     "dtype": ["float16", "Float32", np.float32],
 }
+# the confidence-weighted and adaptive learners
+BAD_VALUES.update({"form": ["bogus", "Std"], "diagonal": ["bogus", "Project"],
+                   "libol_compat": ["yes"], "min_variance": [-1.0, np.nan],
+                   "r": [0, -1.0, np.nan], "loss": ["bogus", "squared"],
+                   "delta": [-1.0, np.nan], "l1": [-0.1, np.nan], "l2": [-0.1, np.nan],
+                   "alpha": [0, -0.5, np.nan]})
 # simultaneous projections
 BAD_VALUES.update({"update": ["bogus", "Additive"], "max_rule": ["bogus"],
                    "threshold": ["bogus", None, np.nan], "decompose": ["bogus", "per-label"]})

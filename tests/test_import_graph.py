@@ -3,9 +3,9 @@ function): no circle, and no room reaching into another room's private names.
 
 A *room* is a top-level module or subpackage of ``onlinear``, except that the numeric core
 (``_core``, ``rules``, ``solvers``, ``models``, ``estimators``, ``tasks``, ``kernels``,
-``machine``) is one room and the command line (``cli``, ``cli_*``) another.  A name is private to its room when it starts with
-``_``, lives in a module whose path has a part starting with ``_`` (``onlinear._core.primal``),
-or is left out of its module's ``__all__``.
+``machine``) is one room and the command line (``cli``, ``cli_*``) another.  A name is
+private to its room when it starts with ``_``, lives in a module whose path has a part starting
+with ``_`` (``onlinear._core.primal``), or is left out of its module's ``__all__``.
 """
 import ast
 import re

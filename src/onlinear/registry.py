@@ -181,6 +181,27 @@ _ALGORITHMS = [
               "improved ellipsoid method: a decaying-memory second-order metric"),
 ]
 
+# The confidence-weighted (Gaussian) family, a mean and a covariance per class, and the
+# adaptive first-order learners, per-coordinate step sizes.
+_ALGORITHMS += [
+    Algorithm("cw", ConfidenceWeighted, DREDZE_CRAMMER,
+              "confidence-weighted: the smallest KL change that is correct with probability η"),
+    Algorithm("arow", AROW, CRAMMER_KULESZA,
+              "AROW: CW with a squared hinge loss and a confidence term, robust to noise"),
+    Algorithm("scw1", SoftConfidenceWeighted, WANG_ZHAO_HOI,
+              "soft confidence-weighted SCW-I: CW's constraint as a linear loss",
+              fixed={"variant": "I"}),
+    Algorithm("scw2", SoftConfidenceWeighted, WANG_ZHAO_HOI,
+              "soft confidence-weighted SCW-II: CW's constraint as a squared loss",
+              fixed={"variant": "II"}),
+    Algorithm("nherd", NormalHerd, CRAMMER_LEE,
+              "Normal Herd: the whole Gaussian takes the passive-aggressive step"),
+    Algorithm("adagrad", AdaGrad, DUCHI,
+              "diagonal AdaGrad: per-coordinate steps, hinge or logistic loss, l1/l2"),
+    Algorithm("ftrl", FTRLProximal, MCMAHAN,
+              "FTRL-Proximal: per-coordinate rates, logistic loss, sparse with l1"),
+]
+
 # Simultaneous projections: one name per scheme; make(name) learns multiclass and multilabel
 # problems, make(name, task="ordinal") ordinal ones, make(name, task="blocks") the paper's
 # general blocks of binary constraints.
@@ -221,27 +242,6 @@ _ALGORITHMS += [
                                  ("spa2", "SPA-II", "squared"))),
     Algorithm("kernel-mc-romma", KernelMulticlassROMMA, CRAMMER_SINGER,
               "multiclass ROMMA" + _KERNEL, kernel=True),
-]
-
-# The confidence-weighted (Gaussian) family, a mean and a covariance per class, and the
-# adaptive first-order learners, per-coordinate step sizes.
-_ALGORITHMS += [
-    Algorithm("cw", ConfidenceWeighted, DREDZE_CRAMMER,
-              "confidence-weighted: the smallest KL change that is correct with probability η"),
-    Algorithm("arow", AROW, CRAMMER_KULESZA,
-              "AROW: CW with a squared hinge loss and a confidence term, robust to noise"),
-    Algorithm("scw1", SoftConfidenceWeighted, WANG_ZHAO_HOI,
-              "soft confidence-weighted SCW-I: CW's constraint as a linear loss",
-              fixed={"variant": "I"}),
-    Algorithm("scw2", SoftConfidenceWeighted, WANG_ZHAO_HOI,
-              "soft confidence-weighted SCW-II: CW's constraint as a squared loss",
-              fixed={"variant": "II"}),
-    Algorithm("nherd", NormalHerd, CRAMMER_LEE,
-              "Normal Herd: the whole Gaussian takes the passive-aggressive step"),
-    Algorithm("adagrad", AdaGrad, DUCHI,
-              "diagonal AdaGrad: per-coordinate steps, hinge or logistic loss, l1/l2"),
-    Algorithm("ftrl", FTRLProximal, MCMAHAN,
-              "FTRL-Proximal: per-coordinate rates, logistic loss, sparse with l1"),
 ]
 
 REGISTRY = {algorithm.name: algorithm for algorithm in _ALGORITHMS}
