@@ -53,8 +53,7 @@ from libc.math cimport copysign, exp, fabs, isfinite, log1p, pow, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
-from .row_pass cimport (check_pass, check_state, feature_major_scores, row_arrays,
-                       run_rows)
+from .row_pass cimport check_pass, check_state, feature_major_scores, play_row, run_rows
 
 cdef enum:
     HINGE = 0
@@ -377,19 +376,14 @@ cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, pr
 
 cdef tuple _row(Model *M, indices, values, Py_ssize_t y):
     cdef bint updated
+    cdef double *buffer = <double *>malloc(2 * M.K * sizeof(double))
     cdef Py_ssize_t predicted
-    idx, vals = row_arrays(indices, values, y, M.d, M.K)
-    cdef const int64_t[::1] idx_v = idx
-    cdef const double[::1] vals_v = vals
-    cdef Py_ssize_t nnz = idx_v.shape[0]
-    buffer = <double *>malloc(2 * M.K * sizeof(double))
     if buffer == NULL:
         raise MemoryError()
     M.scores = buffer
     M.gamma = buffer + M.K
     try:
-        predicted = _round(M, &idx_v[0] if nnz else NULL, &vals_v[0] if nnz else NULL, nnz, y,
-                           &updated)
+        predicted = play_row(_round, M, indices, values, y, M.d, M.K, &updated)
     finally:
         free(buffer)
     if predicted < 0:

@@ -12,8 +12,9 @@ cdef tuple run_rows(row_round play, void *model, X, const int64_t[::1] y,
 cpdef check_pass(X, const int64_t[::1] y, const int64_t[::1] order, predictions,
                  Py_ssize_t n_features, Py_ssize_t n_classes)
 cpdef check_state(str name, array, tuple shape, dtype=*)
-cpdef tuple row_arrays(indices, values, Py_ssize_t y, Py_ssize_t n_features,
-                       Py_ssize_t n_classes)
+cdef Py_ssize_t play_row(row_round play, void *model, indices, values, Py_ssize_t y,
+                         Py_ssize_t n_features, Py_ssize_t n_classes,
+                         bint *updated) except -2
 
 
 cdef inline void feature_major_scores(const double *W, Py_ssize_t K, const int64_t *idx,
