@@ -53,6 +53,7 @@ from libc.math cimport copysign, exp, fabs, isfinite, log1p, pow, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
+from ._sweeps cimport onlinear_simd_init
 from .row_pass cimport check_pass, check_state, feature_major_scores, play_row, run_rows
 
 cdef enum:
@@ -60,6 +61,8 @@ cdef enum:
     LOG = 1
     ADAGRAD = 0
     FTRL = 1
+
+onlinear_simd_init()  # (the scores: simd.h's score_sparse, through row_pass.pxd)
 
 #: the losses, by name
 LOSSES = {"hinge": HINGE, "log": LOG}
@@ -252,11 +255,10 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
     cdef double x, q = 0.0
     cdef Py_ssize_t touched[2]
     cdef bint all_classes
-    for p in range(nnz):
-        q += vals[p] * vals[p]
-        if M.method == ADAGRAD and M.regularised:
+    if M.method == ADAGRAD and M.regularised:
+        for p in range(nnz):
             _catch_up(M, idx[p])
-    feature_major_scores(M.W, K, idx, vals, nnz, M.scores)
+    q = feature_major_scores(M.W, K, idx, vals, nnz, M.scores)
     if not isfinite(q):  # (|γ_k| ≤ 1: every g² ≤ x², and ‖x‖² finite keeps G and n finite)
         return -1
     for k in range(K):

@@ -58,6 +58,7 @@ from libc.stdlib cimport free, malloc
 from ..rules._gaussian_params cimport NherdParams
 from ..rules.confidence cimport GaussianStep, gaussian_step_function
 from ..rules.confidence_dispatch cimport gaussian_step_of
+from ._sweeps cimport onlinear_simd_init
 from .row_pass cimport check_pass, check_state, feature_major_scores, play_row, run_rows
 
 from ..rules.confidence_table import GAUSSIAN_RULES, SHARED, GaussianRule
@@ -73,6 +74,8 @@ cdef enum:
     EXACT = 2
 
 #: the covariance layouts, by name
+onlinear_simd_init()  # (the scores: simd.h's score_sparse, through row_pass.pxd)
+
 LAYOUTS = {"diagonal": DIAGONAL, "per-class": PER_CLASS, "shared": SHARED_FULL}
 #: the diagonal forms, by name (``"exact"``: NHERD only)
 DIAGONAL_FORMS = {"project": PROJECT, "drop": DROP, "exact": EXACT}
@@ -222,9 +225,7 @@ cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssiz
     cdef double *S_s = NULL
     cdef GaussianStep s
     updated[0] = False
-    feature_major_scores(M.mu, K, idx, vals, nnz, M.scores)
-    for p in range(nnz):
-        q += vals[p] * vals[p]
+    q = feature_major_scores(M.mu, K, idx, vals, nnz, M.scores)
     for k in range(K):
         if not isfinite(M.scores[k]):
             return -1
