@@ -54,14 +54,16 @@ from libc.math cimport copysign, exp, fabs, isfinite, log1p, pow, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
-from .row_pass cimport (check_pass, check_state, feature_major_scores, row_arrays,
-                       run_rows)
+from ._sweeps cimport onlinear_simd_init
+from .row_pass cimport check_pass, check_state, feature_major_scores, play_row, run_rows
 
 cdef enum:
     HINGE = 0
     LOG = 1
     ADAGRAD = 0
     FTRL = 1
+
+onlinear_simd_init()  # (the scores: simd.h's score_sparse, through row_pass.pxd)
 
 #: the losses, by name
 LOSSES = {"hinge": HINGE, "log": LOG}
@@ -254,11 +256,10 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
     cdef double x, q = 0.0
     cdef Py_ssize_t touched[2]
     cdef bint all_classes
-    for p in range(nnz):
-        q += vals[p] * vals[p]
-        if M.method == ADAGRAD and M.regularised:
+    if M.method == ADAGRAD and M.regularised:
+        for p in range(nnz):
             _catch_up(M, idx[p])
-    feature_major_scores(M.W, K, idx, vals, nnz, M.scores)
+    q = feature_major_scores(M.W, K, idx, vals, nnz, M.scores)
     if not isfinite(q):  # (|γ_k| ≤ 1: every g² ≤ x², and ‖x‖² finite keeps G and n finite)
         return -1
     for k in range(K):
@@ -378,19 +379,14 @@ cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, pr
 
 cdef tuple _row(Model *M, indices, values, Py_ssize_t y):
     cdef bint updated
+    cdef double *buffer = <double *>malloc(2 * M.K * sizeof(double))
     cdef Py_ssize_t predicted
-    idx, vals = row_arrays(indices, values, y, M.d, M.K)
-    cdef const int64_t[::1] idx_v = idx
-    cdef const double[::1] vals_v = vals
-    cdef Py_ssize_t nnz = idx_v.shape[0]
-    buffer = <double *>malloc(2 * M.K * sizeof(double))
     if buffer == NULL:
         raise MemoryError()
     M.scores = buffer
     M.gamma = buffer + M.K
     try:
-        predicted = _round(M, &idx_v[0] if nnz else NULL, &vals_v[0] if nnz else NULL, nnz, y,
-                           &updated)
+        predicted = play_row(_round, M, indices, values, y, M.d, M.K, &updated)
     finally:
         free(buffer)
     if predicted < 0:

@@ -59,8 +59,8 @@ from libc.stdlib cimport free, malloc
 from ..rules._gaussian_params cimport NherdParams
 from ..rules.confidence cimport GaussianStep, gaussian_step_function
 from ..rules.confidence_dispatch cimport gaussian_step_of
-from .row_pass cimport (check_pass, check_state, feature_major_scores, row_arrays,
-                       run_rows)
+from ._sweeps cimport onlinear_simd_init
+from .row_pass cimport check_pass, check_state, feature_major_scores, play_row, run_rows
 
 from ..rules.confidence_table import GAUSSIAN_RULES, SHARED, GaussianRule
 
@@ -75,6 +75,8 @@ cdef enum:
     EXACT = 2
 
 #: the covariance layouts, by name
+onlinear_simd_init()  # (the scores: simd.h's score_sparse, through row_pass.pxd)
+
 LAYOUTS = {"diagonal": DIAGONAL, "per-class": PER_CLASS, "shared": SHARED_FULL}
 #: the diagonal forms, by name (``"exact"``: NHERD only)
 DIAGONAL_FORMS = {"project": PROJECT, "drop": DROP, "exact": EXACT}
@@ -220,13 +222,11 @@ cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssiz
     1), or −1 when a score, V or a coefficient is not finite (nothing changed)."""
     cdef Py_ssize_t K = M.K, d = M.d, k, p, predicted = 0, support = 0
     cdef double m, V, z = 1.0, q = 0.0, v_y = 0.0, v_s = 0.0, x
-    cdef double *S_y
-    cdef double *S_s
+    cdef double *S_y = NULL
+    cdef double *S_s = NULL
     cdef GaussianStep s
     updated[0] = False
-    feature_major_scores(M.mu, K, idx, vals, nnz, M.scores)
-    for p in range(nnz):
-        q += vals[p] * vals[p]
+    q = feature_major_scores(M.mu, K, idx, vals, nnz, M.scores)
     for k in range(K):
         if not isfinite(M.scores[k]):
             return -1
@@ -459,12 +459,9 @@ def learn_row(int rule, indices, values, Py_ssize_t y, mean, covariance,
     cdef Model M
     cdef bint updated
     cdef Py_ssize_t predicted
+    cdef double *buffer
     _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance)
     _check_counts(counts)
-    idx, vals = row_arrays(indices, values, y, M.d, M.K)
-    cdef const int64_t[::1] idx_v = idx
-    cdef const double[::1] vals_v = vals
-    cdef Py_ssize_t nnz = idx_v.shape[0]
     buffer = <double *>malloc((M.K + 3 * M.d + 1) * sizeof(double))
     if buffer == NULL:
         raise MemoryError()
@@ -472,8 +469,7 @@ def learn_row(int rule, indices, values, Py_ssize_t y, mean, covariance,
     M.u = buffer + M.K
     M.w = buffer + M.K + 2 * M.d
     try:
-        predicted = _round(&M, &idx_v[0] if nnz else NULL, &vals_v[0] if nnz else NULL, nnz,
-                           y, &updated)
+        predicted = play_row(_play, &M, indices, values, y, M.d, M.K, &updated)
     finally:
         free(buffer)
     if counts is not None:

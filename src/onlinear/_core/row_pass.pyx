@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from libc.stdint cimport int32_t, int64_t
+from libc.stdlib cimport free, malloc
 
 from ._store cimport index_t, nonzeros, real_x
 from ._sweeps cimport onlinear_simd_init
@@ -67,23 +68,43 @@ cpdef check_state(str name, array, tuple shape, dtype=np.float64):
         raise ValueError(f"{name} has shape {array.shape}, expected {shape}")
 
 
-cpdef tuple row_arrays(indices, values, Py_ssize_t y, Py_ssize_t n_features,
-                       Py_ssize_t n_classes):
-    """``(idx, vals)`` as int64 and float64 arrays without the zero values, checked: equal
-    lengths, indices within the model and without repetition, ``y`` a label index of the
-    model."""
-    idx = np.asarray(indices, dtype=np.int64).reshape(-1)
-    vals = np.asarray(values, dtype=np.float64).reshape(-1)
-    if idx.shape[0] != vals.shape[0]:
+cdef Py_ssize_t play_row(row_round play, void *model, indices, values, Py_ssize_t y,
+                         Py_ssize_t n_features, Py_ssize_t n_classes,
+                         bint *updated) except -2:
+    """One round of ``play`` on the row with ``values`` at the column ``indices`` (1-D, any
+    integer and float dtypes; no repeated index), label index ``y``: the label index predicted,
+    or −1 when the round stopped (nothing changed).  The row is checked (lengths, indices
+    within the model and not repeated, the label) and its zero values dropped, as a pass does;
+    no array is allocated when the indices are int64 and increasing and the values float64."""
+    cdef const int64_t[::1] idx = np.ascontiguousarray(indices, dtype=np.int64).reshape(-1)
+    cdef const double[::1] vals = np.ascontiguousarray(values, dtype=np.float64).reshape(-1)
+    cdef Py_ssize_t n = idx.shape[0], p, kept = 0, predicted
+    cdef bint increasing = True
+    if vals.shape[0] != n:
         raise ValueError("a row's values and indices differ in length")
-    if idx.shape[0] and (idx.min() < 0 or idx.max() >= n_features):
-        raise ValueError(f"a column index outside a model of {n_features} features")
-    if idx.shape[0] > 1 and np.unique(idx).shape[0] != idx.shape[0]:
+    for p in range(n):
+        if not 0 <= idx[p] < n_features:
+            raise ValueError(f"column index {idx[p]} outside a model of {n_features} features")
+        if p > 0 and idx[p] <= idx[p - 1]:
+            increasing = False
+    if not increasing and np.unique(np.asarray(idx)).shape[0] != n:
         raise ValueError("a row's column indices repeat (sum the duplicates first)")
     if not 0 <= y < max(n_classes, 2):
         raise ValueError(f"label index {y} of a model of {max(n_classes, 2)} classes")
-    kept = vals != 0  # (as the passes drop them: the same arithmetic as a pass's round)
-    return (idx, vals) if kept.all() else (idx[kept], vals[kept])
+    cdef int64_t *row_idx = <int64_t *>malloc((n + 1) * sizeof(int64_t))
+    cdef double *row_vals = <double *>malloc((n + 1) * sizeof(double))
+    try:
+        if row_idx == NULL or row_vals == NULL:
+            raise MemoryError()
+        for p in range(n):  # the zeros dropped, as the passes drop them
+            row_idx[kept] = idx[p]
+            row_vals[kept] = vals[p]
+            kept += vals[p] != 0
+        predicted = play(model, row_idx, row_vals, kept, y, updated)
+    finally:
+        free(row_idx)
+        free(row_vals)
+    return predicted
 
 
 cdef tuple run_rows(row_round play, void *model, X, const int64_t[::1] y,
