@@ -23,9 +23,9 @@ family's own compiled round: on a model started on the first 50 rows (untimed), 
 example of ``learn_one`` over the other rows minus that of the compiled pass (one
 ``partial_fit`` over them less one over half of them, per row: a call's own cost cancels; each
 the fastest of ``--rounds``, interleaved), for pa, simproj, iellip with
-each layout of its metric, cellip, kernel-pa (linear kernel) and the block learner (a trial of
-one row, by ``learn_one``, against ``partial_fit`` with one row per block), with the ratio to
-pa's.  Dense rows:
+each layout of its metric, cellip, kernel-pa (linear kernel), the block learner (a trial of
+one row, by ``learn_one``, against ``partial_fit`` with one row per block), AROW and SCW-I
+(diagonal and per-class), AdaGrad and FTRL-Proximal, with the ratio to pa's.  Dense rows:
 the first ``--usps`` rows of USPS (256 features, 10 classes, float64: a full metric per class,
 or the stacked one, is affordable there); CSR rows: the sparse workload's (60,000 features:
 the diagonal metric only; kernel-pa, whose support patterns are dense columns, dense only).
@@ -131,11 +131,16 @@ FAMILIES = (
     # (dense only: the support patterns are dense columns, 60,000 × 1,000 floats on CSR)
     ("kernel-pa linear", "kernel-pa", {"kernel": "linear"}, ("dense",)),
     ("block learner", "simproj", {"task": "blocks"}, ("dense", "CSR")),
+    # the models held as objects with a compiled per-row round (issue [19])
+    ("arow diagonal", "arow", {"matrix": "diagonal"}, ("dense", "CSR")),
+    ("scw1 per-class", "scw1", {"matrix": "per-class"}, ("dense",)),
+    ("adagrad", "adagrad", {}, ("dense", "CSR")),
+    ("ftrl (log)", "ftrl", {}, ("dense", "CSR")),
 )
 
 
 def _family_rows(n_usps, n_sparse):
-    from onlinear.datasets import load_usps
+    from onlinear.data import load_usps
 
     X, y = load_usps()[:2]
     dense = (np.ascontiguousarray(X[:n_usps]), np.asarray(y[:n_usps]))

@@ -153,3 +153,30 @@ def test_the_registry_makes_them():
     assert type(onlinear.make("adagrad")) is AdaGrad
     assert type(onlinear.make("ftrl")) is FTRLProximal
     assert onlinear.make("ftrl").loss == "log" and onlinear.make("adagrad").loss == "hinge"
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_learn_one_takes_the_compiled_round_and_follows_every_change_of_the_model(case):
+    cls, _, params = CASES[case]
+    X, y = _data(d=6, seed=12)
+    ones, chunks = cls(**params), cls(**params)
+    ones.learn_one(X[0], y[0], classes=[0, 1, 2])
+    chunks.partial_fit(X[:1], y[:1], classes=[0, 1, 2])
+
+    def both(start, stop):
+        for i in range(start, stop):
+            ones.learn_one(X[i], y[i])
+        chunks.partial_fit(X[start:stop], y[start:stop])
+
+    both(1, 50)
+    assert "_fast" in vars(ones)
+    ones.set_params(l2=0.3)
+    chunks.set_params(l2=0.3)
+    both(50, 90)
+    ones.grow_features(8)
+    chunks.grow_features(8)
+    X = np.hstack([X, np.ones((X.shape[0], 2))])
+    both(90, X.shape[0])
+    np.testing.assert_array_equal(ones.coef_, chunks.coef_)
+    assert (ones.n_seen_, ones.n_mistakes_, ones.n_updates_) == (
+        chunks.n_seen_, chunks.n_mistakes_, chunks.n_updates_)

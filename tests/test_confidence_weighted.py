@@ -239,3 +239,36 @@ def test_the_registry_makes_them():
                       ("nherd", NormalHerd)):
         assert type(onlinear.make(name)) is cls
     assert onlinear.make("scw2").variant == "II"
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_learn_one_takes_the_compiled_round_and_follows_every_change_of_the_model(sparse):
+    """On a started model, learn_one runs the model's compiled round (its per-example context
+    kept); a new hyperparameter, grown classes and a failed call's restore reach it, so that
+    the rounds equal partial_fit's on the same rows, row by row."""
+    X, y = _data(d=6, seed=11)
+    rows = sp.csr_matrix(X) if sparse else X
+    ones, chunks = AROW(matrix="diagonal"), AROW(matrix="diagonal")
+    ones.learn_one(rows[0] if sparse else X[0], y[0], classes=[0, 1, 2])
+    chunks.partial_fit(rows[:1], y[:1], classes=[0, 1, 2])
+
+    def both(start, stop):
+        for i in range(start, stop):
+            ones.learn_one(rows[i] if sparse else X[i], y[i])
+        chunks.partial_fit(rows[start:stop], y[start:stop])
+
+    both(1, 40)
+    assert "_fast" in vars(ones)
+    ones.set_params(r=0.05)
+    chunks.set_params(r=0.05)
+    both(40, 70)
+    ones.add_classes([3])
+    chunks.add_classes([3])
+    both(70, 100)
+    with pytest.raises(ValueError):
+        ones.partial_fit(np.full((2, 6), np.nan), [0, 1])
+    both(100, X.shape[0])
+    np.testing.assert_array_equal(ones.coef_, chunks.coef_)
+    np.testing.assert_array_equal(ones.covariance_, chunks.covariance_)
+    assert (ones.n_seen_, ones.n_mistakes_, ones.n_updates_) == (
+        chunks.n_seen_, chunks.n_mistakes_, chunks.n_updates_)

@@ -55,7 +55,8 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
 from ._sweeps cimport onlinear_simd_init
-from .row_pass cimport check_pass, check_state, feature_major_scores, play_row, run_rows
+from .row_pass cimport (RowRound, check_pass, check_state, feature_major_scores, play_row,
+                       run_rows)
 
 cdef enum:
     HINGE = 0
@@ -500,3 +501,38 @@ def predict_proba(W, X):
     if W.shape[1] == 1:
         return np.hstack([expit(-scores), expit(scores)])
     return softmax(scores, axis=1)
+
+
+cdef class AdaptiveRound(RowRound):
+    """``learn_one``'s round of AdaGrad or FTRL-Proximal in one compiled call
+    (:class:`RowRound`): the state and options of :func:`adagrad_row` (``method="adagrad"``,
+    ``state = (W, G, last, clock)``) or :func:`ftrl_row` (``"ftrl"``, ``state = (W, Z, N)``),
+    checked once; ``counts`` (seen, mistakes, updates) kept here; ``exponent``: the accepted
+    row norms ``[2^-e, 2^e]``."""
+
+    cdef Model M
+    cdef double *buffer
+
+    def __init__(self, str method, tuple state, int64_t[::1] counts, *, str loss,
+                 double eta=0.1, double delta=1e-8, double alpha=0.5, double beta=1.0,
+                 double l1=0.0, double l2=0.0, int exponent=505):
+        if method == "adagrad":
+            W, G, last, clock = state
+            _fill(&self.M, ADAGRAD, loss, W, G, None, last, clock, eta, delta, 0.0, 0.0, l1,
+                  l2)
+        elif method == "ftrl":
+            W, Z, N = state
+            _fill(&self.M, FTRL, loss, W, N, Z, None, None, 0.0, 0.0, alpha, beta, l1, l2)
+        else:
+            raise ValueError(f"unknown method {method!r}; expected 'adagrad' or 'ftrl'")
+        self.buffer = <double *>malloc(2 * self.M.K * sizeof(double))
+        if self.buffer == NULL:
+            raise MemoryError()
+        self.M.scores = self.buffer
+        self.M.gamma = self.buffer + self.M.K
+        self.play = _round
+        self.model = &self.M
+        self.start(self.M.d, self.M.K, exponent, counts, state)
+
+    def __dealloc__(self):
+        free(self.buffer)

@@ -60,7 +60,8 @@ from ..rules._gaussian_params cimport NherdParams
 from ..rules.confidence cimport GaussianStep, gaussian_step_function
 from ..rules.confidence_dispatch cimport gaussian_step_of
 from ._sweeps cimport onlinear_simd_init
-from .row_pass cimport check_pass, check_state, feature_major_scores, play_row, run_rows
+from .row_pass cimport (RowRound, check_pass, check_state, feature_major_scores, play_row,
+                       run_rows)
 
 from ..rules.confidence_table import GAUSSIAN_RULES, SHARED, GaussianRule
 
@@ -478,3 +479,40 @@ def learn_row(int rule, indices, values, Py_ssize_t y, mean, covariance,
     if predicted < 0:
         raise _not_finite("the row")
     return predicted, bool(updated)
+
+
+cdef class GaussianRound(RowRound):
+    """``learn_one``'s round of a Gaussian learner in one compiled call (:class:`RowRound`):
+    the arrays and options of :func:`learn_row`, checked once; ``counts`` (seen, mistakes,
+    updates) and ``repairs`` (the repair and skip counts of :func:`learn_pass`) kept here;
+    ``exponent``: the accepted row norms ``[2^-e, 2^e]``."""
+
+    cdef Model M
+    cdef double *buffer
+    cdef int64_t[::1] repairs
+
+    def __init__(self, int rule, mean, covariance, const double[::1] params,
+                 int64_t[::1] counts, int64_t[::1] repairs, *, str layout="diagonal",
+                 str diagonal="project", double min_variance=0.0, int exponent=505):
+        _fill_model(&self.M, rule, layout, diagonal, mean, covariance, params, min_variance)
+        if repairs is None or repairs.shape[0] < 2:
+            raise ValueError("repairs must have 2 entries")
+        self.buffer = <double *>malloc((self.M.K + 3 * self.M.d + 1) * sizeof(double))
+        if self.buffer == NULL:
+            raise MemoryError()
+        self.M.scores = self.buffer
+        self.M.u = self.buffer + self.M.K
+        self.M.w = self.buffer + self.M.K + 2 * self.M.d
+        self.repairs = repairs
+        self.play = _play
+        self.model = &self.M
+        self.start(self.M.d, self.M.K, exponent, counts, (mean, covariance, params, repairs))
+
+    def __dealloc__(self):
+        free(self.buffer)
+
+    cdef void after(self):
+        self.repairs[REPAIRED] += self.M.repaired
+        self.repairs[SKIPPED] += self.M.skipped
+        self.M.repaired = 0
+        self.M.skipped = 0

@@ -46,6 +46,7 @@ from ..rules.ellipsoid cimport (CELLIP, DECAY_UPDATES, IELLIP, INFEASIBLE, P_NOR
 from ..rules._params cimport EllipsoidParams
 from ..rules.ultraconservative cimport binary_label
 from ._counting cimport count_round
+from .row_pass cimport RowRound
 from ._sweeps cimport onlinear_simd_init
 from ._store cimport (MIN_WEIGHT, SCALE_HIGH, SCALE_LOW, Layout, add_row, fold_positive, index_t,
                       nonzeros, predict_index, real_x, row_accepted, score_sparse)
@@ -608,3 +609,44 @@ def learn_one(int layout, const index_t[::1] idx, const real_x[::1] vals, Py_ssi
         return -1
     count_round(&counts[0], NULL, 0, predicted, y, changed)
     return predicted
+
+
+cdef struct _RoundModel:
+    Model M
+    int layout
+    const int64_t *counts
+
+
+cdef Py_ssize_t _play(void *model, const int64_t *idx, const double *vals, Py_ssize_t nnz,
+                      Py_ssize_t y, bint *updated) noexcept nogil:
+    """:func:`learn_one`'s round as :class:`~onlinear._core.row_pass.RowRound` plays it (−1:
+    the cut misses the ellipsoid and raising is asked for; nothing changed)."""
+    cdef _RoundModel *R = <_RoundModel *>model
+    cdef bint failed = False
+    cdef Py_ssize_t predicted = _round(R.layout, idx, vals, nnz, y, &R.M,
+                                       _next_trial(R.counts), updated, &failed,
+                                       <const double *>NULL)
+    return -1 if failed else predicted
+
+
+cdef class EllipsoidRound(RowRound):
+    """``learn_one``'s round of an ellipsoid method in one compiled call (:class:`RowRound`):
+    the arrays of :func:`learn_one`, checked once; ``exponent``: the accepted row norms."""
+
+    cdef _RoundModel R
+    cdef object scratch
+
+    def __init__(self, int layout, double[:, ::1] W, double[:, ::1] P, double[:, ::1] state,
+                 const double[::1] params, int64_t[::1] counts, int exponent=505):
+        cdef double[::1] scores_v, u_v
+        _fill_model(&self.R.M, layout, W, P, state, params, counts)
+        self.R.layout = layout
+        self.R.counts = &counts[0]
+        self.scratch = _scratch(layout, self.R.M.d, self.R.M.m, self.R.M.d)
+        scores_v, u_v = self.scratch
+        self.R.M.scores = &scores_v[0]
+        self.R.M.u = &u_v[0]
+        self.play = _play
+        self.model = &self.R
+        self.start(self.R.M.d, self.R.M.m, exponent, counts,
+                   (W.base, P.base, state.base, params.base, counts.base))

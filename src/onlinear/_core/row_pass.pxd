@@ -14,6 +14,21 @@ cdef tuple run_rows(row_round play, void *model, X, const int64_t[::1] y,
 cpdef check_pass(X, const int64_t[::1] y, const int64_t[::1] order, predictions,
                  Py_ssize_t n_features, Py_ssize_t n_classes)
 cpdef check_state(str name, array, tuple shape, dtype=*)
+cdef class RowRound:
+    cdef row_round play
+    cdef void *model
+    cdef Py_ssize_t d, K
+    cdef int exponent
+    cdef int64_t *idx
+    cdef double *vals
+    cdef int64_t[::1] counts
+    cdef object arrays
+    cdef int start(self, Py_ssize_t d, Py_ssize_t K, int exponent, int64_t[::1] counts,
+                   object arrays) except -1
+    cdef void after(self)
+    cdef Py_ssize_t _play(self, Py_ssize_t kept, Py_ssize_t y)
+
+
 cdef Py_ssize_t play_row(row_round play, void *model, indices, values, Py_ssize_t y,
                          Py_ssize_t n_features, Py_ssize_t n_classes,
                          bint *updated) except -2

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport free, malloc
 
-from ._store cimport index_t, nonzeros, real_x
+from ._store cimport index_t, nonzeros, real_x, row_ok
 from ._sweeps cimport onlinear_simd_init
 
 onlinear_simd_init()  # (a dense row's non-zeros: _store.pxd's nonzeros, simd.h)
@@ -203,3 +203,87 @@ cdef tuple _sparse(row_round play, void *model, const real_x[::1] data,
                 failed = t
                 break
     return counts[0], counts[1], failed
+
+
+cdef class RowRound:
+    """``learn_one``'s round on a started model in one compiled call: the model's arrays
+    checked once, when the object is made (an engine's subclass points ``model`` at its
+    checked state), and its scratch held, so that a call checks only its row and label.
+
+    ``dense(x, y)`` takes a 1-D C-contiguous float64 row of the model's width, ``sparse(indptr,
+    indices, data, y)`` a one-row canonical CSR matrix's arrays (int32 indices, float64 values,
+    within the width); each returns the label index predicted before the round, or −1 having
+    changed nothing — a row of another kind or width, not finite, of a norm outside ``[2^-e,
+    2^e]`` (``e``, the model's accepted range), or whose round is not finite — so that the
+    caller's general path takes the call and names the problem.  The model's counters
+    (``counts``: seen, mistakes, updates) are kept here."""
+
+    def __cinit__(self, *args, **kwargs):
+        self.idx = NULL
+        self.vals = NULL
+
+    def __dealloc__(self):
+        free(self.idx)
+        free(self.vals)
+
+    cdef int start(self, Py_ssize_t d, Py_ssize_t K, int exponent, int64_t[::1] counts,
+                   object arrays) except -1:
+        """The width, classes, accepted norms, counters and the arrays to keep alive; the
+        row buffers (room for ``d + 8``, as ``nonzeros`` writes)."""
+        if counts.shape[0] < 3:
+            raise ValueError("counts must have 3 entries (seen, mistakes, updates)")
+        self.d, self.K, self.exponent, self.counts, self.arrays = d, K, exponent, counts, arrays
+        self.idx = <int64_t *>malloc((d + 8) * sizeof(int64_t))
+        self.vals = <double *>malloc((d + 8) * sizeof(double))
+        if self.idx == NULL or self.vals == NULL:
+            raise MemoryError()
+        return 0
+
+    cdef void after(self):
+        """An engine's own bookkeeping after a round (its repair counts...)."""
+
+    cdef Py_ssize_t _play(self, Py_ssize_t kept, Py_ssize_t y):
+        cdef bint updated = False
+        cdef Py_ssize_t predicted
+        if not 0 <= y < max(self.K, 2):
+            return -1
+        with nogil:
+            predicted = self.play(self.model, self.idx, self.vals, kept, y, &updated)
+        if predicted < 0:
+            return -1
+        self.after()
+        self.counts[0] += 1
+        self.counts[1] += predicted != y
+        self.counts[2] += updated
+        return predicted
+
+    def dense(self, x, Py_ssize_t y):
+        cdef const double[::1] row
+        if (type(x) is not np.ndarray or x.dtype != np.float64 or x.ndim != 1
+                or x.shape[0] != self.d or not x.flags.c_contiguous):
+            return -1
+        row = x
+        if self.d == 0 or not row_ok(&row[0], self.d, self.exponent):
+            return -1
+        return self._play(nonzeros(&row[0], self.d, self.idx, self.vals), y)
+
+    def sparse(self, indptr, indices, data, Py_ssize_t y):
+        cdef const int32_t[::1] columns
+        cdef const double[::1] values
+        cdef Py_ssize_t n, p, kept = 0
+        if (data.dtype != np.float64 or indices.dtype != np.int32 or indptr.shape[0] != 2
+                or indptr[0] != 0):
+            return -1
+        columns, values = indices, data
+        n = values.shape[0]
+        if columns.shape[0] != n or indptr[1] != n or n > self.d:
+            return -1
+        if n and not row_ok(&values[0], n, self.exponent):
+            return -1
+        for p in range(n):  # (canonical: increasing, within the width; its zeros dropped)
+            if not 0 <= columns[p] < self.d or (p and columns[p] <= columns[p - 1]):
+                return -1
+            self.idx[kept] = columns[p]
+            self.vals[kept] = values[p]
+            kept += values[p] != 0.0
+        return self._play(kept, y)

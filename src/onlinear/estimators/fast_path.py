@@ -159,3 +159,48 @@ def _csr_context(W, rule, acc, avg, index_of, classes, exponent):
         return None if predicted < 0 else classes[predicted]
 
     return Context(False, learn, predict, calls.arrays)
+
+
+def build_held(estimator, dense):
+    """The context of a started estimator that holds its model (``model_``,
+    :mod:`onlinear.models`) for dense rows or one-row CSR matrices: the model's compiled round
+    (:meth:`~onlinear.models.protocol.Model.row_round`) behind closures; None if the model has
+    none or the call cannot take it (an intercept's constant feature).  A closure gives the
+    call back to the general path (returns None, nothing changed) when the estimator holds
+    another model or the model another round (an array rebound: grown, restored)."""
+    d = estimator.__dict__
+    model = d.get("model_")
+    if model is None or d.get("fit_intercept"):
+        return None
+    exponent = estimator._row_exponent
+    rounds = model.row_round(exponent)
+    if rounds is None:
+        return None
+    task = d["_task"]
+    index_of, classes = task.index.get, list(task.classes)
+    call = rounds.dense if dense else rounds.sparse
+    shape = None if dense else (1, model.n_inputs())
+
+    def learn(x, y):
+        if d.get("model_") is not model or model.__dict__.get("_round", (0, None))[1] \
+                is not rounds:
+            return None
+        try:
+            label = index_of(y)
+        except TypeError:  # unhashable: the general path names it
+            return None
+        if label is None:
+            return None
+        if dense:
+            predicted = call(x, label)
+        elif type(x) in _CSR_TYPES and x.shape == shape:
+            predicted = call(x.indptr, x.indices, x.data, label)
+        else:
+            return None
+        return None if predicted < 0 else classes[predicted]
+
+    context = Context(dense, learn, _general, model.arrays())
+    known = d.get("classes_")
+    if isinstance(known, np.ndarray) and known.ndim == 1 and known.dtype.kind in "biuU":
+        context.knows = _knows_classes(known)
+    return context

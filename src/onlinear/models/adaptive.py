@@ -122,6 +122,11 @@ class AdaGradModel(_Adaptive):
     def _grow_more(self, added, old):
         self.last = np.insert(self.last, [old] * added, self.clock[0])
 
+    def _make_round(self, exponent):
+        return adaptive.AdaptiveRound("adagrad", (self.weights, self.squares, self.last,
+                                                  self.clock), self.counts,
+                                      exponent=exponent, **self._keywords())
+
     def learn(self, X, targets, order, predictions):
         order = np.ascontiguousarray(order, dtype=np.int64)
         if predictions is not None and predictions.shape[0] == 0:
@@ -174,6 +179,10 @@ class FTRLModel(_Adaptive):
             predictions = None
         self._count(order.shape[0], *adaptive.ftrl_pass(
             X, targets, order, self.weights, self.z, self.n, predictions, **self._keywords()))
+
+    def _make_round(self, exponent):
+        return adaptive.AdaptiveRound("ftrl", (self.weights, self.z, self.n), self.counts,
+                                      exponent=exponent, **self._keywords())
 
     def learn_row(self, idx, vals, label):
         predicted, updated = adaptive.ftrl_row(idx, vals, label, self.weights, self.z, self.n,

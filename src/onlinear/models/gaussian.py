@@ -154,6 +154,13 @@ class GaussianModel(Model):
         self.counts[UPDATES] += updated
         return predicted
 
+    def _make_round(self, exponent):
+        options = self._engine_options()
+        options.pop("counts")
+        return confidence.GaussianRound(self.config["rule"], self.mean, self.covariance,
+                                        self.config["params"], self.counts, self.repairs,
+                                        exponent=exponent, **options)
+
     def coefficients(self):
         return self.mean
 

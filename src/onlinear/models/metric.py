@@ -152,6 +152,10 @@ class MetricModel(Model):
             raise self._infeasible_error("on this example")
         return predicted
 
+    def _make_round(self, exponent):
+        return ee.EllipsoidRound(self.config["layout"], self.weights, self.metric, self.state,
+                                 self.config["params"], self.counts, exponent)
+
     def coefficients(self):
         return self.weights
 

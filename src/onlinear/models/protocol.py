@@ -85,6 +85,29 @@ class Model:
             counters.SEEN, counters.MISTAKES, counters.UPDATES))
         check_counters(seen, mistakes, updates)
 
+    def __setattr__(self, name, value):
+        if name in self.array_names or name == "config":  # (the compiled round holds both)
+            self.__dict__.pop("_round", None)
+        object.__setattr__(self, name, value)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_round", None)  # (compiled: made again on first use)
+        return state
+
+    def row_round(self, exponent):
+        """``learn_one``'s compiled round on this model's arrays
+        (:class:`onlinear._core.row_pass.RowRound`, rows of norm in ``[2^-e, 2^e]``, ``e`` =
+        ``exponent``), made on first use and kept until an array is rebound; None if the
+        family has none."""
+        made = self.__dict__.get("_round")
+        if made is None or made[0] != exponent:
+            made = self.__dict__["_round"] = (exponent, self._make_round(exponent))
+        return made[1]
+
+    def _make_round(self, exponent):
+        return None
+
     def __deepcopy__(self, memo):
         twin = copy.copy(self)
         for name in self.array_names:
