@@ -16,10 +16,15 @@ Data placement: the validated stream (and the test set) is scattered to every wo
 (``broadcast``), before any cell; a cell's task only names it.  A worker that dies mid-grid
 takes its running cells with it: the scheduler runs them again on the workers left (or on the
 worker its nanny restarts), up to ``distributed.scheduler.allowed-failures`` times per cell, and
-the scattered data survives on the other workers.  The progress bar advances by a cell's
-examples when the cell comes back.
+the scattered data survives on the other workers.  A cell the scheduler forgets with the dying
+worker instead (cancelled: its task, or the only copy of the data it needed, was lost) is
+submitted again, on data scattered again if the data was lost, up to ``_RETRIES`` times.  The
+progress bar advances by a cell's examples when the cell comes back.
 """
 import itertools
+
+#: How many times a cell cancelled with a dying worker is submitted again.
+_RETRIES = 3
 
 
 _warmed = set()  # algorithms whose compiled paths this worker process has loaded
@@ -93,10 +98,12 @@ class DaskRunner:
         # a client made for one command (``onlinear compare --workers``) is nobody's default
         pending = as_completed(loop=client.loop)
 
+        lost = {}  # (name, index, search) → cells lost with a dying worker so far
+
         def submit(name, params, index, search):
             future = client.submit(run_cell, shipped, data, name, params, index, search,
                                    pure=False)
-            pending_cells[future] = (name, index, search)
+            pending_cells[future] = (name, index, search, params)
             pending.add(future)
 
         for name in cells.algorithms:
@@ -109,7 +116,18 @@ class DaskRunner:
         bar.describe(f"{len(pending_cells)} cells on the cluster")
         try:
             for future in pending:
-                name, index, search = pending_cells.pop(future)
+                name, index, search, params = pending_cells.pop(future)
+                if future.status == "cancelled":
+                    # the scheduler forgot the cell with a dying worker (its task, or the data
+                    # copy it needed): the cell runs again, on the data scattered again if lost
+                    key = (name, index, search)
+                    lost[key] = lost.get(key, 0) + 1
+                    if lost[key] > _RETRIES:
+                        future.result()  # (raises the cancellation)
+                    if data.status != "finished":
+                        [data] = client.scatter([cells.data], broadcast=True, hash=False)
+                    submit(name, params, index, search)
+                    continue
                 run = future.result()  # a cell's own error (not a lost worker) is raised here
                 future.release()
                 bar.update(int(run.examples[-1]))

@@ -33,6 +33,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..models.gaussian import GaussianModel
 from ..rules.confidence_table import GaussianRule, parameter_vector
+from . import docstrings
 from .base import _Unweighted
 from .ellipsoid import FULL_MATRIX_MAX_SIZE
 from .holding import HELD_CONSTRAINTS, _ModelHolding
@@ -46,6 +47,27 @@ _COMMON = {
     "diagonal": [StrOptions({"project", "drop"})],
     "min_variance": [Interval(Real, 0, None, closed="left")],
 }
+#: The family's shared parameters, documented once and added to each class's docstring
+#: (:mod:`onlinear.estimators.docstrings`); NHERD writes its own ``matrix`` and ``diagonal``.
+GAUSSIAN_PARAMETERS = {
+    "a": """\
+a : float, default=1.0
+    The initial variance: Σ_1 = a·I (and a new feature's or class's).  It carries the units
+    of 1/‖x‖² (x → c·x needs a → a/c²; the learner is then exactly invariant).""",
+    "matrix": """\
+matrix : {"auto", "per-class", "diagonal", "shared"}, default="auto"
+    Where Σ lives (module doc): a full d×d matrix per class, a diagonal per class, or one
+    matrix shared by the classes (the LIBOL manual's multiclass problem); ``"auto"``: full
+    per class while the model has at most 512 features, diagonal beyond.""",
+    "diagonal": """\
+diagonal : {"project", "drop"}, default="project"
+    How a diagonal (or a per-class matrix's share of the step) is kept: the diagonal of the
+    updated Σ⁻¹, or of the updated Σ (module doc).""",
+    "min_variance": """\
+min_variance : float, default=0.0
+    A floor under every diagonal variance after its update (0: none).""",
+}
+
 _ETA = [Interval(Real, 0.5, 1, closed="neither")]
 _POSITIVE = [Interval(Real, 0, None, closed="neither")]
 
@@ -54,6 +76,7 @@ class _Gaussian(_ModelHolding, _Unweighted):
     """Shared machinery: the layout, the rule and the configuration of the Gaussian model."""
 
     _model_class = GaussianModel
+    _parameter_docs = {**docstrings.PARAMETERS, **GAUSSIAN_PARAMETERS}
 
     def _gaussian_rule(self, shared):
         """The :class:`GaussianRule` of the estimator's hyperparameters (``shared``: the
@@ -129,17 +152,6 @@ class ConfidenceWeighted(_Gaussian):
         The confidence η ∈ (0.5, 1) demanded of each example (φ = Φ⁻¹(η)).
     form : {"std", "variance"}, default="std"
         The exact standard-deviation form or the linearized variance form (above).
-    a : float, default=1.0
-        The initial variance: Σ_1 = a·I.
-    matrix : {"auto", "per-class", "diagonal", "shared"}, default="auto"
-        Where Σ lives (module doc): full per class while the model has at most 512
-        features, diagonal per class beyond; or one shared matrix (the LIBOL manual's
-        multiclass problem).
-    diagonal : {"project", "drop"}, default="project"
-        How a diagonal (or a per-class matrix's share of the step) is kept: the diagonal of
-        the updated Σ⁻¹, or of the updated Σ (module doc).
-    min_variance : float, default=0.0
-        A floor under every diagonal variance after its update (0: none).
     libol_compat : bool, default=False
         With ``matrix="shared"`` (``form="std"``): LIBOL's ``M_CW`` code (its α, which is the
         binary formula with v → 2v and is not the solution of the shared problem, and its
@@ -216,14 +228,6 @@ class AROW(_Gaussian):
     r : float, default=1.0
         The regularization r > 0: larger means smaller, more conservative steps.  It carries
         the units of ‖x‖² (x → c·x needs r → c²·r).
-    a : float, default=1.0
-        The initial variance: Σ_1 = a·I.
-    matrix : {"auto", "per-class", "diagonal", "shared"}, default="auto"
-        Where Σ lives (module doc).
-    diagonal : {"project", "drop"}, default="project"
-        How a diagonal is kept (module doc).
-    min_variance : float, default=0.0
-        A floor under every diagonal variance after its update (0: none).
     libol_compat : bool, default=False
         With ``matrix="shared"``: LIBOL's ``M_AROW`` code, whose mean step ℓ/(v + r) is
         (2v + r)/(v + r) times the shared problem's ℓ/(2v + r).
@@ -291,14 +295,6 @@ class SoftConfidenceWeighted(_Gaussian):
         The confidence η ∈ (0.5, 1) of the loss (φ = Φ⁻¹(η)).
     variant : {"I", "II"}, default="I"
         SCW-I (linear loss) or SCW-II (squared loss).
-    a : float, default=1.0
-        The initial variance: Σ_1 = a·I.
-    matrix : {"auto", "per-class", "diagonal", "shared"}, default="auto"
-        Where Σ lives (module doc).
-    diagonal : {"project", "drop"}, default="project"
-        How a diagonal is kept (module doc).
-    min_variance : float, default=0.0
-        A floor under every diagonal variance after its update (0: none).
     libol_compat : bool, default=False
         LIBOL's code: with ``matrix="shared"``, its ``M_SCW1``/``M_SCW2`` (M_SCW1's α is not
         the shared problem's solution, M_SCW2's is); otherwise, for SCW-II, the radicand of
@@ -376,14 +372,10 @@ class NormalHerd(_Gaussian):
     ----------
     C : float, default=1.0
         The aggressiveness C > 0 (γ = 1/C in LIBOL's code).
-    a : float, default=1.0
-        The initial variance: Σ_1 = a·I.
     matrix : {"auto", "per-class", "diagonal"}, default="auto"
         Where Σ lives (module doc); NHERD has no shared form.
     diagonal : {"project", "drop", "exact"}, default="project"
         How a diagonal is kept (module doc; ``"exact"`` above).
-    min_variance : float, default=0.0
-        A floor under every diagonal variance after its update (0: none).
 
     Attributes
     ----------

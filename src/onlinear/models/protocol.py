@@ -18,7 +18,7 @@ tracks the move).
 >>> sorted(name for name, member in vars(Model).items()  # the interface
 ...        if callable(member) and not name.startswith("_"))  # doctest: +NORMALIZE_WHITESPACE
 ['arrays', 'check', 'coefficients', 'grow_features', 'grow_outputs', 'learn', 'learn_row',
- 'n_inputs', 'pass_can_fail', 'restore', 'scores', 'specs', 'start']
+ 'n_inputs', 'pass_can_fail', 'restore', 'row_round', 'scores', 'specs', 'start']
 """
 import copy
 
