@@ -52,9 +52,6 @@ def _logistic(estimator):
 class _AdaptiveClassifier(_ModelHolding, _Unweighted):
     """Shared: the binary learner, the configuration, probabilities and sparsity."""
 
-    def _n_outputs(self, n_classes):
-        return 1 if n_classes == 2 else n_classes
-
     def _model_config(self, n_outputs, n_features):
         return {**{name: getattr(self, name) for name in self._model_class._options},
                 "name": type(self).__name__}

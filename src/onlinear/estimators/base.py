@@ -1258,10 +1258,14 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         a call; any attribute set drops it (``__setattr__``)."""
         kind = type(x)
         if kind is np.ndarray:
-            return fast_path.build(self, dense=True)
+            return self._build_fast(dense=True)
         if kind is sp.csr_matrix or kind is sp.csr_array:
-            return fast_path.build(self, dense=False)
+            return self._build_fast(dense=False)
         return None
+
+    def _build_fast(self, dense):
+        """The per-example context for dense rows or CSR rows (:mod:`.fast_path`)."""
+        return fast_path.build(self, dense)
 
     def _learn_one_index(self, idx, vals, label):
         """One compiled round on a checked row (a dense row on class-major weights, a CSR row on

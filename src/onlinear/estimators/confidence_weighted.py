@@ -87,9 +87,6 @@ class _Gaussian(_ModelHolding, _Unweighted):
         """The user's hyperparameters the rule reads (``eta``, ``C``, ``r``)."""
         raise NotImplementedError
 
-    def _n_outputs(self, n_classes):
-        return 1 if n_classes == 2 else n_classes
-
     def _layout(self, n_features):
         if self.matrix != "auto":
             return self.matrix
@@ -113,9 +110,6 @@ class _Gaussian(_ModelHolding, _Unweighted):
                 "layout": layout, "diagonal": self.diagonal,
                 "min_variance": float(self.min_variance), "a": float(self.a),
                 "name": type(self).__name__}
-
-    def _check_class_growth(self):
-        """(The model decides: the binary learner cannot grow.)"""
 
     @property
     def n_variance_repairs_(self):

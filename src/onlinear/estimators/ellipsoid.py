@@ -65,9 +65,6 @@ class _Ellipsoid(_ModelHolding, _Unweighted):
     def _mode(self):
         raise NotImplementedError
 
-    def _n_outputs(self, n_classes):
-        return 1 if n_classes == 2 else n_classes
-
     def _rule_params(self):
         return parameter_vector(ee.PARAMETERS, {
             "gamma": self.gamma,

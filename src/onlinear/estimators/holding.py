@@ -13,7 +13,6 @@ A saved file's members are the model's arrays under their names with a leading u
 the arrays themselves: files written before keep loading.
 """
 import numpy as np
-import scipy.sparse as sp
 
 from . import fast_path
 from .base import OnlineLinearClassifier
@@ -40,9 +39,17 @@ class _ModelHolding(OnlineLinearClassifier):
     _model_class = None
     _derived = OnlineLinearClassifier._derived | {"model_"}
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._fast_one = True  # (learn_one's fast path: the model's compiled round)
+
     def _model_config(self, n_outputs, n_features):
         """The numbers the model's engine reads, from the hyperparameters (a dict)."""
         raise NotImplementedError
+
+    def _n_outputs(self, n_classes):
+        """One output (the binary learner) for two classes, one per class beyond."""
+        return 1 if n_classes == 2 else n_classes
 
     # ------------------------------------------------------------------ start and configure
     def _model_shape(self):
@@ -102,21 +109,8 @@ class _ModelHolding(OnlineLinearClassifier):
     def _learn_one_index(self, idx, vals, label):
         return self.model_.learn_row(idx, vals, label)
 
-    def _fast_for(self, x, classes=None):
-        """The per-example context of the held model (:func:`.fast_path.build_held`) for rows
-        of ``x``'s kind, or None (the general path)."""
-        if "model_" not in self.__dict__ or (
-                classes is not None and not self._known_classes(classes)):
-            return None
-        fast = self.__dict__.get("_fast")
-        if fast is not None and type(x) in fast.kinds:
-            return fast
-        kind = type(x)
-        if kind is np.ndarray:
-            return fast_path.build_held(self, dense=True)
-        if kind is sp.csr_matrix or kind is sp.csr_array:
-            return fast_path.build_held(self, dense=False)
-        return None
+    def _build_fast(self, dense):
+        return fast_path.build_held(self, dense)
 
     # ------------------------------------------------------------------ growing
     def _check_class_growth(self):
