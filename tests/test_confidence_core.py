@@ -550,3 +550,28 @@ def test_bad_arguments_are_refused_by_name():
                                shape=(10, 4))
     with pytest.raises(ValueError, match="sum_duplicates"):
         E.learn_pass(int(G.AROW), duplicated, y, order, mean, cov, params)
+
+
+@pytest.mark.parametrize("v", [4.5e102, 1e200, 1e300])
+def test_scw2_step_stays_finite_where_the_printed_form_overflows(v):
+    """SCW-II's α from the printed form squares and cubes v, which overflows from v ≈ 1e102
+    (a row of norm 1e51 at a = 1); the engine computes it divided by n², finite and equal
+    to the printed form evaluated in 60-digit decimal arithmetic."""
+    from decimal import Decimal, localcontext
+
+    from scipy.stats import norm
+
+    from onlinear.rules.confidence_dispatch import gaussian_step
+
+    phi, C = float(norm.ppf(0.75)), 1.0
+    for m in (0.0, -0.3 * np.sqrt(v), 0.2 * np.sqrt(v)):
+        alpha = gaussian_step(int(G.SCW_II), m, v, parameter_vector(G.SCW_II, eta=0.75, C=C))[0]
+        assert np.isfinite(alpha) and alpha > 0.0
+        with localcontext() as context:
+            context.prec = 60
+            M, V, P = Decimal(m), Decimal(v), Decimal(phi)
+            n = V + 1 / (2 * Decimal(C))
+            gamma = P * (P * P * M * M * V * V + 4 * n * V * (n + V * P * P)).sqrt()
+            expected = float((-(2 * M * n + P * P * M * V) + gamma)
+                             / (2 * (n * n + n * V * P * P)))
+        assert alpha == pytest.approx(expected, rel=1e-9), m

@@ -223,12 +223,16 @@ def test_a_pickle_whose_covariance_is_not_positive_definite_is_refused(layout):
     X, y = _data(seed=10)
     model = AROW(matrix=layout).fit(X, y)
     good = pickle.dumps(model)
-    if layout == "diagonal":
-        model.model_.covariance[0, 0] = -1.0
-    else:
-        model.model_.covariance[0] = -model.model_.covariance[0]
-    with pytest.raises(ValueError, match="_covariance"):
-        pickle.loads(pickle.dumps(model))
+    for tamper in ("negative", "above the prior"):
+        bad = pickle.loads(good)
+        covariance = bad.model_.covariance
+        if layout == "diagonal":
+            covariance[0, 0] = -1.0 if tamper == "negative" else 7.0  # (a = 1)
+        else:
+            covariance[0] = -covariance[0] if tamper == "negative" else 7.0 * np.eye(
+                covariance.shape[1])
+        with pytest.raises(ValueError, match="_covariance"):
+            pickle.loads(pickle.dumps(bad))
     again = pickle.loads(good)
     np.testing.assert_array_equal(again.coef_, AROW(matrix=layout).fit(X, y).coef_)
 
@@ -272,3 +276,19 @@ def test_learn_one_takes_the_compiled_round_and_follows_every_change_of_the_mode
     np.testing.assert_array_equal(ones.covariance_, chunks.covariance_)
     assert (ones.n_seen_, ones.n_mistakes_, ones.n_updates_) == (
         chunks.n_seen_, chunks.n_mistakes_, chunks.n_updates_)
+
+
+def test_the_prior_variance_is_the_models_from_its_start():
+    """a is the variance every Σ starts from and bounds it (Σ ⪯ a·I, the invariant a loaded
+    model is checked against): a new a set on a started model applies from the next fit, as
+    dtype and average do; partial_fit, a grown class and a saved file keep the model's."""
+    X, y = _data(seed=13)
+    model = AROW(matrix="diagonal").fit(X, y)
+    model.set_params(a=2.0)
+    model.partial_fit(X[:5], y[:5])
+    model.add_classes([9])
+    assert model.model_.prior[0] == 1.0 and np.all(model.covariance_[:, -1] == 1.0)
+    again = pickle.loads(pickle.dumps(model))  # (checked against the model's own prior)
+    np.testing.assert_array_equal(again.covariance_, model.covariance_)
+    model.fit(X, y)  # restarts with the new prior
+    assert model.model_.prior[0] == 2.0 and model.covariance_.max() <= 2.0

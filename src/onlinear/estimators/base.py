@@ -537,10 +537,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         if hasattr(self, "classes_"):  # (a started model: its engine reads them from now on)
             try:
                 self._validate_params()
+                self._configure()
             except ValueError:
                 super().set_params(**previous)  # a bad value leaves the model as it was
                 raise
-            self._configure()
         return self
 
     # ------------------------------------------------------------------ the model as named arrays

@@ -53,7 +53,8 @@ GAUSSIAN_PARAMETERS = {
     "a": """\
 a : float, default=1.0
     The initial variance: Σ_1 = a·I (and a new feature's or class's).  It carries the units
-    of 1/‖x‖² (x → c·x needs a → a/c²; the learner is then exactly invariant).""",
+    of 1/‖x‖² (x → c·x needs a → a/c²; the learner is then exactly invariant).  Fixed when
+    the model starts (``fit`` restarts it with a new value).""",
     "matrix": """\
 matrix : {"auto", "per-class", "diagonal", "shared"}, default="auto"
     Where Σ lives (module doc): a full d×d matrix per class, a diagonal per class, or one

@@ -9,14 +9,16 @@ Arrays (the members of a saved file are these names with a leading underscore):
 * ``covariance`` — Σ by layout: ``(n_features, n_outputs)`` per-class diagonals
   (``"diagonal"``), ``(n_outputs, d, d)`` full matrices (``"per-class"``), or one ``(1, d, d)``
   matrix shared by every class (``"shared"``);
+* ``prior`` — a, the variance Σ_1 = a·I started from (and given to a feature or class added
+  later), shape (1,): every variance stays at most max(a, ``min_variance``);
 * ``repairs`` — the engine's counts of repaired diagonal variances and of skipped rounds whose
   margin variance rounded to zero or below;
 * ``counts`` — examples seen, mistakes, updates.
 
 The configuration (from the estimator): ``rule`` (a
 :class:`~onlinear.rules.confidence_table.GaussianRule`), ``params`` (its parameter vector),
-``layout``, ``diagonal`` (the diagonal form), ``min_variance``, ``a`` (Σ_1 = a·I, and the
-variance of a feature or class added later) and the estimator's ``name``, for messages.
+``layout``, ``diagonal`` (the diagonal form), ``min_variance``, ``a`` (Σ_1 = a·I, read when
+the model starts) and the estimator's ``name``, for messages.
 """
 import numpy as np
 
@@ -37,10 +39,7 @@ class GaussianModel(Model):
         (module doc).
     """
 
-    array_names = ("mean", "covariance", "repairs", "counts")
-    mixing_refusal = ("its model is a Gaussian over weight vectors (a mean and a covariance); "
-                      "the average of several runs' Gaussians is not one any run reached, and "
-                      "no mixing rule with a guarantee is known for it")
+    array_names = ("mean", "covariance", "prior", "repairs", "counts")
 
     def start(self, n_outputs, n_features):
         layout = self.config["layout"]
@@ -51,6 +50,8 @@ class GaussianModel(Model):
                          f"{n_features:,} float64 values)")
         self.mean, self.covariance = confidence.initial_state(layout, n_features, n_outputs,
                                                               self.config["a"])
+        # (the prior the model started with: a set later applies to the next fit)
+        self.prior = np.array([float(self.config["a"])])
         self.repairs = np.zeros(2, dtype=np.int64)
 
     def specs(self, n_outputs, n_features):
@@ -60,6 +61,7 @@ class GaussianModel(Model):
                           layout, (n_outputs, n_features, n_features))
         return {"mean": ((n_features, n_outputs), np.float64),
                 "covariance": (covariance, np.float64),
+                "prior": ((1,), np.float64),
                 "repairs": ((2,), np.int64),
                 **super().specs(n_outputs, n_features)}
 
@@ -72,12 +74,21 @@ class GaussianModel(Model):
             if not np.isfinite(np.einsum("jr,jr->", self.mean, self.mean)):
                 raise ValueError("_mean: the mean's norm overflows (a mean too large for the "
                                  "engine).")
+        # every step shrinks Σ from Σ_1 = a·I (a new feature's or class's too) and the floor
+        # lifts a variance to min_variance at most: Σ ⪯ max(a, min_variance)·I
+        if not self.prior[0] > 0.0:
+            raise ValueError("_prior: the prior variance a must be positive.")
+        bound = max(float(self.prior[0]), self.config["min_variance"])
         if self.config["layout"] == "diagonal":
-            if not np.all(self.covariance > 0.0):
-                raise ValueError("_covariance: a diagonal covariance's entries must be "
-                                 "positive.")
+            if not np.all((self.covariance > 0.0) & (self.covariance <= bound)):
+                raise ValueError(f"_covariance: a diagonal covariance's entries must lie in "
+                                 f"(0, {bound}] (they start at a and only shrink).")
         else:
             check_positive_definite("_covariance", self.covariance)
+            top = max(float(np.linalg.eigvalsh(matrix)[-1]) for matrix in self.covariance)
+            if not top <= bound * (1.0 + 1e-9):
+                raise ValueError(f"_covariance: an eigenvalue {top:.6g} above the prior's "
+                                 f"{bound} (Σ starts at a·I and only shrinks).")
         if np.any(self.repairs < 0):
             raise ValueError("_repairs: counts must be ≥ 0.")
 
@@ -90,7 +101,7 @@ class GaussianModel(Model):
             raise ValueError(f"{self.config['name']} learns two classes with one Gaussian (the "
                              "binary learner): a third class would change what every weight "
                              "means. Give every class from the start.")
-        a = self.config["a"]
+        a = float(self.prior[0])
         mean = np.zeros((self.mean.shape[0], n_outputs))
         mean[:, where] = self.mean
         layout = self.config["layout"]
@@ -110,7 +121,7 @@ class GaussianModel(Model):
         started that wide would hold, since every past row was 0 there and a step moves only
         along Σx."""
         added = n_features - self.mean.shape[0]
-        a = self.config["a"]
+        a = float(self.prior[0])
         self.mean = np.ascontiguousarray(np.insert(self.mean, [old] * added, 0.0, axis=0))
         if self.config["layout"] == "diagonal":
             self.covariance = np.ascontiguousarray(

@@ -101,12 +101,18 @@ cdef inline double _scw_ii_alpha(double m, double v, double phi, double C, doubl
     """SCW-II's α: n = pv + 1/(2C), γ = φ√(φ²m²v² + 4pnv(n + vφ²)),
     α = max{0, [−(2mn + φ²mv) + γ]/(2(n² + nvφ²))} (p = ``n_scale``: 1 binary, 2 shared);
     ``libol``: LIBOL's SCW2.m radicand, v·2 for v² and φ·2 for φ² (binary only)."""
-    cdef double n = n_scale * v + 1.0 / (2.0 * C), gamma, alpha
+    cdef double n = n_scale * v + 1.0 / (2.0 * C), gamma, alpha, r, mu
     if libol:
         gamma = sqrt(phi ** 4 * m * m * v * 2.0 + 4.0 * n * v * phi * phi * (n + v * phi * 2.0))
+        alpha = (-(2.0 * m * n + phi * phi * m * v) + gamma) / (2.0 * (n * n + n * v * phi * phi))
     else:
-        gamma = phi * sqrt(phi * phi * m * m * v * v + 4.0 * n_scale * n * v * (n + v * phi * phi))
-    alpha = (-(2.0 * m * n + phi * phi * m * v) + gamma) / (2.0 * (n * n + n * v * phi * phi))
+        # numerator and denominator divided by n² (r = v/n ≤ 1/p, μ = m/n): the printed form
+        # squares and cubes v, which overflows from v ≈ 1e102 (rows of norm ≈ 1e51 at a = 1)
+        r = v / n
+        mu = m / n
+        gamma = phi * sqrt(phi * phi * mu * mu * r * r
+                           + 4.0 * n_scale * r * (1.0 + r * phi * phi) / n)
+        alpha = (-mu * (2.0 + phi * phi * r) + gamma) / (2.0 * (1.0 + r * phi * phi))
     return alpha if alpha > 0.0 else 0.0
 
 
