@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import second_order_reference as R
-from test_second_order_reference import (PHIS, STRESS, assert_optimal, binary_instance,
+from test_second_order_reference import (STRESS, assert_optimal, binary_instance,
                                          dominant_feature_stream, pick, shared_instance,
                                          shared_problem, KLProblem)
 

@@ -40,6 +40,9 @@ class GaussianModel(Model):
     """
 
     array_names = ("mean", "covariance", "prior", "repairs", "counts")
+    mixing_refusal = ("its model is a Gaussian over weight vectors (a mean and a covariance); "
+                      "the average of several runs' Gaussians is not one any run reached, and "
+                      "no mixing rule with a guarantee is known for it")
 
     def start(self, n_outputs, n_features):
         layout = self.config["layout"]
