@@ -244,10 +244,10 @@ def test_callable_kernel_returning_nan_after_20_rows_leaves_the_model_as_it_was(
             elif started == "full":  # the next pattern would grow the arrays
                 model.partial_fit(convert(X[:1]), y[:1], classes=LABELS[3])
                 for i in range(1, 40):
-                    if model.n_support_patterns_ == model._support.shape[1]:
+                    if model.n_support_patterns_ == model.model_.support.shape[1]:
                         break
                     model.learn_one(X[i], y[i])
-                assert model.n_support_patterns_ == model._support.shape[1]
+                assert model.n_support_patterns_ == model.model_.support.shape[1]
             _check_failed_call(model, call, convert(X[30:]), y[30:])
 
 

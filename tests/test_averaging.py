@@ -99,12 +99,12 @@ def test_learners_without_an_averaged_form_have_no_average_parameter(name):
 def test_changing_average_after_the_start_is_refused_until_fit_restarts():
     model = make("perceptron").fit(X, Y3)
     model.set_params(average=True)
-    weights = model._weights.copy()
+    weights = model.model_.weights.copy()
     for call in (lambda: model.partial_fit(X[:3], Y3[:3]), lambda: model.learn_one(X[0], 1),
                  lambda: model.predict(X[:3])):
         with pytest.raises(ValueError, match="average=True was set after the model started"):
             call()
-    np.testing.assert_array_equal(model._weights, weights)
+    np.testing.assert_array_equal(model.model_.weights, weights)
     model.fit(X, Y3)  # restarts with averaging
     np.testing.assert_allclose(model.coef_, _brute_force_mean("perceptron", X, Y3, [0, 1, 2]),
                                rtol=1e-9, atol=1e-12)

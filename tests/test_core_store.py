@@ -179,9 +179,9 @@ def test_the_norms_a_dense_pass_keeps_do_not_drift():
         target = y if classes == 4 else (y > 1).astype(int)
         for dtype, rtol in (("float64", 1e-12), ("float32", 2e-5)):
             model = onlinear.make(name, dtype=dtype).fit(X.astype(dtype), target)
-            assert model._exact_norms and model.n_updates_ > 100, name
-            exact = (model._weights.astype(np.float64) ** 2).sum(axis=0)
-            np.testing.assert_allclose(model._state[RAW_SQNORM], exact, rtol=rtol,
+            assert model.model_.config["exact_norms"] and model.n_updates_ > 100, name
+            exact = (model.model_.weights.astype(np.float64) ** 2).sum(axis=0)
+            np.testing.assert_allclose(model.model_.state[RAW_SQNORM], exact, rtol=rtol,
                                        err_msg=f"{name} {dtype}")
 
 

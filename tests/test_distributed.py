@@ -446,7 +446,7 @@ def test_a_worker_killed_mid_epoch_of_parameter_mixing_costs_only_its_work(clien
     assert (tmp_path / "killed-0").exists()  # a worker did die, in the middle of an epoch
     assert time.monotonic() - start < 120
     np.testing.assert_array_equal(ipm.estimator_.coef_, undisturbed.estimator_.coef_)
-    np.testing.assert_array_equal(ipm.estimator_._counts, undisturbed.estimator_._counts)
+    np.testing.assert_array_equal(ipm.estimator_.model_.counts, undisturbed.estimator_.model_.counts)
     assert ipm.history_.column("updates") == undisturbed.history_.column("updates")
     client.wait_for_workers(2, timeout=60)
 

@@ -352,6 +352,6 @@ def test_romma_takes_an_exact_tie_as_a_mistake_on_dense_and_csr_rows_alike(name)
     csr = onlinear.make(name).fit(sp.csr_matrix(X), y)
     assert dense.n_updates_ == csr.n_updates_ >= 2
     np.testing.assert_array_equal(dense.coef_, csr.coef_)
-    np.testing.assert_array_equal(dense._state[4:], csr._state[4:])  # the certificates
+    np.testing.assert_array_equal(dense.model_.state[4:], csr.model_.state[4:])  # the certificates
     first_two = onlinear.make(name).fit(X[:2], y[:2])
     assert first_two.n_updates_ == 2  # the tie (margin 0) was learned

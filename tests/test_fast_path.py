@@ -58,11 +58,11 @@ def test_learn_one_plays_the_rounds_of_fit_on_either_kind_of_row(name, dtype):
         assert int(np.sum(np.asarray(predicted) != y)) == batch.n_mistakes_
         # the same compiled sweeps in a pass and in one call: the same bits
         np.testing.assert_array_equal(one.coef_, batch.coef_)
-        np.testing.assert_array_equal(one._state, batch._state)
+        np.testing.assert_array_equal(one.model_.state, batch.model_.state)
         if sp.issparse(form):
-            assert one._weights.flags.c_contiguous
+            assert one.model_.weights.flags.c_contiguous
         else:
-            assert one._weights.flags.f_contiguous
+            assert one.model_.weights.flags.f_contiguous
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -87,7 +87,7 @@ def test_the_context_serves_started_models_and_is_dropped_when_an_attribute_is_s
     model.set_params(C=0.5)
     assert "_fast" not in vars(model)
     model.learn_one(sp.csr_matrix(X[2:3]), y[2])
-    assert not vars(model)["_fast"].dense and model._weights.flags.c_contiguous
+    assert not vars(model)["_fast"].dense and model.model_.weights.flags.c_contiguous
     model.predict_one(X[3])  # a dense row: the weights turn class-major, values unchanged
     assert vars(model)["_fast"].dense
     with_intercept = onlinear.make("pa", fit_intercept=True).fit(X, y)
@@ -252,8 +252,8 @@ def test_a_context_holds_the_arrays_its_table_points_to():
     model = onlinear.make("pa").fit(X, y)
     model.learn_one(X[0], y[0])
     fast = model.__dict__["_fast"]
-    assert any(array is model._state for array in fast.arrays)
-    assert any(array is model._counts for array in fast.arrays)
+    assert any(array is model.model_.state for array in fast.arrays)
+    assert any(array is model.model_.counts for array in fast.arrays)
     before = model.n_seen_
     model.learn_one(X[1], y[1])  # the counters the table points to are the model's own
     assert model.n_seen_ == before + 1

@@ -64,7 +64,7 @@ def test_weights_and_fitted_attributes_in_the_dtype_asked_for(name):
     X, y = _stream(_classes(name))
     for dtype in (np.float32, np.float64):
         model = onlinear.make(name, dtype=np.dtype(dtype).name, fit_intercept=True).fit(X, y)
-        assert model._weights.dtype == dtype
+        assert model.model_.weights.dtype == dtype
         assert model.coef_.dtype == dtype and model.intercept_.dtype == dtype
         assert model.decision_function(X).dtype == np.float64
 
@@ -200,10 +200,10 @@ def test_rows_at_the_edges_of_the_float32_range_are_learned_finitely(name):
     X[1::3] *= 2.0 ** -31
     for form in (X, sp.csr_matrix(X)):
         model = onlinear.make(name, dtype="float32", n_epochs=3).fit(form, y)
-        assert np.isfinite(model._weights).all() and np.isfinite(model._state).all()
+        assert np.isfinite(model.model_.weights).all() and np.isfinite(model.model_.state).all()
         assert np.isfinite(model.decision_function(form)).all()
         model.learn_one(X[5].astype(np.float32), y[5])
-        assert np.isfinite(model._weights).all()
+        assert np.isfinite(model.model_.weights).all()
 
 
 def test_float64_rows_are_read_in_float32():
@@ -244,7 +244,7 @@ def test_dtype_changed_after_the_start_is_refused_until_fit():
     model.set_params(dtype="float32")
     _assert_same(model, snapshot)
     model.set_params(dtype="float64").fit(X, y)
-    assert model._weights.dtype == np.float64
+    assert model.model_.weights.dtype == np.float64
 
 
 @pytest.mark.parametrize("name", ["pa", "aromma", "mc-romma"])
@@ -253,7 +253,7 @@ def test_a_float32_model_is_saved_and_loaded_as_it_is(name, tmp_path):
     model = onlinear.make(name, dtype="float32").fit(X[:100], y[:100])
     onlinear.save(model, tmp_path / "model.onl")
     loaded = onlinear.load(tmp_path / "model.onl")
-    assert loaded._weights.dtype == np.float32
+    assert loaded.model_.weights.dtype == np.float32
     np.testing.assert_array_equal(loaded.coef_, model.coef_)
     for i in range(100, 130):
         assert loaded.learn_one(X[i], y[i]) == model.learn_one(X[i], y[i])
@@ -269,7 +269,7 @@ def test_a_model_file_whose_weights_are_not_of_its_dtype_is_refused(tmp_path):
         model = onlinear.make("pa", dtype=dtype).fit(X, y)
         onlinear.save(model, tmp_path / "model.onl")
         data = files._rewrite((tmp_path / "model.onl").read_bytes(),
-                              arrays={"_weights": model._weights.astype(other)})
+                              arrays={"_weights": model.model_.weights.astype(other)})
         (tmp_path / "tampered.onl").write_bytes(data)
         with pytest.raises(ValueError, match="_weights"):
             onlinear.load(tmp_path / "tampered.onl")
@@ -279,11 +279,11 @@ def test_mixed_float32_models_stay_float32():
     X, y = _stream(3)
     models = [onlinear.make("pa", dtype="float32").fit(X[i::2], y[i::2]) for i in range(2)]
     mixed = mix_models(models, [0.5, 0.5])
-    assert mixed._weights.dtype == np.float32
+    assert mixed.model_.weights.dtype == np.float32
     expected = 0.5 * (models[0].coef_.astype(np.float64) + models[1].coef_)
     np.testing.assert_allclose(mixed.coef_, expected, rtol=1e-6)
     mixed.partial_fit(X, y)
-    assert mixed._weights.dtype == np.float32
+    assert mixed.model_.weights.dtype == np.float32
 
 
 # ------------------------------------------------------------------ dtype="auto", the default
@@ -308,12 +308,12 @@ def test_by_default_the_weights_follow_the_data_the_model_starts_on(name):
         for start in calls:
             model = onlinear.make(name)
             start(model)
-            assert model._weights.dtype == dtype and model.coef_.dtype == dtype
+            assert model.model_.weights.dtype == dtype and model.coef_.dtype == dtype
             assert "_data_weight_dtype" not in vars(model)
             model.partial_fit(X if dtype == np.float32 else X32, y)  # the other dtype: read in
-            assert model._weights.dtype == dtype
+            assert model.model_.weights.dtype == dtype
     model = onlinear.make(name).fit(X32, y).fit(X, y)  # fit starts over: chooses again
-    assert model._weights.dtype == np.float64
+    assert model.model_.weights.dtype == np.float64
 
 
 @pytest.mark.parametrize("name", ["pa", "mira", "aromma", "mcp", "perceptron-max"])
@@ -322,17 +322,17 @@ def test_auto_on_float32_data_is_the_float32_model_bit_for_bit(name):
     X32 = X.astype(np.float32)
     auto = onlinear.make(name).fit(X32, y)
     single = onlinear.make(name, dtype="float32").fit(X32, y)
-    np.testing.assert_array_equal(auto._weights, single._weights)
-    np.testing.assert_array_equal(auto._state, single._state)
+    np.testing.assert_array_equal(auto.model_.weights, single.model_.weights)
+    np.testing.assert_array_equal(auto.model_.state, single.model_.state)
     double = onlinear.make(name, dtype="float64").fit(X32, y)
-    assert double._weights.dtype == np.float64
+    assert double.model_.weights.dtype == np.float64
     assert double.n_mistakes_ == auto.n_mistakes_  # (no ties: _stream)
 
 
 def test_auto_keeps_float64_weights_for_averaging():
     X, y = _stream(3)
     model = onlinear.make("pa", average=True).fit(X.astype(np.float32), y)
-    assert model._weights.dtype == np.float64 and model._avg_acc.dtype == np.float64
+    assert model.model_.weights.dtype == np.float64 and model.model_.avg_acc.dtype == np.float64
 
 
 def test_auto_refuses_a_row_float32_weights_cannot_hold_naming_float64():
@@ -358,12 +358,12 @@ def test_a_failed_start_chooses_nothing():
         model.fit(bad, y)
     assert not hasattr(model, "classes_") and "_data_weight_dtype" not in vars(model)
     model.fit(X, y)
-    assert model._weights.dtype == np.float64
+    assert model.model_.weights.dtype == np.float64
     snapshot = _snapshot(model)
     with pytest.raises(ValueError, match="NaN"):
         model.fit(bad, y)  # a failed refit: the float64 model as it was
     _assert_same(model, snapshot)
-    assert "_data_weight_dtype" not in vars(model) and model._weights.dtype == np.float64
+    assert "_data_weight_dtype" not in vars(model) and model.model_.weights.dtype == np.float64
 
 
 @pytest.mark.parametrize("name", ["pa", "aromma", "mc-romma"])
@@ -373,7 +373,7 @@ def test_an_auto_model_is_loaded_in_the_dtype_it_was_saved_in(name, tmp_path):
         model = onlinear.make(name).fit(data[:100], y[:100])
         onlinear.save(model, tmp_path / "model.onl")
         loaded = onlinear.load(tmp_path / "model.onl")
-        assert loaded.dtype == "auto" and loaded._weights.dtype == dtype
+        assert loaded.dtype == "auto" and loaded.model_.weights.dtype == dtype
         assert "_data_weight_dtype" not in vars(loaded)
         np.testing.assert_array_equal(loaded.coef_, model.coef_)
         for i in range(100, 130):
@@ -390,8 +390,8 @@ def test_an_auto_file_with_float32_weights_and_averaging_is_refused(tmp_path):
     model = onlinear.make("pa", average=True).fit(X, y)
     onlinear.save(model, tmp_path / "model.onl")
     data = files._rewrite((tmp_path / "model.onl").read_bytes(),
-                          arrays={"_weights": model._weights.astype(np.float32),
-                                  "_avg_acc": model._avg_acc.astype(np.float32)})
+                          arrays={"_weights": model.model_.weights.astype(np.float32),
+                                  "_avg_acc": model.model_.avg_acc.astype(np.float32)})
     (tmp_path / "tampered.onl").write_bytes(data)
     with pytest.raises(ValueError, match="_weights"):
         onlinear.load(tmp_path / "tampered.onl")

@@ -142,10 +142,10 @@ def test_the_circle_finder_finds_a_circle():
     assert any("onlinear.tasks.labels" in circle for circle in _circles(edges))
 
 
-# Parameter mixing averages the primal model's arrays and writes its private state rows and
-# counters: it is to go through the model objects' public arrays (issue [18]).  Listed so that
-# the list must shrink when that lands (a module listed here that no longer needs it fails).
-PENDING = {"onlinear.distributed.mixing", "onlinear.distributed.parameter_mixing"}
+# Rooms that still import another room's private names, each until its issue lands (a module
+# listed here that no longer needs it fails).  Empty since parameter mixing went through the
+# model objects' public interface (issue [18]).
+PENDING = set()
 
 
 def _private_imports():

@@ -76,7 +76,7 @@ def _reference(name, kind, X, y, k, **kernel):
     final coefficients (per round of first appearance) and the averaged ones."""
     model = onlinear.make(PRIMAL[name])
     model._start(np.arange(k), X.shape[1])
-    rule, params, state = model._rule, model._params, model._state
+    rule, params, state = model._rule, model.model_.config["params"], model.model_.state
     m = state.shape[1]
     support, coefs, total = [], [], []
     predictions = []
@@ -127,7 +127,8 @@ def test_mc_romma_norm_is_kept_in_the_dual():
     G = np.exp(-0.3 * ((S[:, None] - S[None]) ** 2).sum(-1))
     true = np.einsum("ir,ij,jr->", C, G, C)  # ‖M‖² of the stored (unit) direction
     np.testing.assert_allclose(true, 1.0, rtol=1e-8)
-    tracked = (model._state[SCALE] ** 2 * model._state[RAW_SQNORM]).sum()
+    state = model.model_.state
+    tracked = (state[SCALE] ** 2 * state[RAW_SQNORM]).sum()
     np.testing.assert_allclose(tracked, true, rtol=1e-8)
 
 

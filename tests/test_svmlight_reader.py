@@ -197,7 +197,8 @@ def test_reading_ahead_learns_the_serial_model_bit_for_bit(tmp_path, name):
                                   iter_libsvm_chunks(path, 97, n_features=40, read_ahead=True),
                                   classes=classes)
     for key in serial._model_arrays():
-        np.testing.assert_array_equal(getattr(ahead, key), getattr(serial, key), strict=True)
+        np.testing.assert_array_equal(ahead._saved_array(key), serial._saved_array(key),
+                                      strict=True)
     assert (ahead.n_seen_, ahead.n_mistakes_) == (serial.n_seen_, serial.n_mistakes_)
 
 

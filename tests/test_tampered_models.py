@@ -8,6 +8,7 @@ Every tampered file here has its arrays' header entries and digests recomputed, 
 editing a file can; on the code before the checks each loaded, and its next partial_fit filled
 the model with NaN or infinity (or the unpickled model crashed the process).
 """
+import copy
 import hashlib
 import io
 import json
@@ -255,14 +256,28 @@ def _pickled_with(model, **changes):
     return pickle.dumps(clone)
 
 
+def _held(model, **arrays):
+    """``{"model_": a copy of the model's model_ with ``arrays`` in place of its own}``."""
+    held = copy.copy(model.model_)
+    for name, array in arrays.items():
+        setattr(held, name, array)
+    return {"model_": held}
+
+
+def _with_config(model, **config):
+    held = copy.copy(model.model_)
+    held.config = {**held.config, **config}
+    return {"model_": held}
+
+
 PICKLES = {
-    "state of one row": lambda m: {"_state": np.ones((1, m._state.shape[1]))},
-    "short counters": lambda m: {"_counts": np.zeros(1, dtype=np.int64)},
-    "empty parameters": lambda m: {"_params": np.zeros(0)},
-    "weights too narrow": lambda m: {"_weights": np.zeros((2, m._weights.shape[1]))},
+    "state of one row": lambda m: _held(m, state=np.ones((1, m.model_.state.shape[1]))),
+    "short counters": lambda m: _held(m, counts=np.zeros(1, dtype=np.int64)),
+    "empty parameters": lambda m: _with_config(m, params=np.zeros(0)),
+    "weights too narrow": lambda m: _held(m, weights=np.zeros((2, m.model_.weights.shape[1]))),
     "dense index past the weights": lambda m: {"_dense_index": np.arange(10**6)},
-    "scale out of range": lambda m: {"_state": np.vstack([np.full((1, m._state.shape[1]),
-                                                                  1e300), m._state[1:]])},
+    "scale out of range": lambda m: _held(m, state=np.vstack([
+        np.full((1, m.model_.state.shape[1]), 1e300), m.model_.state[1:]])),
 }
 
 
@@ -282,7 +297,8 @@ def test_a_tampered_pickle_never_reaches_the_compiled_core(case):
         "    raise SystemExit(0)\n"
         "X = np.ones((3, 5))\n"
         "model.partial_fit(X, [0, 1, 2]); model.decision_function(X)\n"
-        "ok = all(np.isfinite(v).all() for v in vars(model).values()\n"
+        "arrays = list(vars(model).values()) + list(model.model_.arrays().values())\n"
+        "ok = all(np.isfinite(v).all() for v in arrays\n"
         "         if isinstance(v, np.ndarray) and v.dtype.kind == 'f')\n"
         "print('accepted', ok)\n")
     result = subprocess.run([sys.executable, "-c", script], input=payload,
@@ -300,5 +316,5 @@ def test_a_good_pickle_still_round_trips_bit_for_bit():
     model.partial_fit(X_used, y)
     again.partial_fit(X_used, y)
     np.testing.assert_array_equal(model.coef_, again.coef_)
-    assert hashlib.sha256(model._state.tobytes()).digest() == \
-        hashlib.sha256(again._state.tobytes()).digest()
+    assert hashlib.sha256(model.model_.state.tobytes()).digest() == \
+        hashlib.sha256(again.model_.state.tobytes()).digest()

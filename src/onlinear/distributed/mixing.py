@@ -1,27 +1,30 @@
 """Mixing models: the convex combination of fitted additive primal models, and its weights.
 
 Iterative parameter mixing (McDonald, Hall & Mann 2010, §3, Figure 3) averages the weight
-vectors that the shards' learners reached in one epoch.  Here a model's true weights are
-``_weights * _state[SCALE]`` (the lazy scale of :mod:`onlinear.rules.layout`); the mix is written
-back with scale 1 and its sizes (``RAW_SQNORM``, ``RAW_MASS``) recomputed exactly, so the engine
-continues from it as from any model.
+vectors that the shards' learners reached in one epoch.  It goes through the public model
+interface: an estimator's learned state is its ``model_`` (:mod:`onlinear.models`), and a
+primal model mixes itself (:meth:`onlinear.models.primal.PrimalModel.mixed`: the true weights
+averaged, written back at scale 1 with their sizes recomputed exactly, so the engine continues
+from the mix as from any model).
 
 Which learners can be mixed — the *additive primal* ones, whose whole model is the weight matrix
 (and counters): ``perceptron``, ``ovr-perceptron``, the additive family, ``kesler``, ``mira``,
 ``binary-mira``, ``pa``/``pa1``/``pa2``, ``spa``/``spa1``/``spa2``.  The others are refused by
-:func:`check_mixable`, each for a reason:
+:func:`check_mixable`, each for the reason its model gives (``mixing_refusal``):
 
 * kernel learners: the model is a support set, not a vector (the mix of dual models is the union
   of the support sets with scaled coefficients — sound, but the support set then grows with
   every epoch and every shard; not implemented);
 * the ellipsoid methods: the model carries a metric, whose average is not the metric of any run;
+* the Gaussian (confidence-weighted) and adaptive learners: their covariances and per-feature
+  step sizes are not averaged by any rule with a bound;
 * the multiplicative family: weights normalized per output, updated in the exponent — an
   arithmetic average leaves the family (a renormalized geometric mean would be the natural rule;
   no bound is known to us for it, so it is not implemented);
 * ROMMA, aggressive ROMMA, NAROMMA, the Maximum Cosine Perceptrons and multiclass ROMMA: their
   rule keeps a certificate of the run in the state (a bound ρ or ℓ on ``1/‖w‖`` over the
   examples seen), which the average of several runs does not inherit;
-* the simultaneous-projection estimators: another model layout (``_scale``), not mixed yet;
+* the simultaneous-projection estimators: another model layout, not mixed yet;
 * any learner with ``average=True``: its averaging sums belong to its own run.
 
 >>> import numpy as np
@@ -40,14 +43,12 @@ Which learners can be mixed — the *additive primal* ones, whose whole model is
 import copy
 
 import numpy as np
+import scipy.sparse as sp
+from sklearn.base import clone
 
-from .._core import counters, primal
-from ..rules.layout import FIRST_RULE_ROW, RAW_MASS, RAW_SQNORM, SCALE, SIZE_ANCHOR
+from ..models.primal import PrimalModel
 
 MIXING = ("uniform", "updates", "mistakes")
-#: The arrays of an additive primal model: its whole learned state.
-_PRIMAL_ARRAYS = {"_weights", "_state", "_counts"}
-_COUNTS = {"updates": counters.UPDATES, "mistakes": counters.MISTAKES}
 
 
 def check_mixable(model):
@@ -56,8 +57,8 @@ def check_mixable(model):
     Parameters
     ----------
     model : OnlineLinearClassifier
-        An estimator, started (fitted) or not; a started one is also checked for the model
-        layout (weights, state with the engine's rows only, counters).
+        An estimator, started (fitted) or not (then a clone is started from one zero row,
+        learning nothing, and its model decides).
 
     Raises
     ------
@@ -67,38 +68,22 @@ def check_mixable(model):
         with a certificate, simultaneous projections): the message says why.
     """
     from ..estimators.base import OnlineLinearClassifier
-    from ..estimators.kernel import KernelLearner
 
     name = type(model).__name__
     if not isinstance(model, OnlineLinearClassifier):
         raise TypeError(f"parameter mixing needs an onlinear estimator; got {name}.")
-    if isinstance(model, KernelLearner):
-        raise TypeError(f"{name} is a kernel learner: its model is a support set, not a weight "
-                        "vector, and is not mixed (use its primal form).")
-    refusal = getattr(getattr(model, "_model_class", None), "mixing_refusal", None)
-    if refusal:  # (a held model says why its state cannot be averaged)
-        raise TypeError(f"{name} cannot be mixed: {refusal}.")
-    if getattr(model, "_rule", None) is None:
+    if not hasattr(model, "classes_"):  # its model, started from one zero row, learning nothing
+        model = clone(model)
+        model.stream(sp.csr_matrix((1, 1)), np.zeros(1, dtype=np.int64), classes=[0, 1])
+    held = getattr(model, "model_", None)
+    if held is None:
         raise TypeError(f"{name} is not trained by a rule of the primal engine (its model "
-                        "carries more than weights: e.g. the ellipsoid's metric or the "
-                        "simultaneous projections' layout), so it cannot be mixed.")
-    if model._step_kind != primal.ADDITIVE:
-        raise TypeError(f"{name} updates its weights multiplicatively (positive, normalized): "
-                        "an average of such models is not one of them; no mixing rule is "
-                        "implemented for it.")
-    if getattr(model, "average", False):
-        raise TypeError(f"{name} with average=True keeps the averaging sums of its own run, "
-                        "which the mix of several runs does not have: mix models with "
-                        "average=False.")
-    if model._state_rows != FIRST_RULE_ROW:
-        raise TypeError(f"{name}'s rule keeps a certificate of its run in the model state "
-                        "(ROMMA, NAROMMA, Maximum Cosine, multiclass ROMMA), which an average "
-                        "of runs does not inherit: it cannot be mixed.")
-    if hasattr(model, "classes_"):
-        arrays = set(model._model_arrays())
-        if arrays != _PRIMAL_ARRAYS:
-            raise TypeError(f"{name}'s model holds {sorted(arrays)}, not only the primal "
-                            f"weights, state and counters: it cannot be mixed.")
+                        "carries more than weights: e.g. the simultaneous projections' "
+                        "layout), so it cannot be mixed.")
+    if held.mixing_refusal:
+        raise TypeError(f"{name} cannot be mixed: {held.mixing_refusal}.")
+    if not isinstance(held, PrimalModel):
+        raise TypeError(f"{name}'s model is not a primal model: it cannot be mixed.")
 
 
 def mixing_weights(mixing, models):
@@ -124,7 +109,8 @@ def mixing_weights(mixing, models):
                          f"{mixing!r}.")
     n = len(models)
     if mixing != "uniform":
-        counts = np.array([m._counts[_COUNTS[mixing]] for m in models], dtype=np.float64)
+        counts = np.array([m.n_updates_ if mixing == "updates" else m.n_mistakes_
+                           for m in models], dtype=np.float64)
         if counts.sum() > 0:
             return counts / counts.sum()
     return np.full(n, 1.0 / n)
@@ -166,7 +152,7 @@ def mix_models(models, weights=None):
         if not hasattr(model, "classes_"):
             raise ValueError("mix_models needs fitted models.")
         if type(model) is not type(first) or not np.array_equal(model.classes_, first.classes_) \
-                or model._weights.shape != first._weights.shape:
+                or model.coef_.shape != first.coef_.shape:
             raise ValueError("the models to mix must be of one class, with the same classes and "
                              "number of features.")
     weights = np.full(len(models), 1.0 / len(models)) if weights is None else \
@@ -177,22 +163,6 @@ def mix_models(models, weights=None):
                          f"got {weights.tolist()}.")
     if len(models) == 1:
         return copy.deepcopy(first)
-    mixed = np.zeros(first._weights.shape)
-    for weight, model in zip(weights, models):
-        if weight > 0:
-            mixed += weight * (model._weights * model._state[SCALE])
     out = copy.deepcopy(first)
-    out._weights = np.ascontiguousarray(mixed, dtype=first._weights.dtype)
-    set_exact_state(out)
-    out._counts = np.sum([m._counts for m in models], axis=0).astype(np.int64)
+    out.model_ = first.model_.mixed([model.model_ for model in models], weights)
     return out
-
-
-def set_exact_state(model):
-    """Scale 1 and exact sizes for weights just written into ``model._weights`` (what the
-    engine's ``exact_sizes`` keeps: Σ w², Σ w, the re-anchoring guard reset)."""
-    weights = np.asarray(model._weights, dtype=np.float64)  # (float32 weights: sums in float64)
-    model._state[SCALE] = 1.0
-    model._state[RAW_SQNORM] = np.einsum("ij,ij->j", weights, weights)
-    model._state[RAW_MASS] = weights.sum(axis=0)
-    model._state[SIZE_ANCHOR] = 0.0

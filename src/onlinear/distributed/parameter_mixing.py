@@ -12,7 +12,6 @@ import time
 import numpy as np
 from sklearn.base import clone
 
-from .._core.counters import MISTAKES, SEEN, UPDATES
 from ..tables import Table
 from .engine import fresh_copy, payload_bytes, runner_for
 from .mixing import MIXING, check_mixable, mix_models, mixing_weights
@@ -211,21 +210,21 @@ class ParameterMixing:
 
     def _epoch(self, runner, prepared, prepare_again, model, epoch):
         sent = fresh_copy(model)
-        sent._counts[:] = 0  # the shards count this epoch only: the weights of the mixing
+        sent.model_.counts[:] = 0  # the shards count this epoch only: the mixing's weights
         on_cluster = hasattr(runner, "client")
         size = payload_bytes(sent) if on_cluster else 0
         results = self._learned(runner, prepared, prepare_again, sent, epoch)
         models = [m for m, _ in results]
         weights = mixing_weights(self.mixing, models)
-        if all(m._counts[UPDATES] == 0 for m in models) and len(models) > 1:
+        if all(m.n_updates_ == 0 for m in models) and len(models) > 1:
             mixed = fresh_copy(model)  # nothing changed anywhere: the same model, exactly
-            mixed._counts = model._counts + np.sum([m._counts for m in models], axis=0)
+            mixed.model_.counts += np.sum([m.model_.counts for m in models], axis=0)
         else:
             mixed = mix_models(models, weights)
-            mixed._counts = mixed._counts + model._counts
+            mixed.model_.counts += model.model_.counts
         received = size * len(models)  # the models coming back have the arrays of the one sent
-        rows = [{"epoch": epoch, "shard": i, "examples": int(m._counts[SEEN]),
-                 "mistakes": int(m._counts[MISTAKES]), "updates": int(m._counts[UPDATES]),
+        rows = [{"epoch": epoch, "shard": i, "examples": m.n_seen_,
+                 "mistakes": m.n_mistakes_, "updates": m.n_updates_,
                  "weight": float(w), "seconds": seconds,
                  "bytes_sent": size * runner.workers, "bytes_received": received}
                 for i, ((m, seconds), w) in enumerate(zip(results, weights))]

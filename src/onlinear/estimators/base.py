@@ -1,9 +1,13 @@
-"""The scikit-learn face shared by every linear online learner.
+"""The scikit-learn/river protocol shared by every online learner.
 
-A concrete learner only declares its hyperparameters (``__init__`` and
-``_parameter_constraints``), its rule id and how the hyperparameters become the rule's ``params``
-vector; everything else — validation, label encoding, epochs and shuffling, the batch and the
-per-example paths, diagnostics — lives here and in the compiled :mod:`onlinear._core.primal`.
+Validation, label encoding, epochs and shuffling, atomicity (a failed call leaves the model as
+it was), the lock, ``fit``/``partial_fit``/``stream``/``learn_one``/``learn_many``/``predict``,
+diagnostics and the persistence hooks live here.  The model is the family's: the hooks that
+start, learn, grow, save and read it (``_start_model``, ``_run``, ``_learn_one_index``,
+``_model_arrays``, ...) are answered by the model object an estimator holds
+(:mod:`.holding`, :mod:`onlinear.models`); a concrete learner declares its hyperparameters
+(``__init__`` and ``_parameter_constraints``) and, for the rule-based families, its rule
+(:mod:`.primal`).
 """
 from __future__ import annotations
 
@@ -27,13 +31,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._core import counters, primal, rows
-from .._core.rows import csr_arrays, read_only_rows
-from .._core.weights import aligned_copy, averaged
-from ..rules.layout import FIRST_RULE_ROW, RAW_SQNORM, SCALE
 from ..rules.table import RULES
 from ..tasks import Multiclass
 from ..tasks.labels import unique_labels
-from . import docstrings, fast_path
+from . import docstrings
 from .checks import (
     _DTYPES,
     _refuse_complex,
@@ -42,10 +43,8 @@ from .checks import (
     check_memory,
     check_row,
     check_rows,
-    row_norm,
-    row_scale_error,
 )
-from ..models.invariants import check_counters, check_model_array, check_primal_store, check_scalar
+from ..models.invariants import check_model_array, check_scalar
 from .locking import _lock_methods, _ModelLock
 
 # What an estimator holds that is not its state: its lock (a lock can be neither pickled nor
@@ -208,7 +207,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         if not isinstance(self.classes_, np.ndarray):
             raise ValueError("classes_ must be an array of labels.")
         self._check_classes()
-        weights = vars(self).get("_weights")
+        weights = self._saved_array("_weights")
         self.__dict__.pop("_data_weight_dtype", None)
         if isinstance(weights, np.ndarray):
             self._take_saved_weight_dtype(weights.dtype)
@@ -261,9 +260,6 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         return RULES[self._rule].state_rows
 
     # ------------------------------------------------------------------ model state
-    def _initialize_model(self):
-        """Starting weights (zero) and rule state; the multiplicative family overrides this."""
-
     @property
     def _scale_free(self):
         return self._rule_scale_free
@@ -293,19 +289,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
 
     def _start_model(self, n_outputs, n_features):
-        """The primal model's arrays for ``n_outputs`` outputs over ``n_features`` features."""
-        copies = 2 if getattr(self, "average", False) and self._has_averaged_form() else 1
-        size = self._weight_dtype.itemsize
-        check_memory(size * n_features * n_outputs * copies, type(self).__name__,
-                     f"its weights ({n_features:,} features × {n_outputs:,} outputs × {size} "
-                     "bytes" + (", twice: averaging)" if copies == 2 else ")"))
-        self._weights = aligned_copy(np.zeros((n_features, n_outputs), self._weight_dtype), "C")
-        self.__dict__.pop("_data_weight_dtype", None)  # (the weights say it from now on)
-        self._state = np.zeros((self._state_rows, n_outputs))
-        self._state[SCALE] = 1.0
-        self._counts = np.zeros(3, dtype=np.int64)
-        self._initialize_model()
-        self._start_averaging()
+        """Set up the model of ``n_outputs`` outputs over ``n_features`` features (a family's
+        model: :mod:`.holding`)."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ averaging
     def _has_averaged_form(self):
@@ -325,7 +311,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             chosen = self.__dict__.get("_data_weight_dtype")  # (a start under way: fit restarts)
             if chosen is not None:
                 return chosen
-            weights = self.__dict__.get("_weights")
+            weights = self._saved_array("_weights")
             return _FLOAT32 if weights is not None and weights.dtype == _FLOAT32 else _FLOAT64
         return _FLOAT32 if dtype == "float32" else _FLOAT64
 
@@ -358,7 +344,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def _check_weight_dtype(self):
         """Raise if ``dtype`` was changed after the model started (its weights say; a kernel
         model has none)."""
-        weights = self.__dict__.get("_weights")
+        weights = self._saved_array("_weights")
         if weights is not None and weights.dtype != self._weight_dtype:
             raise ValueError(
                 f"dtype={self.dtype!r} was set after the model started with "
@@ -379,36 +365,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                    if self._step_kind != primal.ADDITIVE else
                    "its hypothesis is the direction w/‖w‖, not w") + ".")
 
-    def _start_averaging(self):
-        """The averaging sums of :mod:`onlinear._core.weights` ("averaging"), kept from the
-        start when ``average=True``: O(1) per round and output, O(non-zeros) per step."""
-        if getattr(self, "average", False):
-            self._avg_acc = np.zeros_like(self._weights)
-            self._avg_scale_sum = np.zeros(self._weights.shape[1])
-
-    def _averaging_arrays(self):
-        """``(acc, avg)`` for the engine: the averaging sums, or the empty "not averaging"
-        arrays.  Raises if ``average`` was changed after the model started (:meth:`fit`
-        restarts it with the new value)."""
-        acc = self.__dict__.get("_avg_acc")
-        if (acc is not None) != bool(getattr(self, "average", False)):
-            raise ValueError(
-                f"average={self.average} was set after the model started "
-                f"{'with' if acc is not None else 'without'} averaging: fit restarts the model "
-                "with the new value (partial_fit, learn_one, predict and a warm_start fit keep "
-                "the old one).")
-        if acc is None:
-            return primal.NO_ACC, primal.NO_AVG
-        return acc, self._avg_scale_sum
-
     def _predicting_weights(self):
-        """``(W, scales)``: the weights that predict — the averaged hypothesis (scale 1) when
-        ``average=True``, else the current raw weights and their lazy scales."""
-        acc, avg = self._averaging_arrays()
-        if avg.shape[0] == 0:
-            return self._weights, self._output_scales()
-        return (averaged(self._weights, acc, avg, int(self._counts[counters.SEEN])),
-                np.ones(self._weights.shape[1]))
+        """``(W, scales)``: the weights that predict (``W * scales`` are the true ones,
+        ``(n_features, n_outputs)``, the constant feature's last)."""
+        raise NotImplementedError
 
     def _make_task(self):
         """The task of a started model (:mod:`onlinear.tasks`): here one label per example."""
@@ -419,67 +379,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         return self._task.encode(y)
 
     def _run(self, X, y_index, order, predictions=None, sample_weight=None):
-        if predictions is None:
-            predictions = counters.NO_PREDICTIONS
-        order = np.ascontiguousarray(order, dtype=np.int64)
-        rule = (int(self._rule), self._params, self._state, self._step_kind, self._scale_free)
-        weighting = (primal.NO_WEIGHTS, primal.WEIGHT_NONE) if sample_weight is None else (
-            sample_weight, self._weight_mode())
-        scratch = primal.pass_scratch(self._weights.shape[1])
-        if sp.issparse(X):
-            weights, acc = self._feature_major()
-            primal.run_sparse(*csr_arrays(X), y_index, order, weights, *rule,
-                              self._counts, predictions, acc, self._averaging_arrays()[1],
-                              *weighting, *scratch)
-            return
-        # the pass works on class-major copies (the dense layout, see _class_major), kept if
-        # every row is accepted: the pass checks each row itself (primal.run_dense)
-        acc, avg = self._averaging_arrays()
-        work, work_acc = aligned_copy(self._weights, "F"), np.array(acc, order="F")
-        bad = primal.run_dense(read_only_rows(X), y_index, order, work.T, *rule, self._counts,
-                               predictions, work_acc.T, avg, *weighting, self._exact_norms,
-                               self._dense_index, *scratch)
-        if bad >= 0:  # the pass refused row `bad` and changed nothing
-            exponent = self._row_exponent
-            check_rows(X, type(self).__name__, exponent)  # raises the error of X's first bad row
-            raise row_scale_error(row_norm(X[bad]), bad, exponent)  # (a norm at the range's edge)
-        self._weights = work
-        if avg.shape[0] > 0:
-            self._avg_acc = work_acc
-
-    @property
-    def _exact_norms(self):
-        """Whether a dense step sums the stepped columns' squared norms afresh (the rule reads
-        them: see :func:`onlinear._core.weights.add_to_column_pair`)."""
-        row = RULES[self._rule]
-        return row.reads_norm or row.scale_free
-
-    # ------------------------------------------------------------------ the weights' layout
-    # The weights (and the averaging sums) are stored feature-major (C order: the outputs of a
-    # feature contiguous, the layout of CSR rows' rounds) or class-major (Fortran order: each
-    # output's weights contiguous, for the vectorized sums of dense rows): in the layout of
-    # the rows the model learned last.  Each change of kind costs one copy of them
-    # (O(features·outputs)), so a stream of one kind of row never pays it again.
-    def _class_major(self):
-        """``(weights, averaging sums)``, class-major (converted if they were not; the sums
-        are the empty "not averaging" array without ``average``)."""
-        return self._in_layout("F")
-
-    def _feature_major(self):
-        """``(weights, averaging sums)``, feature-major (converted if they were not)."""
-        return self._in_layout("C")
-
-    def _in_layout(self, order):
-        flag = "f_contiguous" if order == "F" else "c_contiguous"
-        weights = self._weights
-        if not getattr(weights.flags, flag):
-            weights = self._weights = aligned_copy(weights, order)
-        acc = self.__dict__.get("_avg_acc")
-        if acc is None:
-            return weights, primal.NO_ACC
-        if not getattr(acc.flags, flag):
-            acc = self._avg_acc = aligned_copy(acc, order)
-        return weights, acc
+        """One pass of the model over the rows ``order`` of the checked ``X`` (a family's
+        model: :mod:`.holding`)."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ sample weights
     def _weight_mode(self):
@@ -556,15 +458,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         hyperparameters, they are the whole model: what :func:`onlinear.save` writes and what
         :func:`onlinear.load` checks a file against before any of it is used.  A dimension
         given as a string is free, but the same wherever that string appears."""
-        n_outputs = self._n_outputs(self.classes_.shape[0])
-        width = self.n_features_in_ + self._constant()
-        arrays = {"_weights": ((width, n_outputs), self._weight_dtype.type),
-                  "_state": ((self._state_rows, n_outputs), np.float64),
-                  "_counts": ((3,), np.int64)}
-        if getattr(self, "average", False):
-            arrays["_avg_acc"] = arrays["_weights"]
-            arrays["_avg_scale_sum"] = ((n_outputs,), np.float64)
-        return arrays
+        raise NotImplementedError
 
     def _saved_array(self, name):
         """The learned array ``name`` of :meth:`_model_arrays` (None if absent)."""
@@ -588,7 +482,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _model_width(self):
         """The number of weights per output the started model holds."""
-        return self._weights.shape[0]
+        raise NotImplementedError
 
     @property
     def _started_with_intercept(self):
@@ -628,27 +522,14 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             bias = np.array([bias[1] - bias[0]])
         return bias.astype(weights.dtype)  # (a copy, in the weights' precision)
 
-    #: Arrays whose first axis is the features: :meth:`grow_features` widens them with zeros.
-    @property
-    def _feature_arrays(self):
-        return ("_weights", "_avg_acc") if "_avg_acc" in self.__dict__ else ("_weights",)
-
     def _widen_features(self, n_features, old):
-        """Widen the model's feature arrays to ``n_features`` (the ``old`` first kept; new
-        features go after them, before the constant feature) with zeros."""
-        for name in self._feature_arrays:
-            array = getattr(self, name)
-            added = np.zeros((n_features - old, *array.shape[1:]), dtype=array.dtype)
-            setattr(self, name, np.ascontiguousarray(
-                np.concatenate([array[:old], added, array[old:]])))
+        """Widen the model to ``n_features`` features (the ``old`` first kept; new features go
+        after them, before the constant feature): zero weights."""
+        raise NotImplementedError
 
     def _check_growable(self):
-        """Raise ``ValueError`` if new features cannot join this model as zero weights."""
-        if self._step_kind != primal.ADDITIVE:
-            raise ValueError(f"{type(self).__name__} cannot grow new features: its weights are "
-                             "positive and normalized over all the features (a new feature "
-                             "would change every weight). Fix the number of features in "
-                             "advance.")
+        """Raise ``ValueError`` if new features cannot join this model as zero weights (else
+        the model decides, in :meth:`_widen_features`, before it changes anything)."""
 
     def grow_features(self, n_features: int) -> Self:
         """Widen a started model to ``n_features`` features (a stream whose rows reach a larger
@@ -698,18 +579,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_model(self):
         """The invariants the engine relies on, checked on a loaded or unpickled model after
-        its arrays' shapes, dtypes and finiteness: raise ``ValueError`` naming the array.
-
-        The counters in order (:func:`~onlinear.estimators.invariants.check_counters`), and
-        the engine's store (:meth:`_check_store`)."""
-        check_counters(self.n_seen_, self.n_mistakes_, self.n_updates_)
-        self._check_store()
-
-    def _check_store(self):
-        """The primal store: scales in the engine's range, norms finite and equal to the
-        tracked ones within rounding, multiplicative weights positive
-        (:func:`~onlinear.estimators.invariants.check_primal_store`)."""
-        check_primal_store(self._weights, self._state, self._step_kind != primal.ADDITIVE)
+        its arrays' shapes, dtypes and finiteness: raise ``ValueError`` naming the array."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ training
     @contextmanager
@@ -898,6 +769,14 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         predicted = self._one_pass(X, y, classes, sample_weight, "learn_many", record=True)
         return self.classes_[predicted]
 
+    #: Whether :meth:`learn_many` may learn a checked batch in one call of :meth:`_run` (a
+    #: pass that cannot fail once its rows and labels are checked: the primal learners')
+    _fast_many = False
+
+    def _average_changed(self):
+        """Whether ``average`` was changed since the model started (the general path raises)."""
+        return False
+
     #: Whether :meth:`_run` records each round's prediction (``predictions=``); the learners
     #: whose rounds predict label sets or ranks learn a batch row by row (:meth:`_learn_rows`).
     _records_predictions = True
@@ -909,15 +788,14 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         pass, which cannot fail once its rows and labels are checked (a dense pass checks its
         rows itself, and raises the general path's error having changed nothing)."""
         d = self.__dict__
-        if ("_task" not in d or type(self)._run is not OnlineLinearClassifier._run
-                or not self._fast_one or d.get("verbose")):
+        if ("_task" not in d or not self._fast_many or not self._fast_one or d.get("verbose")):
             return None
         if (d.get("fit_intercept") or d.get("class_weight") is not None
-                or ("_avg_acc" in d) != bool(d.get("average"))):
+                or self._average_changed()):
             return None
         if classes is not None and not self._known_classes(classes):
             return None
-        width = d["_weights"].shape[0]
+        width = self._model_width()
         kind = type(X)
         if kind is np.ndarray:  # (its rows are checked by the dense pass itself)
             if not (X.ndim == 2 and X.shape[0] > 0 and X.shape[1] == width
@@ -1108,23 +986,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self.add_classes(given)
 
     # ------------------------------------------------------------------ growing classes
-    #: The arrays whose last axis is the outputs (one column per class), if present.
-    _output_arrays = ("_weights", "_state", "_avg_acc", "_avg_scale_sum")
-
     def _check_class_growth(self):
-        """Raise ``ValueError`` if new classes cannot join this model as zero prototypes."""
-        name = type(self).__name__
-        if self._step_kind != primal.ADDITIVE:
-            raise ValueError(f"{name} cannot add classes: its weights are positive and "
-                             "normalized over the classes. Give every class from the start.")
-        if self._n_outputs(self.classes_.shape[0]) == 1:
-            raise ValueError(f"{name} learns two classes with one weight vector (a binary "
-                             "rule): a third class would change what every weight means. Give "
-                             "every class from the start.")
-        if self._state_rows != FIRST_RULE_ROW:
-            raise ValueError(f"{name}'s rule keeps a record of its run per class (a bound over "
-                             "the examples seen), which a new class does not have. Give every "
-                             "class from the start.")
+        """Raise ``ValueError`` if new classes cannot join this model (else the model decides,
+        in :meth:`_grow_outputs`, before it changes anything)."""
 
     def add_classes(self, labels: Iterable[Any]) -> Self:
         """Add class labels to a started model (a stream in which a new label appears).
@@ -1166,16 +1030,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _grow_outputs(self, n_outputs, where):
-        """Widen every output array to ``n_outputs`` columns, the old ones at ``where``."""
-        for name in self._output_arrays:
-            array = self.__dict__.get(name)
-            if array is None:
-                continue
-            grown = np.zeros((*array.shape[:-1], n_outputs), dtype=array.dtype)
-            grown[..., where] = array
-            setattr(self, name, grown)
-        added = np.setdiff1d(np.arange(n_outputs), where)
-        self._state[SCALE, added] = 1.0
+        """Widen the model to ``n_outputs`` outputs, the old ones at positions ``where``."""
+        raise NotImplementedError
 
     def learn_one(self, x: MatrixLike, y: Any, classes: ArrayLike | None = None) -> Any:
         """Learn from one example ``x`` (a 1-D array-like, or a 1-row sparse matrix, which is
@@ -1264,31 +1120,14 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         return None
 
     def _build_fast(self, dense):
-        """The per-example context for dense rows or CSR rows (:mod:`.fast_path`)."""
-        return fast_path.build(self, dense)
+        """The per-example context for dense rows or CSR rows (:mod:`.fast_path`), or None."""
+        return None
 
     def _learn_one_index(self, idx, vals, label):
-        """One compiled round on a checked row (a dense row on class-major weights, a CSR row on
-        feature-major ones); the index predicted before it.  Must raise before changing
-        anything, or not at all (``learn_one`` takes no snapshot of the model)."""
-        weight, mode = 1.0, primal.WEIGHT_NONE
-        if getattr(self, "class_weight", None) is not None:
-            weight, mode = self._class_weights(None, "learn_one")[label], self._weight_mode()
-        rule = (int(self._rule), self._params, self._state, self._step_kind, self._scale_free,
-                self._counts)
-        avg = self._averaging_arrays()[1]
-        if idx is not self._dense_index:
-            weights, acc = self._feature_major()
-            if weights.shape[0] <= rows.INT32_MAX:  # (the indices' dtype of the CSR passes)
-                idx = rows.int32_indices(idx)
-            return primal.learn_sparse_row(vals, idx, label, weights, *rule, acc, avg, weight,
-                                           mode)
-        weights, acc = self._class_major()
-        predicted = primal.learn_dense_row(vals, label, weights.T, *rule, acc.T, avg, weight,
-                                           mode, self._exact_norms, True, idx)
-        if predicted < 0:  # ‖x‖² summed in another order lands outside the accepted range
-            raise row_scale_error(row_norm(vals), exponent=self._row_exponent)
-        return predicted
+        """One compiled round on a checked row (``idx`` is ``_dense_index`` for a dense row);
+        the index predicted before it.  Must raise before changing anything, or not at all
+        (``learn_one`` takes no snapshot of the model)."""
+        raise NotImplementedError
 
     def _label_of(self, y):
         return self._task.index_of(y)
@@ -1358,13 +1197,6 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         weights, scales = self._predicting_weights()
         return safe_sparse_dot(self._with_constant(X), weights) * scales
 
-    def _output_scales(self):
-        scales = self._state[SCALE].copy()
-        if self._scale_free:
-            norms = np.sqrt(self._state[RAW_SQNORM]) * np.abs(scales)
-            scales = np.divide(scales, norms, out=np.zeros_like(scales), where=norms > 0)
-        return scales
-
     def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """Class scores: shape (n_samples, n_classes), or (n_samples,) for two classes
         (positive means ``classes_[1]``)."""
@@ -1411,18 +1243,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[self._predict_index_one(idx, vals)]
 
     def _predict_index_one(self, idx, vals):
-        dense = idx is self._dense_index
-        weights = self._weights if dense else self._weights[idx]
-        if getattr(self, "average", False) or "_avg_acc" in self.__dict__:
-            # the averaged hypothesis's scores, (x·W·avg − x·acc)/T, read from the row's
-            # values only (not the O(d·k) averaged matrix of _predicting_weights)
-            acc, avg = self._averaging_arrays()
-            rounds = int(self._counts[counters.SEEN])
-            scores = np.zeros(avg.shape[0]) if rounds == 0 else (
-                (vals @ weights) * avg - vals @ (acc if dense else acc[idx])) / rounds
-        else:
-            scores = (vals @ weights) * self._state[SCALE]
-        return primal.predict_index(scores, self._state, self._scale_free)
+        """The output index predicted for a checked row (as :meth:`_learn_one_index`)."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ fitted attributes
     @property

@@ -15,7 +15,7 @@ change of ``fit_intercept``, ``class_weight`` or ``average``, and a change of th
 layout all rebind an attribute, while a round only writes into the arrays the context holds.
 
 A context serves one kind of row, that of the model's layout: dense rows on class-major weights,
-CSR rows on feature-major ones (see ``OnlineLinearClassifier._class_major``).  A row the closures
+CSR rows on feature-major ones (see :meth:`onlinear.models.primal.PrimalModel.in_layout`).  A row the closures
 do not take (another kind, dtype or width, a label they do not know, a value that is not finite)
 makes them return None, having changed nothing, and the estimator's general path takes the call:
 it converts, switches the layout, or names the problem.
@@ -23,9 +23,7 @@ it converts, switches the layout, or names the problem.
 import numpy as np
 import scipy.sparse as sp
 
-from .._core import primal
 _CSR_TYPES = (sp.csr_matrix, sp.csr_array)
-_NO_INDEX = np.zeros(0, np.int64)  # (a CSR round reads no dense index)
 
 
 class Context:
@@ -47,28 +45,26 @@ class Context:
         self.knows = _unknown  # see _knows_classes
 
 
-def build(model, dense):
-    """The context of the started primal ``model`` for dense rows (its weights class-major) or
-    CSR rows (feature-major); None if the model's calls cannot take the fast path (an
-    intercept's constant feature, class weights, or ``average`` or ``dtype`` changed since the
-    start: the general path raises)."""
-    d = model.__dict__
+def build(estimator, dense):
+    """The context of the started primal ``estimator`` (its ``model_`` a
+    :class:`~onlinear.models.primal.PrimalModel`) for dense rows (the weights class-major) or
+    CSR rows (feature-major); None if the calls cannot take the fast path (an intercept's
+    constant feature, class weights, or ``average`` or ``dtype`` changed since the start: the
+    general path raises).  A closure gives the call back to the general path when the
+    estimator holds another model or the model another round (an array rebound)."""
+    d = estimator.__dict__
+    model = d["model_"]
     if (d.get("fit_intercept") or d.get("class_weight") is not None
-            or ("_avg_acc" in d) != bool(d.get("average"))
-            or d["_weights"].dtype != model._weight_dtype):
+            or estimator._average_changed()
+            or model.weights.dtype != estimator._weight_dtype):
         return None
-    weights, acc = model._class_major() if dense else model._feature_major()
-    avg = model._averaging_arrays()[1]
-    rule = (model._rule_id, d["_params"], d["_state"], model._step_kind,
-            model._rule_scale_free, d["_counts"])
+    made = model.example_round(dense)
+    calls = made[1]
     task = d["_task"]
-    if dense:
-        context = _dense_context(weights.T, rule, acc.T, avg, model._exact_norms,
-                                 d["_dense_index"], task.index.get, list(task.classes))
-    else:
-        context = _csr_context(weights, rule, acc, avg, task.index.get, list(task.classes),
-                               model._row_exponent)
-    if avg.shape[0] > 0:  # an averaging model predicts with its averaged hypothesis
+    make = _dense_context if dense else _csr_context
+    context = make(calls, _current(d, model, calls), task.index.get, list(task.classes),
+                   model.weights.shape[0])
+    if model.config["average"]:  # an averaging model predicts with its averaged hypothesis
         context.predict = _general
     known = d.get("classes_")
     # (for these dtypes, equal bytes are equal values)
@@ -103,15 +99,23 @@ def _unknown(classes):
     return False
 
 
-def _dense_context(Wt, rule, acc_t, avg, exact_norms, index, index_of, classes):
-    """Closures over the class-major weights ``Wt`` for 1-D C-contiguous float64 or float32
-    rows (of the model's width: checked in the compiled call)."""
-    rule_id, params, state, kind, free, counts = rule
-    calls = primal.ExampleRound(Wt, rule_id, params, state, kind, free, counts, acc_t, avg,
-                                primal.WEIGHT_NONE, exact_norms, index, True, 0)
+def _current(d, model, calls):
+    """``(estimator's dict, model, its dict, calls)``: what a closure compares to check that
+    the estimator (its ``__dict__`` ``d``) still holds ``model`` and the model still the
+    compiled ``calls`` (no array rebound since they were made: a pass that changed the
+    weights' layout, a failed call's restore)."""
+    return d, model, model.__dict__, model.__dict__["_example"]
+
+
+def _dense_context(calls, current, index_of, classes, width):
+    """Closures over the compiled ``calls`` on class-major weights for 1-D C-contiguous
+    float64 or float32 rows (of the model's width: checked in the compiled call)."""
     call = calls.learn_dense
+    d, model, held, made = current
 
     def learn(x, y):
+        if d.get("model_") is not model or held.get("_example") is not made:
+            return None
         try:
             label = index_of(y)
         except TypeError:  # unhashable: the general path names it
@@ -122,6 +126,8 @@ def _dense_context(Wt, rule, acc_t, avg, exact_norms, index, index_of, classes):
         return None if predicted < 0 else classes[predicted]
 
     def predict(x):
+        if d.get("model_") is not model or held.get("_example") is not made:
+            return None
         # the learning round's own code, told only to predict: what learn_one would predict
         predicted = call(x, 0, False)
         return None if predicted < 0 else classes[predicted]
@@ -129,19 +135,18 @@ def _dense_context(Wt, rule, acc_t, avg, exact_norms, index, index_of, classes):
     return Context(True, learn, predict, calls.arrays)
 
 
-def _csr_context(W, rule, acc, avg, index_of, classes, exponent):
-    """Closures over the feature-major weights ``W`` for one-row CSR matrices with float64 or
-    float32 values and int32 or int64 indices (canonical, within the model's width, finite
-    and of an accepted norm: checked in the compiled call,
+def _csr_context(calls, current, index_of, classes, width):
+    """Closures over the compiled ``calls`` on feature-major weights for one-row CSR matrices
+    with float64 or float32 values and int32 or int64 indices (canonical, within the model's
+    width, finite and of an accepted norm: checked in the compiled call,
     :meth:`~onlinear._core.primal.ExampleRound.learn_sparse`)."""
-    rule_id, params, state, kind, free, counts = rule
-    shape = (1, W.shape[0])
-    calls = primal.ExampleRound(W, rule_id, params, state, kind, free, counts, acc, avg,
-                                primal.WEIGHT_NONE, False, _NO_INDEX, False, exponent)
+    shape = (1, width)
     call = calls.learn_sparse
+    d, model, held, made = current
 
     def learn(x, y):
-        if type(x) not in _CSR_TYPES or x.shape != shape:
+        if (type(x) not in _CSR_TYPES or x.shape != shape or d.get("model_") is not model
+                or held.get("_example") is not made):
             return None
         try:
             label = index_of(y)
@@ -153,7 +158,8 @@ def _csr_context(W, rule, acc, avg, index_of, classes, exponent):
         return None if predicted < 0 else classes[predicted]
 
     def predict(x):
-        if type(x) not in _CSR_TYPES or x.shape != shape:
+        if (type(x) not in _CSR_TYPES or x.shape != shape or d.get("model_") is not model
+                or held.get("_example") is not made):
             return None
         predicted = call(x.indptr, x.indices, x.data, 0, False)
         return None if predicted < 0 else classes[predicted]

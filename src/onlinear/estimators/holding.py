@@ -3,10 +3,10 @@ hooks answered by ``model_``.
 
 :class:`OnlineLinearClassifier` is the scikit-learn/river protocol; its hooks for the model
 (start, a pass, a round, the arrays persistence saves and a failed call restores, growing,
-the weights that predict) read the primal model's arrays by default.  A family whose model is an
-object names its class in ``_model_class`` and computes the numbers its engine reads in
-``_model_config``; this base answers every model hook from ``model_``, so the family itself
-holds hyperparameters only.
+the weights that predict) are left to the family.  A family whose model is an object names its
+class in ``_model_class`` and computes the numbers its engine reads in ``_model_config``; this
+base answers every model hook from ``model_``, so the family itself holds hyperparameters
+only.
 
 A saved file's members are the model's arrays under their names with a leading underscore
 (``model_.weights`` is the member ``_weights``), the names the estimators used when they held

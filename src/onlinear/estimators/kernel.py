@@ -38,19 +38,15 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._core import counters
-from .._core import kernel as dual
 from .._core import primal as primal_engine
-from .._core.counters import NO_PREDICTIONS
-from .._core.primal import predict_index
-from .._core.rows import ROW_NORM_EXPONENT, csr_arrays, read_only_rows
-from .._core.kernel import kernel_row, kernel_self
-from ..kernels import CALLABLE, POLY, gram, resolve, scale_gamma
-from ..rules.layout import SCALE
+from .._core.rows import ROW_NORM_EXPONENT
+from ..kernels import POLY, resolve, scale_gamma
 from . import docstrings
 from .base import OnlineLinearClassifier, _Unweighted
+from .holding import _ModelHolding
+from .primal import _PrimalLearner
+from ..models.dual import DualModel
 from .checks import _DTYPES, canonical_csr
-from ..models.invariants import check_scale_range, check_size
 from .passive_aggressive import PassiveAggressive, SupportClassPA
 from .ultraconservative import (
     MIRA,
@@ -63,7 +59,6 @@ from .ultraconservative import (
 # the range of K(x, x) every rule can use (as ‖x‖² for the rows, see _check_finite_kernel)
 _KERNEL_LOW, _KERNEL_HIGH = 2.0 ** (-2 * ROW_NORM_EXPONENT), 2.0 ** (2 * ROW_NORM_EXPONENT)
 
-_NO_WEIGHTS = np.empty(0)
 
 _KERNEL_CONSTRAINTS = {
     "kernel": [StrOptions({"linear", "poly", "rbf"}), callable],
@@ -124,6 +119,9 @@ gamma_ : float
 }
 
 
+#: What a kernel form takes from its primal class besides its hyperparameters: the rule.
+_RULE_FACTS = ("_rule", "_rule_values", "_step_kind", "_n_outputs")
+
 #: Protocol parameters of a primal class that its kernel form does not take: ``dtype`` is the
 #: precision of primal weights (the kernel forms keep float64 dual coefficients and patterns).
 _PRIMAL_ONLY = frozenset({"dtype"})
@@ -177,7 +175,7 @@ class _NoPrimalWeights:
             "and dual_coef_.")
 
 
-class KernelLearner(OnlineLinearClassifier):
+class KernelLearner(_ModelHolding):
     """Base of the kernel learners: the dual model and its engine; the rule, its parameters and
     the hyperparameters come from the primal class mixed in after this one.  The kernel's
     parameters and fitted attributes are documented once, in :data:`KERNEL_PARAMETERS` and
@@ -188,31 +186,44 @@ class KernelLearner(OnlineLinearClassifier):
     _parameter_docs = {**docstrings.PARAMETERS, **KERNEL_PARAMETERS}
     _attribute_docs = {**docstrings.ATTRIBUTES, **KERNEL_ATTRIBUTES}
 
-    def __init_subclass__(cls, **kwargs):
-        """A kernel form ``class KernelX(KernelLearner, X)`` gets, from its primal class X, its
+    def __init_subclass__(cls, primal=None, **kwargs):
+        """A kernel form ``class KernelX(KernelLearner, primal=X)`` gets, from its primal class
+        X, its rule and the rule's facts (``_rule``, ``_rule_values``, ``_step_kind``, the
+        number of outputs, a property of the rule's state such as ``weight_norm_``), its
         hyperparameters (``__init__``, whose explicit signature scikit-learn's ``get_params``
-        reads), their constraints and its Parameters section: nothing is typed twice."""
-        primal = next((base for base in cls.__mro__[1:] if issubclass(base, OnlineLinearClassifier)
-                       and not issubclass(base, KernelLearner)
-                       and base not in (_Unweighted, OnlineLinearClassifier)), None)
-        if primal is not None and "__init__" not in cls.__dict__:
-            cls.__init__ = _kernel_init(primal)
-            cls._parameter_constraints = {**primal._parameter_constraints, **_KERNEL_CONSTRAINTS}
-            cls.__doc__ = _with_rule_parameters(cls.__doc__ or "", primal)
+        reads), their constraints, its Parameters section, and ``fit``'s signature (a rule
+        without a weighted form takes no ``sample_weight``): nothing is typed twice.  X's
+        model is not inherited: the kernel form holds the dual model."""
+        if primal is not None:
+            for name in _RULE_FACTS:
+                setattr(cls, name, getattr(primal, name))
+            for owner in primal.__mro__[:primal.__mro__.index(_PrimalLearner)]:
+                for name, value in vars(owner).items():  # its own fitted properties
+                    if isinstance(value, property) and name.endswith("_") \
+                            and not name.startswith("_") and name not in cls.__dict__:
+                        setattr(cls, name, value)
+            if issubclass(primal, _Unweighted):
+                cls.fit, cls.partial_fit = _Unweighted.fit, _Unweighted.partial_fit
+            if "__init__" not in cls.__dict__:
+                cls.__init__ = _kernel_init(primal)
+                cls._parameter_constraints = {**primal._parameter_constraints,
+                                              **_KERNEL_CONSTRAINTS}
+                cls.__doc__ = _with_rule_parameters(cls.__doc__ or "", primal)
         super().__init_subclass__(**kwargs)  # (after: it completes the docstring from here)
 
-    # ------------------------------------------------------------------ model state
+    # ------------------------------------------------------------------ the model
+    _model_class = DualModel
+
+    def _model_config(self, n_outputs, n_features):
+        return DualModel.configuration(
+            self._rule_id, self._rule_params(), name=type(self).__name__,
+            kind=self.__dict__.get("_kind"), kernel_params=self.__dict__.get("_kernel_params"),
+            kernel=self.kernel if callable(self.kernel) else None, state_rows=self._state_rows,
+            weight_mode=self._weight_mode(), average=bool(self.average))
+
     def _start(self, classes, n_features):
+        self._kind = None  # (resolved from the first data, before anything is learned)
         super()._start(classes, n_features)
-        n_outputs = self._weights.shape[1]
-        del self._weights  # the dual model has no primal weights
-        self._support = np.zeros((n_features, 0))  # feature-major: column i is x_i
-        self._support_sq = np.zeros(0)
-        self._coef = np.zeros((0, n_outputs))
-        self._acc = np.zeros((0, n_outputs))
-        self._n_support = 0
-        self._avg_scale_sum = np.zeros(n_outputs)
-        self._kind = None
 
     def _has_averaged_form(self):
         return True  # every kernel learner's hypothesis is its (averageable) expansion
@@ -223,9 +234,6 @@ class KernelLearner(OnlineLinearClassifier):
             raise ValueError("fit_intercept=True appends a constant feature to every row, which "
                              "a kernel callable would receive as a feature of its own: add the "
                              "bias in the callable instead (e.g. K(x, x') + 1).")
-
-    def _start_averaging(self):
-        pass  # the dual model always keeps its averaging sums (_acc, _avg_scale_sum)
 
     def _needs_whole_data(self):
         """Whether the kernel's ``gamma`` is ``"scale"``, a statistic of the whole training set."""
@@ -264,6 +272,7 @@ class KernelLearner(OnlineLinearClassifier):
             gamma = scale_gamma(X)
         self._kind, self._kernel_params = resolve(self.kernel, self.degree, gamma, self.coef0)
         self.gamma_ = float(gamma)
+        self._configure()
 
     def set_params(self, **params):
         """Set hyperparameters; on a model already learning, a new kernel (or kernel parameter)
@@ -279,105 +288,65 @@ class KernelLearner(OnlineLinearClassifier):
             self._kind, self._kernel_params = resolve(self.kernel, self.degree, gamma,
                                                       self.coef0)
             self.gamma_ = float(gamma)
+            self._configure()
         return self
 
     # the resolved gamma is None until the kernel is resolved on the first data
     _model_scalars = {**OnlineLinearClassifier._model_scalars, "_n_support": int,
                       "gamma_": (float, type(None))}
-    _derived = OnlineLinearClassifier._derived | {"_kind", "_kernel_params"}
+    _derived = _ModelHolding._derived | {"_kind", "_kernel_params"}
 
-    def _model_arrays(self):
-        arrays = super()._model_arrays()
-        n_features, n_outputs = arrays.pop("_weights")[0]
-        arrays.pop("_avg_acc", None)  # the dual's own averaging sums are below
-        capacity = "support capacity"  # grows by doubling: any size ≥ _n_support
-        return {**arrays, "_support": ((n_features, capacity), np.float64),
-                "_support_sq": ((capacity,), np.float64),
-                "_coef": ((capacity, n_outputs), np.float64),
-                "_acc": ((capacity, n_outputs), np.float64),
-                "_avg_scale_sum": ((n_outputs,), np.float64)}
+    @property
+    def _n_support(self):
+        """The number of support patterns (a scalar of a saved file): the model's."""
+        model = self.__dict__.get("model_")
+        return self.__dict__.get("_loaded_n_support", 0) if model is None else model.n_support
 
-    _feature_arrays = ("_support",)
-
-    def _model_width(self):
-        return self._support.shape[0]
-    _output_arrays = ("_coef", "_acc", "_avg_scale_sum", "_state")
+    @_n_support.setter
+    def _n_support(self, value):  # (a file's scalar, read before the model's arrays)
+        model = self.__dict__.get("model_")
+        if model is None:
+            self.__dict__["_loaded_n_support"] = value
+        else:
+            model.n_support = value
 
     def _restore_derived(self):
-        super()._restore_derived()
         gamma = self.__dict__.pop("gamma_", None)
         self._kind = None
-        if gamma is not None:
+        if gamma is not None:  # (before the model is made: its configuration holds the kernel)
             self._kind, self._kernel_params = resolve(self.kernel, self.degree, gamma,
                                                       self.coef0)
             self.gamma_ = float(gamma)
+        loaded = self.__dict__.pop("_loaded_n_support", None)
+        super()._restore_derived()
+        if loaded is not None:
+            self.model_.n_support = loaded
 
     def _check_model(self):
-        if not 0 <= self._n_support <= self._coef.shape[0]:
-            raise ValueError(f"_n_support={self._n_support} is not within the support capacity "
-                             f"[0, {self._coef.shape[0]}].")
-        super()._check_model()
-
-    def _check_store(self):
-        """The dual store: the kernel resolved (``gamma_`` present: a started model has seen
-        data); every output's scale in the engine's range; the stored squared norms
-        ``_support_sq`` those of the support vectors within rounding; the kernel of every
-        support vector with itself in the range the rules can use (the rows were checked so
-        when they were learned: :meth:`_check_finite_kernel`; the Gaussian's values are in
-        [0, 1] whatever gamma)."""
+        """The dual store (:meth:`DualModel.check`), the kernel resolved (``gamma_`` present:
+        a started model has seen data), and the kernel of every support vector with itself in
+        the range the rules can use (:meth:`_check_finite_kernel`; the Gaussian's values are
+        in [0, 1] whatever gamma)."""
+        squares = self.model_.check()
         if self._kind is None:
             raise ValueError("gamma_: a started kernel model has resolved its kernel (gamma_ "
                              "is missing).")
-        check_scale_range("_state", self._state[SCALE])
-        n = self._n_support
-        support = self._support[:, :n]
-        with np.errstate(over="ignore", invalid="ignore"):
-            squares = np.einsum("js,js->s", support, support)
-        check_size("_support_sq (the support vectors' squared norms)", self._support_sq[:n],
-                   squares)
         if self._kind == POLY:
             self._check_poly_squares(squares)
-
-    def _model(self):
-        return (self._support, self._support_sq, self._coef, self._acc, self._n_support)
-
-    def _store(self, support, support_sq, coef, acc, n_support):
-        self._support, self._support_sq, self._coef, self._acc = support, support_sq, coef, acc
-        self._n_support = int(n_support)
 
     # ------------------------------------------------------------------ training
     def _pass_context(self, X):
         """Before a pass over ``X``: the kernel resolved (``gamma="scale"`` from the data of
-        ``fit`` or ``stream``), its values checked on every row before anything is learned, and the support slot
-        of every row (−1: none yet), so that a row updated in several epochs of :meth:`fit` (or
-        of a :meth:`stream`) is one support pattern, its coefficients merged."""
+        ``fit`` or ``stream``), its values checked on every row before anything is learned, and
+        the support slot of every row (−1: none yet), so that a row updated in several epochs
+        of :meth:`fit` (or of a :meth:`stream`) is one support pattern, its coefficients
+        merged."""
         self._ensure_kernel(X)
         self._check_finite_kernel(X)
         return {"row_slot": np.full(X.shape[0], -1, dtype=np.int64)}
 
     def _run(self, X, y_index, order, predictions=None, row_slot=None, sample_weight=None):
-        if predictions is None:
-            predictions = NO_PREDICTIONS
-        order = np.ascontiguousarray(order, dtype=np.int64)
-        if row_slot is None:
-            row_slot = self._pass_context(X)["row_slot"]
-        # an example's weight enters the dual step as the primal's (_weight_mode)
-        weighting = (_NO_WEIGHTS, primal_engine.WEIGHT_NONE) if sample_weight is None else (
-            sample_weight, self._weight_mode())
-        rule = (int(self._rule), self._params, self._state, self._avg_scale_sum, self._kind,
-                self._kernel_params, self._counts, predictions, *weighting)
-        if self._kind == CALLABLE:
-            for t, i in enumerate(order):
-                x = X[i].toarray()[0] if sp.issparse(X) else X[i]
-                weight = 1.0 if sample_weight is None else float(sample_weight[i])
-                row_slot[i] = self._callable_round(x, y_index[i], int(row_slot[i]),
-                                                   predictions, t, weight, weighting[1])
-        elif sp.issparse(X):
-            self._store(*dual.run_sparse(*csr_arrays(X), X.shape[1], y_index, order,
-                                         row_slot, *self._model(), *rule))
-        else:
-            self._store(*dual.run_dense(read_only_rows(X), y_index, order, row_slot,
-                                        *self._model(), *rule))
+        self.model_.learn(X, y_index, order, predictions, sample_weight, row_slot)
 
     def _check_finite_kernel(self, X):
         """Refuse, before learning anything, rows on which the polynomial kernel leaves the
@@ -425,36 +394,6 @@ class KernelLearner(OnlineLinearClassifier):
                 f"{2 * ROW_NORM_EXPONENT} and 2^{2 * ROW_NORM_EXPONENT}): scale the data or "
                 f"lower gamma or degree.")
 
-    def _pass_can_fail(self, n_rows):
-        # a Python kernel is evaluated round by round (it can raise, or return NaN, on any row);
-        # one round evaluates it before changing anything
-        return n_rows > 1 and getattr(self, "_kind", None) == CALLABLE
-
-    def _callable_round(self, x, label, slot, predictions, t, weight=1.0,
-                        weight_mode=primal_engine.WEIGHT_NONE):
-        """One round with a Python kernel; returns the support slot of x (or −1).  The kernel
-        is evaluated and checked before anything changes."""
-        x = np.ascontiguousarray(x, dtype=np.float64)
-        n = self._n_support
-        values = np.zeros(n)
-        if n:
-            values = gram(self._support[:, :n].T, x[None, :], CALLABLE, None,
-                          kernel=self.kernel)[:, 0]
-        q = float(gram(x[None, :], x[None, :], CALLABLE, None, kernel=self.kernel)[0, 0])
-        if not np.isfinite(q) or not np.isfinite(values).all():
-            raise ValueError("the kernel callable returned NaN or infinity.")
-        support, support_sq, coef, acc = dual.grow(*self._model(), n + 1)
-        self._store(support, support_sq, coef, acc, n)
-        krow = np.zeros(support.shape[1])
-        krow[:n] = values
-        n, slot, _ = dual.step(x, float(x @ x), krow, q, label, slot, support,
-                                        support_sq,
-                                     coef, acc, n, int(self._rule), self._params, self._state,
-                                     self._avg_scale_sum, self._kind, self._kernel_params,
-                                     self._counts, predictions, t, weight, weight_mode)
-        self._n_support = int(n)
-        return slot
-
     def _learn_one_index(self, idx, vals, label):
         x = self._dense_row(idx, vals)
         if self._kind is None:
@@ -462,71 +401,28 @@ class KernelLearner(OnlineLinearClassifier):
             self._ensure_kernel(x[None, :])
         if self._kind == POLY:
             self._check_one_poly_row(x)  # refuse before anything changes
-        if self._kind == CALLABLE:
-            predicted = self._predict_one_dense(x, average=False)  # as the round predicts
-            self._run(x[None, :], np.array([label], dtype=np.int64), np.zeros(1, dtype=np.int64),
-                      row_slot=np.full(1, -1, dtype=np.int64))
-            return predicted
         weight, mode = 1.0, primal_engine.WEIGHT_NONE
         if getattr(self, "class_weight", None) is not None:
             weight, mode = self._class_weights(None, "learn_one")[label], self._weight_mode()
-        *model, predicted = dual.learn_one(
-            x, label, *self._model(), int(self._rule), self._params, self._state,
-            self._avg_scale_sum, self._kind, self._kernel_params, self._counts, weight, mode)
-        self._store(*model)
-        return predicted
+        return self.model_.learn_row(x, label, weight, mode)
 
     def _dense_row(self, idx, vals):
         if idx is self._dense_index:
             return np.ascontiguousarray(vals, dtype=np.float64)
-        x = np.zeros(self._support.shape[0])
+        x = np.zeros(self.model_.n_inputs())
         x[idx] = vals
         return x
 
     # ------------------------------------------------------------------ prediction
-    def _coefficients(self, average=None):
-        """True coefficients (n_support, n_outputs) of the final or the averaged hypothesis."""
-        n = self._n_support
-        if average is None:
-            average = self.average
-        if not average:
-            return self._coef[:n] * self._state[SCALE]
-        rounds = self._counts[counters.SEEN]
-        if rounds == 0:
-            return np.zeros_like(self._coef[:n])
-        return (self._coef[:n] * self._avg_scale_sum - self._acc[:n]) / rounds
-
     def _raw_scores(self, X):
         check_is_fitted(self)
         X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
                                         reset=False))
         self._check_intercept()
-        X = self._with_constant(X)
-        n = self._n_support
-        if n == 0:
-            return np.zeros((X.shape[0], self._coef.shape[1]))
-        kernel = gram(X, self._support[:, :n].T, self._kind, self._kernel_params,
-                      B_sq=self._support_sq[:n], kernel=self.kernel)
-        return kernel @ self._coefficients()
-
-    def _predict_one_dense(self, x, average=None):
-        n = self._n_support
-        if n == 0:
-            scores = np.zeros(self._coef.shape[1])
-        else:
-            if self._kind == CALLABLE:
-                krow = gram(x[None, :], self._support[:, :n].T, CALLABLE, None,
-                            kernel=self.kernel)[0]
-            else:
-                krow = np.empty(n)
-                _, x_sq = kernel_self(x, self._kind, self._kernel_params)
-                kernel_row(self._support, self._support_sq, n, x, x_sq, self._kind,
-                           self._kernel_params, krow)
-            scores = krow @ self._coefficients(average)
-        return predict_index(scores, self._state, False)
+        return self.model_.scores(self._with_constant(X))
 
     def _predict_index_one(self, idx, vals):
-        return self._predict_one_dense(self._dense_row(idx, vals))
+        return self.model_.predict_row(self._dense_row(idx, vals))
 
     # ------------------------------------------------------------------ fitted attributes
     coef_ = _NoPrimalWeights()
@@ -535,26 +431,31 @@ class KernelLearner(OnlineLinearClassifier):
     @property
     def support_vectors_(self):
         check_is_fitted(self)  # (the user's features: not the intercept's constant)
-        return self._support[:self.n_features_in_, :self._n_support].T.copy()
+        return self.model_.support[:self.n_features_in_, :self.model_.n_support].T.copy()
 
     @property
     def dual_coef_(self):
         check_is_fitted(self)
-        return self._coefficients(average=False)
+        return self.model_.dual_coefficients(average=False)
 
     @property
     def average_dual_coef_(self):
         """Coefficients of the averaged hypothesis (see ``average``)."""
         check_is_fitted(self)
-        return self._coefficients(average=True)
+        return self.model_.dual_coefficients(average=True)
 
     @property
     def n_support_patterns_(self):
         check_is_fitted(self)
-        return self._n_support
+        return self.model_.n_support
+
+    @property
+    def _rule_state(self):
+        """The rule's state rows (the engine's lazy scales and sizes, then the rule's own)."""
+        return self.model_.state
 
 
-class KernelPerceptron(KernelLearner, OneVsRestPerceptron):
+class KernelPerceptron(KernelLearner, primal=OneVsRestPerceptron):
     """Kernel one-vs-rest Perceptron, the baseline ("Perceptron") of Crammer & Singer's
     experiments: output r updates iff ``z_r s_r ≤ β`` (see :class:`OneVsRestPerceptron`).
 
@@ -571,7 +472,7 @@ class KernelPerceptron(KernelLearner, OneVsRestPerceptron):
 
 
 
-class KernelUltraconservativePerceptron(KernelLearner, UltraconservativePerceptron):
+class KernelUltraconservativePerceptron(KernelLearner, primal=UltraconservativePerceptron):
     """Kernel form of the additive family (uniform / max / prop, see
     :class:`UltraconservativePerceptron`).
 
@@ -588,7 +489,7 @@ class KernelUltraconservativePerceptron(KernelLearner, UltraconservativePerceptr
 
 
 
-class KernelKeslerPerceptron(KernelLearner, KeslerPerceptron):
+class KernelKeslerPerceptron(KernelLearner, primal=KeslerPerceptron):
     """Kernel form of Kesler's construction (see :class:`KeslerPerceptron`).
 
     Examples
@@ -604,7 +505,7 @@ class KernelKeslerPerceptron(KernelLearner, KeslerPerceptron):
 
 
 
-class KernelMIRA(KernelLearner, MIRA):
+class KernelMIRA(KernelLearner, primal=MIRA):
     """Kernel MIRA (Crammer & Singer §5: ``A = K(x, x)``, ``B_r = Σ_i τ_r^i K(x_i, x)``); the
     per-round problem and its exact solution are those of :class:`MIRA`.
 
@@ -621,7 +522,7 @@ class KernelMIRA(KernelLearner, MIRA):
 
 
 
-class KernelPassiveAggressive(KernelLearner, PassiveAggressive):
+class KernelPassiveAggressive(KernelLearner, primal=PassiveAggressive):
     """Kernel multiclass PA / PA-I / PA-II (max-loss form, see :class:`PassiveAggressive`).
 
     Examples
@@ -637,7 +538,7 @@ class KernelPassiveAggressive(KernelLearner, PassiveAggressive):
 
 
 
-class KernelSupportClassPA(KernelLearner, SupportClassPA):
+class KernelSupportClassPA(KernelLearner, primal=SupportClassPA):
     """Kernel exact Support-Class PA / SPA-I / SPA-II (see :class:`SupportClassPA`).
 
     Examples
@@ -653,7 +554,7 @@ class KernelSupportClassPA(KernelLearner, SupportClassPA):
 
 
 
-class KernelMulticlassROMMA(KernelLearner, MulticlassROMMA):
+class KernelMulticlassROMMA(KernelLearner, primal=MulticlassROMMA):
     """Kernel multiclass ROMMA (Crammer & Singer, end of §5.3: "keep a global scale factor … and
     the scalar
     N"): the rescaling is the engine's lazy per-output scale on the dual coefficients, and

@@ -18,12 +18,13 @@ from ..rules.maximum_cosine import (
     SKIP_COLLINEAR,
 )
 from .base import OnlineLinearClassifier, _Unweighted
+from .primal import _PrimalLearner
 
 __all__ = ["ROMMA", "AggressiveROMMA", "NAROMMA", "MaximumCosinePerceptron",
            "ConservativeMCP"]
 
 
-class _MaximumCosineBase(_Unweighted):
+class _MaximumCosineBase(_Unweighted, _PrimalLearner):
 
     def __init__(self, *, fit_intercept=False, n_epochs=1, shuffle=False, random_state=None,
                  warm_start=False, verbose=0, dtype="auto"):
@@ -44,7 +45,7 @@ class _MaximumCosineBase(_Unweighted):
 
     def _certificate(self):
         with np.errstate(divide="ignore", over="ignore"):  # ρ underflows on noisy streams
-            return 1.0 / self._state[CERTIFICATE]
+            return 1.0 / self._rule_state[CERTIFICATE]
 
 
 class ROMMA(_MaximumCosineBase):
@@ -194,7 +195,7 @@ class MaximumCosinePerceptron(_MaximumCosineBase):
         return {"conservative": float(self._conservative)}
 
     def _certificate(self):
-        return self._state[CERTIFICATE].copy()
+        return self._rule_state[CERTIFICATE].copy()
 
 
 class ConservativeMCP(MaximumCosinePerceptron):

@@ -8,6 +8,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..rules.table import Rule
 from ..rules.passive_aggressive import EXACT, PA, PA_I, PA_II, PRINTED
 from .base import OnlineLinearClassifier
+from .primal import _PrimalLearner
 
 __all__ = ["PassiveAggressive", "SupportClassPA"]
 
@@ -15,7 +16,7 @@ _SLACKS = {"none": PA, "linear": PA_I, "squared": PA_II}
 _VARIANTS = {"exact": EXACT, "printed": PRINTED}
 
 
-class PassiveAggressive(OnlineLinearClassifier):
+class PassiveAggressive(_PrimalLearner):
     """Multiclass Passive-Aggressive in the max-loss form (Crammer et al. 2006; the PA, PA-I
     and PA-II baselines of Matsushima et al. §2).
 

@@ -121,6 +121,17 @@ class _Simultaneous(OnlineLinearClassifier):
                              "new features: its weights are normalized over all the features. "
                              "Fix the number of features in advance.")
 
+    def _model_width(self):
+        return self._weights.shape[0]
+
+    def _widen_features(self, n_features, old):
+        """New features (after the ``old`` first, before the constant feature) get zero
+        weights."""
+        weights = self._weights
+        added = np.zeros((n_features - old, *weights.shape[1:]), dtype=weights.dtype)
+        self._weights = np.ascontiguousarray(np.concatenate([weights[:old], added,
+                                                             weights[old:]]))
+
     def _check_model(self):
         """The counters in order; the additive form's scale 1 (it never rescales); the
         multiplicative form's weights positive and its scale ``1/mass`` of them, in the

@@ -10,9 +10,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._core import primal
 from ..rules.table import Rule
-from ..rules.layout import RAW_MASS, RAW_SQNORM, SCALE
+from ..rules.layout import RAW_SQNORM
 from ..rules.ultraconservative import MAX_SCORE, PROPORTIONAL, RHO, UNIFORM
 from .base import OnlineLinearClassifier, _Unweighted
+from .primal import _PrimalLearner
 
 __all__ = ["Perceptron", "OneVsRestPerceptron", "UltraconservativePerceptron",
            "KeslerPerceptron", "MIRA", "BinaryMIRA", "MulticlassROMMA",
@@ -22,7 +23,7 @@ _BETA = [Interval(Real, 0, None, closed="left")]
 _SCHEMES = {"uniform": UNIFORM, "max": MAX_SCORE, "prop": PROPORTIONAL}
 
 
-class Perceptron(OnlineLinearClassifier):
+class Perceptron(_PrimalLearner):
     """Rosenblatt's Perceptron: one weight vector for two classes, one-vs-rest otherwise.
 
     Output r with label z = ±1 updates iff ``z (w_r·x) ≤ β`` (``w_r += z x``); β > 0 is the
@@ -96,7 +97,7 @@ class OneVsRestPerceptron(Perceptron):
         return n_classes
 
 
-class UltraconservativePerceptron(OnlineLinearClassifier):
+class UltraconservativePerceptron(_PrimalLearner):
     """The additive ultraconservative family (Figure 2 of Crammer & Singer): on a round whose
     error set ``E = {r ≠ y : s_r ≥ s_y − β}`` is not empty, ``M_y += x`` and ``M_r −= |τ_r| x``
     on E, the unit of demotion shared out by ``scheme``:
@@ -162,7 +163,7 @@ class UltraconservativePerceptron(OnlineLinearClassifier):
         return {"beta": self.beta, "scheme": _SCHEMES[self.scheme]}
 
 
-class KeslerPerceptron(OnlineLinearClassifier):
+class KeslerPerceptron(_PrimalLearner):
     """Kesler's construction (Crammer & Singer §4.2; the step-by-step algorithm is our
     reconstruction from its text): the binary Perceptron on the k−1 expanded vectors of each
     example, i.e. for each wrong class r in ascending order with ``s_r ≥ s_y − β`` a max-type
@@ -203,7 +204,7 @@ class KeslerPerceptron(OnlineLinearClassifier):
         return {"beta": self.beta}
 
 
-class MIRA(OnlineLinearClassifier):
+class MIRA(_PrimalLearner):
     """MIRA, the Margin Infused Relaxed Algorithm (Figure 3 and §5 of Crammer & Singer; the
     margin β is the aggressive version of §5.3).
 
@@ -281,7 +282,7 @@ class BinaryMIRA(MIRA):
     _rule = Rule.BINARY_MIRA
 
 
-class MulticlassROMMA(_Unweighted):
+class MulticlassROMMA(_Unweighted, _PrimalLearner):
     """Multiclass ROMMA (Figure 6 of Crammer & Singer, §7; its constraint (1) prints M_r^t
     where the variable M_r belongs): on a round with E ≠ ∅ and τ from the additive family
     (``scheme``), ``M ← argmin ½‖M‖²`` s.t. ``Σ_r τ_r M_r·x ≥ 1`` and ``M·M_t ≥ ‖M_t‖²`` — in
@@ -346,13 +347,13 @@ class MulticlassROMMA(_Unweighted):
     def weight_norm_(self):
         """‖M‖, the Frobenius norm of the true weights (``coef_`` holds their direction)."""
         check_is_fitted(self)
-        if not np.any(self._state[RAW_SQNORM]):
+        if not np.any(self._rule_state[RAW_SQNORM]):
             return 0.0
         with np.errstate(divide="ignore"):
-            return float(1.0 / self._state[RHO, 0])
+            return float(1.0 / self._rule_state[RHO, 0])
 
 
-class Multiplicative(OnlineLinearClassifier):
+class Multiplicative(_PrimalLearner):
     """The multiplicative ultraconservative family (Figure 5 and §6 of Crammer & Singer):
     positive weights, ``M_{r,i} ← M_{r,i} exp(η τ_r x_i)/Z`` on rounds with E ≠ ∅, τ from the
     additive family (``scheme``), and
@@ -422,13 +423,6 @@ class Multiplicative(OnlineLinearClassifier):
 
     def _rule_values(self):
         return {"eta": self.eta, "scheme": _SCHEMES[self.scheme]}
-
-    def _initialize_model(self):
-        n_features, n_outputs = self._weights.shape
-        self._weights[:] = 1.0
-        self._state[RAW_MASS] = n_features
-        mass = n_features * (n_outputs if self.normalize == "matrix" else 1)
-        self._state[SCALE] = 1.0 / mass
 
 
 class BalancedWinnow(Multiplicative):

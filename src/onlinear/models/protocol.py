@@ -9,9 +9,11 @@ rows the estimator has checked, scores rows, and names its arrays, which are the
 state — what :func:`onlinear.save` writes, what a failed call restores, what
 :func:`onlinear.load` checks before the engine ever reads it.
 
-One implementation per family of engines: :class:`onlinear.models.metric.MetricModel` (a
-centre and a metric per class: the ellipsoid methods), and the families still held the old way
-(the primal, dual and block learners keep their arrays on the estimator; ``docs/design.md``
+One implementation per family of engines: :class:`onlinear.models.primal.PrimalModel` (the
+weights of one compiled rule), :class:`onlinear.models.dual.DualModel` (a kernel expansion),
+:class:`onlinear.models.metric.MetricModel` (a centre and a metric per class: the ellipsoid
+methods), :class:`onlinear.models.gaussian.GaussianModel` and the adaptive learners' models;
+the simultaneous projections still keep their arrays on the estimator (``docs/design.md``
 tracks the move).
 
 >>> from onlinear.models.protocol import Model

@@ -1,0 +1,269 @@
+"""The dual model: a kernel expansion ``s_r(x) = Σ_i α_{i,r} K(x_i, x)`` over support patterns.
+
+The kernel forms of the learners whose update is additive in x (Crammer & Singer 2003, end of
+§5.3, Eq. 21; Matsushima et al. 2010) keep, and :mod:`onlinear._core.kernel` learns:
+
+* ``support`` — ``(n_features, capacity)``: the support patterns, feature-major (one contiguous
+  row of the support set per feature), the first ``n_support`` columns used; the capacity
+  doubles as the set grows;
+* ``support_sq`` — their squared norms; ``coef`` and ``acc`` — ``(capacity, n_outputs)``: the
+  raw dual coefficients (true ones: times the output's lazy scale) and the averaging sums;
+* ``avg_scale_sum``, ``state`` (the lazy scale per output and the rule's rows), ``counts``.
+
+``n_support`` is a number, not an array: a file holds it among the estimator's scalars.
+
+>>> import numpy as np
+>>> from onlinear.models.dual import DualModel
+>>> model = DualModel(DualModel.configuration(rule=0, params=np.zeros(1), name="demo"))
+>>> model.start(n_outputs=3, n_features=2)
+>>> model.n_support, model.support.shape, model.coefficients().shape
+(0, (2, 0), (0, 3))
+"""
+import numpy as np
+import scipy.sparse as sp
+
+from .._core import counters
+from .._core import kernel as dual
+from .._core import primal
+from .._core.primal import predict_index
+from .._core.rows import csr_arrays, read_only_rows
+from .._core.kernel import kernel_row, kernel_self
+from ..kernels import CALLABLE, gram
+from ..rules.layout import FIRST_RULE_ROW, SCALE
+from .invariants import check_scale_range, check_size
+from .protocol import Model
+
+_NO_WEIGHTS = np.empty(0)
+
+
+class DualModel(Model):
+    """The support set, dual coefficients and rule state of a kernel learner (module doc).
+
+    Parameters
+    ----------
+    config : dict
+        From :meth:`configuration`: the rule's id and parameter vector, the kernel (its kind
+        and parameters, or the callable), how an example's weight enters the round, and the
+        learner's name (for messages).
+    """
+
+    array_names = ("support", "support_sq", "coef", "acc", "avg_scale_sum", "state", "counts")
+    mixing_refusal = ("it is a kernel learner: its model is a support set, not a weight vector "
+                      "(the mix of dual models is the union of the support sets with scaled "
+                      "coefficients — sound, but the set then grows with every epoch and shard; "
+                      "not implemented: use its primal form)")
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.n_support = 0
+
+    @staticmethod
+    def configuration(rule, params, *, name, kind=None, kernel_params=None, kernel=None,
+                      state_rows=FIRST_RULE_ROW, weight_mode=primal.WEIGHT_STEP, average=False):
+        """The configuration dict of a model (see the class); ``kind`` None: the kernel is not
+        resolved yet (it is, from the first data, before anything is learned)."""
+        return {"rule": int(rule), "params": np.ascontiguousarray(params, dtype=np.float64),
+                "kind": kind, "kernel_params": kernel_params, "kernel": kernel,
+                "state_rows": int(state_rows), "weight_mode": int(weight_mode),
+                "average": bool(average), "name": name}
+
+    # ------------------------------------------------------------------ the arrays
+    def specs(self, n_outputs, n_features):
+        capacity = "support capacity"  # grows by doubling: any size ≥ n_support
+        return {"support": ((n_features, capacity), np.float64),
+                "support_sq": ((capacity,), np.float64),
+                "coef": ((capacity, n_outputs), np.float64),
+                "acc": ((capacity, n_outputs), np.float64),
+                "avg_scale_sum": ((n_outputs,), np.float64),
+                "state": ((self.config["state_rows"], n_outputs), np.float64),
+                "counts": ((counters.N_COUNTS,), np.int64)}
+
+    def start(self, n_outputs, n_features):
+        self.support = np.zeros((n_features, 0))
+        self.support_sq = np.zeros(0)
+        self.coef = np.zeros((0, n_outputs))
+        self.acc = np.zeros((0, n_outputs))
+        self.avg_scale_sum = np.zeros(n_outputs)
+        self.state = np.zeros((self.config["state_rows"], n_outputs))
+        self.state[SCALE] = 1.0
+        self.counts = np.zeros(counters.N_COUNTS, dtype=np.int64)
+        self.n_support = 0
+
+    def check(self):
+        """The counters in order; ``n_support`` within the capacity; every output's scale in
+        the engine's range; the stored squared norms those of the support vectors within
+        rounding; the polynomial kernel of every support vector with itself in the range the
+        rules can use (the rows were checked so when they were learned)."""
+        super().check()
+        n = self.n_support
+        if not 0 <= n <= self.coef.shape[0]:
+            raise ValueError(f"_n_support={n} is not within the support capacity "
+                             f"[0, {self.coef.shape[0]}].")
+        check_scale_range("_state", self.state[SCALE])
+        support = self.support[:, :n]
+        with np.errstate(over="ignore", invalid="ignore"):
+            squares = np.einsum("js,js->s", support, support)
+        check_size("_support_sq (the support vectors' squared norms)", self.support_sq[:n],
+                   squares)
+        return squares
+
+    def n_inputs(self):
+        return self.support.shape[0]
+
+    def _store(self, support, support_sq, coef, acc, n_support):
+        self.support, self.support_sq, self.coef, self.acc = support, support_sq, coef, acc
+        self.n_support = int(n_support)
+
+    def _arrays(self):
+        return (self.support, self.support_sq, self.coef, self.acc, self.n_support)
+
+    def _rule(self):
+        config = self.config
+        return (config["rule"], config["params"], self.state, self.avg_scale_sum,
+                config["kind"], config["kernel_params"], self.counts)
+
+    # ------------------------------------------------------------------ learning
+    def pass_can_fail(self, n_rows):
+        # a Python kernel is evaluated round by round (it can raise, or return NaN, on any
+        # row); one round evaluates it before changing anything
+        return n_rows > 1 and self.config["kind"] == CALLABLE
+
+    def learn(self, X, targets, order, predictions=None, sample_weight=None, row_slot=None):
+        """One pass (see :meth:`Model.learn`); ``row_slot[i]``: the support slot of row i (−1:
+        none yet), so that a row updated in several epochs is one support pattern."""
+        if predictions is None:
+            predictions = counters.NO_PREDICTIONS
+        order = np.ascontiguousarray(order, dtype=np.int64)
+        if row_slot is None:
+            row_slot = np.full(X.shape[0], -1, dtype=np.int64)
+        # an example's weight enters the dual step as the primal's (weight_mode)
+        weighting = (_NO_WEIGHTS, primal.WEIGHT_NONE) if sample_weight is None else (
+            sample_weight, self.config["weight_mode"])
+        if self.config["kind"] == CALLABLE:
+            for t, i in enumerate(order):
+                x = X[i].toarray()[0] if sp.issparse(X) else X[i]
+                weight = 1.0 if sample_weight is None else float(sample_weight[i])
+                row_slot[i] = self._callable_round(x, targets[i], int(row_slot[i]),
+                                                   predictions, t, weight, weighting[1])
+            return
+        rule = (*self._rule(), predictions, *weighting)
+        if sp.issparse(X):
+            self._store(*dual.run_sparse(*csr_arrays(X), X.shape[1], targets, order, row_slot,
+                                         *self._arrays(), *rule))
+        else:
+            self._store(*dual.run_dense(read_only_rows(X), targets, order, row_slot,
+                                        *self._arrays(), *rule))
+
+    def _callable_round(self, x, label, slot, predictions, t, weight=1.0,
+                        weight_mode=primal.WEIGHT_NONE):
+        """One round with a Python kernel; returns the support slot of x (or −1).  The kernel
+        is evaluated and checked before anything changes."""
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        kernel = self.config["kernel"]
+        n = self.n_support
+        values = np.zeros(n)
+        if n:
+            values = gram(self.support[:, :n].T, x[None, :], CALLABLE, None, kernel=kernel)[:, 0]
+        q = float(gram(x[None, :], x[None, :], CALLABLE, None, kernel=kernel)[0, 0])
+        if not np.isfinite(q) or not np.isfinite(values).all():
+            raise ValueError("the kernel callable returned NaN or infinity.")
+        support, support_sq, coef, acc = dual.grow(*self._arrays(), n + 1)
+        self._store(support, support_sq, coef, acc, n)
+        krow = np.zeros(support.shape[1])
+        krow[:n] = values
+        config = self.config
+        n, slot, _ = dual.step(x, float(x @ x), krow, q, label, slot, support, support_sq,
+                               coef, acc, n, config["rule"], config["params"], self.state,
+                               self.avg_scale_sum, config["kind"], config["kernel_params"],
+                               self.counts, predictions, t, weight, weight_mode)
+        self.n_support = int(n)
+        return slot
+
+    def learn_row(self, x, label, weight=1.0, weight_mode=primal.WEIGHT_NONE):
+        """One round on the checked dense row ``x`` (a new example: never merged with a stored
+        pattern); the index predicted before it."""
+        if self.config["kind"] == CALLABLE:
+            predicted = self.predict_row(x, average=False)  # as the round predicts
+            self.learn(x[None, :], np.array([label], dtype=np.int64),
+                       np.zeros(1, dtype=np.int64), row_slot=np.full(1, -1, dtype=np.int64))
+            return predicted
+        *arrays, predicted = dual.learn_one(x, label, *self._arrays(), *self._rule(), weight,
+                                            weight_mode)
+        self._store(*arrays)
+        return predicted
+
+    # ------------------------------------------------------------------ predicting
+    def dual_coefficients(self, average=None):
+        """True coefficients ``(n_support, n_outputs)`` of the final hypothesis or, with
+        ``average`` (default: the configuration's), the averaged one."""
+        n = self.n_support
+        if average is None:
+            average = self.config["average"]
+        if not average:
+            return self.coef[:n] * self.state[SCALE]
+        rounds = self.counts[counters.SEEN]
+        if rounds == 0:
+            return np.zeros_like(self.coef[:n])
+        return (self.coef[:n] * self.avg_scale_sum - self.acc[:n]) / rounds
+
+    def coefficients(self):
+        return self.dual_coefficients()
+
+    def scores(self, X):
+        """Scores of every output for the rows ``X`` (dense or CSR, of the model's width)."""
+        n = self.n_support
+        if n == 0:
+            return np.zeros((X.shape[0], self.coef.shape[1]))
+        config = self.config
+        kernel = gram(X, self.support[:, :n].T, config["kind"], config["kernel_params"],
+                      B_sq=self.support_sq[:n], kernel=config["kernel"])
+        return kernel @ self.dual_coefficients()
+
+    def predict_row(self, x, average=None):
+        """The output index predicted for the dense row ``x``, as the learning round predicts
+        it (``average=False``) or with the configured hypothesis."""
+        n = self.n_support
+        config = self.config
+        if n == 0:
+            scores = np.zeros(self.coef.shape[1])
+        else:
+            if config["kind"] == CALLABLE:
+                krow = gram(x[None, :], self.support[:, :n].T, CALLABLE, None,
+                            kernel=config["kernel"])[0]
+            else:
+                krow = np.empty(n)
+                _, x_sq = kernel_self(x, config["kind"], config["kernel_params"])
+                kernel_row(self.support, self.support_sq, n, x, x_sq, config["kind"],
+                           config["kernel_params"], krow)
+            scores = krow @ self.dual_coefficients(average)
+        return predict_index(scores, self.state, False)
+
+    # ------------------------------------------------------------------ growing
+    def grow_outputs(self, n_outputs, where):
+        """New outputs get zero coefficients, zero averaging sums and a lazy scale of 1; refused
+        (before anything changes) for a binary rule's one output and the rules that keep a
+        per-output record of their run."""
+        name = self.config["name"]
+        if self.coef.shape[1] == 1:
+            raise ValueError(f"{name} learns two classes with one weight vector (a binary "
+                             "rule): a third class would change what every weight means. Give "
+                             "every class from the start.")
+        if self.config["state_rows"] != FIRST_RULE_ROW:
+            raise ValueError(f"{name}'s rule keeps a record of its run per class (a bound over "
+                             "the examples seen), which a new class does not have. Give every "
+                             "class from the start.")
+        for array_name in ("coef", "acc", "avg_scale_sum", "state"):
+            array = getattr(self, array_name)
+            grown = np.zeros((*array.shape[:-1], n_outputs), dtype=array.dtype)
+            grown[..., where] = array
+            setattr(self, array_name, grown)
+        self.state[SCALE, np.setdiff1d(np.arange(n_outputs), where)] = 1.0
+
+    def grow_features(self, n_features, old):
+        """New features are zero coordinates of every support pattern: the kernel values of
+        past rows (zero there) are unchanged."""
+        support = self.support
+        added = np.zeros((n_features - support.shape[0], support.shape[1]))
+        self.support = np.ascontiguousarray(np.concatenate([support[:old], added,
+                                                            support[old:]]))
+
