@@ -30,8 +30,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._core import counters, primal, rows
-from ..rules.table import RULES
+from .._core import counters, rows
 from ..tasks import Multiclass
 from ..tasks.labels import unique_labels
 from . import docstrings
@@ -127,20 +126,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def __init_subclass__(cls, **kwargs):
         """Run a subclass's own learning and reading methods and fitted properties under the
-        lock too (re-entrant: a wrapped method calling another is fine); the per-example fast
-        paths only for the classes whose per-example round is the base's."""
+        lock too (re-entrant: a wrapped method calling another is fine)."""
         super().__init_subclass__(**kwargs)
         _lock_methods(cls)
-        base = OnlineLinearClassifier
-        cls._fast_one = all(getattr(cls, name) is getattr(base, name) for name in (
-            "_learn_one_index", "_predict_index_one", "_one_row", "_check_one", "_label_of",
-            "_encode", "_make_task"))
-        # the rule's id and scale-freedom as plain class attributes: the per-example paths
-        # read them on every call (``int(Rule)`` and the table look-up cost 0.2 µs)
-        # whether the pass is the base's, which checks each dense row itself (primal.run_dense)
-        cls._pass_checks_dense_rows = cls._run is OnlineLinearClassifier._run
-        cls._rule_id = int(cls._rule) if cls._rule in RULES else -1
-        cls._rule_scale_free = RULES[cls._rule].scale_free if cls._rule in RULES else False
         cls.__doc__ = docstrings.complete(cls, cls._parameter_docs, cls._attribute_docs)
 
     #: the entries of the parameters and attributes a learner shares with others, added to its
@@ -227,11 +215,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self.__dict__.pop("_fast", None)
         super().__delattr__(name)
 
-    _rule = None  # set by subclasses: a Rule of onlinear.rules.table
-    _rule_id = -1  # (both set by __init_subclass__ from _rule)
-    _rule_scale_free = False
-    _pass_checks_dense_rows = True
-    _step_kind = primal.ADDITIVE
+    #: whether a dense pass checks each row itself (then :meth:`_validate` leaves it to it)
+    _pass_checks_dense_rows = False
     _parameter_constraints = {
         "average": ["boolean"],
         "fit_intercept": ["boolean"],
@@ -244,29 +229,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         "dtype": [StrOptions({"auto", "float64", "float32"})],
     }
 
-    # ------------------------------------------------------------------ subclass interface
-    def _rule_values(self):
-        """The rule's parameters by name (the names of its row in
-        :data:`onlinear.rules.table.RULES`), string options encoded as numbers."""
-        raise NotImplementedError
-
-    def _rule_params(self):
-        """The rule's ``params`` vector, in its table row's order."""
-        return RULES[self._rule].vector(self._rule_values())
-
-    @property
-    def _state_rows(self):
-        """Rows of the state array: the engine's and the rule's (see the rule table)."""
-        return RULES[self._rule].state_rows
-
     # ------------------------------------------------------------------ model state
-    @property
-    def _scale_free(self):
-        return self._rule_scale_free
-
     def _n_outputs(self, n_classes):
-        if RULES[self._rule].binary and n_classes == 2:
-            return 1
+        """The model's outputs for ``n_classes`` classes (one per class here)."""
         return n_classes
 
     def _start(self, classes, n_features):
@@ -285,8 +250,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _configure(self):
         """The numbers the engine reads, computed again from the hyperparameters (on a start,
-        a load, and a ``set_params`` of a started model): here the rule's vector."""
-        self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
+        a load, and a ``set_params`` of a started model)."""
 
     def _start_model(self, n_outputs, n_features):
         """Set up the model of ``n_outputs`` outputs over ``n_features`` features (a family's
@@ -295,10 +259,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ averaging
     def _has_averaged_form(self):
-        """Whether the learner can average its hypotheses: additive steps whose weights are the
-        hypothesis (not the multiplicative family, normalized; not the scale-free learners,
-        whose hypothesis is the direction w/‖w‖)."""
-        return self._step_kind == primal.ADDITIVE and not self._scale_free
+        """Whether the learner can average its hypotheses (``average=True``)."""
+        return False
+
+    def _averaging_refusal(self):
+        """Why ``average=True`` is refused."""
+        return "its model keeps no averaging sums"
 
     # ------------------------------------------------------------------ the weights' precision
     @property
@@ -361,9 +327,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         if getattr(self, "average", False) and not self._has_averaged_form():
             raise ValueError(
                 f"{type(self).__name__} has no averaged form (average=True): "
-                + ("its weights are normalized, multiplicatively updated"
-                   if self._step_kind != primal.ADDITIVE else
-                   "its hypothesis is the direction w/‖w‖, not w") + ".")
+                f"{self._averaging_refusal()}.")
 
     def _predicting_weights(self):
         """``(W, scales)``: the weights that predict (``W * scales`` are the true ones,
@@ -384,16 +348,6 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ sample weights
-    def _weight_mode(self):
-        """How an example's weight enters this learner's round (``primal.WEIGHT_*``): the C
-        of PA-I/PA-II and their support-class forms (the weighted loss C·w·ξ of their primal
-        problem), the step of the others (a weight w makes the step w times as long; for the
-        hard-margin PA and MIRA, whose step meets the constraints exactly, a weight below 1
-        leaves the margin short and one above 1 overshoots it)."""
-        if RULES[self._rule].weight_mode(self._rule_values()) == "C":
-            return primal.WEIGHT_C
-        return primal.WEIGHT_STEP
-
     def _check_sample_weight(self, sample_weight, X, all_zero=False):
         """Validated example weights (finite, non-negative, one per row, float64), or None;
         ``all_zero``: a call whose weights are all 0 is allowed (a stream's chunk to predict
@@ -621,9 +575,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _pass_can_fail(self, n_rows):
         """Whether a pass over ``n_rows`` rows can raise after the compiled loop has changed the
-        model (then :meth:`partial_fit` snapshots the model's arrays).  The primal engine
-        cannot: everything is checked before it, or (dense rows) by the pass, which then
-        changes nothing."""
+        model (then :meth:`partial_fit` snapshots the model's arrays); by default it cannot:
+        everything is checked before it."""
         return False
 
     def _prepare(self, X, y, classes, method):
@@ -1103,9 +1056,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             return fast
         return self._fast_context(x)
 
-    #: Whether the class keeps the base's per-example path (:mod:`.fast_path`): set for every
-    #: subclass by ``__init_subclass__``.
-    _fast_one = True
+    #: Whether ``learn_one`` and ``predict_one`` may take a per-example context
+    #: (:meth:`_build_fast`, :mod:`.fast_path`): the families whose model has one set it.
+    _fast_one = False
 
     def _fast_context(self, x):
         """The per-example context (:mod:`.fast_path`) of a started model for rows of ``x``'s

@@ -45,6 +45,7 @@ from . import docstrings
 from .base import OnlineLinearClassifier, _Unweighted
 from .holding import _ModelHolding
 from .primal import _PrimalLearner
+from .rule_facts import _RuleFacts
 from ..models.dual import DualModel
 from .checks import _DTYPES, canonical_csr
 from .passive_aggressive import PassiveAggressive, SupportClassPA
@@ -175,7 +176,7 @@ class _NoPrimalWeights:
             "and dual_coef_.")
 
 
-class KernelLearner(_ModelHolding):
+class KernelLearner(_RuleFacts, _ModelHolding):
     """Base of the kernel learners: the dual model and its engine; the rule, its parameters and
     the hyperparameters come from the primal class mixed in after this one.  The kernel's
     parameters and fitted attributes are documented once, in :data:`KERNEL_PARAMETERS` and

@@ -17,14 +17,14 @@ from . import fast_path
 from .base import OnlineLinearClassifier
 from .checks import check_memory
 from .holding import _ModelHolding
+from .rule_facts import _RuleFacts
 
 
-class _PrimalLearner(_ModelHolding):
+class _PrimalLearner(_RuleFacts, _ModelHolding):
     """Base of the learners trained by the primal engine (module doc)."""
 
     _model_class = PrimalModel
     _parameter_constraints = OnlineLinearClassifier._parameter_constraints
-    _step_kind = primal.ADDITIVE
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -34,11 +34,6 @@ class _PrimalLearner(_ModelHolding):
         cls._fast_many = cls._pass_checks_dense_rows = cls._run is _PrimalLearner._run
 
     # ------------------------------------------------------------------ the configuration
-    def _n_outputs(self, n_classes):
-        if RULES[self._rule].binary and n_classes == 2:
-            return 1
-        return n_classes
-
     def _model_config(self, n_outputs, n_features):
         d = self.__dict__
         model, loaded = d.get("model_"), d.get("_loaded_arrays")

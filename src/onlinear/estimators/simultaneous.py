@@ -91,6 +91,9 @@ class _Simultaneous(OnlineLinearClassifier):
                                  max_rule=self.max_rule,
                                  decompose=getattr(self, "decompose", "none"))
 
+    def _configure(self):
+        self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
+
     @property
     def _scheme(self):
         return rules.SCHEMES[self.scheme]
