@@ -13,8 +13,15 @@ kind.  Multiclass: one weight vector per class and the loss's subgradient rows,
 With two classes one weight vector scores ``classes_[1]`` (the binary losses
 max(0, 1 − ys) and log(1 + e^{−ys})).  ``l1`` gives truly sparse weights (exact zeros:
 ``n_nonzero_`` counts them); a CSR round costs O(K·non-zeros) with or without regularization.
-The rounds take no ``sample_weight`` yet (a weight would scale the gradient; the compiled loops
-do not read one).
+Example weights (``sample_weight``, ``class_weight``) weigh the round's loss: an example of
+weight w has the loss w·ℓ, so the gradient w·g (AdaGrad's squares accumulate (w·g)²); the
+regularizer is not weighted.  A weight of 0 changes no weight of FTRL and none of an
+unregularized AdaGrad (a regularized AdaGrad still takes that round's regularization step, as
+on a row whose gradient is 0).  An integer weight k is not k repetitions: a repeated row sees
+its own step in its second gradient (the logistic loss) and adds k·g² to the squares where the
+weight adds k²·g² — and an unregularized AdaGrad with δ = 0 is invariant to a common scale of
+all the gradients, so only the weights' ratios matter to it.  The weighted rounds run as one compiled
+pass per run of equal weights (:mod:`onlinear.models.weighted_pass`).
 """
 from numbers import Real
 
@@ -25,14 +32,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..models.adaptive import AdaGradModel, FTRLModel
-from .base import _Unweighted
 from .checks import _DTYPES, canonical_csr
-from .holding import HELD_CONSTRAINTS, _ModelHolding
+from .holding import WEIGHTED_CONSTRAINTS, _ModelHolding
 
 __all__ = ["AdaGrad", "FTRLProximal"]
 
 _COMMON = {
-    **HELD_CONSTRAINTS,
+    **WEIGHTED_CONSTRAINTS,
     "loss": [StrOptions({"hinge", "log"})],
     "l1": [Interval(Real, 0, None, closed="left")],
     "l2": [Interval(Real, 0, None, closed="left")],
@@ -49,7 +55,7 @@ def _logistic(estimator):
     return True
 
 
-class _AdaptiveClassifier(_ModelHolding, _Unweighted):
+class _AdaptiveClassifier(_ModelHolding):
     """Shared: the binary learner, the configuration, probabilities and sparsity."""
 
     def _model_config(self, n_outputs, n_features):
@@ -144,7 +150,7 @@ class AdaGrad(_AdaptiveClassifier):
 
     def __init__(self, loss="hinge", eta=0.1, delta=1e-8, l1=0.0, l2=0.0, *,
                  fit_intercept=False, n_epochs=1, shuffle=False, random_state=None,
-                 warm_start=False, verbose=0):
+                 class_weight=None, warm_start=False, verbose=0):
         self.loss = loss
         self.eta = eta
         self.delta = delta
@@ -154,6 +160,7 @@ class AdaGrad(_AdaptiveClassifier):
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
         self.warm_start = warm_start
         self.verbose = verbose
 
@@ -208,7 +215,8 @@ class FTRLProximal(_AdaptiveClassifier):
                               "beta": [Interval(Real, 0, None, closed="left")]}
 
     def __init__(self, loss="log", alpha=0.5, beta=1.0, l1=0.0, l2=0.0, *, fit_intercept=False,
-                 n_epochs=1, shuffle=False, random_state=None, warm_start=False, verbose=0):
+                 n_epochs=1, shuffle=False, random_state=None, class_weight=None,
+                 warm_start=False, verbose=0):
         self.loss = loss
         self.alpha = alpha
         self.beta = beta
@@ -218,5 +226,6 @@ class FTRLProximal(_AdaptiveClassifier):
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
         self.warm_start = warm_start
         self.verbose = verbose

@@ -1,0 +1,68 @@
+"""A pass over rows that carry example weights, for the models whose compiled pass takes one
+weight for all its rows (:mod:`onlinear.models.gaussian`: the weight is in the rule's
+parameters; :mod:`onlinear.models.adaptive`: the engine's ``weight``).
+
+The pass is cut into the maximal runs of consecutive rounds of equal weight; a run of at least
+:data:`LONG_RUN` rounds is one compiled pass, a shorter one is played row by row (a compiled
+pass checks the labels of the whole data set on every call, which rows by row would repeat).
+The rounds are those of one pass of the same rules in the same order: the result does not
+depend on where the runs are cut.
+"""
+import numpy as np
+import scipy.sparse as sp
+
+#: the shortest run played as one compiled pass
+LONG_RUN = 64
+
+
+def equal_weight_runs(weights):
+    """``(start, stop)`` of the maximal runs of equal consecutive entries of ``weights``.
+
+    >>> equal_weight_runs(np.array([1.0, 1.0, 0.0, 2.0, 2.0]))
+    [(0, 2), (2, 3), (3, 5)]
+    """
+    if weights.shape[0] == 0:
+        return []
+    cuts = np.flatnonzero(weights[1:] != weights[:-1]) + 1
+    bounds = np.concatenate(([0], cuts, [weights.shape[0]])).tolist()
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def row_entries(X, i):
+    """``(indices, values)`` of the non-zeros of row ``i`` of the checked ``X`` (int64,
+    float64): what a compiled row round takes."""
+    if sp.issparse(X):
+        start, stop = X.indptr[i], X.indptr[i + 1]
+        return (X.indices[start:stop].astype(np.int64),
+                X.data[start:stop].astype(np.float64))
+    row = X[i]
+    indices = np.flatnonzero(row)
+    return indices.astype(np.int64), row[indices].astype(np.float64)
+
+
+def play(X, targets, order, weights, predictions, run, row):
+    """One pass over the rows ``order`` of ``X`` whose example weights are ``weights`` (one per
+    row of ``X``): ``run(order_part, predictions_part, weight)`` plays a long run as one pass,
+    ``row(i, weight)`` one round on row ``i``; ``run`` returns its ``(mistakes, updates)``,
+    ``row`` its ``(predicted index, updated)``.  ``predictions`` (or None) receives every
+    round's prediction.  Returns ``(mistakes, updates)``."""
+    in_order = weights[order]
+    mistakes = updates = 0
+    for start, stop in equal_weight_runs(in_order):
+        weight = float(in_order[start])
+        if stop - start >= LONG_RUN:
+            part = None if predictions is None else np.empty(stop - start, np.int64)
+            wrong, stepped = run(np.ascontiguousarray(order[start:stop]), part, weight)
+            if part is not None:
+                predictions[start:stop] = part
+            mistakes += wrong
+            updates += stepped
+            continue
+        for t in range(start, stop):
+            i = int(order[t])
+            predicted, stepped = row(i, weight)
+            if predictions is not None:
+                predictions[t] = predicted
+            mistakes += predicted != targets[i]
+            updates += stepped
+    return int(mistakes), int(updates)
