@@ -20,6 +20,7 @@ WEIGHTED = [
     ("nherd-exact", lambda **kw: NormalHerd(C=0.2, matrix="diagonal", diagonal="exact", **kw)),
     ("adagrad-hinge", lambda **kw: AdaGrad(eta=0.3, delta=0.5, **kw)),
     ("adagrad-log", lambda **kw: AdaGrad(loss="log", eta=0.3, **kw)),
+    ("adagrad-dual", lambda **kw: AdaGrad(form="dual", eta=0.3, delta=0.5, **kw)),
     ("ftrl-l1", lambda **kw: FTRLProximal(alpha=0.4, l1=0.05, l2=0.1, **kw)),
     ("ftrl-hinge", lambda **kw: FTRLProximal(loss="hinge", **kw)),
 ]

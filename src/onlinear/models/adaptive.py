@@ -94,7 +94,7 @@ class _Adaptive(Model):
     def grow_outputs(self, n_outputs, where):
         """New classes: zero weights and zero accumulated gradients (what a class that was in
         no past round's gradient holds); the binary learner (one output) cannot."""
-        if self.weights.shape[1] == 1:
+        if getattr(self, self._per_output[0]).shape[1] == 1:
             raise ValueError(f"{self.config['name']} learns two classes with one weight vector "
                              "(the binary learner): a third class would change what every "
                              "weight means. Give every class from the start.")
@@ -107,7 +107,7 @@ class _Adaptive(Model):
     def grow_features(self, n_features, old):
         """New features: zero weights and zero accumulated gradients, which is what a model
         started that wide holds (every past row was 0 there: no gradient)."""
-        added = n_features - self.weights.shape[0]
+        added = n_features - getattr(self, self._per_output[0]).shape[0]
         for name in self._per_output:
             setattr(self, name, np.ascontiguousarray(
                 np.insert(getattr(self, name), [old] * added, 0.0, axis=0)))
