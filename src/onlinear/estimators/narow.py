@@ -35,8 +35,9 @@ class NAROW(_Unweighted, _ModelHolding):
     Parameters
     ----------
     b : float, default=1.0
-        b > 0: A grows only on examples of variance χ > 1/b (larger b: more often).  It
-        carries the units of ‖x‖² (x → c·x needs b → b/c², with a → a/c²).
+        b > 0: A grows only on examples of variance χ > 1/b (larger b: more often).  With
+        ``a`` scaled as the input's units require (x → c·x, a → a/c²), χ and so b carry no
+        units: the learner is then exactly invariant.
     matrix : {"auto", "per-class", "diagonal"}, default="auto"
         A⁻¹ full per output (O(d²) an update), or its diagonal (O(non-zeros));
         ``"auto"``: full while the model has at most 512 features, diagonal beyond.
