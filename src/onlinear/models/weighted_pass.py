@@ -2,9 +2,11 @@
 weight for all its rows (:mod:`onlinear.models.gaussian`: the weight is in the rule's
 parameters; :mod:`onlinear.models.adaptive`: the engine's ``weight``).
 
-The pass is cut into the maximal runs of consecutive rounds of equal weight; a run of at least
-:data:`LONG_RUN` rounds is one compiled pass, a shorter one is played row by row (a compiled
-pass checks the labels of the whole data set on every call, which rows by row would repeat).
+The pass is cut into the maximal runs of consecutive rounds of equal weight; a long run is one
+compiled pass, a shorter one is played row by row.  A compiled pass checks the labels of the
+whole data set on every call (O(rows)), so a run is long from :data:`LONG_RUN` rounds and from
+1/:data:`MAX_PASSES` of the data set's rows: at most that many passes check it, and the rest
+costs one compiled row call a round.
 The rounds are those of one pass of the same rules in the same order: the result does not
 depend on where the runs are cut.
 """
@@ -13,6 +15,8 @@ import scipy.sparse as sp
 
 #: the shortest run played as one compiled pass
 LONG_RUN = 64
+#: the most compiled passes (each checking every row's label) one weighted pass makes
+MAX_PASSES = 256
 
 
 def equal_weight_runs(weights):
@@ -47,10 +51,11 @@ def play(X, targets, order, weights, predictions, run, row):
     ``row`` its ``(predicted index, updated)``.  ``predictions`` (or None) receives every
     round's prediction.  Returns ``(mistakes, updates)``."""
     in_order = weights[order]
+    long_run = max(LONG_RUN, X.shape[0] // MAX_PASSES)
     mistakes = updates = 0
     for start, stop in equal_weight_runs(in_order):
         weight = float(in_order[start])
-        if stop - start >= LONG_RUN:
+        if stop - start >= long_run:
             part = None if predictions is None else np.empty(stop - start, np.int64)
             wrong, stepped = run(np.ascontiguousarray(order[start:stop]), part, weight)
             if part is not None:
