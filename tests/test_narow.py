@@ -97,3 +97,13 @@ def test_a_row_too_large_leaves_the_model_as_it_was():
         model.partial_fit(bad, labels[50:60])
     for name, array in model.model_.arrays().items():
         np.testing.assert_array_equal(array, before[name], err_msg=name)
+
+
+def test_float32_rows_learn_as_float64_rows():
+    X, labels = _binary_stream(5)
+    X32 = X.astype(np.float32)
+    single = NAROW(matrix="per-class").fit(X32, labels)
+    double = NAROW(matrix="per-class").fit(X32.astype(np.float64), labels)
+    for name, array in single.model_.arrays().items():
+        np.testing.assert_array_equal(array, double.model_.arrays()[name], err_msg=name)
+    assert single.coef_.dtype == np.float64
