@@ -13,6 +13,7 @@ kind.  Multiclass: one weight vector per class and the loss's subgradient rows,
 With two classes one weight vector scores ``classes_[1]`` (the binary losses
 max(0, 1 − ys) and log(1 + e^{−ys})).  ``l1`` gives truly sparse weights (exact zeros:
 ``n_nonzero_`` counts them); a CSR round costs O(K·non-zeros) with or without regularization.
+
 Example weights (``sample_weight``, ``class_weight``) weigh the round's loss: an example of
 weight w has the loss w·ℓ, so the gradient w·g (AdaGrad's squares accumulate (w·g)²); the
 regularizer is not weighted.  A weight of 0 changes no weight of FTRL and none of an
@@ -20,8 +21,8 @@ unregularized AdaGrad (a regularized AdaGrad still takes that round's regulariza
 on a row whose gradient is 0).  An integer weight k is not k repetitions: a repeated row sees
 its own step in its second gradient (the logistic loss) and adds k·g² to the squares where the
 weight adds k²·g² — and an unregularized AdaGrad with δ = 0 is invariant to a common scale of
-all the gradients, so only the weights' ratios matter to it.  The weighted rounds run as one compiled
-pass per run of equal weights (:mod:`onlinear.models.weighted_pass`).
+all the gradients, so only the weights' ratios matter to it.  The weighted rounds run as one
+compiled pass per run of equal weights (:mod:`onlinear.models.weighted_pass`).
 """
 from numbers import Real
 

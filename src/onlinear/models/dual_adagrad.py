@@ -23,7 +23,7 @@ compiled.  Losses and example weights as the mirror-descent model's
 import numpy as np
 
 from .adaptive import _Adaptive
-from .weighted_pass import row_entries
+from .weighted_pass import play_rows
 
 
 class DualAdaGradModel(_Adaptive):
@@ -73,18 +73,8 @@ class DualAdaGradModel(_Adaptive):
 
     # ------------------------------------------------------------------ learning
     def _pass(self, X, targets, order, predictions, weight):
-        mistakes = updates = 0
-        for t, i in enumerate(order.tolist()):
-            try:
-                predicted, updated = self._row(*row_entries(X, i), int(targets[i]), weight)
-            except ValueError as error:
-                raise ValueError(f"row {i} (position {t} of the pass): {error}; the rounds "
-                                 "before it were taken") from None
-            if predictions is not None:
-                predictions[t] = predicted
-            mistakes += predicted != targets[i]
-            updates += updated
-        return mistakes, updates
+        return play_rows(X, targets, order, predictions,
+                         lambda idx, vals, label: self._row(idx, vals, label, weight))
 
     def _row(self, idx, vals, label, weight):
         """One round: ``(predicted, updated)``; raises ValueError, changing nothing, on a score

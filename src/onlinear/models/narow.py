@@ -76,19 +76,10 @@ class NAROWModel(GaussianModel):
     def learn(self, X, targets, order, predictions, weights=None):
         if weights is not None:
             raise ValueError(f"{self.config['name']} takes no example weights.")
-        mistakes = updates = 0
-        for t, i in enumerate(np.asarray(order, dtype=np.int64).tolist()):
-            idx, vals = weighted_pass.row_entries(X, i)
-            try:
-                predicted, updated = self._play(idx, vals, int(targets[i]))
-            except ValueError as error:
-                raise ValueError(f"row {i} (position {t} of the pass): {error}; the rounds "
-                                 "before it were taken") from None
-            if predictions is not None and predictions.shape[0]:
-                predictions[t] = predicted
-            mistakes += predicted != targets[i]
-            updates += updated
-        self._count(len(order), mistakes, updates)
+        if predictions is not None and predictions.shape[0] == 0:
+            predictions = None
+        self._count(len(order), *weighted_pass.play_rows(X, targets, order, predictions,
+                                                         self._play))
 
     def learn_row(self, idx, vals, label, weight=1.0):
         if weight != 1.0:

@@ -1,6 +1,6 @@
-"""A pass over rows that carry example weights, for the models whose compiled pass takes one
-weight for all its rows (:mod:`onlinear.models.gaussian`: the weight is in the rule's
-parameters; :mod:`onlinear.models.adaptive`: the engine's ``weight``).
+"""Passes played in parts: over rows that carry example weights, for the models whose compiled
+pass takes one weight for all its rows (:mod:`onlinear.models.gaussian`: the weight is in the
+rule's parameters; :mod:`onlinear.models.adaptive`: the engine's ``weight``), or row by row.
 
 The pass is cut into the maximal runs of consecutive rounds of equal weight; a long run is one
 compiled pass, a shorter one is played row by row.  A compiled pass checks the labels of the
@@ -8,7 +8,8 @@ whole data set on every call (O(rows)), so a run is long from :data:`LONG_RUN` r
 1/:data:`MAX_PASSES` of the data set's rows: at most that many passes check it, and the rest
 costs one compiled row call a round.
 The rounds are those of one pass of the same rules in the same order: the result does not
-depend on where the runs are cut.
+depend on where the runs are cut.  :func:`play_rows` is the pass of the models whose rounds run
+in Python (:mod:`onlinear.models.narow`, :mod:`onlinear.models.dual_adagrad`).
 """
 import numpy as np
 import scipy.sparse as sp
@@ -70,4 +71,23 @@ def play(X, targets, order, weights, predictions, run, row):
                 predictions[t] = predicted
             mistakes += predicted != targets[i]
             updates += stepped
+    return int(mistakes), int(updates)
+
+
+def play_rows(X, targets, order, predictions, row):
+    """One pass played row by row in Python, for the models without a compiled pass:
+    ``row(indices, values, label)`` plays one round and returns ``(predicted, updated)``, or
+    raises ValueError having changed nothing (re-raised naming the row).  ``predictions`` (or
+    None) receives every round's prediction.  Returns ``(mistakes, updates)``."""
+    mistakes = updates = 0
+    for t, i in enumerate(np.asarray(order, dtype=np.int64).tolist()):
+        try:
+            predicted, updated = row(*row_entries(X, i), int(targets[i]))
+        except ValueError as error:
+            raise ValueError(f"row {i} (position {t} of the pass): {error}; the rounds before "
+                             "it were taken") from None
+        if predictions is not None:
+            predictions[t] = predicted
+        mistakes += predicted != targets[i]
+        updates += updated
     return int(mistakes), int(updates)
