@@ -107,3 +107,23 @@ def test_float32_rows_learn_as_float64_rows():
     for name, array in single.model_.arrays().items():
         np.testing.assert_array_equal(array, double.model_.arrays()[name], err_msg=name)
     assert single.coef_.dtype == np.float64
+
+
+@pytest.mark.parametrize("b", [0.5, 2.0])
+def test_libol_variant_is_libols_narow_m(b):
+    """``variant="libol"``: LIBOL's NAROW.m (the reference's ``narow_libol_round``)."""
+    X, labels = _binary_stream(12)
+    state, _, infos = R.run(zip(X, labels), "narow-libol", R.initial_state("binary-full", 5),
+                            b=b)
+    model = NAROW(b=b, variant="libol").fit(X, (labels + 1) // 2)
+    assert model.n_updates_ == sum(i.updated for i in infos) > 0
+    np.testing.assert_allclose(model.coef_[0], state[0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(model.covariance_[0], state[1], rtol=1e-10, atol=1e-12)
+    dogma = NAROW(b=b).fit(X, (labels + 1) // 2)
+    assert not np.allclose(dogma.coef_, model.coef_, rtol=1e-3)
+
+
+def test_libol_variant_needs_a_full_matrix():
+    X, labels = _binary_stream(13)
+    with pytest.raises(ValueError, match="full"):
+        NAROW(variant="libol", matrix="diagonal").fit(X, labels)

@@ -28,7 +28,7 @@ class NAROW(_Unweighted, _ModelHolding):
     Binary; on more than two classes one such learner per class, one-vs-rest (z = +1 for the
     class, −1 for the others; not in the paper), predicting argmax_k w_k·x.  LIBOL's
     ``NAROW.m`` is another algorithm (an AROW step with r_t, no update at all while r_t = ∞;
-    ``docs/misprints.md``) and is not offered.  The rounds take no example weights: the update
+    ``docs/misprints.md``), offered as ``variant="libol"`` for reproducing LIBOL's numbers.  The rounds take no example weights: the update
     is a Perceptron step with no loss to weigh.  The rounds run in Python (numpy per round; no
     compiled engine yet): slower than the other Gaussian learners.
 
@@ -41,6 +41,9 @@ class NAROW(_Unweighted, _ModelHolding):
     matrix : {"auto", "per-class", "diagonal"}, default="auto"
         A⁻¹ full per output (O(d²) an update), or its diagonal (O(non-zeros));
         ``"auto"``: full while the model has at most 512 features, diagonal beyond.
+    variant : {"dogma", "libol"}, default="dogma"
+        Algorithm 11 (the form of the first author's DOGMA code), or LIBOL's ``NAROW.m``
+        (full A⁻¹ only; LIBOL reads b from its ``C`` option).
 
     Attributes
     ----------
@@ -64,13 +67,15 @@ class NAROW(_Unweighted, _ModelHolding):
     _parameter_constraints = {**HELD_CONSTRAINTS,
                               "b": [Interval(Real, 0, None, closed="neither")],
                               "a": [Interval(Real, 0, None, closed="neither")],
-                              "matrix": [StrOptions({"auto", "diagonal", "per-class"})]}
+                              "matrix": [StrOptions({"auto", "diagonal", "per-class"})],
+                              "variant": [StrOptions({"dogma", "libol"})]}
 
-    def __init__(self, b=1.0, a=1.0, matrix="auto", *, fit_intercept=False, n_epochs=1,
-                 shuffle=False, random_state=None, warm_start=False, verbose=0):
+    def __init__(self, b=1.0, a=1.0, matrix="auto", variant="dogma", *, fit_intercept=False,
+                 n_epochs=1, shuffle=False, random_state=None, warm_start=False, verbose=0):
         self.b = b
         self.a = a
         self.matrix = matrix
+        self.variant = variant
         self.fit_intercept = fit_intercept
         self.n_epochs = n_epochs
         self.shuffle = shuffle
@@ -78,12 +83,19 @@ class NAROW(_Unweighted, _ModelHolding):
         self.warm_start = warm_start
         self.verbose = verbose
 
+    def _validate_params(self):
+        super()._validate_params()
+        if self.variant == "libol" and self.matrix == "diagonal":
+            raise ValueError("NAROW: variant='libol' is LIBOL's NAROW.m, which keeps a full "
+                             "matrix: use matrix='per-class' (or 'auto').")
+
     def _model_config(self, n_outputs, n_features):
         layout = self.matrix
         if layout == "auto":
-            layout = "per-class" if n_features <= FULL_MATRIX_MAX_SIZE else "diagonal"
+            layout = ("per-class" if n_features <= FULL_MATRIX_MAX_SIZE
+                      or self.variant == "libol" else "diagonal")
         return {"b": float(self.b), "a": float(self.a), "layout": layout,
-                "min_variance": 0.0, "name": type(self).__name__}
+                "variant": self.variant, "min_variance": 0.0, "name": type(self).__name__}
 
     @property
     def covariance_(self):

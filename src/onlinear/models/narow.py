@@ -16,6 +16,10 @@ with θ = 0, A⁻¹ = a·I at the start.  ``"diagonal"`` keeps A⁻¹ = diag(σ)
 subtraction: it leaves the variance along x at xᵀA⁻¹x = χ·(1 − χ/(r + χ)) = 1/b, so it does not
 cancel towards 0 as NHERD's does with a large C.
 
+``variant="libol"`` plays LIBOL's ``NAROW.m`` instead (full A⁻¹ only): AROW's step with r_t
+in place of r — on a hinge loss ℓ = max(0, 1 − z·w·x) > 0 with r_t < ∞, w += ℓ/(χ + r_t)·z·A⁻¹x
+and the same rank-one shrink — and no update at all while r_t = ∞ (θ unused).
+
 Arrays: the Gaussian model's (``mean`` = w, ``covariance`` = A⁻¹, ``prior`` = a, ``repairs``,
 unused here, ``counts``) and ``theta`` (θ, ``(n_features, n_outputs)``).  The rounds run in
 Python (numpy per round), not compiled: this learner has no compiled engine yet.
@@ -99,6 +103,16 @@ class NAROWModel(GaussianModel):
         self.counts[MISTAKES] += mistakes
         self.counts[UPDATES] += updates
 
+    def _libol_step(self, k, z, score, chi, r, step):
+        """LIBOL's ``NAROW.m`` round on output k (module doc); whether it updated."""
+        loss = max(0.0, 1.0 - z * score)
+        if not (loss > 0.0 and np.isfinite(r)):
+            return False
+        beta = 1.0 / (chi + r)
+        self.mean[:, k] += loss * beta * z * step
+        self.covariance[k] -= beta * np.outer(step, step)
+        return True
+
     def _play(self, idx, vals, label):
         """One round on the non-zeros ``vals`` at ``idx``: ``(predicted, updated)``; raises
         ValueError before changing anything when a score or χ is not finite."""
@@ -124,6 +138,9 @@ class NAROWModel(GaussianModel):
                 continue
             grows = chi * b > 1.0
             r = chi / (b * chi - 1.0) if grows else np.inf
+            if self.config["variant"] == "libol":
+                updated |= self._libol_step(k, z, float(scores[k]), chi, r, steps[:, k])
+                continue
             margin = z * float(scores[k]) * (r / (chi + r) if grows else 1.0)
             if not margin < 1.0:
                 continue
