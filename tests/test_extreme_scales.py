@@ -36,13 +36,14 @@ LOW, HIGH = 2.0 ** -ROW_NORM_EXPONENT, 2.0 ** ROW_NORM_EXPONENT
 #   η → η/c: the multiplicative family (the exponent η τ x_j unchanged);
 #   nothing: ROMMA family, MCP/CMCP, MC-ROMMA (scale-free), IELLIP (P's scale is immaterial).
 #   a → a/c²: the Gaussian learners (CW, AROW, SCW, NHERD; Σ_1 = a·I keeps V = xᵀΣx and the
-#     margin unchanged, so their C, η and r carry no units);
+#     margin unchanged, so their C, η and r carry no units) and NAROW (χ = xᵀA⁻¹x unchanged,
+#     θ → c·θ, A⁻¹ → A⁻¹/c²: its b carries no units either);
 #   AdaGrad η → η/c, δ → c·δ, λ1 → c·λ1, λ2 → c²·λ2; FTRL α → α/c, β → c·β, λ1 → c·λ1,
 #     λ2 → c²·λ2 (w → w/c with the gradients ∝ c).
 # CELLIP is not scale-invariant: P_1 = (1 + γ(1−a))²·I assumes ‖x‖ ≤ 1 (Yang, Jin & Ye, §2.2).
 NOT_INVARIANT = {"cellip"}
 GAUSSIAN = (onlinear.ConfidenceWeighted, onlinear.AROW, onlinear.SoftConfidenceWeighted,
-            onlinear.NormalHerd)
+            onlinear.NormalHerd, onlinear.NAROW)
 #: the adaptive learners' parameters and the power of c each scales by
 ADAPTIVE_UNITS = {onlinear.AdaGrad: {"eta": -1, "delta": 1, "l1": 1, "l2": 2},
                   onlinear.FTRLProximal: {"alpha": -1, "beta": 1, "l1": 1, "l2": 2}}

@@ -16,6 +16,7 @@ from .estimators import (
     AdaGrad,
     FTRLProximal,
     ConfidenceWeighted,
+    NAROW,
     NormalHerd,
     SoftConfidenceWeighted,
     CELLIP,
@@ -58,6 +59,7 @@ DREDZE_CRAMMER = ("Dredze, Crammer & Pereira 2008, Confidence-weighted linear cl
 CRAMMER_KULESZA = "Crammer, Kulesza & Dredze 2009, Adaptive regularization of weight vectors"
 WANG_ZHAO_HOI = "Wang, Zhao & Hoi 2012, Exact soft confidence-weighted learning"
 CRAMMER_LEE = "Crammer & Lee 2010, Learning via Gaussian herding"
+ORABONA_CRAMMER = "Orabona & Crammer 2010, New adaptive algorithms for online classification"
 DUCHI = "Duchi, Hazan & Singer 2011, Adaptive subgradient methods for online learning"
 MCMAHAN = "McMahan et al. 2013, Ad click prediction: a view from the trenches"
 AMIT = ("Amit, Shalev-Shwartz & Singer 2008, Online learning of complex prediction problems using "
@@ -196,8 +198,15 @@ _ALGORITHMS += [
               fixed={"variant": "II"}),
     Algorithm("nherd", NormalHerd, CRAMMER_LEE,
               "Normal Herd: the whole Gaussian takes the passive-aggressive step"),
+    Algorithm("narow", NAROW, ORABONA_CRAMMER,
+              "NAROW: AROW with an adaptive r_t, no second-order step on confident examples",
+              task="binary"),
     Algorithm("adagrad", AdaGrad, DUCHI,
-              "diagonal AdaGrad: per-coordinate steps, hinge or logistic loss, l1/l2"),
+              "diagonal AdaGrad: per-coordinate steps, hinge or logistic loss, l1/l2",
+              fixed={"form": "mirror"}),
+    Algorithm("adagrad-rda", AdaGrad, DUCHI,
+              "diagonal AdaGrad, primal-dual form: regularized dual averaging of the gradients",
+              fixed={"form": "dual"}),
     Algorithm("ftrl", FTRLProximal, MCMAHAN,
               "FTRL-Proximal: per-coordinate rates, logistic loss, sparse with l1"),
 ]

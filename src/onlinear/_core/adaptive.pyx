@@ -81,6 +81,7 @@ cdef struct Model:
     double beta
     double l1
     double l2
+    double weight   # the round's example weight: its gradient is weight·γ·x
     bint regularised
     double *W
     double *G       # AdaGrad: Σg²; FTRL: n
@@ -267,6 +268,10 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
         if not isfinite(M.scores[k]):
             return -1
     updated[0] = _gradient(M, y, &predicted) and q > 0.0
+    if M.weight != 1.0:  # (an example's weight scales its loss, so its gradient)
+        for k in range(K):
+            M.gamma[k] = M.gamma[k] * M.weight
+        updated[0] = updated[0] and M.weight > 0.0
     # the classes whose gradient may be non-zero: two for the hinge loss (one binary), all for
     # the logistic loss and for a regularised AdaGrad, whose every coordinate of x steps
     n_touched = 0
@@ -355,9 +360,15 @@ cdef int _fill(Model *M, int method, str loss, W, G, Z, last, clock, double eta,
     M.d, M.K = shape[0], shape[1]
     M.eta, M.delta, M.alpha, M.beta, M.l1, M.l2 = eta, delta, alpha, beta, l1, l2
     M.regularised = l1 > 0.0 or l2 > 0.0
+    M.weight = 1.0
     M.W = &W_v[0, 0] if shape[0] else NULL
     M.G = &G_v[0, 0] if shape[0] else NULL
     return 0
+
+
+def _weight_of(double weight):
+    _check_number("weight", weight, 0.0, False)
+    return weight
 
 
 def _not_finite(where):
@@ -397,7 +408,7 @@ cdef tuple _row(Model *M, indices, values, Py_ssize_t y):
 
 def adagrad_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, G, last, clock,
                  predictions=None, *, str loss="hinge", double eta=0.1, double delta=1e-8,
-                 double l1=0.0, double l2=0.0):
+                 double l1=0.0, double l2=0.0, double weight=1.0):
     """One online pass of diagonal AdaGrad (composite mirror descent) over the rows
     ``X[order]``.
 
@@ -422,6 +433,9 @@ def adagrad_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, G, last, 
         δ ≥ 0 in H = δ + √G.
     l1, l2 : float, default=0
         The regulariser λ1‖w‖₁ + (λ2/2)‖w‖², applied every round.
+    weight : float, default=1
+        Every row's example weight w ≥ 0: the round's loss is w·ℓ, its subgradient w·g (the
+        regulariser's rounds are not weighted).
 
     Returns
     -------
@@ -430,16 +444,19 @@ def adagrad_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, G, last, 
     """
     cdef Model M
     _fill(&M, ADAGRAD, loss, W, G, None, last, clock, eta, delta, 0.0, 0.0, l1, l2)
+    M.weight = _weight_of(weight)
     return _pass(&M, X, y, order, predictions)
 
 
 def adagrad_row(indices, values, Py_ssize_t y, W, G, last, clock, *, str loss="hinge",
-                double eta=0.1, double delta=1e-8, double l1=0.0, double l2=0.0):
+                double eta=0.1, double delta=1e-8, double l1=0.0, double l2=0.0,
+                double weight=1.0):
     """One AdaGrad round (``learn_one``) on the row with non-zeros ``values`` at the columns
     ``indices`` (no repeated index), label index ``y``; the other arguments as
     :func:`adagrad_pass`.  Returns ``(prediction, updated)``."""
     cdef Model M
     _fill(&M, ADAGRAD, loss, W, G, None, last, clock, eta, delta, 0.0, 0.0, l1, l2)
+    M.weight = _weight_of(weight)
     return _row(&M, indices, values, y)
 
 
@@ -458,7 +475,8 @@ def adagrad_catch_up(W, G, last, clock, *, double eta=0.1, double delta=1e-8, do
 
 
 def ftrl_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, Z, N, predictions=None, *,
-              str loss="log", double alpha=0.5, double beta=1.0, double l1=0.0, double l2=0.0):
+              str loss="log", double alpha=0.5, double beta=1.0, double l1=0.0, double l2=0.0,
+              double weight=1.0):
     """One online pass of per-coordinate FTRL-Proximal over the rows ``X[order]``.
 
     Parameters
@@ -472,6 +490,8 @@ def ftrl_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, Z, N, predic
         The per-coordinate rate α/(β + √n): α > 0, β ≥ 0.
     l1, l2 : float, default=0
         The total ℓ1 and ℓ2 penalties λ1, λ2 ≥ 0.
+    weight : float, default=1
+        Every row's example weight w ≥ 0 (its gradient is w·g; w = 0 changes nothing).
 
     Returns
     -------
@@ -479,15 +499,17 @@ def ftrl_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, Z, N, predic
     """
     cdef Model M
     _fill(&M, FTRL, loss, W, N, Z, None, None, 0.0, 0.0, alpha, beta, l1, l2)
+    M.weight = _weight_of(weight)
     return _pass(&M, X, y, order, predictions)
 
 
 def ftrl_row(indices, values, Py_ssize_t y, W, Z, N, *, str loss="log", double alpha=0.5,
-             double beta=1.0, double l1=0.0, double l2=0.0):
+             double beta=1.0, double l1=0.0, double l2=0.0, double weight=1.0):
     """One FTRL-Proximal round (``learn_one``); arguments as :func:`adagrad_row` and
     :func:`ftrl_pass`.  Returns ``(prediction, updated)``."""
     cdef Model M
     _fill(&M, FTRL, loss, W, N, Z, None, None, 0.0, 0.0, alpha, beta, l1, l2)
+    M.weight = _weight_of(weight)
     return _row(&M, indices, values, y)
 
 

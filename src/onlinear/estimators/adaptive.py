@@ -13,8 +13,16 @@ kind.  Multiclass: one weight vector per class and the loss's subgradient rows,
 With two classes one weight vector scores ``classes_[1]`` (the binary losses
 max(0, 1 − ys) and log(1 + e^{−ys})).  ``l1`` gives truly sparse weights (exact zeros:
 ``n_nonzero_`` counts them); a CSR round costs O(K·non-zeros) with or without regularization.
-The rounds take no ``sample_weight`` yet (a weight would scale the gradient; the compiled loops
-do not read one).
+
+Example weights (``sample_weight``, ``class_weight``) weigh the round's loss: an example of
+weight w has the loss w·ℓ, so the gradient w·g (AdaGrad's squares accumulate (w·g)²); the
+regularizer is not weighted.  A weight of 0 changes no weight of FTRL and none of an
+unregularized AdaGrad (a regularized AdaGrad still takes that round's regularization step, as
+on a row whose gradient is 0).  An integer weight k is not k repetitions: a repeated row sees
+its own step in its second gradient (the logistic loss) and adds k·g² to the squares where the
+weight adds k²·g² — and an unregularized AdaGrad with δ = 0 is invariant to a common scale of
+all the gradients, so only the weights' ratios matter to it.  The weighted rounds run as one
+compiled pass per run of equal weights (:mod:`onlinear.models.weighted_pass`).
 """
 from numbers import Real
 
@@ -25,14 +33,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..models.adaptive import AdaGradModel, FTRLModel
-from .base import _Unweighted
+from ..models.dual_adagrad import DualAdaGradModel
 from .checks import _DTYPES, canonical_csr
-from .holding import HELD_CONSTRAINTS, _ModelHolding
+from .holding import WEIGHTED_CONSTRAINTS, _ModelHolding
 
 __all__ = ["AdaGrad", "FTRLProximal"]
 
 _COMMON = {
-    **HELD_CONSTRAINTS,
+    **WEIGHTED_CONSTRAINTS,
     "loss": [StrOptions({"hinge", "log"})],
     "l1": [Interval(Real, 0, None, closed="left")],
     "l2": [Interval(Real, 0, None, closed="left")],
@@ -49,7 +57,7 @@ def _logistic(estimator):
     return True
 
 
-class _AdaptiveClassifier(_ModelHolding, _Unweighted):
+class _AdaptiveClassifier(_ModelHolding):
     """Shared: the binary learner, the configuration, probabilities and sparsity."""
 
     def _model_config(self, n_outputs, n_features):
@@ -89,9 +97,10 @@ class _AdaptiveClassifier(_ModelHolding, _Unweighted):
 
 
 class AdaGrad(_AdaptiveClassifier):
-    """Diagonal AdaGrad in its composite mirror-descent form (Duchi, Hazan & Singer,
-    "Adaptive Subgradient Methods for Online Learning and Stochastic Optimization", JMLR 12,
-    2011, Algorithm 1 with diagonal matrices).
+    """Diagonal AdaGrad (Duchi, Hazan & Singer, "Adaptive Subgradient Methods for Online
+    Learning and Stochastic Optimization", JMLR 12, 2011, Algorithm 1 with diagonal matrices),
+    in its composite mirror-descent form (``form="mirror"``, the default) or its primal-dual
+    (regularized dual averaging) form (``form="dual"``).
 
     Per coordinate j and class k, with g the round's subgradient::
 
@@ -99,9 +108,15 @@ class AdaGrad(_AdaptiveClassifier):
         w ← argmin_w  η·g·w + η(λ1|w| + λ2·w²/2) + ½H(w − w_t)²
           = sign(H·w_t − ηg)·[|H·w_t − ηg| − ηλ1]₊ / (H + ηλ2)
 
-    (the current g included in G).  The regularizer acts on every coordinate every round; the
-    steps of a feature absent from the rows are taken in closed form when it appears again (or
-    when the weights are read), so a CSR round stays O(K·non-zeros).  The paper's update and
+    (the current g included in G).  ``form="dual"`` instead minimises the average gradient's
+    term with the proximal term around 0 (:mod:`onlinear.models.dual_adagrad`)::
+
+        w = −η·sign(u)·[|u| − λ1·t]₊ / (H + ηλ2·t),   u = the sum of the t rounds' gradients
+
+    (its rounds run in Python, not compiled).  The regularizer acts on every coordinate every
+    round; in the mirror form the steps of a feature absent from the rows are taken in closed
+    form when it appears again (or when the weights are read), in the dual form the weights
+    are functions of (u, G, t): either way a CSR round stays O(K·non-zeros).  The paper's update and
     theorem numbers are not quoted here: they were not checked against its text.
 
     Parameters
@@ -118,6 +133,9 @@ class AdaGrad(_AdaptiveClassifier):
         λ1 ≥ 0: exact zeros in the weights (truly sparse).
     l2 : float, default=0.0
         λ2 ≥ 0.
+    form : {"mirror", "dual"}, default="mirror"
+        Composite mirror descent (SOL's ``ada-fobos``) or regularized dual averaging (SOL's
+        ``ada-rda``); fixed once the model started (``fit`` restarts it with a new value).
 
     Attributes
     ----------
@@ -138,14 +156,15 @@ class AdaGrad(_AdaptiveClassifier):
     191 mistakes on 1,000 examples, test accuracy 0.820
     """
 
-    _model_class = AdaGradModel
     _parameter_constraints = {**_COMMON, "eta": [Interval(Real, 0, None, closed="neither")],
-                              "delta": [Interval(Real, 0, None, closed="left")]}
+                              "delta": [Interval(Real, 0, None, closed="left")],
+                              "form": [StrOptions({"mirror", "dual"})]}
 
-    def __init__(self, loss="hinge", eta=0.1, delta=1e-8, l1=0.0, l2=0.0, *,
+    def __init__(self, loss="hinge", eta=0.1, delta=1e-8, l1=0.0, l2=0.0, form="mirror", *,
                  fit_intercept=False, n_epochs=1, shuffle=False, random_state=None,
-                 warm_start=False, verbose=0):
+                 class_weight=None, warm_start=False, verbose=0):
         self.loss = loss
+        self.form = form
         self.eta = eta
         self.delta = delta
         self.l1 = l1
@@ -154,8 +173,21 @@ class AdaGrad(_AdaptiveClassifier):
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
         self.warm_start = warm_start
         self.verbose = verbose
+
+
+    @property
+    def _model_class(self):
+        return DualAdaGradModel if self.form == "dual" else AdaGradModel
+
+    def _configure(self):
+        model = self.__dict__.get("model_")
+        if model is not None and type(model) is not self._model_class:
+            raise ValueError(f"AdaGrad: form={self.form!r} was set after the model started in "
+                             "the other form: fit restarts the model with the new value.")
+        super()._configure()
 
 
 class FTRLProximal(_AdaptiveClassifier):
@@ -208,7 +240,8 @@ class FTRLProximal(_AdaptiveClassifier):
                               "beta": [Interval(Real, 0, None, closed="left")]}
 
     def __init__(self, loss="log", alpha=0.5, beta=1.0, l1=0.0, l2=0.0, *, fit_intercept=False,
-                 n_epochs=1, shuffle=False, random_state=None, warm_start=False, verbose=0):
+                 n_epochs=1, shuffle=False, random_state=None, class_weight=None,
+                 warm_start=False, verbose=0):
         self.loss = loss
         self.alpha = alpha
         self.beta = beta
@@ -218,5 +251,6 @@ class FTRLProximal(_AdaptiveClassifier):
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
         self.warm_start = warm_start
         self.verbose = verbose

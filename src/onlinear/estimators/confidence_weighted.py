@@ -23,9 +23,21 @@ highest-scoring wrong class s*, m = s_y − s_{s*}.
   (``FULL_MATRIX_MAX_SIZE``, as the ellipsoid methods), diagonal beyond.
 
 With two classes every layout is the papers' binary learner (one Gaussian; ``coef_`` scores
-``classes_[1]``).  The rounds take no ``sample_weight`` (a weight has no stated meaning in the
-CW and NHERD problems); new classes start from μ = 0, Σ = a·I and new features from μ = 0 with
+``classes_[1]``).  New classes start from μ = 0, Σ = a·I and new features from μ = 0 with
 variance a, which is exactly what a model started that wide holds.
+
+Example weights (``sample_weight``, ``class_weight``) weigh the loss term of the round's
+problem — not in the papers, which weigh every example alike: for an example of weight w > 0,
+SCW-I/II's C·ℓ^φ and NHERD's loss and confidence terms take w·C, AROW's
+(1/2r)·(ℓ² + xᵀΣx) takes w/(2r) (r → r/w); a weight of 0 makes the round a prediction only.
+For the binary AROW with a full covariance an integer weight k is exactly k repetitions of the
+example in a row: the hinge stays active after each step (1 − m' = (1 − m)·r/(V + r) > 0), so
+the k steps minimise the same sum of quadratics as one step with r/k, and Σ⁻¹ gains k·xxᵀ/r
+either way; a diagonal Σ breaks the identity (the direction Σx turns between the
+repetitions), and so may a multiclass round (the runner-up s* may change).  CW has no weighted
+form: its problem is a hard constraint with no loss to weigh (met after one step, a row
+repeated is learned once), so ``ConfidenceWeighted`` takes no weights.  The weighted rounds
+run as one compiled pass per run of equal weights (:mod:`onlinear.models.weighted_pass`).
 """
 from numbers import Real
 
@@ -36,7 +48,7 @@ from ..rules.confidence_table import GaussianRule, parameter_vector
 from . import docstrings
 from .base import _Unweighted
 from .ellipsoid import FULL_MATRIX_MAX_SIZE
-from .holding import HELD_CONSTRAINTS, _ModelHolding
+from .holding import HELD_CONSTRAINTS, WEIGHTED_CONSTRAINTS, _ModelHolding
 
 __all__ = ["ConfidenceWeighted", "AROW", "SoftConfidenceWeighted", "NormalHerd"]
 
@@ -69,11 +81,13 @@ min_variance : float, default=0.0
     A floor under every diagonal variance after its update (0: none).""",
 }
 
+#: the families whose problem has a loss to weigh take ``class_weight`` (module doc)
+_CLASS_WEIGHT = {"class_weight": WEIGHTED_CONSTRAINTS["class_weight"]}
 _ETA = [Interval(Real, 0.5, 1, closed="neither")]
 _POSITIVE = [Interval(Real, 0, None, closed="neither")]
 
 
-class _Gaussian(_ModelHolding, _Unweighted):
+class _Gaussian(_ModelHolding):
     """Shared machinery: the layout, the rule and the configuration of the Gaussian model."""
 
     _model_class = GaussianModel
@@ -108,7 +122,7 @@ class _Gaussian(_ModelHolding, _Unweighted):
             layout = "per-class"
         rule = self._gaussian_rule(layout == "shared")
         return {"rule": int(rule), "params": parameter_vector(rule, **self._rule_values()),
-                "layout": layout, "diagonal": self.diagonal,
+                "values": self._rule_values(), "layout": layout, "diagonal": self.diagonal,
                 "min_variance": float(self.min_variance), "a": float(self.a),
                 "name": type(self).__name__}
 
@@ -126,7 +140,7 @@ class _Gaussian(_ModelHolding, _Unweighted):
         return self.model_.covariance.copy()
 
 
-class ConfidenceWeighted(_Gaussian):
+class ConfidenceWeighted(_Unweighted, _Gaussian):
     """Confidence-Weighted learning (CW): the smallest change of the Gaussian, in KL divergence,
     under which the example is classified correctly with probability at least η.
 
@@ -244,11 +258,12 @@ class AROW(_Gaussian):
     137 mistakes on 1,000 examples, test accuracy 0.857
     """
 
-    _parameter_constraints = {**_COMMON, "r": _POSITIVE, "libol_compat": ["boolean"]}
+    _parameter_constraints = {**_COMMON, **_CLASS_WEIGHT, "r": _POSITIVE,
+                              "libol_compat": ["boolean"]}
 
     def __init__(self, r=1.0, a=1.0, matrix="auto", diagonal="project", min_variance=0.0,
                  libol_compat=False, *, fit_intercept=False, n_epochs=1, shuffle=False,
-                 random_state=None, warm_start=False, verbose=0):
+                 random_state=None, class_weight=None, warm_start=False, verbose=0):
         self.r = r
         self.a = a
         self.matrix = matrix
@@ -259,6 +274,7 @@ class AROW(_Gaussian):
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
         self.warm_start = warm_start
         self.verbose = verbose
 
@@ -312,13 +328,14 @@ class SoftConfidenceWeighted(_Gaussian):
     129 mistakes on 1,000 examples, test accuracy 0.871
     """
 
-    _parameter_constraints = {**_COMMON, "C": _POSITIVE, "eta": _ETA,
+    _parameter_constraints = {**_COMMON, **_CLASS_WEIGHT, "C": _POSITIVE, "eta": _ETA,
                               "variant": [StrOptions({"I", "II"})],
                               "libol_compat": ["boolean"]}
 
     def __init__(self, C=1.0, eta=0.75, variant="I", a=1.0, matrix="auto", diagonal="project",
                  min_variance=0.0, libol_compat=False, *, fit_intercept=False, n_epochs=1,
-                 shuffle=False, random_state=None, warm_start=False, verbose=0):
+                 shuffle=False, random_state=None, class_weight=None, warm_start=False,
+                 verbose=0):
         self.C = C
         self.eta = eta
         self.variant = variant
@@ -331,6 +348,7 @@ class SoftConfidenceWeighted(_Gaussian):
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
         self.warm_start = warm_start
         self.verbose = verbose
 
@@ -389,14 +407,14 @@ class NormalHerd(_Gaussian):
     167 mistakes on 1,000 examples, test accuracy 0.863
     """
 
-    _parameter_constraints = {**_COMMON, "C": _POSITIVE,
+    _parameter_constraints = {**_COMMON, **_CLASS_WEIGHT, "C": _POSITIVE,
                               "matrix": [StrOptions({"auto", "diagonal", "per-class"})],
                               "diagonal": [StrOptions({"project", "drop", "exact"})]}
     libol_compat = False
 
     def __init__(self, C=1.0, a=1.0, matrix="auto", diagonal="project", min_variance=0.0, *,
                  fit_intercept=False, n_epochs=1, shuffle=False, random_state=None,
-                 warm_start=False, verbose=0):
+                 class_weight=None, warm_start=False, verbose=0):
         self.C = C
         self.a = a
         self.matrix = matrix
@@ -406,6 +424,7 @@ class NormalHerd(_Gaussian):
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
         self.warm_start = warm_start
         self.verbose = verbose
 

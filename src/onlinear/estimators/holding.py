@@ -19,10 +19,15 @@ from .base import OnlineLinearClassifier
 
 _PREFIX = "_"
 #: The protocol's hyperparameters that a held model takes: not the primal model's
-#: ``average``, ``class_weight`` and ``dtype`` (float64 weights; no averaged form yet).
+#: ``average`` (no averaged form yet) and ``dtype`` (the state is float64; float32 rows are
+#: read as they are), nor ``class_weight`` (:data:`WEIGHTED_CONSTRAINTS` adds it).
 HELD_CONSTRAINTS = {name: constraint
                     for name, constraint in OnlineLinearClassifier._parameter_constraints.items()
                     if name not in ("average", "class_weight", "dtype")}
+#: :data:`HELD_CONSTRAINTS` and ``class_weight``: the families whose rounds take a weight.
+WEIGHTED_CONSTRAINTS = {
+    **HELD_CONSTRAINTS,
+    "class_weight": OnlineLinearClassifier._parameter_constraints["class_weight"]}
 
 
 class _ModelHolding(OnlineLinearClassifier):
@@ -103,11 +108,17 @@ class _ModelHolding(OnlineLinearClassifier):
     def _pass_can_fail(self, n_rows):
         return self.model_.pass_can_fail(n_rows)
 
-    def _run(self, X, y_index, order, predictions=None):
-        self.model_.learn(X, y_index, order, predictions)
+    def _run(self, X, y_index, order, predictions=None, sample_weight=None):
+        if sample_weight is None:
+            self.model_.learn(X, y_index, order, predictions)
+        else:
+            self.model_.learn(X, y_index, order, predictions, sample_weight)
 
     def _learn_one_index(self, idx, vals, label):
-        return self.model_.learn_row(idx, vals, label)
+        if getattr(self, "class_weight", None) is None:
+            return self.model_.learn_row(idx, vals, label)
+        weight = float(self._class_weights(None, "learn_one")[label])
+        return self.model_.learn_row(idx, vals, label, weight)
 
     def _build_fast(self, dense):
         return fast_path.build_held(self, dense)

@@ -15,12 +15,23 @@ Arrays (the members of a saved file are these names with a leading underscore), 
 The configuration (from the estimator): ``loss`` (``"hinge"`` or ``"log"``), the rates
 (AdaGrad ``eta``, ``delta``; FTRL ``alpha``, ``beta``), ``l1``, ``l2`` and the estimator's
 ``name``.
+
+Example weights: a round of weight w has the loss w·ℓ, so its subgradient rows are w·g (the
+squares accumulate (w·g)²); the regularizer's rounds are not weighted (AdaGrad's regularizer
+acts on a round of weight 0 as on any other; FTRL's penalties are total, a round of weight 0
+changes nothing).
 """
 import numpy as np
+from sklearn.utils.extmath import row_norms
 
 from .._core import adaptive
 from .._core.counters import MISTAKES, SEEN, UPDATES
+from . import weighted_pass
 from .protocol import Model
+
+#: the largest example weight times row norm (so gradient norm) a round takes: its square,
+#: 1e300, leaves the accumulators room for 1e8 such rounds
+LARGEST_WEIGHTED_NORM = 1e150
 
 
 class _Adaptive(Model):
@@ -40,6 +51,42 @@ class _Adaptive(Model):
         self.counts[MISTAKES] += mistakes
         self.counts[UPDATES] += updates
 
+    def learn(self, X, targets, order, predictions, weights=None):
+        order = np.ascontiguousarray(order, dtype=np.int64)
+        if predictions is not None and predictions.shape[0] == 0:
+            predictions = None
+        if weights is None:
+            self._count(order.shape[0], *self._pass(X, targets, order, predictions, 1.0))
+            return
+        self._check_gradients(weights * row_norms(X))
+
+        def row(i, weight):
+            return self._row(*weighted_pass.row_entries(X, i), targets[i], weight)
+
+        self._count(order.shape[0], *weighted_pass.play(
+            X, targets, order, weights, predictions,
+            lambda part, part_predictions, weight: self._pass(X, targets, part,
+                                                              part_predictions, weight),
+            row))
+
+    def learn_row(self, idx, vals, label, weight=1.0):
+        if weight != 1.0:
+            self._check_gradients(np.array([weight * np.linalg.norm(vals)]))
+        predicted, updated = self._row(idx, vals, label, weight)
+        self._count(1, predicted != label, updated)
+        return predicted
+
+    def _check_gradients(self, sizes):
+        """Refuse (before any round) rows whose weight times norm, which bounds their
+        gradient's norm, is at least :data:`LARGEST_WEIGHTED_NORM`: the squares it adds to the
+        accumulators would overflow."""
+        bad = np.flatnonzero(~(sizes < LARGEST_WEIGHTED_NORM))
+        if bad.shape[0]:
+            raise ValueError(f"{self.config['name']}: row {bad[0]}'s example weight times its "
+                             f"norm is {sizes[bad[0]]:.3g}, at least {LARGEST_WEIGHTED_NORM:.0e}: "
+                             "the squared gradients would overflow. Rescale the weights or "
+                             "the rows.")
+
     def pass_can_fail(self, n_rows):
         # a round whose score is not finite stops the pass with the rounds before it taken
         return n_rows > 1
@@ -47,7 +94,7 @@ class _Adaptive(Model):
     def grow_outputs(self, n_outputs, where):
         """New classes: zero weights and zero accumulated gradients (what a class that was in
         no past round's gradient holds); the binary learner (one output) cannot."""
-        if self.weights.shape[1] == 1:
+        if getattr(self, self._per_output[0]).shape[1] == 1:
             raise ValueError(f"{self.config['name']} learns two classes with one weight vector "
                              "(the binary learner): a third class would change what every "
                              "weight means. Give every class from the start.")
@@ -60,7 +107,7 @@ class _Adaptive(Model):
     def grow_features(self, n_features, old):
         """New features: zero weights and zero accumulated gradients, which is what a model
         started that wide holds (every past row was 0 there: no gradient)."""
-        added = n_features - self.weights.shape[0]
+        added = n_features - getattr(self, self._per_output[0]).shape[0]
         for name in self._per_output:
             setattr(self, name, np.ascontiguousarray(
                 np.insert(getattr(self, name), [old] * added, 0.0, axis=0)))
@@ -127,19 +174,14 @@ class AdaGradModel(_Adaptive):
                                                   self.clock), self.counts,
                                       exponent=exponent, **self._keywords())
 
-    def learn(self, X, targets, order, predictions):
-        order = np.ascontiguousarray(order, dtype=np.int64)
-        if predictions is not None and predictions.shape[0] == 0:
-            predictions = None
-        self._count(order.shape[0], *adaptive.adagrad_pass(
-            X, targets, order, self.weights, self.squares, self.last, self.clock, predictions,
-            **self._keywords()))
+    def _pass(self, X, targets, order, predictions, weight):
+        return adaptive.adagrad_pass(X, targets, order, self.weights, self.squares, self.last,
+                                     self.clock, predictions, weight=weight,
+                                     **self._keywords())
 
-    def learn_row(self, idx, vals, label):
-        predicted, updated = adaptive.adagrad_row(idx, vals, label, self.weights, self.squares,
-                                                  self.last, self.clock, **self._keywords())
-        self._count(1, predicted != label, updated)
-        return predicted
+    def _row(self, idx, vals, label, weight):
+        return adaptive.adagrad_row(idx, vals, label, self.weights, self.squares, self.last,
+                                    self.clock, weight=weight, **self._keywords())
 
     def coefficients(self):
         """The weights of Algorithm 1 at the rounds seen: the regularization steps deferred
@@ -173,19 +215,14 @@ class FTRLModel(_Adaptive):
     def start(self, n_outputs, n_features):
         self.weights, self.z, self.n = adaptive.ftrl_state(n_features, n_outputs)
 
-    def learn(self, X, targets, order, predictions):
-        order = np.ascontiguousarray(order, dtype=np.int64)
-        if predictions is not None and predictions.shape[0] == 0:
-            predictions = None
-        self._count(order.shape[0], *adaptive.ftrl_pass(
-            X, targets, order, self.weights, self.z, self.n, predictions, **self._keywords()))
+    def _pass(self, X, targets, order, predictions, weight):
+        return adaptive.ftrl_pass(X, targets, order, self.weights, self.z, self.n, predictions,
+                                  weight=weight, **self._keywords())
 
     def _make_round(self, exponent):
         return adaptive.AdaptiveRound("ftrl", (self.weights, self.z, self.n), self.counts,
                                       exponent=exponent, **self._keywords())
 
-    def learn_row(self, idx, vals, label):
-        predicted, updated = adaptive.ftrl_row(idx, vals, label, self.weights, self.z, self.n,
-                                               **self._keywords())
-        self._count(1, predicted != label, updated)
-        return predicted
+    def _row(self, idx, vals, label, weight):
+        return adaptive.ftrl_row(idx, vals, label, self.weights, self.z, self.n, weight=weight,
+                                 **self._keywords())

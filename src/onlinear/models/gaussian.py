@@ -17,14 +17,21 @@ Arrays (the members of a saved file are these names with a leading underscore):
 
 The configuration (from the estimator): ``rule`` (a
 :class:`~onlinear.rules.confidence_table.GaussianRule`), ``params`` (its parameter vector),
-``layout``, ``diagonal`` (the diagonal form), ``min_variance``, ``a`` (Σ_1 = a·I, read when
-the model starts) and the estimator's ``name``, for messages.
+``values`` (the hyperparameters it was computed from), ``layout``, ``diagonal`` (the diagonal
+form), ``min_variance``, ``a`` (Σ_1 = a·I, read when the model starts) and the estimator's
+``name``, for messages.
+
+Example weights: a weight w > 0 weighs the loss of the rule's problem (C → w·C for SCW and
+NHERD, r → r/w for AROW: :func:`~onlinear.rules.confidence_table.weighted_values`); a round of
+weight 0 predicts (and is counted) without a step.  CW's problem has no loss to weigh.
 """
 import numpy as np
 
 from .._core import confidence
 from .._core.counters import MISTAKES, SEEN, UPDATES
 from ..estimators.checks import check_memory
+from ..rules.confidence_table import has_weighted_form, parameter_vector, weighted_values
+from . import weighted_pass
 from .invariants import check_positive_definite
 from .protocol import Model
 
@@ -148,25 +155,86 @@ class GaussianModel(Model):
         # rounds before it taken: the estimator copies the arrays of a pass of several rows
         return n_rows > 1
 
-    def learn(self, X, targets, order, predictions):
+    def learn(self, X, targets, order, predictions, weights=None):
         order = np.ascontiguousarray(order, dtype=np.int64)
         if predictions is None or predictions.shape[0] == 0:
             predictions = None
-        mistakes, updates = confidence.learn_pass(
-            self.config["rule"], X, targets, order, self.mean, self.covariance,
-            self.config["params"], predictions, **self._engine_options())
+        if weights is None:
+            mistakes, updates = confidence.learn_pass(
+                self.config["rule"], X, targets, order, self.mean, self.covariance,
+                self.config["params"], predictions, **self._engine_options())
+        else:
+            params = self._weighted_params(np.unique(weights[order]))  # (all, before a round)
+
+            def run(part, part_predictions, weight):
+                if weight == 0.0:
+                    return self._predict_only(X[part], targets[part], part_predictions)
+                return confidence.learn_pass(
+                    self.config["rule"], X, targets, part, self.mean, self.covariance,
+                    params[weight], part_predictions, **self._engine_options())
+
+            def row(i, weight):
+                return self._weighted_row(*weighted_pass.row_entries(X, i), targets[i],
+                                          params.get(weight), weight)
+
+            mistakes, updates = weighted_pass.play(X, targets, order, weights, predictions,
+                                                   run, row)
         self.counts[SEEN] += order.shape[0]
         self.counts[MISTAKES] += mistakes
         self.counts[UPDATES] += updates
 
-    def learn_row(self, idx, vals, label):
-        predicted, updated = confidence.learn_row(
-            self.config["rule"], idx, vals, label, self.mean, self.covariance,
-            self.config["params"], **self._engine_options())
+    def learn_row(self, idx, vals, label, weight=1.0):
+        params = self.config["params"]
+        if weight != 1.0:
+            params = self._weighted_params([weight]).get(weight)
+        predicted, updated = self._weighted_row(idx, vals, label, params, weight)
         self.counts[SEEN] += 1
         self.counts[MISTAKES] += predicted != label
         self.counts[UPDATES] += updated
         return predicted
+
+    def _weighted_row(self, idx, vals, label, params, weight):
+        """``(predicted, updated)`` of one round of the given weight (0: a prediction)."""
+        if weight == 0.0:
+            return self._predicted(np.asarray(vals) @ self.mean[idx]), False
+        return confidence.learn_row(self.config["rule"], idx, vals, label, self.mean,
+                                    self.covariance, params, **self._engine_options())
+
+    def _weighted_params(self, weights):
+        """``{weight: parameter vector}`` for the distinct example weights ``weights``, all
+        computed before any round (one that overflows a hyperparameter is refused with the
+        model unchanged)."""
+        config = self.config
+        if not has_weighted_form(config["rule"]):
+            raise ValueError(f"{config['name']} takes no example weights: its problem has a "
+                             "hard constraint and no loss to weigh (a row met twice is "
+                             "learned once).")
+        params = {}
+        for weight in weights:
+            weight = float(weight)
+            if weight > 0.0:
+                values = weighted_values(config["rule"], config["values"], weight)
+                try:
+                    params[weight] = parameter_vector(config["rule"], **values)
+                except ValueError as error:
+                    raise ValueError(f"{config['name']}: the example weight {weight!r} gives "
+                                     f"{values}: {error}") from None
+        return params
+
+    @staticmethod
+    def _predicted(scores):
+        """The index a round predicts from its scores (one output: 1 iff the score > 0;
+        several: the first of the largest)."""
+        return int(scores[0] > 0.0) if scores.shape[0] == 1 else int(np.argmax(scores))
+
+    def _predict_only(self, rows, targets, predictions):
+        """Rounds of weight 0 over ``rows``: predictions, no step; ``(mistakes, 0)``."""
+        scores = np.asarray(rows @ self.mean)
+        predicted = ((scores[:, 0] > 0.0).astype(np.int64) if scores.shape[1] == 1
+                     else np.argmax(scores, axis=1))
+        if predictions is not None:
+            predictions[:] = predicted
+        return int(np.count_nonzero(predicted != targets)), 0
 
     def _make_round(self, exponent):
         options = self._engine_options()

@@ -22,6 +22,8 @@ allows and its update condition.  Adding a rule: its step in ``confidence.pyx`` 
 ('r',)
 >>> parameter_vector(GaussianRule.SCW_I, eta=0.75).round(6).tolist()
 [0.67449, 1.0]
+>>> weighted_values(GaussianRule.AROW, {"r": 1.0}, 4.0)  # (1/2r)·ℓ² weighted by 4
+{'r': 0.25}
 """
 from dataclasses import dataclass
 from enum import IntEnum
@@ -145,3 +147,28 @@ def parameter_vector(rule, **values):
             raise ValueError(f"eta must lie in the open interval (0.5, 1), got {given['eta']!r}")
         given["phi"] = float(norm.ppf(float(given["eta"])))
     return np.array([float(given[name]) for name in row.params], dtype=np.float64)
+
+
+#: how an example weight w > 0 enters a rule's problem, by the hyperparameter that weighs the
+#: loss: SCW's C·ℓ^φ (or C·(ℓ^φ)²) and NHERD's C become w·C; AROW's (1/2r)·(ℓ² + xᵀΣx)
+#: becomes (w/2r)·(…), r → r/w.  CW has no loss (a hard constraint, met once whatever its
+#: weight): no weighted form.
+WEIGHTED_BY = {"C": lambda value, weight: value * weight,
+               "r": lambda value, weight: value / weight}
+
+
+def has_weighted_form(rule):
+    """Whether ``rule``'s problem weighs a loss, so that an example weight has a meaning
+    (:data:`WEIGHTED_BY`)."""
+    return any(name in WEIGHTED_BY for name in GAUSSIAN_RULES[GaussianRule(rule)].params)
+
+
+def weighted_values(rule, values, weight):
+    """The hyperparameters ``values`` of ``rule`` for an example of weight ``weight`` > 0: the
+    loss's weight multiplied by it (:data:`WEIGHTED_BY`); ``values`` unchanged for weight 1."""
+    if weight == 1.0:
+        return dict(values)
+    row = GAUSSIAN_RULES[GaussianRule(rule)]
+    given = {**row.defaults, **values}
+    return {name: WEIGHTED_BY[name](value, weight) if name in WEIGHTED_BY else value
+            for name, value in given.items()}
