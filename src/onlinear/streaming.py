@@ -188,6 +188,7 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
             if checkpoint_every is not None and done % checkpoint_every == 0:
                 save(model, checkpoint, metadata={**metadata, STREAM_POSITION: done})
                 saved = done
+        X = y = None  # (the next chunk is read without this one in memory)
     if skip:
         raise ValueError(f"the checkpoint has learned {done} examples, but the stream has only "
                          f"{done - skip}: is it the same stream?")

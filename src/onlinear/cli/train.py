@@ -23,7 +23,10 @@ from .model_files import TASKS, data_path, label_targets, parse_classes, scan_cl
               help="multilabel: labels are comma-separated sets (1,3 1:0.5 …); ordinal: "
               "labels are ranks, in the order given by --classes.")
 @click.option("--classes", default=None, help="All the labels of the stream, comma-separated "
-              "(required for standard input; a file is scanned for them otherwise).")
+              "(required for standard input).  Without it, a file's first chunk's labels are "
+              "taken for all (the file read once, as with --classes naming them), and the file "
+              "is read again with every label if a later row holds another; with "
+              "--checkpoint-every, the labels are found by a scan first.")
 @click.option("--n-features", type=click.IntRange(1), default=None,
               help="Fix the number of features: a larger index is an error naming its line. "
               "By default the model grows as the stream reaches new features.")
@@ -158,6 +161,7 @@ class _Stream:
                     yield X[:source.bad_row], label_targets(y[:source.bad_row], self.multilabel)
                 raise
             yield X, label_targets(y, self.multilabel)
+            X = y = None  # (the next chunk is parsed without this one in memory)
 
 
 class _NewLabel(Exception):
@@ -170,7 +174,8 @@ def _finite_labels(y, multilabel):
     :func:`~onlinear.cli.model_files.scan_classes` finds them)."""
     import numpy as np
 
-    values = np.array([v for row in y for v in row], dtype=np.float64) if multilabel else y
+    values = np.array([v for row in y for v in row], dtype=np.float64) if multilabel else \
+        np.asarray(y)
     values = values[np.isfinite(values)] if values.dtype.kind == "f" else values
     return np.unique(values).tolist()
 
@@ -182,9 +187,11 @@ def _check_foreseen(source, y, allowed, multilabel):
     known = set(allowed)
     for row, labels in enumerate(y if multilabel else y.tolist()):
         for label in (labels if multilabel else (labels,)):
-            if label not in known and np.isfinite(label):
-                raise _NewLabel(f"label {label:g} on line {source.numbers[row]:,} is not "
-                                "among the first chunk's labels")
+            if label in known or (isinstance(label, float) and not np.isfinite(label)):
+                continue  # (a label that is no finite number is refused as with --classes)
+            shown = f"{label:g}" if isinstance(label, float) else str(label)
+            raise _NewLabel(f"label {shown} on line {source.numbers[row]:,} is not among the "
+                            "first chunk's labels")
 
 
 def _first_chunk_labels(model, stream, save_path, resume, table):

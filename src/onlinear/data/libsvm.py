@@ -125,10 +125,11 @@ def iter_libsvm_chunks(path: str | os.PathLike, chunk_size: int, n_features: int
     """Stream a LIBSVM/SVMlight file in chunks of ``chunk_size`` rows.
 
     The compiled reader parses blocks of the file straight into each chunk's CSR arrays, so
-    only one chunk (and the blocks its lines lie in) is in memory: a file larger than memory
-    can be learned with ``partial_fit`` chunk by chunk, and doing so gives exactly the
-    model that one ``partial_fit`` on the whole file gives (an online learner sees the same
-    stream in the same order).
+    only one chunk's arrays are in memory (no text: standard input alone keeps the blocks its
+    chunk's lines lie in, for an error to quote): a file larger than memory can be learned with
+    ``partial_fit`` chunk by chunk, and doing so gives exactly the model that one
+    ``partial_fit`` on the whole file gives (an online learner sees the same stream in the
+    same order).
 
     Parameters
     ----------
@@ -229,6 +230,7 @@ def _located_chunks(path, chunk_size, n_features, *, zero_based=False, dtype=np.
             multilabel=multilabel, need_newline=need_newline,
             rows_before_fault=rows_before_fault):
         yield X, _targets(labels, label_pointers, multilabel), numbers, lines
+        X = labels = label_pointers = numbers = lines = None  # (the next chunk without it)
 
 
 def _next_block(handle, block, position, offset=0):
