@@ -99,3 +99,17 @@ def test_a_bad_line_fails_once_as_with_the_classes(tmp_path):
                          "--classes", "1,2,3", "--quiet", cwd=tmp_path)
     assert given.returncode == 1
     _same_model(tmp_path / "m", tmp_path / "given")
+
+
+def test_a_csv_stream_of_text_labels_grows_its_labels_the_same_way(tmp_path):
+    rows = ["a,b,label"] + [f"{i % 3},{i % 5},{['cat', 'dog'][i % 2]}" for i in range(20)] \
+        + ["4,4,bird"] + [f"{i % 4},1,{['cat', 'dog', 'bird'][i % 3]}" for i in range(20)]
+    (tmp_path / "pets.csv").write_text("\n".join(rows) + "\n")
+    result = onlinear_cli("train", "pa", "pets.csv", "--save", "m", "--chunk-size", "8",
+                          "--quiet", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "note: label bird on line 22 is not among the first chunk's labels" in result.stderr
+    given = onlinear_cli("train", "pa", "pets.csv", "--save", "given", "--chunk-size", "8",
+                         "--classes", "dog,bird,cat", "--quiet", cwd=tmp_path)
+    assert given.returncode == 0, given.stderr
+    _same_model(tmp_path / "m", tmp_path / "given")
