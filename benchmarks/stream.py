@@ -9,10 +9,14 @@ and the peak on a file 4x longer (memory does not grow with the stream).
     python benchmarks/stream.py --quick         # 6,000 rows
 
 The files are written under a temporary folder (``--folder``, default the system's) and
-deleted after.  Each measurement is a fresh process, its CPU (user + system) and peak resident
-memory read with ``wait4``; the compiled code is built and imported once before.
+deleted after, or kept in ``--data-folder`` (and read from it by a later run of the same rows).
+Each measurement is a fresh process, its CPU (user + system) read with ``wait4`` and its peak
+resident memory by itself at exit (Linux's ``VmHWM``: ``wait4``'s ``ru_maxrss`` of a child
+spawned by vfork starts at the parent's peak — this script's, which writes the files); the
+compiled code is built and imported once before.
 """
 import argparse
+import contextlib
 import os
 import shutil
 import subprocess
@@ -88,8 +92,9 @@ import onlinear
 from onlinear.data import load_libsvm
 X, y = load_libsvm(sys.argv[1], n_features=%d)
 y = y.astype(np.int64)
+model = onlinear.make("pa1")  # (the estimators, and scikit-learn, imported before the clock)
 start = time.process_time()
-onlinear.make("pa1").fit(X, y)
+model.fit(X, y)
 print(time.process_time() - start)
 """ % (PIXELS,)
 
@@ -102,10 +107,25 @@ vw.finish()
 """
 
 
+# the child's own peak resident memory, told at its exit (see the module's docstring)
+PEAK = """
+import atexit, sys
+def _peak():
+    try:
+        with open("/proc/self/status") as status:
+            kib = next(line.split()[1] for line in status if line.startswith("VmHWM"))
+    except (OSError, StopIteration):
+        return
+    sys.stderr.write(f"\\npeak-kib {kib}\\n")
+atexit.register(_peak)
+"""
+
+
 def _run(code, *args):
-    """Run in a child and measure it with wait4 (CPU user+system, peak RSS)."""
+    """Run in a child and measure it: CPU (user + system) with wait4, peak RSS (MiB) as the
+    child tells it (wait4's ru_maxrss where it cannot)."""
     start = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-c", code, *map(str, args)],
+    process = subprocess.Popen([sys.executable, "-c", PEAK + code, *map(str, args)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out_file, err_file = process.stdout, process.stderr
     _, status, usage = os.wait4(process.pid, 0)
@@ -114,7 +134,9 @@ def _run(code, *args):
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
         raise RuntimeError(f"{' '.join(map(str, args))} failed:\n{err}")
-    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024, out
+    told = [line.split()[1] for line in err.splitlines() if line.startswith("peak-kib ")]
+    peak = int(told[-1]) / 1024 if told else usage.ru_maxrss / 1024
+    return usage.ru_utime + usage.ru_stime, wall, peak, out
 
 
 def _prototypes(rng):
@@ -171,6 +193,9 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--chunk-size", type=int, default=4096)
     parser.add_argument("--folder", default=None)
+    parser.add_argument("--data-folder", default=None,
+                        help="write the files here, kept (a later run of as many rows reads "
+                        "them); the 4x files are deleted after use all the same")
     parser.add_argument("--no-previous", action="store_true",
                         help="skip the previous reader (slow on large files)")
     args = parser.parse_args()
@@ -180,13 +205,15 @@ def main():
         have_vw = True
     except ImportError:
         have_vw = False
-    with tempfile.TemporaryDirectory(dir=args.folder) as folder:
-        folder = Path(folder)
+    with _data_folder(args, rows) as folder:
         train, train_vw = folder / "train.svm", folder / "train.vw"
         test, test_vw = folder / "test.svm", folder / "test.vw"
-        _write(train, train_vw, rows, seed=1)
-        _write(test, test_vw, max(rows // 6, 1000), seed=2)
-        train_gz, train_vw_gz = _gzip(train), _gzip(train_vw)
+        if not (folder / "written").exists():
+            _write(train, train_vw, rows, seed=1)
+            _write(test, test_vw, max(rows // 6, 1000), seed=2)
+            _gzip(train), _gzip(train_vw)
+            (folder / "written").touch()
+        train_gz, train_vw_gz = Path(f"{train}.gz"), Path(f"{train_vw}.gz")
         size = os.path.getsize(train) / 2**20
         print(f"{rows:,} rows x {PIXELS} features, {size:,.0f} MiB LIBSVM "
               f"({os.path.getsize(train_gz) / 2**20:,.0f} MiB gzip'ed), 10 classes; "
@@ -280,6 +307,21 @@ def main():
                 line += (f"   vw --oaa 10 CPU {vw_cpu:6.2f} s, peak {vw_peak:4.0f} MiB   "
                          f"ratio vw / onlinear CPU {vw_cpu / cpu:.2f}")
             print(line, flush=True)
+        longer.unlink()
+        if have_vw:
+            longer_vw.unlink()
+
+
+@contextlib.contextmanager
+def _data_folder(args, rows):
+    """The folder of the files: kept under ``--data-folder``, else temporary."""
+    if args.data_folder is None:
+        with tempfile.TemporaryDirectory(dir=args.folder) as folder:
+            yield Path(folder)
+        return
+    folder = Path(args.data_folder) / f"rows{rows}"
+    folder.mkdir(parents=True, exist_ok=True)
+    yield folder
 
 
 if __name__ == "__main__":

@@ -294,3 +294,108 @@ def test_a_query_id_is_skipped_where_scikit_learn_skips_it(tmp_path):
     path.write_bytes(b"1 1:1 qid:3\n")  # (only the first feature token may be one)
     with pytest.raises(FileFormatError, match="feature index 'qid' of 'qid:3'"):
         load_libsvm(path)
+
+
+# ------------------------------------------------------------------ what a chunk holds in memory
+def _bytes_held(obj, depth=3):
+    """The bytes objects ``obj`` refers to, ``depth`` references deep."""
+    import gc
+
+    found, frontier, seen = [], [obj], set()
+    for _ in range(depth):
+        frontier = [r for o in frontier for r in gc.get_referents(o)
+                    if id(r) not in seen and not seen.add(id(r))]
+        found += [r for r in frontier if isinstance(r, (bytes, bytearray))]
+    return found
+
+
+@pytest.mark.parametrize("compress", [False, True], ids=["plain", "gzip"])
+def test_a_chunk_of_a_file_holds_no_text_and_finds_its_lines_again(tmp_path, monkeypatch,
+                                                                   compress):
+    monkeypatch.setattr(libsvm_module, "_BLOCK", 64)  # lines across many blocks
+    lines = [f"{i % 3 + 1} 1:{i} 2:{i / 7:.6f}  # row {i}".encode() for i in range(200)]
+    text = b"\n".join(lines) + b"\n"
+    path = tmp_path / ("rows.svm.gz" if compress else "rows.svm")
+    path.write_bytes(gzip.compress(text) if compress else text)
+    chunks = list(libsvm_module._located_chunks(path, 30, None))
+    assert sum(c[0].shape[0] for c in chunks) == 200
+    for X, y, numbers, found in chunks:
+        assert _bytes_held(found) == []  # (no block, no line: offsets only)
+    X, y, numbers, found = chunks[4]
+    assert numbers.tolist() == list(range(121, 151))
+    assert [found[row] for row in (0, 17, 29)] == [lines[120], lines[137], lines[149]]
+
+
+def test_standard_input_keeps_the_text_it_cannot_read_again(monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"1 1:1\n2 2:1 # two\n")))
+    X, y, numbers, found = next(libsvm_module._located_chunks("-", 5, None))
+    assert [found[0], found[1]] == [b"1 1:1", b"2 2:1 # two"]
+
+
+def test_a_value_refused_deep_in_a_gzip_file_is_quoted_from_the_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(libsvm_module, "_BLOCK", 16)
+    body = b"".join(b"%d 1:%d 2:1\n" % (i % 2 + 1, i) for i in range(300))
+    path = tmp_path / "nan.svm.gz"
+    path.write_bytes(gzip.compress(body + b"2 1:inf 2:1 # here\n" + body))
+    result = CliRunner().invoke(cli, ["train", "pa", str(path), "--save", str(tmp_path / "m"),
+                                      "--classes", "1,2", "--quiet", "--chunk-size", "7"])
+    assert result.exit_code == 1
+    assert f"{path}, line 301: feature values must be finite numbers; got '1:inf'" \
+        in result.output
+    assert "the line reads '2 1:inf 2:1 # here'" in result.output
+
+
+# ------------------------------------------------------------------ a whole file, in memory once
+@pytest.mark.parametrize("multilabel", [False, True])
+def test_a_whole_file_read_across_many_blocks_is_scikit_learns(tmp_path, monkeypatch,
+                                                                multilabel):
+    monkeypatch.setattr(libsvm_module, "_BLOCK", 97)
+    text = _fuzzed_file(np.random.default_rng(5), 3000, multilabel=multilabel,
+                        numbers=MODERATE)
+    path = tmp_path / "many.svm"
+    path.write_bytes(text)
+    for dtype in (np.float64, np.float32):
+        X, y = load_libsvm(path, multilabel=multilabel, dtype=dtype)
+        X_ref, y_ref = load_svmlight_file(str(path), multilabel=multilabel, dtype=dtype)
+        _same_csr(X, X_ref)
+        assert X.dtype == dtype and X.has_sorted_indices
+        if multilabel:
+            assert y == y_ref
+        else:
+            np.testing.assert_array_equal(y, y_ref, strict=True)
+        streamed = list(iter_libsvm_chunks(path, 256, X.shape[1], multilabel=multilabel,
+                                           dtype=dtype))
+        import scipy.sparse as sp
+        _same_csr(sp.vstack([c[0] for c in streamed], format="csr"), X)
+
+
+if sys.platform.startswith("linux"):
+    def test_a_whole_file_is_in_memory_once(tmp_path):
+        # the arrays the parser grows are handed over, not copied, nor concatenated from chunks
+        # (which held the data twice): the peak grows by about the data's size
+        import subprocess
+        import textwrap
+
+        path = tmp_path / "wide.svm"
+        line = "1 " + " ".join(f"{j}:0.{j}" for j in range(1, 201)) + "\n"
+        path.write_text(line * 25_000)  # 5 million values: 60 MB of arrays
+        code = textwrap.dedent(f"""
+            from onlinear.data import load_libsvm
+
+            def peak():  # (this process's own peak: ru_maxrss keeps its parent's across exec)
+                with open("/proc/self/status") as status:
+                    return 1024 * int(next(line for line in status
+                                           if line.startswith("VmHWM")).split()[1])
+
+            load_libsvm({str(tmp_path / 'tiny.svm')!r})
+            before = peak()
+            X, y = load_libsvm({str(path)!r})
+            after = peak()
+            data = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes + y.nbytes
+            print((after - before) / data)
+        """)
+        (tmp_path / "tiny.svm").write_text("1 1:1\n")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert 0.9 < float(done.stdout) < 1.3

@@ -1,10 +1,40 @@
-"""onlinear: fast, faithful online learning of linear multiclass classifiers."""
-from . import estimators
-from .estimators import *  # noqa: F403  (the one list of public classes: estimators.__all__)
+"""onlinear: fast, faithful online learning of linear multiclass classifiers.
+
+The estimators (and the registry that makes them) are imported on first use, not with the
+package: they import scikit-learn, whose import costs seconds and a hundred-odd MiB, so that a
+command that does not need them yet can choose how they are imported
+(:mod:`onlinear.cli.imports`).  ``import onlinear`` offers the same names as ever.
+"""
+import importlib
+
+from ._version import __version__
 from .persistence import load, read_header, save
 from .streaming import learn_stream
-from .registry import available, describe, make
-from ._version import __version__
 
-__all__ = ["available", "describe", "make", "save", "load", "read_header", "learn_stream",
-           *estimators.__all__]
+_REGISTRY_NAMES = ("available", "describe", "make")
+
+
+def __getattr__(name):
+    # called for a name the module does not hold yet (an estimator, the registry's functions,
+    # __all__): imported now and kept, so that it runs once per name
+    if name.startswith("__") and name != "__all__":
+        raise AttributeError(f"module 'onlinear' has no attribute {name!r}")
+    if name in _REGISTRY_NAMES:
+        value = getattr(importlib.import_module("onlinear.registry"), name)
+    else:
+        estimators = importlib.import_module("onlinear.estimators")
+        if name == "__all__":
+            value = ["available", "describe", "make", "save", "load", "read_header",
+                     "learn_stream", *estimators.__all__]
+        elif name == "estimators":
+            value = estimators
+        elif name in estimators.__all__:
+            value = getattr(estimators, name)
+        else:
+            raise AttributeError(f"module 'onlinear' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted({*globals(), *__getattr__("__all__")})

@@ -175,7 +175,8 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
             stop = min(X.shape[0], start + _until_next_stop(done, checkpoint_every))
             try:
                 X = _fit_width(model, X, grow)
-                model.partial_fit(X[start:stop], y[start:stop],
+                whole = start == 0 and stop == X.shape[0]  # (a slice of a matrix is a copy)
+                model.partial_fit(X if whole else X[start:stop], y if whole else y[start:stop],
                                   classes=None if hasattr(model, "classes_") else classes)
             except ValueError as error:  # refused, the model left as it was
                 if keep_on_failure:
@@ -187,6 +188,7 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
             if checkpoint_every is not None and done % checkpoint_every == 0:
                 save(model, checkpoint, metadata={**metadata, STREAM_POSITION: done})
                 saved = done
+        X = y = None  # (the next chunk is read without this one in memory)
     if skip:
         raise ValueError(f"the checkpoint has learned {done} examples, but the stream has only "
                          f"{done - skip}: is it the same stream?")

@@ -17,20 +17,10 @@ failed command leaves an existing output as it was.
 
 The package: ``group`` (the command group), ``common`` (what the commands share), one module per
 command (``listing``, ``run``, ``compare``, ``fetch``, ``train``, ``predict``, ``evaluate``,
-``info``, ``reproduce``) registering itself on the group when imported here, and the modules
-shared by a few (``data_args``, ``experiments``, ``model_files``).  No module imports this one.
+``info``, ``reproduce``) registering itself on the group when the group first needs it (see
+``group``), and the modules shared by a few (``data_args``, ``experiments``, ``model_files``,
+``imports``).  No module imports this one.
 """
-from . import (  # noqa: F401  (each registers its command on the group)
-    compare,
-    evaluate,
-    fetch,
-    info,
-    listing,
-    predict,
-    reproduce,
-    run,
-    train,
-)
 from .data_args import load_data
 from .group import cli
 

@@ -8,7 +8,6 @@ import re
 import click
 
 from ..persistence import replacing
-from ..registry import describe
 
 FORMATS = ("table", "csv", "json", "markdown")
 
@@ -173,6 +172,8 @@ def replacing_output(path):
 
 def check_memory(n_features, n_classes, algorithms):
     """Refuse, before allocating, weights that cannot fit in this machine's memory."""
+    from ..registry import describe
+
     linear = [a for a in algorithms if not describe(a).kernel]
     needed = n_features * n_classes * 8  # one float64 weight per feature and class
     total = physical_memory()

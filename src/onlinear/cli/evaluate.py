@@ -3,6 +3,7 @@ import click
 
 from .common import clean_errors
 from .group import cli
+from .imports import import_estimators
 from .model_files import (
     ReadableChunks,
     UnseenLabels,
@@ -25,6 +26,7 @@ def evaluate_command(model_path, data, chunk_size, strict_features):
     classes) is scored, and told on standard error: a mistake in the accuracy, each unseen
     label of a set a wrong label of the Hamming loss (over the model's classes); an ordinal
     model refuses a rank it does not know."""
+    import_estimators()
     model, multilabel, source = model_and_source(model_path, data, chunk_size)
     task = model.task_  # (the task scores the predictions, and says which labels it refuses)
     refusing = task.refuses_unknown_labels

@@ -7,6 +7,7 @@ import numpy as np
 
 from .common import check_distinct, check_output, clean_errors
 from .group import cli
+from .imports import import_estimators
 from .model_files import ReadableChunks, model_and_source, output_file, strict_features_option
 
 
@@ -26,6 +27,7 @@ def predict_command(model_path, data, output, scores, chunk_size, strict_feature
     as it was.  A feature index beyond the model's features (one it never saw) is ignored,
     their count told on standard error at the end; --strict-features refuses it instead."""
     check_distinct({"MODEL": model_path, "DATA": data}, {"--output": output})
+    import_estimators()
     model, multilabel, source = model_and_source(model_path, data, chunk_size)
     readable = ReadableChunks(source, model, strict_features)
     try:

@@ -5,6 +5,7 @@ import click
 
 from .common import check_distinct, check_output, clean_errors, parse_params, usage_errors
 from .group import cli
+from .imports import import_estimators
 from ..data.located import located_source
 from .model_files import TASKS, data_path, label_targets, parse_classes, scan_classes
 
@@ -22,7 +23,10 @@ from .model_files import TASKS, data_path, label_targets, parse_classes, scan_cl
               help="multilabel: labels are comma-separated sets (1,3 1:0.5 …); ordinal: "
               "labels are ranks, in the order given by --classes.")
 @click.option("--classes", default=None, help="All the labels of the stream, comma-separated "
-              "(required for standard input; a file is scanned for them otherwise).")
+              "(required for standard input).  Without it, a file's first chunk's labels are "
+              "taken for all (the file read once, as with --classes naming them), and the file "
+              "is read again with every label if a later row holds another; with "
+              "--checkpoint-every, the labels are found by a scan first.")
 @click.option("--n-features", type=click.IntRange(1), default=None,
               help="Fix the number of features: a larger index is an error naming its line. "
               "By default the model grows as the stream reaches new features.")
@@ -49,6 +53,7 @@ def train_command(arguments, save_path, model_path, params, task, classes, n_fea
     checkpoint's algorithm and hyperparameters before reading DATA."""
     from .. import load
 
+    import_estimators()
     if len(arguments) != (1 if model_path is not None else 2):
         raise click.UsageError("give ALGORITHM DATA, or DATA with --model (a saved model to "
                                "continue).")
@@ -82,8 +87,6 @@ def _train(model, data, save_path, task, labels, classes, multilabel, n_features
            checkpoint_every, resume, quiet):
     """``train``'s stream learned into ``save_path``; on a bad line or an interrupt, what was
     learned before it is saved there (a checkpoint ``--resume`` continues) and said."""
-    from .. import learn_stream
-    from ..data import FileFormatError
     from ..streaming import resumable
 
     started = hasattr(model, "classes_")
@@ -94,46 +97,151 @@ def _train(model, data, save_path, task, labels, classes, multilabel, n_features
         checkpoint = resumable(model, save_path)
         if hasattr(checkpoint, "classes_"):
             started, allowed = True, checkpoint.classes_.tolist()
-    if not started and labels is None:
-        if data == "-":
-            raise click.UsageError("--classes is required when DATA is standard input (a "
-                                   "model must know every label before the first example).")
-        labels = allowed = scan_classes(data, multilabel)
-    if task == "ordinal" and labels is not None and classes is None and not started:
+    if not started and labels is None and data == "-":
+        raise click.UsageError("--classes is required when DATA is standard input (a "
+                               "model must know every label before the first example).")
+    if task == "ordinal" and classes is None and not started:
         click.echo("note: ranks ordered by value (give --classes for another order)", err=True)
     table = None if quiet else _ProgressTable()
-    source = located_source(data, chunk_size, n_features, multilabel, rows_before_fault=True)
-    interrupt = _Interrupt()
+    stream = _Stream(data, chunk_size, n_features, multilabel)
+    if not started and labels is None:
+        if checkpoint_every is None:
+            # the first chunk's labels taken for all: read once, the stream learns what it
+            # learns with --classes, unless a later row holds another label
+            learned = _first_chunk_labels(model, stream, save_path, resume, table)
+            if learned is not None:
+                return _saved(learned, data, save_path)
+            from sklearn.base import clone
 
-    def chunks():
-        # what the model would refuse, refused here naming its line (the model cannot); the
-        # rows before a bad one are learned first
+            model = clone(model)  # (a new model: nothing learned is kept)
+        labels = allowed = scan_classes(data, multilabel)
+    model = _learn(model, stream, save_path, labels, allowed, checkpoint_every, resume, table)
+    _saved(model, data, save_path)
+
+
+def _saved(model, data, save_path):
+    if not hasattr(model, "classes_"):
+        raise click.ClickException(f"{'standard input' if data == '-' else data} holds no "
+                                   "example: nothing learned, no model saved.")
+    click.echo(f"saved {save_path} ({model.n_seen_:,} examples learned)", err=True)
+
+
+class _Stream:
+    """DATA read for ``train``: the chunks of a located source (:mod:`onlinear.data.located`),
+    refusing what the model would refuse naming its line (the model cannot)."""
+
+    def __init__(self, data, chunk_size, n_features, multilabel):
+        self.data, self.chunk_size, self.n_features = data, chunk_size, n_features
+        self.multilabel = multilabel
+        self.source = None
+
+    def chunks(self, allowed, interrupt, first_labels=None):
+        """The stream's ``(X, y)``, each label one of ``allowed``; with ``allowed`` None, the
+        labels of the first chunk, put in ``first_labels``, and a label none of them is
+        :class:`_NewLabel`."""
+        from ..data import FileFormatError
+
+        self.source = source = located_source(self.data, self.chunk_size, self.n_features,
+                                              self.multilabel, rows_before_fault=True)
+        first = allowed is None
         for X, y in source:
             interrupt.check()
+            if first:
+                allowed = _finite_labels(y, self.multilabel)
+                first_labels.extend(allowed)
+            elif first_labels is not None:
+                _check_foreseen(source, y, allowed, self.multilabel)
+            first = False
+            # the rows before a bad one are learned first
             try:
                 source.check_values(X)
                 source.check_labels(y, allowed)
             except FileFormatError:
                 if source.bad_row:
-                    yield X[:source.bad_row], label_targets(y[:source.bad_row], multilabel)
+                    yield X[:source.bad_row], label_targets(y[:source.bad_row], self.multilabel)
                 raise
-            yield X, label_targets(y, multilabel)
+            yield X, label_targets(y, self.multilabel)
+            X = y = None  # (the next chunk is parsed without this one in memory)
 
+
+class _NewLabel(Exception):
+    """A row's label that the first chunk did not hold: the stream's labels were not all
+    known when it started."""
+
+
+def _finite_labels(y, multilabel):
+    """The distinct finite labels of a chunk's ``y``, sorted (a stream's classes, as
+    :func:`~onlinear.cli.model_files.scan_classes` finds them)."""
+    import numpy as np
+
+    values = np.array([v for row in y for v in row], dtype=np.float64) if multilabel else \
+        np.asarray(y)
+    values = values[np.isfinite(values)] if values.dtype.kind == "f" else values
+    return np.unique(values).tolist()
+
+
+def _check_foreseen(source, y, allowed, multilabel):
+    """Raise :class:`_NewLabel` for the first finite label of ``y`` not in ``allowed``."""
+    import numpy as np
+
+    known = set(allowed)
+    for row, labels in enumerate(y if multilabel else y.tolist()):
+        for label in (labels if multilabel else (labels,)):
+            if label in known or (isinstance(label, float) and not np.isfinite(label)):
+                continue  # (a label that is no finite number is refused as with --classes)
+            shown = f"{label:g}" if isinstance(label, float) else str(label)
+            raise _NewLabel(f"label {shown} on line {source.numbers[row]:,} is not among the "
+                            "first chunk's labels")
+
+
+def _first_chunk_labels(model, stream, save_path, resume, table):
+    """``model`` learned from the stream with its first chunk's labels taken for all of its
+    labels (the stream read once), or None if a later row holds another label or the stream
+    fails (then nothing is saved: the labels are found by a scan, and the stream learned again
+    with them, failing where it fails).  Classes are sorted, so the model is the one
+    ``--classes`` naming the same labels gives."""
+    from .. import learn_stream
+
+    first_labels = []  # (filled from the first chunk, before the model's first call)
+    interrupt = _Interrupt()
     try:
         with interrupt:
-            model = learn_stream(model, chunks(), classes=labels, checkpoint=save_path,
-                                 checkpoint_every=checkpoint_every, resume=resume,
-                                 grow=n_features is None, report=table, keep_on_failure=True)
+            return learn_stream(model, stream.chunks(None, interrupt, first_labels),
+                                classes=first_labels, checkpoint=save_path, resume=resume,
+                                grow=stream.n_features is None, report=table)
+    except KeyboardInterrupt as stop:
+        kept = "left as it was" if os.path.exists(save_path) else "not written"
+        stop.add_note(f"nothing saved: {save_path} {kept} (the stream's labels were not all "
+                      "known yet: give --classes to keep what is learned when interrupted)")
+        raise
+    except _NewLabel as unforeseen:
+        click.echo(f"note: {unforeseen}: reading DATA again, with every label", err=True)
+    except (ValueError, OSError):
+        if table is not None:  # (its lines up to the failure are printed already)
+            table.printed_before = table.printed
+    return None
+
+
+def _learn(model, stream, save_path, labels, allowed, checkpoint_every, resume, table):
+    """``model`` learned from ``stream``; on a bad line or an interrupt, what was learned
+    before is saved to ``save_path`` (a checkpoint) and said."""
+    from .. import learn_stream
+    from ..data import FileFormatError
+
+    interrupt = _Interrupt()
+    try:
+        with interrupt:
+            return learn_stream(model, stream.chunks(allowed, interrupt), classes=labels,
+                                checkpoint=save_path, checkpoint_every=checkpoint_every,
+                                resume=resume, grow=stream.n_features is None, report=table,
+                                keep_on_failure=True)
     except ValueError as error:
         for note in getattr(error, "__notes__", ()):
             click.echo(note, err=True)
-        if isinstance(error, FileFormatError) or source.X is None:
+        source = stream.source
+        if isinstance(error, FileFormatError) or source is None or source.X is None:
             raise  # named already, or not about a row (e.g. a checkpoint of another model)
         raise source.refused(error, model) from error
-    if not hasattr(model, "classes_"):
-        raise click.ClickException(f"{'standard input' if data == '-' else data} holds no "
-                                   "example: nothing learned, no model saved.")
-    click.echo(f"saved {save_path} ({model.n_seen_:,} examples learned)", err=True)
 
 
 class _Interrupt:
@@ -192,10 +300,14 @@ class _ProgressTable:
     """Vowpal Wabbit's progress table: one line per doubling of the examples seen."""
 
     def __init__(self):
+        self.printed = self.printed_before = 0  # examples of the last line, of a run before
         click.echo(f"{'examples':>12} {'mistakes':>9} {'since last':>10} {'updates':>10} "
                    f"{'examples/s':>11}", err=True)
 
     def __call__(self, progress):
+        if progress.examples <= self.printed_before:
+            return
+        self.printed = progress.examples
         click.echo(f"{progress.examples:>12,} {progress.mistake_rate:>9.4f} "
                    f"{progress.mistake_rate_since:>10.4f} {progress.updates:>10,} "
                    f"{progress.examples_per_second:>11,.0f}", err=True)

@@ -14,7 +14,8 @@ rounded, as Python's ``float``), hexadecimal and ``nan(...)`` forms refused as `
 from libc.math cimport isnan
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, realloc, strtod
-from libc.string cimport memchr, memcpy
+from libc.string cimport memchr
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
 
 import numpy as np
 
@@ -189,8 +190,9 @@ cdef inline bint _integer(const char *start, const char *stop, int64_t *out) noe
     return True
 
 
-cdef bint _grow(void **array, int64_t *capacity, int64_t needed, size_t item) noexcept nogil:
-    cdef int64_t size = capacity[0] if capacity[0] > 0 else 1024
+cdef bint _grow(void **array, int64_t *capacity, int64_t needed, size_t item,
+               int64_t start=1024) noexcept nogil:
+    cdef int64_t size = capacity[0] if capacity[0] > 0 else start
     cdef void *bigger
     if needed <= capacity[0]:
         return True
@@ -221,7 +223,8 @@ cdef class SvmlightParser:
         cut off mid-line: the cut line would otherwise read as a shorter row).
     keep_lines : bool
         Keep the blocks a chunk's lines lie in, so that :meth:`take` can hand them over (for an
-        error quoting a row's line); False keeps only the block in use (a whole file read).
+        error quoting a row's line, where the stream cannot be read again: standard input);
+        False keeps only the block in use, and a row's line is found again by its offsets.
     """
     cdef double *values
     cdef int32_t *columns
@@ -236,10 +239,12 @@ cdef class SvmlightParser:
     cdef int64_t nnz, nnz_capacity, row_capacity, n_labels, label_capacity
     cdef int64_t _columns_capacity, _rows_capacity2, _rows_capacity3, _rows_capacity4
     cdef int64_t _rows_capacity5, _rows_capacity6
+    # the last chunk's sizes: the next chunk's arrays start there (one allocation, not a dozen)
+    cdef int64_t start_nnz, start_rows, start_labels
     cdef readonly int64_t line, width
     cdef int64_t n_features
     cdef bint zero_based, multilabel, need_newline, keep_lines
-    cdef list held  # the blocks the chunk's lines lie in
+    cdef list held  # (offset, block) of the blocks the chunk's lines lie in
     # the fault: its kind, line, token (offsets in the block parsed) and index
     cdef readonly int fault
     cdef readonly int64_t fault_line, fault_start, fault_stop, fault_line_start, fault_line_stop
@@ -251,6 +256,7 @@ cdef class SvmlightParser:
         self.zero_based, self.multilabel, self.need_newline = zero_based, multilabel, need_newline
         self.held = []
         self.fault = NONE
+        self.start_nnz = self.start_rows = self.start_labels = 1024
         self._reset()
 
     def __dealloc__(self):
@@ -262,26 +268,29 @@ cdef class SvmlightParser:
         self.nnz = self.n_rows = self.n_labels = 0
         self.width = 0
 
-    def parse(self, bytes block, Py_ssize_t position, bint final, int64_t rows):
+    def parse(self, bytes block, Py_ssize_t position, bint final, int64_t rows,
+              int64_t offset=0):
         """Parse the lines of ``block`` from byte ``position`` until the chunk holds ``rows``
         rows or only an unfinished line is left (the whole block if ``final``: no more bytes
         come).  Returns the position after the last line read.  ``fault`` is then set if a line
-        is malformed (nothing of it is kept)."""
+        is malformed (nothing of it is kept).  ``offset`` is where ``block`` starts in the
+        stream: a row's line is recorded by its offsets in the stream."""
         cdef const char *text = block
         cdef Py_ssize_t size = len(block)
         cdef Py_ssize_t reached
         cdef int32_t block_id
-        if not self.held or self.held[len(self.held) - 1] is not block:
+        if not self.held or self.held[len(self.held) - 1][1] is not block:
             if not self.keep_lines:
                 self.held = []
-            self.held.append(block)
+            self.held.append((offset, block))
         block_id = len(self.held) - 1
         with nogil:
-            reached = self._parse(text, size, position, final, rows, block_id)
+            reached = self._parse(text, size, position, final, rows, block_id, offset)
         return reached
 
     cdef Py_ssize_t _parse(self, const char *text, Py_ssize_t size, Py_ssize_t position,
-                           bint final, int64_t wanted, int32_t block_id) noexcept nogil:
+                           bint final, int64_t wanted, int32_t block_id,
+                           int64_t offset) noexcept nogil:
         cdef const char *line
         cdef const char *end
         cdef const char *stop
@@ -381,7 +390,8 @@ cdef class SvmlightParser:
                     return position
                 previous = index
                 if self.nnz >= self.nnz_capacity and not (
-                        _grow(<void **>&self.values, &self.nnz_capacity, self.nnz + 1, 8)
+                        _grow(<void **>&self.values, &self.nnz_capacity, self.nnz + 1, 8,
+                              self.start_nnz)
                         and self._columns_room()):
                     self._undo(row_nnz0, labels0)
                     self._fail(NO_MEMORY, line, end, line, end, text)
@@ -394,8 +404,8 @@ cdef class SvmlightParser:
             self.pointers[self.n_rows + 1] = self.nnz
             self.label_pointers[self.n_rows + 1] = self.n_labels
             self.numbers[self.n_rows] = self.line
-            self.starts[self.n_rows] = line - text
-            self.stops[self.n_rows] = end - text
+            self.starts[self.n_rows] = offset + (line - text)
+            self.stops[self.n_rows] = offset + (end - text)
             self.blocks[self.n_rows] = block_id
             self.n_rows += 1
             position = end - text + 1
@@ -423,16 +433,17 @@ cdef class SvmlightParser:
         return False
 
     cdef bint _columns_room(self) noexcept nogil:
-        return _grow(<void **>&self.columns, &self._columns_capacity, self.nnz_capacity, 4)
+        return _grow(<void **>&self.columns, &self._columns_capacity, self.nnz_capacity, 4,
+                     self.start_nnz)
 
     cdef bint _room_for_row(self) noexcept nogil:
-        cdef int64_t needed = self.n_rows + 2
-        return (_grow(<void **>&self.pointers, &self.row_capacity, needed, 8)
-                and _grow(<void **>&self.label_pointers, &self._rows_capacity2, needed, 8)
-                and _grow(<void **>&self.numbers, &self._rows_capacity3, needed, 8)
-                and _grow(<void **>&self.starts, &self._rows_capacity4, needed, 8)
-                and _grow(<void **>&self.stops, &self._rows_capacity5, needed, 8)
-                and _grow(<void **>&self.blocks, &self._rows_capacity6, needed, 4)
+        cdef int64_t needed = self.n_rows + 2, start = self.start_rows
+        return (_grow(<void **>&self.pointers, &self.row_capacity, needed, 8, start)
+                and _grow(<void **>&self.label_pointers, &self._rows_capacity2, needed, 8, start)
+                and _grow(<void **>&self.numbers, &self._rows_capacity3, needed, 8, start)
+                and _grow(<void **>&self.starts, &self._rows_capacity4, needed, 8, start)
+                and _grow(<void **>&self.stops, &self._rows_capacity5, needed, 8, start)
+                and _grow(<void **>&self.blocks, &self._rows_capacity6, needed, 4, start)
                 and self._first_pointers())
 
     cdef bint _first_pointers(self) noexcept nogil:
@@ -442,7 +453,8 @@ cdef class SvmlightParser:
         return True
 
     cdef bint _label(self, double value) noexcept nogil:
-        if not _grow(<void **>&self.labels, &self.label_capacity, self.n_labels + 1, 8):
+        if not _grow(<void **>&self.labels, &self.label_capacity, self.n_labels + 1, 8,
+                     self.start_labels):
             return False
         self.labels[self.n_labels] = value
         self.n_labels += 1
@@ -481,12 +493,14 @@ cdef class SvmlightParser:
 
     def fault_bytes(self):
         """``(token, line)`` of the fault, as bytes (from the block last parsed)."""
-        block = self.held[len(self.held) - 1]
+        block = self.held[len(self.held) - 1][1]
         return (block[self.fault_start:self.fault_stop],
                 block[self.fault_line_start:self.fault_line_stop])
 
     def take(self, dtype):
-        """The chunk parsed so far, and start a new one.
+        """The chunk parsed so far, and start a new one.  The arrays are the parser's own,
+        handed over (no copy: a chunk is in memory once), and the next chunk parses into new
+        ones.
 
         Returns
         -------
@@ -497,43 +511,37 @@ cdef class SvmlightParser:
             float64 labels, and where each row's start (``label_pointers[i]:[i + 1]``).
         numbers : ndarray of int64
             Each row's 1-based line number.
+        starts, stops : ndarray of int64
+            Where each row's line starts and ends in the stream (bytes after decompression,
+            from the ``offset`` given to :meth:`parse`).
         lines : _Lines or None
             Each row's line as bytes, on demand (None without ``keep_lines``).
         width : int
             One more than the largest column index (0 for no value).
         """
         cdef int64_t n = self.n_rows, nnz = self.nnz
-        data = np.empty(nnz, dtype=np.float64)
-        indices = np.empty(nnz, dtype=np.int32)
-        pointer_type = np.int32 if nnz <= MAX_INDEX else np.int64
-        labels = np.empty(self.n_labels, dtype=np.float64)
-        label_pointers = np.empty(n + 1, dtype=np.int64)
-        pointers = np.empty(n + 1, dtype=np.int64)
-        numbers = np.empty(n, dtype=np.int64)
-        starts = np.empty(n, dtype=np.int64)
-        stops = np.empty(n, dtype=np.int64)
-        blocks = np.empty(n, dtype=np.int32)
-        cdef double[::1] d = data
-        cdef int32_t[::1] c = indices
-        cdef double[::1] l = labels
-        cdef int64_t[::1] lp = label_pointers, pp = pointers, nu = numbers, st = starts
-        cdef int64_t[::1] so = stops
-        cdef int32_t[::1] bl = blocks
-        if nnz:
-            memcpy(&d[0], self.values, nnz * 8)
-            memcpy(&c[0], self.columns, nnz * 4)
-        if self.n_labels:
-            memcpy(&l[0], self.labels, self.n_labels * 8)
-        if n:
-            memcpy(&lp[0], self.label_pointers, (n + 1) * 8)
-            memcpy(&pp[0], self.pointers, (n + 1) * 8)
-            memcpy(&nu[0], self.numbers, n * 8)
-            memcpy(&st[0], self.starts, n * 8)
-            memcpy(&so[0], self.stops, n * 8)
-            memcpy(&bl[0], self.blocks, n * 4)
+        if n == 0:  # (a row's arrays are allocated with its first row)
+            pointers = np.zeros(1, dtype=np.int64)
+            label_pointers = np.zeros(1, dtype=np.int64)
+            numbers, starts, stops = (np.empty(0, dtype=np.int64) for _ in range(3))
+            blocks = np.empty(0, dtype=np.int32)
         else:
-            lp[0] = 0
-            pp[0] = 0
+            pointers = _handed(<void **>&self.pointers, &self.row_capacity, n + 1, cnp.NPY_INT64)
+            label_pointers = _handed(<void **>&self.label_pointers, &self._rows_capacity2, n + 1,
+                                     cnp.NPY_INT64)
+            numbers = _handed(<void **>&self.numbers, &self._rows_capacity3, n, cnp.NPY_INT64)
+            starts = _handed(<void **>&self.starts, &self._rows_capacity4, n, cnp.NPY_INT64)
+            stops = _handed(<void **>&self.stops, &self._rows_capacity5, n, cnp.NPY_INT64)
+            blocks = _handed(<void **>&self.blocks, &self._rows_capacity6, n, cnp.NPY_INT32)
+            self.start_rows = n + 2
+        data = _handed(<void **>&self.values, &self.nnz_capacity, nnz, cnp.NPY_FLOAT64)
+        indices = _handed(<void **>&self.columns, &self._columns_capacity, nnz, cnp.NPY_INT32)
+        labels = _handed(<void **>&self.labels, &self.label_capacity, self.n_labels,
+                         cnp.NPY_FLOAT64)
+        if nnz:
+            self.start_nnz = nnz
+        if self.n_labels:
+            self.start_labels = self.n_labels
         lines = _Lines(self.held, blocks, starts, stops) if self.keep_lines else None
         width = self.width
         # the block in use goes on holding the next chunk's lines
@@ -542,8 +550,30 @@ cdef class SvmlightParser:
         if dtype != np.float64:
             with np.errstate(over="ignore"):  # (beyond float32: inf, as scikit-learn reads it)
                 data = data.astype(dtype)
-        return (data, indices, pointers.astype(pointer_type), labels, label_pointers, numbers,
-                lines, width)
+        pointer_type = np.int32 if nnz <= MAX_INDEX else np.int64
+        return (data, indices, pointers.astype(pointer_type, copy=False), labels, label_pointers,
+                numbers, starts, stops, lines, width)
+
+
+cdef void _free_capsule(object capsule) noexcept:
+    free(PyCapsule_GetPointer(capsule, NULL))
+
+
+cdef object _handed(void **array, int64_t *capacity, int64_t n, int typenum):
+    """The first ``n`` items of the C array ``array`` as a numpy array that owns it (freed with
+    the array), its unused tail given back; ``array`` is left empty, to be allocated anew."""
+    cdef cnp.npy_intp size = n
+    cdef void *shrunk
+    if n == 0 or array[0] == NULL:
+        return cnp.PyArray_EMPTY(1, &size, typenum, 0)
+    shrunk = realloc(array[0], n * (4 if typenum == cnp.NPY_INT32 else 8))
+    if shrunk != NULL:
+        array[0] = shrunk
+    owned = cnp.PyArray_SimpleNewFromData(1, &size, typenum, array[0])
+    cnp.set_array_base(owned, PyCapsule_New(array[0], NULL, _free_capsule))
+    array[0] = NULL
+    capacity[0] = 0
+    return owned
 
 
 class _Lines:
@@ -557,8 +587,8 @@ class _Lines:
         return len(self.starts)
 
     def __getitem__(self, row):
-        block = self.held[self.blocks[row]]
-        return block[self.starts[row]:self.stops[row]]
+        offset, block = self.held[self.blocks[row]]
+        return block[self.starts[row] - offset:self.stops[row] - offset]
 
 
 def scan_labels(bytes block, Py_ssize_t position, bint final, bint multilabel, set found):

@@ -21,7 +21,7 @@ from ._files import STDIN, FileFormatError, display_name, open_binary, reading, 
 __all__ = ["load_libsvm", "iter_libsvm_chunks", "libsvm_labels", "whole_number_labels"]
 
 _BLOCK = 1 << 20  # bytes read (after decompression) at a time
-_WHOLE_CHUNK = 1 << 13  # rows a chunk when a whole file is read
+_WHOLE_FILE = 1 << 62  # rows a chunk when a whole file is read: all of them
 # the compiled passes index columns with int32: a larger index is refused
 _MAX_INDEX = 2**31 - 1
 
@@ -85,18 +85,20 @@ def load_libsvm(path: str | os.PathLike, n_features: int | None = None, *,
         raise ValueError(f"n_features must be a positive integer or None; got {n_features!r}.")
     auto = zero_based == "auto"
     # "auto" reads indices as written (0 allowed), then decides: one-based unless some index is
-    # 0 (scikit-learn's rule), and only then can it check the width.
-    # (no chunk keeps its lines: they would hold the whole file's text)
-    chunks = [chunk[:4] for chunk in _parsed_chunks(
-        path, _WHOLE_CHUNK, None if auto else n_features,
-        zero_based=True if auto else bool(zero_based), dtype=dtype, multilabel=multilabel,
-        keep_lines=False)]
-    X = _stacked([c[0] for c in chunks], dtype)
-    labels = np.concatenate([c[1] for c in chunks]) if chunks else np.empty(0)
-    if multilabel:
-        y = [row for c in chunks for row in _targets(c[1], c[2], True)]
+    # 0 (scikit-learn's rule), and only then can it check the width.  The file is parsed as
+    # one chunk, whose arrays the parser grows in place and hands over: the data is in memory
+    # once (a concatenation of chunks would hold it twice).
+    whole = None
+    for whole in _parsed_chunks(path, _WHOLE_FILE, None if auto else n_features,
+                                zero_based=True if auto else bool(zero_based), dtype=dtype,
+                                multilabel=multilabel, keep_lines=False):
+        pass
+    if whole is None:
+        X, labels, numbers = sp.csr_matrix((0, 0), dtype=dtype), np.empty(0), None
+        y = [] if multilabel else labels
     else:
-        y = labels
+        X, labels, label_pointers, numbers, _ = whole
+        y = _targets(labels, label_pointers, multilabel)
     width = X.shape[1]
     if auto:
         if X.nnz and X.indices.min() > 0:
@@ -105,32 +107,16 @@ def load_libsvm(path: str | os.PathLike, n_features: int | None = None, *,
         if n_features is not None and width > n_features:
             first = int(np.flatnonzero(X.indices >= n_features)[0])
             row = int(np.searchsorted(X.indptr, first, side="right")) - 1
-            number = int(np.concatenate([c[3] for c in chunks])[row])
             raise FileFormatError(path, f"feature index out of range: the line needs "
                                   f"{int(X.indices[X.indptr[row]:X.indptr[row + 1]].max()) + 1}"
-                                  f" features, n_features={n_features}", number)
+                                  f" features, n_features={n_features}", int(numbers[row]))
     if n_features is None:
         width = max(width, 1)  # (scikit-learn's width for a file without a feature)
     X = sp.csr_matrix((X.data, X.indices, X.indptr),
-                      shape=(X.shape[0], width if n_features is None else n_features))
+                      shape=(X.shape[0], width if n_features is None else n_features),
+                      copy=False)
     X.has_sorted_indices = True
     return X, y
-
-
-def _stacked(blocks, dtype):
-    """The CSR row blocks ``blocks`` as one matrix, their arrays concatenated (scipy's vstack
-    goes through coordinates: three times the memory)."""
-    if not blocks:
-        return sp.csr_matrix((0, 0), dtype=dtype)
-    nnz = sum(b.nnz for b in blocks)
-    index_type = np.int32 if nnz <= _MAX_INDEX else np.int64
-    offsets = np.cumsum([0] + [b.nnz for b in blocks[:-1]])
-    indptr = np.concatenate([np.zeros(1, index_type)] + [
-        b.indptr[1:].astype(index_type) + offset for b, offset in zip(blocks, offsets)])
-    return sp.csr_matrix((np.concatenate([b.data for b in blocks]),
-                          np.concatenate([b.indices for b in blocks]).astype(index_type,
-                                                                             copy=False),
-                          indptr), shape=(indptr.shape[0] - 1, max(b.shape[1] for b in blocks)))
 
 
 def iter_libsvm_chunks(path: str | os.PathLike, chunk_size: int, n_features: int | None, *,
@@ -139,10 +125,11 @@ def iter_libsvm_chunks(path: str | os.PathLike, chunk_size: int, n_features: int
     """Stream a LIBSVM/SVMlight file in chunks of ``chunk_size`` rows.
 
     The compiled reader parses blocks of the file straight into each chunk's CSR arrays, so
-    only one chunk (and the blocks its lines lie in) is in memory: a file larger than memory
-    can be learned with ``partial_fit`` chunk by chunk, and doing so gives exactly the
-    model that one ``partial_fit`` on the whole file gives (an online learner sees the same
-    stream in the same order).
+    only one chunk's arrays are in memory (no text: standard input alone keeps the blocks its
+    chunk's lines lie in, for an error to quote): a file larger than memory can be learned with
+    ``partial_fit`` chunk by chunk, and doing so gives exactly the model that one
+    ``partial_fit`` on the whole file gives (an online learner sees the same stream in the
+    same order).
 
     Parameters
     ----------
@@ -243,15 +230,17 @@ def _located_chunks(path, chunk_size, n_features, *, zero_based=False, dtype=np.
             multilabel=multilabel, need_newline=need_newline,
             rows_before_fault=rows_before_fault):
         yield X, _targets(labels, label_pointers, multilabel), numbers, lines
+        X = labels = label_pointers = numbers = lines = None  # (the next chunk without it)
 
 
-def _next_block(handle, block, position):
-    """``(block, position, final)`` after reading the next bytes: the unread tail of ``block``
-    (from ``position``) followed by them, or ``final`` when the file has no more."""
+def _next_block(handle, block, position, offset=0):
+    """``(block, position, final, offset)`` after reading the next bytes: the unread tail of
+    ``block`` (from ``position``) followed by them, or ``final`` when the file has no more;
+    ``offset`` is where the block starts in the stream (``block``'s own given)."""
     more = handle.read(_BLOCK)
     if more:
-        return block[position:] + more, 0, False
-    return block, position, True
+        return block[position:] + more, 0, False, offset + position
+    return block, position, True, offset
 
 
 def _parsed_chunks(path, chunk_size, n_features, *, zero_based, dtype, multilabel,
@@ -261,21 +250,29 @@ def _parsed_chunks(path, chunk_size, n_features, *, zero_based, dtype, multilabe
     Standard input's last line must end with a newline (``need_newline``, by default for
     ``"-"`` only): a pipe whose writer was cut off would otherwise end with a shorter row
     (``1 1:0.`` of ``1 1:0.5``) learned as if whole.
+
+    ``lines[row]`` is a row's line as bytes.  A chunk of a file holds no text: its lines are
+    read again from the file, by their offsets, when asked for (an error quotes one), so that
+    a chunk in memory is its arrays alone.  A stream that cannot be read twice (standard input,
+    a file object) keeps the blocks its chunk's lines lie in, unless ``keep_lines`` is False
+    (a whole file read: ``lines`` is then None).
     """
     from ._svmlight import SvmlightParser
 
     if need_newline is None:
         need_newline = path == STDIN
+    again = _can_read_again(path)
     parser = SvmlightParser(-1 if n_features is None else int(n_features), zero_based,
-                            multilabel, need_newline, keep_lines)
-    block, position, final = b"", 0, False
+                            multilabel, need_newline, keep_lines and not again)
+    located = path if again else None
+    block, position, final, offset = b"", 0, False, 0
     with reading(path), open_binary(path) as handle:
         while True:
-            position = parser.parse(block, position, final, chunk_size)
+            position = parser.parse(block, position, final, chunk_size, offset)
             if parser.fault:
                 error = _fault(path, parser, n_features)
                 if rows_before_fault and parser.n_rows:
-                    X, *rest = _chunk(parser, n_features, dtype)
+                    X, *rest = _chunk(parser, n_features, dtype, located)
                     if n_features is None:  # (the bad line may have widened it)
                         X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(
                             X.shape[0], int(X.indices.max()) + 1 if X.nnz else 0))
@@ -283,21 +280,59 @@ def _parsed_chunks(path, chunk_size, n_features, *, zero_based, dtype, multilabe
                     yield (X, *rest)
                 raise error
             if parser.n_rows == chunk_size:
-                yield _chunk(parser, n_features, dtype)
+                yield _chunk(parser, n_features, dtype, located)
                 continue
             if final:
                 break
-            block, position, final = _next_block(handle, block, position)
+            block, position, final, offset = _next_block(handle, block, position, offset)
     if parser.n_rows:
-        yield _chunk(parser, n_features, dtype)
+        yield _chunk(parser, n_features, dtype, located)
 
 
-def _chunk(parser, n_features, dtype):
-    data, indices, indptr, labels, label_pointers, numbers, lines, width = parser.take(dtype)
+def _can_read_again(path):
+    """Whether ``path`` names a file (which can be read again), not a stream."""
+    return path != STDIN and isinstance(path, (str, bytes, os.PathLike))
+
+
+def _chunk(parser, n_features, dtype, located):
+    """The chunk ``parser`` holds as ``(X, labels, label_pointers, numbers, lines)``; the lines
+    of the file ``located`` are read again from it (when it is not None)."""
+    (data, indices, indptr, labels, label_pointers, numbers, starts, stops, lines,
+     width) = parser.take(dtype)
     width = width if n_features is None else n_features
     X = sp.csr_matrix((data, indices, indptr), shape=(numbers.shape[0], width), copy=False)
     X.has_sorted_indices = True  # (the reader refuses indices out of order)
+    if located is not None:
+        lines = _LinesReadAgain(located, starts, stops)
     return X, labels, label_pointers, numbers, lines
+
+
+class _LinesReadAgain:
+    """The lines of a chunk's rows, as bytes, read again from their file by their offsets in
+    it (after decompression) when asked for: an error quotes one, and a chunk holds no text.
+    (The file is read up to the line: slow for a line deep in a compressed file, but only an
+    error asks.)"""
+
+    def __init__(self, path, starts, stops):
+        self.path, self.starts, self.stops = path, starts, stops
+        self.last = (None, None)
+
+    def __len__(self):
+        return len(self.starts)
+
+    def __getitem__(self, row):
+        if self.last[0] == row:
+            return self.last[1]
+        start, stop = int(self.starts[row]), int(self.stops[row])
+        with open_binary(self.path) as handle:
+            while start > 0:
+                skipped = len(handle.read(min(start, _BLOCK)))
+                if not skipped:
+                    break
+                start -= skipped
+            line = handle.read(stop - int(self.starts[row]))
+        self.last = (row, line)
+        return line
 
 
 def _targets(labels, label_pointers, multilabel):
@@ -362,7 +397,7 @@ def libsvm_labels(path, multilabel=False):
             lines += read
             if final:
                 break
-            block, position, final = _next_block(handle, block, position)
+            block, position, final, _ = _next_block(handle, block, position)
     return sorted(v for v in found if np.isfinite(v))
 
 

@@ -1,7 +1,7 @@
-"""A LIBSVM stream read in chunks with the lines of the chunk in use kept, so that a value a
-consumer cannot take is an error naming the file, the line and the token — as the reader names
-a line it cannot parse — not a row of some chunk.  The command line's streaming commands read
-their DATA through it.
+"""A LIBSVM stream read in chunks with the lines of the chunk in use at hand (found again in the
+file by their offsets, or kept for standard input), so that a value a consumer cannot take is
+an error naming the file, the line and the token — as the reader names a line it cannot parse —
+not a row of some chunk.  The command line's streaming commands read their DATA through it.
 """
 import contextlib
 
@@ -17,7 +17,7 @@ LISTED = 20
 
 class LocatedSource:
     """DATA (a LIBSVM file, or ``-`` for standard input) read in chunks, with the lines of the
-    chunk in use kept: a value a command cannot take is then an error naming the file, the line
+    chunk in use at hand: a value a command cannot take is then an error naming the file, the line
     and the token, as the reader names a line it cannot parse (not a row of some chunk).
 
     Iterating yields ``(X, y)``: ``y`` a list of label tuples if ``multilabel``, else labels as
@@ -54,6 +54,8 @@ class LocatedSource:
                                                     rows_before_fault=self.rows_before_fault):
             self.X, self.numbers, self.lines = X, numbers, lines
             yield X, (y if self.multilabel else whole_number_labels(y))
+            # the chunk used: the next one is parsed without it in memory
+            X = y = numbers = lines = self.X = self.numbers = self.lines = None
         self.X = self.numbers = self.lines = None  # (an error after the stream is no row's)
 
     def error(self, row, problem):

@@ -11,7 +11,6 @@ import tarfile
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from ._files import FileFormatError, reading
 
@@ -317,7 +316,10 @@ def _indicator(documents, names):
 def _vectorize(train_texts, y_train, test_texts, y_test, names, vectorizer):
     if not train_texts:
         raise ValueError("the corpus has no training documents")
-    vectorizer = TfidfVectorizer() if vectorizer is None else vectorizer
+    if vectorizer is None:
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        vectorizer = TfidfVectorizer()
     X_train = vectorizer.fit_transform(train_texts)
     X_test = vectorizer.transform(test_texts) if test_texts else X_train[:0]
     return TextDataset(X_train, y_train, X_test, y_test, names, vectorizer)

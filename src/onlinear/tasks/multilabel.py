@@ -3,7 +3,6 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.preprocessing import MultiLabelBinarizer
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d
 
@@ -147,6 +146,8 @@ class Multilabel(Labels):
             if unknown:
                 raise ValueError(f"y contains labels that are not in classes_ "
                                  f"{self.classes.tolist()}: {unknown}")
+            from sklearn.preprocessing import MultiLabelBinarizer  # (label sets only)
+
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 y = MultiLabelBinarizer(classes=self.classes.tolist()).fit_transform(y)

@@ -1,0 +1,80 @@
+"""The streaming commands import what they use: ``import onlinear`` imports no estimator (nor
+scikit-learn) until one is asked for, and ``onlinear train`` / ``predict`` / ``evaluate``
+import scikit-learn's base without pandas and without the parts of scikit-learn (or the
+plotting, distributed and data-download modules of onlinear) they never call."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+# the parts a command reading LIBSVM text into a linear model never needs
+NOT_NEEDED = ("pandas", "pyarrow", "matplotlib", "dask", "distributed", "river",
+              "sklearn.preprocessing", "sklearn.feature_extraction", "sklearn.metrics",
+              "sklearn.datasets", "sklearn.model_selection", "sklearn.linear_model",
+              "onlinear.harness", "onlinear.plots", "onlinear.distributed", "onlinear.metrics",
+              "onlinear.cli.compare", "onlinear.cli.run")
+
+COMMANDS = textwrap.dedent("""
+    import sys
+    from onlinear.cli import main
+    NOT_NEEDED = {not_needed!r}
+    for arguments in (["train", "pa1", "data.svm", "--save", "m", "--quiet"],
+                      ["predict", "m", "data.svm", "--output", "p.txt"],
+                      ["evaluate", "m", "data.svm"]):
+        try:
+            main(arguments)
+        except SystemExit as done:
+            assert not done.code, arguments
+    print(sorted(m for m in sys.modules if m.startswith(NOT_NEEDED)))
+    print("sklearn.base" in sys.modules)
+""")
+
+
+def _python(code, cwd):
+    env = {k: v for k, v in os.environ.items() if k != "ONLINEAR_TRACEBACK"}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=600)
+
+
+def test_the_streaming_commands_import_only_what_they_use(tmp_path):
+    (tmp_path / "data.svm").write_text("1 1:1 2:0.5\n2 2:1\n3 1:-1 3:1\n1 1:0.9\n" * 10)
+    done = _python(COMMANDS.format(not_needed=NOT_NEEDED), tmp_path)
+    assert done.returncode == 0, done.stderr
+    imported, base = done.stdout.splitlines()[-2:]
+    assert imported == "[]"
+    assert base == "True"  # (the estimators are scikit-learn's: its base is imported)
+    assert "accuracy: " in done.stdout and (tmp_path / "p.txt").exists()
+
+
+def test_import_onlinear_imports_no_estimator_until_one_is_asked_for(tmp_path):
+    done = _python(textwrap.dedent("""
+        import sys
+        import onlinear
+        print("sklearn" in sys.modules, "onlinear.estimators" in sys.modules)
+        model = onlinear.PassiveAggressive()
+        from onlinear import *  # noqa: F403
+        print("sklearn" in sys.modules, type(model).__name__, MIRA.__name__,
+              onlinear.make("pa1").get_params()["slack"], "make" in dir(onlinear))
+    """), tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False", "True", "PassiveAggressive", "MIRA",
+                                   "linear", "True"]
+
+
+def test_pandas_imports_as_usual_after_a_command(tmp_path):
+    pytest.importorskip("pandas")
+    (tmp_path / "data.svm").write_text("1 1:1\n2 2:1\n" * 5)
+    done = _python(textwrap.dedent("""
+        from onlinear.cli import main
+        try:
+            main(["train", "pa", "data.svm", "--save", "m", "--quiet"])
+        except SystemExit as done:
+            assert not done.code
+        import pandas
+        from sklearn.utils._dataframe import is_df_or_series
+        print(is_df_or_series(pandas.DataFrame({"a": [1]})))
+    """), tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1] == "True"
