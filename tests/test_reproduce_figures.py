@@ -163,3 +163,24 @@ def test_the_averaged_hypothesis_is_the_mean_of_the_chunk_ends():
     final = classes[np.argmax(X_test @ model.coef_.T + getattr(model, "intercept_", 0.0),
                               axis=1)]
     assert np.any(final != predicted)
+
+
+def test_source_changes_name_what_a_section_of_an_older_commit_misses():
+    """The report's Source line says, for each run's commit, which source files differ from
+    the assembly's checkout (here: this test's own checkout)."""
+    import subprocess
+    from pathlib import Path
+
+    from onlinear.reproduce._framework import source_changes, source_commit
+
+    assert source_changes("0000000000000000") is None  # not a commit: git cannot tell
+    if source_commit() == "not a git checkout":  # an installed copy: nothing to compare
+        assert source_changes("HEAD") is None
+        return
+    here = Path(reproduce.__file__).resolve().parent
+    root = subprocess.run(["git", "rev-list", "--max-parents=0", "HEAD"], cwd=here,
+                          capture_output=True, text=True, check=True).stdout.split()[0]
+    # the first commit had no reproduction package: its files all differ since
+    assert "src/onlinear/reproduce/yang_jin_ye.py" in source_changes(root)
+    # a described commit names its hash after "-g" (a tag before it) or alone
+    assert source_changes(f"v0-1-g{root[:12]}") == source_changes(root)

@@ -821,6 +821,29 @@ def source_commit():
     return done.stdout.strip()
 
 
+def source_changes(commit):
+    """The files of the package's source (``src/``) that differ between ``commit`` (as
+    :func:`source_commit` records it) and the checkout this package runs from, committed or
+    not: what a section run at an older commit may miss.  None when git cannot tell (not a
+    checkout, an unknown commit)."""
+    import subprocess
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    base = str(commit).removesuffix("-dirty").rsplit("-g", 1)[-1]
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=here,
+                             capture_output=True, text=True, timeout=20)
+        done = subprocess.run(["git", "diff", "--name-only", base, "--", "src"],
+                              cwd=top.stdout.strip() or here, capture_output=True, text=True,
+                              timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if top.returncode != 0 or done.returncode != 0:
+        return None
+    return done.stdout.split()
+
+
 _CHECKSUMS = {}
 
 
