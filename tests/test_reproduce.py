@@ -299,8 +299,10 @@ def test_yang_jin_ye():
     runs = fig1.tables["runs"]
     # the three learners, a second reading of IELLIP beside them (quick mode: one) and the
     # classical method (§2.3)
+    # (and the averaged hypothesis of the paper's three on the same runs)
     assert {r["algorithm"] for r in runs} == {"PA", "MIRA", "IELLIP", "IELLIP (t=updates, (15))",
-                                              "CELLIP"}
+                                              "CELLIP", "PA (averaged)", "MIRA (averaged)",
+                                              "IELLIP (averaged)"}
     assert not any("t=updates" in c.statement for c in fig1.claims)
     # volatility: median and range of every learner's last-epoch errors over the seeds
     usps = next(n for n in fig1.notes if n.startswith("usps: test error after epoch 3"))
@@ -455,6 +457,18 @@ def test_summary_counts_far_off_and_marks_few_seeds():
     assert "(median 2.0, 1.0–3.0)" in markdown
     text = reproduce.report([result])
     assert "| **total** |" in text and "far off" in text
+    # a full run of fewer than 10 seeds states what 10 would take at its pace: 1 s / 3 seeds
+    assert result.few_seeds_line().startswith("† 3 seeds: 10 would take about 0 min at this "
+                                              "run's 0 s per seed")
+    slow = Result(reproduce.describe("amit-fig7"), False, [0, 1], Table([], COMPARISON_COLUMNS),
+                  [], {}, [], 600.0)
+    assert "10 would take about 50 min at this run's 300 s per seed" in slow.few_seeds_line()
+    assert slow.few_seeds_line() in slow.to_markdown()
+    enough = Result(reproduce.describe("amit-fig7"), False, list(range(10)),
+                    Table([], COMPARISON_COLUMNS), [], {}, [], 600.0)
+    quick_run = Result(reproduce.describe("amit-fig7"), True, [0], Table([], COMPARISON_COLUMNS),
+                       [], {}, [], 1.0)
+    assert enough.few_seeds_line() == quick_run.few_seeds_line() == ""
 
 
 def test_seed_numbers():
@@ -478,6 +492,21 @@ def test_seeds_named_by_a_count_a_list_or_a_range():
                      ("1,-1", "non-negative"), ("", "is not a count")):
         with pytest.raises(ValueError, match=why):
             parse_seeds(bad)
+
+
+def test_the_readme_seeds_examples_are_accepted_forms():
+    """Every ``--seeds`` of the README's examples parses, and the range examples its comments
+    call the same seeds are the same seeds."""
+    import re
+
+    from onlinear.reproduce import parse_seeds
+
+    readme = open(os.path.join(os.path.dirname(__file__), os.pardir, "README.md")).read()
+    given = re.findall(r"--seeds (\S+)", readme)
+    assert len(given) >= 4
+    parsed = {text: parse_seeds(text) for text in given}
+    assert parsed["10:20"] == parsed["10-19"] == list(range(10, 20))
+    assert parsed["3,5,8"] == [3, 5, 8]
 
 
 def test_a_report_from_results_saved_by_an_older_version_is_judged_anew(tmp_path):

@@ -360,6 +360,10 @@ class Experiment:
         Seeded orders in quick mode.
     opt_in : bool
         A long run that ``--all`` leaves out unless ``--long`` is given (it runs when named).
+    figure_values : str
+        For an experiment whose paper prints no numbers (a figure only): what of the figure's
+        plotted values the paper's text gives, and so what is drawn beside ours (a note of
+        every run); empty for an experiment compared with printed numbers.
     """
 
     id: str
@@ -371,6 +375,7 @@ class Experiment:
     default_seeds: int = 5
     quick_seeds: int = 2
     opt_in: bool = False
+    figure_values: str = ""
 
     @property
     def citation(self):
@@ -476,6 +481,8 @@ class Result:
                  f"*{mode}; {len(self.seeds)} seeded orders (seeds {_seed_text(self.seeds)}); "
                  f"wall time {self.seconds:.1f} s; {self.summary()}.*", "",
                  f"Provenance: {self.provenance_line()}.", ""]
+        if self.few_seeds_line():
+            lines += [self.few_seeds_line(), ""]
         if len(self.comparison):
             lines += [_comparison_markdown(self.comparison), ""]
             lines += _per_seed_markdown(self.comparison)
@@ -490,6 +497,18 @@ class Result:
             lines += [f"- {note}" for note in self.notes] + [""]
         lines += ["<details><summary>Protocol</summary>", "", e.protocol, "", "</details>", ""]
         return "\n".join(lines)
+
+    def few_seeds_line(self):
+        """For a full run of fewer than :data:`ENOUGH_SEEDS` seeds (its verdicts marked †), the
+        time that more seeds would take at this run's pace — what kept the count down; ``""``
+        otherwise."""
+        n = len(self.seeds)
+        if self.quick or n >= ENOUGH_SEEDS:
+            return ""
+        pace = self.seconds / n
+        return (f"† {n} seeds: {ENOUGH_SEEDS} would take about "
+                f"{pace * ENOUGH_SEEDS / 60:.0f} min at this run's {pace:.0f} s per seed (its "
+                "set-up counted in every seed), the reason this experiment keeps fewer.")
 
     def to_text(self):
         """The result as plain text, for the terminal."""
@@ -611,6 +630,16 @@ def _per_seed_markdown(table):
     return lines + ["", "</details>", ""]
 
 
+FIGURE_VALUES_NOTE = "The paper's values read from the figure:"
+"""How the note on a figure-only experiment's readable values begins
+(:attr:`Experiment.figure_values`)."""
+
+CAPTION_ONLY = ("none. The text of the paper available to us holds this figure's caption only "
+                "(no axis tick labels; its text states no plotted value) and the figure's image "
+                "is not available, so no value of the paper is drawn beside ours: only the "
+                "claims of its text are tested.")
+"""The :attr:`Experiment.figure_values` of a figure whose paper text holds its caption only."""
+
 COMPARISON_COLUMNS = ["group", "item", "quantity", "paper", "digits", "ours", "sd", "n",
                       "values", "seeds", "difference", "relative", "sigma", "z", "noise", "tolerance",
                       "verdict", "ordering", "test_size", "source"]
@@ -637,8 +666,11 @@ def execute(experiment, quick=False, seeds=None):
         if "seeds" not in c and len(_values(c.get("values"))) == len(seed_list):
             c["seeds"] = ";".join(map(str, seed_list))
     comparison = Table(cells, COMPARISON_COLUMNS)
+    notes = list(outcome.notes)
+    if experiment.figure_values:
+        notes.append(f"{FIGURE_VALUES_NOTE} {experiment.figure_values}")
     return Result(experiment, quick, seed_list, comparison, list(outcome.claims),
-                  dict(outcome.tables), list(outcome.notes), seconds, outcome.figure,
+                  dict(outcome.tables), notes, seconds, outcome.figure,
                   record["machine"], record, dict(outcome.shown))
 
 
@@ -787,6 +819,29 @@ def source_commit():
     if done.returncode != 0 or not done.stdout.strip():
         return "not a git checkout"
     return done.stdout.strip()
+
+
+def source_changes(commit):
+    """The files of the package's source (``src/``) that differ between ``commit`` (as
+    :func:`source_commit` records it) and the checkout this package runs from, committed or
+    not: what a section run at an older commit may miss.  None when git cannot tell (not a
+    checkout, an unknown commit)."""
+    import subprocess
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    base = str(commit).removesuffix("-dirty").rsplit("-g", 1)[-1]
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=here,
+                             capture_output=True, text=True, timeout=20)
+        done = subprocess.run(["git", "diff", "--name-only", base, "--", "src"],
+                              cwd=top.stdout.strip() or here, capture_output=True, text=True,
+                              timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if top.returncode != 0 or done.returncode != 0:
+        return None
+    return done.stdout.split()
 
 
 _CHECKSUMS = {}

@@ -17,6 +17,7 @@ from ._framework import (
     SAME_ORDERING,
     VERDICT_RULE,
     VERDICTS,
+    source_changes,
     source_commit,
     verdict,
 )
@@ -82,6 +83,18 @@ def save(result, out):
     return [out / name for name in names]
 
 
+def _changes_text(commits):
+    """What of the package's source differs between each run's commit and the assembly's
+    (:func:`source_changes`), one clause per commit."""
+    parts = []
+    for commit in commits:
+        changed = source_changes(commit)
+        parts.append(f"{commit}: " + ("git cannot tell" if changed is None else
+                                      "no source file differs" if not changed else
+                                      "differs in " + ", ".join(f"`{c}`" for c in changed)))
+    return "; ".join(parts) + "."
+
+
 def report(results, path=None, *, command="onlinear reproduce --all --report docs/reproduction.md"):
     """The markdown reproduction report of ``results`` (a list of :class:`Result`): how to
     regenerate it, the verdict rule, a summary table with wall times, then every experiment's
@@ -117,7 +130,8 @@ def report(results, path=None, *, command="onlinear reproduce --all --report doc
         "and the protocol with every choice the paper leaves open.", "",
         f"**Source.** The runs were made at commit {', '.join(commits)}; this report was "
         f"assembled at commit {source_commit()}. A section whose commit differs from the "
-        "current one is stale until regenerated.", "",
+        "current one is stale until regenerated, unless nothing it runs changed since: "
+        + _changes_text(commits), "",
         "**Verdict rule.** " + VERDICT_RULE, "",
         "**Wall times** are those of the runs that produced the results, on "
         + "; ".join(sorted({r.machine for r in results if r.machine}) or ["an unrecorded machine"])

@@ -15,7 +15,8 @@ import numpy as np
 from ..data import make_simplex_blocks
 from ..tables import Table
 from ..registry import AMIT
-from ._framework import Claim, Experiment, Outcome, paired_test, unpaired_test, weakest
+from ._framework import (CAPTION_ONLY, Claim, Experiment, Outcome, paired_test, unpaired_test,
+                         weakest)
 from ._protocol import figure, load, make, mean, rng
 
 ADDITIVE = ("simperc", "conproj", "simproj", "simopt", "maxpa")
@@ -301,13 +302,16 @@ EXPERIMENTS = [
     Experiment("amit-fig7", AMIT, "Fig. 7 (block size)",
                "Synthetic blocks: imperfect trials of the simultaneous projections and MaxPA, "
                "additive and multiplicative, against the block size", fig7_block_size,
-               (), default_seeds=10, quick_seeds=2),
+               (), default_seeds=10, quick_seeds=2,
+               figure_values=CAPTION_ONLY),
     Experiment("amit-fig8", AMIT, "Fig. 8 (sparsity, blocks of 5 and 20)",
                "Synthetic blocks: imperfect trials against the number of relevant features",
-               fig8_sparsity, (), default_seeds=10, quick_seeds=2),
+               fig8_sparsity, (), default_seeds=10, quick_seeds=2,
+               figure_values=CAPTION_ONLY),
     Experiment("amit-fig9", AMIT, "Fig. 9 (label noise, blocks of 5 and 20)",
                "Synthetic blocks: imperfect trials against the label-noise rate",
-               fig9_noise, (), default_seeds=10, quick_seeds=2),
+               fig9_noise, (), default_seeds=10, quick_seeds=2,
+               figure_values=CAPTION_ONLY),
 ]
 
 

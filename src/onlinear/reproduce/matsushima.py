@@ -11,7 +11,7 @@ import numpy as np
 
 from ..tables import Table
 from ..registry import MATSUSHIMA
-from ._framework import Claim, Experiment, Outcome, paired_test, weakest
+from ._framework import CAPTION_ONLY, Claim, Experiment, Outcome, paired_test, weakest
 from ._protocol import cell, figure, make, mean, require, rng, shipped, subset
 
 # Column names of the paper's tables → registered algorithms.  "Perc" is not defined in the
@@ -1207,10 +1207,12 @@ EXPERIMENTS = [
                quick_seeds=1),
     Experiment("matsushima-fig1", MATSUSHIMA, "Fig. 1",
                "Cumulative mistakes and updates of one pass over USPS at C = 0.001, exact and "
-               "printed formulas", fig1_usps, ("usps",), default_seeds=10),
+               "printed formulas", fig1_usps, ("usps",), default_seeds=10,
+               figure_values=CAPTION_ONLY),
     Experiment("matsushima-fig2", MATSUSHIMA, "Fig. 2",
                "Accumulated loss and success rate of one pass over USPS at C = 0.001",
-               fig2_usps, ("usps",), default_seeds=10),
+               fig2_usps, ("usps",), default_seeds=10,
+               figure_values=CAPTION_ONLY),
     Experiment("matsushima-table6-text", MATSUSHIMA, "Table 6 (rows Reuters, News20) and Fig. 3",
                "Peak test error over 40 epochs of the online learners on Reuters-21578 and 20 "
                "Newsgroups, and the accuracy through the epochs on 20 Newsgroups",
