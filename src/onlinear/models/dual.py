@@ -31,6 +31,7 @@ from .._core.kernel import kernel_row, kernel_self
 from ..kernels import CALLABLE, gram
 from ..rules.layout import FIRST_RULE_ROW, SCALE
 from .invariants import check_scale_range, check_size
+from .primal import grow_rule_outputs
 from .protocol import Model
 
 _NO_WEIGHTS = np.empty(0)
@@ -243,21 +244,7 @@ class DualModel(Model):
         """New outputs get zero coefficients, zero averaging sums and a lazy scale of 1; refused
         (before anything changes) for a binary rule's one output and the rules that keep a
         per-output record of their run."""
-        name = self.config["name"]
-        if self.coef.shape[1] == 1:
-            raise ValueError(f"{name} learns two classes with one weight vector (a binary "
-                             "rule): a third class would change what every weight means. Give "
-                             "every class from the start.")
-        if self.config["state_rows"] != FIRST_RULE_ROW:
-            raise ValueError(f"{name}'s rule keeps a record of its run per class (a bound over "
-                             "the examples seen), which a new class does not have. Give every "
-                             "class from the start.")
-        for array_name in ("coef", "acc", "avg_scale_sum", "state"):
-            array = getattr(self, array_name)
-            grown = np.zeros((*array.shape[:-1], n_outputs), dtype=array.dtype)
-            grown[..., where] = array
-            setattr(self, array_name, grown)
-        self.state[SCALE, np.setdiff1d(np.arange(n_outputs), where)] = 1.0
+        grow_rule_outputs(self, ("coef", "acc", "avg_scale_sum", "state"), n_outputs, where)
 
     def grow_features(self, n_features, old):
         """New features are zero coordinates of every support pattern: the kernel values of

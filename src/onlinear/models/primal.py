@@ -289,26 +289,12 @@ class PrimalModel(Model):
         """New outputs get zero weights, a lazy scale of 1 and zero averaging sums; refused
         (before anything changes) for the multiplicative family, a binary model's one output
         and the rules that keep a per-output record of their run."""
-        name = self.config["name"]
         if self.config["step_kind"] != primal.ADDITIVE:
-            raise ValueError(f"{name} cannot add classes: its weights are positive and "
-                             "normalized over the classes. Give every class from the start.")
-        if self.weights.shape[1] == 1:
-            raise ValueError(f"{name} learns two classes with one weight vector (a binary "
-                             "rule): a third class would change what every weight means. Give "
-                             "every class from the start.")
-        if self.config["state_rows"] != FIRST_RULE_ROW:
-            raise ValueError(f"{name}'s rule keeps a record of its run per class (a bound over "
-                             "the examples seen), which a new class does not have. Give every "
-                             "class from the start.")
-        for name in self.array_names:
-            array = getattr(self, name)
-            if name == "counts":
-                continue
-            grown = np.zeros((*array.shape[:-1], n_outputs), dtype=array.dtype)
-            grown[..., where] = array
-            setattr(self, name, grown)
-        self.state[SCALE, np.setdiff1d(np.arange(n_outputs), where)] = 1.0
+            raise ValueError(f"{self.config['name']} cannot add classes: its weights are "
+                             "positive and normalized over the classes. Give every class from "
+                             "the start.")
+        grow_rule_outputs(self, [name for name in self.array_names if name != "counts"],
+                          n_outputs, where)
 
     def grow_features(self, n_features, old):
         """New features get zero weights (exactly the model started that wide: an additive
@@ -353,3 +339,25 @@ class PrimalModel(Model):
         out.state[SIZE_ANCHOR] = 0.0
         out.counts = np.sum([m.counts for m in models], axis=0).astype(np.int64)
         return out
+
+
+def grow_rule_outputs(model, names, n_outputs, where):
+    """Widen the arrays ``names`` of a rule's ``model`` (primal or dual: its last axis the
+    outputs) to ``n_outputs`` columns, the old ones at ``where``, the new ones zero with a lazy
+    scale of 1; refused (before anything changes) for a binary rule's one output and the rules
+    that keep a per-output record of their run (``config["state_rows"]`` beyond the engine's)."""
+    name = model.config["name"]
+    if model.state.shape[1] == 1:
+        raise ValueError(f"{name} learns two classes with one weight vector (a binary rule): a "
+                         "third class would change what every weight means. Give every class "
+                         "from the start.")
+    if model.config["state_rows"] != FIRST_RULE_ROW:
+        raise ValueError(f"{name}'s rule keeps a record of its run per class (a bound over the "
+                         "examples seen), which a new class does not have. Give every class "
+                         "from the start.")
+    for array_name in names:
+        array = getattr(model, array_name)
+        grown = np.zeros((*array.shape[:-1], n_outputs), dtype=array.dtype)
+        grown[..., where] = array
+        setattr(model, array_name, grown)
+    model.state[SCALE, np.setdiff1d(np.arange(n_outputs), where)] = 1.0
