@@ -68,8 +68,8 @@ class _PrimalLearner(_RuleFacts, _ModelHolding):
     def _check_started_form(self):
         """Raise if ``average`` was changed after the model started (:meth:`fit` restarts it
         with the new value)."""
-        started = self.model_.config["average"]
-        if started != bool(getattr(self, "average", False)):
+        if self._average_changed():
+            started = self.model_.config["average"]
             raise ValueError(
                 f"average={self.average} was set after the model started "
                 f"{'with' if started else 'without'} averaging: fit restarts the model "

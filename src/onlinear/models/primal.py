@@ -120,12 +120,6 @@ class PrimalModel(Model):
         check_primal_store(self.weights, self.state,
                            self.config["step_kind"] != primal.ADDITIVE)
 
-    def __deepcopy__(self, memo):
-        twin = super().__deepcopy__(memo)
-        for name in ("_example",):
-            twin.__dict__.pop(name, None)
-        return twin
-
     def __setattr__(self, name, value):
         if name in self.array_names or name == "config":  # (the per-example round holds both)
             self.__dict__.pop("_example", None)
