@@ -356,7 +356,7 @@ def test_mixing_shards_of_a_data_frame_and_of_libsvm_files_on_the_workers(client
 
 @pytest.mark.parametrize("name, reason", [
     ("kernel-pa", "kernel"), ("cellip", "ellipsoid"), ("multiplicative", "multiplicatively"),
-    ("romma", "certificate"), ("mc-romma", "certificate"), ("simproj", "primal engine"),
+    ("romma", "certificate"), ("mc-romma", "certificate"), ("simproj", "simultaneous projections"),
     ("arow", "Gaussian"), ("cw", "Gaussian"), ("ftrl", "step sizes"), ("adagrad", "step sizes"),
 ])
 def test_models_that_cannot_be_averaged_are_refused(name, reason):

@@ -18,11 +18,9 @@ GROWABLE = [("pa", {}), ("perceptron-max", {}), ("kesler", {}), ("mira", {}),
 
 def _output_arrays(model):
     """Copies of the arrays whose last axis is the outputs (one column per class)."""
-    held = getattr(model, "model_", None)
-    if held is None:  # (the simultaneous projections keep their weights themselves)
-        return {"_weights": model._weights.copy()}
-    skip = {"counts", "support", "support_sq"}  # (not per output)
-    return {name: array.copy() for name, array in held.arrays().items() if name not in skip}
+    skip = {"counts", "support", "support_sq", "scale"}  # (not per output)
+    return {name: array.copy() for name, array in model.model_.arrays().items()
+            if name not in skip}
 
 
 @pytest.mark.parametrize("name, params", GROWABLE)

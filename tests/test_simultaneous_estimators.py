@@ -51,8 +51,8 @@ def _scores_in_engine_order(model, x, n_outputs):
     scores = np.zeros(n_outputs)
     for i, v in enumerate(x):
         if v != 0.0:
-            scores += model._weights[i] * v
-    return scores * model._scale[0]
+            scores += model.model_.weights[i] * v
+    return scores * model.model_.scale[0]
 
 
 def _state(model):
@@ -65,6 +65,9 @@ def _same_state(a, b):
     for key in a:
         if isinstance(a[key], np.ndarray):
             np.testing.assert_array_equal(a[key], b[key])
+        elif key == "model_":  # (the block model: its arrays and its configuration)
+            _same_state(a[key].arrays(), b[key].arrays())
+            _same_state(a[key].config, b[key].config)
         else:
             assert a[key] == b[key] or (a[key] is b[key]), key
 

@@ -53,7 +53,7 @@ import numpy as np
 
 cimport numpy as cnp
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport calloc, free, malloc
 
 from ..rules.simultaneous cimport (UPDATE_ADDITIVE, UPDATE_MULTIPLICATIVE, N_PARAMS, OPTIMAL, P_C,
                                    P_DECOMPOSE, P_GAMMA, P_MAX_ITER, P_MAX_RULE, P_TOL, SIMOPT,
@@ -66,7 +66,8 @@ from ..solvers.block_dual cimport (DENSE_GRAM, KESLER_GRAM, ORDINAL_GRAM, DualSc
 from ._counting cimport count_trial
 from ._sweeps cimport onlinear_simd_init
 from ._store cimport (SCALE_HIGH, SCALE_LOW, Layout, add_outer, add_row, column_dots, dot,
-                      exp_step, fold_positive, index_t, mass, nonzeros, real_x, row_accepted)
+                      exp_step, fold_positive, index_t, mass, nonzeros, real_x, row_accepted,
+                      row_ok)
 
 from ..rules import simultaneous as _rules
 
@@ -1011,6 +1012,227 @@ def learn_one_labelset(idx, vals, relevant, double[:, ::1] W, double[::1] scale,
         if scores[p] > scores[best] or scores[p] != scores[p]:
             best = p
     return best
+
+
+cdef class BlockRowRound:
+    """``learn_one``'s trial of one row on a started general-block model (§2, one prototype)
+    in one compiled call: the model's arrays checked once, the trial's scratch held, so that a
+    call checks only its row and label (:class:`LabelSetRound` says how rows are taken).
+
+    ``y`` is the label's index: 1 the positive side (+1), 0 the negative one (−1).  Returns the
+    index predicted before the trial (1 where the score ω·x is positive), the very trial a
+    one-row :func:`run_blocks_sparse` plays, or −1 having changed nothing."""
+    cdef object arrays
+    cdef double *w
+    cdef double *scale
+    cdef double *params
+    cdef Py_ssize_t d
+    cdef int64_t *counts
+    cdef int scheme, kind, exponent
+    cdef Work wk
+    cdef _Block holder
+    cdef int64_t *index
+
+    def __cinit__(self, *args, **kwargs):
+        self.index = NULL
+
+    def __dealloc__(self):
+        free(self.index)
+
+    def __init__(self, double[::1] w, double[::1] scale, int scheme, int kind,
+                 double[::1] params, int64_t[::1] counts, int exponent):
+        cdef Py_ssize_t j
+        _check_kind(scheme, kind)
+        if scale.shape[0] < 1 or params.shape[0] < N_PARAMS - 1 \
+                or counts.shape[0] < _N_TRIAL_COUNTS:
+            raise ValueError(f"the scale is an array of one entry, params has {N_PARAMS - 1} "
+                             f"or more entries (make_params), counts {N_TRIAL_COUNTS}")
+        self.arrays = (w, scale, params, counts)
+        self.d = w.shape[0]
+        self.w = &w[0] if self.d else NULL
+        self.scale, self.params, self.counts = &scale[0], &params[0], &counts[0]
+        self.scheme, self.kind, self.exponent = scheme, kind, exponent
+        self.holder = _make_work(&self.wk, 1, self.d, self.d, 1,
+                                 kind == UPDATE_ADDITIVE and (scheme == OPTIMAL
+                                                              or scheme == SOPOPO))
+        self.index = <int64_t *>malloc((self.d + 1) * sizeof(int64_t))
+        if self.index == NULL:
+            raise MemoryError()
+        for j in range(self.d):  # (a dense row's columns)
+            self.index[j] = j
+
+    cdef Py_ssize_t _counted(self, double label, Py_ssize_t n_mistakes, bint updated):
+        count_trial(self.counts, NULL, 0, 1, n_mistakes, updated)
+        # the score before the trial: its margin y·scale·(ω·x), y = ±1
+        return 1 if label * self.wk.margin[0] > 0.0 else 0
+
+    def dense(self, x, Py_ssize_t y):
+        cdef const double[::1] row
+        cdef double label = 1.0 if y == 1 else -1.0
+        cdef Py_ssize_t n_mistakes
+        cdef bint updated
+        if (type(x) is not np.ndarray or x.dtype != np.float64 or x.ndim != 1
+                or x.shape[0] != self.d or not x.flags.c_contiguous or not 0 <= y <= 1):
+            return -1
+        row = x
+        if self.d == 0 or not row_ok(&row[0], self.d, self.exponent):
+            return -1
+        with nogil:
+            updated = _general_trial(True, self.d, &row[0], <const int64_t *>self.index,
+                                     <const int64_t *>NULL, 0, 1, &label, <const int64_t *>NULL,
+                                     <const double *>NULL, self.w, self.scale, self.scheme,
+                                     self.kind, self.params, self.wk.lam, &self.wk,
+                                     &n_mistakes)
+        return self._counted(label, n_mistakes, updated)
+
+    def sparse(self, indptr, indices, data, Py_ssize_t y):
+        cdef const int32_t[::1] columns
+        cdef const double[::1] values
+        cdef Py_ssize_t n, p, n_mistakes
+        cdef int32_t ptr[2]
+        cdef double label = 1.0 if y == 1 else -1.0
+        cdef bint updated
+        if (data.dtype != np.float64 or indices.dtype != np.int32 or indptr.shape[0] != 2
+                or indptr[0] != 0 or not 0 <= y <= 1):
+            return -1
+        columns, values = indices, data
+        n = values.shape[0]
+        if columns.shape[0] != n or indptr[1] != n or n > self.d:
+            return -1
+        if n and not row_ok(&values[0], n, self.exponent):
+            return -1
+        for p in range(n):  # (canonical: increasing, within the width)
+            if not 0 <= columns[p] < self.d or (p and columns[p] <= columns[p - 1]):
+                return -1
+        ptr[0], ptr[1] = 0, n
+        with nogil:
+            updated = _general_trial(False, self.d, &values[0] if n else <const double *>NULL,
+                                     &columns[0] if n else <const int32_t *>NULL,
+                                     <const int32_t *>ptr, 0, 1, &label, <const int64_t *>NULL,
+                                     <const double *>NULL, self.w, self.scale, self.scheme,
+                                     self.kind, self.params, self.wk.lam, &self.wk,
+                                     &n_mistakes)
+        return self._counted(label, n_mistakes, updated)
+
+
+cdef class LabelSetRound:
+    """``learn_one``'s multiclass trial on a started label-set model in one compiled call: the
+    model's arrays checked once, when the object is made, and the trial's scratch held (its
+    pairs: the true label against each other one), so that a call checks only its row and
+    label — as :class:`onlinear._core.row_pass.RowRound` does for the row engines.
+
+    ``dense(x, y)`` takes a 1-D C-contiguous float64 row of the model's width (all its values,
+    zeros included, as :func:`learn_one_labelset` gets a dense row), ``sparse(indptr, indices,
+    data, y)`` a one-row canonical CSR matrix's arrays (int32 indices, float64 values, within
+    the width); ``y`` is the index of the true label.  Each returns the index of the top score
+    before the trial (ties: the lowest), the very trial :func:`learn_one_labelset` plays on
+    that row with the relevance row ``e_y``, or −1 having changed nothing — a row of another
+    kind or width, not finite or of a norm outside ``[2^-e, 2^e]`` (``e = exponent``), or a
+    label outside the model — so that the caller's general path takes the call and names the
+    problem."""
+    cdef object arrays
+    cdef double *W
+    cdef double *scale
+    cdef double *params
+    cdef Py_ssize_t n_params, d, m
+    cdef int64_t *counts
+    cdef Layout L
+    cdef int scheme, kind, exponent
+    cdef Work wk
+    cdef _Block holder
+    cdef int64_t *idx
+    cdef double *vals
+    cdef uint8_t *relevance
+
+    def __cinit__(self, *args, **kwargs):
+        self.idx = NULL
+        self.vals = NULL
+        self.relevance = NULL
+
+    def __dealloc__(self):
+        free(self.idx)
+        free(self.vals)
+        free(self.relevance)
+
+    def __init__(self, double[:, ::1] W, double[::1] scale, int scheme, int kind,
+                 double[::1] params, int64_t[::1] counts, int exponent):
+        cdef Py_ssize_t j
+        _check_kind(scheme, kind)
+        if scale.shape[0] < 1 or params.shape[0] < N_PARAMS - 1 \
+                or counts.shape[0] < _N_TRIAL_COUNTS or W.shape[1] < 1:
+            raise ValueError(f"the scale is an array of one entry, params has {N_PARAMS - 1} "
+                             f"or more entries (make_params), counts {N_TRIAL_COUNTS}, and "
+                             "the weights a column per label")
+        self.arrays = (W, scale, params, counts)
+        self.d, self.m = W.shape[0], W.shape[1]
+        self.W = &W[0, 0] if self.d else NULL
+        self.scale, self.params, self.counts = &scale[0], &params[0], &counts[0]
+        self.n_params = params.shape[0]
+        self.L.n, self.L.m, self.L.sj, self.L.sr = self.d, self.m, self.m, 1
+        self.scheme, self.kind, self.exponent = scheme, kind, exponent
+        self.holder = _make_work(&self.wk, self.m - 1, 0, self.d, self.m, False)
+        self.idx = <int64_t *>malloc((self.d + 1) * sizeof(int64_t))
+        self.vals = <double *>malloc((self.d + 1) * sizeof(double))
+        self.relevance = <uint8_t *>calloc(self.m, 1)
+        if self.idx == NULL or self.vals == NULL or self.relevance == NULL:
+            raise MemoryError()
+        for j in range(self.d):  # (a dense row's columns)
+            self.idx[j] = j
+
+    cdef Py_ssize_t _trial(self, const int64_t *idx, const double *vals, Py_ssize_t nnz,
+                           Py_ssize_t y):
+        cdef Py_ssize_t k, n_mistakes, best = 0, p
+        cdef bint updated
+        cdef double *scores = self.wk.scores
+        if not 0 <= y < self.m:
+            return -1
+        self.relevance[y] = 1
+        with nogil:
+            updated = _labelset_trial(idx, vals, nnz, self.relevance, self.W, self.L,
+                                      self.scale, self.scheme, self.kind, self.params,
+                                      self.n_params, &self.wk, &k, &n_mistakes,
+                                      <const double *>NULL)
+        self.relevance[y] = 0
+        count_trial(self.counts, NULL, 0, k, n_mistakes, updated)
+        for p in range(1, self.m):  # np.argmax: the first maximum, NaN above every number
+            if scores[best] != scores[best]:
+                break
+            if scores[p] > scores[best] or scores[p] != scores[p]:
+                best = p
+        return best
+
+    def dense(self, x, Py_ssize_t y):
+        cdef const double[::1] row
+        if (type(x) is not np.ndarray or x.dtype != np.float64 or x.ndim != 1
+                or x.shape[0] != self.d or not x.flags.c_contiguous):
+            return -1
+        row = x
+        if self.d == 0 or not row_ok(&row[0], self.d, self.exponent):
+            return -1
+        return self._trial(self.idx, &row[0], self.d, y)
+
+    def sparse(self, indptr, indices, data, Py_ssize_t y):
+        cdef const int32_t[::1] columns
+        cdef const double[::1] values
+        cdef Py_ssize_t n, p, best
+        if (data.dtype != np.float64 or indices.dtype != np.int32 or indptr.shape[0] != 2
+                or indptr[0] != 0):
+            return -1
+        columns, values = indices, data
+        n = values.shape[0]
+        if columns.shape[0] != n or indptr[1] != n or n > self.d:
+            return -1
+        if n and not row_ok(&values[0], n, self.exponent):
+            return -1
+        for p in range(n):  # (canonical: increasing, within the width)
+            if not 0 <= columns[p] < self.d or (p and columns[p] <= columns[p - 1]):
+                return -1
+            self.idx[p] = columns[p]
+            self.vals[p] = values[p]
+        best = self._trial(self.idx, self.vals, n, y)
+        for p in range(n):  # (a dense row's columns again)
+            self.idx[p] = p
+        return best
 
 
 def indicator_relevance(y, bint calibrated, unsigned char[::1] out):

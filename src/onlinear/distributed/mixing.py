@@ -77,9 +77,7 @@ def check_mixable(model):
         model.stream(sp.csr_matrix((1, 1)), np.zeros(1, dtype=np.int64), classes=[0, 1])
     held = getattr(model, "model_", None)
     if held is None:
-        raise TypeError(f"{name} is not trained by a rule of the primal engine (its model "
-                        "carries more than weights: e.g. the simultaneous projections' "
-                        "layout), so it cannot be mixed.")
+        raise TypeError(f"{name} holds no model object (model_), so it cannot be mixed.")
     if held.mixing_refusal:
         raise TypeError(f"{name} cannot be mixed: {held.mixing_refusal}.")
     if not isinstance(held, PrimalModel):

@@ -1020,6 +1020,11 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             if predicted is not None:
                 self.__dict__["_fast"] = fast  # (a failed call keeps none)
                 return predicted
+        return self._learn_one_general(x, y, classes)
+
+    def _learn_one_general(self, x, y, classes):
+        """:meth:`learn_one`'s general path: start the model, grow classes, check the row and
+        the label, and play the round (:meth:`_learn_one_index`)."""
         if not hasattr(self, "classes_"):
             with self._unchanged_on_error():
                 classes = self._first_classes(classes, "learn_one")

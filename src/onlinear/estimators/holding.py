@@ -88,13 +88,13 @@ class _ModelHolding(OnlineLinearClassifier):
 
     def _restore_derived(self):
         self.__dict__.pop("_data_weight_dtype", None)
-        self._task = self._make_task()
-        self._dense_index = np.arange(self.n_features_in_ + self._constant())
         loaded = self.__dict__.pop("_loaded_arrays", None)
         if loaded is not None:  # (a file's arrays: a new model holds them)
             n_outputs, n_features = self._model_shape()
             self.model_ = self._model_class(self._model_config(n_outputs, n_features))
             self.model_.restore(loaded)
+        self._task = self._make_task()  # (after the model: a task may read its layout)
+        self._dense_index = np.arange(self.n_features_in_ + self._constant())
         self._configure()
 
     def _check_model(self):

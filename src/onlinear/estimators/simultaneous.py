@@ -28,6 +28,7 @@ and ``n_constraint_mistakes_`` (per constraint, as the experiments of §9 count 
 """
 from __future__ import annotations
 
+import types
 import warnings
 from numbers import Real
 from typing import Any, Self
@@ -37,19 +38,17 @@ from numpy.typing import ArrayLike, NDArray
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .._core import blocks as block_engine
-from .._core.rows import csr_arrays, read_only_rows
+from ..models.block import BlockModel, OrdinalModel
 from ..rules import simultaneous as rules
 from ..tasks import Blocks, Multiclass, Multilabel, Ordinal
 from ..tasks.multilabel import classes_of, read_one, read_targets
 from .base import MatrixLike, OnlineLinearClassifier
-from ..models.invariants import check_counters, check_scale_range, check_size
-from .checks import (_DTYPES, canonical_csr, check_class_labels, check_memory, check_rows,
-                     row_norm, row_scale_error)
+from .checks import _DTYPES, canonical_csr, check_class_labels, check_rows
+from .holding import _ModelHolding
 
 __all__ = ["SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", "BlockLearner"]
 
@@ -59,15 +58,24 @@ SCHEME_NAMES = tuple(rules.SCHEMES)
 # the engine's counters (onlinear._core.blocks: trials, imperfect, constraint mistakes,
 # constraints, updates)
 _TRIALS, _IMPERFECT, _CONSTRAINT_MISTAKES, _CONSTRAINTS, _UPDATES = range(5)
-_NO_FLAGS = np.empty(0, dtype=np.int8)
-_NO_WEIGHTS = np.empty(0)
 #: targets that are not one class label (label sets, indicator rows: learn_one's general path)
 _NOT_A_LABEL = (set, frozenset, list, tuple, np.ndarray)
 
 
-class _Simultaneous(OnlineLinearClassifier):
-    """What the three estimators share: the scheme and its hyperparameters, the engine's
-    counters, epochs and shuffling.  Subclasses define ``_start``, ``_encode``, ``_run``.
+def _documented(function, doc):
+    """A copy of ``function`` with the docstring ``doc``."""
+    copy = types.FunctionType(function.__code__, function.__globals__, function.__name__,
+                              function.__defaults__, function.__closure__)
+    vars(copy).update(vars(function))
+    copy.__doc__, copy.__annotations__ = doc, dict(function.__annotations__)
+    copy.__kwdefaults__, copy.__qualname__ = function.__kwdefaults__, function.__qualname__
+    return copy
+
+
+class _Simultaneous(_ModelHolding):
+    """What the three estimators share: the scheme and its hyperparameters, the block model
+    (:class:`onlinear.models.block.BlockModel`) and its counters, epochs and shuffling.
+    Subclasses define ``_start``, ``_encode``, ``_run``.
 
     ``sample_weight`` (label sets and ranks; the block learner weighs its rows by
     ``coupling``) scales an example's budget: its trial solves the problem of the scheme with
@@ -85,14 +93,23 @@ class _Simultaneous(OnlineLinearClassifier):
         "max_rule": [StrOptions({"hinge", "distance"})],
     }
     _kind = rules.UPDATE_ADDITIVE
+    _model_class = BlockModel
+    #: the block model's task (:data:`onlinear.models.block.TASKS`)
+    _block_task = "blocks"
 
     def _rule_params(self):
         return rules.make_params(C=self.C, gamma=getattr(self, "gamma", 0.5),
                                  max_rule=self.max_rule,
                                  decompose=getattr(self, "decompose", "none"))
 
-    def _configure(self):
-        self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
+    def _model_config(self, n_outputs, n_features):
+        return {"task": self._block_task, "scheme": self._scheme, "kind": self._kind,
+                "params": np.ascontiguousarray(self._rule_params(), dtype=np.float64),
+                "name": type(self).__name__}
+
+    def _n_outputs(self, n_classes):
+        """One prototype (the label sets' estimator: a column per label)."""
+        return 1
 
     @property
     def _scheme(self):
@@ -106,55 +123,9 @@ class _Simultaneous(OnlineLinearClassifier):
                              "defines no exact solver for the KL projection); use an additive "
                              "update or another scheme.")
 
-    def _new_counts(self):
-        self._counts = np.zeros(5, dtype=np.int64)
-
     def _check_class_growth(self):
         raise ValueError(f"{type(self).__name__} cannot add classes (a rank order, or the two "
                          "sides of a block, is fixed). Give every class from the start.")
-
-    def _model_arrays(self):
-        # a single prototype ω (ordinal, blocks); the classifier has one column per label
-        return {"_weights": ((self.n_features_in_ + self._constant(),), np.float64),
-                "_scale": ((1,), np.float64), "_counts": ((5,), np.int64)}
-
-    def _check_growable(self):
-        if self._kind == rules.UPDATE_MULTIPLICATIVE:
-            raise ValueError(f"{type(self).__name__} with update='multiplicative' cannot grow "
-                             "new features: its weights are normalized over all the features. "
-                             "Fix the number of features in advance.")
-
-    def _model_width(self):
-        return self._weights.shape[0]
-
-    def _widen_features(self, n_features, old):
-        """New features (after the ``old`` first, before the constant feature) get zero
-        weights."""
-        weights = self._weights
-        added = np.zeros((n_features - old, *weights.shape[1:]), dtype=weights.dtype)
-        self._weights = np.ascontiguousarray(np.concatenate([weights[:old], added,
-                                                             weights[old:]]))
-
-    def _check_model(self):
-        """The counters in order; the additive form's scale 1 (it never rescales); the
-        multiplicative form's weights positive and its scale ``1/mass`` of them, in the
-        engine's range (:func:`~onlinear.estimators.invariants.check_scale_range`); the true
-        weights' norm finite."""
-        check_counters(self.n_seen_, self.n_mistakes_, self.n_updates_)
-        scale = getattr(self, "_scale", np.ones(1))
-        with np.errstate(over="ignore", invalid="ignore"):
-            if not np.isfinite(np.sum(np.square(self._weights))
-                               * scale[0] * scale[0]):
-                raise ValueError("_weights: the weights' norm overflows (weights too large for "
-                                 "the engine).")
-        if self._kind != rules.UPDATE_MULTIPLICATIVE:
-            if np.any(scale != 1.0):
-                raise ValueError("_scale: the additive form's scale is 1 (it never rescales).")
-            return
-        if not (np.all(self._weights > 0.0) and np.all(scale > 0.0)):
-            raise ValueError("_weights: a multiplicative model's weights must be positive.")
-        check_scale_range("_scale", scale)
-        check_size("_scale (1 / the weights' mass)", 1.0 / scale[0], self._weights.sum())
 
     @property
     def intercept_(self):
@@ -164,7 +135,7 @@ class _Simultaneous(OnlineLinearClassifier):
         n_rows = np.atleast_2d(self.coef_).shape[0]
         if not self._constant():
             return np.zeros(n_rows)
-        return np.atleast_1d(self._weights[-1] * self._scale[0])[:n_rows].copy()
+        return np.atleast_1d(self.model_.coefficients()[-1])[:n_rows].copy()
 
     # ------------------------------------------------------------------ diagnostics
     def _count(self, index):
@@ -360,6 +331,8 @@ default="simproj"
         self.warm_start = warm_start
         self.verbose = verbose
 
+    _block_task = "labelsets"
+
     @property
     def _kind(self):
         return rules.UPDATE_MULTIPLICATIVE if self.update == "multiplicative" else rules.UPDATE_ADDITIVE
@@ -368,7 +341,7 @@ default="simproj"
     def _calibrated(self):
         """Does the model hold a threshold label (decided when training starts: a later
         set_params(threshold=...) changes the prediction rule, not the model's columns)."""
-        return self.multilabel_ and self._weights.shape[1] == self.classes_.shape[0] + 1
+        return self.multilabel_ and self.model_.weights.shape[1] == self.classes_.shape[0] + 1
 
     # ------------------------------------------------------------------ labels
     def _targets(self, y):
@@ -384,7 +357,7 @@ default="simproj"
         if not self.multilabel_:
             return Multiclass(self.classes_)
         if calibrated is None:  # a started model: its columns say (set_params may have changed
-            calibrated = self._weights.shape[1] > self.classes_.shape[0]  # threshold since)
+            calibrated = self.model_.weights.shape[1] > self.classes_.shape[0]  # threshold since)
         return Multilabel(self.classes_, self._label_kind, calibrated)
 
     def _start(self, classes, n_features):
@@ -394,23 +367,18 @@ default="simproj"
             raise ValueError(
                 f"{type(self).__name__} needs at least two classes; got {classes.shape[0]} class: "
                 f"{classes.tolist()}.")
-        self.classes_ = classes
         self.multilabel_ = multilabel
         if not multilabel:
             self._label_kind = "multiclass"
+        self.classes_ = classes
         self._task = self._make_task(calibrated=self._calibrated_for(multilabel))
-        self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
-        k = classes.shape[0] + (1 if self._calibrated_for(multilabel) else 0)
-        check_memory(8 * n_features * k, type(self).__name__,
-                     f"its weights ({n_features:,} features × {k:,} labels × 8 bytes)")
+        self._start_model(self._n_outputs(classes.shape[0]), n_features)
         self._dense_index = np.arange(n_features)
-        if self._kind == rules.UPDATE_MULTIPLICATIVE:
-            self._weights = np.ones((n_features, k))
-            self._scale = np.array([1.0 / (n_features * k)])
-        else:
-            self._weights = np.zeros((n_features, k))
-            self._scale = np.array([1.0])
-        self._new_counts()
+
+    def _n_outputs(self, n_classes):
+        """A column per label, and the calibration label's (multilabel, ``threshold=
+        "calibrated"``, decided when the model starts)."""
+        return n_classes + (1 if self._calibrated_for(self.multilabel_) else 0)
 
     _model_scalars = {**_Simultaneous._model_scalars, "multilabel_": bool, "_label_kind": str}
 
@@ -423,11 +391,6 @@ default="simproj"
                                  f"{self.classes_.tolist()!r:.200}.")
         else:
             super()._check_classes()
-
-    def _model_arrays(self):
-        arrays = super()._model_arrays()
-        k = self.classes_.shape[0] + (1 if self._calibrated_for(self.multilabel_) else 0)
-        return {**arrays, "_weights": ((self.n_features_in_ + self._constant(), k), np.float64)}
 
     def _check_model(self):
         if self._label_kind not in ("multiclass", "sets", "indicator") or (
@@ -480,33 +443,9 @@ default="simproj"
             raise ValueError(f"{name} learns indicator rows of a fixed width (one column per "
                              "label): to add labels, learn label sets.")
 
-    def _grow_outputs(self, n_labels, where):
-        # the labels' columns move to their sorted places; the threshold label stays last
-        old = self.classes_.shape[0]
-        threshold = self._weights.shape[1] > old
-        grown = np.zeros((self._weights.shape[0], n_labels + threshold))
-        grown[:, where] = self._weights[:, :old]
-        if threshold:
-            grown[:, -1] = self._weights[:, -1]
-        self._weights = grown
-
     # ------------------------------------------------------------------ training
     def _run(self, X, relevance, order, flags=None, sample_weight=None):
-        flags = _NO_FLAGS if flags is None else flags
-        order = np.ascontiguousarray(order, dtype=np.int64)
-        model = (self._weights, self._scale, self._scheme, self._kind, self._params,
-                 self._counts, flags, _NO_WEIGHTS if sample_weight is None else sample_weight)
-        if sp.issparse(X):
-            block_engine.run_labelsets_sparse(*csr_arrays(X), relevance, order, *model)
-            return
-        # the pass checks each dense row from the ‖x‖² its scores sum (no sweep over X before
-        # it), on copies of the arrays it writes, kept if every row is accepted
-        work = tuple(a.copy() if i in (0, 1, 5) else a for i, a in enumerate(model))
-        bad = block_engine.run_labelsets_dense(read_only_rows(X), relevance, order, *work)
-        if bad >= 0:  # the pass refused row `bad` and changed nothing
-            check_rows(X, type(self).__name__)  # raises the error of X's first bad row
-            raise row_scale_error(row_norm(X[bad]), bad)  # (a norm at the range's edge)
-        self._weights, self._scale, self._counts = work[0], work[1], work[5]
+        self.model_.learn(X, relevance, order, flags, sample_weight)
 
     def _prepare(self, X, y, classes, method):
         """:meth:`OnlineLinearClassifier._prepare` for the three kinds of targets: ``y`` 1-D
@@ -539,10 +478,20 @@ default="simproj"
             raise ValueError(f"the model was started on {self._label_kind} targets; got "
                              f"{kind} targets.")
 
-    def learn_one(self, x: MatrixLike, y: Any, classes: ArrayLike | None = None) -> Any:
-        """Learn one example and return the prediction made *before* the update (a label for
-        multiclass; for multilabel, the predicted label set as an indicator row, or a tuple of
-        labels for label-set targets).  ``y`` is a label, an indicator row or a label set."""
+    # the protocol's learn_one itself (its fast path, no extra call per example), documented
+    # for these targets
+    learn_one = _documented(OnlineLinearClassifier.learn_one, """Learn one example and return
+        the prediction made *before* the update (a label for multiclass; for multilabel, the
+        predicted label set as an indicator row, or a tuple of labels for label-set targets).
+        ``y`` is a label, an indicator row or a label set; ``classes`` is required on the first
+        call.""")
+
+    def _build_fast(self, dense):
+        # a multiclass stream's trial in one compiled call (the block model's round); a
+        # multilabel target is no single label
+        return None if self.multilabel_ else super()._build_fast(dense)
+
+    def _learn_one_general(self, x, y, classes):
         task = self.__dict__.get("_task")
         if classes is not None and task is not None and self._known_classes(classes):
             classes = None  # the model's own: nothing to check or grow
@@ -550,7 +499,7 @@ default="simproj"
                 and not isinstance(y, _NOT_A_LABEL)):
             # the multiclass stream's path: one label, a started model, nothing else to check
             idx, vals = self._one_row(x)
-            relevance = np.zeros(self._weights.shape[1], dtype=np.uint8)
+            relevance = np.zeros(self.model_.weights.shape[1], dtype=np.uint8)
             relevance[task.index_of(y)] = 1
             return self.classes_[self._learn_one_round(idx, vals, relevance)]
         if (task is not None and task.name == "multilabel" and task.form == "indicator"
@@ -558,10 +507,10 @@ default="simproj"
                 and y.shape[0] == task.classes.shape[0] and y.dtype.kind in "biuf"):
             # the indicator stream's path, likewise (a value other than 0/1 takes the general
             # path, which names it)
-            relevance = np.empty(self._weights.shape[1], dtype=np.uint8)
+            relevance = np.empty(self.model_.weights.shape[1], dtype=np.uint8)
             if block_engine.indicator_relevance(y, task.calibrated, relevance):
                 idx, vals = self._one_row(x)
-                scores = np.empty(self._weights.shape[1])
+                scores = np.empty(self.model_.weights.shape[1])
                 self._learn_one_round(idx, vals, relevance, scores)
                 return block_engine.indicator_prediction(scores, task.calibrated, self._cut)
         kind, y_block = self._one_target(y, classes)
@@ -599,7 +548,7 @@ default="simproj"
     def _learn_one_checked(self, idx, vals, relevance):
         """The compiled round on a checked row (column indices ``idx``, values ``vals``,
         relevance row), straight to the engine; the prediction made before it."""
-        scores = np.empty(self._weights.shape[1])
+        scores = np.empty(self.model_.weights.shape[1])
         top = self._learn_one_round(idx, vals, relevance, scores)
         if not self.multilabel_:
             return self.classes_[top]  # ties to the lowest index, as predict
@@ -608,11 +557,10 @@ default="simproj"
     def _learn_one_round(self, idx, vals, relevance, scores=None):
         """The compiled round; the index of the top score before it (``scores`` receives them
         all)."""
+        model = self.model_
         if scores is None:
-            scores = np.empty(self._weights.shape[1])
-        return block_engine.learn_one_labelset(idx, vals, relevance, self._weights, self._scale,
-                                               self._scheme, self._kind, self._params,
-                                               self._counts, scores)
+            scores = np.empty(model.weights.shape[1])
+        return model.learn_row(idx, vals, relevance, scores)
 
     @property
     def _cut(self):
@@ -633,7 +581,7 @@ default="simproj"
 
     # ------------------------------------------------------------------ prediction
     def _scores(self, X):
-        return safe_sparse_dot(X, self._weights) * self._scale[0]
+        return self.model_.scores(X)
 
     def _raw_scores(self, X):
         check_is_fitted(self)
@@ -676,7 +624,7 @@ default="simproj"
         """Predict one example (a label, or an indicator row / a tuple of labels)."""
         check_is_fitted(self)
         idx, vals = self._one_row(x, learning=False)
-        scores = (vals @ self._weights[idx]) * self._scale[0]
+        scores = self.model_.row_scores(idx, vals)
         if self.multilabel_:
             return self._task.predict_one(scores, self._cut)
         return self._task.predict(scores[None, :])[0]
@@ -693,7 +641,7 @@ default="simproj"
     @property
     def coef_(self):
         check_is_fitted(self)
-        weights = (self._weights[:self.n_features_in_] * self._scale[0]).T
+        weights = self.model_.coefficients()[:self.n_features_in_].T
         return weights[:self.classes_.shape[0]].copy()
 
     @property
@@ -701,7 +649,7 @@ default="simproj"
         check_is_fitted(self)
         if not self._calibrated:
             return None
-        return self._weights[:, -1] * self._scale[0]
+        return self.model_.coefficients()[:, -1]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -819,10 +767,12 @@ default="simproj"
                              f"{given.tolist()}.")
         return given
 
-    def _model_arrays(self):
-        arrays = super()._model_arrays()
-        del arrays["_scale"]
-        return {**arrays, "_thresholds": ((self.classes_.shape[0] - 1,), np.float64)}
+    _model_class = OrdinalModel
+    _block_task = "ordinal"
+
+    def _n_outputs(self, n_classes):
+        """The ranks (a prototype and ``n_classes − 1`` thresholds)."""
+        return n_classes
 
     def _check_classes(self):
         # the rank order, as given: distinct labels, not necessarily sorted
@@ -848,26 +798,14 @@ default="simproj"
                 f"{classes.tolist()}.")
         self.classes_ = classes
         self._task = self._make_task()
-        self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
-        check_memory(8 * n_features, type(self).__name__,
-                     f"its weights ({n_features:,} features × 8 bytes)")
-        self._weights = np.zeros(n_features)
-        self._thresholds = np.zeros(classes.shape[0] - 1)
+        self._start_model(classes.shape[0], n_features)
         self._dense_index = np.arange(n_features)
-        self._new_counts()
 
     def _make_task(self):
         return Ordinal(self.classes_)
 
     def _run(self, X, ranks, order, flags=None, sample_weight=None):
-        flags = _NO_FLAGS if flags is None else flags
-        order = np.ascontiguousarray(order, dtype=np.int64)
-        model = (self._weights, self._thresholds, self._scheme, self._params, self._counts,
-                 flags, _NO_WEIGHTS if sample_weight is None else sample_weight)
-        if sp.issparse(X):
-            block_engine.run_ordinal_sparse(*csr_arrays(X), ranks, order, *model)
-        else:
-            block_engine.run_ordinal_dense(read_only_rows(X), ranks, order, *model)
+        self.model_.learn(X, ranks, order, flags, sample_weight)
 
     def _prepare(self, X, y, classes, method):
         """:meth:`OnlineLinearClassifier._prepare` for ranks: the rank order (``classes`` here
@@ -904,9 +842,8 @@ default="simproj"
     def _learn_one_checked(self, idx, vals, rank):
         """The compiled round on a checked row, straight to the engine; the label predicted
         before it."""
-        thresholds = self._thresholds.copy()  # the prediction uses the thresholds before it
-        f = block_engine.learn_one_ordinal(idx, vals, rank, self._weights, self._thresholds,
-                                           self._scheme, self._params, self._counts)
+        thresholds = self.model_.thresholds.copy()  # (the prediction uses those before it)
+        f = self.model_.learn_row(idx, vals, rank)
         return self._task.predict(np.array([f]), thresholds)[0]
 
     # ------------------------------------------------------------------ prediction
@@ -914,34 +851,35 @@ default="simproj"
         check_is_fitted(self)
         X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
                                         reset=False))
-        return safe_sparse_dot(X, self._weights)
+        return self.model_.scores(X)
 
     def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """Two ranks: ``f − b_0`` (positive means ``classes_[1]``).  More: the cumulative
         scores ``Σ_{j<r} (f − b_j)`` of every rank r, shape (n_samples, n_classes), whose
         argmax is the predicted rank when the thresholds are ordered."""
         f = self._score(X)  # (checks that the model is fitted)
-        return self._task.cumulative_scores(f, self._thresholds)
+        return self._task.cumulative_scores(f, self.model_.thresholds)
 
     def predict(self, X: MatrixLike) -> NDArray:
         """The predicted labels (the rank of the score among the thresholds)."""
         f = self._score(X)
-        return self._task.predict(f, self._thresholds)
+        return self._task.predict(f, self.model_.thresholds)
 
     def predict_one(self, x: MatrixLike) -> Any:
         check_is_fitted(self)
         idx, vals = self._one_row(x, learning=False)
-        return self._task.predict(np.array([vals @ self._weights[idx]]), self._thresholds)[0]
+        model = self.model_
+        return self._task.predict(np.array([model.row_scores(idx, vals)]), model.thresholds)[0]
 
     @property
     def coef_(self):
         check_is_fitted(self)
-        return self._weights.copy()
+        return self.model_.coefficients()
 
     @property
     def thresholds_(self):
         check_is_fitted(self)
-        return self._thresholds.copy()
+        return self.model_.thresholds.copy()
 
 
 # ============================================================================= general blocks
@@ -1054,17 +992,8 @@ default="simproj"
                              f"class{'' if n == 1 else 'es'}: {classes.tolist()}.")
         self.classes_ = classes
         self._task = self._make_task()
-        self._params = np.ascontiguousarray(self._rule_params(), dtype=np.float64)
-        check_memory(8 * n_features, type(self).__name__,
-                     f"its weights ({n_features:,} features × 8 bytes)")
+        self._start_model(1, n_features)
         self._dense_index = np.arange(n_features)
-        if self._kind == rules.UPDATE_MULTIPLICATIVE:
-            self._weights = np.ones(n_features)
-            self._scale = np.array([1.0 / n_features])
-        else:
-            self._weights = np.zeros(n_features)
-            self._scale = np.array([1.0])
-        self._new_counts()
 
     def _check_classes(self):
         super()._check_classes()
@@ -1080,16 +1009,9 @@ default="simproj"
     _check_blocks = staticmethod(Blocks.check_blocks)
 
     def _run(self, X, labels, order, flags=None, blocks=None):
-        flags = _NO_FLAGS if flags is None else flags
         if blocks is None:
             blocks = self._check_blocks(X.shape[0], None, None, None)
-        order = np.ascontiguousarray(order, dtype=np.int64)
-        model = (*blocks, order, self._weights, self._scale, self._scheme, self._kind,
-                 self._params, self._counts, flags)
-        if sp.issparse(X):
-            block_engine.run_blocks_sparse(*csr_arrays(X), labels, *model)
-        else:
-            block_engine.run_blocks_dense(read_only_rows(X), labels, *model)
+        self.model_.learn(X, labels, order, flags, blocks=blocks)
 
     def fit(self, X: MatrixLike, y: ArrayLike, block_ptr: ArrayLike | None = None,
             parts: ArrayLike | None = None, coupling: ArrayLike | None = None) -> Self:
@@ -1180,8 +1102,14 @@ default="simproj"
         self._run(X, labels, np.zeros(1, dtype=np.int64), blocks=blocks)
         return predicted
 
-    def learn_one(self, x: MatrixLike, y: Any, classes: ArrayLike | None = None) -> Any:
-        """Learn a trial of one row (``x`` 1-D); returns the label predicted before."""
+    # the protocol's learn_one itself (its fast path: the block model's compiled one-row
+    # trial), documented for blocks
+    learn_one = _documented(OnlineLinearClassifier.learn_one, """Learn a trial of one row
+        (``x`` 1-D, or a one-row sparse matrix); returns the label predicted before it.
+        ``classes`` (the two labels) is required on the first call.""")
+
+    def _learn_one_general(self, x, y, classes):
+        """A one-row :meth:`learn_block`."""
         idx, vals = self._check_one(x, n_features=getattr(self, "n_features_in_", None))
         if self._constant():  # learn_block appends the constant feature itself
             idx, vals = idx[:-1], vals[:-1]
@@ -1191,7 +1119,7 @@ default="simproj"
 
     # ------------------------------------------------------------------ prediction
     def _scores(self, X):
-        return safe_sparse_dot(X, self._weights) * self._scale[0]
+        return self.model_.scores(X)
 
     def _predict_scores(self, scores):
         return self._task.predict(scores)
@@ -1212,12 +1140,12 @@ default="simproj"
     def predict_one(self, x: MatrixLike) -> Any:
         check_is_fitted(self)
         idx, vals = self._one_row(x, learning=False)
-        return self._predict_scores(np.array([vals @ self._weights[idx] * self._scale[0]]))[0]
+        return self._predict_scores(np.array([self.model_.row_scores(idx, vals)]))[0]
 
     @property
     def coef_(self):
         check_is_fitted(self)
-        return (self._weights[:self.n_features_in_] * self._scale[0])[None, :]
+        return self.model_.coefficients()[:self.n_features_in_][None, :]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -29,11 +29,13 @@ import numpy as np
 
 from .._core import confidence
 from .._core.counters import MISTAKES, SEEN, UPDATES
-from ..estimators.checks import check_memory
 from ..rules.confidence_table import has_weighted_form, parameter_vector, weighted_values
 from . import weighted_pass
 from .invariants import check_positive_definite
 from .protocol import Model
+
+# (onlinear.estimators.checks is imported where it is used: at the top, it would import the
+# estimators package, which imports this module)
 
 
 class GaussianModel(Model):
@@ -55,6 +57,7 @@ class GaussianModel(Model):
         layout = self.config["layout"]
         if layout != "diagonal":
             matrices = 1 if layout == "shared" else n_outputs
+            from ..estimators.checks import check_memory
             check_memory(8 * matrices * n_features ** 2, self.config["name"],
                          f"its covariance ({matrices:,} matrices of {n_features:,} × "
                          f"{n_features:,} float64 values)")

@@ -25,10 +25,12 @@ from sklearn.utils import check_random_state
 from .._core import ellipsoid as ee
 from .._core.counters import NO_PREDICTIONS
 from .._core.rows import csr_arrays, read_only_rows
-from ..estimators.checks import check_memory, check_rows, row_norm, row_scale_error
 from ..rules.layout import SCALE
 from .invariants import check_positive_definite
 from .protocol import Model
+
+# (onlinear.estimators.checks is imported where it is used: at the top, it would import the
+# estimators package, which imports this module)
 
 
 class MetricModel(Model):
@@ -49,6 +51,7 @@ class MetricModel(Model):
         if layout != ee.DIAGONAL:
             size = (n_outputs * n_features) ** 2 if layout == ee.STACKED else \
                 n_outputs * n_features ** 2
+            from ..estimators.checks import check_memory
             check_memory(8 * size, self.config["name"],
                          f"its metric ({size:,} float64 values: {n_features:,} features, "
                          f"{n_outputs:,} outputs)")
@@ -135,6 +138,7 @@ class MetricModel(Model):
             failed = ee.run_dense(layout, read_only_rows(X), targets, order, *work)
             if failed <= -2:  # row order[-2 - failed] was refused, and changed nothing
                 bad = int(order[-2 - failed])
+                from ..estimators.checks import check_rows, row_norm, row_scale_error
                 check_rows(X, self.config["name"])  # raises the error of X's first bad row
                 raise row_scale_error(row_norm(X[bad]), bad)  # (a norm at the range's edge)
             if failed < 0:

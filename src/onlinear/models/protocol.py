@@ -12,9 +12,8 @@ state — what :func:`onlinear.save` writes, what a failed call restores, what
 One implementation per family of engines: :class:`onlinear.models.primal.PrimalModel` (the
 weights of one compiled rule), :class:`onlinear.models.dual.DualModel` (a kernel expansion),
 :class:`onlinear.models.metric.MetricModel` (a centre and a metric per class: the ellipsoid
-methods), :class:`onlinear.models.gaussian.GaussianModel` and the adaptive learners' models;
-the simultaneous projections still keep their arrays on the estimator (``docs/design.md``
-tracks the move).
+methods), :class:`onlinear.models.gaussian.GaussianModel` and the adaptive learners' models,
+:class:`onlinear.models.block.BlockModel` (the simultaneous projections' prototype).
 
 >>> from onlinear.models.protocol import Model
 >>> sorted(name for name, member in vars(Model).items()  # the interface
