@@ -44,7 +44,7 @@ from libc.stdint cimport int32_t, int64_t
 from ..rules._step cimport step_function
 from ..rules.dispatch cimport compute_steps_c, step_of
 from ._counting cimport count_round
-from ._store cimport (RAW_SQNORM, SCALE, SIZE_ANCHOR, Layout, average_close_round,
+from ._store cimport (RAW_SQNORM, SCALE, SIZE_ANCHOR, Layout, average_close_round, row_ok,
                       average_rebase, index_t, keep_running, must_reanchor, must_rebase,
                       predict_index, real_x, scale_ok)
 
@@ -425,6 +425,80 @@ cdef class _Round:
 
     def model(self):
         return self.support, self.support_sq, self.coef, self.acc, self.d.n_support
+
+
+cdef class DualRowRound(_Round):
+    """``learn_one``'s round on a started kernel model in one compiled call (the dual model's
+    :meth:`~onlinear.models.protocol.Model.row_round`): the model's arrays checked and their
+    pointers taken once, so that a call checks only its row and label, as
+    :class:`onlinear._core.row_pass.RowRound` does for the row engines.
+
+    ``dense(x, y)`` takes a 1-D C-contiguous float64 row of the model's width, ``sparse(indptr,
+    indices, data, y)`` a one-row canonical CSR matrix's arrays (int32 indices, float64 values,
+    within the width; its values are scattered into a dense row, as the general path does);
+    each plays :func:`learn_one`'s round with no example weight and returns the label index
+    predicted before it, or −1 having changed nothing (a row of another kind or width, not
+    finite or of a norm outside ``[2^-e, 2^e]``, a label outside the model).  When the support
+    set grows, the new arrays are written into ``owner`` (the model's ``__dict__``), and
+    ``owner["n_support"]`` after every round."""
+    cdef object owner
+    cdef int exponent
+    cdef object scattered
+
+    def __init__(self, owner, Py_ssize_t n_support, int rule, params, int kind, kparams,
+                 int weight_mode, int exponent):
+        super().__init__(owner["support"], owner["support_sq"], owner["coef"], owner["acc"],
+                         n_support, rule, params, owner["state"], owner["avg_scale_sum"], kind,
+                         kparams, owner["counts"], weight_mode)
+        self.owner, self.exponent = owner, exponent
+        self.scattered = np.zeros(self.d.n_features)
+
+    cdef Py_ssize_t _round(self, const double *x, Py_ssize_t y):
+        cdef Py_ssize_t predicted
+        before = self.support
+        self.one(x, y, -1, NULL, 0, 1.0, &predicted)
+        owner = self.owner
+        if self.support is not before:  # (grown by doubling)
+            owner["support"], owner["support_sq"] = self.support, self.support_sq
+            owner["coef"], owner["acc"] = self.coef, self.acc
+        owner["n_support"] = self.d.n_support
+        return predicted
+
+    def dense(self, x, Py_ssize_t y):
+        cdef const double[::1] row
+        if (type(x) is not np.ndarray or x.dtype != np.float64 or x.ndim != 1
+                or x.shape[0] != self.d.n_features or not x.flags.c_contiguous
+                or not 0 <= y < max(self.d.m, 2)):
+            return -1
+        row = x
+        if self.d.n_features == 0 or not row_ok(&row[0], self.d.n_features, self.exponent):
+            return -1
+        return self._round(&row[0], y)
+
+    def sparse(self, indptr, indices, data, Py_ssize_t y):
+        cdef const int32_t[::1] columns
+        cdef const double[::1] values
+        cdef double[::1] dense = self.scattered
+        cdef Py_ssize_t n, p, predicted
+        if (data.dtype != np.float64 or indices.dtype != np.int32 or indptr.shape[0] != 2
+                or indptr[0] != 0 or not 0 <= y < max(self.d.m, 2)):
+            return -1
+        columns, values = indices, data
+        n = values.shape[0]
+        if columns.shape[0] != n or indptr[1] != n or n > self.d.n_features \
+                or self.d.n_features == 0:
+            return -1
+        if n and not row_ok(&values[0], n, self.exponent):
+            return -1
+        for p in range(n):  # (canonical: increasing, within the width)
+            if not 0 <= columns[p] < self.d.n_features or (p and columns[p] <= columns[p - 1]):
+                return -1
+        for p in range(n):
+            dense[columns[p]] = values[p]
+        predicted = self._round(&dense[0], y)
+        for p in range(n):
+            dense[columns[p]] = 0.0
+        return predicted
 
 
 cdef int _check_float64_c(array, int ndim, str name) except -1:

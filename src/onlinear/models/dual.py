@@ -28,7 +28,7 @@ from .._core import primal
 from .._core.primal import predict_index
 from .._core.rows import csr_arrays, read_only_rows
 from .._core.kernel import kernel_row, kernel_self
-from ..kernels import CALLABLE, gram
+from ..kernels import CALLABLE, POLY, gram
 from ..rules.layout import FIRST_RULE_ROW, SCALE
 from .invariants import check_scale_range, check_size
 from .primal import grow_rule_outputs
@@ -192,6 +192,17 @@ class DualModel(Model):
                                             weight_mode)
         self._store(*arrays)
         return predicted
+
+    def _make_round(self, exponent):
+        """``learn_one``'s compiled round (:class:`onlinear._core.kernel.DualRowRound`), for a
+        resolved kernel other than a Python callable (evaluated in Python) and the polynomial
+        one (whose rows the estimator checks for overflow first)."""
+        config = self.config
+        if config["kind"] is None or config["kind"] in (CALLABLE, POLY):
+            return None
+        return dual.DualRowRound(self.__dict__, self.n_support, config["rule"],
+                                 config["params"], config["kind"], config["kernel_params"],
+                                 primal.WEIGHT_NONE, exponent)
 
     # ------------------------------------------------------------------ predicting
     def dual_coefficients(self, average=None):

@@ -102,8 +102,9 @@ class Model:
         ``exponent``), made on first use and kept until an array is rebound; None if the
         family has none."""
         made = self.__dict__.get("_round")
-        if made is None or made[0] != exponent:
-            made = self.__dict__["_round"] = (exponent, self._make_round(exponent))
+        # (a shallow copy's dict holds its original's round: made again for the copy)
+        if made is None or made[0] != exponent or made[2] is not self:
+            made = self.__dict__["_round"] = (exponent, self._make_round(exponent), self)
         return made[1]
 
     def _make_round(self, exponent):
