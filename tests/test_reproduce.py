@@ -33,7 +33,7 @@ def test_every_paper_has_an_experiment_and_ids_are_unique():
     from onlinear import registry
 
     assert papers == {registry.CRAMMER_SINGER, registry.AMIT, registry.MATSUSHIMA,
-                      registry.YANG_JIN_YE, registry.BSHOUTY}
+                      registry.YANG_JIN_YE, registry.BSHOUTY, registry.SOL}
     assert len(IDS) == len(set(IDS)) == len(reproduce.EXPERIMENTS)
     for e in reproduce.list_experiments():
         assert e.protocol and "Quick mode" in e.protocol, e.id  # the docstring is the protocol

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from onlinear.reproduce import crammer_singer, matsushima, sigma
+from onlinear.reproduce import crammer_singer, matsushima, sigma, sol
 from onlinear.reproduce._framework import printed_digits
 
 TABLES = Path(__file__).with_name("paper_tables.txt")
@@ -167,3 +167,21 @@ def test_every_transcribed_line_is_in_the_papers_text():
                                   crammer_singer.TABLE5_LETTER_PRINTED)
                   for errors, sps in table.values() for v in errors + sps]
     assert "4.60" in everything and "4.0" in everything
+
+
+def test_sol_readme_table_is_the_printed_strings():
+    """Every number of SOL's README table (tests/sol_readme_table.txt, its lines verbatim) is
+    the string ``onlinear.reproduce.sol`` compares with: train and test accuracy and their ±,
+    for all 16 rows (the timing columns are not compared)."""
+    lines = [line for line in Path(__file__).with_name("sol_readme_table.txt").read_text(
+        encoding="utf-8").splitlines() if line and not line.startswith("#")]
+    assert lines[0].split()[:3] == ["algorithm", "train", "train"]
+    printed = {}
+    for line in lines[2:]:
+        name, *tokens = line.split()
+        numbers = [n for token in tokens for n in token.split("+/-")]
+        printed[name] = (numbers[0], numbers[1], numbers[4], numbers[5])
+    assert printed == sol.SOL_MNIST_PRINTED
+    assert len(printed) == 16 and printed["arow"][2] == "0.9226"
+    # in percent, with the printed digits: 0.9226 is 92.26 (rounding term ±0.005 points)
+    assert sol._percent("0.9226") == "92.26" and printed_digits(sol._percent("0.9226")) == 2

@@ -121,3 +121,30 @@ def scale_gamma(X):
         X = np.asarray(X, dtype=np.float64)
         variance = X.var()
     return float(1.0 / (X.shape[1] * variance)) if variance > 0 else 1.0
+
+
+def check_poly_squares(squares, kernel_params):
+    """Raise ``ValueError`` unless the polynomial kernel ``(γ‖x‖² + c₀)^p`` of each row with
+    itself (``squares``: the rows' ‖x‖²; ``kernel_params``: γ, c₀, p) is 0 or within the range
+    every rule can use, ``[2^-2e, 2^2e]`` with e the accepted rows' norm exponent
+    (:data:`onlinear._core.rows.ROW_NORM_EXPONENT`): ``|K(x, x')| ≤ √(K(x, x) K(x', x'))`` for
+    ``c₀ ≥ 0``, so every kernel value, ``1/K(x, x)`` and the scores stay finite, and no
+    ``K(x, x)`` underflows to 0, silently making x a zero row."""
+    from ._core.rows import ROW_NORM_EXPONENT
+
+    low, high = 2.0 ** (-2 * ROW_NORM_EXPONENT), 2.0 ** (2 * ROW_NORM_EXPONENT)
+    gamma, coef0, degree = kernel_params
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        base = gamma * squares + coef0
+        values = np.abs(base) ** degree
+        bound = (gamma * squares + abs(coef0)) ** degree
+    bad = ~((bound <= high) & ((values >= low) | (base == 0.0)))
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise ValueError(
+            f"the polynomial kernel (gamma={gamma:g}, coef0={coef0:g}, degree={degree:g}) "
+            f"overflows or underflows the usable float64 range on {int(bad.sum())} row(s) "
+            f"(first: row {row}, "
+            f"K(x, x) = {values[row]:.3g}; accepted: 0 or between 2^-"
+            f"{2 * ROW_NORM_EXPONENT} and 2^{2 * ROW_NORM_EXPONENT}): scale the data or "
+            f"lower gamma or degree.")

@@ -62,6 +62,7 @@ CRAMMER_LEE = "Crammer & Lee 2010, Learning via Gaussian herding"
 ORABONA_CRAMMER = "Orabona & Crammer 2010, New adaptive algorithms for online classification"
 DUCHI = "Duchi, Hazan & Singer 2011, Adaptive subgradient methods for online learning"
 MCMAHAN = "McMahan et al. 2013, Ad click prediction: a view from the trenches"
+SOL = ("Wu, Hoi et al. 2017, SOL: a library for scalable online learning algorithms (the library's README, Comparison of Online Learning Algorithms)")
 AMIT = ("Amit, Shalev-Shwartz & Singer 2008, Online learning of complex prediction problems using "
         "simultaneous projections")
 

@@ -108,11 +108,13 @@ class _ModelHolding(OnlineLinearClassifier):
     def _pass_can_fail(self, n_rows):
         return self.model_.pass_can_fail(n_rows)
 
-    def _run(self, X, y_index, order, predictions=None, sample_weight=None):
+    def _run(self, X, y_index, order, predictions=None, sample_weight=None, **context):
+        # (the pass's context, :meth:`_pass_context`: the model's own keywords, e.g. a kernel
+        # model's support slot of every row)
         if sample_weight is None:
-            self.model_.learn(X, y_index, order, predictions)
+            self.model_.learn(X, y_index, order, predictions, **context)
         else:
-            self.model_.learn(X, y_index, order, predictions, sample_weight)
+            self.model_.learn(X, y_index, order, predictions, sample_weight, **context)
 
     def _learn_one_index(self, idx, vals, label):
         if getattr(self, "class_weight", None) is None:

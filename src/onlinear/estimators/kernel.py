@@ -40,7 +40,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._core import primal as primal_engine
 from .._core.rows import ROW_NORM_EXPONENT
-from ..kernels import POLY, resolve, scale_gamma
+from ..kernels import POLY, check_poly_squares, resolve, scale_gamma
 from . import docstrings
 from .base import OnlineLinearClassifier, _Unweighted
 from .holding import _ModelHolding
@@ -323,18 +323,6 @@ class KernelLearner(_RuleFacts, _ModelHolding):
         if loaded is not None:
             self.model_.n_support = loaded
 
-    def _check_model(self):
-        """The dual store (:meth:`DualModel.check`), the kernel resolved (``gamma_`` present:
-        a started model has seen data), and the kernel of every support vector with itself in
-        the range the rules can use (:meth:`_check_finite_kernel`; the Gaussian's values are
-        in [0, 1] whatever gamma)."""
-        squares = self.model_.check()
-        if self._kind is None:
-            raise ValueError("gamma_: a started kernel model has resolved its kernel (gamma_ "
-                             "is missing).")
-        if self._kind == POLY:
-            self._check_poly_squares(squares)
-
     # ------------------------------------------------------------------ training
     def _pass_context(self, X):
         """Before a pass over ``X``: the kernel resolved (``gamma="scale"`` from the data of
@@ -345,9 +333,6 @@ class KernelLearner(_RuleFacts, _ModelHolding):
         self._ensure_kernel(X)
         self._check_finite_kernel(X)
         return {"row_slot": np.full(X.shape[0], -1, dtype=np.int64)}
-
-    def _run(self, X, y_index, order, predictions=None, row_slot=None, sample_weight=None):
-        self.model_.learn(X, y_index, order, predictions, sample_weight, row_slot)
 
     def _check_finite_kernel(self, X):
         """Refuse, before learning anything, rows on which the polynomial kernel leaves the
@@ -362,7 +347,7 @@ class KernelLearner(_RuleFacts, _ModelHolding):
             squares = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
         else:
             squares = np.einsum("ij,ij->i", X, X, dtype=np.float64)
-        self._check_poly_squares(squares)
+        check_poly_squares(squares, self._kernel_params)
 
     def _check_one_poly_row(self, x):
         """:meth:`_check_finite_kernel` of one dense row, in scalar arithmetic (the per-example
@@ -375,25 +360,7 @@ class KernelLearner(_RuleFacts, _ModelHolding):
         except OverflowError:
             value = bound = math.inf
         if not (bound <= _KERNEL_HIGH and (value >= _KERNEL_LOW or base == 0.0)):
-            self._check_poly_squares(np.array([square]))  # raises, with the full message
-
-    def _check_poly_squares(self, squares):
-        gamma, coef0, degree = self._kernel_params
-        low, high = _KERNEL_LOW, _KERNEL_HIGH
-        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-            base = gamma * squares + coef0
-            values = np.abs(base) ** degree
-            bound = (gamma * squares + abs(coef0)) ** degree
-        bad = ~((bound <= high) & ((values >= low) | (base == 0.0)))
-        if bad.any():
-            row = int(np.argmax(bad))
-            raise ValueError(
-                f"the polynomial kernel (gamma={gamma:g}, coef0={coef0:g}, degree={degree:g}) "
-                f"overflows or underflows the usable float64 range on {int(bad.sum())} row(s) "
-                f"(first: row {row}, "
-                f"K(x, x) = {values[row]:.3g}; accepted: 0 or between 2^-"
-                f"{2 * ROW_NORM_EXPONENT} and 2^{2 * ROW_NORM_EXPONENT}): scale the data or "
-                f"lower gamma or degree.")
+            check_poly_squares(np.array([square]), self._kernel_params)  # raises, with the full message
 
     def _learn_one_index(self, idx, vals, label):
         x = self._dense_row(idx, vals)

@@ -28,7 +28,7 @@ from .._core import primal
 from .._core.primal import predict_index
 from .._core.rows import csr_arrays, read_only_rows
 from .._core.kernel import kernel_row, kernel_self
-from ..kernels import CALLABLE, POLY, gram
+from ..kernels import CALLABLE, POLY, check_poly_squares, gram
 from ..rules.layout import FIRST_RULE_ROW, SCALE
 from .invariants import check_scale_range, check_size
 from .primal import grow_rule_outputs
@@ -93,8 +93,9 @@ class DualModel(Model):
     def check(self):
         """The counters in order; ``n_support`` within the capacity; every output's scale in
         the engine's range; the stored squared norms those of the support vectors within
-        rounding; the polynomial kernel of every support vector with itself in the range the
-        rules can use (the rows were checked so when they were learned)."""
+        rounding; the kernel resolved (a started model has seen data); the polynomial kernel of
+        every support vector with itself in the range the rules can use (the rows were checked
+        so when they were learned: :func:`onlinear.kernels.check_poly_squares`)."""
         super().check()
         n = self.n_support
         if not 0 <= n <= self.coef.shape[0]:
@@ -106,7 +107,12 @@ class DualModel(Model):
             squares = np.einsum("js,js->s", support, support)
         check_size("_support_sq (the support vectors' squared norms)", self.support_sq[:n],
                    squares)
-        return squares
+        kind = self.config["kind"]
+        if kind is None:
+            raise ValueError("gamma_: a started kernel model has resolved its kernel (gamma_ "
+                             "is missing).")
+        if kind == POLY:  # (the Gaussian's values are in [0, 1] whatever gamma)
+            check_poly_squares(squares, self.config["kernel_params"])
 
     def n_inputs(self):
         return self.support.shape[0]
