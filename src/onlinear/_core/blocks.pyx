@@ -64,6 +64,7 @@ from ..solvers.block_dual cimport (DENSE_GRAM, KESLER_GRAM, ORDINAL_GRAM, DualSc
                                    carve_dual_scratch, dual_ints, dual_reals, group_sets,
                                    solve_structured_c)
 from ._counting cimport count_trial
+from ._csr_row cimport csr_row_size
 from ._sweeps cimport onlinear_simd_init
 from ._store cimport (SCALE_HIGH, SCALE_LOW, Layout, add_outer, add_row, column_dots, dot,
                       exp_step, fold_positive, index_t, mass, nonzeros, real_x, row_accepted,
@@ -1088,22 +1089,14 @@ cdef class BlockRowRound:
     def sparse(self, indptr, indices, data, Py_ssize_t y):
         cdef const int32_t[::1] columns
         cdef const double[::1] values
-        cdef Py_ssize_t n, p, n_mistakes
+        cdef Py_ssize_t n = csr_row_size(indptr, indices, data, self.d, self.exponent)
+        cdef Py_ssize_t n_mistakes
         cdef int32_t ptr[2]
         cdef double label = 1.0 if y == 1 else -1.0
         cdef bint updated
-        if (data.dtype != np.float64 or indices.dtype != np.int32 or indptr.shape[0] != 2
-                or indptr[0] != 0 or not 0 <= y <= 1):
+        if n < 0 or not 0 <= y <= 1:
             return -1
         columns, values = indices, data
-        n = values.shape[0]
-        if columns.shape[0] != n or indptr[1] != n or n > self.d:
-            return -1
-        if n and not row_ok(&values[0], n, self.exponent):
-            return -1
-        for p in range(n):  # (canonical: increasing, within the width)
-            if not 0 <= columns[p] < self.d or (p and columns[p] <= columns[p - 1]):
-                return -1
         ptr[0], ptr[1] = 0, n
         with nogil:
             updated = _general_trial(False, self.d, &values[0] if n else <const double *>NULL,
@@ -1214,19 +1207,11 @@ cdef class LabelSetRound:
     def sparse(self, indptr, indices, data, Py_ssize_t y):
         cdef const int32_t[::1] columns
         cdef const double[::1] values
-        cdef Py_ssize_t n, p, best
-        if (data.dtype != np.float64 or indices.dtype != np.int32 or indptr.shape[0] != 2
-                or indptr[0] != 0):
+        cdef Py_ssize_t n = csr_row_size(indptr, indices, data, self.d, self.exponent), p, best
+        if n < 0:
             return -1
         columns, values = indices, data
-        n = values.shape[0]
-        if columns.shape[0] != n or indptr[1] != n or n > self.d:
-            return -1
-        if n and not row_ok(&values[0], n, self.exponent):
-            return -1
-        for p in range(n):  # (canonical: increasing, within the width)
-            if not 0 <= columns[p] < self.d or (p and columns[p] <= columns[p - 1]):
-                return -1
+        for p in range(n):
             self.idx[p] = columns[p]
             self.vals[p] = values[p]
         best = self._trial(self.idx, self.vals, n, y)

@@ -44,6 +44,7 @@ from libc.stdint cimport int32_t, int64_t
 from ..rules._step cimport step_function
 from ..rules.dispatch cimport compute_steps_c, step_of
 from ._counting cimport count_round
+from ._csr_row cimport csr_row_size
 from ._store cimport (RAW_SQNORM, SCALE, SIZE_ANCHOR, Layout, average_close_round, row_ok,
                       average_rebase, index_t, keep_running, must_reanchor, must_rebase,
                       predict_index, real_x, scale_ok)
@@ -479,20 +480,11 @@ cdef class DualRowRound(_Round):
         cdef const int32_t[::1] columns
         cdef const double[::1] values
         cdef double[::1] dense = self.scattered
-        cdef Py_ssize_t n, p, predicted
-        if (data.dtype != np.float64 or indices.dtype != np.int32 or indptr.shape[0] != 2
-                or indptr[0] != 0 or not 0 <= y < max(self.d.m, 2)):
+        cdef Py_ssize_t n = csr_row_size(indptr, indices, data, self.d.n_features,
+                                         self.exponent), p, predicted
+        if n < 0 or self.d.n_features == 0 or not 0 <= y < max(self.d.m, 2):
             return -1
         columns, values = indices, data
-        n = values.shape[0]
-        if columns.shape[0] != n or indptr[1] != n or n > self.d.n_features \
-                or self.d.n_features == 0:
-            return -1
-        if n and not row_ok(&values[0], n, self.exponent):
-            return -1
-        for p in range(n):  # (canonical: increasing, within the width)
-            if not 0 <= columns[p] < self.d.n_features or (p and columns[p] <= columns[p - 1]):
-                return -1
         for p in range(n):
             dense[columns[p]] = values[p]
         predicted = self._round(&dense[0], y)

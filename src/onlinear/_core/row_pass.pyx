@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport free, malloc
 
+from ._csr_row cimport csr_row_size
 from ._store cimport index_t, nonzeros, real_x, row_ok
 from ._sweeps cimport onlinear_simd_init
 
@@ -270,19 +271,12 @@ cdef class RowRound:
     def sparse(self, indptr, indices, data, Py_ssize_t y):
         cdef const int32_t[::1] columns
         cdef const double[::1] values
-        cdef Py_ssize_t n, p, kept = 0
-        if (data.dtype != np.float64 or indices.dtype != np.int32 or indptr.shape[0] != 2
-                or indptr[0] != 0):
+        cdef Py_ssize_t n = csr_row_size(indptr, indices, data, self.d, self.exponent), p
+        cdef Py_ssize_t kept = 0
+        if n < 0:
             return -1
         columns, values = indices, data
-        n = values.shape[0]
-        if columns.shape[0] != n or indptr[1] != n or n > self.d:
-            return -1
-        if n and not row_ok(&values[0], n, self.exponent):
-            return -1
-        for p in range(n):  # (canonical: increasing, within the width; its zeros dropped)
-            if not 0 <= columns[p] < self.d or (p and columns[p] <= columns[p - 1]):
-                return -1
+        for p in range(n):  # (its zeros dropped)
             self.idx[kept] = columns[p]
             self.vals[kept] = values[p]
             kept += values[p] != 0.0
