@@ -64,11 +64,10 @@ from ..solvers.block_dual cimport (DENSE_GRAM, KESLER_GRAM, ORDINAL_GRAM, DualSc
                                    carve_dual_scratch, dual_ints, dual_reals, group_sets,
                                    solve_structured_c)
 from ._counting cimport count_trial
-from ._csr_row cimport csr_row_size
+from ._one_row cimport csr_row_size, dense_row_ok
 from ._sweeps cimport onlinear_simd_init
 from ._store cimport (SCALE_HIGH, SCALE_LOW, Layout, add_outer, add_row, column_dots, dot,
-                      exp_step, fold_positive, index_t, mass, nonzeros, real_x, row_accepted,
-                      row_ok)
+                      exp_step, fold_positive, index_t, mass, nonzeros, real_x, row_accepted)
 
 from ..rules import simultaneous as _rules
 
@@ -1072,12 +1071,10 @@ cdef class BlockRowRound:
         cdef double label = 1.0 if y == 1 else -1.0
         cdef Py_ssize_t n_mistakes
         cdef bint updated
-        if (type(x) is not np.ndarray or x.dtype != np.float64 or x.ndim != 1
-                or x.shape[0] != self.d or not x.flags.c_contiguous or not 0 <= y <= 1):
+        if (type(x) is not np.ndarray or not 0 <= y <= 1
+                or not dense_row_ok(x, self.d, self.exponent)):
             return -1
         row = x
-        if self.d == 0 or not row_ok(&row[0], self.d, self.exponent):
-            return -1
         with nogil:
             updated = _general_trial(True, self.d, &row[0], <const int64_t *>self.index,
                                      <const int64_t *>NULL, 0, 1, &label, <const int64_t *>NULL,
@@ -1196,12 +1193,9 @@ cdef class LabelSetRound:
 
     def dense(self, x, Py_ssize_t y):
         cdef const double[::1] row
-        if (type(x) is not np.ndarray or x.dtype != np.float64 or x.ndim != 1
-                or x.shape[0] != self.d or not x.flags.c_contiguous):
+        if type(x) is not np.ndarray or not dense_row_ok(x, self.d, self.exponent):
             return -1
         row = x
-        if self.d == 0 or not row_ok(&row[0], self.d, self.exponent):
-            return -1
         return self._trial(self.idx, &row[0], self.d, y)
 
     def sparse(self, indptr, indices, data, Py_ssize_t y):

@@ -44,8 +44,8 @@ from libc.stdint cimport int32_t, int64_t
 from ..rules._step cimport step_function
 from ..rules.dispatch cimport compute_steps_c, step_of
 from ._counting cimport count_round
-from ._csr_row cimport csr_row_size
-from ._store cimport (RAW_SQNORM, SCALE, SIZE_ANCHOR, Layout, average_close_round, row_ok,
+from ._one_row cimport csr_row_size, dense_row_ok
+from ._store cimport (RAW_SQNORM, SCALE, SIZE_ANCHOR, Layout, average_close_round,
                       average_rebase, index_t, keep_running, must_reanchor, must_rebase,
                       predict_index, real_x, scale_ok)
 
@@ -467,13 +467,10 @@ cdef class DualRowRound(_Round):
 
     def dense(self, x, Py_ssize_t y):
         cdef const double[::1] row
-        if (type(x) is not np.ndarray or x.dtype != np.float64 or x.ndim != 1
-                or x.shape[0] != self.d.n_features or not x.flags.c_contiguous
-                or not 0 <= y < max(self.d.m, 2)):
+        if (type(x) is not np.ndarray or not 0 <= y < max(self.d.m, 2)
+                or not dense_row_ok(x, self.d.n_features, self.exponent)):
             return -1
         row = x
-        if self.d.n_features == 0 or not row_ok(&row[0], self.d.n_features, self.exponent):
-            return -1
         return self._round(&row[0], y)
 
     def sparse(self, indptr, indices, data, Py_ssize_t y):

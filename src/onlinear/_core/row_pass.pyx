@@ -16,8 +16,8 @@ import scipy.sparse as sp
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport free, malloc
 
-from ._csr_row cimport csr_row_size
-from ._store cimport index_t, nonzeros, real_x, row_ok
+from ._one_row cimport csr_row_size, dense_row_ok
+from ._store cimport index_t, nonzeros, real_x
 from ._sweeps cimport onlinear_simd_init
 
 onlinear_simd_init()  # (a dense row's non-zeros: _store.pxd's nonzeros, simd.h)
@@ -260,12 +260,9 @@ cdef class RowRound:
 
     def dense(self, x, Py_ssize_t y):
         cdef const double[::1] row
-        if (type(x) is not np.ndarray or x.dtype != np.float64 or x.ndim != 1
-                or x.shape[0] != self.d or not x.flags.c_contiguous):
+        if type(x) is not np.ndarray or not dense_row_ok(x, self.d, self.exponent):
             return -1
         row = x
-        if self.d == 0 or not row_ok(&row[0], self.d, self.exponent):
-            return -1
         return self._play(nonzeros(&row[0], self.d, self.idx, self.vals), y)
 
     def sparse(self, indptr, indices, data, Py_ssize_t y):

@@ -1,7 +1,7 @@
 # cython: language_level=3
-# One row of ``learn_one`` given as a one-row CSR matrix's arrays, checked for the compiled
-# per-example rounds (row_pass.RowRound, blocks.LabelSetRound and BlockRowRound,
-# kernel.DualRowRound): each takes the row only if it is of the one kind they read.
+# One row of ``learn_one`` (a dense row, or a one-row CSR matrix's arrays), checked for the
+# compiled per-example rounds (row_pass.RowRound, blocks.LabelSetRound and BlockRowRound,
+# kernel.DualRowRound): each takes the row only if it is of the kind they read.
 from libc.stdint cimport int32_t
 
 from ._store cimport row_ok
@@ -30,3 +30,14 @@ cdef inline Py_ssize_t csr_row_size(object indptr, object indices, object data, 
         if not 0 <= columns[p] < d or (p and columns[p] <= columns[p - 1]):
             return -1
     return n
+
+
+cdef inline bint dense_row_ok(object x, Py_ssize_t d, int exponent) except -1:
+    """Whether the numpy array ``x`` is a row the rounds read as it is: 1-D, C-contiguous,
+    float64, of ``d > 0`` values, finite and of a norm 0 or in ``[2^-e, 2^e]``."""
+    cdef const double[::1] row
+    if (x.dtype.char != "d" or x.ndim != 1 or x.shape[0] != d or d == 0
+            or not x.flags.c_contiguous):
+        return False
+    row = x
+    return row_ok(&row[0], d, exponent)
