@@ -4,9 +4,10 @@ MNIST-like LIBSVM file (plain and gzip'ed) against Vowpal Wabbit (`vw --oaa 10`,
 `load_svmlight_file` a chunk) and the in-memory pass; CPU time and peak memory of each process,
 and the peak on a file 4x longer (memory does not grow with the stream).
 
-    python benchmarks/stream.py                 # 60,000 rows (~200 MB), 4x for the memory run
+    python benchmarks/stream.py                 # 60,000 rows (254 MiB), 4x for the memory run
     python benchmarks/stream.py --rows 300000   # the 1 GB file of issue [22]
     python benchmarks/stream.py --quick         # 6,000 rows
+    python benchmarks/stream.py --pairs 3       # and medians of 3 alternating runs beside VW
 
 The files are written under a temporary folder (``--folder``, default the system's) and
 deleted after, or kept in ``--data-folder`` (and read from it by a later run of the same rows).
@@ -97,6 +98,14 @@ start = time.process_time()
 model.fit(X, y)
 print(time.process_time() - start)
 """ % (PIXELS,)
+
+# what `onlinear train` imports before it reads a line (its module, the estimators)
+IMPORTS = """
+from onlinear.cli.group import cli
+from onlinear.cli.imports import import_estimators
+cli.get_command(None, "train")
+import_estimators()
+"""
 
 VW = """
 import sys
@@ -196,6 +205,11 @@ def main():
     parser.add_argument("--data-folder", default=None,
                         help="write the files here, kept (a later run of as many rows reads "
                         "them); the 4x files are deleted after use all the same")
+    parser.add_argument("--pairs", type=int, default=0, metavar="N",
+                        help="also run train (plain, gzip), predict and evaluate and their VW "
+                        "counterparts N times each, alternating, and give the medians")
+    parser.add_argument("--no-longer", action="store_true",
+                        help="skip the run on the file repeated 4 times")
     parser.add_argument("--no-previous", action="store_true",
                         help="skip the previous reader (slow on large files)")
     args = parser.parse_args()
@@ -229,7 +243,7 @@ def main():
             print(f"  {name:<48} CPU {cpu:7.2f} s  wall {wall:7.2f} s  peak {peak:6.0f} MiB  "
                   f"{rows / cpu:10,.0f} rows/CPU-s", flush=True)
 
-        row("baseline: python -c 'import onlinear.cli'", _run("import onlinear.cli"))
+        row("baseline: train's imports (no data)", _run(IMPORTS))
         if have_vw:
             row("baseline: python -c 'import vowpalwabbit'", _run("import vowpalwabbit"))
         row("onlinear train pa1 (--classes)",
@@ -290,7 +304,26 @@ def main():
         print(f"test accuracy: onlinear pa1 {accuracy}"
               + (f", vw --oaa 10 (its default learner) {vw_accuracy}" if have_vw else ""))
 
+        if args.pairs and have_vw:
+            _side_by_side(args.pairs, {
+                "train": ((TRAIN, "train", "pa1", train, "--save", model, "--quiet",
+                           "--classes", classes, "--chunk-size", args.chunk_size),
+                          (VW, "--oaa", "10", "-d", train_vw, "-f", vw_model, "--quiet")),
+                "train, gzip": ((TRAIN, "train", "pa1", train_gz, "--save", model, "--quiet",
+                                 "--classes", classes, "--chunk-size", args.chunk_size),
+                                (VW, "--oaa", "10", "-d", train_vw_gz, "-f", vw_model,
+                                 "--quiet", "--compressed")),
+                "predict": ((TRAIN, "predict", model, train, "--output", folder / "p.txt",
+                             "--chunk-size", args.chunk_size),
+                            (VW, "-t", "-i", vw_model, "-d", train_vw, "--quiet", "-p",
+                             folder / "vw.pred")),
+                "evaluate": ((TRAIN, "evaluate", model, train, "--chunk-size",
+                              args.chunk_size),
+                             (VW, "-t", "-i", vw_model, "-d", train_vw, "--quiet"))})
+
         # memory independent of the stream's length: the file and 4 times it, and VW beside
+        if args.no_longer:
+            return
         longer, longer_vw = folder / "train4.svm", folder / "train4.vw"
         _repeat(train, longer, 4)
         if have_vw:
@@ -310,6 +343,21 @@ def main():
         longer.unlink()
         if have_vw:
             longer_vw.unlink()
+
+
+def _side_by_side(pairs, commands):
+    """Each onlinear command and its VW counterpart run ``pairs`` times, alternating (a load
+    that comes and goes falls on both): the median CPU, the largest peak, the ratio of the
+    medians."""
+    print(f"side by side, {pairs} alternating runs each (median CPU, largest peak):")
+    for name, (ours, theirs) in commands.items():
+        runs = [(_run(*ours), _run(*theirs)) for _ in range(pairs)]
+        cpu = [np.median([run[side][0] for run in runs]) for side in (0, 1)]
+        peak = [max(run[side][2] for run in runs) for side in (0, 1)]
+        each = ", ".join(f"{a[0] / b[0]:.2f}" for a, b in runs)
+        print(f"  {name:<12} onlinear CPU {cpu[0]:6.2f} s, peak {peak[0]:4.0f} MiB   vw CPU "
+              f"{cpu[1]:6.2f} s, peak {peak[1]:4.0f} MiB   onlinear / vw CPU "
+              f"{cpu[0] / cpu[1]:.2f} (each pair: {each})", flush=True)
 
 
 @contextlib.contextmanager

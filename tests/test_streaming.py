@@ -237,6 +237,41 @@ def test_a_widening_stream_grows_the_model_as_if_started_wide():
         _same(grown, wide)
 
 
+def test_narrower_chunks_and_report_stops_are_learned_without_copying_the_chunk():
+    # chunks narrower than the model are padded, and a chunk crossing a report's stop (1, 2,
+    # 4, ...) is learned in parts: both from the chunk's own arrays, which stay as they were
+    from onlinear.streaming import _rows, padded
+
+    narrow = X[:, :7].tocsr()
+    wider = padded(narrow, D)
+    assert wider.shape == (N, D) and np.shares_memory(wider.data, narrow.data)
+    assert (wider[:, :7] != narrow).nnz == 0 and wider[:, 7:].nnz == 0
+    for start, stop in ((37, 600), (0, 1), (37, 300), (599, 600), (5, 5)):
+        part = _rows(narrow, start, stop)
+        assert part.shape == (stop - start, 7) and part.indptr[0] == 0
+        assert (part != narrow[start:stop]).nnz == 0
+    # (scipy copies a part smaller than half of the chunk's arrays: the larger are views)
+    assert np.shares_memory(_rows(narrow, 37, 600).data, narrow.data)
+    assert type(_rows(sp.csr_array(narrow), 5, 9)) is sp.csr_array
+
+    def chunks():  # the first chunk full width, the others narrower
+        for start, stop, width in ((0, 100, D), (100, 350, 7), (350, N, 9)):
+            chunk = X[start:stop].tocsc()[:, :width].tocsr()
+            kept = (chunk.data.copy(), chunk.indices.copy(), chunk.indptr.copy())
+            yield chunk, Y[start:stop]
+            for array, before in zip((chunk.data, chunk.indices, chunk.indptr), kept):
+                np.testing.assert_array_equal(array, before)
+
+    reports = []
+    for name in ("pa1", "arow", "kernel-pa"):
+        streamed = onlinear.learn_stream(_make(name), chunks(), classes=CLASSES,
+                                         report=reports.append)
+        whole = np.vstack([np.pad(chunk.toarray(), ((0, 0), (0, D - chunk.shape[1])))
+                           for chunk, _ in chunks()])
+        _same(streamed, _make(name).partial_fit(sp.csr_matrix(whole), Y, classes=CLASSES))
+    assert [r.examples for r in reports[:10]] == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+
+
 @pytest.mark.parametrize("name,task", [("multiplicative", None), ("iellip", None),
                                        ("cellip", None)])
 def test_learners_that_cannot_grow_say_so_and_stay_as_they_were(name, task):

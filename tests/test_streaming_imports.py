@@ -1,11 +1,15 @@
 """The streaming commands import what they use: ``import onlinear`` imports no estimator (nor
-scikit-learn) until one is asked for, and ``onlinear train`` / ``predict`` / ``evaluate``
-import scikit-learn's base without pandas and without the parts of scikit-learn (or the
-plotting, distributed and data-download modules of onlinear) they never call."""
+scikit-learn, numpy or scipy) until one is asked for, and ``onlinear train`` / ``predict`` /
+``evaluate`` import scikit-learn's base without pandas, without running scipy.stats,
+numpy.testing or numpy.f2py (imported lazily), and without the parts of scikit-learn (or the
+plotting, distributed and data-download modules of onlinear) they never call — and what they
+write is the same, byte for byte, as when those modules are imported as usual."""
+import importlib.util
 import os
 import subprocess
 import sys
 import textwrap
+import zipfile
 
 import pytest
 
@@ -14,7 +18,10 @@ NOT_NEEDED = ("pandas", "pyarrow", "matplotlib", "dask", "distributed", "river",
               "sklearn.preprocessing", "sklearn.feature_extraction", "sklearn.metrics",
               "sklearn.datasets", "sklearn.model_selection", "sklearn.linear_model",
               "onlinear.harness", "onlinear.plots", "onlinear.distributed", "onlinear.metrics",
-              "onlinear.cli.compare", "onlinear.cli.run")
+              "onlinear.cli.compare", "onlinear.cli.run",
+              # (a submodule imported shows that the package's code ran: imported lazily, the
+              # package alone is in sys.modules until a name of it is used)
+              "scipy.stats.", "numpy.testing.", "numpy.f2py.")
 
 COMMANDS = textwrap.dedent("""
     import sys
@@ -63,18 +70,70 @@ def test_import_onlinear_imports_no_estimator_until_one_is_asked_for(tmp_path):
                                    "linear", "True"]
 
 
-def test_pandas_imports_as_usual_after_a_command(tmp_path):
-    pytest.importorskip("pandas")
-    (tmp_path / "data.svm").write_text("1 1:1\n2 2:1\n" * 5)
+def test_the_modules_deferred_import_as_usual_after_a_command(tmp_path):
+    # pandas refused while the estimators are imported, scipy.stats and numpy.testing lazy:
+    # afterwards each is imported, and used, as usual
+    pandas = importlib.util.find_spec("pandas") is not None
+    (tmp_path / "data.svm").write_text("1 1:1 2:0.5\n2 2:1\n3 1:-1 3:1\n" * 10)
     done = _python(textwrap.dedent("""
+        import sys
         from onlinear.cli import main
         try:
-            main(["train", "pa", "data.svm", "--save", "m", "--quiet"])
+            main(["train", "arow", "data.svm", "--save", "m", "--quiet"])
         except SystemExit as done:
             assert not done.code
-        import pandas
-        from sklearn.utils._dataframe import is_df_or_series
-        print(is_df_or_series(pandas.DataFrame({"a": [1]})))
-    """), tmp_path)
+        print("scipy.stats._stats_py" in sys.modules)
+        from scipy.stats import norm
+        import numpy.testing
+        print("scipy.stats._stats_py" in sys.modules, round(float(norm.ppf(0.975)), 4),
+              callable(numpy.testing.assert_array_equal))
+        if {pandas}:
+            import pandas
+            from sklearn.utils._dataframe import is_df_or_series
+            print(is_df_or_series(pandas.DataFrame({{"a": [1]}})))
+    """).format(pandas=pandas), tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split()[-1] == "True"
+    assert done.stdout.split() == ["False", "True", "1.96", "True"] + ["True"] * pandas
+
+
+# the same commands with the modules the light imports defer imported first, as usual
+AS_USUAL = textwrap.dedent("""
+    import scipy.stats, numpy.testing, numpy.f2py
+    try:
+        import pandas
+    except ImportError:
+        pass
+""")
+
+OUTPUTS = textwrap.dedent("""
+    import sys
+    from onlinear.cli import main
+    for arguments in (["train", "{algorithm}", "data.svm", "--save", "m", "--quiet"],
+                      ["predict", "m", "data.svm", "--scores", "--output", "p.txt"],
+                      ["evaluate", "m", "data.svm"]):
+        try:
+            main(arguments)
+        except SystemExit as done:
+            assert not done.code, arguments
+    print("scipy.stats._stats_py" in sys.modules)
+""")
+
+
+@pytest.mark.parametrize("algorithm", ["pa1", "scw1"])
+def test_light_imports_change_no_output(tmp_path, algorithm):
+    rows = "".join(f"{1 + i % 3} 1:{(i * 7) % 11 / 10} 2:{(i * 3) % 5 / 4} {3 + i % 4}:1\n"
+                   for i in range(300))
+    outputs = {}
+    for way, first in (("light", ""), ("as usual", AS_USUAL)):
+        folder = tmp_path / way.replace(" ", "_")
+        folder.mkdir()
+        (folder / "data.svm").write_text(rows)
+        done = _python(first + OUTPUTS.format(algorithm=algorithm), folder)
+        assert done.returncode == 0, done.stderr
+        *scores, scipy_stats_ran = done.stdout.splitlines()
+        assert scipy_stats_ran == ("False" if way == "light" else "True")
+        assert any(line.startswith("accuracy: ") for line in scores)
+        with zipfile.ZipFile(folder / "m") as model:  # (its members: the zip dates them)
+            members = {name: model.read(name) for name in model.namelist()}
+        outputs[way] = (members, (folder / "p.txt").read_bytes(), scores)
+    assert outputs["light"] == outputs["as usual"]

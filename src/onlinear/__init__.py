@@ -1,17 +1,19 @@
 """onlinear: fast, faithful online learning of linear multiclass classifiers.
 
-The estimators (and the registry that makes them) are imported on first use, not with the
-package: they import scikit-learn, whose import costs seconds and a hundred-odd MiB, so that a
-command that does not need them yet can choose how they are imported
-(:mod:`onlinear.cli.imports`).  ``import onlinear`` offers the same names as ever.
+The estimators (and the registry that makes them), and the functions that save, load and
+stream, are imported on first use, not with the package: they import scikit-learn, numpy and
+scipy, whose import costs seconds and a hundred-odd MiB, so that a command that does not need
+them yet can choose how they are imported (:mod:`onlinear.cli.imports`).  ``import onlinear``
+offers the same names as ever.
 """
 import importlib
 
 from ._version import __version__
-from .persistence import load, read_header, save
-from .streaming import learn_stream
 
 _REGISTRY_NAMES = ("available", "describe", "make")
+#: the package's own functions, by the module that defines them
+_FUNCTIONS = {"load": "persistence", "read_header": "persistence", "save": "persistence",
+              "learn_stream": "streaming"}
 
 
 def __getattr__(name):
@@ -19,7 +21,9 @@ def __getattr__(name):
     # __all__): imported now and kept, so that it runs once per name
     if name.startswith("__") and name != "__all__":
         raise AttributeError(f"module 'onlinear' has no attribute {name!r}")
-    if name in _REGISTRY_NAMES:
+    if name in _FUNCTIONS:
+        value = getattr(importlib.import_module(f"onlinear.{_FUNCTIONS[name]}"), name)
+    elif name in _REGISTRY_NAMES:
         value = getattr(importlib.import_module("onlinear.registry"), name)
     else:
         estimators = importlib.import_module("onlinear.estimators")

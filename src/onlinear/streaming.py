@@ -175,8 +175,9 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
             stop = min(X.shape[0], start + _until_next_stop(done, checkpoint_every))
             try:
                 X = _fit_width(model, X, grow)
-                whole = start == 0 and stop == X.shape[0]  # (a slice of a matrix is a copy)
-                model.partial_fit(X if whole else X[start:stop], y if whole else y[start:stop],
+                whole = start == 0 and stop == X.shape[0]
+                model.partial_fit(X if whole else _rows(X, start, stop),
+                                  y if whole else y[start:stop],
                                   classes=None if hasattr(model, "classes_") else classes)
             except ValueError as error:  # refused, the model left as it was
                 if keep_on_failure:
@@ -291,6 +292,19 @@ def _until_next_stop(done, every):
     return min(stops)
 
 
+def _rows(X, start, stop):
+    """Rows ``start:stop`` of ``X``: of a CSR matrix, views of its arrays if they are at least
+    half of them (scipy copies a smaller part, and its slice copies any), so that learning a
+    chunk in parts copies less than half of it."""
+    if not (sp.issparse(X) and X.format == "csr"):
+        return X[start:stop]
+    first, last = X.indptr[start], X.indptr[stop]
+    rows = type(X)((X.data[first:last], X.indices[first:last],
+                    X.indptr[start:stop + 1] - first), shape=(stop - start, X.shape[1]))
+    rows.has_canonical_format = X.has_canonical_format  # (a part of the same arrays)
+    return rows
+
+
 def _fit_width(model, X, grow):
     """``X`` as wide as the model, the model widened first if ``X`` is wider."""
     width = getattr(model, "n_features_in_", None)
@@ -310,9 +324,11 @@ def padded(X, width):
     if X.shape[1] == width:
         return X
     if sp.issparse(X):
-        X = sp.csr_matrix(X, copy=True)
-        X.resize((X.shape[0], width))
-        return X
+        # the same arrays, wider: no copy of a chunk (its indices all lie below its width)
+        X = X.tocsr()
+        wider = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+        wider.has_canonical_format = X.has_canonical_format  # (the arrays are the same)
+        return wider
     return np.pad(np.asarray(X), ((0, 0), (0, width - X.shape[1])))
 
 

@@ -21,10 +21,19 @@ command (``listing``, ``run``, ``compare``, ``fetch``, ``train``, ``predict``, `
 ``group``), and the modules shared by a few (``data_args``, ``experiments``, ``model_files``,
 ``imports``).  No module imports this one.
 """
-from .data_args import load_data
 from .group import cli
 
 __all__ = ["cli", "main", "load_data"]
+
+
+def __getattr__(name):
+    # load_data (numpy, scipy) imported when asked for: ``onlinear train`` imports its
+    # modules as it chooses (see group and imports)
+    if name == "load_data":
+        from .data_args import load_data
+
+        return load_data
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv=None):

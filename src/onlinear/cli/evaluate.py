@@ -41,6 +41,7 @@ def evaluate_command(model_path, data, chunk_size, strict_features):
         else:
             found = task.score_sums(y, model.predict(X))
         sums = task.add_sums(sums, found)
+        X = y = None  # (the next chunk is parsed without this one in memory)
     if not sums.get("examples"):
         raise click.ClickException("no example to evaluate.")
     readable.report()

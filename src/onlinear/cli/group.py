@@ -2,15 +2,21 @@
 
 A command's module is imported when the command is used (or listed, by ``--help``), not with
 the group: the modules import what their command needs, and ``onlinear train`` need not pay for
-``compare``'s imports."""
+``compare``'s imports.  The streaming commands' modules are imported lightly
+(:func:`onlinear.cli.imports.light`)."""
+import contextlib
 import importlib
 
 import click
+
+from .imports import light
 
 #: each command and the module (of this package) that defines it
 COMMANDS = {"list": "listing", "run": "run", "compare": "compare", "fetch": "fetch",
             "train": "train", "predict": "predict", "evaluate": "evaluate", "info": "info",
             "reproduce": "reproduce"}
+#: the commands reading a stream into a linear model, whose modules are imported lightly
+STREAMING = ("train", "predict", "evaluate")
 
 
 class _Commands(click.Group):
@@ -21,7 +27,8 @@ class _Commands(click.Group):
 
     def get_command(self, ctx, name):
         if name not in self.commands and name in COMMANDS:
-            importlib.import_module(f"{__package__}.{COMMANDS[name]}")  # (it registers itself)
+            with light() if name in STREAMING else contextlib.nullcontext():
+                importlib.import_module(f"{__package__}.{COMMANDS[name]}")  # (registers itself)
         return super().get_command(ctx, name)
 
 

@@ -42,6 +42,7 @@ def predict_command(model_path, data, output, scores, chunk_size, strict_feature
                         row = np.atleast_1d(values[i])
                         text += "\t" + "\t".join(f"{v:.17g}" for v in row)
                     handle.write(text + "\n")
+                X = predicted = values = None  # (the next chunk is parsed without this one)
     except BrokenPipeError:  # the reader stopped (e.g. `| head`): not an error
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so that the exit's flush does not fail again

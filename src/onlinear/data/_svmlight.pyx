@@ -539,7 +539,10 @@ cdef class SvmlightParser:
         labels = _handed(<void **>&self.labels, &self.label_capacity, self.n_labels,
                          cnp.NPY_FLOAT64)
         if nnz:
-            self.start_nnz = nnz
+            # the next chunk's arrays sized for this one's values and 1/8 more: a chunk a little
+            # fuller than the last is not grown by doubling (a copy, with both in memory, where
+            # the allocator cannot grow in place); pages never written cost no memory
+            self.start_nnz = nnz + nnz // 8
         if self.n_labels:
             self.start_labels = self.n_labels
         lines = _Lines(self.held, blocks, starts, stops) if self.keep_lines else None
