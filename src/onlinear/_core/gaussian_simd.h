@@ -1,12 +1,9 @@
 /* The Gaussian engine's full-covariance sweeps (confidence.pyx: u = Σx and the congruence's two
  * steps on a matrix's upper triangle), compiled for several instruction sets and chosen when the
  * module loads, as simd.h does for the primal sweeps (see there): the baseline of the
- * architecture, AVX2 with FMA and AVX-512, of which the fastest the CPU has is used;
- * ONLINEAR_CPU=generic (in the environment before import) keeps the baseline.
- *
- * Only these functions reassociate their sums and contract multiply-adds; the rest of the
- * engine is compiled with -ffp-contract=off and no fast-math (IEEE arithmetic in the order
- * written). */
+ * architecture, AVX2 and AVX-512, of which the fastest the CPU has is used;
+ * ONLINEAR_CPU=generic (in the environment before import) keeps the baseline.  Their arithmetic
+ * is IEEE in an order that does not depend on the instruction set (gaussian_simd_body.h). */
 #ifndef ONLINEAR_GAUSSIAN_SIMD_H
 #define ONLINEAR_GAUSSIAN_SIMD_H
 
@@ -14,11 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__GNUC__) && !defined(__clang__)
-#define GAUSSIAN_ATTRIBUTES __attribute__((optimize("fp-contract=fast")))
-#else
 #define GAUSSIAN_ATTRIBUTES
-#endif
 
 /* ---- baseline */
 #define SFX generic
@@ -28,21 +21,21 @@
 #if (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
 #define ONLINEAR_GAUSSIAN_X86 1
 #if defined(__clang__)
-#pragma clang attribute push (__attribute__((target("avx2,fma"))), apply_to = function)
+#pragma clang attribute push (__attribute__((target("avx2"))), apply_to = function)
 #else
 #pragma GCC push_options
-#pragma GCC target("avx2,fma")
+#pragma GCC target("avx2")
 #endif
 #define SFX avx2
 #include "gaussian_simd_body.h"
 #undef SFX
 #if defined(__clang__)
 #pragma clang attribute pop
-#pragma clang attribute push (__attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,avx2,fma"))), apply_to = function)
+#pragma clang attribute push (__attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,avx2"))), apply_to = function)
 #else
 #pragma GCC pop_options
 #pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")
+#pragma GCC target("avx512f,avx512vl,avx512dq,avx512bw,avx2")
 #endif
 #define SFX avx512
 #include "gaussian_simd_body.h"
@@ -78,7 +71,7 @@ static void onlinear_gaussian_init(void) {
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw")) {
         FILL_GAUSSIAN(avx512)
-    } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    } else if (__builtin_cpu_supports("avx2")) {
         FILL_GAUSSIAN(avx2)
     }
 #endif
