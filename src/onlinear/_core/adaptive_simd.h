@@ -13,39 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- baseline */
-#define SFX generic
-#include "adaptive_simd_body.h"
-#undef SFX
+#include "isa_choice.h"
 
-#if (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
-#define ONLINEAR_ADAPTIVE_X86 1
-#if defined(__clang__)
-#pragma clang attribute push (__attribute__((target("avx2"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
-#define SFX avx2
-#include "adaptive_simd_body.h"
-#undef SFX
-#if defined(__clang__)
-#pragma clang attribute pop
-#pragma clang attribute push (__attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,avx2"))), apply_to = function)
-#else
-#pragma GCC pop_options
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx512dq,avx512bw,avx2")
-#endif
-#define SFX avx512
-#include "adaptive_simd_body.h"
-#undef SFX
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
-#endif
+#define ISA_BODY "adaptive_simd_body.h"
+#include "isa_each.h"
+#undef ISA_BODY
 
 /* The steps for this CPU, filled by onlinear_adaptive_init. */
 typedef struct {
@@ -66,18 +38,13 @@ static adaptive_steps onlinear_adaptive_steps;
 
 /* Choose the steps for this CPU (once, when the module loads). */
 static void onlinear_adaptive_init(void) {
-    const char *forced = getenv("ONLINEAR_CPU");
-    FILL_ADAPTIVE(generic)
-    if (forced != NULL && strcmp(forced, "generic") == 0) return;
-#ifdef ONLINEAR_ADAPTIVE_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw")) {
-        FILL_ADAPTIVE(avx512)
-    } else if (__builtin_cpu_supports("avx2")) {
-        FILL_ADAPTIVE(avx2)
-    }
+    switch (onlinear_isa()) {
+#ifdef ONLINEAR_ISA_X86
+    case 2: FILL_ADAPTIVE(avx512) break;
+    case 1: FILL_ADAPTIVE(avx2) break;
 #endif
+    default: FILL_ADAPTIVE(generic)
+    }
 }
 
 #endif

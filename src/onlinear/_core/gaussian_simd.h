@@ -11,41 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GAUSSIAN_ATTRIBUTES
+#include "isa_choice.h"
 
-/* ---- baseline */
-#define SFX generic
-#include "gaussian_simd_body.h"
-#undef SFX
-
-#if (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
-#define ONLINEAR_GAUSSIAN_X86 1
-#if defined(__clang__)
-#pragma clang attribute push (__attribute__((target("avx2"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
-#define SFX avx2
-#include "gaussian_simd_body.h"
-#undef SFX
-#if defined(__clang__)
-#pragma clang attribute pop
-#pragma clang attribute push (__attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,avx2"))), apply_to = function)
-#else
-#pragma GCC pop_options
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx512dq,avx512bw,avx2")
-#endif
-#define SFX avx512
-#include "gaussian_simd_body.h"
-#undef SFX
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
-#endif
+#define ISA_BODY "gaussian_simd_body.h"
+#include "isa_each.h"
+#undef ISA_BODY
 
 /* The sweeps for this CPU, filled by onlinear_gaussian_init. */
 typedef struct {
@@ -63,18 +33,13 @@ static gaussian_sweeps onlinear_gaussian_sweeps;
 
 /* Choose the sweeps for this CPU (once, when the module loads). */
 static void onlinear_gaussian_init(void) {
-    const char *forced = getenv("ONLINEAR_CPU");
-    FILL_GAUSSIAN(generic)
-    if (forced != NULL && strcmp(forced, "generic") == 0) return;
-#ifdef ONLINEAR_GAUSSIAN_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw")) {
-        FILL_GAUSSIAN(avx512)
-    } else if (__builtin_cpu_supports("avx2")) {
-        FILL_GAUSSIAN(avx2)
-    }
+    switch (onlinear_isa()) {
+#ifdef ONLINEAR_ISA_X86
+    case 2: FILL_GAUSSIAN(avx512) break;
+    case 1: FILL_GAUSSIAN(avx2) break;
 #endif
+    default: FILL_GAUSSIAN(generic)
+    }
 }
 
 #endif

@@ -12,9 +12,9 @@
 /* u = S x.  u_i sums S_ji x_j over j in increasing order, as a sweep over all of S's rows
  * would (the same bits): the terms j < i come from the rows above (S_ji, a vectorized axpy on
  * their upper part), the rest from row i itself (a dot product in order, not vectorized). */
-GAUSSIAN_ATTRIBUTES static void GAUSSIAN_NAME(full_times_)(const double *S,
-                                                           const double *restrict x,
-                                                           ptrdiff_t d, double *restrict u) {
+static void GAUSSIAN_NAME(full_times_)(const double *S,
+                                       const double *restrict x,
+                                       ptrdiff_t d, double *restrict u) {
     for (ptrdiff_t i = 0; i < d; i++) u[i] = 0.0;
     for (ptrdiff_t i = 0; i < d; i++) {
         const double *restrict row = S + i * d;
@@ -29,10 +29,10 @@ GAUSSIAN_ATTRIBUTES static void GAUSSIAN_NAME(full_times_)(const double *S,
 
 /* S <- S - g u u^T, and w = S x of the S just written (its entries summed in the order of
  * full_times). */
-GAUSSIAN_ATTRIBUTES static void GAUSSIAN_NAME(full_shrink_)(double *S,
-                                                            const double *restrict u, double g,
-                                                            const double *restrict x,
-                                                            ptrdiff_t d, double *restrict w) {
+static void GAUSSIAN_NAME(full_shrink_)(double *S,
+                                        const double *restrict u, double g,
+                                        const double *restrict x,
+                                        ptrdiff_t d, double *restrict w) {
     for (ptrdiff_t i = 0; i < d; i++) w[i] = 0.0;
     for (ptrdiff_t i = 0; i < d; i++) {
         double *restrict row = S + i * d;
@@ -48,9 +48,9 @@ GAUSSIAN_ATTRIBUTES static void GAUSSIAN_NAME(full_shrink_)(double *S,
 }
 
 /* S <- S - h (w u^T + u w^T). */
-GAUSSIAN_ATTRIBUTES static void GAUSSIAN_NAME(full_pair_)(double *S, const double *restrict u,
-                                                          const double *restrict w, double h,
-                                                          ptrdiff_t d) {
+static void GAUSSIAN_NAME(full_pair_)(double *S, const double *restrict u,
+                                      const double *restrict w, double h,
+                                      ptrdiff_t d) {
     for (ptrdiff_t i = 0; i < d; i++) {
         double *restrict row = S + i * d;
         const double ui = u[i], wi = w[i];
