@@ -35,8 +35,8 @@ definiteness in float64 within a few NHERD updates with a large C on rows with o
 feature.  It is computed in two sweeps: Σ₁ = Σ − γuuᵀ (u = Σx) with w = Σ₁x as Σ₁ is
 written, then Σ ← Σ₁ − (γ/2)(wuᵀ + uwᵀ).  Within a call the rounds read and write only each
 matrix's upper triangle (half the memory traffic of u = Σx and of the congruence, O(d²) a round
-whatever the row's non-zeros), in the vectorized sweeps of ``gaussian_simd.h`` (reassociated
-sums, the CPU's instruction set); the lower triangle of each matrix that moved is copied from
+whatever the row's non-zeros), in the sweeps of ``gaussian_simd.h`` (vectorized where no sum
+is reordered: the same bits as a sweep over the whole matrix, on every CPU); the lower triangle of each matrix that moved is copied from
 the upper one when the call ends, so the state is symmetric bit for bit.  1 − βv is not computed as written (it
 cancels when βv → 1, as NHERD's with a large C does) but from c: 1 − βv = 1/(1 + cv), and
 (1 + c·v_other)/(1 + cV) for a per-class ``drop`` step taken with the pair's V.
