@@ -48,6 +48,7 @@ is a round with a non-zero gradient.  Paper equation numbers are not cited: AdaG
 numbers and its regret theorem were not checked against the paper's text (UNCHECKED).
 """
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import expit, softmax
 
 from libc.math cimport copysign, exp, fabs, isfinite, log1p, pow, sqrt
@@ -58,6 +59,19 @@ from ._sweeps cimport onlinear_simd_init
 from .row_pass cimport (RowRound, check_pass, check_state, feature_major_scores, play_row,
                        run_rows)
 
+cdef extern from "adaptive_simd.h" nogil:
+    ctypedef struct adaptive_steps:
+        void (*adagrad_plain)(const int64_t *, const double *, Py_ssize_t, double *, double *,
+                              const double *, Py_ssize_t, double, double) noexcept nogil
+        void (*adagrad_regularised)(const int64_t *, const double *, Py_ssize_t, double *,
+                                    double *, const double *, Py_ssize_t, double, double, double,
+                                    double) noexcept nogil
+        void (*ftrl)(const int64_t *, const double *, Py_ssize_t, double *, double *, double *,
+                     double *, const double *, Py_ssize_t, double, double, double,
+                     double) noexcept nogil
+    adaptive_steps onlinear_adaptive_steps
+    void onlinear_adaptive_init()
+
 cdef enum:
     HINGE = 0
     LOG = 1
@@ -65,6 +79,7 @@ cdef enum:
     FTRL = 1
 
 onlinear_simd_init()  # (the scores: simd.h's score_sparse, through row_pass.pxd)
+onlinear_adaptive_init()  # (the steps of the losses that move every class: adaptive_simd.h)
 
 #: the losses, by name
 LOSSES = {"hinge": HINGE, "log": LOG}
@@ -90,6 +105,7 @@ cdef struct Model:
     int64_t *clock  # AdaGrad: rounds seen
     double *scores
     double *gamma
+    double *roots   # FTRL in a long pass: √n, kept beside n (NULL: computed a step)
 
 
 # ----------------------------------------------------------------------------- the round
@@ -203,54 +219,6 @@ cdef inline void _ftrl_step(Model *M, double *W, double *Z, double *N, double g)
         -(t if Z[0] > 0.0 else -t) / ((M.beta + root) / M.alpha + M.l2)
 
 
-cdef inline void _adagrad_row(Model *M, double *W, double *G, double x) noexcept nogil:
-    """:func:`_adagrad_step` without a regulariser on the K classes of one feature, written
-    without branches so that the compiler vectorises the roots and divisions across classes
-    (the logistic loss steps every class)."""
-    cdef Py_ssize_t k
-    cdef double g, H
-    for k in range(M.K):
-        g = M.gamma[k] * x
-        G[k] = G[k] + g * g
-        H = M.delta + sqrt(G[k])
-        W[k] = W[k] - M.eta * g / (H if H > 0.0 else 1.0)  # (H = 0 only when g = 0)
-
-
-cdef inline void _adagrad_row_regularised(Model *M, double *W, double *G,
-                                          double x) noexcept nogil:
-    """:func:`_adagrad_step` with the regulariser on the K classes of one feature, without
-    branches (see :func:`_adagrad_row`)."""
-    cdef Py_ssize_t k
-    cdef double g, H, H_safe, shifted, size
-    for k in range(M.K):
-        g = M.gamma[k] * x
-        G[k] = G[k] + g * g
-        H = M.delta + sqrt(G[k])
-        H_safe = H if H > 0.0 else 1.0
-        shifted = H_safe * W[k] - M.eta * g
-        size = fabs(shifted) - M.eta * M.l1
-        W[k] = W[k] if not (H > 0.0) else (
-            copysign(size, shifted) / (H_safe + M.eta * M.l2) if size > 0.0 else 0.0)
-
-
-cdef inline void _ftrl_row(Model *M, double *W, double *Z, double *N, double x) noexcept nogil:
-    """:func:`_ftrl_step` on the K classes of one feature, without branches (see
-    :func:`_adagrad_row`)."""
-    cdef Py_ssize_t k
-    cdef double g, root_old, root, z, n, t
-    for k in range(M.K):
-        g = M.gamma[k] * x
-        root_old = sqrt(N[k])
-        n = N[k] + g * g
-        root = sqrt(n)
-        z = Z[k] + (g - (root - root_old) / M.alpha * W[k])
-        Z[k] = z
-        N[k] = n
-        t = fabs(z) - M.l1
-        W[k] = -copysign(t, z) / ((M.beta + root) / M.alpha + M.l2) if t > 0.0 and n > 0.0 \
-            else 0.0
-
-
 cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_ssize_t nnz,
                        Py_ssize_t y, bint *updated) noexcept nogil:
     cdef Model *M = <Model *>model
@@ -282,31 +250,34 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
                 n_touched += 1
     all_classes = M.loss == LOG or (M.method == ADAGRAD and M.regularised)
     if M.method == ADAGRAD:
-        if updated[0] or M.regularised:
+        if all_classes and not M.regularised:
+            if updated[0]:
+                onlinear_adaptive_steps.adagrad_plain(idx, vals, nnz, M.W, M.G, M.gamma, K,
+                                                      M.eta, M.delta)
+        elif all_classes:  # (regularised: every round steps)
+            onlinear_adaptive_steps.adagrad_regularised(idx, vals, nnz, M.W, M.G, M.gamma, K,
+                                                        M.eta, M.delta, M.l1, M.l2)
+        elif updated[0]:
             for p in range(nnz):
                 x = vals[p]
                 at = idx[p] * K
-                if all_classes and not M.regularised:
-                    _adagrad_row(M, M.W + at, M.G + at, x)
-                elif all_classes:
-                    _adagrad_row_regularised(M, M.W + at, M.G + at, x)
-                else:
-                    for c in range(n_touched):
-                        k = touched[c]
-                        _adagrad_step(M, M.W + at + k, M.G + at + k, M.gamma[k] * x)
-                if M.regularised:
-                    M.last[idx[p]] = M.clock[0] + 1
+                for c in range(n_touched):
+                    k = touched[c]
+                    _adagrad_step(M, M.W + at + k, M.G + at + k, M.gamma[k] * x)
+        if M.regularised:
+            for p in range(nnz):
+                M.last[idx[p]] = M.clock[0] + 1
         M.clock[0] += 1
+    elif updated[0] and all_classes:
+        onlinear_adaptive_steps.ftrl(idx, vals, nnz, M.W, M.Z, M.G, M.roots, M.gamma, K,
+                                     M.alpha, M.beta, M.l1, M.l2)
     elif updated[0]:
         for p in range(nnz):
             x = vals[p]
             at = idx[p] * K
-            if all_classes:
-                _ftrl_row(M, M.W + at, M.Z + at, M.G + at, x)
-            else:
-                for c in range(n_touched):
-                    k = touched[c]
-                    _ftrl_step(M, M.W + at + k, M.Z + at + k, M.G + at + k, M.gamma[k] * x)
+            for c in range(n_touched):
+                k = touched[c]
+                _ftrl_step(M, M.W + at + k, M.Z + at + k, M.G + at + k, M.gamma[k] * x)
     return predicted
 
 
@@ -361,6 +332,7 @@ cdef int _fill(Model *M, int method, str loss, W, G, Z, last, clock, double eta,
     M.eta, M.delta, M.alpha, M.beta, M.l1, M.l2 = eta, delta, alpha, beta, l1, l2
     M.regularised = l1 > 0.0 or l2 > 0.0
     M.weight = 1.0
+    M.roots = NULL
     M.W = &W_v[0, 0] if shape[0] else NULL
     M.G = &G_v[0, 0] if shape[0] else NULL
     return 0
@@ -380,9 +352,20 @@ cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, pr
     check_pass(X, y, order, predictions, M.d, M.K)
     scratch = np.empty(2 * M.K)
     cdef double[::1] scratch_v = scratch
+    cdef double[:, ::1] roots_v
     M.scores = &scratch_v[0]
     M.gamma = M.scores + M.K
+    stored = X.nnz if sp.issparse(X) else X.shape[0] * X.shape[1]
+    if (M.method == FTRL and M.loss == LOG and M.d > 0 and X.shape[0] > 0
+            and order.shape[0] * (stored / X.shape[0]) >= M.d):
+        # a pass that steps about every feature: √n kept beside n saves a root a step (the
+        # same bits: it is √n, rounded as the step rounds it); a short pass on wide rows
+        # would spend more on the d·K roots than it saves
+        roots = np.sqrt(np.asarray(<double[:M.d, :M.K]>M.G))
+        roots_v = roots
+        M.roots = &roots_v[0, 0]
     mistakes, updates, failed = run_rows(_round, M, X, y, order, predictions)
+    M.roots = NULL
     if failed >= 0:
         raise _not_finite(f"row {order[failed]} (position {failed} of the pass); the rounds "
                           "before it were taken")

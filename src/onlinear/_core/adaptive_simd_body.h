@@ -1,0 +1,101 @@
+/* The adaptive learners' per-coordinate steps over a row's non-zeros, for one instruction set:
+ * included by adaptive_simd.h once per instruction set, with SFX (the functions' suffix) and,
+ * around the inclusion, the target.  Vectorized across the K classes of a feature; no sum is
+ * reassociated and no multiply-add contracted (the package's -ffp-contract=off), and square
+ * roots and divisions are correctly rounded in every width: the same bits on every instruction
+ * set, and the same as adaptive.pyx's scalar steps.
+ *
+ * W, G (AdaGrad: the sums of squared gradients; FTRL: n), Z are feature-major (d, K); gamma
+ * holds the round's K gradient coefficients (g_k = gamma_k x_j); FTRL's R, when not NULL,
+ * caches sqrt(n) (read before a step, written after it), so that a pass takes one root a step
+ * where Algorithm 1 as written takes two. */
+
+#define ADAPTIVE_CAT2(a, b) a##b
+#define ADAPTIVE_CAT(a, b) ADAPTIVE_CAT2(a, b)
+#define ADAPTIVE_NAME(base) ADAPTIVE_CAT(base, SFX)
+
+/* AdaGrad without a regulariser: w -= eta g / H, H = delta + sqrt(G) (H = 0 only when g = 0). */
+static void ADAPTIVE_NAME(adagrad_plain_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
+                                          double *W, double *G, const double *gamma,
+                                          ptrdiff_t K, double eta, double delta) {
+    for (ptrdiff_t p = 0; p < nnz; p++) {
+        double *restrict w = W + idx[p] * K, *restrict s = G + idx[p] * K;
+        const double x = vals[p];
+        #pragma omp simd
+        for (ptrdiff_t k = 0; k < K; k++) {
+            const double g = gamma[k] * x;
+            const double G2 = s[k] + g * g;
+            const double H = delta + sqrt(G2);
+            s[k] = G2;
+            w[k] = w[k] - eta * g / (H > 0.0 ? H : 1.0);
+        }
+    }
+}
+
+/* AdaGrad with the regulariser: the argmin of eta g w + eta(l1|w| + l2 w^2/2) + H(w - w_t)^2/2. */
+static void ADAPTIVE_NAME(adagrad_regularised_)(const int64_t *idx, const double *vals,
+                                                ptrdiff_t nnz, double *W, double *G,
+                                                const double *gamma, ptrdiff_t K, double eta,
+                                                double delta, double l1, double l2) {
+    for (ptrdiff_t p = 0; p < nnz; p++) {
+        double *restrict w = W + idx[p] * K, *restrict s = G + idx[p] * K;
+        const double x = vals[p];
+        #pragma omp simd
+        for (ptrdiff_t k = 0; k < K; k++) {
+            const double g = gamma[k] * x;
+            const double G2 = s[k] + g * g;
+            const double H = delta + sqrt(G2);
+            const double H_safe = H > 0.0 ? H : 1.0;
+            const double shifted = H_safe * w[k] - eta * g;
+            const double size = fabs(shifted) - eta * l1;
+            const double stepped = size > 0.0 ? copysign(size, shifted) / (H_safe + eta * l2)
+                                              : 0.0;
+            s[k] = G2;
+            w[k] = H > 0.0 ? stepped : w[k];
+        }
+    }
+}
+
+/* FTRL-Proximal: sigma = (sqrt(n + g^2) - sqrt(n))/alpha, z += g - sigma w, n += g^2, and w from
+ * (z, n).  R: the cached sqrt(n) (NULL: computed). */
+static void ADAPTIVE_NAME(ftrl_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
+                                 double *W, double *Z, double *N, double *R, const double *gamma,
+                                 ptrdiff_t K, double alpha, double beta, double l1, double l2) {
+    for (ptrdiff_t p = 0; p < nnz; p++) {
+        double *restrict w = W + idx[p] * K, *restrict zs = Z + idx[p] * K;
+        double *restrict ns = N + idx[p] * K;
+        double *restrict r = R == NULL ? NULL : R + idx[p] * K;
+        const double x = vals[p];
+        if (r == NULL) {
+            #pragma omp simd
+            for (ptrdiff_t k = 0; k < K; k++) {
+                const double g = gamma[k] * x;
+                const double root_old = sqrt(ns[k]);
+                const double n = ns[k] + g * g;
+                const double root = sqrt(n);
+                const double z = zs[k] + (g - (root - root_old) / alpha * w[k]);
+                const double t = fabs(z) - l1;
+                zs[k] = z;
+                ns[k] = n;
+                w[k] = t > 0.0 && n > 0.0 ? -copysign(t, z) / ((beta + root) / alpha + l2) : 0.0;
+            }
+        } else {
+            #pragma omp simd
+            for (ptrdiff_t k = 0; k < K; k++) {
+                const double g = gamma[k] * x;
+                const double n = ns[k] + g * g;
+                const double root = sqrt(n);
+                const double z = zs[k] + (g - (root - r[k]) / alpha * w[k]);
+                const double t = fabs(z) - l1;
+                zs[k] = z;
+                ns[k] = n;
+                r[k] = root;
+                w[k] = t > 0.0 && n > 0.0 ? -copysign(t, z) / ((beta + root) / alpha + l2) : 0.0;
+            }
+        }
+    }
+}
+
+#undef ADAPTIVE_NAME
+#undef ADAPTIVE_CAT
+#undef ADAPTIVE_CAT2
