@@ -2,7 +2,16 @@
  * instruction set, with SFX set to generic, avx2 and avx512 around the inclusions and the
  * matching target, no multiply-add contraction asked for (the package's -ffp-contract=off
  * holds); defines ONLINEAR_ISA_X86 where the AVX2 and AVX-512 versions exist.  Included once
- * per body; onlinear_isa() (isa_choice.h) picks which version a CPU runs. */
+ * per body; onlinear_isa() (isa_choice.h) picks which version a CPU runs.
+ *
+ * The bodies are compiled without trapping math (GCC): a loop whose selects guard a division
+ * or a square root is otherwise not if-converted, so not vectorized at all (the adaptive
+ * steps ran one class at a time).  It changes no value: only whether the FPU's exception flags
+ * may be raised by a lane whose result is discarded. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("no-trapping-math")
+#endif
 #define SFX generic
 #include ISA_BODY
 #undef SFX
@@ -36,4 +45,7 @@
 #else
 #pragma GCC pop_options
 #endif
+#endif
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
 #endif
