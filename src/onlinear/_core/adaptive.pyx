@@ -31,7 +31,9 @@ then, per non-zero j and class k (O(K·nnz)):
   ηg·w + η(λ1|w| + λ2 w²/2) + ½H(w − w_t)², sign(Hw_t − ηg)·[|Hw_t − ηg| − ηλ1]₊/(H + ηλ2)
   (w_t − ηg/H without regularisation); H = 0 (δ = 0, never touched) takes no step;
 * FTRL: σ = (√(n + g²) − √n)/α, z += g − σw, n += g², and w = 0 if |z| ≤ λ1, else
-  −((β + √n)/α + λ2)⁻¹(z − sign(z)λ1) (exactly 0: an ℓ1 model is truly sparse).
+  −((β + √n)/α + λ2)⁻¹(z − sign(z)λ1) (exactly 0: an ℓ1 model is truly sparse), computed as
+  −α(z − sign(z)λ1)/(β + αλ2 + √n) with σ = (√(n + g²) − √n)·(1/α): one division and one root
+  a step (a pass over rows that reach about every feature keeps √n beside n).
 
 The regulariser of AdaGrad acts on every coordinate every round; a feature absent from a row
 gets the step with g = 0, a soft-threshold by ηλ1/H and a factor H/(H + ηλ2) (H constant while
@@ -51,7 +53,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit, softmax
 
-from libc.math cimport copysign, exp, fabs, isfinite, log1p, pow, sqrt
+from libc.math cimport exp, fabs, isfinite, log1p, pow, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
@@ -69,6 +71,9 @@ cdef extern from "adaptive_simd.h" nogil:
         void (*ftrl)(const int64_t *, const double *, Py_ssize_t, double *, double *, double *,
                      double *, const double *, Py_ssize_t, double, double, double,
                      double) noexcept nogil
+        void (*adagrad_catch_up_l1)(const int64_t *, Py_ssize_t, double *, const double *,
+                                    int64_t *, int64_t, Py_ssize_t, double, double,
+                                    double) noexcept nogil
     adaptive_steps onlinear_adaptive_steps
     void onlinear_adaptive_init()
 
@@ -132,16 +137,14 @@ cdef inline double _prox_rounds(double w, double H, int64_t k, const Model *M) n
 cdef inline void _catch_up(Model *M, Py_ssize_t j) noexcept nogil:
     cdef Py_ssize_t k, at = j * M.K
     cdef int64_t behind = M.clock[0] - M.last[j]
-    cdef double H, size, rounds = <double>behind
+    cdef int64_t feature = j
     cdef double *W = M.W + at
     cdef const double *G = M.G + at
-    if behind > 0 and M.l2 == 0.0:
-        # ℓ1 alone: a soft-threshold by behind·ηλ1/H, without branches (vectorised)
-        for k in range(M.K):
-            H = M.delta + sqrt(G[k])
-            size = fabs(W[k]) - rounds * (M.eta * M.l1 / (H if H > 0.0 else 1.0))
-            W[k] = W[k] if not (H > 0.0) else (copysign(size, W[k]) if size > 0.0 else 0.0)
-    elif behind > 0:
+    if M.l2 == 0.0:  # ℓ1 alone: a soft-threshold by behind·ηλ1/H (adaptive_simd_body.h)
+        onlinear_adaptive_steps.adagrad_catch_up_l1(&feature, 1, M.W, M.G, M.last, M.clock[0],
+                                                    M.K, M.eta, M.delta, M.l1)
+        return
+    if behind > 0:
         for k in range(M.K):
             W[k] = _prox_rounds(W[k], M.delta + sqrt(G[k]), behind, M)
     M.last[j] = M.clock[0]
@@ -207,16 +210,20 @@ cdef inline void _adagrad_step(Model *M, double *W, double *G, double g) noexcep
     W[0] = 0.0 if size <= 0.0 else (size if shifted > 0.0 else -size) / (H + M.eta * M.l2)
 
 
-cdef inline void _ftrl_step(Model *M, double *W, double *Z, double *N, double g) noexcept nogil:
-    """One coordinate's FTRL-Proximal step with gradient g (module doc); g = 0 changes
-    nothing (σ = 0), so it needs no test."""
-    cdef double root_old = sqrt(N[0]), root = sqrt(N[0] + g * g), t
-    Z[0] += g - (root - root_old) / M.alpha * W[0]
+cdef inline void _ftrl_step(Model *M, double *W, double *Z, double *N, double *R,
+                            double g) noexcept nogil:
+    """One coordinate's FTRL-Proximal step with gradient g (module doc; ``R``: its cached √n,
+    or NULL), in the arithmetic of adaptive_simd_body.h's ``ftrl``; g = 0 changes nothing
+    (σ = 0), so it needs no test."""
+    cdef double root_old = sqrt(N[0]) if R == NULL else R[0], root = sqrt(N[0] + g * g), t
+    Z[0] += g - (root - root_old) * (1.0 / M.alpha) * W[0]
     N[0] += g * g
+    if R != NULL:
+        R[0] = root
     t = fabs(Z[0]) - M.l1
-    # (β + √n)/α + λ2 with the √n just computed; n > 0 whenever t > 0 after a step
+    # −α(z − sign(z)λ1)/(β + αλ2 + √n) with the √n just computed; n > 0 whenever t > 0
     W[0] = 0.0 if not (t > 0.0 and N[0] > 0.0) else \
-        -(t if Z[0] > 0.0 else -t) / ((M.beta + root) / M.alpha + M.l2)
+        -(t if Z[0] > 0.0 else -t) * M.alpha / ((M.beta + M.alpha * M.l2) + root)
 
 
 cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_ssize_t nnz,
@@ -226,7 +233,10 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
     cdef double x, q = 0.0
     cdef Py_ssize_t touched[2]
     cdef bint all_classes
-    if M.method == ADAGRAD and M.regularised:
+    if M.method == ADAGRAD and M.regularised and M.l2 == 0.0:
+        onlinear_adaptive_steps.adagrad_catch_up_l1(idx, nnz, M.W, M.G, M.last, M.clock[0], K,
+                                                    M.eta, M.delta, M.l1)
+    elif M.method == ADAGRAD and M.regularised:
         for p in range(nnz):
             _catch_up(M, idx[p])
     q = feature_major_scores(M.W, K, idx, vals, nnz, M.scores)
@@ -277,7 +287,8 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
             at = idx[p] * K
             for c in range(n_touched):
                 k = touched[c]
-                _ftrl_step(M, M.W + at + k, M.Z + at + k, M.G + at + k, M.gamma[k] * x)
+                _ftrl_step(M, M.W + at + k, M.Z + at + k, M.G + at + k,
+                           NULL if M.roots == NULL else M.roots + at + k, M.gamma[k] * x)
     return predicted
 
 
@@ -356,7 +367,7 @@ cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, pr
     M.scores = &scratch_v[0]
     M.gamma = M.scores + M.K
     stored = X.nnz if sp.issparse(X) else X.shape[0] * X.shape[1]
-    if (M.method == FTRL and M.loss == LOG and M.d > 0 and X.shape[0] > 0
+    if (M.method == FTRL and M.d > 0 and X.shape[0] > 0
             and order.shape[0] * (stored / X.shape[0]) >= M.d):
         # a pass that steps about every feature: √n kept beside n saves a root a step (the
         # same bits: it is √n, rounded as the step rounds it); a short pass on wide rows

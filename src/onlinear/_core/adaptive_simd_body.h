@@ -56,11 +56,37 @@ static void ADAPTIVE_NAME(adagrad_regularised_)(const int64_t *idx, const double
     }
 }
 
+/* AdaGrad's deferred l1 steps (l2 = 0) of the features idx[0 .. nnz) (each behind by clock -
+ * last[j] rounds, then up to date): |w| - rounds eta l1 / H, H = delta + sqrt(G) (H = 0: no
+ * step), a soft-threshold to 0. */
+static void ADAPTIVE_NAME(adagrad_catch_up_l1_)(const int64_t *idx, ptrdiff_t nnz, double *W,
+                                                const double *G, int64_t *last, int64_t clock,
+                                                ptrdiff_t K, double eta, double delta,
+                                                double l1) {
+    for (ptrdiff_t p = 0; p < nnz; p++) {
+        double *restrict w = W + idx[p] * K;
+        const double *restrict s = G + idx[p] * K;
+        const int64_t behind = clock - last[idx[p]];
+        const double rounds = (double)behind;
+        last[idx[p]] = clock;
+        if (behind <= 0) continue;
+        #pragma omp simd
+        for (ptrdiff_t k = 0; k < K; k++) {
+            const double H = delta + sqrt(s[k]);
+            const double size = fabs(w[k]) - rounds * (eta * l1 / (H > 0.0 ? H : 1.0));
+            w[k] = !(H > 0.0) ? w[k] : (size > 0.0 ? copysign(size, w[k]) : 0.0);
+        }
+    }
+}
+
 /* FTRL-Proximal: sigma = (sqrt(n + g^2) - sqrt(n))/alpha, z += g - sigma w, n += g^2, and w from
- * (z, n).  R: the cached sqrt(n) (NULL: computed). */
+ * (z, n): -(z - sign(z) l1)/((beta + sqrt(n))/alpha + l2), computed as
+ * -alpha (z - sign(z) l1)/(beta + alpha l2 + sqrt(n)) and sigma with 1/alpha: one division a
+ * step.  R: the cached sqrt(n) (NULL: computed). */
 static void ADAPTIVE_NAME(ftrl_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
                                  double *W, double *Z, double *N, double *R, const double *gamma,
                                  ptrdiff_t K, double alpha, double beta, double l1, double l2) {
+    const double inverse = 1.0 / alpha, base = beta + alpha * l2;
     for (ptrdiff_t p = 0; p < nnz; p++) {
         double *restrict w = W + idx[p] * K, *restrict zs = Z + idx[p] * K;
         double *restrict ns = N + idx[p] * K;
@@ -73,11 +99,11 @@ static void ADAPTIVE_NAME(ftrl_)(const int64_t *idx, const double *vals, ptrdiff
                 const double root_old = sqrt(ns[k]);
                 const double n = ns[k] + g * g;
                 const double root = sqrt(n);
-                const double z = zs[k] + (g - (root - root_old) / alpha * w[k]);
+                const double z = zs[k] + (g - (root - root_old) * inverse * w[k]);
                 const double t = fabs(z) - l1;
                 zs[k] = z;
                 ns[k] = n;
-                w[k] = t > 0.0 && n > 0.0 ? -copysign(t, z) / ((beta + root) / alpha + l2) : 0.0;
+                w[k] = t > 0.0 && n > 0.0 ? -copysign(t, z) * alpha / (base + root) : 0.0;
             }
         } else {
             #pragma omp simd
@@ -85,12 +111,12 @@ static void ADAPTIVE_NAME(ftrl_)(const int64_t *idx, const double *vals, ptrdiff
                 const double g = gamma[k] * x;
                 const double n = ns[k] + g * g;
                 const double root = sqrt(n);
-                const double z = zs[k] + (g - (root - r[k]) / alpha * w[k]);
+                const double z = zs[k] + (g - (root - r[k]) * inverse * w[k]);
                 const double t = fabs(z) - l1;
                 zs[k] = z;
                 ns[k] = n;
                 r[k] = root;
-                w[k] = t > 0.0 && n > 0.0 ? -copysign(t, z) / ((beta + root) / alpha + l2) : 0.0;
+                w[k] = t > 0.0 && n > 0.0 ? -copysign(t, z) * alpha / (base + root) : 0.0;
             }
         }
     }
