@@ -39,12 +39,13 @@ for rule, layout, diagonal in [("AROW", "per-class", "drop"), ("AROW", "per-clas
         keep(C.learn_pass(int(r), X, labels, order, mean, cov, parameter_vector(r),
                           layout=layout, diagonal=diagonal), mean, cov)
 for options in [dict(loss="log"), dict(loss="log", l1=1e-3, l2=1e-2), dict(loss="hinge", l1=1e-3),
-                dict(loss="log", weight=0.3)]:
+                dict(loss="hinge"), dict(loss="log", weight=0.3)]:
     state = A.adagrad_state(d, K)
     keep(A.adagrad_pass(X, y, order, *state, **options), *state)
     A.adagrad_catch_up(*state, **{k: v for k, v in options.items() if k in ("l1", "l2")})
     keep(*state)
-for options in [dict(loss="log"), dict(loss="log", l1=0.2, l2=0.1), dict(loss="log", weight=2.5)]:
+for options in [dict(loss="log"), dict(loss="log", l1=0.2, l2=0.1), dict(loss="log", weight=2.5),
+                dict(loss="hinge", l1=0.2)]:
     state = A.ftrl_state(d, K)
     keep(A.ftrl_pass(X, y, order, *state, **options), *state)       # (a long pass: √n kept)
     keep(A.ftrl_pass(sp.csr_matrix(X[:3]), y[:3], np.arange(3), *state, **options), *state)

@@ -74,6 +74,13 @@ cdef extern from "adaptive_simd.h" nogil:
         void (*adagrad_catch_up_l1)(const int64_t *, Py_ssize_t, double *, const double *,
                                     int64_t *, int64_t, Py_ssize_t, double, double,
                                     double) noexcept nogil
+        void (*adagrad_classes)(const int64_t *, const double *, Py_ssize_t, double *,
+                                double *, const double *, const Py_ssize_t *, Py_ssize_t,
+                                Py_ssize_t, double, double) noexcept nogil
+        void (*ftrl_classes)(const int64_t *, const double *, Py_ssize_t, double *, double *,
+                             double *, double *, const double *, const Py_ssize_t *,
+                             Py_ssize_t, Py_ssize_t, double, double, double,
+                             double) noexcept nogil
     adaptive_steps onlinear_adaptive_steps
     void onlinear_adaptive_init()
 
@@ -195,42 +202,11 @@ cdef inline bint _gradient(Model *M, Py_ssize_t y, Py_ssize_t *predicted) noexce
     return True
 
 
-cdef inline void _adagrad_step(Model *M, double *W, double *G, double g) noexcept nogil:
-    """One coordinate's AdaGrad step with subgradient g (module doc)."""
-    cdef double H, shifted, size
-    G[0] += g * g
-    H = M.delta + sqrt(G[0])
-    if not (H > 0.0):  # δ = 0 and never a gradient: no step (0/0)
-        return
-    if not M.regularised:
-        W[0] -= M.eta * g / H
-        return
-    shifted = H * W[0] - M.eta * g
-    size = fabs(shifted) - M.eta * M.l1
-    W[0] = 0.0 if size <= 0.0 else (size if shifted > 0.0 else -size) / (H + M.eta * M.l2)
-
-
-cdef inline void _ftrl_step(Model *M, double *W, double *Z, double *N, double *R,
-                            double g) noexcept nogil:
-    """One coordinate's FTRL-Proximal step with gradient g (module doc; ``R``: its cached √n,
-    or NULL), in the arithmetic of adaptive_simd_body.h's ``ftrl``; g = 0 changes nothing
-    (σ = 0), so it needs no test."""
-    cdef double root_old = sqrt(N[0]) if R == NULL else R[0], root = sqrt(N[0] + g * g), t
-    Z[0] += g - (root - root_old) * (1.0 / M.alpha) * W[0]
-    N[0] += g * g
-    if R != NULL:
-        R[0] = root
-    t = fabs(Z[0]) - M.l1
-    # −α(z − sign(z)λ1)/(β + αλ2 + √n) with the √n just computed; n > 0 whenever t > 0
-    W[0] = 0.0 if not (t > 0.0 and N[0] > 0.0) else \
-        -(t if Z[0] > 0.0 else -t) * M.alpha / ((M.beta + M.alpha * M.l2) + root)
-
-
 cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_ssize_t nnz,
                        Py_ssize_t y, bint *updated) noexcept nogil:
     cdef Model *M = <Model *>model
-    cdef Py_ssize_t K = M.K, k, c, p, at, predicted, n_touched
-    cdef double x, q = 0.0
+    cdef Py_ssize_t K = M.K, k, p, predicted, n_touched
+    cdef double q = 0.0
     cdef Py_ssize_t touched[2]
     cdef bint all_classes
     if M.method == ADAGRAD and M.regularised and M.l2 == 0.0:
@@ -268,12 +244,8 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
             onlinear_adaptive_steps.adagrad_regularised(idx, vals, nnz, M.W, M.G, M.gamma, K,
                                                         M.eta, M.delta, M.l1, M.l2)
         elif updated[0]:
-            for p in range(nnz):
-                x = vals[p]
-                at = idx[p] * K
-                for c in range(n_touched):
-                    k = touched[c]
-                    _adagrad_step(M, M.W + at + k, M.G + at + k, M.gamma[k] * x)
+            onlinear_adaptive_steps.adagrad_classes(idx, vals, nnz, M.W, M.G, M.gamma, touched,
+                                                    n_touched, K, M.eta, M.delta)
         if M.regularised:
             for p in range(nnz):
                 M.last[idx[p]] = M.clock[0] + 1
@@ -282,13 +254,8 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
         onlinear_adaptive_steps.ftrl(idx, vals, nnz, M.W, M.Z, M.G, M.roots, M.gamma, K,
                                      M.alpha, M.beta, M.l1, M.l2)
     elif updated[0]:
-        for p in range(nnz):
-            x = vals[p]
-            at = idx[p] * K
-            for c in range(n_touched):
-                k = touched[c]
-                _ftrl_step(M, M.W + at + k, M.Z + at + k, M.G + at + k,
-                           NULL if M.roots == NULL else M.roots + at + k, M.gamma[k] * x)
+        onlinear_adaptive_steps.ftrl_classes(idx, vals, nnz, M.W, M.Z, M.G, M.roots, M.gamma,
+                                             touched, n_touched, K, M.alpha, M.beta, M.l1, M.l2)
     return predicted
 
 

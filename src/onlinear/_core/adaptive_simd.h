@@ -29,6 +29,12 @@ typedef struct {
                  double *, const double *, ptrdiff_t, double, double, double, double);
     void (*adagrad_catch_up_l1)(const int64_t *, ptrdiff_t, double *, const double *, int64_t *,
                                 int64_t, ptrdiff_t, double, double, double);
+    void (*adagrad_classes)(const int64_t *, const double *, ptrdiff_t, double *, double *,
+                            const double *, const ptrdiff_t *, ptrdiff_t, ptrdiff_t, double,
+                            double);
+    void (*ftrl_classes)(const int64_t *, const double *, ptrdiff_t, double *, double *,
+                         double *, double *, const double *, const ptrdiff_t *, ptrdiff_t,
+                         ptrdiff_t, double, double, double, double);
 } adaptive_steps;
 
 static adaptive_steps onlinear_adaptive_steps;
@@ -37,7 +43,9 @@ static adaptive_steps onlinear_adaptive_steps;
     onlinear_adaptive_steps.adagrad_plain = adagrad_plain_##ISA;                              \
     onlinear_adaptive_steps.adagrad_regularised = adagrad_regularised_##ISA;                  \
     onlinear_adaptive_steps.ftrl = ftrl_##ISA;                                                \
-    onlinear_adaptive_steps.adagrad_catch_up_l1 = adagrad_catch_up_l1_##ISA;
+    onlinear_adaptive_steps.adagrad_catch_up_l1 = adagrad_catch_up_l1_##ISA;                  \
+    onlinear_adaptive_steps.adagrad_classes = adagrad_classes_##ISA;                          \
+    onlinear_adaptive_steps.ftrl_classes = ftrl_classes_##ISA;
 
 /* Choose the steps for this CPU (once, when the module loads). */
 static void onlinear_adaptive_init(void) {

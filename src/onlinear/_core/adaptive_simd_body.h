@@ -32,6 +32,43 @@ static void ADAPTIVE_NAME(adagrad_plain_)(const int64_t *idx, const double *vals
     }
 }
 
+#ifndef ADAPTIVE_CHUNK
+/* Non-zeros stepped together by the few-class steps (their new values on the stack). */
+#define ADAPTIVE_CHUNK 64
+#endif
+
+/* AdaGrad without a regulariser for the n_classes classes listed (those whose gamma is not 0:
+ * the hinge loss's two), vectorized across the row's non-zeros: each chunk's new values are
+ * computed side by side (gathered reads), then stored. */
+static void ADAPTIVE_NAME(adagrad_classes_)(const int64_t *idx, const double *vals,
+                                            ptrdiff_t nnz, double *W, double *G,
+                                            const double *gamma, const ptrdiff_t *classes,
+                                            ptrdiff_t n_classes, ptrdiff_t K, double eta,
+                                            double delta) {
+    double w_new[ADAPTIVE_CHUNK], G_new[ADAPTIVE_CHUNK];
+    for (ptrdiff_t c = 0; c < n_classes; c++) {
+        const ptrdiff_t k = classes[c];
+        const double coefficient = gamma[k];
+        for (ptrdiff_t p0 = 0; p0 < nnz; p0 += ADAPTIVE_CHUNK) {
+            const ptrdiff_t n = nnz - p0 < ADAPTIVE_CHUNK ? nnz - p0 : ADAPTIVE_CHUNK;
+            const int64_t *restrict at = idx + p0;
+            #pragma omp simd
+            for (ptrdiff_t q = 0; q < n; q++) {
+                const ptrdiff_t j = at[q] * K + k;
+                const double g = coefficient * vals[p0 + q];
+                const double G2 = G[j] + g * g;
+                const double H = delta + sqrt(G2);
+                G_new[q] = G2;
+                w_new[q] = W[j] - eta * g / (H > 0.0 ? H : 1.0);
+            }
+            for (ptrdiff_t q = 0; q < n; q++) {
+                G[at[q] * K + k] = G_new[q];
+                W[at[q] * K + k] = w_new[q];
+            }
+        }
+    }
+}
+
 /* AdaGrad with the regulariser: the argmin of eta g w + eta(l1|w| + l2 w^2/2) + H(w - w_t)^2/2. */
 static void ADAPTIVE_NAME(adagrad_regularised_)(const int64_t *idx, const double *vals,
                                                 ptrdiff_t nnz, double *W, double *G,
@@ -117,6 +154,53 @@ static void ADAPTIVE_NAME(ftrl_)(const int64_t *idx, const double *vals, ptrdiff
                 ns[k] = n;
                 r[k] = root;
                 w[k] = t > 0.0 && n > 0.0 ? -copysign(t, z) * alpha / (base + root) : 0.0;
+            }
+        }
+    }
+}
+
+/* ftrl for the n_classes classes listed (the hinge loss's), vectorized across the row's
+ * non-zeros as adagrad_classes is. */
+static void ADAPTIVE_NAME(ftrl_classes_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
+                                         double *W, double *Z, double *N, double *R,
+                                         const double *gamma, const ptrdiff_t *classes,
+                                         ptrdiff_t n_classes, ptrdiff_t K, double alpha,
+                                         double beta, double l1, double l2) {
+    const double inverse = 1.0 / alpha, base = beta + alpha * l2;
+    double w_new[ADAPTIVE_CHUNK], z_new[ADAPTIVE_CHUNK], n_new[ADAPTIVE_CHUNK];
+    double r_new[ADAPTIVE_CHUNK], r_old[ADAPTIVE_CHUNK];
+    for (ptrdiff_t c = 0; c < n_classes; c++) {
+        const ptrdiff_t k = classes[c];
+        const double coefficient = gamma[k];
+        for (ptrdiff_t p0 = 0; p0 < nnz; p0 += ADAPTIVE_CHUNK) {
+            const ptrdiff_t m = nnz - p0 < ADAPTIVE_CHUNK ? nnz - p0 : ADAPTIVE_CHUNK;
+            const int64_t *restrict at = idx + p0;
+            if (R == NULL) {
+                #pragma omp simd
+                for (ptrdiff_t q = 0; q < m; q++) r_old[q] = sqrt(N[at[q] * K + k]);
+            } else {
+                for (ptrdiff_t q = 0; q < m; q++) r_old[q] = R[at[q] * K + k];
+            }
+            #pragma omp simd
+            for (ptrdiff_t q = 0; q < m; q++) {
+                const ptrdiff_t j = at[q] * K + k;
+                const double g = coefficient * vals[p0 + q];
+                const double root_old = r_old[q];
+                const double n = N[j] + g * g;
+                const double root = sqrt(n);
+                const double z = Z[j] + (g - (root - root_old) * inverse * W[j]);
+                const double t = fabs(z) - l1;
+                z_new[q] = z;
+                n_new[q] = n;
+                r_new[q] = root;
+                w_new[q] = t > 0.0 && n > 0.0 ? -copysign(t, z) * alpha / (base + root) : 0.0;
+            }
+            for (ptrdiff_t q = 0; q < m; q++) {
+                const ptrdiff_t j = at[q] * K + k;
+                Z[j] = z_new[q];
+                N[j] = n_new[q];
+                W[j] = w_new[q];
+                if (R != NULL) R[j] = r_new[q];
             }
         }
     }
