@@ -334,7 +334,7 @@ cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, pr
     M.scores = &scratch_v[0]
     M.gamma = M.scores + M.K
     stored = X.nnz if sp.issparse(X) else X.shape[0] * X.shape[1]
-    if (M.method == FTRL and M.d > 0 and X.shape[0] > 0
+    if (M.method == FTRL and M.loss == LOG and M.d > 0 and X.shape[0] > 0
             and order.shape[0] * (stored / X.shape[0]) >= M.d):
         # a pass that steps about every feature: √n kept beside n saves a root a step (the
         # same bits: it is √n, rounded as the step rounds it); a short pass on wide rows
