@@ -31,7 +31,9 @@ then, per non-zero j and class k (O(K·nnz)):
   ηg·w + η(λ1|w| + λ2 w²/2) + ½H(w − w_t)², sign(Hw_t − ηg)·[|Hw_t − ηg| − ηλ1]₊/(H + ηλ2)
   (w_t − ηg/H without regularisation); H = 0 (δ = 0, never touched) takes no step;
 * FTRL: σ = (√(n + g²) − √n)/α, z += g − σw, n += g², and w = 0 if |z| ≤ λ1, else
-  −((β + √n)/α + λ2)⁻¹(z − sign(z)λ1) (exactly 0: an ℓ1 model is truly sparse).
+  −((β + √n)/α + λ2)⁻¹(z − sign(z)λ1) (exactly 0: an ℓ1 model is truly sparse), computed as
+  −α(z − sign(z)λ1)/(β + αλ2 + √n) with σ = (√(n + g²) − √n)·(1/α): one division and one root
+  a step (a pass over rows that reach about every feature keeps √n beside n).
 
 The regulariser of AdaGrad acts on every coordinate every round; a feature absent from a row
 gets the step with g = 0, a soft-threshold by ηλ1/H and a factor H/(H + ηλ2) (H constant while
@@ -48,15 +50,39 @@ is a round with a non-zero gradient.  Paper equation numbers are not cited: AdaG
 numbers and its regret theorem were not checked against the paper's text (UNCHECKED).
 """
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import expit, softmax
 
-from libc.math cimport copysign, exp, fabs, isfinite, log1p, pow, sqrt
+from libc.math cimport exp, fabs, isfinite, log1p, pow, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
 from ._sweeps cimport onlinear_simd_init
 from .row_pass cimport (RowRound, check_pass, check_state, feature_major_scores, play_row,
                        run_rows)
+
+cdef extern from "adaptive_simd.h" nogil:
+    ctypedef struct adaptive_steps:
+        void (*adagrad_plain)(const int64_t *, const double *, Py_ssize_t, double *, double *,
+                              const double *, Py_ssize_t, double, double) noexcept nogil
+        void (*adagrad_regularised)(const int64_t *, const double *, Py_ssize_t, double *,
+                                    double *, const double *, Py_ssize_t, double, double, double,
+                                    double) noexcept nogil
+        void (*ftrl)(const int64_t *, const double *, Py_ssize_t, double *, double *, double *,
+                     double *, const double *, Py_ssize_t, double, double, double,
+                     double) noexcept nogil
+        void (*adagrad_catch_up_l1)(const int64_t *, Py_ssize_t, double *, const double *,
+                                    int64_t *, int64_t, Py_ssize_t, double, double,
+                                    double) noexcept nogil
+        void (*adagrad_classes)(const int64_t *, const double *, Py_ssize_t, double *,
+                                double *, const double *, const Py_ssize_t *, Py_ssize_t,
+                                Py_ssize_t, double, double) noexcept nogil
+        void (*ftrl_classes)(const int64_t *, const double *, Py_ssize_t, double *, double *,
+                             double *, double *, const double *, const Py_ssize_t *,
+                             Py_ssize_t, Py_ssize_t, double, double, double,
+                             double) noexcept nogil
+    adaptive_steps onlinear_adaptive_steps
+    void onlinear_adaptive_init()
 
 cdef enum:
     HINGE = 0
@@ -65,6 +91,7 @@ cdef enum:
     FTRL = 1
 
 onlinear_simd_init()  # (the scores: simd.h's score_sparse, through row_pass.pxd)
+onlinear_adaptive_init()  # (the steps of the losses that move every class: adaptive_simd.h)
 
 #: the losses, by name
 LOSSES = {"hinge": HINGE, "log": LOG}
@@ -90,6 +117,7 @@ cdef struct Model:
     int64_t *clock  # AdaGrad: rounds seen
     double *scores
     double *gamma
+    double *roots   # FTRL in a long pass: √n, kept beside n (NULL: computed a step)
 
 
 # ----------------------------------------------------------------------------- the round
@@ -116,16 +144,14 @@ cdef inline double _prox_rounds(double w, double H, int64_t k, const Model *M) n
 cdef inline void _catch_up(Model *M, Py_ssize_t j) noexcept nogil:
     cdef Py_ssize_t k, at = j * M.K
     cdef int64_t behind = M.clock[0] - M.last[j]
-    cdef double H, size, rounds = <double>behind
+    cdef int64_t feature = j
     cdef double *W = M.W + at
     cdef const double *G = M.G + at
-    if behind > 0 and M.l2 == 0.0:
-        # ℓ1 alone: a soft-threshold by behind·ηλ1/H, without branches (vectorised)
-        for k in range(M.K):
-            H = M.delta + sqrt(G[k])
-            size = fabs(W[k]) - rounds * (M.eta * M.l1 / (H if H > 0.0 else 1.0))
-            W[k] = W[k] if not (H > 0.0) else (copysign(size, W[k]) if size > 0.0 else 0.0)
-    elif behind > 0:
+    if M.l2 == 0.0:  # ℓ1 alone: a soft-threshold by behind·ηλ1/H (adaptive_simd_body.h)
+        onlinear_adaptive_steps.adagrad_catch_up_l1(&feature, 1, M.W, M.G, M.last, M.clock[0],
+                                                    M.K, M.eta, M.delta, M.l1)
+        return
+    if behind > 0:
         for k in range(M.K):
             W[k] = _prox_rounds(W[k], M.delta + sqrt(G[k]), behind, M)
     M.last[j] = M.clock[0]
@@ -176,89 +202,17 @@ cdef inline bint _gradient(Model *M, Py_ssize_t y, Py_ssize_t *predicted) noexce
     return True
 
 
-cdef inline void _adagrad_step(Model *M, double *W, double *G, double g) noexcept nogil:
-    """One coordinate's AdaGrad step with subgradient g (module doc)."""
-    cdef double H, shifted, size
-    G[0] += g * g
-    H = M.delta + sqrt(G[0])
-    if not (H > 0.0):  # δ = 0 and never a gradient: no step (0/0)
-        return
-    if not M.regularised:
-        W[0] -= M.eta * g / H
-        return
-    shifted = H * W[0] - M.eta * g
-    size = fabs(shifted) - M.eta * M.l1
-    W[0] = 0.0 if size <= 0.0 else (size if shifted > 0.0 else -size) / (H + M.eta * M.l2)
-
-
-cdef inline void _ftrl_step(Model *M, double *W, double *Z, double *N, double g) noexcept nogil:
-    """One coordinate's FTRL-Proximal step with gradient g (module doc); g = 0 changes
-    nothing (σ = 0), so it needs no test."""
-    cdef double root_old = sqrt(N[0]), root = sqrt(N[0] + g * g), t
-    Z[0] += g - (root - root_old) / M.alpha * W[0]
-    N[0] += g * g
-    t = fabs(Z[0]) - M.l1
-    # (β + √n)/α + λ2 with the √n just computed; n > 0 whenever t > 0 after a step
-    W[0] = 0.0 if not (t > 0.0 and N[0] > 0.0) else \
-        -(t if Z[0] > 0.0 else -t) / ((M.beta + root) / M.alpha + M.l2)
-
-
-cdef inline void _adagrad_row(Model *M, double *W, double *G, double x) noexcept nogil:
-    """:func:`_adagrad_step` without a regulariser on the K classes of one feature, written
-    without branches so that the compiler vectorises the roots and divisions across classes
-    (the logistic loss steps every class)."""
-    cdef Py_ssize_t k
-    cdef double g, H
-    for k in range(M.K):
-        g = M.gamma[k] * x
-        G[k] = G[k] + g * g
-        H = M.delta + sqrt(G[k])
-        W[k] = W[k] - M.eta * g / (H if H > 0.0 else 1.0)  # (H = 0 only when g = 0)
-
-
-cdef inline void _adagrad_row_regularised(Model *M, double *W, double *G,
-                                          double x) noexcept nogil:
-    """:func:`_adagrad_step` with the regulariser on the K classes of one feature, without
-    branches (see :func:`_adagrad_row`)."""
-    cdef Py_ssize_t k
-    cdef double g, H, H_safe, shifted, size
-    for k in range(M.K):
-        g = M.gamma[k] * x
-        G[k] = G[k] + g * g
-        H = M.delta + sqrt(G[k])
-        H_safe = H if H > 0.0 else 1.0
-        shifted = H_safe * W[k] - M.eta * g
-        size = fabs(shifted) - M.eta * M.l1
-        W[k] = W[k] if not (H > 0.0) else (
-            copysign(size, shifted) / (H_safe + M.eta * M.l2) if size > 0.0 else 0.0)
-
-
-cdef inline void _ftrl_row(Model *M, double *W, double *Z, double *N, double x) noexcept nogil:
-    """:func:`_ftrl_step` on the K classes of one feature, without branches (see
-    :func:`_adagrad_row`)."""
-    cdef Py_ssize_t k
-    cdef double g, root_old, root, z, n, t
-    for k in range(M.K):
-        g = M.gamma[k] * x
-        root_old = sqrt(N[k])
-        n = N[k] + g * g
-        root = sqrt(n)
-        z = Z[k] + (g - (root - root_old) / M.alpha * W[k])
-        Z[k] = z
-        N[k] = n
-        t = fabs(z) - M.l1
-        W[k] = -copysign(t, z) / ((M.beta + root) / M.alpha + M.l2) if t > 0.0 and n > 0.0 \
-            else 0.0
-
-
 cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_ssize_t nnz,
                        Py_ssize_t y, bint *updated) noexcept nogil:
     cdef Model *M = <Model *>model
-    cdef Py_ssize_t K = M.K, k, c, p, at, predicted, n_touched
-    cdef double x, q = 0.0
+    cdef Py_ssize_t K = M.K, k, p, predicted, n_touched
+    cdef double q = 0.0
     cdef Py_ssize_t touched[2]
     cdef bint all_classes
-    if M.method == ADAGRAD and M.regularised:
+    if M.method == ADAGRAD and M.regularised and M.l2 == 0.0:
+        onlinear_adaptive_steps.adagrad_catch_up_l1(idx, nnz, M.W, M.G, M.last, M.clock[0], K,
+                                                    M.eta, M.delta, M.l1)
+    elif M.method == ADAGRAD and M.regularised:
         for p in range(nnz):
             _catch_up(M, idx[p])
     q = feature_major_scores(M.W, K, idx, vals, nnz, M.scores)
@@ -282,31 +236,26 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
                 n_touched += 1
     all_classes = M.loss == LOG or (M.method == ADAGRAD and M.regularised)
     if M.method == ADAGRAD:
-        if updated[0] or M.regularised:
+        if all_classes and not M.regularised:
+            if updated[0]:
+                onlinear_adaptive_steps.adagrad_plain(idx, vals, nnz, M.W, M.G, M.gamma, K,
+                                                      M.eta, M.delta)
+        elif all_classes:  # (regularised: every round steps)
+            onlinear_adaptive_steps.adagrad_regularised(idx, vals, nnz, M.W, M.G, M.gamma, K,
+                                                        M.eta, M.delta, M.l1, M.l2)
+        elif updated[0]:
+            onlinear_adaptive_steps.adagrad_classes(idx, vals, nnz, M.W, M.G, M.gamma, touched,
+                                                    n_touched, K, M.eta, M.delta)
+        if M.regularised:
             for p in range(nnz):
-                x = vals[p]
-                at = idx[p] * K
-                if all_classes and not M.regularised:
-                    _adagrad_row(M, M.W + at, M.G + at, x)
-                elif all_classes:
-                    _adagrad_row_regularised(M, M.W + at, M.G + at, x)
-                else:
-                    for c in range(n_touched):
-                        k = touched[c]
-                        _adagrad_step(M, M.W + at + k, M.G + at + k, M.gamma[k] * x)
-                if M.regularised:
-                    M.last[idx[p]] = M.clock[0] + 1
+                M.last[idx[p]] = M.clock[0] + 1
         M.clock[0] += 1
+    elif updated[0] and all_classes:
+        onlinear_adaptive_steps.ftrl(idx, vals, nnz, M.W, M.Z, M.G, M.roots, M.gamma, K,
+                                     M.alpha, M.beta, M.l1, M.l2)
     elif updated[0]:
-        for p in range(nnz):
-            x = vals[p]
-            at = idx[p] * K
-            if all_classes:
-                _ftrl_row(M, M.W + at, M.Z + at, M.G + at, x)
-            else:
-                for c in range(n_touched):
-                    k = touched[c]
-                    _ftrl_step(M, M.W + at + k, M.Z + at + k, M.G + at + k, M.gamma[k] * x)
+        onlinear_adaptive_steps.ftrl_classes(idx, vals, nnz, M.W, M.Z, M.G, M.roots, M.gamma,
+                                             touched, n_touched, K, M.alpha, M.beta, M.l1, M.l2)
     return predicted
 
 
@@ -361,6 +310,7 @@ cdef int _fill(Model *M, int method, str loss, W, G, Z, last, clock, double eta,
     M.eta, M.delta, M.alpha, M.beta, M.l1, M.l2 = eta, delta, alpha, beta, l1, l2
     M.regularised = l1 > 0.0 or l2 > 0.0
     M.weight = 1.0
+    M.roots = NULL
     M.W = &W_v[0, 0] if shape[0] else NULL
     M.G = &G_v[0, 0] if shape[0] else NULL
     return 0
@@ -380,9 +330,20 @@ cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, pr
     check_pass(X, y, order, predictions, M.d, M.K)
     scratch = np.empty(2 * M.K)
     cdef double[::1] scratch_v = scratch
+    cdef double[:, ::1] roots_v
     M.scores = &scratch_v[0]
     M.gamma = M.scores + M.K
+    stored = X.nnz if sp.issparse(X) else X.shape[0] * X.shape[1]
+    if (M.method == FTRL and M.loss == LOG and M.d > 0 and X.shape[0] > 0
+            and order.shape[0] * (stored / X.shape[0]) >= M.d):
+        # a pass that steps about every feature: √n kept beside n saves a root a step (the
+        # same bits: it is √n, rounded as the step rounds it); a short pass on wide rows
+        # would spend more on the d·K roots than it saves
+        roots = np.sqrt(np.asarray(<double[:M.d, :M.K]>M.G))
+        roots_v = roots
+        M.roots = &roots_v[0, 0]
     mistakes, updates, failed = run_rows(_round, M, X, y, order, predictions)
+    M.roots = NULL
     if failed >= 0:
         raise _not_finite(f"row {order[failed]} (position {failed} of the pass); the rounds "
                           "before it were taken")

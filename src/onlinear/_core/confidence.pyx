@@ -32,8 +32,12 @@ the first class, where LIBOL predicts +1).
 A full matrix shrinks by the congruence Σ ← AΣAᵀ, A = I − γ(Σx)xᵀ with γ = β/(1 + √(1 − βv))
 (equal to Σ − β(Σx)(Σx)ᵀ in exact arithmetic): the plain subtraction loses positive
 definiteness in float64 within a few NHERD updates with a large C on rows with one dominant
-feature.  It is computed in O(d·nnz + d²): Σ₁ = Σ − γuuᵀ (u = Σx), w = Σ₁x, and
-Σ ← Σ₁ − (γ/2)(wuᵀ + uwᵀ), symmetric by construction.  1 − βv is not computed as written (it
+feature.  It is computed in two sweeps: Σ₁ = Σ − γuuᵀ (u = Σx) with w = Σ₁x as Σ₁ is
+written, then Σ ← Σ₁ − (γ/2)(wuᵀ + uwᵀ).  Within a call the rounds read and write only each
+matrix's upper triangle (half the memory traffic of u = Σx and of the congruence, O(d²) a round
+whatever the row's non-zeros), in the sweeps of ``gaussian_simd.h`` (vectorized where no sum
+is reordered: the same bits as a sweep over the whole matrix, on every CPU); the lower triangle of each matrix that moved is copied from
+the upper one when the call ends, so the state is symmetric bit for bit.  1 − βv is not computed as written (it
 cancels when βv → 1, as NHERD's with a large C does) but from c: 1 − βv = 1/(1 + cv), and
 (1 + c·v_other)/(1 + cV) for a per-class ``drop`` step taken with the pair's V.
 
@@ -51,10 +55,11 @@ without duplicates) give identical states.  This module is compiled ahead of tim
 """
 import numpy as np
 
+cimport cython
 from libc.float cimport DBL_MIN
 from libc.math cimport isfinite, sqrt
 from libc.stdint cimport int64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free
 
 from ..rules._gaussian_params cimport NherdParams
 from ..rules.confidence cimport GaussianStep, gaussian_step_function
@@ -64,6 +69,15 @@ from .row_pass cimport (RowRound, check_pass, check_state, feature_major_scores,
                        run_rows)
 
 from ..rules.confidence_table import GAUSSIAN_RULES, SHARED, GaussianRule
+
+cdef extern from "gaussian_simd.h" nogil:
+    ctypedef struct gaussian_sweeps:
+        void (*times)(const double *, const double *, Py_ssize_t, double *) noexcept nogil
+        void (*shrink)(double *, const double *, double, const double *, Py_ssize_t,
+                       double *) noexcept nogil
+        void (*pair)(double *, const double *, const double *, double, Py_ssize_t) noexcept nogil
+    gaussian_sweeps onlinear_gaussian_sweeps
+    void onlinear_gaussian_init()
 
 cdef enum:
     DIAGONAL = 0
@@ -77,6 +91,7 @@ cdef enum:
 
 #: the covariance layouts, by name
 onlinear_simd_init()  # (the scores: simd.h's score_sparse, through row_pass.pxd)
+onlinear_gaussian_init()  # (the full layouts' sweeps: gaussian_simd.h)
 
 LAYOUTS = {"diagonal": DIAGONAL, "per-class": PER_CLASS, "shared": SHARED_FULL}
 #: the diagonal forms, by name (``"exact"``: NHERD only)
@@ -99,6 +114,9 @@ cdef struct Model:
     double *scores
     double *u
     double *w
+    double *x                # full layouts: the row scattered to d values (zeros elsewhere)
+    unsigned char *moved     # full layouts: the matrices whose lower triangle is behind
+    Py_ssize_t n_matrices
     int64_t repaired
     int64_t skipped
 
@@ -163,58 +181,56 @@ cdef inline void _diagonal_move(Model *M, Py_ssize_t k, double sign, Py_ssize_t 
             M.cov[at + other] = _shrunk(M, M.cov[at + other], x * x, s)
 
 
-cdef inline double _times(const double *S, Py_ssize_t d, const int64_t *idx,
+cdef inline double _times(const double *S, Py_ssize_t d, const double *x, const int64_t *idx,
                           const double *vals, Py_ssize_t nnz, double *u) noexcept nogil:
-    """u = Sx (S symmetric: a sum of the rows of x's non-zeros); returns xᵀSx."""
-    cdef Py_ssize_t p, i
-    cdef const double *row
-    cdef double xv, v = 0.0
-    for i in range(d):
-        u[i] = 0.0
-    for p in range(nnz):
-        row = S + idx[p] * d
-        xv = vals[p]
-        for i in range(d):
-            u[i] += xv * row[i]
+    """u = Sx from S's upper triangle (``x``: the row scattered to d values); returns xᵀSx
+    over x's non-zeros."""
+    cdef Py_ssize_t p
+    cdef double v = 0.0
+    onlinear_gaussian_sweeps.times(S, x, d, u)
     for p in range(nnz):
         v += vals[p] * u[idx[p]]
     return v
 
 
-cdef inline void _congruence(double *S, Py_ssize_t d, const double *u, double beta,
-                             double rest, const int64_t *idx, const double *vals, Py_ssize_t nnz,
-                             double *w) noexcept nogil:
-    """Σ ← AΣAᵀ, A = I − γuxᵀ (u = Σx), in the two steps of the module doc; ``rest`` is
-    1 − β·xᵀΣx, computed by the caller without cancellation."""
-    cdef double g = beta / (1.0 + sqrt(max(0.0, rest))), hg = 0.5 * g, xv, uj, ui, wi
-    cdef Py_ssize_t p, i, j
-    cdef double *row
-    for i in range(d):
-        w[i] = 0.0
-    for p in range(nnz):
-        row = S + idx[p] * d
-        xv = vals[p]
-        uj = u[idx[p]]
-        for i in range(d):
-            w[i] += xv * (row[i] - g * (uj * u[i]))
-    for i in range(d):
-        row = S + i * d
-        ui = u[i]
-        wi = w[i]
-        for j in range(d):
-            row[j] = (row[j] - g * (ui * u[j])) - hg * (wi * u[j] + ui * w[j])
+cdef inline void _congruence(double *S, Py_ssize_t d, const double *u, double beta, double rest,
+                             const double *x, double *w) noexcept nogil:
+    """Σ ← AΣAᵀ, A = I − γuxᵀ (u = Σx), in the two steps of the module doc on S's upper
+    triangle (w = Σ₁x computed while Σ₁ is written); ``rest`` is 1 − β·xᵀΣx, computed by the
+    caller without cancellation."""
+    cdef double g = beta / (1.0 + sqrt(max(0.0, rest)))
+    onlinear_gaussian_sweeps.shrink(S, u, g, x, d, w)
+    onlinear_gaussian_sweeps.pair(S, u, w, 0.5 * g, d)
 
 
+@cython.cdivision(True)
 cdef inline void _full_move(Model *M, Py_ssize_t k, double *S, const double *u, double alpha,
-                            double beta, double rest, const int64_t *idx, const double *vals,
-                            Py_ssize_t nnz, bint move_matrix) noexcept nogil:
+                            double beta, double rest, bint move_matrix) noexcept nogil:
     """μ_k += alpha·u, then (if ``move_matrix``) the congruence of S with ``beta``
-    (``rest`` = 1 − β·xᵀSx)."""
+    (``rest`` = 1 − β·xᵀSx); S's lower triangle is left behind (:func:`_mirror`)."""
     cdef Py_ssize_t i
     for i in range(M.d):
         M.mu[i * M.K + k] += alpha * u[i]
     if move_matrix:
-        _congruence(S, M.d, u, beta, rest, idx, vals, nnz, M.w)
+        _congruence(S, M.d, u, beta, rest, M.x, M.w)
+        M.moved[(S - M.cov) // (M.d * M.d)] = True
+
+
+cdef void _mirror(Model *M) noexcept nogil:
+    """Copy the upper triangle of every full matrix the rounds moved to its lower triangle:
+    the state is symmetric bit for bit again."""
+    cdef Py_ssize_t k, i, j, d = M.d
+    cdef double *S
+    if M.layout == DIAGONAL:
+        return
+    for k in range(M.n_matrices):
+        if not M.moved[k]:
+            continue
+        S = M.cov + k * d * d
+        for i in range(1, d):
+            for j in range(i):
+                S[i * d + j] = S[j * d + i]
+        M.moved[k] = False
 
 
 cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssize_t nnz,
@@ -256,13 +272,13 @@ cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssiz
     elif M.layout == PER_CLASS:
         S_y = M.cov + (y if K > 1 else 0) * d * d
         S_s = M.cov + support * d * d
-        v_y = _times(S_y, d, idx, vals, nnz, M.u)
+        v_y = _times(S_y, d, M.x, idx, vals, nnz, M.u)
         V = v_y
         if K > 1:
-            v_s = _times(S_s, d, idx, vals, nnz, M.u + d)
+            v_s = _times(S_s, d, M.x, idx, vals, nnz, M.u + d)
             V = v_y + v_s
     else:
-        v_y = _times(M.cov, d, idx, vals, nnz, M.u)
+        v_y = _times(M.cov, d, M.x, idx, vals, nnz, M.u)
         V = v_y
     if not isfinite(V):
         return -1
@@ -281,21 +297,19 @@ cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssiz
     elif M.layout == PER_CLASS and K > 1:
         if M.form == PROJECT:
             _full_move(M, y, S_y, M.u, s.alpha, s.c / (1.0 + s.c * v_y), 1.0 / (1.0 + s.c * v_y),
-                       idx, vals, nnz, True)
+                       True)
             _full_move(M, support, S_s, M.u + d, -s.alpha, s.c / (1.0 + s.c * v_s),
-                       1.0 / (1.0 + s.c * v_s), idx, vals, nnz, True)
+                       1.0 / (1.0 + s.c * v_s), True)
         else:
             _full_move(M, y, S_y, M.u, s.alpha, s.beta, (1.0 + s.c * v_s) / (1.0 + s.c * V),
-                       idx, vals, nnz, True)
+                       True)
             _full_move(M, support, S_s, M.u + d, -s.alpha, s.beta,
-                       (1.0 + s.c * v_y) / (1.0 + s.c * V), idx, vals, nnz, True)
+                       (1.0 + s.c * v_y) / (1.0 + s.c * V), True)
     elif M.layout == PER_CLASS:
-        _full_move(M, 0, S_y, M.u, z * s.alpha, s.beta, 1.0 / (1.0 + s.c * v_y), idx, vals, nnz,
-                   True)
+        _full_move(M, 0, S_y, M.u, z * s.alpha, s.beta, 1.0 / (1.0 + s.c * v_y), True)
     else:
-        _full_move(M, y, M.cov, M.u, s.alpha, s.beta, 1.0, idx, vals, nnz, False)
-        _full_move(M, support, M.cov, M.u, -s.alpha, s.beta, 1.0 / (1.0 + s.c * v_y), idx, vals,
-                   nnz, True)
+        _full_move(M, y, M.cov, M.u, s.alpha, s.beta, 1.0, False)
+        _full_move(M, support, M.cov, M.u, -s.alpha, s.beta, 1.0 / (1.0 + s.c * v_y), True)
     return predicted
 
 
@@ -366,9 +380,25 @@ cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covaria
     M.min_variance = min_variance
     M.mu = &mu_v[0, 0] if d > 0 else NULL
     M.cov = &cov_v[0] if cov_v.shape[0] > 0 else NULL
+    M.n_matrices = {DIAGONAL: 0, PER_CLASS: K, SHARED_FULL: 1}[M.layout]
     M.repaired = 0
     M.skipped = 0
     return 0
+
+
+cdef double *_scratch(Model *M) except NULL:
+    """The rounds' buffers (scores, u, w, the scattered row zeroed, the moved flags) in one
+    block, for the caller to free."""
+    cdef size_t n = M.K + 4 * M.d + 1
+    cdef double *buffer = <double *>calloc(n * sizeof(double) + M.n_matrices + 1, 1)
+    if buffer == NULL:
+        raise MemoryError()
+    M.scores = buffer
+    M.u = buffer + M.K
+    M.w = M.u + 2 * M.d
+    M.x = M.w + M.d
+    M.moved = <unsigned char *>(buffer + n)
+    return buffer
 
 
 cdef int _check_counts(int64_t[::1] counts) except -1:
@@ -379,7 +409,16 @@ cdef int _check_counts(int64_t[::1] counts) except -1:
 
 cdef Py_ssize_t _play(void *model, const int64_t *idx, const double *vals, Py_ssize_t nnz,
                       Py_ssize_t y, bint *updated) noexcept nogil:
-    return _round(<Model *>model, idx, vals, nnz, y, updated)
+    cdef Model *M = <Model *>model
+    cdef Py_ssize_t p, predicted
+    if M.layout == DIAGONAL:
+        return _round(M, idx, vals, nnz, y, updated)
+    for p in range(nnz):  # (the full layouts' BLAS calls take the whole row)
+        M.x[idx[p]] = vals[p]
+    predicted = _round(M, idx, vals, nnz, y, updated)
+    for p in range(nnz):
+        M.x[idx[p]] = 0.0
+    return predicted
 
 
 def _not_finite(where):
@@ -434,12 +473,12 @@ def learn_pass(int rule, X, const int64_t[::1] y, const int64_t[::1] order, mean
     _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance)
     _check_counts(counts)
     check_pass(X, y, order, predictions, M.d, M.K)
-    scratch = np.empty(M.K + 3 * M.d + 1)
-    cdef double[::1] scratch_v = scratch
-    M.scores = &scratch_v[0]
-    M.u = M.scores + M.K
-    M.w = M.u + 2 * M.d
-    mistakes, updates, failed = run_rows(_play, &M, X, y, order, predictions)
+    cdef double *buffer = _scratch(&M)
+    try:
+        mistakes, updates, failed = run_rows(_play, &M, X, y, order, predictions)
+    finally:
+        _mirror(&M)
+        free(buffer)
     if counts is not None:
         counts[REPAIRED] += M.repaired
         counts[SKIPPED] += M.skipped
@@ -463,15 +502,11 @@ def learn_row(int rule, indices, values, Py_ssize_t y, mean, covariance,
     cdef double *buffer
     _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance)
     _check_counts(counts)
-    buffer = <double *>malloc((M.K + 3 * M.d + 1) * sizeof(double))
-    if buffer == NULL:
-        raise MemoryError()
-    M.scores = buffer
-    M.u = buffer + M.K
-    M.w = buffer + M.K + 2 * M.d
+    buffer = _scratch(&M)
     try:
         predicted = play_row(_play, &M, indices, values, y, M.d, M.K, &updated)
     finally:
+        _mirror(&M)
         free(buffer)
     if counts is not None:
         counts[REPAIRED] += M.repaired
@@ -497,12 +532,7 @@ cdef class GaussianRound(RowRound):
         _fill_model(&self.M, rule, layout, diagonal, mean, covariance, params, min_variance)
         if repairs is None or repairs.shape[0] < 2:
             raise ValueError("repairs must have 2 entries")
-        self.buffer = <double *>malloc((self.M.K + 3 * self.M.d + 1) * sizeof(double))
-        if self.buffer == NULL:
-            raise MemoryError()
-        self.M.scores = self.buffer
-        self.M.u = self.buffer + self.M.K
-        self.M.w = self.buffer + self.M.K + 2 * self.M.d
+        self.buffer = _scratch(&self.M)
         self.repairs = repairs
         self.play = _play
         self.model = &self.M
@@ -512,6 +542,7 @@ cdef class GaussianRound(RowRound):
         free(self.buffer)
 
     cdef void after(self):
+        _mirror(&self.M)
         self.repairs[REPAIRED] += self.M.repaired
         self.repairs[SKIPPED] += self.M.skipped
         self.M.repaired = 0

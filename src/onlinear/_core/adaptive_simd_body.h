@@ -1,0 +1,211 @@
+/* The adaptive learners' per-coordinate steps over a row's non-zeros, for one instruction set:
+ * included by adaptive_simd.h once per instruction set, with SFX (the functions' suffix) and,
+ * around the inclusion, the target.  Vectorized across the K classes of a feature; no sum is
+ * reassociated and no multiply-add contracted (the package's -ffp-contract=off), and square
+ * roots and divisions are correctly rounded in every width: the same bits on every instruction
+ * set, and the same as adaptive.pyx's scalar steps.
+ *
+ * W, G (AdaGrad: the sums of squared gradients; FTRL: n), Z are feature-major (d, K); gamma
+ * holds the round's K gradient coefficients (g_k = gamma_k x_j); FTRL's R, when not NULL,
+ * caches sqrt(n) (read before a step, written after it), so that a pass takes one root a step
+ * where Algorithm 1 as written takes two. */
+
+#define ADAPTIVE_CAT2(a, b) a##b
+#define ADAPTIVE_CAT(a, b) ADAPTIVE_CAT2(a, b)
+#define ADAPTIVE_NAME(base) ADAPTIVE_CAT(base, SFX)
+
+/* AdaGrad without a regulariser: w -= eta g / H, H = delta + sqrt(G) (H = 0 only when g = 0). */
+static void ADAPTIVE_NAME(adagrad_plain_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
+                                          double *W, double *G, const double *gamma,
+                                          ptrdiff_t K, double eta, double delta) {
+    for (ptrdiff_t p = 0; p < nnz; p++) {
+        double *restrict w = W + idx[p] * K, *restrict s = G + idx[p] * K;
+        const double x = vals[p];
+        #pragma omp simd
+        for (ptrdiff_t k = 0; k < K; k++) {
+            const double g = gamma[k] * x;
+            const double G2 = s[k] + g * g;
+            const double H = delta + sqrt(G2);
+            s[k] = G2;
+            w[k] = w[k] - eta * g / (H > 0.0 ? H : 1.0);
+        }
+    }
+}
+
+#ifndef ADAPTIVE_CHUNK
+/* Non-zeros stepped together by the few-class steps (their new values on the stack). */
+#define ADAPTIVE_CHUNK 64
+#endif
+
+/* AdaGrad without a regulariser for the n_classes classes listed (those whose gamma is not 0:
+ * the hinge loss's two), vectorized across the row's non-zeros: each chunk's new values are
+ * computed side by side (gathered reads), then stored. */
+static void ADAPTIVE_NAME(adagrad_classes_)(const int64_t *idx, const double *vals,
+                                            ptrdiff_t nnz, double *W, double *G,
+                                            const double *gamma, const ptrdiff_t *classes,
+                                            ptrdiff_t n_classes, ptrdiff_t K, double eta,
+                                            double delta) {
+    double w_new[ADAPTIVE_CHUNK], G_new[ADAPTIVE_CHUNK];
+    for (ptrdiff_t c = 0; c < n_classes; c++) {
+        const ptrdiff_t k = classes[c];
+        const double coefficient = gamma[k];
+        for (ptrdiff_t p0 = 0; p0 < nnz; p0 += ADAPTIVE_CHUNK) {
+            const ptrdiff_t n = nnz - p0 < ADAPTIVE_CHUNK ? nnz - p0 : ADAPTIVE_CHUNK;
+            const int64_t *restrict at = idx + p0;
+            #pragma omp simd
+            for (ptrdiff_t q = 0; q < n; q++) {
+                const ptrdiff_t j = at[q] * K + k;
+                const double g = coefficient * vals[p0 + q];
+                const double G2 = G[j] + g * g;
+                const double H = delta + sqrt(G2);
+                G_new[q] = G2;
+                w_new[q] = W[j] - eta * g / (H > 0.0 ? H : 1.0);
+            }
+            for (ptrdiff_t q = 0; q < n; q++) {
+                G[at[q] * K + k] = G_new[q];
+                W[at[q] * K + k] = w_new[q];
+            }
+        }
+    }
+}
+
+/* AdaGrad with the regulariser: the argmin of eta g w + eta(l1|w| + l2 w^2/2) + H(w - w_t)^2/2. */
+static void ADAPTIVE_NAME(adagrad_regularised_)(const int64_t *idx, const double *vals,
+                                                ptrdiff_t nnz, double *W, double *G,
+                                                const double *gamma, ptrdiff_t K, double eta,
+                                                double delta, double l1, double l2) {
+    for (ptrdiff_t p = 0; p < nnz; p++) {
+        double *restrict w = W + idx[p] * K, *restrict s = G + idx[p] * K;
+        const double x = vals[p];
+        #pragma omp simd
+        for (ptrdiff_t k = 0; k < K; k++) {
+            const double g = gamma[k] * x;
+            const double G2 = s[k] + g * g;
+            const double H = delta + sqrt(G2);
+            const double H_safe = H > 0.0 ? H : 1.0;
+            const double shifted = H_safe * w[k] - eta * g;
+            const double size = fabs(shifted) - eta * l1;
+            const double stepped = size > 0.0 ? copysign(size, shifted) / (H_safe + eta * l2)
+                                              : 0.0;
+            s[k] = G2;
+            w[k] = H > 0.0 ? stepped : w[k];
+        }
+    }
+}
+
+/* AdaGrad's deferred l1 steps (l2 = 0) of the features idx[0 .. nnz) (each behind by clock -
+ * last[j] rounds, then up to date): |w| - rounds eta l1 / H, H = delta + sqrt(G) (H = 0: no
+ * step), a soft-threshold to 0. */
+static void ADAPTIVE_NAME(adagrad_catch_up_l1_)(const int64_t *idx, ptrdiff_t nnz, double *W,
+                                                const double *G, int64_t *last, int64_t clock,
+                                                ptrdiff_t K, double eta, double delta,
+                                                double l1) {
+    for (ptrdiff_t p = 0; p < nnz; p++) {
+        double *restrict w = W + idx[p] * K;
+        const double *restrict s = G + idx[p] * K;
+        const int64_t behind = clock - last[idx[p]];
+        const double rounds = (double)behind;
+        last[idx[p]] = clock;
+        if (behind <= 0) continue;
+        #pragma omp simd
+        for (ptrdiff_t k = 0; k < K; k++) {
+            const double H = delta + sqrt(s[k]);
+            const double size = fabs(w[k]) - rounds * (eta * l1 / (H > 0.0 ? H : 1.0));
+            w[k] = !(H > 0.0) ? w[k] : (size > 0.0 ? copysign(size, w[k]) : 0.0);
+        }
+    }
+}
+
+/* FTRL-Proximal: sigma = (sqrt(n + g^2) - sqrt(n))/alpha, z += g - sigma w, n += g^2, and w from
+ * (z, n): -(z - sign(z) l1)/((beta + sqrt(n))/alpha + l2), computed as
+ * -alpha (z - sign(z) l1)/(beta + alpha l2 + sqrt(n)) and sigma with 1/alpha: one division a
+ * step.  R: the cached sqrt(n) (NULL: computed). */
+static void ADAPTIVE_NAME(ftrl_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
+                                 double *W, double *Z, double *N, double *R, const double *gamma,
+                                 ptrdiff_t K, double alpha, double beta, double l1, double l2) {
+    const double inverse = 1.0 / alpha, base = beta + alpha * l2;
+    for (ptrdiff_t p = 0; p < nnz; p++) {
+        double *restrict w = W + idx[p] * K, *restrict zs = Z + idx[p] * K;
+        double *restrict ns = N + idx[p] * K;
+        double *restrict r = R == NULL ? NULL : R + idx[p] * K;
+        const double x = vals[p];
+        if (r == NULL) {
+            #pragma omp simd
+            for (ptrdiff_t k = 0; k < K; k++) {
+                const double g = gamma[k] * x;
+                const double root_old = sqrt(ns[k]);
+                const double n = ns[k] + g * g;
+                const double root = sqrt(n);
+                const double z = zs[k] + (g - (root - root_old) * inverse * w[k]);
+                const double t = fabs(z) - l1;
+                zs[k] = z;
+                ns[k] = n;
+                w[k] = t > 0.0 && n > 0.0 ? -copysign(t, z) * alpha / (base + root) : 0.0;
+            }
+        } else {
+            #pragma omp simd
+            for (ptrdiff_t k = 0; k < K; k++) {
+                const double g = gamma[k] * x;
+                const double n = ns[k] + g * g;
+                const double root = sqrt(n);
+                const double z = zs[k] + (g - (root - r[k]) * inverse * w[k]);
+                const double t = fabs(z) - l1;
+                zs[k] = z;
+                ns[k] = n;
+                r[k] = root;
+                w[k] = t > 0.0 && n > 0.0 ? -copysign(t, z) * alpha / (base + root) : 0.0;
+            }
+        }
+    }
+}
+
+/* ftrl for the n_classes classes listed (the hinge loss's), vectorized across the row's
+ * non-zeros as adagrad_classes is. */
+static void ADAPTIVE_NAME(ftrl_classes_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
+                                         double *W, double *Z, double *N, double *R,
+                                         const double *gamma, const ptrdiff_t *classes,
+                                         ptrdiff_t n_classes, ptrdiff_t K, double alpha,
+                                         double beta, double l1, double l2) {
+    const double inverse = 1.0 / alpha, base = beta + alpha * l2;
+    double w_new[ADAPTIVE_CHUNK], z_new[ADAPTIVE_CHUNK], n_new[ADAPTIVE_CHUNK];
+    double r_new[ADAPTIVE_CHUNK], r_old[ADAPTIVE_CHUNK];
+    for (ptrdiff_t c = 0; c < n_classes; c++) {
+        const ptrdiff_t k = classes[c];
+        const double coefficient = gamma[k];
+        for (ptrdiff_t p0 = 0; p0 < nnz; p0 += ADAPTIVE_CHUNK) {
+            const ptrdiff_t m = nnz - p0 < ADAPTIVE_CHUNK ? nnz - p0 : ADAPTIVE_CHUNK;
+            const int64_t *restrict at = idx + p0;
+            if (R == NULL) {
+                #pragma omp simd
+                for (ptrdiff_t q = 0; q < m; q++) r_old[q] = sqrt(N[at[q] * K + k]);
+            } else {
+                for (ptrdiff_t q = 0; q < m; q++) r_old[q] = R[at[q] * K + k];
+            }
+            #pragma omp simd
+            for (ptrdiff_t q = 0; q < m; q++) {
+                const ptrdiff_t j = at[q] * K + k;
+                const double g = coefficient * vals[p0 + q];
+                const double root_old = r_old[q];
+                const double n = N[j] + g * g;
+                const double root = sqrt(n);
+                const double z = Z[j] + (g - (root - root_old) * inverse * W[j]);
+                const double t = fabs(z) - l1;
+                z_new[q] = z;
+                n_new[q] = n;
+                r_new[q] = root;
+                w_new[q] = t > 0.0 && n > 0.0 ? -copysign(t, z) * alpha / (base + root) : 0.0;
+            }
+            for (ptrdiff_t q = 0; q < m; q++) {
+                const ptrdiff_t j = at[q] * K + k;
+                Z[j] = z_new[q];
+                N[j] = n_new[q];
+                W[j] = w_new[q];
+                if (R != NULL) R[j] = r_new[q];
+            }
+        }
+    }
+}
+
+#undef ADAPTIVE_NAME
+#undef ADAPTIVE_CAT
+#undef ADAPTIVE_CAT2
