@@ -740,7 +740,8 @@ def table6_text(quick, seeds):
                 + f"; weakest pair: {test}", p_value))
     if not quick:
         news = [c for c in cells if c["group"] == "peak error % (News20)"]
-        gaps = [c["paper"] - c["ours"] for c in news]
+        # (the paper's numbers are kept as printed strings: "20.50")
+        gaps = [float(c["paper"]) - c["ours"] for c in news]
         notes += [
             f"Trace of the News20 cells: every learner's peak error is {min(gaps):.1f}–"
             f"{max(gaps):.1f} points below the paper's, the batch learners' on the same splits "
