@@ -499,5 +499,5 @@ EXPERIMENTS.append(
     Experiment("amit-text", AMIT, "§9.2, Tables 1 and 3 (text, substitute corpora)",
                "Online mistakes of the simultaneous projections and MaxPA on text, in the "
                "paper's single-prototype class-dependent setting and in the Kesler setting",
-               text_categorization, ("reuters21578", "news20"), default_seeds=2,
+               text_categorization, ("reuters21578", "news20"), default_seeds=10,
                quick_seeds=1))

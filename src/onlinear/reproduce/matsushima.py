@@ -1194,17 +1194,17 @@ EXPERIMENTS = [
                "cross-validation on USPS", table4_usps, ("usps",), default_seeds=10),
     Experiment("matsushima-table4-text", MATSUSHIMA, "Table 4 (rows reut20, News20)",
                "The same on Reuters-21578 (the paper's 20 topics) and 20 Newsgroups",
-               table4_text, ("reuters21578", "news20"), default_seeds=3, quick_seeds=1),
+               table4_text, ("reuters21578", "news20"), default_seeds=10, quick_seeds=1),
     Experiment("matsushima-table5", MATSUSHIMA, "Table 5 (USPS row)",
                "Training time of 40 iterations, as ratios to PA's", table5_usps, ("usps",),
                default_seeds=10, quick_seeds=1),
     Experiment("matsushima-table5-text", MATSUSHIMA, "Table 5 (rows Reuter, News20)",
                "Training time of 40 iterations on Reuters-21578 and 20 Newsgroups, as ratios "
-               "to PA's", table5_text, ("reuters21578", "news20"), default_seeds=3,
+               "to PA's", table5_text, ("reuters21578", "news20"), default_seeds=10,
                quick_seeds=1),
     Experiment("matsushima-table6", MATSUSHIMA, "Table 6 (USPS row)",
                "Peak test error over 40 epochs of the online learners, and its epoch, in a "
-               "10-fold cross-validation on USPS", table6_usps, ("usps",), default_seeds=2,
+               "10-fold cross-validation on USPS", table6_usps, ("usps",), default_seeds=10,
                quick_seeds=1),
     Experiment("matsushima-fig1", MATSUSHIMA, "Fig. 1",
                "Cumulative mistakes and updates of one pass over USPS at C = 0.001, exact and "
@@ -1217,12 +1217,12 @@ EXPERIMENTS = [
     Experiment("matsushima-table6-text", MATSUSHIMA, "Table 6 (rows Reuters, News20) and Fig. 3",
                "Peak test error over 40 epochs of the online learners on Reuters-21578 and 20 "
                "Newsgroups, and the accuracy through the epochs on 20 Newsgroups",
-               table6_text, ("reuters21578", "news20"), default_seeds=2, quick_seeds=1),
+               table6_text, ("reuters21578", "news20"), default_seeds=10, quick_seeds=1),
     Experiment("matsushima-batch", MATSUSHIMA, "Tables 5–6, columns LR and M-SVM (rows USPS, "
                "Reuters)", "Test error and training time of multinomial logistic regression "
                "and the Crammer–Singer SVM, against PA, SPA-I and SPA-II over 40 epochs",
-               batch_usps_reuters, ("usps", "reuters21578"), default_seeds=3, quick_seeds=1),
+               batch_usps_reuters, ("usps", "reuters21578"), default_seeds=10, quick_seeds=1),
     Experiment("matsushima-batch-news20", MATSUSHIMA, "Tables 5–6, columns LR and M-SVM (row "
                "News20)", "The same on 20 Newsgroups", batch_news20, ("news20",),
-               default_seeds=2, quick_seeds=1),
+               default_seeds=10, quick_seeds=1),
 ]
