@@ -726,8 +726,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     #: pass that cannot fail once its rows and labels are checked: the primal learners')
     _fast_many = False
 
-    def _average_changed(self):
-        """Whether ``average`` was changed since the model started (the general path raises)."""
+    def _started_form_changed(self):
+        """Whether a hyperparameter the model took at its start (``average``) was changed
+        since (the general path raises)."""
         return False
 
     #: Whether :meth:`_run` records each round's prediction (``predictions=``); the learners
@@ -744,7 +745,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         if ("_task" not in d or not self._fast_many or not self._fast_one or d.get("verbose")):
             return None
         if (d.get("fit_intercept") or d.get("class_weight") is not None
-                or self._average_changed()):
+                or self._started_form_changed()):
             return None
         if classes is not None and not self._known_classes(classes):
             return None
@@ -1152,8 +1153,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
                                         reset=False))
         self._check_intercept()
+        return self._row_scores(self._with_constant(X))
+
+    def _row_scores(self, X):
+        """Scores of every output for checked rows ``X`` (the constant feature appended)."""
         weights, scales = self._predicting_weights()
-        return safe_sparse_dot(self._with_constant(X), weights) * scales
+        return safe_sparse_dot(X, weights) * scales
 
     def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """Class scores: shape (n_samples, n_classes), or (n_samples,) for two classes
