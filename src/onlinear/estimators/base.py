@@ -394,6 +394,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             try:
                 self._validate_params()
                 self._configure()
+                if "_task" in self.__dict__:  # (a task may read hyperparameters: a cut)
+                    self._task = self._make_task()
             except ValueError:
                 super().set_params(**previous)  # a bad value leaves the model as it was
                 raise
@@ -1163,17 +1165,20 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """Class scores: shape (n_samples, n_classes), or (n_samples,) for two classes
         (positive means ``classes_[1]``)."""
-        scores = self._raw_scores(X)
-        if self.classes_.shape[0] == 2:
-            return scores[:, 0] if scores.shape[1] == 1 else scores[:, 1] - scores[:, 0]
-        return scores
+        scores = self._raw_scores(X)  # (first: it checks that the model is fitted)
+        return self._task.decision(scores)  # (the task reads the scores)
 
     def predict(self, X: MatrixLike) -> NDArray:
         """Highest-scoring class; ties go to the lowest class index, as in training."""
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.int64)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        scores = self._raw_scores(X)
+        return self._task.predict_scores(scores)
+
+    def score(self, X: MatrixLike, y: Any, sample_weight: ArrayLike | None = None) -> float:
+        """Accuracy: the fraction of examples whose prediction is their target (for label
+        sets, the whole set: subset accuracy), as scikit-learn's."""
+        task = self.__dict__.get("_task")
+        return super().score(X, y if task is None else task.scoring_targets(y),
+                             sample_weight=sample_weight)
 
     def predict_one(self, x: MatrixLike) -> Any:
         """Predict the label of one example ``x`` (1-D array-like)."""
@@ -1203,6 +1208,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                 return predicted
         check_is_fitted(self)
         idx, vals = self._one_row(x, learning=False)
+        return self._predict_checked_row(idx, vals)
+
+    def _predict_checked_row(self, idx, vals):
+        """:meth:`predict_one` of a checked row: the label of :meth:`_predict_index_one`."""
         return self.classes_[self._predict_index_one(idx, vals)]
 
     def _predict_index_one(self, idx, vals):
@@ -1227,20 +1236,23 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self._task
 
+    def _count(self, name):
+        """The model's counter ``name`` ("seen", "mistakes", "updates", ...)."""
+        check_is_fitted(self)
+        return int(self._counts[{"seen": counters.SEEN, "mistakes": counters.MISTAKES,
+                                 "updates": counters.UPDATES}[name]])
+
     @property
     def n_seen_(self):
-        check_is_fitted(self)
-        return int(self._counts[counters.SEEN])
+        return self._count("seen")
 
     @property
     def n_mistakes_(self):
-        check_is_fitted(self)
-        return int(self._counts[counters.MISTAKES])
+        return self._count("mistakes")
 
     @property
     def n_updates_(self):
-        check_is_fitted(self)
-        return int(self._counts[counters.UPDATES])
+        return self._count("updates")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

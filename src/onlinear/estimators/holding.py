@@ -13,6 +13,7 @@ A saved file's members are the model's arrays under their names with a leading u
 the arrays themselves: files written before keep loading.
 """
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 from . import fast_path
 from .base import OnlineLinearClassifier
@@ -138,6 +139,10 @@ class _ModelHolding(OnlineLinearClassifier):
     def _counts(self):
         return self.model_.counts
 
+    def _count(self, name):
+        check_is_fitted(self)
+        return self.model_.count(name)
+
     # ------------------------------------------------------------------ learning
     def _pass_can_fail(self, n_rows):
         return self.model_.pass_can_fail(n_rows)
@@ -186,6 +191,12 @@ class _ModelHolding(OnlineLinearClassifier):
     def _row_scores(self, X):
         self._check_started_form()
         return self.model_.scores(X)
+
+    def _predict_checked_row(self, idx, vals):
+        model = self.model_
+        if model.task_reads_row_scores:
+            return self._task.predict_row(model.row_scores(idx, vals))
+        return self.classes_[self._predict_index_one(idx, vals)]
 
     def _predict_index_one(self, idx, vals):
         self._check_started_form()

@@ -57,7 +57,6 @@ SCHEME_NAMES = tuple(rules.SCHEMES)
 
 # the engine's counters (onlinear._core.blocks: trials, imperfect, constraint mistakes,
 # constraints, updates)
-_TRIALS, _IMPERFECT, _CONSTRAINT_MISTAKES, _CONSTRAINTS, _UPDATES = range(5)
 #: targets that are not one class label (label sets, indicator rows: learn_one's general path)
 _NOT_A_LABEL = (set, frozenset, list, tuple, np.ndarray)
 
@@ -138,34 +137,17 @@ class _Simultaneous(_ModelHolding):
         return np.atleast_1d(self.model_.coefficients()[-1])[:n_rows].copy()
 
     # ------------------------------------------------------------------ diagnostics
-    def _count(self, index):
-        check_is_fitted(self)
-        return int(self._counts[index])
-
-    @property
-    def n_seen_(self):
-        return self._count(_TRIALS)
-
-    @property
-    def n_mistakes_(self):
-        """Imperfect trials (the paper's mistakes)."""
-        return self._count(_IMPERFECT)
-
     @property
     def n_imperfect_(self):
-        return self._count(_IMPERFECT)
+        return self._count("imperfect")
 
     @property
     def n_constraints_(self):
-        return self._count(_CONSTRAINTS)
+        return self._count("constraints")
 
     @property
     def n_constraint_mistakes_(self):
-        return self._count(_CONSTRAINT_MISTAKES)
-
-    @property
-    def n_updates_(self):
-        return self._count(_UPDATES)
+        return self._count("constraint_mistakes")
 
 
 # ====================================================================== multiclass / multilabel
@@ -358,7 +340,7 @@ default="simproj"
             return Multiclass(self.classes_)
         if calibrated is None:  # a started model: its columns say (set_params may have changed
             calibrated = self.model_.weights.shape[1] > self.classes_.shape[0]  # threshold since)
-        return Multilabel(self.classes_, self._label_kind, calibrated)
+        return Multilabel(self.classes_, self._label_kind, calibrated, self._cut)
 
     def _start(self, classes, n_features):
         classes = np.asarray(classes)
@@ -580,62 +562,20 @@ default="simproj"
         return read_one(y, sets=kind == "sets", n_labels=n_labels, indicator=kind == "indicator")
 
     # ------------------------------------------------------------------ prediction
-    def _scores(self, X):
-        return self.model_.scores(X)
-
-    def _raw_scores(self, X):
-        check_is_fitted(self)
-        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
-                                        reset=False))
-        self._check_intercept()
-        return self._scores(self._with_constant(X))
-
-    def _label_scores(self, scores):
-        return self._task.label_scores(scores) if self.multilabel_ else scores
-
-    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
-        """Label scores, shape (n_samples, n_classes) — for two-class multiclass problems
-        (n_samples,), positive meaning ``classes_[1]``.  Multilabel with the calibrated
-        threshold: each label's score minus the threshold label's (positive = predicted)."""
-        scores = self._label_scores(self._raw_scores(X))
-        if not self.multilabel_ and self.classes_.shape[0] == 2:
-            return scores[:, 1] - scores[:, 0]
-        return scores
-
-    def _predict_scores(self, scores):
-        """Predictions from the raw scores of every output (threshold label included)."""
-        if self.multilabel_:
-            return self._task.predict_indicator(scores, self._cut)
-        return self._task.predict(scores)
-
-    def predict(self, X: MatrixLike) -> NDArray:
-        """Multiclass: the top-scoring label (ties → lowest class index).  Multilabel: the
-        indicator matrix of the predicted labels (columns = ``classes_``), by the threshold
-        rule."""
-        return self._predict_scores(self._raw_scores(X))
+    # (the protocol's own, the task reading the scores; documented for these targets)
+    decision_function = _documented(OnlineLinearClassifier.decision_function, """Label
+        scores, shape (n_samples, n_classes) — for two-class multiclass problems (n_samples,),
+        positive meaning ``classes_[1]``.  Multilabel with the calibrated threshold: each
+        label's score minus the threshold label's (positive = predicted).""")
+    predict = _documented(OnlineLinearClassifier.predict, """Multiclass: the top-scoring label
+        (ties → lowest class index).  Multilabel: the indicator matrix of the predicted labels
+        (columns = ``classes_``), by the threshold rule.""")
 
     def predict_label_sets(self, X: MatrixLike) -> list[tuple]:
         """Multilabel: the predicted labels of each example, as tuples of ``classes_``."""
         if not self.multilabel_:
             raise ValueError("predict_label_sets is for multilabel models; use predict.")
         return self._task.as_label_sets(self.predict(X))
-
-    def predict_one(self, x: MatrixLike) -> Any:
-        """Predict one example (a label, or an indicator row / a tuple of labels)."""
-        check_is_fitted(self)
-        idx, vals = self._one_row(x, learning=False)
-        scores = self.model_.row_scores(idx, vals)
-        if self.multilabel_:
-            return self._task.predict_one(scores, self._cut)
-        return self._task.predict(scores[None, :])[0]
-
-    def score(self, X: MatrixLike, y: Any, sample_weight: ArrayLike | None = None) -> float:
-        """Accuracy (multiclass) or subset accuracy (multilabel), as scikit-learn's."""
-        if getattr(self, "multilabel_", False):
-            kind, y = self._targets(y)
-            if kind == "sets":
-                y = self._encode(y)[:, :self.classes_.shape[0]]
-        return super().score(X, y, sample_weight=sample_weight)
 
     # ------------------------------------------------------------------ fitted attributes
     @property
@@ -847,29 +787,13 @@ default="simproj"
         return self._task.predict(np.array([f]), thresholds)[0]
 
     # ------------------------------------------------------------------ prediction
-    def _score(self, X):
-        check_is_fitted(self)
-        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
-                                        reset=False))
-        return self.model_.scores(X)
-
-    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
-        """Two ranks: ``f − b_0`` (positive means ``classes_[1]``).  More: the cumulative
-        scores ``Σ_{j<r} (f − b_j)`` of every rank r, shape (n_samples, n_classes), whose
-        argmax is the predicted rank when the thresholds are ordered."""
-        f = self._score(X)  # (checks that the model is fitted)
-        return self._task.cumulative_scores(f, self.model_.thresholds)
-
-    def predict(self, X: MatrixLike) -> NDArray:
-        """The predicted labels (the rank of the score among the thresholds)."""
-        f = self._score(X)
-        return self._task.predict(f, self.model_.thresholds)
-
-    def predict_one(self, x: MatrixLike) -> Any:
-        check_is_fitted(self)
-        idx, vals = self._one_row(x, learning=False)
-        model = self.model_
-        return self._task.predict(np.array([model.row_scores(idx, vals)]), model.thresholds)[0]
+    # (the protocol's own, the ordinal task reading the margins f − b_j; documented for ranks)
+    decision_function = _documented(OnlineLinearClassifier.decision_function, """Two ranks:
+        ``f − b_0`` (positive means ``classes_[1]``).  More: the cumulative scores
+        ``Σ_{j<r} (f − b_j)`` of every rank r, shape (n_samples, n_classes), whose argmax is
+        the predicted rank when the thresholds are ordered.""")
+    predict = _documented(OnlineLinearClassifier.predict, """The predicted labels (the rank
+        of the score among the thresholds).""")
 
     @property
     def coef_(self):
@@ -1098,7 +1022,7 @@ default="simproj"
                 self._start(classes, X.shape[1])
             labels = self._encode(y)
             blocks = self._check_blocks(X.shape[0], [0, X.shape[0]], parts, coupling)
-        predicted = self._predict_scores(self._scores(X))
+        predicted = self._task.predict_scores(self.model_.scores(X))
         self._run(X, labels, np.zeros(1, dtype=np.int64), blocks=blocks)
         return predicted
 
@@ -1118,29 +1042,12 @@ default="simproj"
         return self.learn_block(row, [y], classes=classes)[0]
 
     # ------------------------------------------------------------------ prediction
-    def _scores(self, X):
-        return self.model_.scores(X)
-
-    def _predict_scores(self, scores):
-        return self._task.predict(scores)
-
-    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
-        """Scores ``x·ω`` of the rows (positive means ``classes_[1]``)."""
-        check_is_fitted(self)
-        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
-                                        reset=False))
-        self._check_intercept()
-        return self._scores(self._with_constant(X))
-
-    def predict(self, X: MatrixLike) -> NDArray:
-        """``classes_[1]`` where the score is positive, else ``classes_[0]`` (a zero score is a
-        mistake for either label online)."""
-        return self._predict_scores(self.decision_function(X))
-
-    def predict_one(self, x: MatrixLike) -> Any:
-        check_is_fitted(self)
-        idx, vals = self._one_row(x, learning=False)
-        return self._predict_scores(np.array([self.model_.row_scores(idx, vals)]))[0]
+    # (the protocol's own, the block task reading the scores; documented for blocks)
+    decision_function = _documented(OnlineLinearClassifier.decision_function, """Scores
+        ``x·ω`` of the rows (positive means ``classes_[1]``).""")
+    predict = _documented(OnlineLinearClassifier.predict, """``classes_[1]`` where the score
+        is positive, else ``classes_[0]`` (a zero score is a mistake for either label
+        online).""")
 
     @property
     def coef_(self):

@@ -70,6 +70,13 @@ class BlockModel(Model):
                       "with its scale, one column per label and a calibration label), for "
                       "which no mixing rule is implemented")
 
+    task_reads_row_scores = True
+    #: a trial is the round, an imperfect trial its mistake; then the constraints' counts
+    counter_index = {"seen": counters.TRIALS, "mistakes": counters.IMPERFECT,
+                     "imperfect": counters.IMPERFECT, "updates": counters.TRIAL_UPDATES,
+                     "constraints": counters.CONSTRAINTS,
+                     "constraint_mistakes": counters.CONSTRAINT_MISTAKES}
+
     def __init__(self, config):
         super().__init__(config)
         self.counts = np.zeros(counters.N_TRIAL_COUNTS, dtype=np.int64)
@@ -286,9 +293,12 @@ class OrdinalModel(BlockModel):
         return self.weights.copy()
 
     def scores(self, X):
+        """The margins ``f − b_j`` of the rows' scores f = w·x against each threshold (the
+        ordinal task reads ranks and cumulative scores from them)."""
         from sklearn.utils.extmath import safe_sparse_dot
 
-        return safe_sparse_dot(X, self.weights)
+        return np.asarray(safe_sparse_dot(X, self.weights))[:, None] - self.thresholds[None, :]
 
     def row_scores(self, idx, vals):
-        return vals @ self.weights[idx]
+        """The margins of one checked row."""
+        return (vals @ self.weights[idx]) - self.thresholds

@@ -18,7 +18,7 @@ methods), :class:`onlinear.models.gaussian.GaussianModel` and the adaptive learn
 >>> from onlinear.models.protocol import Model
 >>> sorted(name for name, member in vars(Model).items()  # the interface
 ...        if callable(member) and not name.startswith("_"))  # doctest: +NORMALIZE_WHITESPACE
-['arrays', 'check', 'coefficients', 'grow_features', 'grow_outputs', 'learn', 'learn_row',
+['arrays', 'check', 'coefficients', 'count', 'grow_features', 'grow_outputs', 'learn', 'learn_row',
  'memory', 'n_inputs', 'output_scales', 'pass_can_fail', 'predict_row', 'predicting_weights',
  'restore', 'row_round', 'scores', 'specs', 'start', 'started_form']
 """
@@ -52,13 +52,26 @@ class Model:
     #: refused (then the estimator does not check them first), and cannot fail once its rows
     #: and labels are checked (then ``learn_many`` learns a batch in one pass)
     checks_dense_rows = False
+    #: whether a prediction of one row is the task's reading of :meth:`row_scores` (the block
+    #: models: label sets, ranks, the sign of a block's score), rather than the output index
+    #: of :meth:`predict_row` (the models of one label per example)
+    task_reads_row_scores = False
     #: the names of the learned arrays (attributes of the model), in the order they are saved;
     #: the first is the weights (its first axis the features, constant feature included)
     array_names = ("counts",)
 
+    #: the position of each counter in ``counts`` (the fitted ``n_seen_``, ``n_mistakes_``,
+    #: ``n_updates_`` and a family's own)
+    counter_index = {"seen": counters.SEEN, "mistakes": counters.MISTAKES,
+                     "updates": counters.UPDATES}
+
     def __init__(self, config):
         self.config = config
         self.counts = np.zeros(counters.N_COUNTS, dtype=np.int64)
+
+    def count(self, name):
+        """The counter ``name`` of :attr:`counter_index` (an int)."""
+        return int(self.counts[self.counter_index[name]])
 
     # ------------------------------------------------------------------ the arrays
     def start(self, n_outputs, n_features):

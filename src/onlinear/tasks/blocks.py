@@ -99,3 +99,9 @@ class Blocks(Labels):
     def predict(self, scores):
         """``classes[1]`` where the score is positive, else ``classes[0]``."""
         return self.classes[(np.asarray(scores) > 0).astype(np.int64)]
+
+    predict_scores = predict  # (one score per row: ω·x)
+
+    def predict_row(self, score):
+        """:meth:`predict` of one row's score."""
+        return self.classes[int(score > 0)]

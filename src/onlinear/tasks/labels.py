@@ -83,6 +83,24 @@ class Labels:
         index = table[y.astype(np.int64) - low]
         return None if (index < 0).any() else index
 
+    # ------------------------------------------------------------------ scores → predictions
+    def decision(self, scores):
+        """The estimator's ``decision_function`` from the model's output scores (rows of
+        ``scores``): the scores themselves here."""
+        return scores
+
+    def predict_scores(self, scores):
+        """The estimator's ``predict`` from the model's output scores."""
+        raise NotImplementedError
+
+    def predict_row(self, scores):
+        """``predict_one`` from one row's output scores (1-D)."""
+        return self.predict_scores(np.asarray(scores)[None, :])[0]
+
+    def scoring_targets(self, y):
+        """``y`` as ``score`` compares it with ``predict``'s output: as given here."""
+        return y
+
     #: Whether scoring refuses a target that is not one of the labels (the ordinal task: a rank
     #: error needs the true rank); otherwise such a row is scored (a mistake).
     refuses_unknown_labels = False

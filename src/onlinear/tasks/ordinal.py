@@ -44,6 +44,20 @@ class Ordinal(Labels):
         """``(threshold j, sign)`` of each constraint ``sign·(f − b_j) ≥ 1`` of rank ``rank``."""
         return [(j, 1.0 if j < rank else -1.0) for j in range(self.classes.shape[0] - 1)]
 
+    def decision(self, margins):
+        """:meth:`cumulative_scores` from the model's output scores, the margins ``f − b_j``
+        of each row against each threshold."""
+        if margins.shape[1] == 1:
+            return margins[:, 0]
+        return np.hstack([np.zeros((margins.shape[0], 1)), np.cumsum(margins, axis=1)])
+
+    def predict_scores(self, margins):
+        """The labels of ``min{i : f − b_i ≤ 0}`` (``f ≤ b_i``: a float difference has the
+        comparison's sign) from the margins of each row."""
+        at_or_below = np.asarray(margins) <= 0.0
+        return self.classes[np.where(at_or_below.any(axis=1), np.argmax(at_or_below, axis=1),
+                                     at_or_below.shape[1])]
+
     @staticmethod
     def rank_of(f, thresholds):
         """``min{i : f ≤ b_i}`` (b_{k−1} = +∞) for each score of ``f``."""
