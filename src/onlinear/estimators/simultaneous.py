@@ -122,10 +122,6 @@ class _Simultaneous(_ModelHolding):
                              "defines no exact solver for the KL projection); use an additive "
                              "update or another scheme.")
 
-    def _check_class_growth(self):
-        raise ValueError(f"{type(self).__name__} cannot add classes (a rank order, or the two "
-                         "sides of a block, is fixed). Give every class from the start.")
-
     @property
     def intercept_(self):
         """The bias of each row of ``coef_``: the weight of the constant feature of
@@ -315,6 +311,11 @@ default="simproj"
 
     _block_task = "labelsets"
 
+    def _model_config(self, n_outputs, n_features):
+        # (the form of the targets: a multilabel model has no one-label trial, and indicator
+        # rows of a fixed width cannot add labels)
+        return {**super()._model_config(n_outputs, n_features), "label_form": self._label_kind}
+
     @property
     def _kind(self):
         return rules.UPDATE_MULTIPLICATIVE if self.update == "multiplicative" else rules.UPDATE_ADDITIVE
@@ -415,20 +416,7 @@ default="simproj"
     def _classes_of(self, kind, y):
         return classes_of(kind, y)
 
-    def _check_class_growth(self):
-        name = type(self).__name__
-        if self._kind == rules.UPDATE_MULTIPLICATIVE:
-            raise ValueError(f"{name} with update='multiplicative' cannot add labels: its "
-                             "weights are normalized over all the labels. Give every label from "
-                             "the start.")
-        if self._label_kind == "indicator":
-            raise ValueError(f"{name} learns indicator rows of a fixed width (one column per "
-                             "label): to add labels, learn label sets.")
-
     # ------------------------------------------------------------------ training
-    def _run(self, X, relevance, order, flags=None, sample_weight=None):
-        self.model_.learn(X, relevance, order, flags, sample_weight)
-
     def _prepare(self, X, y, classes, method):
         """:meth:`OnlineLinearClassifier._prepare` for the three kinds of targets: ``y`` 1-D
         labels (multiclass), a 0/1 indicator matrix or a list of label sets (multilabel);
@@ -467,11 +455,6 @@ default="simproj"
         predicted label set as an indicator row, or a tuple of labels for label-set targets).
         ``y`` is a label, an indicator row or a label set; ``classes`` is required on the first
         call.""")
-
-    def _build_fast(self, dense):
-        # a multiclass stream's trial in one compiled call (the block model's round); a
-        # multilabel target is no single label
-        return None if self.multilabel_ else super()._build_fast(dense)
 
     def _learn_one_general(self, x, y, classes):
         task = self.__dict__.get("_task")
@@ -730,22 +713,8 @@ default="simproj"
             raise ValueError(f"classes={np.asarray(classes).tolist()} differs from the rank "
                              f"order the model was started with, {self.classes_.tolist()}.")
 
-    def _start(self, classes, n_features):
-        classes = np.asarray(classes)
-        if classes.shape[0] < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs at least two classes; got {classes.shape[0]} class: "
-                f"{classes.tolist()}.")
-        self.classes_ = classes
-        self._task = self._make_task()
-        self._start_model(classes.shape[0], n_features)
-        self._dense_index = np.arange(n_features)
-
     def _make_task(self):
         return Ordinal(self.classes_)
-
-    def _run(self, X, ranks, order, flags=None, sample_weight=None):
-        self.model_.learn(X, ranks, order, flags, sample_weight)
 
     def _prepare(self, X, y, classes, method):
         """:meth:`OnlineLinearClassifier._prepare` for ranks: the rank order (``classes`` here
@@ -907,18 +876,6 @@ default="simproj"
     def _kind(self):
         return rules.UPDATE_MULTIPLICATIVE if self.update == "multiplicative" else rules.UPDATE_ADDITIVE
 
-    def _start(self, classes, n_features):
-        classes = np.asarray(classes)
-        if classes.shape[0] != 2:
-            n = classes.shape[0]
-            raise ValueError(f"Only binary classification is supported: {type(self).__name__} "
-                             f"learns two classes (labels ±1 of the constraints); got {n} "
-                             f"class{'' if n == 1 else 'es'}: {classes.tolist()}.")
-        self.classes_ = classes
-        self._task = self._make_task()
-        self._start_model(1, n_features)
-        self._dense_index = np.arange(n_features)
-
     def _check_classes(self):
         super()._check_classes()
         if self.classes_.shape[0] != 2:
@@ -927,15 +884,7 @@ default="simproj"
     def _make_task(self):
         return Blocks(self.classes_)
 
-    def _encode(self, y):
-        return self._task.encode(y)
-
     _check_blocks = staticmethod(Blocks.check_blocks)
-
-    def _run(self, X, labels, order, flags=None, blocks=None):
-        if blocks is None:
-            blocks = self._check_blocks(X.shape[0], None, None, None)
-        self.model_.learn(X, labels, order, flags, blocks=blocks)
 
     def fit(self, X: MatrixLike, y: ArrayLike, block_ptr: ArrayLike | None = None,
             parts: ArrayLike | None = None, coupling: ArrayLike | None = None) -> Self:

@@ -136,7 +136,20 @@ class BlockModel(Model):
     # ------------------------------------------------------------------ growing
     def grow_outputs(self, n_outputs, where):
         """The labels' columns move to their sorted places ``where``; a calibration label
-        stays last (label sets only: the other tasks' labels are fixed)."""
+        stays last.  Refused (before anything changes) for blocks (their two sides are fixed),
+        the multiplicative update (its weights are normalized over all the labels) and
+        indicator rows (of a fixed width)."""
+        name = self.config["name"]
+        if self.config["task"] == "blocks":
+            raise ValueError(f"{name} cannot add classes (the two sides of a block are fixed). "
+                             "Give every class from the start.")
+        if self._multiplicative:
+            raise ValueError(f"{name} with update='multiplicative' cannot add labels: its "
+                             "weights are normalized over all the labels. Give every label from "
+                             "the start.")
+        if self.config.get("label_form") == "indicator":
+            raise ValueError(f"{name} learns indicator rows of a fixed width (one column per "
+                             "label): to add labels, learn label sets.")
         old = len(where)
         threshold = self.weights.shape[1] > old
         grown = np.zeros((self.weights.shape[0], n_outputs + threshold))
@@ -168,6 +181,10 @@ class BlockModel(Model):
         order = np.ascontiguousarray(order, dtype=np.int64)
         scheme, kind, params = self.config["scheme"], self.config["kind"], self.config["params"]
         if self.config["task"] == "blocks":
+            if blocks is None:  # one row per trial
+                from ..tasks.blocks import Blocks
+
+                blocks = Blocks.check_blocks(X.shape[0], None, None, None)
             arrays = (*blocks, order, self.weights, self.scale, scheme, kind, params,
                       self.counts, flags)
             if sp.issparse(X):
@@ -203,6 +220,8 @@ class BlockModel(Model):
         """``learn_one``'s compiled trial: a label set's multiclass trial
         (:class:`onlinear._core.blocks.LabelSetRound`) or a one-row block's
         (:class:`~onlinear._core.blocks.BlockRowRound`)."""
+        if self.config.get("label_form", "multiclass") != "multiclass":
+            return None  # (a multilabel target is no single label: the general path)
         if self.config["task"] == "blocks":
             return block_engine.BlockRowRound(self.weights, self.scale, self.config["scheme"],
                                               self.config["kind"], self.config["params"],
