@@ -334,9 +334,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         ``(n_features, n_outputs)``, the constant feature's last)."""
         raise NotImplementedError
 
+    #: the task of the estimator's targets (:mod:`onlinear.tasks`): one label per example
+    _task_class = Multiclass
+
     def _make_task(self):
-        """The task of a started model (:mod:`onlinear.tasks`): here one label per example."""
-        return Multiclass(self.classes_)
+        """The task of a started model (an instance of :attr:`_task_class`)."""
+        return self._task_class(self.classes_)
 
     def _encode(self, y):
         """Class indices of the labels ``y``; raises before anything is changed if one is unknown."""
@@ -524,14 +527,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _check_classes(self):
-        """Whether a loaded ``classes_`` is one the estimator could have started with: at
-        least two labels, sorted and distinct (labels are encoded by binary search)."""
-        classes = self.classes_
-        check_class_labels(classes)
-        if classes.ndim != 1 or classes.shape[0] < 2 or not np.array_equal(np.unique(classes),
-                                                                           classes):
-            raise ValueError(f"classes_ must hold at least two distinct labels in sorted order; "
-                             f"got {classes.tolist()!r:.200}.")
+        """Whether a loaded ``classes_`` is one the estimator could have started with (the
+        task's rule: :meth:`onlinear.tasks.Multiclass.check_classes`)."""
+        self._task_class.check_classes(self.classes_)
 
     def _check_model(self):
         """The invariants the engine relies on, checked on a loaded or unpickled model after

@@ -697,14 +697,6 @@ default="simproj"
         """The ranks (a prototype and ``n_classes − 1`` thresholds)."""
         return n_classes
 
-    def _check_classes(self):
-        # the rank order, as given: distinct labels, not necessarily sorted
-        check_class_labels(self.classes_)
-        if self.classes_.ndim != 1 or self.classes_.shape[0] < 2 or \
-                np.unique(self.classes_).shape[0] != self.classes_.shape[0]:
-            raise ValueError(f"classes_ must hold at least two distinct labels (the rank "
-                             f"order); got {self.classes_.tolist()!r:.200}.")
-
     def _check_same_order(self, classes):
         if classes is None:
             return
@@ -713,8 +705,7 @@ default="simproj"
             raise ValueError(f"classes={np.asarray(classes).tolist()} differs from the rank "
                              f"order the model was started with, {self.classes_.tolist()}.")
 
-    def _make_task(self):
-        return Ordinal(self.classes_)
+    _task_class = Ordinal
 
     def _prepare(self, X, y, classes, method):
         """:meth:`OnlineLinearClassifier._prepare` for ranks: the rank order (``classes`` here
@@ -876,13 +867,7 @@ default="simproj"
     def _kind(self):
         return rules.UPDATE_MULTIPLICATIVE if self.update == "multiplicative" else rules.UPDATE_ADDITIVE
 
-    def _check_classes(self):
-        super()._check_classes()
-        if self.classes_.shape[0] != 2:
-            raise ValueError(f"a block learner has two classes; got {self.classes_.tolist()}.")
-
-    def _make_task(self):
-        return Blocks(self.classes_)
+    _task_class = Blocks
 
     _check_blocks = staticmethod(Blocks.check_blocks)
 

@@ -42,6 +42,13 @@ class Blocks(Labels):
                              f"learns two classes (labels ±1 of the constraints); got {n} "
                              f"class{'' if n == 1 else 'es'}: {self.classes.tolist()}.")
 
+    @classmethod
+    def check_classes(cls, classes):
+        """Two distinct labels, sorted."""
+        super().check_classes(classes)
+        if classes.shape[0] != 2:
+            raise ValueError(f"a block learner has two classes; got {classes.tolist()}.")
+
     def encode(self, y):
         """±1 of each row's label (+1 for ``classes[1]``); raises on an unknown label."""
         y = np.asarray(y)

@@ -47,6 +47,19 @@ class Labels:
         The labels, in the task's order.
     """
 
+    @classmethod
+    def check_classes(cls, classes):
+        """Raise ``ValueError`` unless ``classes`` (a loaded model's ``classes_``) are labels
+        this task could have started with: here at least two, distinct and sorted (labels are
+        encoded by binary search), none of them missing (NaN or None)."""
+        from ..estimators.checks import check_class_labels  # (lazy: tasks import first)
+
+        check_class_labels(classes)
+        if classes.ndim != 1 or classes.shape[0] < 2 or not np.array_equal(np.unique(classes),
+                                                                           classes):
+            raise ValueError(f"classes_ must hold at least two distinct labels in sorted order; "
+                             f"got {classes.tolist()!r:.200}.")
+
     def __init__(self, classes):
         self.classes = np.asarray(classes)
         self.index = {label: i for i, label in enumerate(self.classes.tolist())}

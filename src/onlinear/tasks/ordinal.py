@@ -30,6 +30,17 @@ class Ordinal(Labels):
     name = "ordinal"
     refuses_unknown_labels = True
 
+    @classmethod
+    def check_classes(cls, classes):
+        """At least two distinct labels, none missing, in the rank order given (not sorted)."""
+        from ..estimators.checks import check_class_labels
+
+        check_class_labels(classes)
+        if classes.ndim != 1 or classes.shape[0] < 2 or \
+                np.unique(classes).shape[0] != classes.shape[0]:
+            raise ValueError(f"classes_ must hold at least two distinct labels (the rank "
+                             f"order); got {classes.tolist()!r:.200}.")
+
     def encode(self, y):
         """Ranks of the labels ``y``; raises, naming the unknown labels, before anything is
         changed."""
