@@ -100,7 +100,7 @@ def test_tasks_name_unknown_labels_and_compare_as_values():
     assert Ordinal([3, 1, 2]) == Ordinal([3, 1, 2]) != Ordinal([1, 2, 3])
     assert Multilabel([0, 1], "sets", True) != Multilabel([0, 1], "sets", False)
     assert repr(Multilabel([0, 1], "indicator", False)) == \
-        "Multilabel([0, 1], form='indicator', calibrated=False)"
+        "Multilabel([0, 1], form='indicator', calibrated=False, cut=0.0)"
 
 
 @pytest.mark.parametrize("threshold", ["calibrated", 0.25])
@@ -197,3 +197,44 @@ def test_a_fitted_models_task_scores_its_predictions(task):
         assert scores["hamming_loss"] == np.mean(model.predict(X) != y)
     else:
         assert scores["accuracy"] == model.score(X, y)
+
+
+def test_each_task_turns_the_models_scores_into_the_estimators_predictions():
+    """The protocol's decision_function, predict and predict_one are the task's reading of the
+    model's output scores (a binary model's one output, label columns with the threshold
+    label's, the margins f − b_j of a rank, a block's score)."""
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=(50, 3))
+    scores[:5, 1] = scores[:5, 0]  # exact ties at the top: the lowest index, as in training
+    scores[:5, 2] = scores[:5, 0] - 1.0
+    three = Multiclass(["a", "b", "c"])
+    assert three.decision(scores) is scores
+    assert three.predict_scores(scores).tolist() == [
+        "abc"[int(np.argmax(row))] for row in scores]
+    assert three.predict_row(scores[3]) == "abc"[int(np.argmax(scores[3]))] == "a"
+    two = Multiclass([-1, 1])
+    assert two.decision(scores[:, :1]).tolist() == scores[:, 0].tolist()
+    assert two.predict_scores(scores[:, :1]).tolist() == np.where(scores[:, 0] > 0, 1, -1).tolist()
+    assert two.predict_scores(scores[:, :2]).tolist() == np.where(
+        scores[:, 1] > scores[:, 0], 1, -1).tolist()  # a tie: classes[0]
+
+    labels = Multilabel(["x", "y"], "sets", calibrated=True, cut=0.0)
+    relative = scores[:, :2] - scores[:, 2:]
+    assert np.array_equal(labels.decision(scores), relative)
+    assert np.array_equal(labels.predict_scores(scores), (relative > 0).astype(np.int64))
+    assert labels.predict_row(np.array([1.0, -2.0, 0.5])) == ("x",)
+    assert Multilabel(["x", "y"], "indicator", False, cut=0.7).predict_row(
+        np.array([0.8, 0.6])).tolist() == [1, 0]
+    assert labels.scoring_targets([("y",), ("x", "y")]).tolist() == [[0, 1], [1, 1]]
+
+    ranks = Ordinal(["low", "mid", "high"])
+    f, thresholds = rng.normal(size=50), np.array([-0.3, 0.4])
+    f[:4] = [-0.3, 0.4, -0.3, 0.4]  # exactly on a threshold: the lower rank
+    margins = f[:, None] - thresholds[None, :]
+    assert ranks.predict_scores(margins).tolist() == ranks.predict(f, thresholds).tolist()
+    assert np.array_equal(ranks.decision(margins), ranks.cumulative_scores(f, thresholds))
+    assert ranks.predict_row(margins[0]) == "low" and ranks.predict_row(margins[1]) == "mid"
+
+    blocks = Blocks([-1, 1])
+    assert blocks.predict_scores(np.array([0.5, 0.0, -1.0])).tolist() == [1, -1, -1]
+    assert blocks.predict_row(0.0) == -1 and blocks.predict_row(2.0) == 1

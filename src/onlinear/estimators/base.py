@@ -334,9 +334,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         ``(n_features, n_outputs)``, the constant feature's last)."""
         raise NotImplementedError
 
+    #: the task of the estimator's targets (:mod:`onlinear.tasks`): one label per example
+    _task_class = Multiclass
+
     def _make_task(self):
-        """The task of a started model (:mod:`onlinear.tasks`): here one label per example."""
-        return Multiclass(self.classes_)
+        """The task of a started model (an instance of :attr:`_task_class`)."""
+        return self._task_class(self.classes_)
 
     def _encode(self, y):
         """Class indices of the labels ``y``; raises before anything is changed if one is unknown."""
@@ -394,6 +397,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             try:
                 self._validate_params()
                 self._configure()
+                if "_task" in self.__dict__:  # (a task may read hyperparameters: a cut)
+                    self._task = self._make_task()
             except ValueError:
                 super().set_params(**previous)  # a bad value leaves the model as it was
                 raise
@@ -522,14 +527,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _check_classes(self):
-        """Whether a loaded ``classes_`` is one the estimator could have started with: at
-        least two labels, sorted and distinct (labels are encoded by binary search)."""
-        classes = self.classes_
-        check_class_labels(classes)
-        if classes.ndim != 1 or classes.shape[0] < 2 or not np.array_equal(np.unique(classes),
-                                                                           classes):
-            raise ValueError(f"classes_ must hold at least two distinct labels in sorted order; "
-                             f"got {classes.tolist()!r:.200}.")
+        """Whether a loaded ``classes_`` is one the estimator could have started with (the
+        task's rule: :meth:`onlinear.tasks.Multiclass.check_classes`)."""
+        self._task_class.check_classes(self.classes_)
 
     def _check_model(self):
         """The invariants the engine relies on, checked on a loaded or unpickled model after
@@ -726,8 +726,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     #: pass that cannot fail once its rows and labels are checked: the primal learners')
     _fast_many = False
 
-    def _average_changed(self):
-        """Whether ``average`` was changed since the model started (the general path raises)."""
+    def _started_form_changed(self):
+        """Whether a hyperparameter the model took at its start (``average``) was changed
+        since (the general path raises)."""
         return False
 
     #: Whether :meth:`_run` records each round's prediction (``predictions=``); the learners
@@ -744,7 +745,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         if ("_task" not in d or not self._fast_many or not self._fast_one or d.get("verbose")):
             return None
         if (d.get("fit_intercept") or d.get("class_weight") is not None
-                or self._average_changed()):
+                or self._started_form_changed()):
             return None
         if classes is not None and not self._known_classes(classes):
             return None
@@ -1152,23 +1153,30 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
                                         reset=False))
         self._check_intercept()
+        return self._row_scores(self._with_constant(X))
+
+    def _row_scores(self, X):
+        """Scores of every output for checked rows ``X`` (the constant feature appended)."""
         weights, scales = self._predicting_weights()
-        return safe_sparse_dot(self._with_constant(X), weights) * scales
+        return safe_sparse_dot(X, weights) * scales
 
     def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """Class scores: shape (n_samples, n_classes), or (n_samples,) for two classes
         (positive means ``classes_[1]``)."""
-        scores = self._raw_scores(X)
-        if self.classes_.shape[0] == 2:
-            return scores[:, 0] if scores.shape[1] == 1 else scores[:, 1] - scores[:, 0]
-        return scores
+        scores = self._raw_scores(X)  # (first: it checks that the model is fitted)
+        return self._task.decision(scores)  # (the task reads the scores)
 
     def predict(self, X: MatrixLike) -> NDArray:
         """Highest-scoring class; ties go to the lowest class index, as in training."""
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.int64)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        scores = self._raw_scores(X)
+        return self._task.predict_scores(scores)
+
+    def score(self, X: MatrixLike, y: Any, sample_weight: ArrayLike | None = None) -> float:
+        """Accuracy: the fraction of examples whose prediction is their target (for label
+        sets, the whole set: subset accuracy), as scikit-learn's."""
+        task = self.__dict__.get("_task")
+        return super().score(X, y if task is None else task.scoring_targets(y),
+                             sample_weight=sample_weight)
 
     def predict_one(self, x: MatrixLike) -> Any:
         """Predict the label of one example ``x`` (1-D array-like)."""
@@ -1198,6 +1206,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                 return predicted
         check_is_fitted(self)
         idx, vals = self._one_row(x, learning=False)
+        return self._predict_checked_row(idx, vals)
+
+    def _predict_checked_row(self, idx, vals):
+        """:meth:`predict_one` of a checked row: the label of :meth:`_predict_index_one`."""
         return self.classes_[self._predict_index_one(idx, vals)]
 
     def _predict_index_one(self, idx, vals):
@@ -1222,20 +1234,23 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self._task
 
+    def _count(self, name):
+        """The model's counter ``name`` ("seen", "mistakes", "updates", ...)."""
+        check_is_fitted(self)
+        return int(self._counts[{"seen": counters.SEEN, "mistakes": counters.MISTAKES,
+                                 "updates": counters.UPDATES}[name]])
+
     @property
     def n_seen_(self):
-        check_is_fitted(self)
-        return int(self._counts[counters.SEEN])
+        return self._count("seen")
 
     @property
     def n_mistakes_(self):
-        check_is_fitted(self)
-        return int(self._counts[counters.MISTAKES])
+        return self._count("mistakes")
 
     @property
     def n_updates_(self):
-        check_is_fitted(self)
-        return int(self._counts[counters.UPDATES])
+        return self._count("updates")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

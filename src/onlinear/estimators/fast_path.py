@@ -46,6 +46,16 @@ class Context:
 
 
 def build(estimator, dense):
+    """The context of the started ``estimator`` for dense rows or one-row CSR matrices: a
+    primal model's compiled calls (:func:`_build_primal`), or another model's compiled round
+    (:func:`_build_held`); None if the calls cannot take the fast path."""
+    model = estimator.__dict__.get("model_")
+    if model is None:
+        return None
+    return (_build_primal if hasattr(model, "example_round") else _build_held)(estimator, dense)
+
+
+def _build_primal(estimator, dense):
     """The context of the started primal ``estimator`` (its ``model_`` a
     :class:`~onlinear.models.primal.PrimalModel`) for dense rows (the weights class-major) or
     CSR rows (feature-major); None if the calls cannot take the fast path (an intercept's
@@ -55,7 +65,7 @@ def build(estimator, dense):
     d = estimator.__dict__
     model = d["model_"]
     if (d.get("fit_intercept") or d.get("class_weight") is not None
-            or estimator._average_changed()
+            or estimator._started_form_changed()
             or model.weights.dtype != estimator._weight_dtype):
         return None
     made = model.example_round(dense)
@@ -167,7 +177,7 @@ def _csr_context(calls, current, index_of, classes, width):
     return Context(False, learn, predict, calls.arrays)
 
 
-def build_held(estimator, dense):
+def _build_held(estimator, dense):
     """The context of a started estimator that holds its model (``model_``,
     :mod:`onlinear.models`) for dense rows or one-row CSR matrices: the model's compiled round
     (:meth:`~onlinear.models.protocol.Model.row_round`) behind closures; None if the model has

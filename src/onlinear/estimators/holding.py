@@ -13,9 +13,11 @@ A saved file's members are the model's arrays under their names with a leading u
 the arrays themselves: files written before keep loading.
 """
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 from . import fast_path
 from .base import OnlineLinearClassifier
+from .checks import check_memory
 
 _PREFIX = "_"
 #: The protocol's hyperparameters that a held model takes: not the primal model's
@@ -28,6 +30,10 @@ HELD_CONSTRAINTS = {name: constraint
 WEIGHTED_CONSTRAINTS = {
     **HELD_CONSTRAINTS,
     "class_weight": OnlineLinearClassifier._parameter_constraints["class_weight"]}
+
+
+#: how a message names what a started model has or has not (:meth:`_check_started_form`)
+_FORMS = {"average": "averaging"}
 
 
 class _ModelHolding(OnlineLinearClassifier):
@@ -47,6 +53,11 @@ class _ModelHolding(OnlineLinearClassifier):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls._fast_one = True  # (learn_one's fast path: the model's compiled round)
+        model_class = cls.__dict__.get("_model_class")
+        if isinstance(model_class, type) and model_class.checks_dense_rows:
+            # a pass cannot fail once its rows and labels are checked, and a dense pass checks
+            # each row itself: learn_many's one-call batches, and no row check before it
+            cls._fast_many = cls._pass_checks_dense_rows = True
 
     def _model_config(self, n_outputs, n_features):
         """The numbers the model's engine reads, from the hyperparameters (a dict)."""
@@ -63,8 +74,32 @@ class _ModelHolding(OnlineLinearClassifier):
                 self.n_features_in_ + self._constant())
 
     def _start_model(self, n_outputs, n_features):
-        self.model_ = self._model_class(self._model_config(n_outputs, n_features))
-        self.model_.start(n_outputs, n_features)
+        self.__dict__.pop("model_", None)  # (a restart: the new model's form is the parameters')
+        model = self._model_class(self._model_config(n_outputs, n_features))
+        need = model.memory(n_outputs, n_features)
+        if need is not None:
+            check_memory(need[0], type(self).__name__, need[1])
+        model.start(n_outputs, n_features)
+        self.model_ = model
+        self.__dict__.pop("_data_weight_dtype", None)  # (the model says it from now on)
+
+    def _check_started_form(self):
+        """Raise if a hyperparameter the model took at its start
+        (:meth:`~onlinear.models.protocol.Model.started_form`) was changed since: ``fit``
+        restarts the model with the new value."""
+        for name, started in self.model_.started_form().items():
+            if bool(getattr(self, name, False)) != started:
+                raise ValueError(
+                    f"{name}={getattr(self, name)} was set after the model started "
+                    f"{'with' if started else 'without'} {_FORMS.get(name, name)}: fit "
+                    "restarts the model with the new value (partial_fit, learn_one, predict "
+                    "and a warm_start fit keep the old one).")
+
+    def _started_form_changed(self):
+        model = self.__dict__.get("model_")
+        return model is not None and any(
+            bool(getattr(self, name, False)) != started
+            for name, started in model.started_form().items())
 
     def _configure(self):
         model = self.__dict__.get("model_")
@@ -104,6 +139,10 @@ class _ModelHolding(OnlineLinearClassifier):
     def _counts(self):
         return self.model_.counts
 
+    def _count(self, name):
+        check_is_fitted(self)
+        return self.model_.count(name)
+
     # ------------------------------------------------------------------ learning
     def _pass_can_fail(self, n_rows):
         return self.model_.pass_can_fail(n_rows)
@@ -111,19 +150,22 @@ class _ModelHolding(OnlineLinearClassifier):
     def _run(self, X, y_index, order, predictions=None, sample_weight=None, **context):
         # (the pass's context, :meth:`_pass_context`: the model's own keywords, e.g. a kernel
         # model's support slot of every row)
+        self._check_started_form()
         if sample_weight is None:
             self.model_.learn(X, y_index, order, predictions, **context)
         else:
             self.model_.learn(X, y_index, order, predictions, sample_weight, **context)
 
     def _learn_one_index(self, idx, vals, label):
+        self._check_started_form()
+        dense = idx is self._dense_index
         if getattr(self, "class_weight", None) is None:
-            return self.model_.learn_row(idx, vals, label)
+            return self.model_.learn_row(idx, vals, label, dense=dense)
         weight = float(self._class_weights(None, "learn_one")[label])
-        return self.model_.learn_row(idx, vals, label, weight)
+        return self.model_.learn_row(idx, vals, label, weight, dense=dense)
 
     def _build_fast(self, dense):
-        return fast_path.build_held(self, dense)
+        return fast_path.build(self, dense)
 
     # ------------------------------------------------------------------ growing
     def _check_class_growth(self):
@@ -143,11 +185,19 @@ class _ModelHolding(OnlineLinearClassifier):
         return self.model_.n_inputs()
 
     def _predicting_weights(self):
-        weights = self.model_.coefficients()
-        return weights, np.ones(weights.shape[1])
+        self._check_started_form()
+        return self.model_.predicting_weights()
+
+    def _row_scores(self, X):
+        self._check_started_form()
+        return self.model_.scores(X)
+
+    def _predict_checked_row(self, idx, vals):
+        model = self.model_
+        if model.task_reads_row_scores:
+            return self._task.predict_row(model.row_scores(idx, vals))
+        return self.classes_[self._predict_index_one(idx, vals)]
 
     def _predict_index_one(self, idx, vals):
-        scores = vals @ self.model_.coefficients()[idx]
-        if scores.shape[0] == 1:
-            return int(scores[0] > 0.0)
-        return int(np.argmax(scores))  # (ties: the lowest index, as in training)
+        self._check_started_form()
+        return self.model_.predict_row(idx, vals, idx is self._dense_index)

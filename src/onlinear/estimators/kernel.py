@@ -30,16 +30,13 @@ learning).
 hypothesis, the default).
 """
 import inspect
-import math
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._core import primal as primal_engine
-from .._core.rows import ROW_NORM_EXPONENT
 from ..kernels import POLY, check_poly_squares, resolve, scale_gamma
 from . import docstrings
 from .base import OnlineLinearClassifier, _Unweighted
@@ -47,7 +44,6 @@ from .holding import _ModelHolding
 from .primal import _PrimalLearner
 from .rule_facts import _RuleFacts
 from ..models.dual import DualModel
-from .checks import _DTYPES, canonical_csr
 from .passive_aggressive import PassiveAggressive, SupportClassPA
 from .ultraconservative import (
     MIRA,
@@ -56,9 +52,6 @@ from .ultraconservative import (
     OneVsRestPerceptron,
     UltraconservativePerceptron,
 )
-
-# the range of K(x, x) every rule can use (as ‖x‖² for the rows, see _check_finite_kernel)
-_KERNEL_LOW, _KERNEL_HIGH = 2.0 ** (-2 * ROW_NORM_EXPONENT), 2.0 ** (2 * ROW_NORM_EXPONENT)
 
 
 _KERNEL_CONSTRAINTS = {
@@ -226,9 +219,6 @@ class KernelLearner(_RuleFacts, _ModelHolding):
         self._kind = None  # (resolved from the first data, before anything is learned)
         super()._start(classes, n_features)
 
-    def _has_averaged_form(self):
-        return True  # every kernel learner's hypothesis is its (averageable) expansion
-
     def _validate_params(self):
         super()._validate_params()
         if self.fit_intercept and callable(self.kernel):
@@ -349,48 +339,11 @@ class KernelLearner(_RuleFacts, _ModelHolding):
             squares = np.einsum("ij,ij->i", X, X, dtype=np.float64)
         check_poly_squares(squares, self._kernel_params)
 
-    def _check_one_poly_row(self, x):
-        """:meth:`_check_finite_kernel` of one dense row, in scalar arithmetic (the per-example
-        path: the array version costs more than the compiled round's bookkeeping)."""
-        gamma, coef0, degree = self._kernel_params.tolist()
-        square = float(x @ x)
-        base = gamma * square + coef0
-        try:
-            value, bound = abs(base) ** degree, (gamma * square + abs(coef0)) ** degree
-        except OverflowError:
-            value = bound = math.inf
-        if not (bound <= _KERNEL_HIGH and (value >= _KERNEL_LOW or base == 0.0)):
-            check_poly_squares(np.array([square]), self._kernel_params)  # raises, with the full message
-
     def _learn_one_index(self, idx, vals, label):
-        x = self._dense_row(idx, vals)
-        if self._kind is None:
+        if self._kind is None:  # (a kernel resolved from the first row, before any change)
             self._refuse_scale_on_a_stream("learn_one")
-            self._ensure_kernel(x[None, :])
-        if self._kind == POLY:
-            self._check_one_poly_row(x)  # refuse before anything changes
-        weight, mode = 1.0, primal_engine.WEIGHT_NONE
-        if getattr(self, "class_weight", None) is not None:
-            weight, mode = self._class_weights(None, "learn_one")[label], self._weight_mode()
-        return self.model_.learn_row(x, label, weight, mode)
-
-    def _dense_row(self, idx, vals):
-        if idx is self._dense_index:
-            return np.ascontiguousarray(vals, dtype=np.float64)
-        x = np.zeros(self.model_.n_inputs())
-        x[idx] = vals
-        return x
-
-    # ------------------------------------------------------------------ prediction
-    def _raw_scores(self, X):
-        check_is_fitted(self)
-        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
-                                        reset=False))
-        self._check_intercept()
-        return self.model_.scores(self._with_constant(X))
-
-    def _predict_index_one(self, idx, vals):
-        return self.model_.predict_row(self._dense_row(idx, vals))
+            self._ensure_kernel(self.model_._dense_row(idx, vals, idx is self._dense_index)[None, :])
+        return super()._learn_one_index(idx, vals, label)
 
     # ------------------------------------------------------------------ fitted attributes
     coef_ = _NoPrimalWeights()

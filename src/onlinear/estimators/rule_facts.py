@@ -54,8 +54,10 @@ class _RuleFacts:
     def _has_averaged_form(self):
         """Whether the learner can average its hypotheses: additive steps whose weights are the
         hypothesis (not the multiplicative family, normalized; not the scale-free learners,
-        whose hypothesis is the direction w/‖w‖)."""
-        return self._step_kind == primal.ADDITIVE and not self._scale_free
+        whose hypothesis is the direction w/‖w‖), or any rule whose model averages every
+        rule's hypothesis (the kernel forms' expansion)."""
+        return (getattr(self._model_class, "averages_every_rule", False)
+                or self._step_kind == primal.ADDITIVE and not self._scale_free)
 
     def _averaging_refusal(self):
         """Why ``average=True`` is refused (:meth:`_has_averaged_form` is False)."""

@@ -57,7 +57,6 @@ SCHEME_NAMES = tuple(rules.SCHEMES)
 
 # the engine's counters (onlinear._core.blocks: trials, imperfect, constraint mistakes,
 # constraints, updates)
-_TRIALS, _IMPERFECT, _CONSTRAINT_MISTAKES, _CONSTRAINTS, _UPDATES = range(5)
 #: targets that are not one class label (label sets, indicator rows: learn_one's general path)
 _NOT_A_LABEL = (set, frozenset, list, tuple, np.ndarray)
 
@@ -123,10 +122,6 @@ class _Simultaneous(_ModelHolding):
                              "defines no exact solver for the KL projection); use an additive "
                              "update or another scheme.")
 
-    def _check_class_growth(self):
-        raise ValueError(f"{type(self).__name__} cannot add classes (a rank order, or the two "
-                         "sides of a block, is fixed). Give every class from the start.")
-
     @property
     def intercept_(self):
         """The bias of each row of ``coef_``: the weight of the constant feature of
@@ -138,34 +133,17 @@ class _Simultaneous(_ModelHolding):
         return np.atleast_1d(self.model_.coefficients()[-1])[:n_rows].copy()
 
     # ------------------------------------------------------------------ diagnostics
-    def _count(self, index):
-        check_is_fitted(self)
-        return int(self._counts[index])
-
-    @property
-    def n_seen_(self):
-        return self._count(_TRIALS)
-
-    @property
-    def n_mistakes_(self):
-        """Imperfect trials (the paper's mistakes)."""
-        return self._count(_IMPERFECT)
-
     @property
     def n_imperfect_(self):
-        return self._count(_IMPERFECT)
+        return self._count("imperfect")
 
     @property
     def n_constraints_(self):
-        return self._count(_CONSTRAINTS)
+        return self._count("constraints")
 
     @property
     def n_constraint_mistakes_(self):
-        return self._count(_CONSTRAINT_MISTAKES)
-
-    @property
-    def n_updates_(self):
-        return self._count(_UPDATES)
+        return self._count("constraint_mistakes")
 
 
 # ====================================================================== multiclass / multilabel
@@ -333,6 +311,11 @@ default="simproj"
 
     _block_task = "labelsets"
 
+    def _model_config(self, n_outputs, n_features):
+        # (the form of the targets: a multilabel model has no one-label trial, and indicator
+        # rows of a fixed width cannot add labels)
+        return {**super()._model_config(n_outputs, n_features), "label_form": self._label_kind}
+
     @property
     def _kind(self):
         return rules.UPDATE_MULTIPLICATIVE if self.update == "multiplicative" else rules.UPDATE_ADDITIVE
@@ -358,7 +341,7 @@ default="simproj"
             return Multiclass(self.classes_)
         if calibrated is None:  # a started model: its columns say (set_params may have changed
             calibrated = self.model_.weights.shape[1] > self.classes_.shape[0]  # threshold since)
-        return Multilabel(self.classes_, self._label_kind, calibrated)
+        return Multilabel(self.classes_, self._label_kind, calibrated, self._cut)
 
     def _start(self, classes, n_features):
         classes = np.asarray(classes)
@@ -433,20 +416,7 @@ default="simproj"
     def _classes_of(self, kind, y):
         return classes_of(kind, y)
 
-    def _check_class_growth(self):
-        name = type(self).__name__
-        if self._kind == rules.UPDATE_MULTIPLICATIVE:
-            raise ValueError(f"{name} with update='multiplicative' cannot add labels: its "
-                             "weights are normalized over all the labels. Give every label from "
-                             "the start.")
-        if self._label_kind == "indicator":
-            raise ValueError(f"{name} learns indicator rows of a fixed width (one column per "
-                             "label): to add labels, learn label sets.")
-
     # ------------------------------------------------------------------ training
-    def _run(self, X, relevance, order, flags=None, sample_weight=None):
-        self.model_.learn(X, relevance, order, flags, sample_weight)
-
     def _prepare(self, X, y, classes, method):
         """:meth:`OnlineLinearClassifier._prepare` for the three kinds of targets: ``y`` 1-D
         labels (multiclass), a 0/1 indicator matrix or a list of label sets (multilabel);
@@ -485,11 +455,6 @@ default="simproj"
         predicted label set as an indicator row, or a tuple of labels for label-set targets).
         ``y`` is a label, an indicator row or a label set; ``classes`` is required on the first
         call.""")
-
-    def _build_fast(self, dense):
-        # a multiclass stream's trial in one compiled call (the block model's round); a
-        # multilabel target is no single label
-        return None if self.multilabel_ else super()._build_fast(dense)
 
     def _learn_one_general(self, x, y, classes):
         task = self.__dict__.get("_task")
@@ -580,62 +545,20 @@ default="simproj"
         return read_one(y, sets=kind == "sets", n_labels=n_labels, indicator=kind == "indicator")
 
     # ------------------------------------------------------------------ prediction
-    def _scores(self, X):
-        return self.model_.scores(X)
-
-    def _raw_scores(self, X):
-        check_is_fitted(self)
-        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
-                                        reset=False))
-        self._check_intercept()
-        return self._scores(self._with_constant(X))
-
-    def _label_scores(self, scores):
-        return self._task.label_scores(scores) if self.multilabel_ else scores
-
-    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
-        """Label scores, shape (n_samples, n_classes) — for two-class multiclass problems
-        (n_samples,), positive meaning ``classes_[1]``.  Multilabel with the calibrated
-        threshold: each label's score minus the threshold label's (positive = predicted)."""
-        scores = self._label_scores(self._raw_scores(X))
-        if not self.multilabel_ and self.classes_.shape[0] == 2:
-            return scores[:, 1] - scores[:, 0]
-        return scores
-
-    def _predict_scores(self, scores):
-        """Predictions from the raw scores of every output (threshold label included)."""
-        if self.multilabel_:
-            return self._task.predict_indicator(scores, self._cut)
-        return self._task.predict(scores)
-
-    def predict(self, X: MatrixLike) -> NDArray:
-        """Multiclass: the top-scoring label (ties → lowest class index).  Multilabel: the
-        indicator matrix of the predicted labels (columns = ``classes_``), by the threshold
-        rule."""
-        return self._predict_scores(self._raw_scores(X))
+    # (the protocol's own, the task reading the scores; documented for these targets)
+    decision_function = _documented(OnlineLinearClassifier.decision_function, """Label
+        scores, shape (n_samples, n_classes) — for two-class multiclass problems (n_samples,),
+        positive meaning ``classes_[1]``.  Multilabel with the calibrated threshold: each
+        label's score minus the threshold label's (positive = predicted).""")
+    predict = _documented(OnlineLinearClassifier.predict, """Multiclass: the top-scoring label
+        (ties → lowest class index).  Multilabel: the indicator matrix of the predicted labels
+        (columns = ``classes_``), by the threshold rule.""")
 
     def predict_label_sets(self, X: MatrixLike) -> list[tuple]:
         """Multilabel: the predicted labels of each example, as tuples of ``classes_``."""
         if not self.multilabel_:
             raise ValueError("predict_label_sets is for multilabel models; use predict.")
         return self._task.as_label_sets(self.predict(X))
-
-    def predict_one(self, x: MatrixLike) -> Any:
-        """Predict one example (a label, or an indicator row / a tuple of labels)."""
-        check_is_fitted(self)
-        idx, vals = self._one_row(x, learning=False)
-        scores = self.model_.row_scores(idx, vals)
-        if self.multilabel_:
-            return self._task.predict_one(scores, self._cut)
-        return self._task.predict(scores[None, :])[0]
-
-    def score(self, X: MatrixLike, y: Any, sample_weight: ArrayLike | None = None) -> float:
-        """Accuracy (multiclass) or subset accuracy (multilabel), as scikit-learn's."""
-        if getattr(self, "multilabel_", False):
-            kind, y = self._targets(y)
-            if kind == "sets":
-                y = self._encode(y)[:, :self.classes_.shape[0]]
-        return super().score(X, y, sample_weight=sample_weight)
 
     # ------------------------------------------------------------------ fitted attributes
     @property
@@ -774,14 +697,6 @@ default="simproj"
         """The ranks (a prototype and ``n_classes − 1`` thresholds)."""
         return n_classes
 
-    def _check_classes(self):
-        # the rank order, as given: distinct labels, not necessarily sorted
-        check_class_labels(self.classes_)
-        if self.classes_.ndim != 1 or self.classes_.shape[0] < 2 or \
-                np.unique(self.classes_).shape[0] != self.classes_.shape[0]:
-            raise ValueError(f"classes_ must hold at least two distinct labels (the rank "
-                             f"order); got {self.classes_.tolist()!r:.200}.")
-
     def _check_same_order(self, classes):
         if classes is None:
             return
@@ -790,22 +705,7 @@ default="simproj"
             raise ValueError(f"classes={np.asarray(classes).tolist()} differs from the rank "
                              f"order the model was started with, {self.classes_.tolist()}.")
 
-    def _start(self, classes, n_features):
-        classes = np.asarray(classes)
-        if classes.shape[0] < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs at least two classes; got {classes.shape[0]} class: "
-                f"{classes.tolist()}.")
-        self.classes_ = classes
-        self._task = self._make_task()
-        self._start_model(classes.shape[0], n_features)
-        self._dense_index = np.arange(n_features)
-
-    def _make_task(self):
-        return Ordinal(self.classes_)
-
-    def _run(self, X, ranks, order, flags=None, sample_weight=None):
-        self.model_.learn(X, ranks, order, flags, sample_weight)
+    _task_class = Ordinal
 
     def _prepare(self, X, y, classes, method):
         """:meth:`OnlineLinearClassifier._prepare` for ranks: the rank order (``classes`` here
@@ -847,29 +747,13 @@ default="simproj"
         return self._task.predict(np.array([f]), thresholds)[0]
 
     # ------------------------------------------------------------------ prediction
-    def _score(self, X):
-        check_is_fitted(self)
-        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
-                                        reset=False))
-        return self.model_.scores(X)
-
-    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
-        """Two ranks: ``f − b_0`` (positive means ``classes_[1]``).  More: the cumulative
-        scores ``Σ_{j<r} (f − b_j)`` of every rank r, shape (n_samples, n_classes), whose
-        argmax is the predicted rank when the thresholds are ordered."""
-        f = self._score(X)  # (checks that the model is fitted)
-        return self._task.cumulative_scores(f, self.model_.thresholds)
-
-    def predict(self, X: MatrixLike) -> NDArray:
-        """The predicted labels (the rank of the score among the thresholds)."""
-        f = self._score(X)
-        return self._task.predict(f, self.model_.thresholds)
-
-    def predict_one(self, x: MatrixLike) -> Any:
-        check_is_fitted(self)
-        idx, vals = self._one_row(x, learning=False)
-        model = self.model_
-        return self._task.predict(np.array([model.row_scores(idx, vals)]), model.thresholds)[0]
+    # (the protocol's own, the ordinal task reading the margins f − b_j; documented for ranks)
+    decision_function = _documented(OnlineLinearClassifier.decision_function, """Two ranks:
+        ``f − b_0`` (positive means ``classes_[1]``).  More: the cumulative scores
+        ``Σ_{j<r} (f − b_j)`` of every rank r, shape (n_samples, n_classes), whose argmax is
+        the predicted rank when the thresholds are ordered.""")
+    predict = _documented(OnlineLinearClassifier.predict, """The predicted labels (the rank
+        of the score among the thresholds).""")
 
     @property
     def coef_(self):
@@ -983,35 +867,9 @@ default="simproj"
     def _kind(self):
         return rules.UPDATE_MULTIPLICATIVE if self.update == "multiplicative" else rules.UPDATE_ADDITIVE
 
-    def _start(self, classes, n_features):
-        classes = np.asarray(classes)
-        if classes.shape[0] != 2:
-            n = classes.shape[0]
-            raise ValueError(f"Only binary classification is supported: {type(self).__name__} "
-                             f"learns two classes (labels ±1 of the constraints); got {n} "
-                             f"class{'' if n == 1 else 'es'}: {classes.tolist()}.")
-        self.classes_ = classes
-        self._task = self._make_task()
-        self._start_model(1, n_features)
-        self._dense_index = np.arange(n_features)
-
-    def _check_classes(self):
-        super()._check_classes()
-        if self.classes_.shape[0] != 2:
-            raise ValueError(f"a block learner has two classes; got {self.classes_.tolist()}.")
-
-    def _make_task(self):
-        return Blocks(self.classes_)
-
-    def _encode(self, y):
-        return self._task.encode(y)
+    _task_class = Blocks
 
     _check_blocks = staticmethod(Blocks.check_blocks)
-
-    def _run(self, X, labels, order, flags=None, blocks=None):
-        if blocks is None:
-            blocks = self._check_blocks(X.shape[0], None, None, None)
-        self.model_.learn(X, labels, order, flags, blocks=blocks)
 
     def fit(self, X: MatrixLike, y: ArrayLike, block_ptr: ArrayLike | None = None,
             parts: ArrayLike | None = None, coupling: ArrayLike | None = None) -> Self:
@@ -1098,7 +956,7 @@ default="simproj"
                 self._start(classes, X.shape[1])
             labels = self._encode(y)
             blocks = self._check_blocks(X.shape[0], [0, X.shape[0]], parts, coupling)
-        predicted = self._predict_scores(self._scores(X))
+        predicted = self._task.predict_scores(self.model_.scores(X))
         self._run(X, labels, np.zeros(1, dtype=np.int64), blocks=blocks)
         return predicted
 
@@ -1118,29 +976,12 @@ default="simproj"
         return self.learn_block(row, [y], classes=classes)[0]
 
     # ------------------------------------------------------------------ prediction
-    def _scores(self, X):
-        return self.model_.scores(X)
-
-    def _predict_scores(self, scores):
-        return self._task.predict(scores)
-
-    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
-        """Scores ``x·ω`` of the rows (positive means ``classes_[1]``)."""
-        check_is_fitted(self)
-        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
-                                        reset=False))
-        self._check_intercept()
-        return self._scores(self._with_constant(X))
-
-    def predict(self, X: MatrixLike) -> NDArray:
-        """``classes_[1]`` where the score is positive, else ``classes_[0]`` (a zero score is a
-        mistake for either label online)."""
-        return self._predict_scores(self.decision_function(X))
-
-    def predict_one(self, x: MatrixLike) -> Any:
-        check_is_fitted(self)
-        idx, vals = self._one_row(x, learning=False)
-        return self._predict_scores(np.array([self.model_.row_scores(idx, vals)]))[0]
+    # (the protocol's own, the block task reading the scores; documented for blocks)
+    decision_function = _documented(OnlineLinearClassifier.decision_function, """Scores
+        ``x·ω`` of the rows (positive means ``classes_[1]``).""")
+    predict = _documented(OnlineLinearClassifier.predict, """``classes_[1]`` where the score
+        is positive, else ``classes_[0]`` (a zero score is a mistake for either label
+        online).""")
 
     @property
     def coef_(self):

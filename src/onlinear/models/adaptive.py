@@ -69,7 +69,7 @@ class _Adaptive(Model):
                                                               part_predictions, weight),
             row))
 
-    def learn_row(self, idx, vals, label, weight=1.0):
+    def learn_row(self, idx, vals, label, weight=1.0, dense=False):
         if weight != 1.0:
             self._check_gradients(np.array([weight * np.linalg.norm(vals)]))
         predicted, updated = self._row(idx, vals, label, weight)

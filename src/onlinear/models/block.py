@@ -70,6 +70,13 @@ class BlockModel(Model):
                       "with its scale, one column per label and a calibration label), for "
                       "which no mixing rule is implemented")
 
+    task_reads_row_scores = True
+    #: a trial is the round, an imperfect trial its mistake; then the constraints' counts
+    counter_index = {"seen": counters.TRIALS, "mistakes": counters.IMPERFECT,
+                     "imperfect": counters.IMPERFECT, "updates": counters.TRIAL_UPDATES,
+                     "constraints": counters.CONSTRAINTS,
+                     "constraint_mistakes": counters.CONSTRAINT_MISTAKES}
+
     def __init__(self, config):
         super().__init__(config)
         self.counts = np.zeros(counters.N_TRIAL_COUNTS, dtype=np.int64)
@@ -129,7 +136,20 @@ class BlockModel(Model):
     # ------------------------------------------------------------------ growing
     def grow_outputs(self, n_outputs, where):
         """The labels' columns move to their sorted places ``where``; a calibration label
-        stays last (label sets only: the other tasks' labels are fixed)."""
+        stays last.  Refused (before anything changes) for blocks (their two sides are fixed),
+        the multiplicative update (its weights are normalized over all the labels) and
+        indicator rows (of a fixed width)."""
+        name = self.config["name"]
+        if self.config["task"] == "blocks":
+            raise ValueError(f"{name} cannot add classes (the two sides of a block are fixed). "
+                             "Give every class from the start.")
+        if self._multiplicative:
+            raise ValueError(f"{name} with update='multiplicative' cannot add labels: its "
+                             "weights are normalized over all the labels. Give every label from "
+                             "the start.")
+        if self.config.get("label_form") == "indicator":
+            raise ValueError(f"{name} learns indicator rows of a fixed width (one column per "
+                             "label): to add labels, learn label sets.")
         old = len(where)
         threshold = self.weights.shape[1] > old
         grown = np.zeros((self.weights.shape[0], n_outputs + threshold))
@@ -161,6 +181,10 @@ class BlockModel(Model):
         order = np.ascontiguousarray(order, dtype=np.int64)
         scheme, kind, params = self.config["scheme"], self.config["kind"], self.config["params"]
         if self.config["task"] == "blocks":
+            if blocks is None:  # one row per trial
+                from ..tasks.blocks import Blocks
+
+                blocks = Blocks.check_blocks(X.shape[0], None, None, None)
             arrays = (*blocks, order, self.weights, self.scale, scheme, kind, params,
                       self.counts, flags)
             if sp.issparse(X):
@@ -196,6 +220,8 @@ class BlockModel(Model):
         """``learn_one``'s compiled trial: a label set's multiclass trial
         (:class:`onlinear._core.blocks.LabelSetRound`) or a one-row block's
         (:class:`~onlinear._core.blocks.BlockRowRound`)."""
+        if self.config.get("label_form", "multiclass") != "multiclass":
+            return None  # (a multilabel target is no single label: the general path)
         if self.config["task"] == "blocks":
             return block_engine.BlockRowRound(self.weights, self.scale, self.config["scheme"],
                                               self.config["kind"], self.config["params"],
@@ -286,9 +312,12 @@ class OrdinalModel(BlockModel):
         return self.weights.copy()
 
     def scores(self, X):
+        """The margins ``f − b_j`` of the rows' scores f = w·x against each threshold (the
+        ordinal task reads ranks and cumulative scores from them)."""
         from sklearn.utils.extmath import safe_sparse_dot
 
-        return safe_sparse_dot(X, self.weights)
+        return np.asarray(safe_sparse_dot(X, self.weights))[:, None] - self.thresholds[None, :]
 
     def row_scores(self, idx, vals):
-        return vals @ self.weights[idx]
+        """The margins of one checked row."""
+        return (vals @ self.weights[idx]) - self.thresholds

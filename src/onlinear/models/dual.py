@@ -19,6 +19,8 @@ The kernel forms of the learners whose update is additive in x (Crammer & Singer
 >>> model.n_support, model.support.shape, model.coefficients().shape
 (0, (2, 0), (0, 3))
 """
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -26,7 +28,7 @@ from .._core import counters
 from .._core import kernel as dual
 from .._core import primal
 from .._core.primal import predict_index
-from .._core.rows import csr_arrays, read_only_rows
+from .._core.rows import ROW_NORM_EXPONENT, csr_arrays, read_only_rows
 from .._core.kernel import kernel_row, kernel_self
 from ..kernels import CALLABLE, POLY, check_poly_squares, gram
 from ..rules.layout import FIRST_RULE_ROW, SCALE
@@ -35,6 +37,24 @@ from .primal import grow_rule_outputs
 from .protocol import Model
 
 _NO_WEIGHTS = np.empty(0)
+
+
+_KERNEL_LOW, _KERNEL_HIGH = 2.0 ** (-2 * ROW_NORM_EXPONENT), 2.0 ** (2 * ROW_NORM_EXPONENT)
+
+
+def check_one_poly_row(x, kernel_params):
+    """Refuse a dense row ``x`` whose polynomial kernel value ``K(x, x)`` leaves the range the
+    rules can use (:func:`onlinear.kernels.check_poly_squares`), in scalar arithmetic: on one
+    row the array version costs more than the compiled round's bookkeeping."""
+    gamma, coef0, degree = kernel_params.tolist()
+    square = float(x @ x)
+    base = gamma * square + coef0
+    try:
+        value, bound = abs(base) ** degree, (gamma * square + abs(coef0)) ** degree
+    except OverflowError:
+        value = bound = math.inf
+    if not (bound <= _KERNEL_HIGH and (value >= _KERNEL_LOW or base == 0.0)):
+        check_poly_squares(np.array([square]), kernel_params)  # raises, with the full message
 
 
 class DualModel(Model):
@@ -186,11 +206,18 @@ class DualModel(Model):
         self.n_support = int(n)
         return slot
 
-    def learn_row(self, x, label, weight=1.0, weight_mode=primal.WEIGHT_NONE):
-        """One round on the checked dense row ``x`` (a new example: never merged with a stored
-        pattern); the index predicted before it."""
+    def learn_row(self, idx, vals, label, weight=None, dense=False):
+        """One round on a checked row (a new example: never merged with a stored pattern; see
+        :meth:`Model.learn_row`), the polynomial kernel's values checked first; the index
+        predicted before it.  ``weight`` enters the round as the configuration's
+        ``weight_mode`` says (None: no weight)."""
+        x = self._dense_row(idx, vals, dense)
+        if self.config["kind"] == POLY:
+            check_one_poly_row(x, self.config["kernel_params"])  # refuse before any change
+        weight_mode = primal.WEIGHT_NONE if weight is None else self.config["weight_mode"]
+        weight = 1.0 if weight is None else float(weight)
         if self.config["kind"] == CALLABLE:
-            predicted = self.predict_row(x, average=False)  # as the round predicts
+            predicted = self._predict_dense(x, average=False)  # as the round predicts
             self.learn(x[None, :], np.array([label], dtype=np.int64),
                        np.zeros(1, dtype=np.int64), row_slot=np.full(1, -1, dtype=np.int64))
             return predicted
@@ -227,6 +254,10 @@ class DualModel(Model):
     def coefficients(self):
         return self.dual_coefficients()
 
+    #: every rule's kernel form can average: its hypothesis is the expansion, linear in the
+    #: coefficients, whatever the primal rule's weights are
+    averages_every_rule = True
+
     def scores(self, X):
         """Scores of every output for the rows ``X`` (dense or CSR, of the model's width)."""
         n = self.n_support
@@ -237,7 +268,19 @@ class DualModel(Model):
                       B_sq=self.support_sq[:n], kernel=config["kernel"])
         return kernel @ self.dual_coefficients()
 
-    def predict_row(self, x, average=None):
+    def _dense_row(self, idx, vals, dense):
+        """The checked row as a dense float64 vector of the model's width."""
+        if dense:
+            return np.ascontiguousarray(vals, dtype=np.float64)
+        x = np.zeros(self.n_inputs())
+        x[idx] = vals
+        return x
+
+    def predict_row(self, idx, vals, dense=False):
+        """The output index the configured hypothesis predicts for a checked row."""
+        return self._predict_dense(self._dense_row(idx, vals, dense))
+
+    def _predict_dense(self, x, average=None):
         """The output index predicted for the dense row ``x``, as the learning round predicts
         it (``average=False``) or with the configured hypothesis."""
         n = self.n_support

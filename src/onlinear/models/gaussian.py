@@ -186,7 +186,7 @@ class GaussianModel(Model):
         self.counts[MISTAKES] += mistakes
         self.counts[UPDATES] += updates
 
-    def learn_row(self, idx, vals, label, weight=1.0):
+    def learn_row(self, idx, vals, label, weight=1.0, dense=False):
         params = self.config["params"]
         if weight != 1.0:
             params = self._weighted_params([weight]).get(weight)

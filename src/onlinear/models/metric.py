@@ -148,7 +148,7 @@ class MetricModel(Model):
         if failed >= 0:
             raise self._infeasible_error(f"at example {int(order[failed])} of this batch")
 
-    def learn_row(self, idx, vals, label):
+    def learn_row(self, idx, vals, label, dense=False):
         # straight to the compiled round (a round that fails changes nothing)
         predicted = ee.learn_one(self.config["layout"], idx, vals, label, self.weights,
                                  self.metric, self.state, self.config["params"], self.counts)

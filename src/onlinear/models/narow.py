@@ -85,7 +85,7 @@ class NAROWModel(GaussianModel):
         self._count(len(order), *weighted_pass.play_rows(X, targets, order, predictions,
                                                          self._play))
 
-    def learn_row(self, idx, vals, label, weight=1.0):
+    def learn_row(self, idx, vals, label, weight=1.0, dense=False):
         if weight != 1.0:
             raise ValueError(f"{self.config['name']} takes no example weights.")
         idx = np.asarray(idx, dtype=np.int64)

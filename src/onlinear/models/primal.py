@@ -87,7 +87,22 @@ class PrimalModel(Model):
                     "does not inherit")
         return None
 
+    #: (a dense pass checks each row from the ‖x‖² it sums anyway, and changes nothing if one
+    #: is refused)
+    checks_dense_rows = True
+
     # ------------------------------------------------------------------ the arrays
+    def memory(self, n_outputs, n_features):
+        """The weights' bytes, twice with averaging (its sums are as large)."""
+        average, size = self.config["average"], self.config["dtype"].itemsize
+        return (size * n_features * n_outputs * (2 if average else 1),
+                f"its weights ({n_features:,} features × {n_outputs:,} outputs × {size} bytes"
+                + (", twice: averaging)" if average else ")"))
+
+    def started_form(self):
+        """Averaging (its sums exist from the start or not at all)."""
+        return {"average": self.config["average"]}
+
     def specs(self, n_outputs, n_features):
         weights = ((n_features, n_outputs), self.config["dtype"].type)
         specs = {"weights": weights,
@@ -195,14 +210,16 @@ class PrimalModel(Model):
         if self.config["average"]:
             self.avg_acc = work_acc
 
-    def learn_row(self, idx, vals, label, dense_index=None, weight=1.0,
-                  weight_mode=primal.WEIGHT_NONE):
-        """One round on a checked row (see :meth:`Model.learn_row`): a dense row when
-        ``idx`` is ``dense_index`` (on class-major weights), else a CSR row (on feature-major
-        ones); ``weight``: the example's weight in its round (``weight_mode``)."""
+    def learn_row(self, idx, vals, label, weight=None, dense=False):
+        """One round on a checked row (see :meth:`Model.learn_row`): a dense row with
+        ``dense`` (on class-major weights), else a CSR row (on feature-major ones);
+        ``weight``: the example's weight in its round, entering it as the configuration's
+        ``weight_mode`` says (None: no weight)."""
         rule = (*self._rule(), self.counts)
         avg = self.averaging_sums()
-        if idx is not dense_index:
+        weight_mode = primal.WEIGHT_NONE if weight is None else self.config["weight_mode"]
+        weight = 1.0 if weight is None else weight
+        if not dense:
             weights, acc = self.in_layout("C")
             if weights.shape[0] <= rows.INT32_MAX:  # (the indices' dtype of the CSR passes)
                 idx = rows.int32_indices(idx)
@@ -263,7 +280,15 @@ class PrimalModel(Model):
         weights, scales = self.predicting_weights()
         return weights * scales
 
-    def predict_row(self, idx, vals, dense):
+    def scores(self, X):
+        """Scores of every output: the rows times the raw weights, then each output's factor
+        (:meth:`predicting_weights`; the order the engine's own rounds use)."""
+        from sklearn.utils.extmath import safe_sparse_dot
+
+        weights, scales = self.predicting_weights()
+        return safe_sparse_dot(X, weights) * scales
+
+    def predict_row(self, idx, vals, dense=False):
         """The output index predicted for a checked row (the columns ``idx`` of a CSR row,
         or a dense row with ``dense``), as the learning round predicts it."""
         weights = self.weights if dense else self.weights[idx]

@@ -18,8 +18,9 @@ methods), :class:`onlinear.models.gaussian.GaussianModel` and the adaptive learn
 >>> from onlinear.models.protocol import Model
 >>> sorted(name for name, member in vars(Model).items()  # the interface
 ...        if callable(member) and not name.startswith("_"))  # doctest: +NORMALIZE_WHITESPACE
-['arrays', 'check', 'coefficients', 'grow_features', 'grow_outputs', 'learn', 'learn_row',
- 'n_inputs', 'pass_can_fail', 'restore', 'row_round', 'scores', 'specs', 'start']
+['arrays', 'check', 'coefficients', 'count', 'grow_features', 'grow_outputs', 'learn', 'learn_row',
+ 'memory', 'n_inputs', 'output_scales', 'pass_can_fail', 'predict_row', 'predicting_weights',
+ 'restore', 'row_round', 'scores', 'specs', 'start', 'started_form']
 """
 import copy
 
@@ -47,19 +48,48 @@ class Model:
 
     #: why parameter mixing (:mod:`onlinear.distributed`) refuses the model, or None
     mixing_refusal = None
+    #: whether a pass over dense rows checks each row itself, changing nothing if one is
+    #: refused (then the estimator does not check them first), and cannot fail once its rows
+    #: and labels are checked (then ``learn_many`` learns a batch in one pass)
+    checks_dense_rows = False
+    #: whether a prediction of one row is the task's reading of :meth:`row_scores` (the block
+    #: models: label sets, ranks, the sign of a block's score), rather than the output index
+    #: of :meth:`predict_row` (the models of one label per example)
+    task_reads_row_scores = False
     #: the names of the learned arrays (attributes of the model), in the order they are saved;
     #: the first is the weights (its first axis the features, constant feature included)
     array_names = ("counts",)
 
+    #: the position of each counter in ``counts`` (the fitted ``n_seen_``, ``n_mistakes_``,
+    #: ``n_updates_`` and a family's own)
+    counter_index = {"seen": counters.SEEN, "mistakes": counters.MISTAKES,
+                     "updates": counters.UPDATES}
+
     def __init__(self, config):
         self.config = config
         self.counts = np.zeros(counters.N_COUNTS, dtype=np.int64)
+
+    def count(self, name):
+        """The counter ``name`` of :attr:`counter_index` (an int)."""
+        return int(self.counts[self.counter_index[name]])
 
     # ------------------------------------------------------------------ the arrays
     def start(self, n_outputs, n_features):
         """Set up the arrays of a model of ``n_outputs`` outputs over ``n_features`` features
         (the constant feature of an intercept included) that has seen nothing."""
         raise NotImplementedError
+
+    def memory(self, n_outputs, n_features):
+        """``(bytes, what)``: the memory the arrays of such a model take, and a description of
+        them for the error that refuses a model too large; None where it is not worth a check
+        (the default)."""
+        return None
+
+    def started_form(self):
+        """``{hyperparameter: value}``: the configuration the model took at its start and
+        keeps until a restart (``fit``), e.g. a primal model's ``average``; empty by
+        default.  A call that finds the hyperparameter changed since raises."""
+        return {}
 
     def specs(self, n_outputs, n_features):
         """``{name: (shape, dtype)}`` of the arrays of such a model: what a file must hold.
@@ -140,14 +170,35 @@ class Model:
         (or the empty "no record" array)."""
         raise NotImplementedError
 
-    def learn_row(self, idx, vals, label):
-        """One round on a checked row (``idx`` its columns, ``vals`` its values); the output
-        index predicted before it.  Raises before changing anything, or not at all."""
+    def learn_row(self, idx, vals, label, weight=1.0, dense=False):
+        """One round on a checked row (``idx`` its columns, ``vals`` its values; ``dense``:
+        the row is a whole dense row, ``idx`` all the columns), of the example weight
+        ``weight`` (given only with class weights); the output index predicted before it.
+        Raises before changing anything, or not at all."""
         raise NotImplementedError
 
     def coefficients(self):
         """``(n_features, n_outputs)`` float array: the weights that predict, scale applied."""
         raise NotImplementedError
+
+    def predicting_weights(self):
+        """``(W, scales)``: the raw weights that predict and each output's factor (here the
+        coefficients and ones)."""
+        weights = self.coefficients()
+        return weights, np.ones(weights.shape[1])
+
+    def output_scales(self):
+        """Each output's factor in :meth:`predicting_weights` (here ones)."""
+        return self.predicting_weights()[1]
+
+    def predict_row(self, idx, vals, dense=False):
+        """The output index predicted for a checked row (as :meth:`learn_row` would predict
+        it): the sign of the one output's score, or the highest score (ties: the lowest
+        index, as in training)."""
+        scores = vals @ self.coefficients()[idx]
+        if scores.shape[0] == 1:
+            return int(scores[0] > 0.0)
+        return int(np.argmax(scores))
 
     def scores(self, X):
         """Scores of every output, shape ``(n_samples, n_outputs)``."""

@@ -42,6 +42,13 @@ class Blocks(Labels):
                              f"learns two classes (labels ±1 of the constraints); got {n} "
                              f"class{'' if n == 1 else 'es'}: {self.classes.tolist()}.")
 
+    @classmethod
+    def check_classes(cls, classes):
+        """Two distinct labels, sorted."""
+        super().check_classes(classes)
+        if classes.shape[0] != 2:
+            raise ValueError(f"a block learner has two classes; got {classes.tolist()}.")
+
     def encode(self, y):
         """±1 of each row's label (+1 for ``classes[1]``); raises on an unknown label."""
         y = np.asarray(y)
@@ -99,3 +106,9 @@ class Blocks(Labels):
     def predict(self, scores):
         """``classes[1]`` where the score is positive, else ``classes[0]``."""
         return self.classes[(np.asarray(scores) > 0).astype(np.int64)]
+
+    predict_scores = predict  # (one score per row: ω·x)
+
+    def predict_row(self, score):
+        """:meth:`predict` of one row's score."""
+        return self.classes[int(score > 0)]

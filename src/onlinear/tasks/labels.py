@@ -47,6 +47,19 @@ class Labels:
         The labels, in the task's order.
     """
 
+    @classmethod
+    def check_classes(cls, classes):
+        """Raise ``ValueError`` unless ``classes`` (a loaded model's ``classes_``) are labels
+        this task could have started with: here at least two, distinct and sorted (labels are
+        encoded by binary search), none of them missing (NaN or None)."""
+        from ..estimators.checks import check_class_labels  # (lazy: tasks import first)
+
+        check_class_labels(classes)
+        if classes.ndim != 1 or classes.shape[0] < 2 or not np.array_equal(np.unique(classes),
+                                                                           classes):
+            raise ValueError(f"classes_ must hold at least two distinct labels in sorted order; "
+                             f"got {classes.tolist()!r:.200}.")
+
     def __init__(self, classes):
         self.classes = np.asarray(classes)
         self.index = {label: i for i, label in enumerate(self.classes.tolist())}
@@ -82,6 +95,24 @@ class Labels:
         table[classes[inside] - low] = np.flatnonzero(inside)
         index = table[y.astype(np.int64) - low]
         return None if (index < 0).any() else index
+
+    # ------------------------------------------------------------------ scores → predictions
+    def decision(self, scores):
+        """The estimator's ``decision_function`` from the model's output scores (rows of
+        ``scores``): the scores themselves here."""
+        return scores
+
+    def predict_scores(self, scores):
+        """The estimator's ``predict`` from the model's output scores."""
+        raise NotImplementedError
+
+    def predict_row(self, scores):
+        """``predict_one`` from one row's output scores (1-D)."""
+        return self.predict_scores(np.asarray(scores)[None, :])[0]
+
+    def scoring_targets(self, y):
+        """``y`` as ``score`` compares it with ``predict``'s output: as given here."""
+        return y
 
     #: Whether scoring refuses a target that is not one of the labels (the ordinal task: a rank
     #: error needs the true rank); otherwise such a row is scored (a mistake).

@@ -70,3 +70,17 @@ class Multiclass(Labels):
     def predict(self, scores):
         """Labels of the top scores."""
         return self.classes[self.predict_index(scores)]
+
+    def decision(self, scores):
+        """Class scores; for two classes one column, positive meaning ``classes[1]`` (the one
+        output of a binary model, or the difference of the two)."""
+        if self.classes.shape[0] == 2:
+            return scores[:, 0] if scores.shape[1] == 1 else scores[:, 1] - scores[:, 0]
+        return scores
+
+    def predict_scores(self, scores):
+        """The top-scoring class (ties → the lowest class index, as in training); for two
+        classes, ``classes[1]`` where :meth:`decision` is positive."""
+        if self.classes.shape[0] == 2:
+            return self.classes[(self.decision(scores) > 0).astype(np.int64)]
+        return self.predict(scores)

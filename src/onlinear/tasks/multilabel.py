@@ -108,6 +108,9 @@ class Multilabel(Labels):
         How targets are given (and predictions returned: indicator rows, or label tuples).
     calibrated : bool
         Whether the model holds the threshold label (one more output after the labels).
+    cut : float, default=0.0
+        The cut of :meth:`predict_scores` and :meth:`predict_row` on the (relative) label
+        scores: the estimator's fixed ``threshold``, 0 with the calibrated one.
 
     Examples
     --------
@@ -122,13 +125,14 @@ class Multilabel(Labels):
 
     name = "multilabel"
 
-    def __init__(self, classes, form, calibrated):
+    def __init__(self, classes, form, calibrated, cut=0.0):
         if form not in ("indicator", "sets"):
             raise ValueError(f"a multilabel task's targets are 'indicator' rows or label 'sets'; "
                              f"got {form!r}.")
         super().__init__(classes)
         self.form = form
         self.calibrated = bool(calibrated)
+        self.cut = float(cut)
 
     @property
     def n_outputs(self):
@@ -201,6 +205,26 @@ class Multilabel(Labels):
         if self.form == "sets":
             return tuple(self.classes[above].tolist())
         return above.astype(np.int64)
+
+    def decision(self, scores):
+        """Each label's score, relative to the threshold label's when calibrated (positive
+        with the calibrated threshold: predicted)."""
+        return self.label_scores(scores)
+
+    def predict_scores(self, scores):
+        """The indicator rows of the labels whose score beats :attr:`cut` (the estimator's
+        ``predict``, whatever the targets' form; ``predict_label_sets`` gives the sets)."""
+        return self.predict_indicator(scores, self.cut)
+
+    def predict_row(self, scores):
+        """:meth:`predict_one` at :attr:`cut`: in the targets' form."""
+        return self.predict_one(scores, self.cut)
+
+    def scoring_targets(self, y):
+        """Label sets as the indicator rows ``predict`` returns (indicator rows as given)."""
+        if is_label_sets(y):
+            return self.encode(y)[:, :self.classes.shape[0]]
+        return y
 
     def score_sums(self, y, predicted):
         """The number of examples and of wrong labels (relevant ones missed and irrelevant ones

@@ -30,6 +30,17 @@ class Ordinal(Labels):
     name = "ordinal"
     refuses_unknown_labels = True
 
+    @classmethod
+    def check_classes(cls, classes):
+        """At least two distinct labels, none missing, in the rank order given (not sorted)."""
+        from ..estimators.checks import check_class_labels
+
+        check_class_labels(classes)
+        if classes.ndim != 1 or classes.shape[0] < 2 or \
+                np.unique(classes).shape[0] != classes.shape[0]:
+            raise ValueError(f"classes_ must hold at least two distinct labels (the rank "
+                             f"order); got {classes.tolist()!r:.200}.")
+
     def encode(self, y):
         """Ranks of the labels ``y``; raises, naming the unknown labels, before anything is
         changed."""
@@ -43,6 +54,20 @@ class Ordinal(Labels):
     def constraints(self, rank):
         """``(threshold j, sign)`` of each constraint ``sign·(f − b_j) ≥ 1`` of rank ``rank``."""
         return [(j, 1.0 if j < rank else -1.0) for j in range(self.classes.shape[0] - 1)]
+
+    def decision(self, margins):
+        """:meth:`cumulative_scores` from the model's output scores, the margins ``f − b_j``
+        of each row against each threshold."""
+        if margins.shape[1] == 1:
+            return margins[:, 0]
+        return np.hstack([np.zeros((margins.shape[0], 1)), np.cumsum(margins, axis=1)])
+
+    def predict_scores(self, margins):
+        """The labels of ``min{i : f − b_i ≤ 0}`` (``f ≤ b_i``: a float difference has the
+        comparison's sign) from the margins of each row."""
+        at_or_below = np.asarray(margins) <= 0.0
+        return self.classes[np.where(at_or_below.any(axis=1), np.argmax(at_or_below, axis=1),
+                                     at_or_below.shape[1])]
 
     @staticmethod
     def rank_of(f, thresholds):
