@@ -190,3 +190,26 @@ def test_each_model_module_imports_first_in_a_fresh_interpreter():
         if run.returncode:
             failed[name] = run.stderr.strip().splitlines()[-1]
     assert failed == {}
+
+
+def test_the_data_package_imports_without_the_estimators():
+    """``from onlinear import data`` (which asks the package for the attribute ``data`` before
+    importing the module) reads files without importing an estimator or scikit-learn, as
+    ``import onlinear.data`` does; the estimators still come on first use."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "{statement}\n"
+            "print(sorted(m for m in sys.modules if m.startswith('onlinear.estimators')\n"
+            "             or m.partition('.')[0] == 'sklearn'))\n"
+            "import onlinear\n"
+            "print(onlinear.data.load_csv.__module__, onlinear.PassiveAggressive.__name__)\n")
+    for statement in ("from onlinear import data", "import onlinear.data",
+                      "from onlinear.data import load_csv, iter_libsvm_chunks",
+                      "import onlinear; onlinear.data"):
+        run = subprocess.run([sys.executable, "-c", code.format(statement=statement)],
+                             capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.splitlines() == ["[]", "onlinear.data.csv PassiveAggressive"], \
+            (statement, run.stdout)

@@ -7,6 +7,7 @@ them yet can choose how they are imported (:mod:`onlinear.cli.imports`).  ``impo
 offers the same names as ever.
 """
 import importlib
+import importlib.util
 
 from ._version import __version__
 
@@ -25,6 +26,10 @@ def __getattr__(name):
         value = getattr(importlib.import_module(f"onlinear.{_FUNCTIONS[name]}"), name)
     elif name in _REGISTRY_NAMES:
         value = getattr(importlib.import_module("onlinear.registry"), name)
+    elif importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        # a module of the package (``from onlinear import data`` asks for the attribute
+        # before importing the module): itself, without the estimators
+        value = importlib.import_module(f"{__name__}.{name}")
     else:
         estimators = importlib.import_module("onlinear.estimators")
         if name == "__all__":

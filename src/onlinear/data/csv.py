@@ -2,6 +2,7 @@
 import codecs
 import csv as _csv
 import io
+import itertools
 from collections.abc import Iterator
 from numbers import Integral
 
@@ -10,6 +11,11 @@ import numpy as np
 from ._files import FileFormatError, open_binary, reading, shorten
 
 __all__ = ["load_csv", "iter_csv_chunks"]
+
+# Rows parsed at a time by load_csv: the file's text is never in memory whole.
+_WHOLE_FILE_CHUNK = 4096
+# Rows of a sparse chunk parsed at a time: its dense table is never in memory whole.
+_SPARSE_SLICE = 512
 
 
 def load_csv(path, label_column=-1, *, delimiter=",", header=None, encoding="utf-8",
@@ -63,27 +69,14 @@ def load_csv(path, label_column=-1, *, delimiter=",", header=None, encoding="utf
     >>> y
     array(['setosa', 'virginica'], dtype='<U9')
     """
-    # A byte-order mark (as spreadsheet programs write) is not part of the first field.
-    decoding = "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
-    with reading(path), open_binary(path) as raw, \
-            io.TextIOWrapper(raw, encoding=decoding, newline="") as text:
-        try:
-            rows = _rows(text, delimiter)
-        except UnicodeDecodeError as error:
-            raise _undecodable(path, encoding, error) from None
-        if not rows:
-            raise FileFormatError(path, "no rows")
-        names = None
-        if header is None:
-            header = isinstance(label_column, str) or _looks_like_header(rows[0][1], label_column)
-        if header:
-            names = [name.strip() for name in rows[0][1]]
-            rows = rows[1:]
-    width = len(names) if names is not None else (len(rows[0][1]) if rows else 0)
-    if width == 1:
-        raise _one_column(path, delimiter, rows, names)
-    label = _label_index(path, label_column, names, width)
-    X, values = _table(path, rows, width, label, names, dtype)
+    table = _TableReader(path, label_column, delimiter, header, encoding, dtype)
+    parts, values = [], []
+    for X, labels, _, _ in table.chunks(_WHOLE_FILE_CHUNK):
+        parts.append(X)
+        values += labels
+    if not parts:  # a header and no row
+        return np.empty((0, table.width - 1), dtype=dtype), _labels(values)
+    X = np.ascontiguousarray(parts[0]) if len(parts) == 1 else np.concatenate(parts)
     return X, _labels(values)
 
 
@@ -129,58 +122,211 @@ def iter_csv_chunks(path, chunk_size: int, label_column=-1, *, delimiter=",", he
     for X, labels, _, _ in _located_csv_chunks(path, chunk_size, label_column,
                                                delimiter=delimiter, header=header,
                                                encoding=encoding, dtype=dtype):
-        yield X, labels
+        yield np.ascontiguousarray(X), labels
 
 
 def _located_csv_chunks(path, chunk_size, label_column=-1, *, delimiter=",", header=None,
-                        encoding="utf-8", dtype=np.float64):
+                        encoding="utf-8", dtype=np.float64, sparse=False):
     """:func:`iter_csv_chunks`' chunks with where their rows come from: ``(X, y, numbers,
-    rows)``, ``numbers`` the 1-based line of each row and ``rows`` its fields, the features'
-    in order and the label's last."""
+    rows)``, ``numbers`` the 1-based line of each row and ``rows[i]`` its fields (split again
+    from its line when asked for), the features' in order and the label's last.  ``X`` may be
+    a view of the parsed table (its label column left out), or with ``sparse`` a CSR matrix."""
     if not isinstance(chunk_size, Integral) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive integer; got {chunk_size!r}.")
-    decoding = "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
-    with reading(path), open_binary(path) as raw, \
-            io.TextIOWrapper(raw, encoding=decoding, newline="") as text:
-        rows = _iter_rows(text, delimiter)
-        names, width, label, kind = None, None, None, None
-        while True:
+    kind = None
+    table = _TableReader(path, label_column, delimiter, header, encoding, dtype, sparse)
+    for X, values, numbers, rows in table.chunks(chunk_size):
+        labels, kind = _labels_of_kind(path, values, kind, numbers)
+        yield X, labels, numbers, rows
+        X = values = labels = numbers = rows = None  # (the next chunk without this one)
+
+
+class _TableReader:
+    """A delimited text stream read a chunk of rows at a time, each chunk's lines parsed by
+    numpy's compiled parser (:func:`numpy.loadtxt`) straight into numbers.
+
+    A chunk the parser refuses (a ragged row, a field that is not a number, or one only
+    Python's ``float`` reads, such as ``1_000``) is split into fields and read as Python reads
+    them, which names the line and the field at fault.  From the first line holding a quote
+    on, the rows are the :mod:`csv` module's (a quoted field may hold the delimiter or a
+    newline).  ``names``, ``width`` and ``label`` are known once the first row is read.
+    With ``sparse``, each chunk's ``X`` is a CSR matrix.
+    """
+
+    def __init__(self, path, label_column, delimiter, header, encoding, dtype, sparse=False):
+        self.path, self.label_column, self.delimiter = path, label_column, delimiter
+        self.header, self.encoding, self.dtype = header, encoding, dtype
+        self.sparse = sparse
+        self.names = self.width = self.label = None
+        self._lines = self._quoted = None
+        self._number = 0  # physical lines read before the quoted rows start
+
+    def chunks(self, chunk_size):
+        """``(X, label strings, line numbers, rows)`` of each chunk of ``chunk_size`` rows."""
+        # A byte-order mark (as spreadsheet programs write) is not part of the first field.
+        utf8 = codecs.lookup(self.encoding).name == "utf-8"
+        with reading(self.path), open_binary(self.path) as raw, \
+                io.TextIOWrapper(raw, encoding="utf-8-sig" if utf8 else self.encoding,
+                                 newline="") as text:
+            self._lines = iter(text)
+            pending = self._first_rows()
+            while True:
+                numbers, lines, fields = self._gathered(chunk_size, *pending)
+                pending = ([], [], None)
+                if not numbers:
+                    return
+                X, values = self._parsed(numbers, lines, fields)
+                rows = _RowFields(fields if lines is None else lines, self._split, self.label)
+                yield X, values, numbers, rows
+                X = values = numbers = lines = fields = rows = None
+
+    def _first_rows(self):
+        """Decide the table's shape from its first row; the rows read that are data (none
+        after a header) as ``(numbers, lines, fields)``."""
+        numbers, lines, fields = self._gathered(1)
+        if not numbers:
+            raise FileFormatError(self.path, "no rows")
+        first = fields[0] if lines is None else self._split(lines[0])
+        header = self.header
+        if header is None:
+            header = (isinstance(self.label_column, str)
+                      or _looks_like_header(first, self.label_column))
+        if header:
+            self.names = [name.strip() for name in first]
+        self.width = len(first)
+        if self.width == 1:
+            raise _one_column(self.path, self.delimiter, [(numbers[0], first)], self.names)
+        self.label = _label_index(self.path, self.label_column, self.names, self.width)
+        return ([], [], None) if header else (numbers, lines, fields)
+
+    def _gathered(self, count, numbers=(), lines=(), fields=None):
+        """The rows given and the next non-blank ones, ``count`` in all (fewer at the end), as
+        ``(numbers, lines, None)`` or, once a quote is met, ``(numbers, None, fields)``."""
+        numbers, lines = list(numbers), None if fields is not None else list(lines)
+        if len(numbers) >= count:
+            return numbers, lines, fields
+        try:
+            if self._quoted is None and fields is None:
+                for line in self._lines:
+                    self._number += 1
+                    if self.delimiter is not None and '"' in line:
+                        self._quoted = _quoted_rows(line, self._lines, self.delimiter,
+                                                    self._number - 1)
+                        break
+                    if _blank(line, self.delimiter):
+                        continue
+                    numbers.append(self._number)
+                    lines.append(line)
+                    if len(numbers) == count:
+                        return numbers, lines, None
+                else:
+                    return numbers, lines, None
+            if fields is None:
+                fields = [self._split(line) for line in lines]
+            if self._quoted is not None:
+                for number, row in itertools.islice(self._quoted, count - len(numbers)):
+                    numbers.append(number)
+                    fields.append(row)
+        except UnicodeDecodeError as error:
+            raise _undecodable(self.path, self.encoding, error) from None
+        return numbers, None, fields
+
+    def _split(self, line):
+        """A line's fields, as the rows after a quote are split."""
+        if self.delimiter is None:
+            return line.split()
+        return next(_csv.reader([line], delimiter=self.delimiter), [])
+
+    def _parsed(self, numbers, lines, fields):
+        """``(X, label strings)`` of a chunk's rows."""
+        if lines is not None:
+            parsed = self._parsed_lines(lines)
+            if parsed is not None:
+                return parsed
+            fields = [self._split(line) for line in lines]
+        X, values = _table(self.path, list(zip(numbers, fields)), self.width, self.label,
+                           self.names, self.dtype)
+        return (self._csr(X) if self.sparse else X), values
+
+    def _parsed_lines(self, lines):
+        """:func:`numpy.loadtxt`'s ``(X, label strings)`` of ``lines``, or None if it refuses
+        them (:func:`_table` then names the fault).  A sparse chunk is parsed a slice of rows
+        at a time, so that its dense table is never in memory whole."""
+        values = []
+
+        def label_text(field):
+            values.append(field.strip())
+            return 0
+
+        step = _SPARSE_SLICE if self.sparse else max(len(lines), 1)
+        parts = []
+        for start in range(0, len(lines), step):
             try:
-                chunk = [row for _, row in zip(range(chunk_size), rows)]
-            except UnicodeDecodeError as error:
-                raise _undecodable(path, encoding, error) from None
-            if names is None and width is None:  # the first chunk decides the table's shape
-                if not chunk:
-                    raise FileFormatError(path, "no rows")
-                if header is None:
-                    header = (isinstance(label_column, str)
-                              or _looks_like_header(chunk[0][1], label_column))
-                if header:
-                    names = [name.strip() for name in chunk[0][1]]
-                    chunk = chunk[1:] + [row for _, row in zip(range(1), rows)]
-                width = len(names) if names is not None else len(chunk[0][1])
-                if width == 1:
-                    raise _one_column(path, delimiter, chunk, names)
-                label = _label_index(path, label_column, names, width)
-            if not chunk:
-                return
-            X, values = _table(path, chunk, width, label, names, dtype)
-            labels, kind = _labels_of_kind(path, values, kind, chunk)
-            yield X, labels, [number for number, _ in chunk], [
-                fields[:label] + fields[label + 1:] + [fields[label]] for _, fields in chunk]
+                table = np.loadtxt(lines[start:start + step], dtype=self.dtype,
+                                   delimiter=self.delimiter, comments=None,
+                                   converters={self.label: label_text}, ndmin=2)
+            except ValueError:
+                return None
+            if table.shape[1] != self.width:  # a slice whose rows agree with each other only
+                return None
+            X = self._features(table)
+            parts.append(self._csr(X) if self.sparse else X)
+            table = X = None
+        if len(parts) == 1:
+            return parts[0], values
+        import scipy.sparse as sp
+
+        return sp.vstack(parts, format="csr"), values
+
+    def _features(self, table):
+        """``table`` without its label column (a view when the label is first or last)."""
+        if self.label == self.width - 1:
+            return table[:, :-1]
+        if self.label == 0:
+            return table[:, 1:]
+        return np.delete(table, self.label, axis=1)
+
+    @staticmethod
+    def _csr(X):
+        import scipy.sparse as sp
+
+        return sp.csr_matrix(X)
 
 
-def _iter_rows(text, delimiter):
-    """``(line_number, fields)`` of the non-blank rows, one at a time."""
+class _RowFields:
+    """The fields of a chunk's rows, split from their lines when asked for (an error quotes
+    one): the features' in order, the label's last."""
+
+    def __init__(self, rows, split, label):
+        self._rows, self._split, self._label = rows, split, label
+
+    def __len__(self):
+        return len(self._rows)
+
+    def __getitem__(self, row):
+        fields = self._rows[row]
+        if isinstance(fields, str):
+            fields = self._split(fields)
+        return fields[:self._label] + fields[self._label + 1:] + [fields[self._label]]
+
+
+def _blank(line, delimiter):
+    """Whether a line holds no field but empty ones (as the :mod:`csv` module splits it)."""
     if delimiter is None:
-        return ((number, line.split()) for number, line in enumerate(text, 1) if line.strip())
-    reader = _csv.reader(text, delimiter=delimiter)
-    return ((reader.line_num, fields) for fields in reader
+        return not line.strip()
+    return not line.replace(delimiter, " ").strip()
+
+
+def _quoted_rows(line, lines, delimiter, before):
+    """``(line_number, fields)`` of the non-blank rows from ``line`` on, the :mod:`csv`
+    module's (``before`` lines precede ``line``)."""
+    reader = _csv.reader(itertools.chain([line], lines), delimiter=delimiter)
+    return ((before + reader.line_num, fields) for fields in reader
             if any(field.strip() for field in fields))
 
 
 def _table(path, rows, width, label, names, dtype):
-    """``(X, label strings)`` of parsed ``rows`` of ``width`` fields."""
+    """``(X, label strings)`` of split ``rows`` of ``width`` fields."""
     for number, fields in rows:
         if len(fields) != width:
             raise FileFormatError(path, f"{len(fields)} fields where the first row has {width}",
@@ -193,16 +339,17 @@ def _table(path, rows, width, label, names, dtype):
     return X, [fields[label].strip() for _, fields in rows]
 
 
-def _labels_of_kind(path, values, kind, rows):
+def _labels_of_kind(path, values, kind, numbers):
     """``(labels, kind)``: ``values`` typed as :func:`_labels` types them, or, once a first
-    chunk chose ``kind``, as that kind (a value that is not one is an error naming its line)."""
+    chunk chose ``kind``, as that kind (a value that is not one is an error naming its line,
+    ``numbers`` the values' lines)."""
     if kind is None:
         labels = _labels(values)
         return labels, {"i": int, "f": float}.get(labels.dtype.kind, str)
     try:
         return np.array([kind(value) for value in values]), kind
     except ValueError:
-        for (number, _), value in zip(rows, values):
+        for number, value in zip(numbers, values):
             try:
                 kind(value)
             except ValueError:
@@ -211,11 +358,6 @@ def _labels_of_kind(path, values, kind, rows):
                                       "before it (the first chunk's labels decide their type)",
                                       number) from None
         raise
-
-
-def _rows(text, delimiter):
-    """``(line_number, fields)`` of the non-blank rows."""
-    return list(_iter_rows(text, delimiter))
 
 
 def _undecodable(path, encoding, error):

@@ -211,14 +211,14 @@ class LocatedCsvSource(LocatedSource):
         self.label_column = label_column
 
     def __iter__(self):
-        import scipy.sparse as sp
-
         from .csv import _located_csv_chunks
 
         for X, y, numbers, rows in _located_csv_chunks(self.data, self.chunk_size,
-                                                       self.label_column):
-            self.X, self.numbers, self.lines = sp.csr_matrix(X), numbers, rows
-            yield self.X, y
+                                                       self.label_column, sparse=True):
+            self.X, self.numbers, self.lines = X, numbers, rows
+            yield X, y
+            # the chunk used: the next one is parsed without it in memory
+            X = y = numbers = rows = self.X = self.numbers = self.lines = None
         self.X = self.numbers = self.lines = None
 
     def error(self, row, problem):
