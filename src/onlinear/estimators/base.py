@@ -604,10 +604,11 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             self._start(unique_labels(y) if method == "fit" else classes, X.shape[1])
         return X, self._encode(y)
 
-    def _pass_context(self, X):
-        """Keyword arguments of :meth:`_run` that belong to a data set rather than to a pass
-        (none here; the kernel learners keep the support slot of every row, so that a row
-        updated again in a later epoch stays one support pattern)."""
+    def _pass_context(self, X, method):
+        """Keyword arguments of :meth:`_run` that belong to a data set rather than to a pass,
+        for the call ``method`` (none here; the kernel learners keep the support slot of every
+        row, so that a row updated again in a later epoch stays one support pattern, and
+        resolve their kernel from the data of ``fit`` or ``stream``)."""
         return {}
 
     def _epochs(self, n):
@@ -631,7 +632,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         with self._unchanged_on_error() as saved:
             X, targets = self._prepare(X, y, None, "warm_start" if warm else "fit")
             weights = self._example_weights(targets, y, sample_weight, X, "fit")
-            context = self._pass_context(X)
+            context = self._pass_context(X, "fit")
             if weights is not None:
                 context["sample_weight"] = weights
             if warm and self._pass_can_fail(X.shape[0] * self.n_epochs):
@@ -662,7 +663,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         with self._unchanged_on_error() as saved:
             X, targets = self._prepare(X, y, classes, method)
             weights = self._example_weights(targets, y, sample_weight, X, method)
-            context = self._pass_context(X)
+            context = self._pass_context(X, method)
             if weights is not None:
                 context["sample_weight"] = weights
             if record:
@@ -897,7 +898,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """
         with self._model_lock(), self._unchanged_on_error():
             X, targets = self._prepare(X, y, classes, "stream")
-            return TrainingStream(self, X, targets, self._pass_context(X))
+            return TrainingStream(self, X, targets, self._pass_context(X, "stream"))
 
     @staticmethod
     def _first_classes(classes, method):

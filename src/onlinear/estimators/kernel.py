@@ -243,13 +243,6 @@ class KernelLearner(_RuleFacts, _ModelHolding):
                 'stream, or gamma="auto" (1/n_features); fit and stream resolve "scale" '
                 "from their data.")
 
-    def _prepare(self, X, y, classes, method):
-        first = not hasattr(self, "classes_")
-        prepared = super()._prepare(X, y, classes, method)
-        if method in ("partial_fit", "learn_many") and first:  # after the data's checks
-            self._refuse_scale_on_a_stream(method)  # (the caller restores the fresh model)
-        return prepared
-
     def _ensure_kernel(self, X):
         """Resolve the kernel (and ``gamma="scale"`` from the data of ``fit`` or ``stream``)."""
         if self._kind is not None:
@@ -314,12 +307,14 @@ class KernelLearner(_RuleFacts, _ModelHolding):
             self.model_.n_support = loaded
 
     # ------------------------------------------------------------------ training
-    def _pass_context(self, X):
+    def _pass_context(self, X, method):
         """Before a pass over ``X``: the kernel resolved (``gamma="scale"`` from the data of
-        ``fit`` or ``stream``), its values checked on every row before anything is learned, and
-        the support slot of every row (−1: none yet), so that a row updated in several epochs
-        of :meth:`fit` (or of a :meth:`stream`) is one support pattern, its coefficients
-        merged."""
+        ``fit`` or ``stream``; refused on the first chunk of a stream), its values checked on
+        every row before anything is learned, and the support slot of every row (−1: none
+        yet), so that a row updated in several epochs of :meth:`fit` (or of a :meth:`stream`)
+        is one support pattern, its coefficients merged."""
+        if self._kind is None and method in ("partial_fit", "learn_many"):
+            self._refuse_scale_on_a_stream(method)  # (the caller restores the fresh model)
         self._ensure_kernel(X)
         self._check_finite_kernel(X)
         return {"row_slot": np.full(X.shape[0], -1, dtype=np.int64)}

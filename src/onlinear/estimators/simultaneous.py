@@ -366,6 +366,11 @@ default="simproj"
     _model_scalars = {**_Simultaneous._model_scalars, "multilabel_": bool, "_label_kind": str}
 
     def _check_classes(self):
+        # (a loaded model's scalars first: the task they describe)
+        if self._label_kind not in ("multiclass", "sets", "indicator") or (
+                self.multilabel_ != (self._label_kind != "multiclass")):
+            raise ValueError(f"_label_kind={self._label_kind!r} and multilabel_="
+                             f"{self.multilabel_!r} do not describe a task.")
         check_class_labels(self.classes_)
         if self.multilabel_:  # one label is a multilabel problem (relevant or not)
             if self.classes_.ndim != 1 or self.classes_.shape[0] < 1 or not np.array_equal(
@@ -374,13 +379,6 @@ default="simproj"
                                  f"{self.classes_.tolist()!r:.200}.")
         else:
             super()._check_classes()
-
-    def _check_model(self):
-        if self._label_kind not in ("multiclass", "sets", "indicator") or (
-                self.multilabel_ != (self._label_kind != "multiclass")):
-            raise ValueError(f"_label_kind={self._label_kind!r} and multilabel_="
-                             f"{self.multilabel_!r} do not describe a task.")
-        super()._check_model()
 
     def _calibrated_for(self, multilabel):
         return multilabel and isinstance(self.threshold, str)
