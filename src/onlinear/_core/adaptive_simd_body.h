@@ -206,6 +206,30 @@ static void ADAPTIVE_NAME(ftrl_classes_)(const int64_t *idx, const double *vals,
     }
 }
 
+/* AdaGrad's primal-dual (RDA) form: the scores of a row under the weights that (U, G) define at
+ * t rounds, w = -eta sign(u) [|u| - l1 t]_+ / (delta + sqrt(G) + eta l2 t) (0 where that scale is
+ * 0: no gradient yet and delta = 0), computed where they are read and never stored.  l1t and
+ * l2t are l1 t and (eta l2) t; each score sums over the row's non-zeros in its order. */
+static void ADAPTIVE_NAME(rda_scores_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
+                                       const double *U, const double *G, ptrdiff_t K,
+                                       double eta, double delta, double l1t, double l2t,
+                                       double *scores) {
+    for (ptrdiff_t k = 0; k < K; k++) scores[k] = 0.0;
+    for (ptrdiff_t p = 0; p < nnz; p++) {
+        const double *restrict u = U + idx[p] * K, *restrict s = G + idx[p] * K;
+        double *restrict out = scores;
+        const double x = vals[p];
+        #pragma omp simd
+        for (ptrdiff_t k = 0; k < K; k++) {
+            const double scale = delta + sqrt(s[k]) + l2t;
+            const double size = fabs(u[k]) - l1t;
+            const double shrunk = size > 0.0 ? copysign(size, u[k]) : 0.0;
+            const double w = scale > 0.0 ? -(eta * shrunk) / (scale > 0.0 ? scale : 1.0) : 0.0;
+            out[k] = out[k] + x * w;
+        }
+    }
+}
+
 #undef ADAPTIVE_NAME
 #undef ADAPTIVE_CAT
 #undef ADAPTIVE_CAT2
