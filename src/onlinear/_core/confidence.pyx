@@ -50,6 +50,14 @@ normal float, and ``min_variance`` (default 0: none) is a floor for every diagon
 update (CW-std's hard constraint collapses σ towards 0 on contradictory repeated rows); both
 repairs are counted.
 
+NAROW (Orabona & Crammer, "New Adaptive Algorithms for Online Classification", NIPS 2010; the
+LIBOL manual's Algorithm 11) shares this state (``mean`` = w, ``covariance`` = A⁻¹ in the
+``"diagonal"`` or ``"per-class"`` layout) with a sum ``theta`` (θ, shape (d, K)); its rounds
+(:func:`narow_pass`, :func:`narow_row`, :class:`NarowRound`; the math in
+:mod:`onlinear.models.narow`) are one-vs-rest: every output k takes its own χ_k = xᵀA_k⁻¹x, r_k
+and margin test, and a full A_k⁻¹ its plain rank-one subtraction (the sweep of the congruence's
+first step, on its upper triangle) and w_k = A_k⁻¹θ_k (u = Σx's sweep).
+
 Dense rows are run on their non-zeros, gathered first, so dense and CSR rows (canonical: sorted,
 without duplicates) give identical states.  This module is compiled ahead of time (Cython).
 """
@@ -57,7 +65,7 @@ import numpy as np
 
 cimport cython
 from libc.float cimport DBL_MIN
-from libc.math cimport isfinite, sqrt
+from libc.math cimport INFINITY, isfinite, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport calloc, free
 
@@ -119,6 +127,12 @@ cdef struct Model:
     Py_ssize_t n_matrices
     int64_t repaired
     int64_t skipped
+    bint narow               # NAROW's rounds (module doc), with:
+    bint libol               #   LIBOL's NAROW.m step
+    double narow_b           #   its b
+    double *theta            #   θ, (d, K)
+    double *chis             #   χ_k of the round's outputs (K)
+    double *steps            #   full layout: A_k⁻¹x of each output (K·d)
 
 
 # ------------------------------------------------------------------------------ the round
@@ -313,6 +327,88 @@ cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssiz
     return predicted
 
 
+@cython.cdivision(True)
+cdef Py_ssize_t _narow_round(Model *M, const int64_t *idx, const double *vals, Py_ssize_t nnz,
+                             Py_ssize_t y, bint *updated) noexcept nogil:
+    """NAROW's round (:mod:`onlinear.models.narow`), one-vs-rest over the K outputs: the class
+    predicted (binary: 0 or 1), or −1 when a score or a χ_k is not finite (nothing changed:
+    every χ_k is computed before any output moves)."""
+    cdef Py_ssize_t K = M.K, d = M.d, k, p, i, at, predicted = 0
+    cdef double z, chi, r, margin, loss, beta, coefficient, x, sig
+    cdef double *S
+    cdef double *step
+    cdef bint grows
+    updated[0] = False
+    feature_major_scores(M.mu, K, idx, vals, nnz, M.scores)
+    for k in range(K):
+        M.chis[k] = 0.0
+    if M.layout == DIAGONAL:
+        for p in range(nnz):
+            at = idx[p] * K
+            x = vals[p]
+            for k in range(K):
+                M.chis[k] += x * (M.cov[at + k] * x)
+    else:
+        for k in range(K):
+            M.chis[k] = _times(M.cov + k * d * d, d, M.x, idx, vals, nnz, M.steps + k * d)
+    for k in range(K):
+        if not (isfinite(M.scores[k]) and isfinite(M.chis[k])):
+            return -1
+    if K == 1:
+        predicted = 1 if M.scores[0] > 0.0 else 0
+    else:
+        for k in range(1, K):
+            if M.scores[k] > M.scores[predicted]:
+                predicted = k
+    for k in range(K):
+        if K == 1:
+            z = 1.0 if y == 1 else -1.0
+        else:
+            z = 1.0 if k == y else -1.0
+        chi = M.chis[k]
+        if not chi > 0.0:  # a zero row: no step (its θ increment is 0 anyway)
+            continue
+        grows = chi * M.narow_b > 1.0
+        r = chi / (M.narow_b * chi - 1.0) if grows else INFINITY
+        S = M.cov + k * d * d
+        step = M.steps + k * d
+        if M.libol:  # (full layout only)
+            loss = max(0.0, 1.0 - z * M.scores[k])
+            if not (loss > 0.0 and isfinite(r)):
+                continue
+            beta = 1.0 / (chi + r)
+            coefficient = loss * beta * z
+            for i in range(d):
+                M.mu[i * K + k] += coefficient * step[i]
+            onlinear_gaussian_sweeps.shrink(S, step, beta, M.x, d, M.w)
+            M.moved[k] = True
+            updated[0] = True
+            continue
+        margin = z * M.scores[k] * (r / (chi + r) if grows else 1.0)
+        if not margin < 1.0:
+            continue
+        updated[0] = True
+        for p in range(nnz):
+            M.theta[idx[p] * K + k] += z * vals[p]
+        if M.layout == DIAGONAL:
+            for p in range(nnz):
+                at = idx[p] * K + k
+                if grows:
+                    sig = M.cov[at]
+                    M.cov[at] = sig / (1.0 + sig * vals[p] * vals[p] / r)
+                M.mu[at] = M.cov[at] * M.theta[at]
+            continue
+        if grows:  # A⁻¹ − (A⁻¹x)(A⁻¹x)ᵀ/(r + χ) on the upper triangle
+            onlinear_gaussian_sweeps.shrink(S, step, 1.0 / (r + chi), M.x, d, M.w)
+            M.moved[k] = True
+        for i in range(d):  # w_k = A_k⁻¹θ_k, from θ_k gathered to u's first half
+            M.u[i] = M.theta[i * K + k]
+        onlinear_gaussian_sweeps.times(S, M.u, d, M.u + d)
+        for i in range(d):
+            M.mu[i * K + k] = M.u[d + i]
+    return predicted
+
+
 # --------------------------------------------------------------------------- entry points
 def initial_state(str layout, Py_ssize_t n_features, Py_ssize_t n_outputs, double a=1.0):
     """``(mean, covariance)`` of a new learner: μ = 0 and Σ = a·I in the layout's shapes
@@ -338,8 +434,6 @@ cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covaria
                      const double[::1] params, double min_variance) except -1:
     """Check that the arrays fit each other, the layout and the rule (no index is checked in
     the loops), and point ``M`` at them."""
-    cdef double[:, ::1] mu_v
-    cdef double[::1] cov_v
     try:
         row = GAUSSIAN_RULES[GaussianRule(rule)]
     except ValueError:
@@ -357,6 +451,24 @@ cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covaria
     if (layout == "shared") != (row.layouts == SHARED):
         raise ValueError(f"rule {GaussianRule(rule).name} serves the layouts "
                          f"{list(row.layouts)}, not {layout!r}")
+    if params.shape[0] < len(row.params):
+        raise ValueError(f"{GaussianRule(rule).name} reads {len(row.params)} parameters "
+                         f"{row.params}, got {params.shape[0]}")
+    if not min_variance >= 0.0:
+        raise ValueError(f"min_variance must be ≥ 0, got {min_variance!r}")
+    _point_at(M, layout, mean, covariance)
+    M.step = gaussian_step_of(rule)
+    M.params = &params[0] if params.shape[0] > 0 else NULL
+    M.nherd_C = (<const NherdParams *>&params[0]).C if M.form == EXACT else 0.0
+    M.min_variance = min_variance
+    return 0
+
+
+cdef int _point_at(Model *M, str layout, mean, covariance) except -1:
+    """Check the mean and covariance against each other and the layout (``M.layout`` set),
+    point ``M`` at them and zero its counters."""
+    cdef double[:, ::1] mu_v
+    cdef double[::1] cov_v
     if not isinstance(mean, np.ndarray) or mean.ndim != 2:
         raise ValueError("mean must be a 2-D float64 array of shape (n_features, n_outputs)")
     d, K = mean.shape
@@ -365,19 +477,12 @@ cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covaria
     check_state("mean", mean, (d, K))
     shape = {DIAGONAL: (d, K), PER_CLASS: (K, d, d), SHARED_FULL: (1, d, d)}[M.layout]
     check_state("covariance", covariance, shape)
-    if params.shape[0] < len(row.params):
-        raise ValueError(f"{GaussianRule(rule).name} reads {len(row.params)} parameters "
-                         f"{row.params}, got {params.shape[0]}")
-    if not min_variance >= 0.0:
-        raise ValueError(f"min_variance must be ≥ 0, got {min_variance!r}")
     mu_v = mean
     cov_v = covariance.reshape(-1)
     M.d = d
     M.K = K
-    M.step = gaussian_step_of(rule)
-    M.params = &params[0] if params.shape[0] > 0 else NULL
-    M.nherd_C = (<const NherdParams *>&params[0]).C if M.form == EXACT else 0.0
-    M.min_variance = min_variance
+    M.narow = M.libol = False
+    M.theta = M.chis = M.steps = NULL
     M.mu = &mu_v[0, 0] if d > 0 else NULL
     M.cov = &cov_v[0] if cov_v.shape[0] > 0 else NULL
     M.n_matrices = {DIAGONAL: 0, PER_CLASS: K, SHARED_FULL: 1}[M.layout]
@@ -387,9 +492,10 @@ cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covaria
 
 
 cdef double *_scratch(Model *M) except NULL:
-    """The rounds' buffers (scores, u, w, the scattered row zeroed, the moved flags) in one
-    block, for the caller to free."""
-    cdef size_t n = M.K + 4 * M.d + 1
+    """The rounds' buffers (scores, u, w, the scattered row zeroed, NAROW's χ_k and A_k⁻¹x, the
+    moved flags) in one block, for the caller to free."""
+    cdef size_t narow = (M.K + (M.K * M.d if M.layout != DIAGONAL else 0)) if M.narow else 0
+    cdef size_t n = M.K + 4 * M.d + narow + 1
     cdef double *buffer = <double *>calloc(n * sizeof(double) + M.n_matrices + 1, 1)
     if buffer == NULL:
         raise MemoryError()
@@ -397,6 +503,9 @@ cdef double *_scratch(Model *M) except NULL:
     M.u = buffer + M.K
     M.w = M.u + 2 * M.d
     M.x = M.w + M.d
+    if M.narow:
+        M.chis = M.x + M.d
+        M.steps = M.chis + M.K
     M.moved = <unsigned char *>(buffer + n)
     return buffer
 
@@ -412,10 +521,15 @@ cdef Py_ssize_t _play(void *model, const int64_t *idx, const double *vals, Py_ss
     cdef Model *M = <Model *>model
     cdef Py_ssize_t p, predicted
     if M.layout == DIAGONAL:
+        if M.narow:
+            return _narow_round(M, idx, vals, nnz, y, updated)
         return _round(M, idx, vals, nnz, y, updated)
     for p in range(nnz):  # (the full layouts' BLAS calls take the whole row)
         M.x[idx[p]] = vals[p]
-    predicted = _round(M, idx, vals, nnz, y, updated)
+    if M.narow:
+        predicted = _narow_round(M, idx, vals, nnz, y, updated)
+    else:
+        predicted = _round(M, idx, vals, nnz, y, updated)
     for p in range(nnz):
         M.x[idx[p]] = 0.0
     return predicted
@@ -547,3 +661,117 @@ cdef class GaussianRound(RowRound):
         self.repairs[SKIPPED] += self.M.skipped
         self.M.repaired = 0
         self.M.skipped = 0
+
+
+# ---------------------------------------------------------------------------------- NAROW
+cdef int _fill_narow(Model *M, str layout, mean, covariance, theta, double b,
+                     str variant) except -1:
+    """Check NAROW's arrays and options (module doc) and point ``M`` at them."""
+    cdef double[:, ::1] theta_v
+    if layout not in ("diagonal", "per-class"):
+        raise ValueError(f"NAROW's A⁻¹ is 'diagonal' or 'per-class', not {layout!r}")
+    if variant not in ("dogma", "libol"):
+        raise ValueError(f"unknown NAROW variant {variant!r}; expected 'dogma' or 'libol'")
+    if variant == "libol" and layout != "per-class":
+        raise ValueError("NAROW's variant='libol' (LIBOL's NAROW.m) needs a full A⁻¹ "
+                         "(layout='per-class')")
+    if not (b > 0.0 and isfinite(b)):
+        raise ValueError(f"b must be positive and finite, got {b!r}")
+    M.layout = _layout_of(layout)
+    M.form = PROJECT
+    _point_at(M, layout, mean, covariance)
+    check_state("theta", theta, mean.shape)
+    theta_v = theta
+    M.narow, M.libol, M.narow_b = True, variant == "libol", b
+    M.theta = &theta_v[0, 0] if M.d > 0 else NULL
+    M.min_variance = 0.0
+    return 0
+
+
+def narow_pass(X, const int64_t[::1] y, const int64_t[::1] order, mean, covariance, theta,
+               predictions=None, *, double b=1.0, str layout="diagonal",
+               str variant="dogma"):
+    """One online pass of NAROW over the rows ``X[order]`` (the module doc; the math in
+    :mod:`onlinear.models.narow`).
+
+    Parameters
+    ----------
+    X, y, order, predictions
+        As :func:`learn_pass`.
+    mean, covariance : float64 arrays
+        w and A⁻¹ in the layout (:func:`initial_state`), updated in place.
+    theta : float64 array, shape (d, K)
+        The sum θ, updated in place.
+    b : float, default=1
+        NAROW's b > 0: A grows only while χ = xᵀA⁻¹x > 1/b.
+    layout : {"diagonal", "per-class"}
+    variant : {"dogma", "libol"}
+        The paper's (DOGMA's) rounds, or LIBOL's ``NAROW.m`` (``"per-class"`` only).
+
+    Returns
+    -------
+    (n_mistakes, n_updates) : tuple of int
+
+    Raises
+    ------
+    ValueError
+        On arguments that do not fit (nothing changed), or on a round whose score or χ is not
+        finite: that round changed nothing, the rounds before it stay.
+    """
+    cdef Model M
+    _fill_narow(&M, layout, mean, covariance, theta, b, variant)
+    check_pass(X, y, order, predictions, M.d, M.K)
+    cdef double *buffer = _scratch(&M)
+    try:
+        mistakes, updates, failed = run_rows(_play, &M, X, y, order, predictions)
+    finally:
+        _mirror(&M)
+        free(buffer)
+    if failed >= 0:
+        raise _not_finite(f"row {order[failed]} (position {failed} of the pass); the rounds "
+                          "before it were taken")
+    return mistakes, updates
+
+
+def narow_row(indices, values, Py_ssize_t y, mean, covariance, theta, *, double b=1.0,
+              str layout="diagonal", str variant="dogma"):
+    """One NAROW round (``learn_one``) on the row with non-zeros ``values`` at the columns
+    ``indices``; the other arguments as :func:`narow_pass`.  Returns ``(prediction,
+    updated)``; raises ValueError, changing nothing, when a score or χ is not finite."""
+    cdef Model M
+    cdef bint updated
+    cdef Py_ssize_t predicted
+    cdef double *buffer
+    _fill_narow(&M, layout, mean, covariance, theta, b, variant)
+    buffer = _scratch(&M)
+    try:
+        predicted = play_row(_play, &M, indices, values, y, M.d, M.K, &updated)
+    finally:
+        _mirror(&M)
+        free(buffer)
+    if predicted < 0:
+        raise _not_finite("the row")
+    return predicted, bool(updated)
+
+
+cdef class NarowRound(RowRound):
+    """``learn_one``'s NAROW round in one compiled call (:class:`RowRound`): the arrays and
+    options of :func:`narow_row`, checked once; ``counts`` (seen, mistakes, updates) kept
+    here; ``exponent``: the accepted row norms ``[2^-e, 2^e]``."""
+
+    cdef Model M
+    cdef double *buffer
+
+    def __init__(self, mean, covariance, theta, int64_t[::1] counts, *, double b=1.0,
+                 str layout="diagonal", str variant="dogma", int exponent=505):
+        _fill_narow(&self.M, layout, mean, covariance, theta, b, variant)
+        self.buffer = _scratch(&self.M)
+        self.play = _play
+        self.model = &self.M
+        self.start(self.M.d, self.M.K, exponent, counts, (mean, covariance, theta))
+
+    def __dealloc__(self):
+        free(self.buffer)
+
+    cdef void after(self):
+        _mirror(&self.M)
