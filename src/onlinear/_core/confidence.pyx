@@ -45,10 +45,17 @@ Numerical edge cases: a zero row (V = 0, or V not > 0 after underflow) predicts 
 but never updates (a non-zero row with V ≤ 0, which only round-off can give, is counted as
 skipped); a score, V or a coefficient that is not finite (rows of norm beyond ~1e150, or NaN)
 stops the pass with a ValueError naming the row, before that round changes anything (the
-rounds before it stay).  A diagonal σ that ``"drop"`` rounds to 0 or below becomes the smallest
-normal float, and ``min_variance`` (default 0: none) is a floor for every diagonal σ after its
-update (CW-std's hard constraint collapses σ towards 0 on contradictory repeated rows); both
-repairs are counted.
+rounds before it stay).  A diagonal σ that a step takes below the smallest normal float
+(DBL_MIN, 2.2e-308; ``"drop"`` rounds it to 0 or below, a ``"project"`` step whose c overflows
+gives 0) becomes that smallest normal float: the exact σ is not representable there, and a zero
+σ would freeze its coordinate for good (V = 0).  This is a deviation from the papers, whose
+steps never leave the reals: CW-std's exact step (Crammer, Dredze & Pereira, NIPS 2008) on a
+mistake with a tiny V takes α ≈ |m|/V and c ≈ (mφ/V)², beyond float64 once V ≲ |m|φ·1e-154,
+which real data reaches (the hard constraint shrinks σ by orders of magnitude a mistake: on
+Letter after some 4,500 rounds).  c = +∞ itself is taken by its limit (Σx → 0 along x: a
+diagonal σ' = 0, then DBL_MIN; a full matrix's β = 1/v).  And ``min_variance`` (default 0:
+none) is a floor for every diagonal σ after its update (CW-std's hard constraint collapses σ
+towards 0 on contradictory repeated rows); both repairs are counted.
 
 NAROW (Orabona & Crammer, "New Adaptive Algorithms for Online Classification", NIPS 2010; the
 LIBOL manual's Algorithm 11) shares this state (``mean`` = w, ``covariance`` = A⁻¹ in the
@@ -138,8 +145,11 @@ cdef struct Model:
 # ------------------------------------------------------------------------------ the round
 cdef inline double _shrunk(Model *M, double sig, double x2, GaussianStep s) noexcept nogil:
     """A diagonal σ_j after the round's step (x2 = x_j²), repaired as the module doc says."""
+    cdef double grow
     if M.form == PROJECT:
-        sig = sig / (1.0 + s.c * sig * x2)  # = 1/(1/σ + c·x²), one division
+        grow = s.c * sig * x2
+        if grow == grow:  # (NaN only from c = ∞ on an x_j² that underflowed to 0: no step)
+            sig = sig / (1.0 + grow)  # = 1/(1/σ + c·x²), one division
     elif M.form == DROP:
         sig = sig - s.beta * sig * sig * x2
         if not (sig > 0.0):
@@ -151,7 +161,8 @@ cdef inline double _shrunk(Model *M, double sig, double x2, GaussianStep s) noex
 
 
 cdef inline double _floored(Model *M, double sig) noexcept nogil:
-    """σ raised to ``min_variance`` (counted as a repair)."""
+    """σ raised to ``min_variance``, or to the smallest normal float when that is larger
+    (counted as a repair): M.min_variance is their maximum (module doc)."""
     if sig < M.min_variance:
         M.repaired += 1
         return M.min_variance
@@ -165,7 +176,7 @@ cdef inline void _diagonal_move(Model *M, Py_ssize_t k, double sign, Py_ssize_t 
     class ``other`` (−1: none) in the same sweep (its values share the feature's row)."""
     cdef Py_ssize_t p, at
     cdef double t, x, x2, sig_k, sig_o, grow_k, grow_o, inverse
-    if M.form == PROJECT and other >= 0:
+    if M.form == PROJECT and other >= 0 and isfinite(s.c):
         # both classes' σ/(1 + cσx²) from one division (1/(growth_k·growth_o)): a division
         # costs several multiplications, and it is most of this sweep (two or three roundings
         # more per σ, far below the tests' 1e-10)
@@ -247,6 +258,17 @@ cdef void _mirror(Model *M) noexcept nogil:
         M.moved[k] = False
 
 
+cdef inline double _project_beta(double c, double v) noexcept nogil:
+    """c/(1 + c·v), the β of Σ⁻¹ += c·xxᵀ on a matrix of xᵀΣx = v; 1/v at c = ∞ (its limit:
+    Σx → 0)."""
+    return c / (1.0 + c * v) if isfinite(c) else 1.0 / v
+
+
+cdef inline double _pair_rest(double c, double v_other, double V) noexcept nogil:
+    """1 − β·v of a per-class ``drop`` step, (1 + c·v_other)/(1 + c·V); v_other/V at c = ∞."""
+    return (1.0 + c * v_other) / (1.0 + c * V) if isfinite(c) else v_other / V
+
+
 cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssize_t nnz,
                        Py_ssize_t y, bint *updated) noexcept nogil:
     """One round on the row (idx, vals): the class predicted before the update (binary: 0 or
@@ -303,22 +325,21 @@ cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssiz
     s = M.step(m, V, M.params)
     if not (s.alpha > 0.0):
         return predicted
-    if not (isfinite(s.alpha) and isfinite(s.beta) and isfinite(s.c)):
-        return -1
+    if not (isfinite(s.alpha) and isfinite(s.beta) and s.c == s.c):
+        return -1  # (c = +∞ is taken: the steps below use its limit)
     updated[0] = True
     if M.layout == DIAGONAL:
         _diagonal_move(M, 0 if K == 1 else y, z, -1 if K == 1 else support, s, idx, vals, nnz)
     elif M.layout == PER_CLASS and K > 1:
         if M.form == PROJECT:
-            _full_move(M, y, S_y, M.u, s.alpha, s.c / (1.0 + s.c * v_y), 1.0 / (1.0 + s.c * v_y),
-                       True)
-            _full_move(M, support, S_s, M.u + d, -s.alpha, s.c / (1.0 + s.c * v_s),
+            _full_move(M, y, S_y, M.u, s.alpha, _project_beta(s.c, v_y),
+                       1.0 / (1.0 + s.c * v_y), True)
+            _full_move(M, support, S_s, M.u + d, -s.alpha, _project_beta(s.c, v_s),
                        1.0 / (1.0 + s.c * v_s), True)
         else:
-            _full_move(M, y, S_y, M.u, s.alpha, s.beta, (1.0 + s.c * v_s) / (1.0 + s.c * V),
+            _full_move(M, y, S_y, M.u, s.alpha, s.beta, _pair_rest(s.c, v_s, V), True)
+            _full_move(M, support, S_s, M.u + d, -s.alpha, s.beta, _pair_rest(s.c, v_y, V),
                        True)
-            _full_move(M, support, S_s, M.u + d, -s.alpha, s.beta,
-                       (1.0 + s.c * v_y) / (1.0 + s.c * V), True)
     elif M.layout == PER_CLASS:
         _full_move(M, 0, S_y, M.u, z * s.alpha, s.beta, 1.0 / (1.0 + s.c * v_y), True)
     else:
@@ -460,7 +481,7 @@ cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covaria
     M.step = gaussian_step_of(rule)
     M.params = &params[0] if params.shape[0] > 0 else NULL
     M.nherd_C = (<const NherdParams *>&params[0]).C if M.form == EXACT else 0.0
-    M.min_variance = min_variance
+    M.min_variance = max(min_variance, DBL_MIN)
     return 0
 
 
