@@ -19,7 +19,8 @@ label index 1 is the class +1):
   and ``clock`` (int64, (1,)): t, the rounds seen.  Its weights are closed functions of
   (u, G, t) — w = −η·sign(u)·[|u| − λ1·t]₊/(δ + √G + ηλ2·t), 0 where that scale is 0 — computed
   for a row's non-zeros when it is scored and never stored (every weight moves with t), so a
-  CSR round stays O(K·nnz) and an absent feature needs no catch-up.
+  CSR round stays O(K·nnz) and an absent feature needs no catch-up; without a regulariser they
+  move only where a gradient steps, and a long pass keeps them beside (u, G).
 
 A round: scores s = xᵀW; prediction argmax_k s_k (lowest index on ties; binary: +1 on s > 0, the
 library's convention: a zero score predicts the first class, where LIBOL and SOL predict +1);
@@ -90,6 +91,11 @@ cdef extern from "adaptive_simd.h" nogil:
         void (*rda_scores)(const int64_t *, const double *, Py_ssize_t, const double *,
                            const double *, Py_ssize_t, double, double, double, double,
                            double *) noexcept nogil
+        void (*rda_weights)(const double *, const double *, Py_ssize_t, double, double,
+                            double *) noexcept nogil
+        void (*rda_step)(const int64_t *, const double *, Py_ssize_t, double *, double *,
+                         double *, const double *, const Py_ssize_t *, Py_ssize_t, Py_ssize_t,
+                         double, double) noexcept nogil
     adaptive_steps onlinear_adaptive_steps
     void onlinear_adaptive_init()
 
@@ -120,7 +126,8 @@ cdef struct Model:
     double l2
     double weight   # the round's example weight: its gradient is weight·γ·x
     bint regularised
-    double *W       # (RDA: none, its weights are computed where they are read)
+    double *W       # (RDA: the weights an unregularised pass keeps, else NULL: computed where
+                    # they are read)
     double *G       # AdaGrad, RDA: Σg²; FTRL: n
     double *Z       # FTRL: z; RDA: u = Σg
     int64_t *last   # AdaGrad: rounds of regularisation each feature has had
@@ -275,16 +282,18 @@ cdef Py_ssize_t _rda_round(Model *M, const int64_t *idx, const double *vals, Py_
                            Py_ssize_t y, bint *updated) noexcept nogil:
     """AdaGrad-RDA's round (module doc): the scores under the weights of (u, G) at t rounds,
     then u += g, G += g² on the classes whose γ_k is not 0 (the hinge loss's two) and t += 1."""
-    cdef Py_ssize_t K = M.K, k, p, predicted
-    cdef double t = <double>M.clock[0], q = 0.0, g
-    cdef double *U
-    cdef double *G
-    for p in range(nnz):
-        q += vals[p] * vals[p]
+    cdef Py_ssize_t K = M.K, k, p, predicted, n_touched = 0
+    cdef double t = <double>M.clock[0], q = 0.0
+    cdef Py_ssize_t touched[2]
+    if M.W != NULL:  # (an unregularised pass keeps the weights: the same values)
+        q = feature_major_scores(M.W, K, idx, vals, nnz, M.scores)
+    else:
+        for p in range(nnz):
+            q += vals[p] * vals[p]
+        onlinear_adaptive_steps.rda_scores(idx, vals, nnz, M.Z, M.G, K, M.eta, M.delta,
+                                           M.l1 * t, M.eta * M.l2 * t, M.scores)
     if not isfinite(q):  # (|γ_k| ≤ 1: every g² ≤ x², and ‖x‖² finite keeps u and G finite)
         return -1
-    onlinear_adaptive_steps.rda_scores(idx, vals, nnz, M.Z, M.G, K, M.eta, M.delta, M.l1 * t,
-                                       M.eta * M.l2 * t, M.scores)
     for k in range(K):
         if not isfinite(M.scores[k]):
             return -1
@@ -298,15 +307,14 @@ cdef Py_ssize_t _rda_round(Model *M, const int64_t *idx, const double *vals, Py_
     M.clock[0] += 1
     if not updated[0]:
         return predicted
-    for k in range(K):
-        if M.gamma[k] == 0.0:  # (adds 0: the hinge loss's other classes)
-            continue
-        for p in range(nnz):
-            g = vals[p] * M.gamma[k]
-            U = M.Z + idx[p] * K + k
-            G = M.G + idx[p] * K + k
-            U[0] = U[0] + g
-            G[0] = G[0] + g * g
+    if M.loss == HINGE:  # (two classes move, one binary)
+        for k in range(K):
+            if M.gamma[k] != 0.0:
+                touched[n_touched] = k
+                n_touched += 1
+    onlinear_adaptive_steps.rda_step(idx, vals, nnz, M.Z, M.G, M.W, M.gamma,
+                                     touched if M.loss == HINGE else NULL, n_touched, K, M.eta,
+                                     M.delta)
     return predicted
 
 
@@ -392,7 +400,7 @@ cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, pr
     check_pass(X, y, order, predictions, M.d, M.K)
     scratch = np.empty(2 * M.K)
     cdef double[::1] scratch_v = scratch
-    cdef double[:, ::1] roots_v
+    cdef double[:, ::1] roots_v, kept_v
     M.scores = &scratch_v[0]
     M.gamma = M.scores + M.K
     stored = X.nnz if sp.issparse(X) else X.shape[0] * X.shape[1]
@@ -404,8 +412,22 @@ cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, pr
         roots = np.sqrt(np.asarray(<double[:M.d, :M.K]>M.G))
         roots_v = roots
         M.roots = &roots_v[0, 0]
-    mistakes, updates, failed = run_rows(_round, M, X, y, order, predictions)
-    M.roots = NULL
+    if (M.method == RDA and not M.regularised and M.d > 0 and X.shape[0] > 0
+            and order.shape[0] * (stored / X.shape[0]) >= M.d):
+        # a pass that reaches about every feature, unregularised: the RDA weights move only
+        # where a gradient steps, so the pass keeps them (computed as the rounds would: the
+        # same bits) and a round's scores are a plain dot product
+        kept = np.empty((M.d, M.K))
+        kept_v = kept
+        onlinear_adaptive_steps.rda_weights(M.Z, M.G, M.d * M.K, M.eta, M.delta,
+                                            &kept_v[0, 0])
+        M.W = &kept_v[0, 0]
+    try:
+        mistakes, updates, failed = run_rows(_round, M, X, y, order, predictions)
+    finally:
+        M.roots = NULL
+        if M.method == RDA:
+            M.W = NULL
     if failed >= 0:
         raise _not_finite(f"row {order[failed]} (position {failed} of the pass); the rounds "
                           "before it were taken")
