@@ -607,12 +607,18 @@ def learn_pass(int rule, X, const int64_t[::1] y, const int64_t[::1] order, mean
     cdef Model M
     _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance)
     _check_counts(counts)
+    return _run_pass(&M, X, y, order, predictions, counts)
+
+
+cdef tuple _run_pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, predictions,
+                     int64_t[::1] counts):
+    """The pass of :func:`learn_pass` and :func:`narow_pass` on the filled model."""
     check_pass(X, y, order, predictions, M.d, M.K)
-    cdef double *buffer = _scratch(&M)
+    cdef double *buffer = _scratch(M)
     try:
-        mistakes, updates, failed = run_rows(_play, &M, X, y, order, predictions)
+        mistakes, updates, failed = run_rows(_play, M, X, y, order, predictions)
     finally:
-        _mirror(&M)
+        _mirror(M)
         free(buffer)
     if counts is not None:
         counts[REPAIRED] += M.repaired
@@ -632,16 +638,20 @@ def learn_row(int rule, indices, values, Py_ssize_t y, mean, covariance,
     the update and whether the round updated.  Raises ValueError, changing nothing, when a
     score, V or the step is not finite."""
     cdef Model M
-    cdef bint updated
-    cdef Py_ssize_t predicted
-    cdef double *buffer
     _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance)
     _check_counts(counts)
-    buffer = _scratch(&M)
+    return _run_row(&M, indices, values, y, counts)
+
+
+cdef tuple _run_row(Model *M, indices, values, Py_ssize_t y, int64_t[::1] counts):
+    """The round of :func:`learn_row` and :func:`narow_row` on the filled model."""
+    cdef bint updated
+    cdef Py_ssize_t predicted
+    cdef double *buffer = _scratch(M)
     try:
-        predicted = play_row(_play, &M, indices, values, y, M.d, M.K, &updated)
+        predicted = play_row(_play, M, indices, values, y, M.d, M.K, &updated)
     finally:
-        _mirror(&M)
+        _mirror(M)
         free(buffer)
     if counts is not None:
         counts[REPAIRED] += M.repaired
@@ -741,17 +751,7 @@ def narow_pass(X, const int64_t[::1] y, const int64_t[::1] order, mean, covarian
     """
     cdef Model M
     _fill_narow(&M, layout, mean, covariance, theta, b, variant)
-    check_pass(X, y, order, predictions, M.d, M.K)
-    cdef double *buffer = _scratch(&M)
-    try:
-        mistakes, updates, failed = run_rows(_play, &M, X, y, order, predictions)
-    finally:
-        _mirror(&M)
-        free(buffer)
-    if failed >= 0:
-        raise _not_finite(f"row {order[failed]} (position {failed} of the pass); the rounds "
-                          "before it were taken")
-    return mistakes, updates
+    return _run_pass(&M, X, y, order, predictions, None)
 
 
 def narow_row(indices, values, Py_ssize_t y, mean, covariance, theta, *, double b=1.0,
@@ -760,19 +760,8 @@ def narow_row(indices, values, Py_ssize_t y, mean, covariance, theta, *, double 
     ``indices``; the other arguments as :func:`narow_pass`.  Returns ``(prediction,
     updated)``; raises ValueError, changing nothing, when a score or χ is not finite."""
     cdef Model M
-    cdef bint updated
-    cdef Py_ssize_t predicted
-    cdef double *buffer
     _fill_narow(&M, layout, mean, covariance, theta, b, variant)
-    buffer = _scratch(&M)
-    try:
-        predicted = play_row(_play, &M, indices, values, y, M.d, M.K, &updated)
-    finally:
-        _mirror(&M)
-        free(buffer)
-    if predicted < 0:
-        raise _not_finite("the row")
-    return predicted, bool(updated)
+    return _run_row(&M, indices, values, y, None)
 
 
 cdef class NarowRound(RowRound):
