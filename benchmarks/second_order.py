@@ -20,6 +20,11 @@ with float64 weights is timed too (these learners keep their state in float64). 
 exist yet: their ``.fit`` will add validation, which pa's ``.fit`` includes.)  It prints each
 median and its ratio to pa's ``.fit`` and to the bare loop, with issue [19]'s goals: diagonal
 AROW/SCW ≤ 2× pa (dense and CSR), AdaGrad/FTRL ≤ 1.5×, full covariance ≤ 20× on USPS.
+
+Also timed, as ``.fit`` (validation included, as pa's): ``adagrad`` and ``adagrad-rda`` (AdaGrad's
+primal-dual form), hinge and log.  ``--only adagrad,pa`` keeps the contenders whose name contains
+one of the words; ``--rows`` shortens the dense and CSR workloads (for a learner too slow for
+20,000 rows, timed before and after a change at the same size).
 """
 from __future__ import annotations
 
@@ -44,6 +49,10 @@ perf = time.perf_counter
 GAUSSIAN = [("AROW diagonal", "AROW", {}, 2.0), ("SCW-I diagonal", "SCW_I", {}, 2.0),
             ("CW-std diagonal", "CW_STD", {}, None)]
 FULL = [("AROW per-class full", "AROW", {}, 20.0), ("SCW-I per-class full", "SCW_I", {}, 20.0)]
+#: (name, registry name, keyword arguments, goal): timed as ``.fit``
+FITTED = [("adagrad .fit", "adagrad", {}, 1.5),
+          ("adagrad-rda .fit", "adagrad-rda", {}, 1.5),
+          ("adagrad-rda log .fit", "adagrad-rda", dict(loss="log"), 1.5)]
 ADAPTIVE = [("AdaGrad hinge", "adagrad", dict(loss="hinge"), 1.5),
             ("AdaGrad log", "adagrad", dict(loss="log"), 1.5),
             ("AdaGrad log l1", "adagrad", dict(loss="log", l1=1e-4), 1.5),
@@ -112,6 +121,10 @@ def contenders(X, y, sparse, full_only=False):
         out[name] = (*gaussian(X, codes, K, rule, "diagonal"), goal)
     for name, method, options, goal in ADAPTIVE:
         out[name] = (*adaptive(X, codes, K, method, options), goal)
+    for name, algorithm, options, goal in FITTED:
+        out[name] = ((lambda algorithm=algorithm, options=options:
+                      onlinear.make(algorithm, **options)),
+                     lambda model: model.fit(X, y), goal)
     return out
 
 
@@ -148,16 +161,27 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--workloads", default="dense,sparse,usps")
+    ap.add_argument("--only", default="",
+                    help="comma-separated words: keep the contenders whose name has one "
+                         "(pa's .fit is always kept)")
+    ap.add_argument("--rows", type=int, default=20000,
+                    help="rows of the dense and CSR workloads")
     args = ap.parse_args(argv)
+    words = [word.lower() for word in args.only.split(",") if word]
+
+    def kept(runs):
+        return {name: run for name, run in runs.items()
+                if name == "onlinear pa .fit" or not words
+                or any(word in name.lower() for word in words)}
     warnings.filterwarnings("ignore", category=FutureWarning)
     print(f"# load average {os.getloadavg()[0]:.2f} at start", flush=True)
     for name in args.workloads.split(","):
         if name == "dense":
-            X, y, _, _ = workloads.make_dense(n_train=20000, n_test=10)
-            title = "dense 20,000 x 784 float32, 10 classes"
+            X, y, _, _ = workloads.make_dense(n_train=args.rows, n_test=10)
+            title = f"dense {args.rows:,} x 784 float32, 10 classes"
             runs = contenders(X, y, sparse=False)
         elif name == "sparse":
-            X, y, _, _ = workloads.make_sparse(n_train=20000, n_test=10)
+            X, y, _, _ = workloads.make_sparse(n_train=args.rows, n_test=10)
             title = f"CSR {X.shape[0]:,} x {X.shape[1]:,} float64, 20 classes"
             runs = contenders(X, y, sparse=True)
         else:
@@ -166,6 +190,7 @@ def main(argv=None):
             X = np.ascontiguousarray(X)
             title = "USPS 7,291 x 256 float64, 10 classes (full per-class covariance)"
             runs = contenders(X, y, sparse=False, full_only=True)
+        runs = kept(runs)
         report(title, runs, measure(runs, args.repeats))
     print(f"# load average {os.getloadavg()[0]:.2f} at end")
 

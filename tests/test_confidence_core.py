@@ -408,6 +408,36 @@ def test_min_variance_floor_stops_the_cw_std_collapse(K):
     assert cov.min() >= 1e-6 and counts[0] > 0
 
 
+@pytest.mark.parametrize("K", [1, 4])
+def test_cw_std_runs_through_the_collapse_where_its_exact_step_overflows(K):
+    """CW-std's diagonal σ, on contradictory repeated rows (Letter's case), falls until a
+    mistake's exact c ≈ (mφ/V)² (and σ' = 1/(1/σ + c·x²)) leaves float64: c = ∞ is taken as
+    its limit, σ' as the smallest normal float (counted as repairs), and the pass goes on with
+    every value finite — where it used to stop with an error.  Before the first repair σ keeps
+    its exact values, far below 1e-100: only what float64 cannot hold is changed."""
+    X, labels = dominant_feature_stream(82, 3, T=3000)
+    y = ((labels > 0).astype(np.int64) if K == 1
+         else np.random.default_rng(1).integers(0, K, X.shape[0]))
+    vector = parameter_vector(G.CW_STD, eta=0.75)
+    counts = np.zeros(2, np.int64)
+    mean, cov, _, (_, updates) = run_compiled(G.CW_STD, X, y, vector, "diagonal", K,
+                                              counts=counts)
+    smallest = np.finfo(np.float64).tiny
+    assert np.all(np.isfinite(mean)) and cov.min() == smallest and counts[0] > 0
+    assert np.all(cov >= smallest) and updates > 1000
+    stepped = np.zeros(2, np.int64)
+    mean, cov = E.initial_state("diagonal", 3, K)
+    for i in range(X.shape[0]):
+        before = stepped[0]
+        E.learn_row(int(G.CW_STD), np.arange(3), X[i], int(y[i]), mean, cov, vector,
+                    counts=stepped)
+        if stepped[0] > before:
+            break
+    assert 100 < i < X.shape[0] - 1
+    exact = run_compiled(G.CW_STD, X[:i], y[:i], vector, "diagonal", K)
+    assert exact[1].min() < 1e-100
+
+
 @pytest.mark.parametrize("layout, K", [("diagonal", 1), ("diagonal", 4), ("per-class", 3),
                                        ("shared", 3)])
 def test_cw_std_is_scale_invariant(layout, K):

@@ -60,3 +60,101 @@ def test_dual_and_mirror_forms_differ():
     dual = AdaGrad(form="dual", eta=0.4).fit(X, y)
     mirror = AdaGrad(form="mirror", eta=0.4).fit(X, y)
     assert not np.allclose(dual.coef_, mirror.coef_, rtol=1e-3)
+
+
+def _numpy_rda_round(state, idx, vals, label, weight, loss, eta, delta, l1, l2):
+    """The round as numpy computes it, one row at a time (the model's rounds before they were
+    compiled): scores under the weights of (u, G) at t rounds, then u += w·g, G += (w·g)², t += 1;
+    ``(predicted, updated)``."""
+    sums, squares, clock = state
+    t = float(clock[0])
+    scale = delta + np.sqrt(squares[idx]) + eta * l2 * t
+    shrunk = np.sign(sums[idx]) * np.maximum(np.abs(sums[idx]) - l1 * t, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        weights = np.where(scale > 0.0, -eta * shrunk / scale, 0.0)
+    scores = np.sum(vals[:, None] * weights, axis=0)  # (in the row's order, as compiled: the
+    K = scores.shape[0]                                  # classes tied at t = 1 stay tied)
+    gamma = np.zeros(K)
+    if K == 1:
+        z = 1.0 if label == 1 else -1.0
+        if loss == "hinge":
+            gamma[0] = -z if 1.0 - z * scores[0] > 0.0 else 0.0
+        else:
+            gamma[0] = -z * np.exp(-np.logaddexp(0.0, z * scores[0]))
+        predicted = int(scores[0] > 0.0)
+    else:
+        predicted = int(np.argmax(scores))
+        if loss == "hinge":
+            wrong = scores.copy()
+            wrong[label] = -np.inf
+            support = int(np.argmax(wrong))
+            if 1.0 - scores[label] + scores[support] > 0.0:
+                gamma[label], gamma[support] = -1.0, 1.0
+        else:
+            exponentials = np.exp(scores - scores[predicted])
+            gamma = exponentials / exponentials.sum()
+            gamma[label] -= 1.0
+    gamma = gamma * weight
+    clock[0] += 1
+    updated = bool(np.any(gamma != 0.0) and np.any(vals != 0.0))
+    if updated:
+        gradient = np.outer(vals, gamma)
+        sums[idx] += gradient
+        squares[idx] += gradient * gradient
+    return predicted, updated
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("storage", ["dense", "csr"])
+@pytest.mark.parametrize("loss", ["hinge", "log"])
+@pytest.mark.parametrize("K", [1, 5])
+@pytest.mark.parametrize("l1, l2", [(0.0, 0.0), (0.03, 0.0), (0.0, 0.2), (0.01, 0.1)])
+def test_the_compiled_rounds_are_the_numpy_rounds(dtype, storage, loss, K, l1, l2):
+    """The compiled pass (with an example weight) and the compiled one-row rounds leave the
+    states of the numpy rounds, with the same predictions and updates."""
+    from onlinear._core import adaptive
+
+    X, y = _stream(max(K, 2), seed=31 + K, T=120, d=9)
+    X = X.astype(dtype)
+    y = y.astype(np.int64)
+    rows = sp.csr_matrix(X) if storage == "csr" else X
+    params = dict(loss=loss, eta=0.4, delta=0.2, l1=l1, l2=l2)
+    for weight in (1.0, 0.35):
+        expected = (np.zeros((9, K)), np.zeros((9, K)), np.zeros(1, np.int64))
+        outcomes = [_numpy_rda_round(expected, np.flatnonzero(x), x[x != 0].astype(np.float64),
+                                     label, weight, **params) for x, label in zip(X, y)]
+        state = (np.zeros((9, K)), np.zeros((9, K)), np.zeros(1, np.int64))
+        predictions = np.empty(X.shape[0], np.int64)
+        mistakes, updates = adaptive.rda_pass(rows, y, np.arange(X.shape[0]), *state,
+                                              predictions, weight=weight, **params)
+        np.testing.assert_array_equal(predictions, [p for p, _ in outcomes])
+        assert updates == sum(u for _, u in outcomes) > 0
+        assert mistakes == int(np.sum(predictions != y))
+        for got, want in zip(state, expected):  # (bit for bit but the binary logistic loss's
+            if K == 1 and loss == "log":         # γ: numpy's logaddexp, the engine's log1p)
+                np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+            else:
+                np.testing.assert_array_equal(got, want)
+        one_by_one = (np.zeros((9, K)), np.zeros((9, K)), np.zeros(1, np.int64))
+        for x, label, outcome in zip(X, y, outcomes):
+            nonzero = np.flatnonzero(x)
+            assert adaptive.rda_row(nonzero, x[nonzero].astype(np.float64), int(label),
+                                    *one_by_one, weight=weight, **params) == outcome
+        for got, want in zip(one_by_one, state):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_a_score_that_is_not_finite_stops_the_pass_with_the_rounds_before_it_taken():
+    from onlinear._core import adaptive
+
+    X, y = _stream(3, seed=5, T=20)
+    X[12, 2] = np.inf
+    state = (np.zeros((7, 3)), np.zeros((7, 3)), np.zeros(1, np.int64))
+    with pytest.raises(ValueError, match="row 12.*not finite"):
+        adaptive.rda_pass(X, y.astype(np.int64), np.arange(20), *state)
+    assert state[2][0] == 12
+    before = tuple(a.copy() for a in state)
+    with pytest.raises(ValueError, match="not finite"):
+        adaptive.rda_row(np.arange(7), X[12], int(y[12]), *state)
+    for got, want in zip(state, before):
+        np.testing.assert_array_equal(got, want)

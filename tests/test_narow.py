@@ -127,3 +127,77 @@ def test_libol_variant_needs_a_full_matrix():
     X, labels = _binary_stream(13)
     with pytest.raises(ValueError, match="full"):
         NAROW(variant="libol", matrix="diagonal").fit(X, labels)
+
+
+@pytest.mark.parametrize("variant, matrix", [("dogma", "diagonal"), ("dogma", "per-class"),
+                                             ("libol", "per-class")])
+def test_every_entry_point_plays_the_same_compiled_rounds(variant, matrix):
+    """fit, partial_fit in chunks, CSR rows and learn_one (its compiled round) leave the same
+    bits, multiclass (one-vs-rest); a full A⁻¹ stays symmetric bit for bit."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(150, 6)) * (rng.random((150, 6)) < 0.7)
+    X[:, 0] += 1.0
+    y = np.argmax(X @ rng.normal(size=(6, 3)) + 0.4 * rng.normal(size=(150, 3)), axis=1)
+    params = dict(b=0.8, matrix=matrix, variant=variant)
+    whole = NAROW(**params).fit(X, y)
+    csr = NAROW(**params).fit(sp.csr_matrix(X), y)
+    chunks = NAROW(**params)
+    for start in range(0, 150, 37):
+        chunks.partial_fit(X[start:start + 37], y[start:start + 37], classes=[0, 1, 2])
+    ones = NAROW(**params)
+    predicted = [ones.learn_one(x, label, classes=[0, 1, 2]) for x, label in zip(X, y)]
+    assert "_fast" in vars(ones)
+    for other in (csr, chunks, ones):
+        np.testing.assert_array_equal(other.coef_, whole.coef_)
+        np.testing.assert_array_equal(other.covariance_, whole.covariance_)
+        assert (other.n_seen_, other.n_mistakes_, other.n_updates_) == (
+            whole.n_seen_, whole.n_mistakes_, whole.n_updates_)
+    assert sum(p != label for p, label in zip(predicted, y)) == whole.n_mistakes_
+    assert 0 < whole.n_updates_ < 150
+    if matrix == "per-class":
+        np.testing.assert_array_equal(whole.covariance_, np.swapaxes(whole.covariance_, 1, 2))
+
+
+def _numpy_narow(X, y, K, b, full, a=1.0):
+    """The multiclass rounds as numpy computes them (one-vs-rest: every output takes its χ_k, r_k
+    and margin test; every χ_k computed before any output moves): ``(w, A⁻¹, θ, updates)``."""
+    d = X.shape[1]
+    theta, w = np.zeros((d, K)), np.zeros((d, K))
+    cov = np.repeat(a * np.eye(d)[None], K, axis=0) if full else np.full((d, K), a)
+    updates = 0
+    for x, label in zip(X, y):
+        steps = np.stack([cov[k] @ x for k in range(K)], axis=1) if full else cov * x[:, None]
+        chis, scores = x @ steps, x @ w
+        updated = False
+        for k in range(K):
+            z = 1.0 if k == label else -1.0
+            grows = chis[k] * b > 1.0
+            r = chis[k] / (b * chis[k] - 1.0) if grows else np.inf
+            if not (chis[k] > 0.0 and z * scores[k] * (r / (chis[k] + r) if grows else 1.0) < 1):
+                continue
+            updated = True
+            theta[:, k] += z * x
+            if full:
+                if grows:
+                    cov[k] -= np.outer(steps[:, k], steps[:, k]) / (r + chis[k])
+                w[:, k] = cov[k] @ theta[:, k]
+            else:
+                if grows:
+                    cov[:, k] = cov[:, k] / (1.0 + cov[:, k] * x * x / r)
+                w[:, k] = cov[:, k] * theta[:, k]
+        updates += updated
+    return w, cov, theta, updates
+
+
+@pytest.mark.parametrize("matrix", ["diagonal", "per-class"])
+def test_the_compiled_multiclass_rounds_are_the_numpy_rounds(matrix):
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(200, 7)) * (rng.random((200, 7)) < 0.8)
+    X[:, 0] += 1.0
+    y = np.argmax(X @ rng.normal(size=(7, 4)) + 0.5 * rng.normal(size=(200, 4)), axis=1)
+    w, cov, theta, updates = _numpy_narow(X, y, 4, 0.7, matrix == "per-class")
+    model = NAROW(b=0.7, matrix=matrix).fit(X, y)
+    assert model.n_updates_ == updates
+    np.testing.assert_allclose(model.model_.theta, theta, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(model.coef_, w.T, rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(model.model_.covariance, cov, rtol=1e-10, atol=1e-12)

@@ -1,7 +1,7 @@
 """The vectorized kernels of the second-order and adaptive learners (``_core/gaussian_simd.h``:
 a full covariance's u = Σx and congruence; ``_core/adaptive_simd.h``: AdaGrad's and FTRL's
-per-class steps) sum in one order and contract no multiply-add: the version this CPU runs
-(AVX2 or AVX-512 where it has them) gives the same bits as the baseline that
+per-class steps, AdaGrad-RDA's scores) sum in one order and contract no multiply-add: the
+version this CPU runs (AVX2 or AVX-512 where it has them) gives the same bits as the baseline that
 ``ONLINEAR_CPU=generic`` forces, which a fresh process computes here.  (On a CPU with neither
 extension both sides run the baseline.)"""
 import hashlib
@@ -44,6 +44,11 @@ for options in [dict(loss="log"), dict(loss="log", l1=1e-3, l2=1e-2), dict(loss=
     keep(A.adagrad_pass(X, y, order, *state, **options), *state)
     A.adagrad_catch_up(*state, **{k: v for k, v in options.items() if k in ("l1", "l2")})
     keep(*state)
+for options in [dict(loss="log"), dict(loss="log", l1=1e-2, l2=1e-1), dict(loss="hinge", l1=1e-2),
+                dict(loss="hinge", l2=0.3, weight=0.4)]:
+    state = (np.zeros((d, K)), np.zeros((d, K)), np.zeros(1, np.int64))  # (AdaGrad-RDA's u, G, t)
+    keep(A.rda_pass(X, y, order, *state, **options), *state)
+    keep(A.rda_row(np.flatnonzero(X[5]), X[5][X[5] != 0], int(y[5]), *state, **options), *state)
 for options in [dict(loss="log"), dict(loss="log", l1=0.2, l2=0.1), dict(loss="log", weight=2.5),
                 dict(loss="hinge", l1=0.2)]:
     state = A.ftrl_state(d, K)

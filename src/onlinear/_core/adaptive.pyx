@@ -1,8 +1,8 @@
 # cython: language_level=3
 """The compiled online loops of the adaptive first-order learners: diagonal AdaGrad in its
-composite mirror-descent form (Duchi, Hazan & Singer, "Adaptive Subgradient Methods for Online
-Learning and Stochastic Optimization", JMLR 12:2121–2159, 2011, Algorithm 1 with diagonal
-matrices) and per-coordinate FTRL-Proximal (McMahan et al., "Ad Click Prediction: a View from
+composite mirror-descent form and in its primal-dual (regularized dual averaging, RDA) form
+(Duchi, Hazan & Singer, "Adaptive Subgradient Methods for Online Learning and Stochastic
+Optimization", JMLR 12:2121–2159, 2011, Algorithm 1 with diagonal matrices) and per-coordinate FTRL-Proximal (McMahan et al., "Ad Click Prediction: a View from
 the Trenches", KDD 2013, Algorithm 1), with the multiclass max-score hinge loss or the
 multinomial logistic loss.
 
@@ -14,7 +14,13 @@ label index 1 is the class +1):
   ``clock`` (int64, (1,)), the rounds seen;
 * FTRL: ``Z`` and ``N`` (the paper's z and n per (feature, class)) and ``W``, the weights they
   define, recomputed whenever (z, n) change (they change nothing else, so a round's scores are
-  a plain dot product; identical to Algorithm 1's recomputation at prediction time).
+  a plain dot product; identical to Algorithm 1's recomputation at prediction time);
+* AdaGrad-RDA: the gradient sums ``U`` (u = Σ_τ g_τ), the sums of squared subgradients ``G``
+  and ``clock`` (int64, (1,)): t, the rounds seen.  Its weights are closed functions of
+  (u, G, t) — w = −η·sign(u)·[|u| − λ1·t]₊/(δ + √G + ηλ2·t), 0 where that scale is 0 — computed
+  for a row's non-zeros when it is scored and never stored (every weight moves with t), so a
+  CSR round stays O(K·nnz) and an absent feature needs no catch-up; without a regulariser they
+  move only where a gradient steps, and a long pass keeps them beside (u, G).
 
 A round: scores s = xᵀW; prediction argmax_k s_k (lowest index on ties; binary: +1 on s > 0, the
 library's convention: a zero score predicts the first class, where LIBOL and SOL predict +1);
@@ -30,6 +36,7 @@ then, per non-zero j and class k (O(K·nnz)):
 * AdaGrad: G += g², H = δ + √G (the current g included), and the argmin of
   ηg·w + η(λ1|w| + λ2 w²/2) + ½H(w − w_t)², sign(Hw_t − ηg)·[|Hw_t − ηg| − ηλ1]₊/(H + ηλ2)
   (w_t − ηg/H without regularisation); H = 0 (δ = 0, never touched) takes no step;
+* AdaGrad-RDA: u += g, G += g² (t += 1 every round, those with no gradient included);
 * FTRL: σ = (√(n + g²) − √n)/α, z += g − σw, n += g², and w = 0 if |z| ≤ λ1, else
   −((β + √n)/α + λ2)⁻¹(z − sign(z)λ1) (exactly 0: an ℓ1 model is truly sparse), computed as
   −α(z − sign(z)λ1)/(β + αλ2 + √n) with σ = (√(n + g²) − √n)·(1/α): one division and one root
@@ -81,6 +88,14 @@ cdef extern from "adaptive_simd.h" nogil:
                              double *, double *, const double *, const Py_ssize_t *,
                              Py_ssize_t, Py_ssize_t, double, double, double,
                              double) noexcept nogil
+        void (*rda_scores)(const int64_t *, const double *, Py_ssize_t, const double *,
+                           const double *, Py_ssize_t, double, double, double, double,
+                           double *) noexcept nogil
+        void (*rda_weights)(const double *, const double *, Py_ssize_t, double, double,
+                            double *) noexcept nogil
+        void (*rda_step)(const int64_t *, const double *, Py_ssize_t, double *, double *,
+                         double *, const double *, const Py_ssize_t *, Py_ssize_t, Py_ssize_t,
+                         double, double) noexcept nogil
     adaptive_steps onlinear_adaptive_steps
     void onlinear_adaptive_init()
 
@@ -89,6 +104,7 @@ cdef enum:
     LOG = 1
     ADAGRAD = 0
     FTRL = 1
+    RDA = 2
 
 onlinear_simd_init()  # (the scores: simd.h's score_sparse, through row_pass.pxd)
 onlinear_adaptive_init()  # (the steps of the losses that move every class: adaptive_simd.h)
@@ -110,11 +126,12 @@ cdef struct Model:
     double l2
     double weight   # the round's example weight: its gradient is weight·γ·x
     bint regularised
-    double *W
-    double *G       # AdaGrad: Σg²; FTRL: n
-    double *Z       # FTRL: z
+    double *W       # (RDA: the weights an unregularised pass keeps, else NULL: computed where
+                    # they are read)
+    double *G       # AdaGrad, RDA: Σg²; FTRL: n
+    double *Z       # FTRL: z; RDA: u = Σg
     int64_t *last   # AdaGrad: rounds of regularisation each feature has had
-    int64_t *clock  # AdaGrad: rounds seen
+    int64_t *clock  # AdaGrad, RDA: rounds seen
     double *scores
     double *gamma
     double *roots   # FTRL in a long pass: √n, kept beside n (NULL: computed a step)
@@ -209,6 +226,8 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
     cdef double q = 0.0
     cdef Py_ssize_t touched[2]
     cdef bint all_classes
+    if M.method == RDA:
+        return _rda_round(M, idx, vals, nnz, y, updated)
     if M.method == ADAGRAD and M.regularised and M.l2 == 0.0:
         onlinear_adaptive_steps.adagrad_catch_up_l1(idx, nnz, M.W, M.G, M.last, M.clock[0], K,
                                                     M.eta, M.delta, M.l1)
@@ -259,6 +278,46 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
     return predicted
 
 
+cdef Py_ssize_t _rda_round(Model *M, const int64_t *idx, const double *vals, Py_ssize_t nnz,
+                           Py_ssize_t y, bint *updated) noexcept nogil:
+    """AdaGrad-RDA's round (module doc): the scores under the weights of (u, G) at t rounds,
+    then u += g, G += g² on the classes whose γ_k is not 0 (the hinge loss's two) and t += 1."""
+    cdef Py_ssize_t K = M.K, k, p, predicted, n_touched = 0
+    cdef double t = <double>M.clock[0], q = 0.0
+    cdef Py_ssize_t touched[2]
+    if M.W != NULL:  # (an unregularised pass keeps the weights: the same values)
+        q = feature_major_scores(M.W, K, idx, vals, nnz, M.scores)
+    else:
+        for p in range(nnz):
+            q += vals[p] * vals[p]
+        onlinear_adaptive_steps.rda_scores(idx, vals, nnz, M.Z, M.G, K, M.eta, M.delta,
+                                           M.l1 * t, M.eta * M.l2 * t, M.scores)
+    if not isfinite(q):  # (|γ_k| ≤ 1: every g² ≤ x², and ‖x‖² finite keeps u and G finite)
+        return -1
+    for k in range(K):
+        if not isfinite(M.scores[k]):
+            return -1
+    _gradient(M, y, &predicted)
+    updated[0] = False
+    for k in range(K):
+        if M.weight != 1.0:  # (an example's weight scales its loss, so its gradient)
+            M.gamma[k] = M.gamma[k] * M.weight
+        updated[0] = updated[0] or M.gamma[k] != 0.0
+    updated[0] = updated[0] and nnz > 0
+    M.clock[0] += 1
+    if not updated[0]:
+        return predicted
+    if M.loss == HINGE:  # (two classes move, one binary)
+        for k in range(K):
+            if M.gamma[k] != 0.0:
+                touched[n_touched] = k
+                n_touched += 1
+    onlinear_adaptive_steps.rda_step(idx, vals, nnz, M.Z, M.G, M.W, M.gamma,
+                                     touched if M.loss == HINGE else NULL, n_touched, K, M.eta,
+                                     M.delta)
+    return predicted
+
+
 # --------------------------------------------------------------------------- entry points
 def adagrad_state(Py_ssize_t n_features, Py_ssize_t n_outputs):
     """``(W, G, last, clock)`` of a new AdaGrad learner (all zero; ``n_outputs`` = 1 binary)."""
@@ -279,39 +338,50 @@ def _check_number(name, value, low, strict):
 
 cdef int _fill(Model *M, int method, str loss, W, G, Z, last, clock, double eta, double delta,
                double alpha, double beta, double l1, double l2) except -1:
-    """Check the state and the hyperparameters and point ``M`` at the arrays."""
+    """Check the state and the hyperparameters and point ``M`` at the arrays (RDA: no ``W``,
+    its sums u as ``Z``)."""
     cdef double[:, ::1] W_v, G_v, Z_v
     cdef int64_t[::1] last_v, clock_v
     if loss not in LOSSES:
         raise ValueError(f"unknown loss {loss!r}; expected one of {sorted(LOSSES)}")
-    if not isinstance(W, np.ndarray) or W.ndim != 2 or W.shape[1] < 1:
-        raise ValueError("W must be a float64 array of shape (n_features, n_outputs)")
-    shape = W.shape
-    check_state("W", W, shape)
-    check_state("G" if method == ADAGRAD else "N", G, shape)
+    first, first_name = (Z, "U") if method == RDA else (W, "W")
+    if not isinstance(first, np.ndarray) or first.ndim != 2 or first.shape[1] < 1:
+        raise ValueError(f"{first_name} must be a float64 array of shape "
+                         "(n_features, n_outputs)")
+    shape = first.shape
+    check_state(first_name, first, shape)
+    check_state("N" if method == FTRL else "G", G, shape)
     for name, value in (("l1", l1), ("l2", l2)):
         _check_number(name, value, 0.0, False)
-    if method == ADAGRAD:
-        _check_number("eta", eta, 0.0, True)
-        _check_number("delta", delta, 0.0, False)
-        check_state("last", last, (shape[0],), np.int64)
-        check_state("clock", clock, (1,), np.int64)
-        last_v, clock_v = last, clock
-        M.last, M.clock = &last_v[0] if shape[0] else NULL, &clock_v[0]
-    else:
+    M.W = M.Z = NULL
+    M.last = M.clock = NULL
+    if method == FTRL:
         _check_number("alpha", alpha, 0.0, True)
         _check_number("beta", beta, 0.0, False)
         check_state("Z", Z, shape)
+    else:
+        _check_number("eta", eta, 0.0, True)
+        _check_number("delta", delta, 0.0, False)
+        check_state("clock", clock, (1,), np.int64)
+        clock_v = clock
+        M.clock = &clock_v[0]
+    if method == ADAGRAD:
+        check_state("last", last, (shape[0],), np.int64)
+        last_v = last
+        M.last = &last_v[0] if shape[0] else NULL
+    if method != ADAGRAD:
         Z_v = Z
         M.Z = &Z_v[0, 0] if shape[0] else NULL
-    W_v, G_v = W, G
+    if method != RDA:
+        W_v = W
+        M.W = &W_v[0, 0] if shape[0] else NULL
+    G_v = G
     M.method, M.loss = method, LOSSES[loss]
     M.d, M.K = shape[0], shape[1]
     M.eta, M.delta, M.alpha, M.beta, M.l1, M.l2 = eta, delta, alpha, beta, l1, l2
     M.regularised = l1 > 0.0 or l2 > 0.0
     M.weight = 1.0
     M.roots = NULL
-    M.W = &W_v[0, 0] if shape[0] else NULL
     M.G = &G_v[0, 0] if shape[0] else NULL
     return 0
 
@@ -330,7 +400,7 @@ cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, pr
     check_pass(X, y, order, predictions, M.d, M.K)
     scratch = np.empty(2 * M.K)
     cdef double[::1] scratch_v = scratch
-    cdef double[:, ::1] roots_v
+    cdef double[:, ::1] roots_v, kept_v
     M.scores = &scratch_v[0]
     M.gamma = M.scores + M.K
     stored = X.nnz if sp.issparse(X) else X.shape[0] * X.shape[1]
@@ -342,8 +412,22 @@ cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, pr
         roots = np.sqrt(np.asarray(<double[:M.d, :M.K]>M.G))
         roots_v = roots
         M.roots = &roots_v[0, 0]
-    mistakes, updates, failed = run_rows(_round, M, X, y, order, predictions)
-    M.roots = NULL
+    if (M.method == RDA and not M.regularised and M.d > 0 and X.shape[0] > 0
+            and order.shape[0] * (stored / X.shape[0]) >= M.d):
+        # a pass that reaches about every feature, unregularised: the RDA weights move only
+        # where a gradient steps, so the pass keeps them (computed as the rounds would: the
+        # same bits) and a round's scores are a plain dot product
+        kept = np.empty((M.d, M.K))
+        kept_v = kept
+        onlinear_adaptive_steps.rda_weights(M.Z, M.G, M.d * M.K, M.eta, M.delta,
+                                            &kept_v[0, 0])
+        M.W = &kept_v[0, 0]
+    try:
+        mistakes, updates, failed = run_rows(_round, M, X, y, order, predictions)
+    finally:
+        M.roots = NULL
+        if M.method == RDA:
+            M.W = NULL
     if failed >= 0:
         raise _not_finite(f"row {order[failed]} (position {failed} of the pass); the rounds "
                           "before it were taken")
@@ -474,6 +558,45 @@ def ftrl_row(indices, values, Py_ssize_t y, W, Z, N, *, str loss="log", double a
     return _row(&M, indices, values, y)
 
 
+def rda_pass(X, const int64_t[::1] y, const int64_t[::1] order, U, G, clock, predictions=None,
+             *, str loss="hinge", double eta=0.1, double delta=1e-8, double l1=0.0,
+             double l2=0.0, double weight=1.0):
+    """One online pass of diagonal AdaGrad in its primal-dual (RDA) form over the rows
+    ``X[order]``.
+
+    Parameters
+    ----------
+    X, y, order, predictions
+        As :func:`adagrad_pass`.
+    U, G : float64 arrays, shape (d, K)
+        The sums of the subgradients and of their squares, updated in place.
+    clock : int64 array, shape (1,)
+        The rounds seen, t.
+    loss, eta, delta, weight
+        As :func:`adagrad_pass`.
+    l1, l2 : float, default=0
+        λ1 and λ2 of the regularizer λ1‖w‖₁ + (λ2/2)‖w‖² in each round's argmin (module doc).
+
+    Returns
+    -------
+    (n_mistakes, n_updates) : tuple of int
+    """
+    cdef Model M
+    _fill(&M, RDA, loss, None, G, U, None, clock, eta, delta, 0.0, 0.0, l1, l2)
+    M.weight = _weight_of(weight)
+    return _pass(&M, X, y, order, predictions)
+
+
+def rda_row(indices, values, Py_ssize_t y, U, G, clock, *, str loss="hinge", double eta=0.1,
+            double delta=1e-8, double l1=0.0, double l2=0.0, double weight=1.0):
+    """One AdaGrad-RDA round (``learn_one``); arguments as :func:`adagrad_row` and
+    :func:`rda_pass`.  Returns ``(prediction, updated)``."""
+    cdef Model M
+    _fill(&M, RDA, loss, None, G, U, None, clock, eta, delta, 0.0, 0.0, l1, l2)
+    M.weight = _weight_of(weight)
+    return _row(&M, indices, values, y)
+
+
 def predict_proba(W, X):
     """Class probabilities of the logistic learners: softmax(XW) row by row (computed after
     subtracting each row's largest score), or for one output [σ(−s), σ(s)], the probabilities
@@ -489,7 +612,8 @@ def predict_proba(W, X):
 cdef class AdaptiveRound(RowRound):
     """``learn_one``'s round of AdaGrad or FTRL-Proximal in one compiled call
     (:class:`RowRound`): the state and options of :func:`adagrad_row` (``method="adagrad"``,
-    ``state = (W, G, last, clock)``) or :func:`ftrl_row` (``"ftrl"``, ``state = (W, Z, N)``),
+    ``state = (W, G, last, clock)``), :func:`rda_row` (``"rda"``, ``state = (U, G, clock)``) or
+    :func:`ftrl_row` (``"ftrl"``, ``state = (W, Z, N)``),
     checked once; ``counts`` (seen, mistakes, updates) kept here; ``exponent``: the accepted
     row norms ``[2^-e, 2^e]``."""
 
@@ -506,8 +630,11 @@ cdef class AdaptiveRound(RowRound):
         elif method == "ftrl":
             W, Z, N = state
             _fill(&self.M, FTRL, loss, W, N, Z, None, None, 0.0, 0.0, alpha, beta, l1, l2)
+        elif method == "rda":
+            U, G, clock = state
+            _fill(&self.M, RDA, loss, None, G, U, None, clock, eta, delta, 0.0, 0.0, l1, l2)
         else:
-            raise ValueError(f"unknown method {method!r}; expected 'adagrad' or 'ftrl'")
+            raise ValueError(f"unknown method {method!r}; expected 'adagrad', 'ftrl' or 'rda'")
         self.buffer = <double *>malloc(2 * self.M.K * sizeof(double))
         if self.buffer == NULL:
             raise MemoryError()

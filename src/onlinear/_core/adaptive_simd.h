@@ -35,6 +35,11 @@ typedef struct {
     void (*ftrl_classes)(const int64_t *, const double *, ptrdiff_t, double *, double *,
                          double *, double *, const double *, const ptrdiff_t *, ptrdiff_t,
                          ptrdiff_t, double, double, double, double);
+    void (*rda_scores)(const int64_t *, const double *, ptrdiff_t, const double *,
+                       const double *, ptrdiff_t, double, double, double, double, double *);
+    void (*rda_weights)(const double *, const double *, ptrdiff_t, double, double, double *);
+    void (*rda_step)(const int64_t *, const double *, ptrdiff_t, double *, double *, double *,
+                     const double *, const ptrdiff_t *, ptrdiff_t, ptrdiff_t, double, double);
 } adaptive_steps;
 
 static adaptive_steps onlinear_adaptive_steps;
@@ -45,7 +50,10 @@ static adaptive_steps onlinear_adaptive_steps;
     onlinear_adaptive_steps.ftrl = ftrl_##ISA;                                                \
     onlinear_adaptive_steps.adagrad_catch_up_l1 = adagrad_catch_up_l1_##ISA;                  \
     onlinear_adaptive_steps.adagrad_classes = adagrad_classes_##ISA;                          \
-    onlinear_adaptive_steps.ftrl_classes = ftrl_classes_##ISA;
+    onlinear_adaptive_steps.ftrl_classes = ftrl_classes_##ISA;                                \
+    onlinear_adaptive_steps.rda_scores = rda_scores_##ISA;                                    \
+    onlinear_adaptive_steps.rda_weights = rda_weights_##ISA;                                  \
+    onlinear_adaptive_steps.rda_step = rda_step_##ISA;
 
 /* Choose the steps for this CPU (once, when the module loads). */
 static void onlinear_adaptive_init(void) {

@@ -206,6 +206,79 @@ static void ADAPTIVE_NAME(ftrl_classes_)(const int64_t *idx, const double *vals,
     }
 }
 
+/* AdaGrad's primal-dual (RDA) form: the weight that a coordinate's gradient sum u and squared
+ * gradient sum G define at t rounds, w = -eta sign(u) [|u| - l1 t]_+ / (delta + sqrt(G) +
+ * eta l2 t) (0 where that scale is 0: no gradient yet and delta = 0); l1t and l2t are l1 t and
+ * (eta l2) t. */
+static inline double ADAPTIVE_NAME(rda_weight_)(double u, double G, double eta, double delta,
+                                                double l1t, double l2t) {
+    const double scale = delta + sqrt(G) + l2t;
+    const double size = fabs(u) - l1t;
+    const double shrunk = size > 0.0 ? copysign(size, u) : 0.0;
+    return scale > 0.0 ? -(eta * shrunk) / (scale > 0.0 ? scale : 1.0) : 0.0;
+}
+
+/* The scores of a row under the RDA weights at t rounds, computed where they are read (every
+ * weight moves with t under a regulariser); each score sums over the row's non-zeros in its
+ * order, as score_sparse does over stored weights (the same bits). */
+static void ADAPTIVE_NAME(rda_scores_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
+                                       const double *U, const double *G, ptrdiff_t K,
+                                       double eta, double delta, double l1t, double l2t,
+                                       double *scores) {
+    for (ptrdiff_t k = 0; k < K; k++) scores[k] = 0.0;
+    for (ptrdiff_t p = 0; p < nnz; p++) {
+        const double *restrict u = U + idx[p] * K, *restrict s = G + idx[p] * K;
+        double *restrict out = scores;
+        const double x = vals[p];
+        #pragma omp simd
+        for (ptrdiff_t k = 0; k < K; k++)
+            out[k] = out[k] + x * ADAPTIVE_NAME(rda_weight_)(u[k], s[k], eta, delta, l1t, l2t);
+    }
+}
+
+/* The RDA weights of n consecutive coordinates without a regulariser (they then move only with
+ * their own u and G, so a pass may keep them). */
+static void ADAPTIVE_NAME(rda_weights_)(const double *U, const double *G, ptrdiff_t n,
+                                        double eta, double delta, double *W) {
+    #pragma omp simd
+    for (ptrdiff_t i = 0; i < n; i++)
+        W[i] = ADAPTIVE_NAME(rda_weight_)(U[i], G[i], eta, delta, 0.0, 0.0);
+}
+
+/* An RDA round's step: u += g, G += g^2 (g_k = gamma_k x_j) on the row's non-zeros, for the
+ * n_classes classes listed (classes NULL: every class), and W (when not NULL, the weights kept
+ * by an unregularised pass) recomputed there. */
+static void ADAPTIVE_NAME(rda_step_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
+                                     double *U, double *G, double *W, const double *gamma,
+                                     const ptrdiff_t *classes, ptrdiff_t n_classes, ptrdiff_t K,
+                                     double eta, double delta) {
+    if (classes == NULL) {
+        for (ptrdiff_t p = 0; p < nnz; p++) {
+            double *restrict u = U + idx[p] * K, *restrict s = G + idx[p] * K;
+            const double x = vals[p];
+            #pragma omp simd
+            for (ptrdiff_t k = 0; k < K; k++) {
+                const double g = x * gamma[k];
+                u[k] = u[k] + g;
+                s[k] = s[k] + g * g;
+            }
+            if (W != NULL) ADAPTIVE_NAME(rda_weights_)(u, s, K, eta, delta, W + idx[p] * K);
+        }
+        return;
+    }
+    for (ptrdiff_t c = 0; c < n_classes; c++) {
+        const ptrdiff_t k = classes[c];
+        const double coefficient = gamma[k];
+        for (ptrdiff_t p = 0; p < nnz; p++) {
+            const ptrdiff_t j = idx[p] * K + k;
+            const double g = vals[p] * coefficient;
+            U[j] = U[j] + g;
+            G[j] = G[j] + g * g;
+            if (W != NULL) W[j] = ADAPTIVE_NAME(rda_weight_)(U[j], G[j], eta, delta, 0.0, 0.0);
+        }
+    }
+}
+
 #undef ADAPTIVE_NAME
 #undef ADAPTIVE_CAT
 #undef ADAPTIVE_CAT2

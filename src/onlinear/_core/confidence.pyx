@@ -45,10 +45,25 @@ Numerical edge cases: a zero row (V = 0, or V not > 0 after underflow) predicts 
 but never updates (a non-zero row with V ≤ 0, which only round-off can give, is counted as
 skipped); a score, V or a coefficient that is not finite (rows of norm beyond ~1e150, or NaN)
 stops the pass with a ValueError naming the row, before that round changes anything (the
-rounds before it stay).  A diagonal σ that ``"drop"`` rounds to 0 or below becomes the smallest
-normal float, and ``min_variance`` (default 0: none) is a floor for every diagonal σ after its
-update (CW-std's hard constraint collapses σ towards 0 on contradictory repeated rows); both
-repairs are counted.
+rounds before it stay).  A diagonal σ that a step takes below the smallest normal float
+(DBL_MIN, 2.2e-308; ``"drop"`` rounds it to 0 or below, a ``"project"`` step whose c overflows
+gives 0) becomes that smallest normal float: the exact σ is not representable there, and a zero
+σ would freeze its coordinate for good (V = 0).  This is a deviation from the papers, whose
+steps never leave the reals: CW-std's exact step (Crammer, Dredze & Pereira, NIPS 2008) on a
+mistake with a tiny V takes α ≈ |m|/V and c ≈ (mφ/V)², beyond float64 once V ≲ |m|φ·1e-154,
+which real data reaches (the hard constraint shrinks σ by orders of magnitude a mistake: on
+Letter after some 4,500 rounds).  c = +∞ itself is taken by its limit (Σx → 0 along x: a
+diagonal σ' = 0, then DBL_MIN; a full matrix's β = 1/v).  And ``min_variance`` (default 0:
+none) is a floor for every diagonal σ after its update (CW-std's hard constraint collapses σ
+towards 0 on contradictory repeated rows); both repairs are counted.
+
+NAROW (Orabona & Crammer, "New Adaptive Algorithms for Online Classification", NIPS 2010; the
+LIBOL manual's Algorithm 11) shares this state (``mean`` = w, ``covariance`` = A⁻¹ in the
+``"diagonal"`` or ``"per-class"`` layout) with a sum ``theta`` (θ, shape (d, K)); its rounds
+(:func:`narow_pass`, :func:`narow_row`, :class:`NarowRound`; the math in
+:mod:`onlinear.models.narow`) are one-vs-rest: every output k takes its own χ_k = xᵀA_k⁻¹x, r_k
+and margin test, and a full A_k⁻¹ its plain rank-one subtraction (the sweep of the congruence's
+first step, on its upper triangle) and w_k = A_k⁻¹θ_k (u = Σx's sweep).
 
 Dense rows are run on their non-zeros, gathered first, so dense and CSR rows (canonical: sorted,
 without duplicates) give identical states.  This module is compiled ahead of time (Cython).
@@ -57,7 +72,7 @@ import numpy as np
 
 cimport cython
 from libc.float cimport DBL_MIN
-from libc.math cimport isfinite, sqrt
+from libc.math cimport INFINITY, isfinite, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport calloc, free
 
@@ -119,13 +134,22 @@ cdef struct Model:
     Py_ssize_t n_matrices
     int64_t repaired
     int64_t skipped
+    bint narow               # NAROW's rounds (module doc), with:
+    bint libol               #   LIBOL's NAROW.m step
+    double narow_b           #   its b
+    double *theta            #   θ, (d, K)
+    double *chis             #   χ_k of the round's outputs (K)
+    double *steps            #   full layout: A_k⁻¹x of each output (K·d)
 
 
 # ------------------------------------------------------------------------------ the round
 cdef inline double _shrunk(Model *M, double sig, double x2, GaussianStep s) noexcept nogil:
     """A diagonal σ_j after the round's step (x2 = x_j²), repaired as the module doc says."""
+    cdef double grow
     if M.form == PROJECT:
-        sig = sig / (1.0 + s.c * sig * x2)  # = 1/(1/σ + c·x²), one division
+        grow = s.c * sig * x2
+        if grow == grow:  # (NaN only from c = ∞ on an x_j² that underflowed to 0: no step)
+            sig = sig / (1.0 + grow)  # = 1/(1/σ + c·x²), one division
     elif M.form == DROP:
         sig = sig - s.beta * sig * sig * x2
         if not (sig > 0.0):
@@ -137,7 +161,8 @@ cdef inline double _shrunk(Model *M, double sig, double x2, GaussianStep s) noex
 
 
 cdef inline double _floored(Model *M, double sig) noexcept nogil:
-    """σ raised to ``min_variance`` (counted as a repair)."""
+    """σ raised to ``min_variance``, or to the smallest normal float when that is larger
+    (counted as a repair): M.min_variance is their maximum (module doc)."""
     if sig < M.min_variance:
         M.repaired += 1
         return M.min_variance
@@ -151,7 +176,7 @@ cdef inline void _diagonal_move(Model *M, Py_ssize_t k, double sign, Py_ssize_t 
     class ``other`` (−1: none) in the same sweep (its values share the feature's row)."""
     cdef Py_ssize_t p, at
     cdef double t, x, x2, sig_k, sig_o, grow_k, grow_o, inverse
-    if M.form == PROJECT and other >= 0:
+    if M.form == PROJECT and other >= 0 and isfinite(s.c):
         # both classes' σ/(1 + cσx²) from one division (1/(growth_k·growth_o)): a division
         # costs several multiplications, and it is most of this sweep (two or three roundings
         # more per σ, far below the tests' 1e-10)
@@ -233,6 +258,17 @@ cdef void _mirror(Model *M) noexcept nogil:
         M.moved[k] = False
 
 
+cdef inline double _project_beta(double c, double v) noexcept nogil:
+    """c/(1 + c·v), the β of Σ⁻¹ += c·xxᵀ on a matrix of xᵀΣx = v; 1/v at c = ∞ (its limit:
+    Σx → 0)."""
+    return c / (1.0 + c * v) if isfinite(c) else 1.0 / v
+
+
+cdef inline double _pair_rest(double c, double v_other, double V) noexcept nogil:
+    """1 − β·v of a per-class ``drop`` step, (1 + c·v_other)/(1 + c·V); v_other/V at c = ∞."""
+    return (1.0 + c * v_other) / (1.0 + c * V) if isfinite(c) else v_other / V
+
+
 cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssize_t nnz,
                        Py_ssize_t y, bint *updated) noexcept nogil:
     """One round on the row (idx, vals): the class predicted before the update (binary: 0 or
@@ -289,27 +325,108 @@ cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssiz
     s = M.step(m, V, M.params)
     if not (s.alpha > 0.0):
         return predicted
-    if not (isfinite(s.alpha) and isfinite(s.beta) and isfinite(s.c)):
-        return -1
+    if not (isfinite(s.alpha) and isfinite(s.beta) and s.c == s.c):
+        return -1  # (c = +∞ is taken: the steps below use its limit)
     updated[0] = True
     if M.layout == DIAGONAL:
         _diagonal_move(M, 0 if K == 1 else y, z, -1 if K == 1 else support, s, idx, vals, nnz)
     elif M.layout == PER_CLASS and K > 1:
         if M.form == PROJECT:
-            _full_move(M, y, S_y, M.u, s.alpha, s.c / (1.0 + s.c * v_y), 1.0 / (1.0 + s.c * v_y),
-                       True)
-            _full_move(M, support, S_s, M.u + d, -s.alpha, s.c / (1.0 + s.c * v_s),
+            _full_move(M, y, S_y, M.u, s.alpha, _project_beta(s.c, v_y),
+                       1.0 / (1.0 + s.c * v_y), True)
+            _full_move(M, support, S_s, M.u + d, -s.alpha, _project_beta(s.c, v_s),
                        1.0 / (1.0 + s.c * v_s), True)
         else:
-            _full_move(M, y, S_y, M.u, s.alpha, s.beta, (1.0 + s.c * v_s) / (1.0 + s.c * V),
+            _full_move(M, y, S_y, M.u, s.alpha, s.beta, _pair_rest(s.c, v_s, V), True)
+            _full_move(M, support, S_s, M.u + d, -s.alpha, s.beta, _pair_rest(s.c, v_y, V),
                        True)
-            _full_move(M, support, S_s, M.u + d, -s.alpha, s.beta,
-                       (1.0 + s.c * v_y) / (1.0 + s.c * V), True)
     elif M.layout == PER_CLASS:
         _full_move(M, 0, S_y, M.u, z * s.alpha, s.beta, 1.0 / (1.0 + s.c * v_y), True)
     else:
         _full_move(M, y, M.cov, M.u, s.alpha, s.beta, 1.0, False)
         _full_move(M, support, M.cov, M.u, -s.alpha, s.beta, 1.0 / (1.0 + s.c * v_y), True)
+    return predicted
+
+
+@cython.cdivision(True)
+cdef Py_ssize_t _narow_round(Model *M, const int64_t *idx, const double *vals, Py_ssize_t nnz,
+                             Py_ssize_t y, bint *updated) noexcept nogil:
+    """NAROW's round (:mod:`onlinear.models.narow`), one-vs-rest over the K outputs: the class
+    predicted (binary: 0 or 1), or −1 when a score or a χ_k is not finite (nothing changed:
+    every χ_k is computed before any output moves)."""
+    cdef Py_ssize_t K = M.K, d = M.d, k, p, i, at, predicted = 0
+    cdef double z, chi, r, margin, loss, beta, coefficient, x, sig
+    cdef double *S
+    cdef double *step
+    cdef bint grows
+    updated[0] = False
+    feature_major_scores(M.mu, K, idx, vals, nnz, M.scores)
+    for k in range(K):
+        M.chis[k] = 0.0
+    if M.layout == DIAGONAL:
+        for p in range(nnz):
+            at = idx[p] * K
+            x = vals[p]
+            for k in range(K):
+                M.chis[k] += x * (M.cov[at + k] * x)
+    else:
+        for k in range(K):
+            M.chis[k] = _times(M.cov + k * d * d, d, M.x, idx, vals, nnz, M.steps + k * d)
+    for k in range(K):
+        if not (isfinite(M.scores[k]) and isfinite(M.chis[k])):
+            return -1
+    if K == 1:
+        predicted = 1 if M.scores[0] > 0.0 else 0
+    else:
+        for k in range(1, K):
+            if M.scores[k] > M.scores[predicted]:
+                predicted = k
+    for k in range(K):
+        if K == 1:
+            z = 1.0 if y == 1 else -1.0
+        else:
+            z = 1.0 if k == y else -1.0
+        chi = M.chis[k]
+        if not chi > 0.0:  # a zero row: no step (its θ increment is 0 anyway)
+            continue
+        grows = chi * M.narow_b > 1.0
+        r = chi / (M.narow_b * chi - 1.0) if grows else INFINITY
+        S = M.cov + k * d * d
+        step = M.steps + k * d
+        if M.libol:  # (full layout only)
+            loss = max(0.0, 1.0 - z * M.scores[k])
+            if not (loss > 0.0 and isfinite(r)):
+                continue
+            beta = 1.0 / (chi + r)
+            coefficient = loss * beta * z
+            for i in range(d):
+                M.mu[i * K + k] += coefficient * step[i]
+            onlinear_gaussian_sweeps.shrink(S, step, beta, M.x, d, M.w)
+            M.moved[k] = True
+            updated[0] = True
+            continue
+        margin = z * M.scores[k] * (r / (chi + r) if grows else 1.0)
+        if not margin < 1.0:
+            continue
+        updated[0] = True
+        for p in range(nnz):
+            M.theta[idx[p] * K + k] += z * vals[p]
+        if M.layout == DIAGONAL:
+            for p in range(nnz):
+                at = idx[p] * K + k
+                if grows:
+                    sig = M.cov[at]
+                    M.cov[at] = sig / (1.0 + sig * vals[p] * vals[p] / r)
+                M.mu[at] = M.cov[at] * M.theta[at]
+            continue
+        if grows:  # A⁻¹ − (A⁻¹x)(A⁻¹x)ᵀ/(r + χ) on the upper triangle
+            onlinear_gaussian_sweeps.shrink(S, step, 1.0 / (r + chi), M.x, d, M.w)
+            M.moved[k] = True
+        for i in range(d):  # w_k = A_k⁻¹θ_k, from θ_k gathered to u's first half
+            M.u[i] = M.theta[i * K + k]
+        onlinear_gaussian_sweeps.times(S, M.u, d, M.u + d)
+        for i in range(d):
+            M.mu[i * K + k] = M.u[d + i]
     return predicted
 
 
@@ -338,8 +455,6 @@ cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covaria
                      const double[::1] params, double min_variance) except -1:
     """Check that the arrays fit each other, the layout and the rule (no index is checked in
     the loops), and point ``M`` at them."""
-    cdef double[:, ::1] mu_v
-    cdef double[::1] cov_v
     try:
         row = GAUSSIAN_RULES[GaussianRule(rule)]
     except ValueError:
@@ -357,6 +472,24 @@ cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covaria
     if (layout == "shared") != (row.layouts == SHARED):
         raise ValueError(f"rule {GaussianRule(rule).name} serves the layouts "
                          f"{list(row.layouts)}, not {layout!r}")
+    if params.shape[0] < len(row.params):
+        raise ValueError(f"{GaussianRule(rule).name} reads {len(row.params)} parameters "
+                         f"{row.params}, got {params.shape[0]}")
+    if not min_variance >= 0.0:
+        raise ValueError(f"min_variance must be ≥ 0, got {min_variance!r}")
+    _point_at(M, layout, mean, covariance)
+    M.step = gaussian_step_of(rule)
+    M.params = &params[0] if params.shape[0] > 0 else NULL
+    M.nherd_C = (<const NherdParams *>&params[0]).C if M.form == EXACT else 0.0
+    M.min_variance = max(min_variance, DBL_MIN)
+    return 0
+
+
+cdef int _point_at(Model *M, str layout, mean, covariance) except -1:
+    """Check the mean and covariance against each other and the layout (``M.layout`` set),
+    point ``M`` at them and zero its counters."""
+    cdef double[:, ::1] mu_v
+    cdef double[::1] cov_v
     if not isinstance(mean, np.ndarray) or mean.ndim != 2:
         raise ValueError("mean must be a 2-D float64 array of shape (n_features, n_outputs)")
     d, K = mean.shape
@@ -365,19 +498,12 @@ cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covaria
     check_state("mean", mean, (d, K))
     shape = {DIAGONAL: (d, K), PER_CLASS: (K, d, d), SHARED_FULL: (1, d, d)}[M.layout]
     check_state("covariance", covariance, shape)
-    if params.shape[0] < len(row.params):
-        raise ValueError(f"{GaussianRule(rule).name} reads {len(row.params)} parameters "
-                         f"{row.params}, got {params.shape[0]}")
-    if not min_variance >= 0.0:
-        raise ValueError(f"min_variance must be ≥ 0, got {min_variance!r}")
     mu_v = mean
     cov_v = covariance.reshape(-1)
     M.d = d
     M.K = K
-    M.step = gaussian_step_of(rule)
-    M.params = &params[0] if params.shape[0] > 0 else NULL
-    M.nherd_C = (<const NherdParams *>&params[0]).C if M.form == EXACT else 0.0
-    M.min_variance = min_variance
+    M.narow = M.libol = False
+    M.theta = M.chis = M.steps = NULL
     M.mu = &mu_v[0, 0] if d > 0 else NULL
     M.cov = &cov_v[0] if cov_v.shape[0] > 0 else NULL
     M.n_matrices = {DIAGONAL: 0, PER_CLASS: K, SHARED_FULL: 1}[M.layout]
@@ -387,9 +513,10 @@ cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covaria
 
 
 cdef double *_scratch(Model *M) except NULL:
-    """The rounds' buffers (scores, u, w, the scattered row zeroed, the moved flags) in one
-    block, for the caller to free."""
-    cdef size_t n = M.K + 4 * M.d + 1
+    """The rounds' buffers (scores, u, w, the scattered row zeroed, NAROW's χ_k and A_k⁻¹x, the
+    moved flags) in one block, for the caller to free."""
+    cdef size_t narow = (M.K + (M.K * M.d if M.layout != DIAGONAL else 0)) if M.narow else 0
+    cdef size_t n = M.K + 4 * M.d + narow + 1
     cdef double *buffer = <double *>calloc(n * sizeof(double) + M.n_matrices + 1, 1)
     if buffer == NULL:
         raise MemoryError()
@@ -397,6 +524,9 @@ cdef double *_scratch(Model *M) except NULL:
     M.u = buffer + M.K
     M.w = M.u + 2 * M.d
     M.x = M.w + M.d
+    if M.narow:
+        M.chis = M.x + M.d
+        M.steps = M.chis + M.K
     M.moved = <unsigned char *>(buffer + n)
     return buffer
 
@@ -412,10 +542,15 @@ cdef Py_ssize_t _play(void *model, const int64_t *idx, const double *vals, Py_ss
     cdef Model *M = <Model *>model
     cdef Py_ssize_t p, predicted
     if M.layout == DIAGONAL:
+        if M.narow:
+            return _narow_round(M, idx, vals, nnz, y, updated)
         return _round(M, idx, vals, nnz, y, updated)
     for p in range(nnz):  # (the full layouts' BLAS calls take the whole row)
         M.x[idx[p]] = vals[p]
-    predicted = _round(M, idx, vals, nnz, y, updated)
+    if M.narow:
+        predicted = _narow_round(M, idx, vals, nnz, y, updated)
+    else:
+        predicted = _round(M, idx, vals, nnz, y, updated)
     for p in range(nnz):
         M.x[idx[p]] = 0.0
     return predicted
@@ -472,12 +607,18 @@ def learn_pass(int rule, X, const int64_t[::1] y, const int64_t[::1] order, mean
     cdef Model M
     _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance)
     _check_counts(counts)
+    return _run_pass(&M, X, y, order, predictions, counts)
+
+
+cdef tuple _run_pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, predictions,
+                     int64_t[::1] counts):
+    """The pass of :func:`learn_pass` and :func:`narow_pass` on the filled model."""
     check_pass(X, y, order, predictions, M.d, M.K)
-    cdef double *buffer = _scratch(&M)
+    cdef double *buffer = _scratch(M)
     try:
-        mistakes, updates, failed = run_rows(_play, &M, X, y, order, predictions)
+        mistakes, updates, failed = run_rows(_play, M, X, y, order, predictions)
     finally:
-        _mirror(&M)
+        _mirror(M)
         free(buffer)
     if counts is not None:
         counts[REPAIRED] += M.repaired
@@ -497,16 +638,20 @@ def learn_row(int rule, indices, values, Py_ssize_t y, mean, covariance,
     the update and whether the round updated.  Raises ValueError, changing nothing, when a
     score, V or the step is not finite."""
     cdef Model M
-    cdef bint updated
-    cdef Py_ssize_t predicted
-    cdef double *buffer
     _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance)
     _check_counts(counts)
-    buffer = _scratch(&M)
+    return _run_row(&M, indices, values, y, counts)
+
+
+cdef tuple _run_row(Model *M, indices, values, Py_ssize_t y, int64_t[::1] counts):
+    """The round of :func:`learn_row` and :func:`narow_row` on the filled model."""
+    cdef bint updated
+    cdef Py_ssize_t predicted
+    cdef double *buffer = _scratch(M)
     try:
-        predicted = play_row(_play, &M, indices, values, y, M.d, M.K, &updated)
+        predicted = play_row(_play, M, indices, values, y, M.d, M.K, &updated)
     finally:
-        _mirror(&M)
+        _mirror(M)
         free(buffer)
     if counts is not None:
         counts[REPAIRED] += M.repaired
@@ -547,3 +692,96 @@ cdef class GaussianRound(RowRound):
         self.repairs[SKIPPED] += self.M.skipped
         self.M.repaired = 0
         self.M.skipped = 0
+
+
+# ---------------------------------------------------------------------------------- NAROW
+cdef int _fill_narow(Model *M, str layout, mean, covariance, theta, double b,
+                     str variant) except -1:
+    """Check NAROW's arrays and options (module doc) and point ``M`` at them."""
+    cdef double[:, ::1] theta_v
+    if layout not in ("diagonal", "per-class"):
+        raise ValueError(f"NAROW's A⁻¹ is 'diagonal' or 'per-class', not {layout!r}")
+    if variant not in ("dogma", "libol"):
+        raise ValueError(f"unknown NAROW variant {variant!r}; expected 'dogma' or 'libol'")
+    if variant == "libol" and layout != "per-class":
+        raise ValueError("NAROW's variant='libol' (LIBOL's NAROW.m) needs a full A⁻¹ "
+                         "(layout='per-class')")
+    if not (b > 0.0 and isfinite(b)):
+        raise ValueError(f"b must be positive and finite, got {b!r}")
+    M.layout = _layout_of(layout)
+    M.form = PROJECT
+    _point_at(M, layout, mean, covariance)
+    check_state("theta", theta, mean.shape)
+    theta_v = theta
+    M.narow, M.libol, M.narow_b = True, variant == "libol", b
+    M.theta = &theta_v[0, 0] if M.d > 0 else NULL
+    M.min_variance = 0.0
+    return 0
+
+
+def narow_pass(X, const int64_t[::1] y, const int64_t[::1] order, mean, covariance, theta,
+               predictions=None, *, double b=1.0, str layout="diagonal",
+               str variant="dogma"):
+    """One online pass of NAROW over the rows ``X[order]`` (the module doc; the math in
+    :mod:`onlinear.models.narow`).
+
+    Parameters
+    ----------
+    X, y, order, predictions
+        As :func:`learn_pass`.
+    mean, covariance : float64 arrays
+        w and A⁻¹ in the layout (:func:`initial_state`), updated in place.
+    theta : float64 array, shape (d, K)
+        The sum θ, updated in place.
+    b : float, default=1
+        NAROW's b > 0: A grows only while χ = xᵀA⁻¹x > 1/b.
+    layout : {"diagonal", "per-class"}
+    variant : {"dogma", "libol"}
+        The paper's (DOGMA's) rounds, or LIBOL's ``NAROW.m`` (``"per-class"`` only).
+
+    Returns
+    -------
+    (n_mistakes, n_updates) : tuple of int
+
+    Raises
+    ------
+    ValueError
+        On arguments that do not fit (nothing changed), or on a round whose score or χ is not
+        finite: that round changed nothing, the rounds before it stay.
+    """
+    cdef Model M
+    _fill_narow(&M, layout, mean, covariance, theta, b, variant)
+    return _run_pass(&M, X, y, order, predictions, None)
+
+
+def narow_row(indices, values, Py_ssize_t y, mean, covariance, theta, *, double b=1.0,
+              str layout="diagonal", str variant="dogma"):
+    """One NAROW round (``learn_one``) on the row with non-zeros ``values`` at the columns
+    ``indices``; the other arguments as :func:`narow_pass`.  Returns ``(prediction,
+    updated)``; raises ValueError, changing nothing, when a score or χ is not finite."""
+    cdef Model M
+    _fill_narow(&M, layout, mean, covariance, theta, b, variant)
+    return _run_row(&M, indices, values, y, None)
+
+
+cdef class NarowRound(RowRound):
+    """``learn_one``'s NAROW round in one compiled call (:class:`RowRound`): the arrays and
+    options of :func:`narow_row`, checked once; ``counts`` (seen, mistakes, updates) kept
+    here; ``exponent``: the accepted row norms ``[2^-e, 2^e]``."""
+
+    cdef Model M
+    cdef double *buffer
+
+    def __init__(self, mean, covariance, theta, int64_t[::1] counts, *, double b=1.0,
+                 str layout="diagonal", str variant="dogma", int exponent=505):
+        _fill_narow(&self.M, layout, mean, covariance, theta, b, variant)
+        self.buffer = _scratch(&self.M)
+        self.play = _play
+        self.model = &self.M
+        self.start(self.M.d, self.M.K, exponent, counts, (mean, covariance, theta))
+
+    def __dealloc__(self):
+        free(self.buffer)
+
+    cdef void after(self):
+        _mirror(&self.M)

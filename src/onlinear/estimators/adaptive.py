@@ -113,7 +113,7 @@ class AdaGrad(_AdaptiveClassifier):
 
         w = −η·sign(u)·[|u| − λ1·t]₊ / (H + ηλ2·t),   u = the sum of the t rounds' gradients
 
-    (its rounds run in Python, not compiled).  The regularizer acts on every coordinate every
+    (compiled rounds, as the mirror form's).  The regularizer acts on every coordinate every
     round; in the mirror form the steps of a feature absent from the rows are taken in closed
     form when it appears again (or when the weights are read), in the dual form the weights
     are functions of (u, G, t): either way a CSR round stays O(K·non-zeros).  The paper's update and

@@ -78,7 +78,8 @@ diagonal : {"project", "drop"}, default="project"
     updated Σ⁻¹, or of the updated Σ (module doc).""",
     "min_variance": """\
 min_variance : float, default=0.0
-    A floor under every diagonal variance after its update (0: none).""",
+    A floor under every diagonal variance after its update (0: none but the smallest normal
+    float, 2.2e-308, which a variance whose exact value float64 cannot hold is raised to).""",
 }
 
 #: the families whose problem has a loss to weigh take ``class_weight`` (module doc)
@@ -128,8 +129,8 @@ class _Gaussian(_ModelHolding):
 
     @property
     def n_variance_repairs_(self):
-        """Diagonal variances the engine repaired (rounded to 0 or below under
-        ``diagonal="drop"``, or raised to ``min_variance``)."""
+        """Diagonal variances the engine repaired (raised to the smallest normal float from
+        below it, as an exact CW step whose c overflows leaves them, or to ``min_variance``)."""
         return int(self.model_.repairs[0])
 
     @property
@@ -153,7 +154,10 @@ class ConfidenceWeighted(_Unweighted, _Gaussian):
     α, u, β — the rationalized u, which does not cancel); ``form="variance"`` solves the ICML
     paper's linearized constraint m ≥ φV (its "variance" update).  Both update iff the
     constraint fails.  CW has no slack: on noisy data its Σ collapses on the rows it
-    keeps failing, which ``min_variance`` (a floor of every diagonal variance) bounds.
+    keeps failing, which ``min_variance`` (a floor of every diagonal variance) bounds.  With
+    no floor a diagonal σ may fall below float64's range (on Letter within some 4,500 rows,
+    once a mistake's c ≈ (mφ/V)² overflows): it is then held at the smallest normal float,
+    a deviation from the paper (whose steps never leave the reals) that lets the pass go on.
 
     Parameters
     ----------

@@ -28,9 +28,9 @@ class NAROW(_Unweighted, _ModelHolding):
     Binary; on more than two classes one such learner per class, one-vs-rest (z = +1 for the
     class, −1 for the others; not in the paper), predicting argmax_k w_k·x.  LIBOL's
     ``NAROW.m`` is another algorithm (an AROW step with r_t, no update at all while r_t = ∞;
-    ``docs/misprints.md``), offered as ``variant="libol"`` for reproducing LIBOL's numbers.  The rounds take no example weights: the update
-    is a Perceptron step with no loss to weigh.  The rounds run in Python (numpy per round; no
-    compiled engine yet): slower than the other Gaussian learners.
+    ``docs/misprints.md``), offered as ``variant="libol"`` for reproducing LIBOL's numbers.
+    The rounds take no example weights: the update is a Perceptron step with no loss to weigh.
+    The rounds are compiled (:func:`onlinear._core.confidence.narow_pass`).
 
     Parameters
     ----------

@@ -16,14 +16,15 @@ O(K·non-zeros), every feature for ``coef_`` — and never stored, so a feature 
 rows needs no catch-up.
 
 Arrays (``(n_features, n_outputs)`` float64 unless said): ``sums`` (u), ``squares`` (G),
-``clock`` (int64, (1,): t), ``counts``.  The rounds run in Python (numpy per round), not
-compiled.  Losses and example weights as the mirror-descent model's
+``clock`` (int64, (1,): t), ``counts``.  The rounds are compiled
+(:func:`onlinear._core.adaptive.rda_pass`, ``rda_row`` and ``AdaptiveRound("rda", ...)`` for
+``learn_one``).  Losses and example weights as the mirror-descent model's
 (:mod:`onlinear.models.adaptive`).
 """
 import numpy as np
 
+from .._core import adaptive
 from .adaptive import _Adaptive
-from .weighted_pass import play_rows
 
 
 class DualAdaGradModel(_Adaptive):
@@ -55,69 +56,26 @@ class DualAdaGradModel(_Adaptive):
         if self.clock[0] < 0:
             raise ValueError("_clock: the number of rounds must be ≥ 0.")
 
-    def _weights(self, sums, squares):
-        """The RDA weights of the coordinates whose sums and squares are given (module doc)."""
+    def coefficients(self):
+        """The RDA weights of every coordinate at the rounds seen (module doc; the compiled
+        rounds compute the same for a row's non-zeros)."""
         config = self.config
         t = float(self.clock[0])
-        scale = config["delta"] + np.sqrt(squares) + config["eta"] * config["l2"] * t
-        shrunk = np.sign(sums) * np.maximum(np.abs(sums) - config["l1"] * t, 0.0)
+        scale = config["delta"] + np.sqrt(self.squares) + config["eta"] * config["l2"] * t
+        shrunk = np.sign(self.sums) * np.maximum(np.abs(self.sums) - config["l1"] * t, 0.0)
         with np.errstate(invalid="ignore", divide="ignore"):
             weights = -config["eta"] * shrunk / scale
         return np.where(scale > 0.0, weights, 0.0)  # (never a gradient, δ = 0: w = 0)
 
-    def coefficients(self):
-        return self._weights(self.sums, self.squares)
-
     def _make_round(self, exponent):
-        return None  # (no compiled round: learn_one takes the general path)
+        return adaptive.AdaptiveRound("rda", (self.sums, self.squares, self.clock), self.counts,
+                                      exponent=exponent, **self._keywords())
 
     # ------------------------------------------------------------------ learning
     def _pass(self, X, targets, order, predictions, weight):
-        return play_rows(X, targets, order, predictions,
-                         lambda idx, vals, label: self._row(idx, vals, label, weight))
+        return adaptive.rda_pass(X, targets, order, self.sums, self.squares, self.clock,
+                                 predictions, weight=weight, **self._keywords())
 
     def _row(self, idx, vals, label, weight):
-        """One round: ``(predicted, updated)``; raises ValueError, changing nothing, on a score
-        that is not finite."""
-        idx = np.asarray(idx, dtype=np.int64)
-        vals = np.asarray(vals, dtype=np.float64)
-        scores = vals @ self._weights(self.sums[idx], self.squares[idx])
-        if not np.all(np.isfinite(scores)):
-            raise ValueError("a score is not finite (NaN or infinite values, or a row too "
-                             "large: rescale the input)")
-        gamma, predicted = _coefficients(scores, label, self.config["loss"])
-        gamma = gamma * weight
-        self.clock[0] += 1
-        updated = bool(np.any(gamma != 0.0) and np.any(vals != 0.0))
-        if updated:
-            gradient = np.outer(vals, gamma)
-            self.sums[idx] += gradient
-            self.squares[idx] += gradient * gradient
-        return predicted, updated
-
-
-def _coefficients(scores, label, loss):
-    """``(γ, predicted)``: the loss's subgradient rows are γ_k·x, and the index predicted —
-    the conventions of :mod:`onlinear._core.adaptive` (binary: +1 on a score > 0; ties to the
-    lowest index; the support class s* the first largest wrong score)."""
-    K = scores.shape[0]
-    gamma = np.zeros(K)
-    if K == 1:
-        z = 1.0 if label == 1 else -1.0
-        if loss == "hinge":
-            gamma[0] = -z if 1.0 - z * scores[0] > 0.0 else 0.0
-        else:
-            gamma[0] = -z * np.exp(-np.logaddexp(0.0, z * scores[0]))
-        return gamma, int(scores[0] > 0.0)
-    predicted = int(np.argmax(scores))
-    if loss == "hinge":
-        wrong = scores.copy()
-        wrong[label] = -np.inf
-        support = int(np.argmax(wrong))
-        if 1.0 - scores[label] + scores[support] > 0.0:
-            gamma[label], gamma[support] = -1.0, 1.0
-        return gamma, predicted
-    exponentials = np.exp(scores - scores[predicted])
-    gamma = exponentials / exponentials.sum()
-    gamma[label] -= 1.0
-    return gamma, predicted
+        return adaptive.rda_row(idx, vals, label, self.sums, self.squares, self.clock,
+                                weight=weight, **self._keywords())

@@ -21,13 +21,15 @@ in place of r — on a hinge loss ℓ = max(0, 1 − z·w·x) > 0 with r_t < ∞
 and the same rank-one shrink — and no update at all while r_t = ∞ (θ unused).
 
 Arrays: the Gaussian model's (``mean`` = w, ``covariance`` = A⁻¹, ``prior`` = a, ``repairs``,
-unused here, ``counts``) and ``theta`` (θ, ``(n_features, n_outputs)``).  The rounds run in
-Python (numpy per round), not compiled: this learner has no compiled engine yet.
+unused here, ``counts``) and ``theta`` (θ, ``(n_features, n_outputs)``).  The rounds are
+compiled (:func:`onlinear._core.confidence.narow_pass`, ``narow_row`` and ``NarowRound`` for
+``learn_one``): a full A⁻¹ is subtracted on its upper triangle and mirrored, so it stays
+symmetric bit for bit.
 """
 import numpy as np
 
+from .._core import confidence
 from .._core.counters import MISTAKES, SEEN, UPDATES
-from . import weighted_pass
 from .gaussian import GaussianModel
 
 
@@ -77,82 +79,33 @@ class NAROWModel(GaussianModel):
     def pass_can_fail(self, n_rows):
         return n_rows > 1  # (a row whose score is not finite stops the pass)
 
+    def _options(self):
+        config = self.config
+        return {"b": config["b"], "layout": config["layout"], "variant": config["variant"]}
+
     def learn(self, X, targets, order, predictions, weights=None):
         if weights is not None:
             raise ValueError(f"{self.config['name']} takes no example weights.")
         if predictions is not None and predictions.shape[0] == 0:
             predictions = None
-        self._count(len(order), *weighted_pass.play_rows(X, targets, order, predictions,
-                                                         self._play))
+        order = np.ascontiguousarray(order, dtype=np.int64)
+        self._count(order.shape[0], *confidence.narow_pass(
+            X, targets, order, self.mean, self.covariance, self.theta, predictions,
+            **self._options()))
 
     def learn_row(self, idx, vals, label, weight=1.0, dense=False):
         if weight != 1.0:
             raise ValueError(f"{self.config['name']} takes no example weights.")
-        idx = np.asarray(idx, dtype=np.int64)
-        vals = np.asarray(vals, dtype=np.float64)
-        keep = vals != 0.0  # (a dense row's zeros: the round is that of its non-zeros)
-        predicted, updated = self._play(idx[keep], vals[keep], int(label))
+        predicted, updated = confidence.narow_row(idx, vals, label, self.mean, self.covariance,
+                                                  self.theta, **self._options())
         self._count(1, predicted != label, updated)
         return predicted
 
     def _make_round(self, exponent):
-        return None  # (no compiled round: learn_one takes the general path)
+        return confidence.NarowRound(self.mean, self.covariance, self.theta, self.counts,
+                                     exponent=exponent, **self._options())
 
     def _count(self, rounds, mistakes, updates):
         self.counts[SEEN] += rounds
         self.counts[MISTAKES] += mistakes
         self.counts[UPDATES] += updates
-
-    def _libol_step(self, k, z, score, chi, r, step):
-        """LIBOL's ``NAROW.m`` round on output k (module doc); whether it updated."""
-        loss = max(0.0, 1.0 - z * score)
-        if not (loss > 0.0 and np.isfinite(r)):
-            return False
-        beta = 1.0 / (chi + r)
-        self.mean[:, k] += loss * beta * z * step
-        self.covariance[k] -= beta * np.outer(step, step)
-        return True
-
-    def _play(self, idx, vals, label):
-        """One round on the non-zeros ``vals`` at ``idx``: ``(predicted, updated)``; raises
-        ValueError before changing anything when a score or χ is not finite."""
-        K = self.mean.shape[1]
-        diagonal = self.config["layout"] == "diagonal"
-        scores = vals @ self.mean[idx]
-        if diagonal:
-            steps = self.covariance[idx] * vals[:, None]  # (A⁻¹x)_j per output
-            chis = vals @ steps
-        else:
-            steps = np.stack([matrix[:, idx] @ vals for matrix in self.covariance], axis=1)
-            chis = vals @ steps[idx]
-        if not (np.all(np.isfinite(scores)) and np.all(np.isfinite(chis))):
-            raise ValueError("a score or the variance xᵀA⁻¹x is not finite (NaN or infinite "
-                             "values, or a row too large: rescale the input)")
-        predicted = int(scores[0] > 0.0) if K == 1 else int(np.argmax(scores))
-        b = self.config["b"]
-        updated = False
-        for k in range(K):
-            z = (1.0 if label == 1 else -1.0) if K == 1 else (1.0 if k == label else -1.0)
-            chi = float(chis[k])
-            if not chi > 0.0:  # a zero row: no step (its θ increment is 0 anyway)
-                continue
-            grows = chi * b > 1.0
-            r = chi / (b * chi - 1.0) if grows else np.inf
-            if self.config["variant"] == "libol":
-                updated |= self._libol_step(k, z, float(scores[k]), chi, r, steps[:, k])
-                continue
-            margin = z * float(scores[k]) * (r / (chi + r) if grows else 1.0)
-            if not margin < 1.0:
-                continue
-            updated = True
-            self.theta[idx, k] += z * vals
-            if diagonal:
-                if grows:
-                    sig = self.covariance[idx, k]
-                    self.covariance[idx, k] = sig / (1.0 + sig * vals * vals / r)
-                self.mean[idx, k] = self.covariance[idx, k] * self.theta[idx, k]
-                continue
-            if grows:
-                self.covariance[k] -= np.outer(steps[:, k], steps[:, k]) / (r + chi)
-            self.mean[:, k] = self.covariance[k] @ self.theta[:, k]
-        return predicted, updated

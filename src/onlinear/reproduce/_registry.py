@@ -41,13 +41,11 @@ NOT_REPRODUCED = [
      "multi-prototype MaxPA and Sopopo, and the multiplicative columns of Table 2"),
     ("Matsushima et al. 2010", "Table 4, rows sb/ob/ol-8-1, -7-1",
      "the UCD subsets of 20 Newsgroups are not in our data"),
-    ("Wu, Hoi et al. 2017 (SOL)", "the README table's rows eccw, ada-rda, sop, rda, ogd, alma2, erda, "
-     "vw and liblinear",
+    ("Wu, Hoi et al. 2017 (SOL)", "the README table's rows eccw, sop, rda, ogd, alma2, erda, vw "
+     "and liblinear",
      "sol-mnist runs the rows onlinear has a learner for; SOL's eccw is its standard-deviation "
-     "CW with two errors (onlinear implements the corrected form only), onlinear's ada-rda "
-     "(AdaGrad(form=\"dual\")) runs its rounds in numpy, about 10 minutes a pass over MNIST, "
-     "against some 600 passes for SOL's grid, and the others are not in onlinear or are other "
-     "programs"),
+     "CW with two errors (onlinear implements the corrected form only), and the others are not "
+     "in onlinear or are other programs"),
     ("Yang, Jin & Ye 2009", "the Isolet columns of Figs. 1–2",
      "Isolet is not in our data, and the paper's 1,000-example, 200-feature, 10-class version "
      "is not UCI's"),
