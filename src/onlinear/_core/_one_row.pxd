@@ -1,43 +1,71 @@
 # cython: language_level=3
 # One row of ``learn_one`` (a dense row, or a one-row CSR matrix's arrays), checked for the
 # compiled per-example rounds (row_pass.RowRound, blocks.LabelSetRound and BlockRowRound,
-# kernel.DualRowRound): each takes the row only if it is of the kind they read.
-from libc.stdint cimport int32_t
+# kernel.DualRowRound): each takes the row only if it is of the kind they read.  The checks
+# read the arrays through numpy's C API: a Python attribute (``x.flags``, ``x.dtype``) or a
+# typed memoryview costs more than the round's own bookkeeping (the including module calls
+# ``cnp.import_array()``).
+from libc.stdint cimport int32_t, int64_t
+
+cimport numpy as cnp
 
 from ._store cimport row_ok
 
 
-cdef inline Py_ssize_t csr_row_size(object indptr, object indices, object data, Py_ssize_t d,
-                                    int exponent) except -2:
-    """The number of stored values of a one-row canonical CSR matrix (``indptr``, ``indices``,
-    ``data``: int32 column indices, increasing, within ``d`` columns; float64 values, finite,
-    of a norm 0 or in ``[2^-e, 2^e]``, ``e = exponent``), or −1 for any other row (the
+cdef inline bint _plain(object x, int type_num):
+    """Whether ``x`` is a 1-D C-contiguous, aligned, native-order numpy array (not a subclass)
+    of ``type_num``."""
+    cdef cnp.ndarray a
+    if not cnp.PyArray_CheckExact(x):
+        return False
+    a = <cnp.ndarray>x
+    return (cnp.PyArray_TYPE(a) == type_num and cnp.PyArray_NDIM(a) == 1
+            and cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_ISALIGNED(a)
+            and cnp.PyArray_ISNOTSWAPPED(a))
+
+
+cdef inline const double *dense_row(object x, Py_ssize_t d, int exponent):
+    """The values of ``x`` if it is a row the rounds read as it is — a 1-D C-contiguous
+    float64 array of ``d > 0`` values, finite and of a norm 0 or in ``[2^-e, 2^e]`` (``e =
+    exponent``) —, else NULL (the caller's general path takes it and names what is wrong)."""
+    cdef const double *values
+    if d == 0 or not _plain(x, cnp.NPY_DOUBLE) or cnp.PyArray_DIM(<cnp.ndarray>x, 0) != d:
+        return NULL
+    values = <const double *>cnp.PyArray_DATA(<cnp.ndarray>x)
+    return values if row_ok(values, d, exponent) else NULL
+
+
+cdef inline Py_ssize_t csr_row(object indptr, object indices, object data, Py_ssize_t d,
+                               int exponent, const int32_t **columns, const double **values):
+    """The number of stored values of a one-row canonical CSR matrix (``indptr``, int32 or
+    int64, ``[0, n]``; ``indices``: int32 column indices, increasing, within ``d`` columns;
+    ``data``: float64 values, finite, of a norm 0 or in ``[2^-e, 2^e]``, ``e = exponent``),
+    its columns and values in ``columns`` and ``values``; or −1 for any other row (the
     caller's general path takes it and names what is wrong)."""
-    cdef const int32_t[::1] columns
-    cdef const double[::1] values
-    cdef Py_ssize_t n, p
-    # (dtype characters: "d" float64, "i" int32; no numpy C API needed in the including module)
-    if (data.dtype.char != "d" or indices.dtype.char != "i" or indptr.shape[0] != 2
-            or indptr[0] != 0):
+    cdef Py_ssize_t n, p, end
+    cdef const int32_t *c
+    cdef const double *v
+    if not (_plain(data, cnp.NPY_DOUBLE) and _plain(indices, cnp.NPY_INT32)):
         return -1
-    columns, values = indices, data
-    n = values.shape[0]
-    if columns.shape[0] != n or indptr[1] != n or n > d:
+    if _plain(indptr, cnp.NPY_INT64) and cnp.PyArray_DIM(<cnp.ndarray>indptr, 0) == 2:
+        if (<const int64_t *>cnp.PyArray_DATA(<cnp.ndarray>indptr))[0] != 0:
+            return -1
+        end = (<const int64_t *>cnp.PyArray_DATA(<cnp.ndarray>indptr))[1]
+    elif _plain(indptr, cnp.NPY_INT32) and cnp.PyArray_DIM(<cnp.ndarray>indptr, 0) == 2:
+        if (<const int32_t *>cnp.PyArray_DATA(<cnp.ndarray>indptr))[0] != 0:
+            return -1
+        end = (<const int32_t *>cnp.PyArray_DATA(<cnp.ndarray>indptr))[1]
+    else:
         return -1
-    if n and not row_ok(&values[0], n, exponent):
+    n = cnp.PyArray_DIM(<cnp.ndarray>data, 0)
+    if cnp.PyArray_DIM(<cnp.ndarray>indices, 0) != n or end != n or n > d:
+        return -1
+    c = <const int32_t *>cnp.PyArray_DATA(<cnp.ndarray>indices)
+    v = <const double *>cnp.PyArray_DATA(<cnp.ndarray>data)
+    if n and not row_ok(v, n, exponent):
         return -1
     for p in range(n):
-        if not 0 <= columns[p] < d or (p and columns[p] <= columns[p - 1]):
+        if not 0 <= c[p] < d or (p and c[p] <= c[p - 1]):
             return -1
+    columns[0], values[0] = c, v
     return n
-
-
-cdef inline bint dense_row_ok(object x, Py_ssize_t d, int exponent) except -1:
-    """Whether the numpy array ``x`` is a row the rounds read as it is: 1-D, C-contiguous,
-    float64, of ``d > 0`` values, finite and of a norm 0 or in ``[2^-e, 2^e]``."""
-    cdef const double[::1] row
-    if (x.dtype.char != "d" or x.ndim != 1 or x.shape[0] != d or d == 0
-            or not x.flags.c_contiguous):
-        return False
-    row = x
-    return row_ok(&row[0], d, exponent)

@@ -64,7 +64,7 @@ from ..solvers.block_dual cimport (DENSE_GRAM, KESLER_GRAM, ORDINAL_GRAM, DualSc
                                    carve_dual_scratch, dual_ints, dual_reals, group_sets,
                                    solve_structured_c)
 from ._counting cimport count_trial
-from ._one_row cimport csr_row_size, dense_row_ok
+from ._one_row cimport csr_row, dense_row
 from ._sweeps cimport onlinear_simd_init
 from ._store cimport (SCALE_HIGH, SCALE_LOW, Layout, add_outer, add_row, column_dots, dot,
                       exp_step, fold_positive, index_t, mass, nonzeros, real_x, row_accepted)
@@ -1067,16 +1067,17 @@ cdef class BlockRowRound:
         return 1 if label * self.wk.margin[0] > 0.0 else 0
 
     def dense(self, x, Py_ssize_t y):
-        cdef const double[::1] row
+        cdef const double *row
         cdef double label = 1.0 if y == 1 else -1.0
         cdef Py_ssize_t n_mistakes
         cdef bint updated
-        if (type(x) is not np.ndarray or not 0 <= y <= 1
-                or not dense_row_ok(x, self.d, self.exponent)):
+        if not 0 <= y <= 1:
             return -1
-        row = x
+        row = dense_row(x, self.d, self.exponent)
+        if row == NULL:
+            return -1
         with nogil:
-            updated = _general_trial(True, self.d, &row[0], <const int64_t *>self.index,
+            updated = _general_trial(True, self.d, row, <const int64_t *>self.index,
                                      <const int64_t *>NULL, 0, 1, &label, <const int64_t *>NULL,
                                      <const double *>NULL, self.w, self.scale, self.scheme,
                                      self.kind, self.params, self.wk.lam, &self.wk,
@@ -1084,20 +1085,20 @@ cdef class BlockRowRound:
         return self._counted(label, n_mistakes, updated)
 
     def sparse(self, indptr, indices, data, Py_ssize_t y):
-        cdef const int32_t[::1] columns
-        cdef const double[::1] values
-        cdef Py_ssize_t n = csr_row_size(indptr, indices, data, self.d, self.exponent)
+        cdef const int32_t *columns = NULL
+        cdef const double *values = NULL
+        cdef Py_ssize_t n = csr_row(indptr, indices, data, self.d, self.exponent, &columns,
+                                    &values)
         cdef Py_ssize_t n_mistakes
         cdef int32_t ptr[2]
         cdef double label = 1.0 if y == 1 else -1.0
         cdef bint updated
         if n < 0 or not 0 <= y <= 1:
             return -1
-        columns, values = indices, data
         ptr[0], ptr[1] = 0, n
         with nogil:
-            updated = _general_trial(False, self.d, &values[0] if n else <const double *>NULL,
-                                     &columns[0] if n else <const int32_t *>NULL,
+            updated = _general_trial(False, self.d, values if n else <const double *>NULL,
+                                     columns if n else <const int32_t *>NULL,
                                      <const int32_t *>ptr, 0, 1, &label, <const int64_t *>NULL,
                                      <const double *>NULL, self.w, self.scale, self.scheme,
                                      self.kind, self.params, self.wk.lam, &self.wk,
@@ -1192,19 +1193,18 @@ cdef class LabelSetRound:
         return best
 
     def dense(self, x, Py_ssize_t y):
-        cdef const double[::1] row
-        if type(x) is not np.ndarray or not dense_row_ok(x, self.d, self.exponent):
+        cdef const double *row = dense_row(x, self.d, self.exponent)
+        if row == NULL:
             return -1
-        row = x
-        return self._trial(self.idx, &row[0], self.d, y)
+        return self._trial(self.idx, row, self.d, y)
 
     def sparse(self, indptr, indices, data, Py_ssize_t y):
-        cdef const int32_t[::1] columns
-        cdef const double[::1] values
-        cdef Py_ssize_t n = csr_row_size(indptr, indices, data, self.d, self.exponent), p, best
+        cdef const int32_t *columns
+        cdef const double *values
+        cdef Py_ssize_t n = csr_row(indptr, indices, data, self.d, self.exponent, &columns,
+                                    &values), p, best
         if n < 0:
             return -1
-        columns, values = indices, data
         for p in range(n):
             self.idx[p] = columns[p]
             self.vals[p] = values[p]

@@ -41,10 +41,12 @@ import numpy as np
 from libc.math cimport exp, pow
 from libc.stdint cimport int32_t, int64_t
 
+cimport numpy as cnp
+
 from ..rules._step cimport step_function
 from ..rules.dispatch cimport compute_steps_c, step_of
 from ._counting cimport count_round
-from ._one_row cimport csr_row_size, dense_row_ok
+from ._one_row cimport csr_row, dense_row
 from ._store cimport (RAW_SQNORM, SCALE, SIZE_ANCHOR, Layout, average_close_round,
                       average_rebase, index_t, keep_running, must_reanchor, must_rebase,
                       predict_index, real_x, scale_ok)
@@ -52,6 +54,8 @@ from ._store cimport (RAW_SQNORM, SCALE, SIZE_ANCHOR, Layout, average_close_roun
 from ..kernels import CALLABLE as _CALLABLE_PY, LINEAR as _LINEAR_PY, POLY as _POLY_PY
 from ..kernels import RBF as _RBF_PY
 from ..rules.dispatch import NORM_READING_RULES
+
+cnp.import_array()  # (the one-row checks read numpy's C API)
 
 cdef enum:
     LINEAR = 0
@@ -466,22 +470,22 @@ cdef class DualRowRound(_Round):
         return predicted
 
     def dense(self, x, Py_ssize_t y):
-        cdef const double[::1] row
-        if (type(x) is not np.ndarray or not 0 <= y < max(self.d.m, 2)
-                or not dense_row_ok(x, self.d.n_features, self.exponent)):
+        cdef const double *row
+        if not 0 <= y < max(self.d.m, 2):
             return -1
-        row = x
-        return self._round(&row[0], y)
+        row = dense_row(x, self.d.n_features, self.exponent)
+        if row == NULL:
+            return -1
+        return self._round(row, y)
 
     def sparse(self, indptr, indices, data, Py_ssize_t y):
-        cdef const int32_t[::1] columns
-        cdef const double[::1] values
+        cdef const int32_t *columns
+        cdef const double *values
         cdef double[::1] dense = self.scattered
-        cdef Py_ssize_t n = csr_row_size(indptr, indices, data, self.d.n_features,
-                                         self.exponent), p, predicted
+        cdef Py_ssize_t n = csr_row(indptr, indices, data, self.d.n_features, self.exponent,
+                                    &columns, &values), p, predicted
         if n < 0 or self.d.n_features == 0 or not 0 <= y < max(self.d.m, 2):
             return -1
-        columns, values = indices, data
         for p in range(n):
             dense[columns[p]] = values[p]
         predicted = self._round(&dense[0], y)

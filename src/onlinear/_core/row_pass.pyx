@@ -14,13 +14,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from libc.stdint cimport int32_t, int64_t
+
+cimport numpy as cnp
 from libc.stdlib cimport free, malloc
 
-from ._one_row cimport csr_row_size, dense_row_ok
+from ._one_row cimport csr_row, dense_row
 from ._store cimport index_t, nonzeros, real_x
 from ._sweeps cimport onlinear_simd_init
 
 onlinear_simd_init()  # (a dense row's non-zeros: _store.pxd's nonzeros, simd.h)
+cnp.import_array()  # (the one-row checks read numpy's C API)
 
 
 cpdef check_pass(X, const int64_t[::1] y, const int64_t[::1] order, predictions,
@@ -259,20 +262,19 @@ cdef class RowRound:
         return predicted
 
     def dense(self, x, Py_ssize_t y):
-        cdef const double[::1] row
-        if type(x) is not np.ndarray or not dense_row_ok(x, self.d, self.exponent):
+        cdef const double *row = dense_row(x, self.d, self.exponent)
+        if row == NULL:
             return -1
-        row = x
-        return self._play(nonzeros(&row[0], self.d, self.idx, self.vals), y)
+        return self._play(nonzeros(row, self.d, self.idx, self.vals), y)
 
     def sparse(self, indptr, indices, data, Py_ssize_t y):
-        cdef const int32_t[::1] columns
-        cdef const double[::1] values
-        cdef Py_ssize_t n = csr_row_size(indptr, indices, data, self.d, self.exponent), p
+        cdef const int32_t *columns
+        cdef const double *values
+        cdef Py_ssize_t n = csr_row(indptr, indices, data, self.d, self.exponent, &columns,
+                                    &values), p
         cdef Py_ssize_t kept = 0
         if n < 0:
             return -1
-        columns, values = indices, data
         for p in range(n):  # (its zeros dropped)
             self.idx[kept] = columns[p]
             self.vals[kept] = values[p]
