@@ -1,7 +1,7 @@
 """The streaming commands import what they use: ``import onlinear`` imports no estimator (nor
 scikit-learn, numpy or scipy) until one is asked for, and ``onlinear train`` / ``predict`` /
 ``evaluate`` import scikit-learn's base without pandas, without running scipy.stats,
-numpy.testing, numpy.f2py or scipy.special (imported lazily, or on first use), and without the parts of scikit-learn (or the
+numpy.testing or numpy.f2py (imported lazily), and without the parts of scikit-learn (or the
 plotting, distributed and data-download modules of onlinear) they never call — and what they
 write is the same, byte for byte, as when those modules are imported as usual."""
 import importlib.util
@@ -21,7 +21,7 @@ NOT_NEEDED = ("pandas", "pyarrow", "matplotlib", "dask", "distributed", "river",
               "onlinear.cli.compare", "onlinear.cli.run",
               # (a submodule imported shows that the package's code ran: imported lazily, the
               # package alone is in sys.modules until a name of it is used)
-              "scipy.stats.", "numpy.testing.", "numpy.f2py.", "scipy.special.")
+              "scipy.stats.", "numpy.testing.", "numpy.f2py.")
 
 COMMANDS = textwrap.dedent("""
     import sys

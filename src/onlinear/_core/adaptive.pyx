@@ -58,6 +58,7 @@ numbers and its regret theorem were not checked against the paper's text (UNCHEC
 """
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import expit, softmax
 
 from libc.math cimport exp, fabs, isfinite, log1p, pow, sqrt
 from libc.stdint cimport int64_t
@@ -600,10 +601,6 @@ def predict_proba(W, X):
     """Class probabilities of the logistic learners: softmax(XW) row by row (computed after
     subtracting each row's largest score), or for one output [σ(−s), σ(s)], the probabilities
     of the classes −1 and +1.  ``X`` dense or sparse, shape (n, d); ``W`` shape (d, K)."""
-    # (scipy.special on first use: importing it parses its docstrings, 0.1 s that a streaming
-    # command which never asks for a probability should not pay)
-    from scipy.special import expit, softmax
-
     scores = np.asarray(X @ W, dtype=np.float64)
     if not np.all(np.isfinite(scores)):
         raise ValueError("a score is not finite (NaN or infinite values, or rows too large)")

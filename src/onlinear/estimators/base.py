@@ -601,7 +601,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             self._check_weight_dtype()
         X = self._with_constant(X)
         if first:
-            self._start(unique_labels(y) if method == "fit" else classes, X.shape[1])
+            self._start(self._fit_classes(y) if method == "fit" else classes, X.shape[1])
         return X, self._encode(y)
 
     def _pass_context(self, X, method):
@@ -900,12 +900,21 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             X, targets = self._prepare(X, y, classes, "stream")
             return TrainingStream(self, X, targets, self._pass_context(X, "stream"))
 
-    @staticmethod
-    def _first_classes(classes, method):
+    def _first_classes(self, classes, method):
+        """The classes of a first call other than ``fit``: ``classes``, or the ``classes``
+        hyperparameter of an estimator that has one (the ordinal learner's rank order), read
+        by the task (:meth:`onlinear.tasks.Multiclass.read_classes`)."""
+        if classes is None:
+            classes = getattr(self, "classes", None)
         if classes is None:
             raise ValueError(f"classes must be passed on the first call to {method}.")
-        check_class_labels(classes)
-        return np.unique(classes)
+        return self._task_class.read_classes(classes)
+
+    def _fit_classes(self, y):
+        """The classes ``fit`` starts with: the ``classes`` hyperparameter of an estimator
+        that has one, else the labels of ``y``, sorted."""
+        given = getattr(self, "classes", None)
+        return unique_labels(y) if given is None else self._task_class.read_classes(given)
 
     def _known_classes(self, classes):
         """Whether ``classes`` (passed again to a started model, as scikit-learn users do on
@@ -929,15 +938,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         Callers that must stay atomic run this where a failure restores the model."""
         if classes is None:
             return
-        check_class_labels(classes)
-        given = np.unique(classes)
+        given = self._task_class.read_classes(classes)
         if np.array_equal(given, self.classes_):
             return
-        missing = [label for label in self.classes_.tolist() if label not in set(given.tolist())]
-        if missing:
-            raise ValueError(
-                f"classes={given.tolist()} differs from the classes the model was started "
-                f"with, {self.classes_.tolist()}: it lacks {missing} (classes may only grow).")
+        self._task_class.check_growth(given, self.classes_)
         self.add_classes(given)
 
     # ------------------------------------------------------------------ growing classes

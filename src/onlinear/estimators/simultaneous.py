@@ -31,7 +31,7 @@ from __future__ import annotations
 import types
 import warnings
 from numbers import Real
-from typing import Any, Self
+from typing import Self
 
 from numpy.typing import ArrayLike, NDArray
 
@@ -674,20 +674,6 @@ default="simproj"
         self.warm_start = warm_start
         self.verbose = verbose
 
-    def _ordered_classes(self, y=None, classes=None):
-        given = self.classes if classes is None else classes
-        if given is None:
-            if y is None:
-                raise ValueError("classes must be passed on the first call (or set the "
-                                 "classes parameter).")
-            return np.unique(y)
-        check_class_labels(given)
-        given = np.asarray(given)
-        if given.ndim != 1 or np.unique(given).shape[0] != given.shape[0]:
-            raise ValueError(f"classes must list each label once, in rank order; got "
-                             f"{given.tolist()}.")
-        return given
-
     _model_class = OrdinalModel
     _block_task = "ordinal"
 
@@ -695,54 +681,7 @@ default="simproj"
         """The ranks (a prototype and ``n_classes − 1`` thresholds)."""
         return n_classes
 
-    def _check_same_order(self, classes):
-        if classes is None:
-            return
-        check_class_labels(classes)
-        if not np.array_equal(np.asarray(classes), self.classes_):
-            raise ValueError(f"classes={np.asarray(classes).tolist()} differs from the rank "
-                             f"order the model was started with, {self.classes_.tolist()}.")
-
     _task_class = Ordinal
-
-    def _prepare(self, X, y, classes, method):
-        """:meth:`OnlineLinearClassifier._prepare` for ranks: the rank order (``classes`` here
-        or the ``classes`` parameter) is required on a first call other than ``fit``, which
-        takes it from the parameter or the sorted labels.  Returns ``(X, ranks)``."""
-        first = method == "fit" or not hasattr(self, "classes_")
-        if first:
-            self._validate_params()
-            if method != "fit":
-                classes = self._ordered_classes(classes=classes)
-        else:
-            self._check_same_order(classes)
-        X, y = self._validate(X, y, reset=first)
-        if first:
-            self._start(self._ordered_classes(y) if method == "fit" else classes, X.shape[1])
-        return X, self._encode(y)
-
-    def learn_one(self, x: MatrixLike, y: Any, classes: ArrayLike | None = None) -> Any:
-        """Learn one example; returns the label predicted before the update."""
-        if hasattr(self, "classes_"):
-            # checks first; the compiled round cannot fail: no snapshot per example
-            self._check_same_order(classes)
-            idx, vals = self._one_row(x)
-            return self._learn_one_checked(idx, vals, self._label_of(y))
-        with self._unchanged_on_error():
-            self._validate_params()
-            classes = self._ordered_classes(classes=classes)
-            idx, vals = self._check_one(x, n_features=None)
-            n_features = x.shape[1] if sp.issparse(x) else vals.shape[0]
-            self._start(classes, n_features)
-            self.n_features_in_ = n_features
-            return self._learn_one_checked(idx, vals, int(self._encode(np.array([y]))[0]))
-
-    def _learn_one_checked(self, idx, vals, rank):
-        """The compiled round on a checked row, straight to the engine; the label predicted
-        before it."""
-        thresholds = self.model_.thresholds.copy()  # (the prediction uses those before it)
-        f = self.model_.learn_row(idx, vals, rank)
-        return self._task.predict(np.array([f]), thresholds)[0]
 
     # ------------------------------------------------------------------ prediction
     # (the protocol's own, the ordinal task reading the margins f − b_j; documented for ranks)

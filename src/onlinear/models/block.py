@@ -301,12 +301,15 @@ class OrdinalModel(BlockModel):
         else:
             block_engine.run_ordinal_dense(read_only_rows(X), targets, order, *arrays)
 
-    def learn_row(self, idx, vals, rank, scores=None):
-        """One trial on a checked row of rank ``rank``; returns its score f = w·x before the
-        update."""
-        return block_engine.learn_one_ordinal(idx, vals, rank, self.weights, self.thresholds,
-                                              self.config["scheme"], self.config["params"],
-                                              self.counts)
+    def learn_row(self, idx, vals, rank, dense=False):
+        """One trial on a checked row of rank ``rank``; returns the rank predicted before it,
+        ``min{i : f ≤ b_i}`` of the score f = w·x and the thresholds before the update."""
+        thresholds = self.thresholds.copy()
+        f = block_engine.learn_one_ordinal(idx, vals, rank, self.weights, self.thresholds,
+                                           self.config["scheme"], self.config["params"],
+                                           self.counts)
+        at_or_below = np.flatnonzero(f <= thresholds)
+        return int(at_or_below[0]) if at_or_below.shape[0] else thresholds.shape[0]
 
     def coefficients(self):
         return self.weights.copy()

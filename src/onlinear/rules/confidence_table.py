@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 import numpy as np
+# Φ⁻¹ (what scipy.stats.norm.ppf computes), without importing scipy.stats (~35 MiB)
+from scipy.special import ndtri
 
 
 class GaussianRule(IntEnum):
@@ -144,10 +146,6 @@ def parameter_vector(rule, **values):
     if "eta" in given:
         if not 0.5 < float(given["eta"]) < 1.0:
             raise ValueError(f"eta must lie in the open interval (0.5, 1), got {given['eta']!r}")
-        # Φ⁻¹ (what scipy.stats.norm.ppf computes) without scipy.stats (~35 MiB), and
-        # scipy.special only for the rules that read it (its import takes 0.1 s)
-        from scipy.special import ndtri
-
         given["phi"] = float(ndtri(float(given["eta"])))
     return np.array([float(given[name]) for name in row.params], dtype=np.float64)
 

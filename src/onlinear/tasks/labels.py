@@ -60,6 +60,25 @@ class Labels:
             raise ValueError(f"classes_ must hold at least two distinct labels in sorted order; "
                              f"got {classes.tolist()!r:.200}.")
 
+    @classmethod
+    def read_classes(cls, classes):
+        """The labels ``classes`` given to a first call (or again) as this task orders them:
+        sorted and distinct here; ``ValueError`` if one is missing (NaN or None)."""
+        from ..estimators.checks import check_class_labels
+
+        check_class_labels(classes)
+        return np.unique(classes)
+
+    @classmethod
+    def check_growth(cls, given, known):
+        """Raise ``ValueError`` unless ``given`` (read by :meth:`read_classes`, not ``known``)
+        holds every label of ``known``: classes may only grow."""
+        missing = [label for label in known.tolist() if label not in set(given.tolist())]
+        if missing:
+            raise ValueError(
+                f"classes={given.tolist()} differs from the classes the model was started "
+                f"with, {known.tolist()}: it lacks {missing} (classes may only grow).")
+
     def __init__(self, classes):
         self.classes = np.asarray(classes)
         self.index = {label: i for i, label in enumerate(self.classes.tolist())}

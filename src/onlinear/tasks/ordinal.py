@@ -41,6 +41,24 @@ class Ordinal(Labels):
             raise ValueError(f"classes_ must hold at least two distinct labels (the rank "
                              f"order); got {classes.tolist()!r:.200}.")
 
+    @classmethod
+    def read_classes(cls, classes):
+        """The rank order as given (each label once; not sorted)."""
+        from ..estimators.checks import check_class_labels
+
+        check_class_labels(classes)
+        given = np.asarray(classes)
+        if given.ndim != 1 or np.unique(given).shape[0] != given.shape[0]:
+            raise ValueError(f"classes must list each label once, in rank order; got "
+                             f"{given.tolist()}.")
+        return given
+
+    @classmethod
+    def check_growth(cls, given, known):
+        """A rank order is fixed: any other ``given`` is refused."""
+        raise ValueError(f"classes={given.tolist()} differs from the rank order the model was "
+                         f"started with, {known.tolist()}.")
+
     def encode(self, y):
         """Ranks of the labels ``y``; raises, naming the unknown labels, before anything is
         changed."""
