@@ -438,6 +438,69 @@ def test_cw_std_runs_through_the_collapse_where_its_exact_step_overflows(K):
     assert exact[1].min() < 1e-100
 
 
+def prototype_stream(seed, d, K, T=4000, flip=0.1):
+    """T draws from 50 fixed rows whose first feature is 10³ times the others, each row's label
+    the argmax of a random linear map over K classes, a share ``flip`` of the draws relabelled
+    at random: (the rows, their clean labels, the stream, its labels)."""
+    rng = np.random.default_rng(seed)
+    rows = rng.normal(size=(50, d))
+    rows[:, 0] *= 1e3
+    clean = np.argmax(rows @ rng.normal(size=(d, K)), axis=1)
+    pick = rng.integers(50, size=T)
+    y = clean[pick].copy()
+    noisy = rng.random(T) < flip
+    y[noisy] = rng.integers(0, K, noisy.sum())
+    return rows, clean, rows[pick], y.astype(np.int64)
+
+
+@pytest.mark.parametrize("d, K, seed", [(4, 3, 11), (5, 3, 7)])
+def test_full_cw_std_stays_positive_definite_through_its_collapse(d, K, seed):
+    """The exact CW-std's full Σ_k collapse on contradictory repeated rows (Letter's case: the
+    exact mean there grows past 10³⁰ within 7,200 rows, the same in 80-digit arithmetic):
+    xᵀΣ_k'x = v/(1 + cv) falls below what a dense float64 matrix resolves, and the plain
+    step left Σ_k indefinite and then skipped most rounds (V ≤ 0).  Held at √ε of the matrix's
+    scale (counted as repairs), every Σ_k stays symmetric positive definite, no round is
+    skipped, and the learner still separates the clean prototypes."""
+    rows, clean, X, y = prototype_stream(seed, d, K)
+    vector = parameter_vector(G.CW_STD, eta=0.75)
+    counts = np.zeros(2, np.int64)
+    mean, cov, _, _ = run_compiled(G.CW_STD, X, y, vector, "per-class", K, counts=counts)
+    assert counts[0] > 0 and counts[1] == 0
+    assert np.all(np.isfinite(mean)) and np.all(np.isfinite(cov))
+    for S in cov:
+        assert np.array_equal(S, S.T)
+        np.linalg.cholesky(S)  # (raises unless positive definite)
+        assert np.linalg.eigvalsh(S)[0] > 0.0
+    assert np.mean(np.argmax(rows @ mean, axis=1) == clean) >= 0.7
+
+
+def test_full_step_is_held_at_the_resolved_floor():
+    """The collapse's first repaired round is one whose exact step would take xᵀΣ_k x below
+    √ε·‖x‖²·max_i (Σ_k)_ii (what a dense float64 Σ_k resolves; here some 20 times below); the
+    engine leaves it at that floor instead (within the rounding Σ_k has gathered)."""
+    rows, clean, X, y = prototype_stream(11, 4, 3)
+    vector = parameter_vector(G.CW_STD, eta=0.75)
+    mean, cov = E.initial_state("per-class", 4, 3)
+    counts = np.zeros(2, np.int64)
+    resolved = np.sqrt(np.finfo(np.float64).eps)
+    for i in range(X.shape[0]):
+        x = X[i]
+        scores = x @ mean
+        others = np.where(np.arange(3) == y[i], -np.inf, scores)
+        pair = (int(y[i]), int(np.argmax(others)))
+        v = np.array([x @ cov[k] @ x for k in pair])
+        floor = np.array([resolved * (x @ x) * np.diag(cov[k]).max() for k in pair])
+        c = gaussian_step(int(G.CW_STD), scores[pair[0]] - scores[pair[1]], v.sum(), vector)[2]
+        E.learn_row(int(G.CW_STD), np.arange(4), x, int(y[i]), mean, cov, vector,
+                    layout="per-class", counts=counts)
+        if counts[0] > 0:
+            break
+    assert 10 < i < X.shape[0] - 1
+    held = np.argmin(v / (1 + c * v) / floor)
+    assert v[held] / (1 + c * v[held]) < 0.5 * floor[held]
+    assert 0.5 < (x @ cov[pair[held]] @ x) / floor[held] < 2.0
+
+
 @pytest.mark.parametrize("layout, K", [("diagonal", 1), ("diagonal", 4), ("per-class", 3),
                                        ("shared", 3)])
 def test_cw_std_is_scale_invariant(layout, K):

@@ -57,6 +57,18 @@ diagonal σ' = 0, then DBL_MIN; a full matrix's β = 1/v).  And ``min_variance``
 none) is a floor for every diagonal σ after its update (CW-std's hard constraint collapses σ
 towards 0 on contradictory repeated rows); both repairs are counted.
 
+A full matrix's step takes xᵀΣx = v to v' = v·(1 − βv), which CW-std's hard constraint on
+contradictory rows drives towards 0 (on Letter the exact CW's, checked in 80-digit decimal
+arithmetic, falls from 10⁻⁷ to 10⁻⁶¹ between rows 6,600 and 7,200 while its mean grows past
+10³⁰: the paper's algorithm itself diverges there).  A dense float64 Σ resolves a variance along
+x only down to its rounding (some d²ε·‖x‖²·max_i Σ_ii): below it the congruence leaves Σ
+indefinite, and later rounds see V ≤ 0.  So v' is held at max(√ε·max_i Σ_ii, f)·‖x‖²
+(√ε ≥ d²ε for d ≤ 8192; f = max(``min_variance``, √DBL_MIN/ε ≈ 6.7e-139), where the step's
+products u_i·u_j of u = Σx keep ε's precision): β becomes (1 − v'/v)/v, and a matrix already at
+or below the floor along x keeps its value (its mean still takes the exact α).  Each held step
+is counted as a repair.  This is a deviation from the papers, taken only where float64 cannot
+hold the exact Σ: every Σ stays symmetric positive definite and no round is skipped.
+
 NAROW (Orabona & Crammer, "New Adaptive Algorithms for Online Classification", NIPS 2010; the
 LIBOL manual's Algorithm 11) shares this state (``mean`` = w, ``covariance`` = A⁻¹ in the
 ``"diagonal"`` or ``"per-class"`` layout) with a sum ``theta`` (θ, shape (d, K)); its rounds
@@ -71,7 +83,7 @@ without duplicates) give identical states.  This module is compiled ahead of tim
 import numpy as np
 
 cimport cython
-from libc.float cimport DBL_MIN
+from libc.float cimport DBL_EPSILON, DBL_MIN
 from libc.math cimport INFINITY, isfinite, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport calloc, free
@@ -111,6 +123,11 @@ onlinear_gaussian_init()  # (the full layouts' sweeps: gaussian_simd.h)
 LAYOUTS = {"diagonal": DIAGONAL, "per-class": PER_CLASS, "shared": SHARED_FULL}
 #: the diagonal forms, by name (``"exact"``: NHERD only)
 DIAGONAL_FORMS = {"project": PROJECT, "drop": DROP, "exact": EXACT}
+#: the smallest share of a full Σ's scale (‖x‖²·max Σ_ii) a variance along x is held at: √ε
+cdef double RESOLVED = sqrt(DBL_EPSILON)
+#: the smallest variance along a row a full Σ is held at: √DBL_MIN/ε ≈ 6.7e-139, where the
+#: products of two of its entries in a step (u_i·u_j, u = Σx) still keep ε's precision
+cdef double FULL_SMALLEST = sqrt(DBL_MIN) / DBL_EPSILON
 #: entries of the optional ``counts`` array
 REPAIRED, SKIPPED = 0, 1
 
@@ -124,6 +141,7 @@ cdef struct Model:
     const double *params
     double nherd_C
     double min_variance
+    double full_floor        # full layouts: the smallest variance along a row (module doc)
     double *mu
     double *cov
     double *scores
@@ -228,17 +246,40 @@ cdef inline void _congruence(double *S, Py_ssize_t d, const double *u, double be
     onlinear_gaussian_sweeps.pair(S, u, w, 0.5 * g, d)
 
 
+cdef inline double _largest_diagonal(const double *S, Py_ssize_t d) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef double largest = 0.0
+    for i in range(d):
+        largest = max(largest, S[i * d + i])
+    return largest
+
+
 @cython.cdivision(True)
 cdef inline void _full_move(Model *M, Py_ssize_t k, double *S, const double *u, double alpha,
-                            double beta, double rest, bint move_matrix) noexcept nogil:
+                            double beta, double rest, double v, double x2,
+                            bint move_matrix) noexcept nogil:
     """μ_k += alpha·u, then (if ``move_matrix``) the congruence of S with ``beta``
-    (``rest`` = 1 − β·xᵀSx); S's lower triangle is left behind (:func:`_mirror`)."""
+    (``rest`` = 1 − β·v, v = xᵀSx, x2 = ‖x‖²), its shrinking along x held where float64 cannot
+    resolve it (module doc); S's lower triangle is left behind (:func:`_mirror`)."""
     cdef Py_ssize_t i
+    cdef double floor
     for i in range(M.d):
         M.mu[i * M.K + k] += alpha * u[i]
-    if move_matrix:
-        _congruence(S, M.d, u, beta, rest, M.x, M.w)
-        M.moved[(S - M.cov) // (M.d * M.d)] = True
+    if not move_matrix:
+        return
+    # xᵀΣ'x = v·rest; a dense Σ resolves a variance along x only down to its rounding, some
+    # d²ε·‖x‖²·max Σ_ii: below √ε of that scale (d ≤ ε^(-1/4) = 8192) the exact step would
+    # leave Σ indefinite in float64, so xᵀΣ'x is held there (β from the held rest), and at
+    # ‖x‖² times the full layouts' smallest variance (module doc)
+    floor = max(RESOLVED * _largest_diagonal(S, M.d), M.full_floor) * x2
+    if not (v * rest >= floor):
+        M.repaired += 1
+        if not (v > floor):
+            return  # (already at the floor along x: Σ keeps its value)
+        rest = floor / v
+        beta = (1.0 - rest) / v
+    _congruence(S, M.d, u, beta, rest, M.x, M.w)
+    M.moved[(S - M.cov) // (M.d * M.d)] = True
 
 
 cdef void _mirror(Model *M) noexcept nogil:
@@ -274,7 +315,7 @@ cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssiz
     """One round on the row (idx, vals): the class predicted before the update (binary: 0 or
     1), or −1 when a score, V or a coefficient is not finite (nothing changed)."""
     cdef Py_ssize_t K = M.K, d = M.d, k, p, predicted = 0, support = 0
-    cdef double m, V, z = 1.0, q = 0.0, v_y = 0.0, v_s = 0.0, x
+    cdef double m, V, z = 1.0, q = 0.0, v_y = 0.0, v_s = 0.0, x, x2 = 0.0
     cdef double *S_y = NULL
     cdef double *S_s = NULL
     cdef GaussianStep s
@@ -328,23 +369,27 @@ cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssiz
     if not (isfinite(s.alpha) and isfinite(s.beta) and s.c == s.c):
         return -1  # (c = +∞ is taken: the steps below use its limit)
     updated[0] = True
+    if M.layout != DIAGONAL:
+        for p in range(nnz):
+            x2 += vals[p] * vals[p]
     if M.layout == DIAGONAL:
         _diagonal_move(M, 0 if K == 1 else y, z, -1 if K == 1 else support, s, idx, vals, nnz)
     elif M.layout == PER_CLASS and K > 1:
         if M.form == PROJECT:
             _full_move(M, y, S_y, M.u, s.alpha, _project_beta(s.c, v_y),
-                       1.0 / (1.0 + s.c * v_y), True)
+                       1.0 / (1.0 + s.c * v_y), v_y, x2, True)
             _full_move(M, support, S_s, M.u + d, -s.alpha, _project_beta(s.c, v_s),
-                       1.0 / (1.0 + s.c * v_s), True)
+                       1.0 / (1.0 + s.c * v_s), v_s, x2, True)
         else:
-            _full_move(M, y, S_y, M.u, s.alpha, s.beta, _pair_rest(s.c, v_s, V), True)
+            _full_move(M, y, S_y, M.u, s.alpha, s.beta, _pair_rest(s.c, v_s, V), v_y, x2, True)
             _full_move(M, support, S_s, M.u + d, -s.alpha, s.beta, _pair_rest(s.c, v_y, V),
-                       True)
+                       v_s, x2, True)
     elif M.layout == PER_CLASS:
-        _full_move(M, 0, S_y, M.u, z * s.alpha, s.beta, 1.0 / (1.0 + s.c * v_y), True)
+        _full_move(M, 0, S_y, M.u, z * s.alpha, s.beta, 1.0 / (1.0 + s.c * v_y), v_y, x2, True)
     else:
-        _full_move(M, y, M.cov, M.u, s.alpha, s.beta, 1.0, False)
-        _full_move(M, support, M.cov, M.u, -s.alpha, s.beta, 1.0 / (1.0 + s.c * v_y), True)
+        _full_move(M, y, M.cov, M.u, s.alpha, s.beta, 1.0, v_y, x2, False)
+        _full_move(M, support, M.cov, M.u, -s.alpha, s.beta, 1.0 / (1.0 + s.c * v_y), v_y, x2,
+                   True)
     return predicted
 
 
@@ -482,6 +527,7 @@ cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covaria
     M.params = &params[0] if params.shape[0] > 0 else NULL
     M.nherd_C = (<const NherdParams *>&params[0]).C if M.form == EXACT else 0.0
     M.min_variance = max(min_variance, DBL_MIN)
+    M.full_floor = max(min_variance, FULL_SMALLEST)
     return 0
 
 
@@ -588,10 +634,11 @@ def learn_pass(int rule, X, const int64_t[::1] y, const int64_t[::1] order, mean
         The diagonal form (``"diagonal"`` layout) or which β a per-class matrix takes
         (``"project"``: c/(1 + c·xᵀΣ_k x); ``"drop"``: β).
     min_variance : float, default=0
-        Floor of every diagonal σ after its update (0: none).
+        Floor of every diagonal σ after its update, and of a full Σ's xᵀΣx/‖x‖² after a step
+        on x (0: none but float64's, module doc).
     counts : int64 array of 2 entries, optional
-        Incremented by the diagonal repairs (``counts[0]``) and the skipped non-zero rows with
-        V ≤ 0 (``counts[1]``).
+        Incremented by the repairs (``counts[0]``: diagonal σ raised, full steps held) and the
+        skipped non-zero rows with V ≤ 0 (``counts[1]``).
 
     Returns
     -------

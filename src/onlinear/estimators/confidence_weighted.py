@@ -78,8 +78,10 @@ diagonal : {"project", "drop"}, default="project"
     updated Σ⁻¹, or of the updated Σ (module doc).""",
     "min_variance": """\
 min_variance : float, default=0.0
-    A floor under every diagonal variance after its update (0: none but the smallest normal
-    float, 2.2e-308, which a variance whose exact value float64 cannot hold is raised to).""",
+    A floor under every diagonal variance after its update, and under a full Σ's variance
+    xᵀΣx/‖x‖² along an updated row (0: none but what float64 resolves: the smallest normal
+    float, 2.2e-308, for a diagonal variance; for a full Σ, √ε of its largest variance or
+    6.7e-139, whichever is larger).""",
 }
 
 #: the families whose problem has a loss to weigh take ``class_weight`` (module doc)
@@ -129,8 +131,10 @@ class _Gaussian(_ModelHolding):
 
     @property
     def n_variance_repairs_(self):
-        """Diagonal variances the engine repaired (raised to the smallest normal float from
-        below it, as an exact CW step whose c overflows leaves them, or to ``min_variance``)."""
+        """Variances the engine repaired: diagonal ones raised to the smallest normal float
+        from below it (as an exact CW step whose c overflows leaves them) or to
+        ``min_variance``, and full-matrix steps held where float64 cannot resolve Σ along the
+        row (:mod:`onlinear._core.confidence`)."""
         return int(self.model_.repairs[0])
 
     @property
@@ -158,6 +162,11 @@ class ConfidenceWeighted(_Unweighted, _Gaussian):
     no floor a diagonal σ may fall below float64's range (on Letter within some 4,500 rows,
     once a mistake's c ≈ (mφ/V)² overflows): it is then held at the smallest normal float,
     a deviation from the paper (whose steps never leave the reals) that lets the pass go on.
+    A full Σ's variance along a row is likewise held at what float64 resolves (√ε of its
+    largest variance): the exact CW itself diverges on Letter (its mean past 10³⁰ within
+    7,200 rows, in 80-digit arithmetic too), and the unheld float64 Σ turned indefinite there
+    and skipped most later rounds; held, Σ stays positive definite (counted in
+    ``n_variance_repairs_``).  ``min_variance`` bounds both and is the cure for noisy data.
 
     Parameters
     ----------

@@ -11,8 +11,9 @@ Arrays (the members of a saved file are these names with a leading underscore):
   matrix shared by every class (``"shared"``);
 * ``prior`` — a, the variance Σ_1 = a·I started from (and given to a feature or class added
   later), shape (1,): every variance stays at most max(a, ``min_variance``);
-* ``repairs`` — the engine's counts of repaired diagonal variances and of skipped rounds whose
-  margin variance rounded to zero or below;
+* ``repairs`` — the engine's counts of repaired variances (diagonal ones, and full-matrix
+  steps held where float64 cannot resolve Σ along the row) and of skipped rounds whose margin
+  variance rounded to zero or below;
 * ``counts`` — examples seen, mistakes, updates.
 
 The configuration (from the estimator): ``rule`` (a
