@@ -241,10 +241,18 @@ cdef inline void _full_move(Model *M, Py_ssize_t k, double *S, const double *u, 
         M.moved[(S - M.cov) // (M.d * M.d)] = True
 
 
+cdef enum:
+    MIRROR_TILE = 8  # (doubles: one 64-byte cache line)
+
+
 cdef void _mirror(Model *M) noexcept nogil:
     """Copy the upper triangle of every full matrix the rounds moved to its lower triangle:
-    the state is symmetric bit for bit again."""
-    cdef Py_ssize_t k, i, j, d = M.d
+    the state is symmetric bit for bit again.  The copy runs in square tiles: a whole column
+    of the upper triangle, read down, takes one cache line per entry, d·8 bytes apart (a
+    multiple of 4 KiB at d = 256 and beyond falls in a few sets of the L1 cache, evicted
+    before the next column reads them again), while a tile reads and writes whole lines.  It
+    runs after every ``learn_one`` round that moved a matrix (once per pass in a pass)."""
+    cdef Py_ssize_t k, i, j, a, b, d = M.d, tile = MIRROR_TILE
     cdef double *S
     if M.layout == DIAGONAL:
         return
@@ -252,9 +260,11 @@ cdef void _mirror(Model *M) noexcept nogil:
         if not M.moved[k]:
             continue
         S = M.cov + k * d * d
-        for i in range(1, d):
-            for j in range(i):
-                S[i * d + j] = S[j * d + i]
+        for a in range((d + tile - 1) // tile):
+            for b in range(a + 1):  # tile (a, b): rows a·tile…, columns b·tile…; b ≤ a
+                for i in range(a * tile, min(a * tile + tile, d)):
+                    for j in range(b * tile, min(b * tile + tile, i)):
+                        S[i * d + j] = S[j * d + i]
         M.moved[k] = False
 
 
