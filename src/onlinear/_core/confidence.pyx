@@ -37,7 +37,9 @@ written, then Σ ← Σ₁ − (γ/2)(wuᵀ + uwᵀ).  Within a call the rounds 
 matrix's upper triangle (half the memory traffic of u = Σx and of the congruence, O(d²) a round
 whatever the row's non-zeros), in the sweeps of ``gaussian_simd.h`` (vectorized where no sum
 is reordered: the same bits as a sweep over the whole matrix, on every CPU); the lower triangle of each matrix that moved is copied from
-the upper one when the call ends, so the state is symmetric bit for bit.  1 − βv is not computed as written (it
+the upper one when the call ends, so the state is symmetric bit for bit (a held ``learn_one``
+round, :class:`GaussianRound` or :class:`NarowRound`, defers that copy to its ``mirror``,
+which the model's ``covariance`` calls when read).  1 − βv is not computed as written (it
 cancels when βv → 1, as NHERD's with a large C does) but from c: 1 − βv = 1/(1 + cv), and
 (1 + c·v_other)/(1 + cV) for a per-class ``drop`` step taken with the pair's V.
 
@@ -282,10 +284,18 @@ cdef inline void _full_move(Model *M, Py_ssize_t k, double *S, const double *u, 
     M.moved[(S - M.cov) // (M.d * M.d)] = True
 
 
+cdef enum:
+    MIRROR_TILE = 8  # (doubles: one 64-byte cache line)
+
+
 cdef void _mirror(Model *M) noexcept nogil:
     """Copy the upper triangle of every full matrix the rounds moved to its lower triangle:
-    the state is symmetric bit for bit again."""
-    cdef Py_ssize_t k, i, j, d = M.d
+    the state is symmetric bit for bit again.  The copy runs in square tiles: a whole column
+    of the upper triangle, read down, takes one cache line per entry, d·8 bytes apart (a
+    multiple of 4 KiB at d = 256 and beyond falls in a few sets of the L1 cache, evicted
+    before the next column reads them again), while a tile reads and writes whole lines.  It
+    runs after every ``learn_one`` round that moved a matrix (once per pass in a pass)."""
+    cdef Py_ssize_t k, i, j, a, b, d = M.d, tile = MIRROR_TILE
     cdef double *S
     if M.layout == DIAGONAL:
         return
@@ -293,9 +303,11 @@ cdef void _mirror(Model *M) noexcept nogil:
         if not M.moved[k]:
             continue
         S = M.cov + k * d * d
-        for i in range(1, d):
-            for j in range(i):
-                S[i * d + j] = S[j * d + i]
+        for a in range((d + tile - 1) // tile):
+            for b in range(a + 1):  # tile (a, b): rows a·tile…, columns b·tile…; b ≤ a
+                for i in range(a * tile, min(a * tile + tile, d)):
+                    for j in range(b * tile, min(b * tile + tile, i)):
+                        S[i * d + j] = S[j * d + i]
         M.moved[k] = False
 
 
@@ -708,14 +720,32 @@ cdef tuple _run_row(Model *M, indices, values, Py_ssize_t y, int64_t[::1] counts
     return predicted, bool(updated)
 
 
-cdef class GaussianRound(RowRound):
-    """``learn_one``'s round of a Gaussian learner in one compiled call (:class:`RowRound`):
-    the arrays and options of :func:`learn_row`, checked once; ``counts`` (seen, mistakes,
-    updates) and ``repairs`` (the repair and skip counts of :func:`learn_pass`) kept here;
-    ``exponent``: the accepted row norms ``[2^-e, 2^e]``."""
+cdef class _HeldRound(RowRound):
+    """A held round on the Gaussian state (:class:`GaussianRound`, :class:`NarowRound`): its
+    model and scratch.  Its rounds leave the lower triangle of the full matrices they move
+    behind (the moved flags kept from call to call) until :meth:`mirror` (the model calls
+    it before any read of its covariance and before it drops the round): copying it after
+    every ``learn_one`` cost as much as half of the round itself (USPS, 256 features)."""
 
     cdef Model M
     cdef double *buffer
+
+    def __dealloc__(self):
+        free(self.buffer)
+
+    def mirror(self):
+        """Copy the upper triangle of the full matrices the rounds moved since the last call
+        to their lower triangle: the covariance is symmetric bit for bit again."""
+        _mirror(&self.M)
+
+
+cdef class GaussianRound(_HeldRound):
+    """``learn_one``'s round of a Gaussian learner in one compiled call (:class:`RowRound`):
+    the arrays and options of :func:`learn_row`, checked once; ``counts`` (seen, mistakes,
+    updates) and ``repairs`` (the repair and skip counts of :func:`learn_pass`) kept here;
+    ``exponent``: the accepted row norms ``[2^-e, 2^e]``; the full matrices' lower triangles
+    brought up to date by :meth:`mirror`."""
+
     cdef int64_t[::1] repairs
 
     def __init__(self, int rule, mean, covariance, const double[::1] params,
@@ -730,11 +760,7 @@ cdef class GaussianRound(RowRound):
         self.model = &self.M
         self.start(self.M.d, self.M.K, exponent, counts, (mean, covariance, params, repairs))
 
-    def __dealloc__(self):
-        free(self.buffer)
-
     cdef void after(self):
-        _mirror(&self.M)
         self.repairs[REPAIRED] += self.M.repaired
         self.repairs[SKIPPED] += self.M.skipped
         self.M.repaired = 0
@@ -811,13 +837,11 @@ def narow_row(indices, values, Py_ssize_t y, mean, covariance, theta, *, double 
     return _run_row(&M, indices, values, y, None)
 
 
-cdef class NarowRound(RowRound):
+cdef class NarowRound(_HeldRound):
     """``learn_one``'s NAROW round in one compiled call (:class:`RowRound`): the arrays and
     options of :func:`narow_row`, checked once; ``counts`` (seen, mistakes, updates) kept
-    here; ``exponent``: the accepted row norms ``[2^-e, 2^e]``."""
-
-    cdef Model M
-    cdef double *buffer
+    here; ``exponent``: the accepted row norms ``[2^-e, 2^e]``; the full matrices' lower
+    triangles brought up to date by :meth:`mirror`."""
 
     def __init__(self, mean, covariance, theta, int64_t[::1] counts, *, double b=1.0,
                  str layout="diagonal", str variant="dogma", int exponent=505):
@@ -826,9 +850,3 @@ cdef class NarowRound(RowRound):
         self.play = _play
         self.model = &self.M
         self.start(self.M.d, self.M.K, exponent, counts, (mean, covariance, theta))
-
-    def __dealloc__(self):
-        free(self.buffer)
-
-    cdef void after(self):
-        _mirror(&self.M)
