@@ -65,8 +65,9 @@ arithmetic, falls from 10⁻⁷ to 10⁻⁶¹ between rows 6,600 and 7,200 while
 10³⁰: the paper's algorithm itself diverges there).  A dense float64 Σ resolves a variance along
 x only down to its rounding (some d²ε·‖x‖²·max_i Σ_ii): below it the congruence leaves Σ
 indefinite, and later rounds see V ≤ 0.  So v' is held at max(√ε·max_i Σ_ii, f)·‖x‖²
-(√ε ≥ d²ε for d ≤ 8192; f = max(``min_variance``, √DBL_MIN/ε ≈ 6.7e-139), where the step's
-products u_i·u_j of u = Σx keep ε's precision): β becomes (1 − v'/v)/v, and a matrix already at
+(√ε ≥ d²ε for d ≤ 8192; f = max(``min_variance``, a·√DBL_MIN/ε), a the prior variance Σ_1 =
+a·I: for a = 1, 6.7e-139, where the step's products u_i·u_j of u = Σx keep ε's precision; a
+scales it as it scales Σ, so that rows c·x with a/c² take the same steps): β becomes (1 − v'/v)/v, and a matrix already at
 or below the floor along x keeps its value (its mean still takes the exact α).  Each held step
 is counted as a repair.  This is a deviation from the papers, taken only where float64 cannot
 hold the exact Σ: every Σ stays symmetric positive definite and no round is skipped.
@@ -127,8 +128,9 @@ LAYOUTS = {"diagonal": DIAGONAL, "per-class": PER_CLASS, "shared": SHARED_FULL}
 DIAGONAL_FORMS = {"project": PROJECT, "drop": DROP, "exact": EXACT}
 #: the smallest share of a full Σ's scale (‖x‖²·max Σ_ii) a variance along x is held at: √ε
 cdef double RESOLVED = sqrt(DBL_EPSILON)
-#: the smallest variance along a row a full Σ is held at: √DBL_MIN/ε ≈ 6.7e-139, where the
-#: products of two of its entries in a step (u_i·u_j, u = Σx) still keep ε's precision
+#: the smallest variance along a row a full Σ of prior a·I is held at: a·√DBL_MIN/ε (6.7e-139 for
+#: a = 1), where the products of two of its entries in a step (u_i·u_j, u = Σx) still keep ε's
+#: precision
 cdef double FULL_SMALLEST = sqrt(DBL_MIN) / DBL_EPSILON
 #: entries of the optional ``counts`` array
 REPAIRED, SKIPPED = 0, 1
@@ -509,7 +511,7 @@ cdef int _layout_of(str layout) except -1:
 
 
 cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covariance,
-                     const double[::1] params, double min_variance) except -1:
+                     const double[::1] params, double min_variance, double prior) except -1:
     """Check that the arrays fit each other, the layout and the rule (no index is checked in
     the loops), and point ``M`` at them."""
     try:
@@ -534,12 +536,14 @@ cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covaria
                          f"{row.params}, got {params.shape[0]}")
     if not min_variance >= 0.0:
         raise ValueError(f"min_variance must be ≥ 0, got {min_variance!r}")
+    if not (prior > 0.0 and isfinite(prior)):
+        raise ValueError(f"the prior variance must be positive and finite, got {prior!r}")
     _point_at(M, layout, mean, covariance)
     M.step = gaussian_step_of(rule)
     M.params = &params[0] if params.shape[0] > 0 else NULL
     M.nherd_C = (<const NherdParams *>&params[0]).C if M.form == EXACT else 0.0
     M.min_variance = max(min_variance, DBL_MIN)
-    M.full_floor = max(min_variance, FULL_SMALLEST)
+    M.full_floor = max(min_variance, FULL_SMALLEST * prior)
     return 0
 
 
@@ -621,7 +625,8 @@ def _not_finite(where):
 
 def learn_pass(int rule, X, const int64_t[::1] y, const int64_t[::1] order, mean, covariance,
                const double[::1] params, predictions=None, *, str layout="diagonal",
-               str diagonal="project", double min_variance=0.0, int64_t[::1] counts=None):
+               str diagonal="project", double min_variance=0.0, double prior=1.0,
+               int64_t[::1] counts=None):
     """One online pass of Gaussian rule ``rule`` over the rows ``X[order]``.
 
     Parameters
@@ -648,6 +653,9 @@ def learn_pass(int rule, X, const int64_t[::1] y, const int64_t[::1] order, mean
     min_variance : float, default=0
         Floor of every diagonal σ after its update, and of a full Σ's xᵀΣx/‖x‖² after a step
         on x (0: none but float64's, module doc).
+    prior : float, default=1
+        The variance a of the prior Σ_1 = a·I: the scale of float64's floor under a full Σ
+        (module doc).
     counts : int64 array of 2 entries, optional
         Incremented by the repairs (``counts[0]``: diagonal σ raised, full steps held) and the
         skipped non-zero rows with V ≤ 0 (``counts[1]``).
@@ -664,7 +672,7 @@ def learn_pass(int rule, X, const int64_t[::1] y, const int64_t[::1] order, mean
         variance or step is not finite: that round changed nothing, the rounds before it stay.
     """
     cdef Model M
-    _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance)
+    _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance, prior)
     _check_counts(counts)
     return _run_pass(&M, X, y, order, predictions, counts)
 
@@ -690,14 +698,14 @@ cdef tuple _run_pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order
 
 def learn_row(int rule, indices, values, Py_ssize_t y, mean, covariance,
               const double[::1] params, *, str layout="diagonal", str diagonal="project",
-              double min_variance=0.0, int64_t[::1] counts=None):
+              double min_variance=0.0, double prior=1.0, int64_t[::1] counts=None):
     """One round (``learn_one``) on the row with non-zeros ``values`` at the column
     ``indices`` (1-D; no repeated index), of label index ``y``; the other arguments as
     :func:`learn_pass`.  Returns ``(prediction, updated)``: the label index predicted before
     the update and whether the round updated.  Raises ValueError, changing nothing, when a
     score, V or the step is not finite."""
     cdef Model M
-    _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance)
+    _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance, prior)
     _check_counts(counts)
     return _run_row(&M, indices, values, y, counts)
 
@@ -750,8 +758,10 @@ cdef class GaussianRound(_HeldRound):
 
     def __init__(self, int rule, mean, covariance, const double[::1] params,
                  int64_t[::1] counts, int64_t[::1] repairs, *, str layout="diagonal",
-                 str diagonal="project", double min_variance=0.0, int exponent=505):
-        _fill_model(&self.M, rule, layout, diagonal, mean, covariance, params, min_variance)
+                 str diagonal="project", double min_variance=0.0, double prior=1.0,
+                 int exponent=505):
+        _fill_model(&self.M, rule, layout, diagonal, mean, covariance, params, min_variance,
+                    prior)
         if repairs is None or repairs.shape[0] < 2:
             raise ValueError("repairs must have 2 entries")
         self.buffer = _scratch(&self.M)

@@ -186,7 +186,8 @@ class GaussianModel(Model):
     def _engine_options(self):
         config = self.config
         return {"layout": config["layout"], "diagonal": config["diagonal"],
-                "min_variance": config["min_variance"], "counts": self.repairs}
+                "min_variance": config["min_variance"], "prior": float(self.prior[0]),
+                "counts": self.repairs}
 
     def pass_can_fail(self, n_rows):
         # a round whose score, margin variance or step is not finite stops the pass with the
