@@ -306,3 +306,44 @@ def test_full_cw_counts_the_held_steps_of_its_collapse_and_skips_none():
     assert all(np.linalg.eigvalsh(S)[0] > 0.0 for S in model.covariance_)
     again = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(again.covariance_, model.covariance_)
+
+
+def _symmetric(matrices):
+    return all(np.array_equal(S, S.T) for S in matrices)
+
+
+@pytest.mark.parametrize("name", ["arow", "scw1"])
+def test_learn_one_on_full_matrices_leaves_them_symmetric_wherever_they_are_read(name):
+    """learn_one's held round leaves the lower triangles of the per-class matrices behind
+    between calls (copied when the model's covariance is next read, or the round dropped):
+    covariance_, a pickle, a grown class and a rebound array all see the symmetric matrices
+    of partial_fit's rounds, bit for bit."""
+    X, y = _data(d=6, seed=12)
+    ones = onlinear.make(name, matrix="per-class")
+    chunks = onlinear.make(name, matrix="per-class")
+    for model in (ones, chunks):  # (started by partial_fit: the held round comes after)
+        model.partial_fit(X[:1], y[:1], classes=[0, 1, 2])
+
+    def both(start, stop):
+        chunks.partial_fit(X[start:stop], y[start:stop])
+        for x, label in zip(X[start:stop], y[start:stop]):
+            ones.learn_one(x, label)
+
+    both(1, 40)
+    assert "_fast" in vars(ones)
+    held = vars(ones.model_)["covariance"]  # (the array as the round leaves it)
+    assert not _symmetric(held)  # (the copy deferred: this test reads it the ways it can)
+    again = pickle.loads(pickle.dumps(ones))
+    for model in (again, ones):
+        np.testing.assert_array_equal(model.covariance_, chunks.covariance_)
+        assert _symmetric(model.covariance_)
+    both(40, 70)
+    ones.add_classes([3])
+    chunks.add_classes([3])
+    both(70, X.shape[0])
+    held = vars(ones.model_)["covariance"]
+    assert not _symmetric(held)
+    ones.model_.mean = ones.model_.mean  # (a rebound array drops the round: it copies first)
+    assert _symmetric(held)
+    np.testing.assert_array_equal(held, chunks.covariance_)
+    np.testing.assert_array_equal(ones.coef_, chunks.coef_)

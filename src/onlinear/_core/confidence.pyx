@@ -37,7 +37,9 @@ written, then Σ ← Σ₁ − (γ/2)(wuᵀ + uwᵀ).  Within a call the rounds 
 matrix's upper triangle (half the memory traffic of u = Σx and of the congruence, O(d²) a round
 whatever the row's non-zeros), in the sweeps of ``gaussian_simd.h`` (vectorized where no sum
 is reordered: the same bits as a sweep over the whole matrix, on every CPU); the lower triangle of each matrix that moved is copied from
-the upper one when the call ends, so the state is symmetric bit for bit.  1 − βv is not computed as written (it
+the upper one when the call ends, so the state is symmetric bit for bit (a held ``learn_one``
+round, :class:`GaussianRound` or :class:`NarowRound`, defers that copy to its ``mirror``,
+which the model's ``covariance`` calls when read).  1 − βv is not computed as written (it
 cancels when βv → 1, as NHERD's with a large C does) but from c: 1 − βv = 1/(1 + cv), and
 (1 + c·v_other)/(1 + cV) for a per-class ``drop`` step taken with the pair's V.
 
@@ -63,8 +65,9 @@ arithmetic, falls from 10⁻⁷ to 10⁻⁶¹ between rows 6,600 and 7,200 while
 10³⁰: the paper's algorithm itself diverges there).  A dense float64 Σ resolves a variance along
 x only down to its rounding (some d²ε·‖x‖²·max_i Σ_ii): below it the congruence leaves Σ
 indefinite, and later rounds see V ≤ 0.  So v' is held at max(√ε·max_i Σ_ii, f)·‖x‖²
-(√ε ≥ d²ε for d ≤ 8192; f = max(``min_variance``, √DBL_MIN/ε ≈ 6.7e-139), where the step's
-products u_i·u_j of u = Σx keep ε's precision): β becomes (1 − v'/v)/v, and a matrix already at
+(√ε ≥ d²ε for d ≤ 8192; f = max(``min_variance``, a·√DBL_MIN/ε), a the prior variance Σ_1 =
+a·I: for a = 1, 6.7e-139, where the step's products u_i·u_j of u = Σx keep ε's precision; a
+scales it as it scales Σ, so that rows c·x with a/c² take the same steps): β becomes (1 − v'/v)/v, and a matrix already at
 or below the floor along x keeps its value (its mean still takes the exact α).  Each held step
 is counted as a repair.  This is a deviation from the papers, taken only where float64 cannot
 hold the exact Σ: every Σ stays symmetric positive definite and no round is skipped.
@@ -125,8 +128,9 @@ LAYOUTS = {"diagonal": DIAGONAL, "per-class": PER_CLASS, "shared": SHARED_FULL}
 DIAGONAL_FORMS = {"project": PROJECT, "drop": DROP, "exact": EXACT}
 #: the smallest share of a full Σ's scale (‖x‖²·max Σ_ii) a variance along x is held at: √ε
 cdef double RESOLVED = sqrt(DBL_EPSILON)
-#: the smallest variance along a row a full Σ is held at: √DBL_MIN/ε ≈ 6.7e-139, where the
-#: products of two of its entries in a step (u_i·u_j, u = Σx) still keep ε's precision
+#: the smallest variance along a row a full Σ of prior a·I is held at: a·√DBL_MIN/ε (6.7e-139 for
+#: a = 1), where the products of two of its entries in a step (u_i·u_j, u = Σx) still keep ε's
+#: precision
 cdef double FULL_SMALLEST = sqrt(DBL_MIN) / DBL_EPSILON
 #: entries of the optional ``counts`` array
 REPAIRED, SKIPPED = 0, 1
@@ -282,10 +286,18 @@ cdef inline void _full_move(Model *M, Py_ssize_t k, double *S, const double *u, 
     M.moved[(S - M.cov) // (M.d * M.d)] = True
 
 
+cdef enum:
+    MIRROR_TILE = 8  # (doubles: one 64-byte cache line)
+
+
 cdef void _mirror(Model *M) noexcept nogil:
     """Copy the upper triangle of every full matrix the rounds moved to its lower triangle:
-    the state is symmetric bit for bit again."""
-    cdef Py_ssize_t k, i, j, d = M.d
+    the state is symmetric bit for bit again.  The copy runs in square tiles: a whole column
+    of the upper triangle, read down, takes one cache line per entry, d·8 bytes apart (a
+    multiple of 4 KiB at d = 256 and beyond falls in a few sets of the L1 cache, evicted
+    before the next column reads them again), while a tile reads and writes whole lines.  It
+    runs after every ``learn_one`` round that moved a matrix (once per pass in a pass)."""
+    cdef Py_ssize_t k, i, j, a, b, d = M.d, tile = MIRROR_TILE
     cdef double *S
     if M.layout == DIAGONAL:
         return
@@ -293,9 +305,11 @@ cdef void _mirror(Model *M) noexcept nogil:
         if not M.moved[k]:
             continue
         S = M.cov + k * d * d
-        for i in range(1, d):
-            for j in range(i):
-                S[i * d + j] = S[j * d + i]
+        for a in range((d + tile - 1) // tile):
+            for b in range(a + 1):  # tile (a, b): rows a·tile…, columns b·tile…; b ≤ a
+                for i in range(a * tile, min(a * tile + tile, d)):
+                    for j in range(b * tile, min(b * tile + tile, i)):
+                        S[i * d + j] = S[j * d + i]
         M.moved[k] = False
 
 
@@ -497,7 +511,7 @@ cdef int _layout_of(str layout) except -1:
 
 
 cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covariance,
-                     const double[::1] params, double min_variance) except -1:
+                     const double[::1] params, double min_variance, double prior) except -1:
     """Check that the arrays fit each other, the layout and the rule (no index is checked in
     the loops), and point ``M`` at them."""
     try:
@@ -522,12 +536,14 @@ cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covaria
                          f"{row.params}, got {params.shape[0]}")
     if not min_variance >= 0.0:
         raise ValueError(f"min_variance must be ≥ 0, got {min_variance!r}")
+    if not (prior > 0.0 and isfinite(prior)):
+        raise ValueError(f"the prior variance must be positive and finite, got {prior!r}")
     _point_at(M, layout, mean, covariance)
     M.step = gaussian_step_of(rule)
     M.params = &params[0] if params.shape[0] > 0 else NULL
     M.nherd_C = (<const NherdParams *>&params[0]).C if M.form == EXACT else 0.0
     M.min_variance = max(min_variance, DBL_MIN)
-    M.full_floor = max(min_variance, FULL_SMALLEST)
+    M.full_floor = max(min_variance, FULL_SMALLEST * prior)
     return 0
 
 
@@ -609,7 +625,8 @@ def _not_finite(where):
 
 def learn_pass(int rule, X, const int64_t[::1] y, const int64_t[::1] order, mean, covariance,
                const double[::1] params, predictions=None, *, str layout="diagonal",
-               str diagonal="project", double min_variance=0.0, int64_t[::1] counts=None):
+               str diagonal="project", double min_variance=0.0, double prior=1.0,
+               int64_t[::1] counts=None):
     """One online pass of Gaussian rule ``rule`` over the rows ``X[order]``.
 
     Parameters
@@ -636,6 +653,9 @@ def learn_pass(int rule, X, const int64_t[::1] y, const int64_t[::1] order, mean
     min_variance : float, default=0
         Floor of every diagonal σ after its update, and of a full Σ's xᵀΣx/‖x‖² after a step
         on x (0: none but float64's, module doc).
+    prior : float, default=1
+        The variance a of the prior Σ_1 = a·I: the scale of float64's floor under a full Σ
+        (module doc).
     counts : int64 array of 2 entries, optional
         Incremented by the repairs (``counts[0]``: diagonal σ raised, full steps held) and the
         skipped non-zero rows with V ≤ 0 (``counts[1]``).
@@ -652,7 +672,7 @@ def learn_pass(int rule, X, const int64_t[::1] y, const int64_t[::1] order, mean
         variance or step is not finite: that round changed nothing, the rounds before it stay.
     """
     cdef Model M
-    _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance)
+    _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance, prior)
     _check_counts(counts)
     return _run_pass(&M, X, y, order, predictions, counts)
 
@@ -678,14 +698,14 @@ cdef tuple _run_pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order
 
 def learn_row(int rule, indices, values, Py_ssize_t y, mean, covariance,
               const double[::1] params, *, str layout="diagonal", str diagonal="project",
-              double min_variance=0.0, int64_t[::1] counts=None):
+              double min_variance=0.0, double prior=1.0, int64_t[::1] counts=None):
     """One round (``learn_one``) on the row with non-zeros ``values`` at the column
     ``indices`` (1-D; no repeated index), of label index ``y``; the other arguments as
     :func:`learn_pass`.  Returns ``(prediction, updated)``: the label index predicted before
     the update and whether the round updated.  Raises ValueError, changing nothing, when a
     score, V or the step is not finite."""
     cdef Model M
-    _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance)
+    _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance, prior)
     _check_counts(counts)
     return _run_row(&M, indices, values, y, counts)
 
@@ -708,20 +728,40 @@ cdef tuple _run_row(Model *M, indices, values, Py_ssize_t y, int64_t[::1] counts
     return predicted, bool(updated)
 
 
-cdef class GaussianRound(RowRound):
-    """``learn_one``'s round of a Gaussian learner in one compiled call (:class:`RowRound`):
-    the arrays and options of :func:`learn_row`, checked once; ``counts`` (seen, mistakes,
-    updates) and ``repairs`` (the repair and skip counts of :func:`learn_pass`) kept here;
-    ``exponent``: the accepted row norms ``[2^-e, 2^e]``."""
+cdef class _HeldRound(RowRound):
+    """A held round on the Gaussian state (:class:`GaussianRound`, :class:`NarowRound`): its
+    model and scratch.  Its rounds leave the lower triangle of the full matrices they move
+    behind (the moved flags kept from call to call) until :meth:`mirror` (the model calls
+    it before any read of its covariance and before it drops the round): copying it after
+    every ``learn_one`` cost as much as half of the round itself (USPS, 256 features)."""
 
     cdef Model M
     cdef double *buffer
+
+    def __dealloc__(self):
+        free(self.buffer)
+
+    def mirror(self):
+        """Copy the upper triangle of the full matrices the rounds moved since the last call
+        to their lower triangle: the covariance is symmetric bit for bit again."""
+        _mirror(&self.M)
+
+
+cdef class GaussianRound(_HeldRound):
+    """``learn_one``'s round of a Gaussian learner in one compiled call (:class:`RowRound`):
+    the arrays and options of :func:`learn_row`, checked once; ``counts`` (seen, mistakes,
+    updates) and ``repairs`` (the repair and skip counts of :func:`learn_pass`) kept here;
+    ``exponent``: the accepted row norms ``[2^-e, 2^e]``; the full matrices' lower triangles
+    brought up to date by :meth:`mirror`."""
+
     cdef int64_t[::1] repairs
 
     def __init__(self, int rule, mean, covariance, const double[::1] params,
                  int64_t[::1] counts, int64_t[::1] repairs, *, str layout="diagonal",
-                 str diagonal="project", double min_variance=0.0, int exponent=505):
-        _fill_model(&self.M, rule, layout, diagonal, mean, covariance, params, min_variance)
+                 str diagonal="project", double min_variance=0.0, double prior=1.0,
+                 int exponent=505):
+        _fill_model(&self.M, rule, layout, diagonal, mean, covariance, params, min_variance,
+                    prior)
         if repairs is None or repairs.shape[0] < 2:
             raise ValueError("repairs must have 2 entries")
         self.buffer = _scratch(&self.M)
@@ -730,11 +770,7 @@ cdef class GaussianRound(RowRound):
         self.model = &self.M
         self.start(self.M.d, self.M.K, exponent, counts, (mean, covariance, params, repairs))
 
-    def __dealloc__(self):
-        free(self.buffer)
-
     cdef void after(self):
-        _mirror(&self.M)
         self.repairs[REPAIRED] += self.M.repaired
         self.repairs[SKIPPED] += self.M.skipped
         self.M.repaired = 0
@@ -811,13 +847,11 @@ def narow_row(indices, values, Py_ssize_t y, mean, covariance, theta, *, double 
     return _run_row(&M, indices, values, y, None)
 
 
-cdef class NarowRound(RowRound):
+cdef class NarowRound(_HeldRound):
     """``learn_one``'s NAROW round in one compiled call (:class:`RowRound`): the arrays and
     options of :func:`narow_row`, checked once; ``counts`` (seen, mistakes, updates) kept
-    here; ``exponent``: the accepted row norms ``[2^-e, 2^e]``."""
-
-    cdef Model M
-    cdef double *buffer
+    here; ``exponent``: the accepted row norms ``[2^-e, 2^e]``; the full matrices' lower
+    triangles brought up to date by :meth:`mirror`."""
 
     def __init__(self, mean, covariance, theta, int64_t[::1] counts, *, double b=1.0,
                  str layout="diagonal", str variant="dogma", int exponent=505):
@@ -826,9 +860,3 @@ cdef class NarowRound(RowRound):
         self.play = _play
         self.model = &self.M
         self.start(self.M.d, self.M.K, exponent, counts, (mean, covariance, theta))
-
-    def __dealloc__(self):
-        free(self.buffer)
-
-    cdef void after(self):
-        _mirror(&self.M)

@@ -26,11 +26,10 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._core import counters, rows
+from .._core import rows
 from ..tasks import Multiclass
 from ..tasks.labels import unique_labels
 from . import docstrings
@@ -1161,9 +1160,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         return self._row_scores(self._with_constant(X))
 
     def _row_scores(self, X):
-        """Scores of every output for checked rows ``X`` (the constant feature appended)."""
-        weights, scales = self._predicting_weights()
-        return safe_sparse_dot(X, weights) * scales
+        """Scores of every output for checked rows ``X`` (the constant feature appended): the
+        model's (:mod:`.holding`)."""
+        raise NotImplementedError
 
     def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """Class scores: shape (n_samples, n_classes), or (n_samples,) for two classes
@@ -1240,10 +1239,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         return self._task
 
     def _count(self, name):
-        """The model's counter ``name`` ("seen", "mistakes", "updates", ...)."""
-        check_is_fitted(self)
-        return int(self._counts[{"seen": counters.SEEN, "mistakes": counters.MISTAKES,
-                                 "updates": counters.UPDATES}[name]])
+        """The model's counter ``name`` ("seen", "mistakes", "updates", ...; :mod:`.holding`)."""
+        raise NotImplementedError
 
     @property
     def n_seen_(self):

@@ -81,7 +81,7 @@ min_variance : float, default=0.0
     A floor under every diagonal variance after its update, and under a full Σ's variance
     xᵀΣx/‖x‖² along an updated row (0: none but what float64 resolves: the smallest normal
     float, 2.2e-308, for a diagonal variance; for a full Σ, √ε of its largest variance or
-    6.7e-139, whichever is larger).""",
+    6.7e-139·a, whichever is larger, a the prior variance).""",
 }
 
 #: the families whose problem has a loss to weigh take ``class_weight`` (module doc)

@@ -54,6 +54,40 @@ class GaussianModel(Model):
                       "the average of several runs' Gaussians is not one any run reached, and "
                       "no mixing rule with a guarantee is known for it")
 
+    @property
+    def covariance(self):
+        """Σ in its layout (module doc), symmetric: the held ``learn_one`` round leaves the
+        lower triangle of a full matrix it moves behind until this read (its ``mirror``)."""
+        self._mirror_held()
+        try:
+            return self.__dict__["covariance"]
+        except KeyError:
+            raise AttributeError("covariance") from None
+
+    @covariance.setter
+    def covariance(self, value):
+        self.__dict__["covariance"] = value
+
+    def _mirror_held(self):
+        """Bring the lower triangles the held round left behind up to date (before any read
+        of the covariance, and before the round is dropped or replaced)."""
+        held = self.__dict__.get("_round")
+        if held is not None and held[1] is not None:
+            held[1].mirror()
+
+    def __setattr__(self, name, value):
+        if name in self.array_names or name == "config":  # (the held round is dropped)
+            self._mirror_held()
+        super().__setattr__(name, value)
+
+    def __getstate__(self):
+        self._mirror_held()
+        return super().__getstate__()
+
+    def row_round(self, exponent):
+        self._mirror_held()  # (the round may be made again)
+        return super().row_round(exponent)
+
     def start(self, n_outputs, n_features):
         layout = self.config["layout"]
         if layout != "diagonal":
@@ -152,7 +186,8 @@ class GaussianModel(Model):
     def _engine_options(self):
         config = self.config
         return {"layout": config["layout"], "diagonal": config["diagonal"],
-                "min_variance": config["min_variance"], "counts": self.repairs}
+                "min_variance": config["min_variance"], "prior": float(self.prior[0]),
+                "counts": self.repairs}
 
     def pass_can_fail(self, n_rows):
         # a round whose score, margin variance or step is not finite stops the pass with the
