@@ -19,7 +19,7 @@ methods), :class:`onlinear.models.gaussian.GaussianModel` and the adaptive learn
 >>> sorted(name for name, member in vars(Model).items()  # the interface
 ...        if callable(member) and not name.startswith("_"))  # doctest: +NORMALIZE_WHITESPACE
 ['arrays', 'check', 'coefficients', 'count', 'grow_features', 'grow_outputs', 'learn', 'learn_row',
- 'memory', 'n_inputs', 'output_scales', 'pass_can_fail', 'predict_row', 'predicting_weights',
+ 'memory', 'n_inputs', 'pass_can_fail', 'predict_row', 'predicting_weights',
  'restore', 'row_round', 'scores', 'specs', 'start', 'started_form']
 """
 import copy
@@ -186,10 +186,6 @@ class Model:
         coefficients and ones)."""
         weights = self.coefficients()
         return weights, np.ones(weights.shape[1])
-
-    def output_scales(self):
-        """Each output's factor in :meth:`predicting_weights` (here ones)."""
-        return self.predicting_weights()[1]
 
     def predict_row(self, idx, vals, dense=False):
         """The output index predicted for a checked row (as :meth:`learn_row` would predict
