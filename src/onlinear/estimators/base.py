@@ -229,9 +229,15 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     }
 
     # ------------------------------------------------------------------ model state
+    #: the outputs of this family's model of two classes: 2 (one per class) or 1 (one binary
+    #: output, positive for ``classes_[1]``); the task counts them (:meth:`_n_outputs`)
+    _two_class_outputs = 2
+
     def _n_outputs(self, n_classes):
-        """The model's outputs for ``n_classes`` classes (one per class here)."""
-        return n_classes
+        """The model's outputs for ``n_classes`` classes: the task's
+        (:meth:`onlinear.tasks.Multiclass.outputs_for`; one per class, a model of two classes
+        :attr:`_two_class_outputs`)."""
+        return self._task_class.outputs_for(n_classes, self._two_class_outputs)
 
     def _start(self, classes, n_features):
         classes = np.asarray(classes)
@@ -327,11 +333,6 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"{type(self).__name__} has no averaged form (average=True): "
                 f"{self._averaging_refusal()}.")
-
-    def _predicting_weights(self):
-        """``(W, scales)``: the weights that predict (``W * scales`` are the true ones,
-        ``(n_features, n_outputs)``, the constant feature's last)."""
-        raise NotImplementedError
 
     #: the task of the estimator's targets (:mod:`onlinear.tasks`): one label per example
     _task_class = Multiclass
@@ -465,20 +466,6 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         if sp.issparse(X):
             return sp.hstack([X, sp.csr_matrix(ones)], format="csr")
         return np.ascontiguousarray(np.hstack([X, ones]))
-
-    @property
-    def intercept_(self):
-        """The bias of every output (the weight of the constant feature; zeros without
-        ``fit_intercept``), shaped as scikit-learn's: (n_classes,), or (1,) for two classes."""
-        check_is_fitted(self)
-        weights, scales = self._predicting_weights()
-        if self._constant():
-            bias = weights[-1] * scales
-        else:
-            bias = np.zeros(weights.shape[1])
-        if bias.shape[0] == 2 and self.classes_.shape[0] == 2:
-            bias = np.array([bias[1] - bias[0]])
-        return bias.astype(weights.dtype)  # (a copy, in the weights' precision)
 
     def _widen_features(self, n_features, old):
         """Widen the model to ``n_features`` features (the ``old`` first kept; new features go
@@ -1222,16 +1209,6 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fitted attributes
     @property
-    def coef_(self):
-        check_is_fitted(self)
-        weights, scales = self._predicting_weights()
-        dtype = weights.dtype
-        weights = (weights[:self.n_features_in_] * scales).T  # (not the intercept's weight)
-        if weights.shape[0] == 2:
-            weights = (weights[1] - weights[0])[None, :]
-        return weights.astype(dtype)  # (a copy, in the weights' precision)
-
-    @property
     def task_(self):
         """The task of the started model (:mod:`onlinear.tasks`): how it reads targets, and
         how its predictions are scored (:meth:`~onlinear.tasks.Multiclass.score_sums`)."""
@@ -1257,6 +1234,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        tags.classifier_tags.multi_class = self._task_class.multiclass
         return tags
 
 

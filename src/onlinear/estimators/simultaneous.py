@@ -106,10 +106,6 @@ class _Simultaneous(_ModelHolding):
                 "params": np.ascontiguousarray(self._rule_params(), dtype=np.float64),
                 "name": type(self).__name__}
 
-    def _n_outputs(self, n_classes):
-        """One prototype (the label sets' estimator: a column per label)."""
-        return 1
-
     @property
     def _scheme(self):
         return rules.SCHEMES[self.scheme]
@@ -121,16 +117,6 @@ class _Simultaneous(_ModelHolding):
             raise ValueError(f"scheme={self.scheme!r} has no multiplicative form (the paper "
                              "defines no exact solver for the KL projection); use an additive "
                              "update or another scheme.")
-
-    @property
-    def intercept_(self):
-        """The bias of each row of ``coef_``: the weight of the constant feature of
-        ``fit_intercept`` (zeros without it; the ordinal model's thresholds are its biases)."""
-        check_is_fitted(self)
-        n_rows = np.atleast_2d(self.coef_).shape[0]
-        if not self._constant():
-            return np.zeros(n_rows)
-        return np.atleast_1d(self.model_.coefficients()[-1])[:n_rows].copy()
 
     # ------------------------------------------------------------------ diagnostics
     @property
@@ -566,6 +552,16 @@ default="simproj"
         return weights[:self.classes_.shape[0]].copy()
 
     @property
+    def intercept_(self):
+        """The bias of each row of ``coef_``: the weight of the constant feature of
+        ``fit_intercept`` (zeros without it)."""
+        check_is_fitted(self)
+        n_rows = np.atleast_2d(self.coef_).shape[0]
+        if not self._constant():
+            return np.zeros(n_rows)
+        return np.atleast_1d(self.model_.coefficients()[-1])[:n_rows].copy()
+
+    @property
     def threshold_coef_(self):
         check_is_fitted(self)
         if not self._calibrated:
@@ -677,10 +673,6 @@ default="simproj"
     _model_class = OrdinalModel
     _block_task = "ordinal"
 
-    def _n_outputs(self, n_classes):
-        """The ranks (a prototype and ``n_classes − 1`` thresholds)."""
-        return n_classes
-
     _task_class = Ordinal
 
     # ------------------------------------------------------------------ prediction
@@ -691,11 +683,6 @@ default="simproj"
         the predicted rank when the thresholds are ordered.""")
     predict = _documented(OnlineLinearClassifier.predict, """The predicted labels (the rank
         of the score among the thresholds).""")
-
-    @property
-    def coef_(self):
-        check_is_fitted(self)
-        return self.model_.coefficients()
 
     @property
     def thresholds_(self):
@@ -920,12 +907,3 @@ default="simproj"
         is positive, else ``classes_[0]`` (a zero score is a mistake for either label
         online).""")
 
-    @property
-    def coef_(self):
-        check_is_fitted(self)
-        return self.model_.coefficients()[:self.n_features_in_][None, :]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
