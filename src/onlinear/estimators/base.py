@@ -229,9 +229,15 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     }
 
     # ------------------------------------------------------------------ model state
+    #: the outputs of this family's model of two classes: 2 (one per class) or 1 (one binary
+    #: output, positive for ``classes_[1]``); the task counts them (:meth:`_n_outputs`)
+    _two_class_outputs = 2
+
     def _n_outputs(self, n_classes):
-        """The model's outputs for ``n_classes`` classes (one per class here)."""
-        return n_classes
+        """The model's outputs for ``n_classes`` classes: the task's
+        (:meth:`onlinear.tasks.Multiclass.outputs_for`; one per class, a model of two classes
+        :attr:`_two_class_outputs`)."""
+        return self._task_class.outputs_for(n_classes, self._two_class_outputs)
 
     def _start(self, classes, n_features):
         classes = np.asarray(classes)
@@ -327,11 +333,6 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"{type(self).__name__} has no averaged form (average=True): "
                 f"{self._averaging_refusal()}.")
-
-    def _predicting_weights(self):
-        """``(W, scales)``: the weights that predict (``W * scales`` are the true ones,
-        ``(n_features, n_outputs)``, the constant feature's last)."""
-        raise NotImplementedError
 
     #: the task of the estimator's targets (:mod:`onlinear.tasks`): one label per example
     _task_class = Multiclass
@@ -465,20 +466,6 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         if sp.issparse(X):
             return sp.hstack([X, sp.csr_matrix(ones)], format="csr")
         return np.ascontiguousarray(np.hstack([X, ones]))
-
-    @property
-    def intercept_(self):
-        """The bias of every output (the weight of the constant feature; zeros without
-        ``fit_intercept``), shaped as scikit-learn's: (n_classes,), or (1,) for two classes."""
-        check_is_fitted(self)
-        weights, scales = self._predicting_weights()
-        if self._constant():
-            bias = weights[-1] * scales
-        else:
-            bias = np.zeros(weights.shape[1])
-        if bias.shape[0] == 2 and self.classes_.shape[0] == 2:
-            bias = np.array([bias[1] - bias[0]])
-        return bias.astype(weights.dtype)  # (a copy, in the weights' precision)
 
     def _widen_features(self, n_features, old):
         """Widen the model to ``n_features`` features (the ``old`` first kept; new features go
@@ -626,20 +613,35 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         round (:meth:`_weight_mode`: the C of PA-I/PA-II, the step of the others), times the
         weight of its class (``class_weight``); a weight of 0 makes the round a prediction
         only.  The online counts count every row."""
+        return self._fit(X, y, sample_weight)
+
+    def _fit(self, X, y, sample_weight, trials=None):
+        """:meth:`fit`; ``trials``: a trial learner's ``(block_ptr, parts, coupling)``
+        (:class:`_TrialLearner`)."""
         warm = bool(getattr(self, "warm_start", False)) and hasattr(self, "classes_")
         # a refit sets up new arrays: restoring the attributes restores the previous model
         with self._unchanged_on_error() as saved:
             X, targets = self._prepare(X, y, None, "warm_start" if warm else "fit")
             weights = self._example_weights(targets, y, sample_weight, X, "fit")
             context = self._pass_context(X, "fit")
+            n_examples = self._examples(X, trials, context)
             if weights is not None:
                 context["sample_weight"] = weights
             if warm and self._pass_can_fail(X.shape[0] * self.n_epochs):
                 self._snapshot_arrays(saved)
-            for epoch, order in enumerate(self._epochs(X.shape[0]), start=1):
+            for epoch, order in enumerate(self._epochs(n_examples), start=1):
                 with self._progress(f"epoch {epoch}/{self.n_epochs}", order.shape[0]):
                     self._run(X, targets, order, **context)
         return self
+
+    def _examples(self, X, trials, context):
+        """The number of examples of a pass over the rows ``X``: a row each, or with
+        ``trials`` (a trial learner's, :class:`_TrialLearner`) a trial each, the trials checked
+        by the task and added to the pass's ``context``."""
+        if trials is None:
+            return X.shape[0]
+        context["blocks"] = blocks = self._task.check_blocks(X.shape[0], *trials)
+        return blocks[0].shape[0] - 1
 
     def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None,
                     sample_weight: ArrayLike | None = None) -> Self:
@@ -654,23 +656,25 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self._one_pass(X, y, classes, sample_weight, "partial_fit")
         return self
 
-    def _one_pass(self, X, y, classes, sample_weight, method, record=False):
-        """:meth:`partial_fit`'s pass (``method`` names the caller in messages); returns the
-        class index predicted in each round if ``record``, else None."""
+    def _one_pass(self, X, y, classes, sample_weight, method, record=False, trials=None):
+        """:meth:`partial_fit`'s pass (``method`` names the caller in messages; ``trials`` as
+        in :meth:`_fit`); returns the class index predicted in each round if ``record``, else
+        None."""
         first = not hasattr(self, "classes_")
         predicted = None
         with self._unchanged_on_error() as saved:
             X, targets = self._prepare(X, y, classes, method)
             weights = self._example_weights(targets, y, sample_weight, X, method)
             context = self._pass_context(X, method)
+            n_examples = self._examples(X, trials, context)
             if weights is not None:
                 context["sample_weight"] = weights
             if record:
                 context["predictions"] = predicted = np.empty(X.shape[0], dtype=np.int64)
             if not first and self._pass_can_fail(X.shape[0]):
                 self._snapshot_arrays(saved)  # (a first call's arrays are new: nothing to copy)
-            with self._progress(method, X.shape[0]):
-                self._run(X, targets, np.arange(X.shape[0]), **context)
+            with self._progress(method, n_examples):
+                self._run(X, targets, np.arange(n_examples), **context)
         return predicted
 
     def learn_many(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None,
@@ -1222,16 +1226,6 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fitted attributes
     @property
-    def coef_(self):
-        check_is_fitted(self)
-        weights, scales = self._predicting_weights()
-        dtype = weights.dtype
-        weights = (weights[:self.n_features_in_] * scales).T  # (not the intercept's weight)
-        if weights.shape[0] == 2:
-            weights = (weights[1] - weights[0])[None, :]
-        return weights.astype(dtype)  # (a copy, in the weights' precision)
-
-    @property
     def task_(self):
         """The task of the started model (:mod:`onlinear.tasks`): how it reads targets, and
         how its predictions are scored (:meth:`~onlinear.tasks.Multiclass.score_sums`)."""
@@ -1257,6 +1251,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        tags.classifier_tags.multi_class = self._task_class.multiclass
         return tags
 
 
@@ -1283,6 +1278,49 @@ class _Unweighted(OnlineLinearClassifier):
         """One online pass over ``(X, y)`` in the given order, continuing the current model;
         ``classes`` is required on the first call."""
         return OnlineLinearClassifier.partial_fit(self, X, y, classes)
+
+
+class _TrialLearner(OnlineLinearClassifier):
+    """The protocol of the learners whose examples are *trials*, groups of rows that must all
+    be classified correctly (Amit, Shalev-Shwartz & Singer, §2: the block learner):
+    :meth:`fit` and :meth:`partial_fit` take the trials' offsets and the loss's sets and
+    coupling weights instead of ``sample_weight``; a trial of one row is :meth:`learn_one`.
+    A stream of independent rows is not theirs (:meth:`stream` refuses)."""
+
+    def fit(self, X: MatrixLike, y: ArrayLike, block_ptr: ArrayLike | None = None,
+            parts: ArrayLike | None = None, coupling: ArrayLike | None = None) -> Self:
+        """Train: ``n_epochs`` online passes over the trials, from scratch (or, with
+        ``warm_start=True`` on a started model, continuing it), shuffled if ``shuffle``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_rows, n_features)
+        y : array-like of shape (n_rows,), two classes (±1 in the paper)
+        block_ptr : array-like of int, shape (n_trials + 1,), optional
+            Trial t = rows ``block_ptr[t]:block_ptr[t + 1]``; default one row per trial.
+        parts : array-like of int, shape (n_rows,), optional
+            Decomposable loss (§7): the set id (0..r_t−1) of each row inside its trial;
+            each set gets the scheme with cap C/r_t.  Default: one set per trial.
+        coupling : array-like of shape (n_rows,), optional
+            Weights c_j > 0 of the coupling constraint Σ c_j λ_j ≤ C (§10; the box of
+            constraint j becomes λ_j ≤ C/c_j).
+        """
+        return self._fit(X, y, None, trials=(block_ptr, parts, coupling))
+
+    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None,
+                    block_ptr: ArrayLike | None = None, parts: ArrayLike | None = None,
+                    coupling: ArrayLike | None = None) -> Self:
+        """One online pass over the trials of ``(X, y, block_ptr)`` in the given order,
+        continuing the model; ``classes`` (the two labels) is required on the first call;
+        ``block_ptr``, ``parts`` and ``coupling`` as in :meth:`fit`."""
+        self._one_pass(X, y, classes, None, "partial_fit", trials=(block_ptr, parts, coupling))
+        return self
+
+    def stream(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None):
+        """Not for trials: a trial is a group of rows (``block_ptr``); use :meth:`partial_fit`
+        (or the learner's own one-trial call)."""
+        raise TypeError(f"{type(self).__name__} learns trials of several rows: use "
+                        "partial_fit(X, y, block_ptr=...) or learn_block, not stream.")
 
 
 class TrainingStream:

@@ -63,9 +63,7 @@ class _ModelHolding(OnlineLinearClassifier):
         """The numbers the model's engine reads, from the hyperparameters (a dict)."""
         raise NotImplementedError
 
-    def _n_outputs(self, n_classes):
-        """One output (the binary learner) for two classes, one per class beyond."""
-        return 1 if n_classes == 2 else n_classes
+    _two_class_outputs = 1  # (the binary learner's one output for two classes)
 
     # ------------------------------------------------------------------ start and configure
     def _model_shape(self):
@@ -73,8 +71,14 @@ class _ModelHolding(OnlineLinearClassifier):
         return (self._n_outputs(self.classes_.shape[0]),
                 self.n_features_in_ + self._constant())
 
+    #: fitted scalars resolved from the data a model starts on (the kernel learners'
+    #: ``gamma_``), by :meth:`_resolve_from_data`: cleared when a model starts
+    _resolved_from_data = ()
+
     def _start_model(self, n_outputs, n_features):
         self.__dict__.pop("model_", None)  # (a restart: the new model's form is the parameters')
+        for name in self._resolved_from_data:
+            self.__dict__.pop(name, None)
         model = self._model_class(self._model_config(n_outputs, n_features))
         need = model.memory(n_outputs, n_features)
         if need is not None:
@@ -128,6 +132,8 @@ class _ModelHolding(OnlineLinearClassifier):
             n_outputs, n_features = self._model_shape()
             self.model_ = self._model_class(self._model_config(n_outputs, n_features))
             self.model_.restore(loaded)
+        for name, value in self.__dict__.pop("_loaded_model_scalars", {}).items():
+            setattr(self.model_, name, value)  # (a file's scalars the model holds)
         self._task = self._make_task()  # (after the model: a task may read its layout)
         self._dense_index = np.arange(self.n_features_in_ + self._constant())
         self._configure()
@@ -147,6 +153,18 @@ class _ModelHolding(OnlineLinearClassifier):
     def _pass_can_fail(self, n_rows):
         return self.model_.pass_can_fail(n_rows)
 
+    def _resolve_from_data(self, X, method):
+        """Complete the model's configuration from the first data, the dense checked rows
+        ``X`` of the call ``method``, before anything is learned (while the model is not
+        :attr:`~onlinear.models.protocol.Model.resolved`); nothing waits for data here (the
+        kernel learners resolve ``gamma``)."""
+
+    def _pass_context(self, X, method):
+        model = self.model_
+        if not model.resolved:
+            self._resolve_from_data(X, method)
+        return model.pass_context(X)
+
     def _run(self, X, y_index, order, predictions=None, sample_weight=None, **context):
         # (the pass's context, :meth:`_pass_context`: the model's own keywords, e.g. a kernel
         # model's support slot of every row)
@@ -159,6 +177,10 @@ class _ModelHolding(OnlineLinearClassifier):
     def _learn_one_index(self, idx, vals, label):
         self._check_started_form()
         dense = idx is self._dense_index
+        if not self.model_.resolved:  # (from its first row, before any change)
+            row = np.zeros((1, self.model_.n_inputs()))
+            row[0, idx] = vals
+            self._resolve_from_data(row, "learn_one")
         if getattr(self, "class_weight", None) is None:
             return self.model_.learn_row(idx, vals, label, dense=dense)
         weight = float(self._class_weights(None, "learn_one")[label])
@@ -184,9 +206,24 @@ class _ModelHolding(OnlineLinearClassifier):
     def _model_width(self):
         return self.model_.n_inputs()
 
-    def _predicting_weights(self):
+    # ------------------------------------------------------------------ fitted attributes
+    def _coefficients(self):
+        """The model's coefficients ``(n_features [+ 1], n_outputs)``, scales applied."""
         self._check_started_form()
-        return self.model_.predicting_weights()
+        return self.model_.coefficients()
+
+    @property
+    def coef_(self):
+        check_is_fitted(self)
+        return self._task.coef(self._coefficients(), self.n_features_in_)
+
+    @property
+    def intercept_(self):
+        """The bias of every row of ``coef_`` (the weight of the constant feature; zeros
+        without ``fit_intercept``), shaped as scikit-learn's: (n_classes,), or (1,) for two
+        classes (the task's layout: :meth:`onlinear.tasks.Multiclass.intercept`)."""
+        check_is_fitted(self)
+        return self._task.intercept(self._coefficients(), bool(self._constant()))
 
     def _row_scores(self, X):
         self._check_started_form()

@@ -32,12 +32,10 @@ hypothesis, the default).
 import inspect
 from numbers import Integral, Real
 
-import numpy as np
-import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..kernels import POLY, check_poly_squares, resolve, scale_gamma
+from ..kernels import resolve, scale_gamma
 from . import docstrings
 from .base import OnlineLinearClassifier, _Unweighted
 from .holding import _ModelHolding
@@ -114,7 +112,7 @@ gamma_ : float
 
 
 #: What a kernel form takes from its primal class besides its hyperparameters: the rule.
-_RULE_FACTS = ("_rule", "_rule_values", "_step_kind", "_n_outputs")
+_RULE_FACTS = ("_rule", "_rule_values", "_step_kind", "_two_class_outputs")
 
 #: Protocol parameters of a primal class that its kernel form does not take: ``dtype`` is the
 #: precision of primal weights (the kernel forms keep float64 dual coefficients and patterns).
@@ -209,15 +207,14 @@ class KernelLearner(_RuleFacts, _ModelHolding):
     _model_class = DualModel
 
     def _model_config(self, n_outputs, n_features):
+        gamma = self.__dict__.get("gamma_")  # (None until resolved from the first data)
+        kind, kernel_params = (None, None) if gamma is None else resolve(
+            self.kernel, self.degree, gamma, self.coef0)
         return DualModel.configuration(
-            self._rule_id, self._rule_params(), name=type(self).__name__,
-            kind=self.__dict__.get("_kind"), kernel_params=self.__dict__.get("_kernel_params"),
-            kernel=self.kernel if callable(self.kernel) else None, state_rows=self._state_rows,
-            weight_mode=self._weight_mode(), average=bool(self.average))
-
-    def _start(self, classes, n_features):
-        self._kind = None  # (resolved from the first data, before anything is learned)
-        super()._start(classes, n_features)
+            self._rule_id, self._rule_params(), name=type(self).__name__, kind=kind,
+            kernel_params=kernel_params, kernel=self.kernel if callable(self.kernel) else None,
+            state_rows=self._state_rows, weight_mode=self._weight_mode(),
+            average=bool(self.average))
 
     def _validate_params(self):
         super()._validate_params()
@@ -226,119 +223,77 @@ class KernelLearner(_RuleFacts, _ModelHolding):
                              "a kernel callable would receive as a feature of its own: add the "
                              "bias in the callable instead (e.g. K(x, x') + 1).")
 
-    def _needs_whole_data(self):
-        """Whether the kernel's ``gamma`` is ``"scale"``, a statistic of the whole training set."""
-        return (self.gamma == "scale" and not callable(self.kernel)
-                and self.kernel in ("rbf", "poly"))
+    def _gamma_of(self, gamma, n_features, resolved=None):
+        """The number ``gamma`` stands for: itself, ``1/n_features`` for ``"auto"``, and for
+        ``"scale"`` the value ``resolved`` from the first data."""
+        if gamma == "auto":
+            return 1.0 / n_features
+        return resolved if gamma == "scale" else gamma
 
-    def _refuse_scale_on_a_stream(self, method):
-        """``gamma="scale"`` resolved from a stream's first chunk would make the model depend on
-        how the stream is cut (a chunked ``partial_fit`` would differ from ``fit``): the
-        streaming calls that start a model refuse it, before anything changes."""
-        if self._needs_whole_data():
+    # the resolved gamma: cleared when a model starts, then resolved from its first data
+    _resolved_from_data = ("gamma_",)
+
+    def _resolve_from_data(self, X, method):
+        """The kernel, resolved from the first data of the model (before anything is learned):
+        ``gamma="auto"`` from the rows' width, ``gamma="scale"`` from the data of ``fit`` or
+        ``stream``.  The calls that start a model on a stream (``partial_fit``, ``learn_many``,
+        ``learn_one``) refuse ``"scale"``: resolved from a first chunk, it would make the model
+        depend on how the stream is cut (a chunked ``partial_fit`` would differ from ``fit``);
+        the caller restores the fresh model."""
+        if method not in ("fit", "stream") and self._needs_whole_data():
             raise ValueError(
                 f'gamma="scale" is 1/(n_features·Var(X)) of the whole training set, which '
                 f"{method} does not see: the model would depend on how the stream is cut. Pass "
                 "a number, e.g. onlinear.kernels.scale_gamma(X_sample) on a sample of the "
                 'stream, or gamma="auto" (1/n_features); fit and stream resolve "scale" '
                 "from their data.")
-
-    def _ensure_kernel(self, X):
-        """Resolve the kernel (and ``gamma="scale"`` from the data of ``fit`` or ``stream``)."""
-        if self._kind is not None:
-            return
         if self._constant():  # gamma is the data's: not counting the intercept's constant
             X = X[:, :-1]
-        gamma = self.gamma
-        if gamma == "auto":
-            gamma = 1.0 / X.shape[1]
-        elif gamma == "scale":
-            gamma = scale_gamma(X)
-        self._kind, self._kernel_params = resolve(self.kernel, self.degree, gamma, self.coef0)
+        gamma = self._gamma_of(self.gamma, X.shape[1],
+                               scale_gamma(X) if self.gamma == "scale" else None)
+        resolve(self.kernel, self.degree, gamma, self.coef0)  # (refuses a bad kernel first)
         self.gamma_ = float(gamma)
         self._configure()
+
+    def _needs_whole_data(self):
+        """Whether the kernel's ``gamma`` is ``"scale"``, a statistic of the whole training set."""
+        return (self.gamma == "scale" and not callable(self.kernel)
+                and self.kernel in ("rbf", "poly"))
 
     def set_params(self, **params):
         """Set hyperparameters; on a model already learning, a new kernel (or kernel parameter)
         applies from now on, to the stored expansion too (``gamma="scale"`` keeps the value
         resolved from the first data)."""
-        super().set_params(**params)
-        if getattr(self, "_kind", None) is not None and set(params) & set(_KERNEL_CONSTRAINTS):
-            gamma = self.gamma
-            if gamma == "auto":
-                gamma = 1.0 / self.n_features_in_
-            elif gamma == "scale":
-                gamma = self.gamma_
-            self._kind, self._kernel_params = resolve(self.kernel, self.degree, gamma,
-                                                      self.coef0)
-            self.gamma_ = float(gamma)
-            self._configure()
-        return self
+        resolved = self.__dict__.get("gamma_")
+        if resolved is None or not set(params) & set(_KERNEL_CONSTRAINTS):
+            return super().set_params(**params)
+        gamma = self._gamma_of(params.get("gamma", self.gamma), self.n_features_in_, resolved)
+        self.gamma_ = float(gamma) if isinstance(gamma, Real) else gamma  # (the model's next)
+        try:
+            return super().set_params(**params)  # (validates, then configures the model)
+        except Exception:
+            self.gamma_ = resolved
+            raise
 
     # the resolved gamma is None until the kernel is resolved on the first data
     _model_scalars = {**OnlineLinearClassifier._model_scalars, "_n_support": int,
                       "gamma_": (float, type(None))}
-    _derived = _ModelHolding._derived | {"_kind", "_kernel_params"}
 
     @property
     def _n_support(self):
         """The number of support patterns (a scalar of a saved file): the model's."""
         model = self.__dict__.get("model_")
-        return self.__dict__.get("_loaded_n_support", 0) if model is None else model.n_support
+        if model is None:
+            return self.__dict__.get("_loaded_model_scalars", {}).get("n_support", 0)
+        return model.n_support
 
     @_n_support.setter
     def _n_support(self, value):  # (a file's scalar, read before the model's arrays)
         model = self.__dict__.get("model_")
         if model is None:
-            self.__dict__["_loaded_n_support"] = value
+            self.__dict__.setdefault("_loaded_model_scalars", {})["n_support"] = value
         else:
             model.n_support = value
-
-    def _restore_derived(self):
-        gamma = self.__dict__.pop("gamma_", None)
-        self._kind = None
-        if gamma is not None:  # (before the model is made: its configuration holds the kernel)
-            self._kind, self._kernel_params = resolve(self.kernel, self.degree, gamma,
-                                                      self.coef0)
-            self.gamma_ = float(gamma)
-        loaded = self.__dict__.pop("_loaded_n_support", None)
-        super()._restore_derived()
-        if loaded is not None:
-            self.model_.n_support = loaded
-
-    # ------------------------------------------------------------------ training
-    def _pass_context(self, X, method):
-        """Before a pass over ``X``: the kernel resolved (``gamma="scale"`` from the data of
-        ``fit`` or ``stream``; refused on the first chunk of a stream), its values checked on
-        every row before anything is learned, and the support slot of every row (−1: none
-        yet), so that a row updated in several epochs of :meth:`fit` (or of a :meth:`stream`)
-        is one support pattern, its coefficients merged."""
-        if self._kind is None and method in ("partial_fit", "learn_many"):
-            self._refuse_scale_on_a_stream(method)  # (the caller restores the fresh model)
-        self._ensure_kernel(X)
-        self._check_finite_kernel(X)
-        return {"row_slot": np.full(X.shape[0], -1, dtype=np.int64)}
-
-    def _check_finite_kernel(self, X):
-        """Refuse, before learning anything, rows on which the polynomial kernel leaves the
-        range the rules can use: ``|K(x, x')| ≤ √(K(x, x) K(x', x'))`` for ``coef0 ≥ 0``, so
-        ``K(x, x)`` within the accepted ``‖x‖²`` range on every row (see
-        :data:`onlinear._core.rows.ROW_NORM_EXPONENT`) keeps every kernel value, ``1/K(x, x)`` and
-        the scores finite; a ``K(x, x)`` that underflows to 0 would silently make x a zero row.
-        (The Gaussian has K(x, x) = 1; the linear kernel is ‖x‖², checked with the rows.)"""
-        if self._kind != POLY:
-            return
-        if sp.issparse(X):
-            squares = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
-        else:
-            squares = np.einsum("ij,ij->i", X, X, dtype=np.float64)
-        check_poly_squares(squares, self._kernel_params)
-
-    def _learn_one_index(self, idx, vals, label):
-        if self._kind is None:  # (a kernel resolved from the first row, before any change)
-            self._refuse_scale_on_a_stream("learn_one")
-            self._ensure_kernel(self.model_._dense_row(idx, vals, idx is self._dense_index)[None, :])
-        return super()._learn_one_index(idx, vals, label)
 
     # ------------------------------------------------------------------ fitted attributes
     coef_ = _NoPrimalWeights()

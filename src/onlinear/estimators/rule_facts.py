@@ -26,6 +26,9 @@ class _RuleFacts:
         # read them on every call (``int(Rule)`` and the table look-up cost 0.2 µs)
         cls._rule_id = int(cls._rule) if cls._rule in RULES else -1
         cls._rule_scale_free = RULES[cls._rule].scale_free if cls._rule in RULES else False
+        if "_rule" in vars(cls) and "_two_class_outputs" not in vars(cls) and cls._rule in RULES:
+            # one output for two classes if the rule is binary, one per class otherwise
+            cls._two_class_outputs = 1 if RULES[cls._rule].binary else 2
 
     def _rule_values(self):
         """The rule's parameters by name (the names of its row in
@@ -44,12 +47,6 @@ class _RuleFacts:
     @property
     def _scale_free(self):
         return self._rule_scale_free
-
-    def _n_outputs(self, n_classes):
-        """One output for two classes if the rule is binary, one per class otherwise."""
-        if RULES[self._rule].binary and n_classes == 2:
-            return 1
-        return n_classes
 
     def _has_averaged_form(self):
         """Whether the learner can average its hypotheses: additive steps whose weights are the

@@ -31,7 +31,6 @@ from __future__ import annotations
 import types
 import warnings
 from numbers import Real
-from typing import Self
 
 from numpy.typing import ArrayLike, NDArray
 
@@ -46,7 +45,7 @@ from ..models.block import BlockModel, OrdinalModel
 from ..rules import simultaneous as rules
 from ..tasks import Blocks, Multiclass, Multilabel, Ordinal
 from ..tasks.multilabel import classes_of, read_one, read_targets
-from .base import MatrixLike, OnlineLinearClassifier
+from .base import MatrixLike, OnlineLinearClassifier, _TrialLearner
 from .checks import _DTYPES, canonical_csr, check_class_labels, check_rows
 from .holding import _ModelHolding
 
@@ -106,10 +105,6 @@ class _Simultaneous(_ModelHolding):
                 "params": np.ascontiguousarray(self._rule_params(), dtype=np.float64),
                 "name": type(self).__name__}
 
-    def _n_outputs(self, n_classes):
-        """One prototype (the label sets' estimator: a column per label)."""
-        return 1
-
     @property
     def _scheme(self):
         return rules.SCHEMES[self.scheme]
@@ -121,16 +116,6 @@ class _Simultaneous(_ModelHolding):
             raise ValueError(f"scheme={self.scheme!r} has no multiplicative form (the paper "
                              "defines no exact solver for the KL projection); use an additive "
                              "update or another scheme.")
-
-    @property
-    def intercept_(self):
-        """The bias of each row of ``coef_``: the weight of the constant feature of
-        ``fit_intercept`` (zeros without it; the ordinal model's thresholds are its biases)."""
-        check_is_fitted(self)
-        n_rows = np.atleast_2d(self.coef_).shape[0]
-        if not self._constant():
-            return np.zeros(n_rows)
-        return np.atleast_1d(self.model_.coefficients()[-1])[:n_rows].copy()
 
     # ------------------------------------------------------------------ diagnostics
     @property
@@ -566,6 +551,16 @@ default="simproj"
         return weights[:self.classes_.shape[0]].copy()
 
     @property
+    def intercept_(self):
+        """The bias of each row of ``coef_``: the weight of the constant feature of
+        ``fit_intercept`` (zeros without it)."""
+        check_is_fitted(self)
+        n_rows = np.atleast_2d(self.coef_).shape[0]
+        if not self._constant():
+            return np.zeros(n_rows)
+        return np.atleast_1d(self.model_.coefficients()[-1])[:n_rows].copy()
+
+    @property
     def threshold_coef_(self):
         check_is_fitted(self)
         if not self._calibrated:
@@ -677,10 +672,6 @@ default="simproj"
     _model_class = OrdinalModel
     _block_task = "ordinal"
 
-    def _n_outputs(self, n_classes):
-        """The ranks (a prototype and ``n_classes − 1`` thresholds)."""
-        return n_classes
-
     _task_class = Ordinal
 
     # ------------------------------------------------------------------ prediction
@@ -693,18 +684,13 @@ default="simproj"
         of the score among the thresholds).""")
 
     @property
-    def coef_(self):
-        check_is_fitted(self)
-        return self.model_.coefficients()
-
-    @property
     def thresholds_(self):
         check_is_fitted(self)
         return self.model_.thresholds.copy()
 
 
 # ============================================================================= general blocks
-class BlockLearner(_Simultaneous):
+class BlockLearner(_TrialLearner, _Simultaneous):
     """The paper's general setting: one weight vector, trials given as blocks of binary
     instances that must all be classified correctly (§2 of the paper, single prototype).
 
@@ -806,93 +792,13 @@ default="simproj"
 
     _task_class = Blocks
 
-    _check_blocks = staticmethod(Blocks.check_blocks)
-
-    def fit(self, X: MatrixLike, y: ArrayLike, block_ptr: ArrayLike | None = None,
-            parts: ArrayLike | None = None, coupling: ArrayLike | None = None) -> Self:
-        """Train from scratch: ``n_epochs`` online passes over the trials.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_rows, n_features)
-        y : array-like of shape (n_rows,), two classes (±1 in the paper)
-        block_ptr : array-like of int, shape (n_trials + 1,), optional
-            Trial t = rows ``block_ptr[t]:block_ptr[t + 1]``; default one row per trial.
-        parts : array-like of int, shape (n_rows,), optional
-            Decomposable loss (§7): the set id (0..r_t−1) of each row inside its trial;
-            each set gets the scheme with cap C/r_t.  Default: one set per trial.
-        coupling : array-like of shape (n_rows,), optional
-            Weights c_j > 0 of the coupling constraint Σ c_j λ_j ≤ C (§10; the box of
-            constraint j becomes λ_j ≤ C/c_j).
-        """
-        warm = self.warm_start and hasattr(self, "classes_")
-        with self._unchanged_on_error():
-            if not warm:
-                self._validate_params()
-            X, y = self._validate(X, y, reset=not warm)
-            if warm:
-                self._check_intercept()
-            X = self._with_constant(X)
-            if not warm:
-                self._start(np.unique(y), X.shape[1])
-            labels = self._encode(y)
-            blocks = self._check_blocks(X.shape[0], block_ptr, parts, coupling)
-        for epoch, order in enumerate(self._epochs(blocks[0].shape[0] - 1), start=1):
-            with self._progress(f"epoch {epoch}/{self.n_epochs}", order.shape[0]):
-                self._run(X, labels, order, blocks=blocks)
-        return self
-
-    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None,
-                    block_ptr: ArrayLike | None = None, parts: ArrayLike | None = None,
-                    coupling: ArrayLike | None = None) -> Self:
-        """One online pass over the trials of ``(X, y, block_ptr)``, continuing the model;
-        ``classes`` (the two labels) is required on the first call."""
-        first = not hasattr(self, "classes_")
-        with self._unchanged_on_error():
-            if first:
-                self._validate_params()
-                classes = self._first_classes(classes, "partial_fit")
-            else:
-                self._check_same_classes(classes)
-            X, y = self._validate(X, y, reset=first)
-            if not first:
-                self._check_intercept()
-            X = self._with_constant(X)
-            if first:
-                self._start(classes, X.shape[1])
-            labels = self._encode(y)
-            blocks = self._check_blocks(X.shape[0], block_ptr, parts, coupling)
-            with self._progress("partial_fit", blocks[0].shape[0] - 1):
-                self._run(X, labels, np.arange(blocks[0].shape[0] - 1), blocks=blocks)
-        return self
-
-    def stream(self, X, y, classes=None):
-        """Not for blocks: a block learner's trials are groups of rows (``block_ptr``); use
-        :meth:`partial_fit` or :meth:`learn_block`."""
-        raise TypeError("BlockLearner learns trials of several rows: use partial_fit(X, y, "
-                        "block_ptr=...) or learn_block, not stream.")
-
     def learn_block(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None,
                     parts: ArrayLike | None = None, coupling: ArrayLike | None = None) -> NDArray:
         """Learn one trial (the rows of ``X``); returns the labels predicted for its rows
         before the update."""
-        first = not hasattr(self, "classes_")
-        if not first:
-            check_is_fitted(self)
         with self._unchanged_on_error():
-            if first:
-                self._validate_params()
-                classes = self._first_classes(classes, "learn_block")
-            else:
-                self._check_same_classes(classes)
-            X, y = self._validate(X, y, reset=first)
-            if not first:
-                self._check_intercept()
-            X = self._with_constant(X)
-            if first:
-                self._start(classes, X.shape[1])
-            labels = self._encode(y)
-            blocks = self._check_blocks(X.shape[0], [0, X.shape[0]], parts, coupling)
+            X, labels = self._prepare(X, y, classes, "learn_block")
+            blocks = self._task.check_blocks(X.shape[0], [0, X.shape[0]], parts, coupling)
         predicted = self._task.predict_scores(self.model_.scores(X))
         self._run(X, labels, np.zeros(1, dtype=np.int64), blocks=blocks)
         return predicted
@@ -903,15 +809,6 @@ default="simproj"
         (``x`` 1-D, or a one-row sparse matrix); returns the label predicted before it.
         ``classes`` (the two labels) is required on the first call.""")
 
-    def _learn_one_general(self, x, y, classes):
-        """A one-row :meth:`learn_block`."""
-        idx, vals = self._check_one(x, n_features=getattr(self, "n_features_in_", None))
-        if self._constant():  # learn_block appends the constant feature itself
-            idx, vals = idx[:-1], vals[:-1]
-        n_features = x.shape[1] if sp.issparse(x) else vals.shape[0]
-        row = sp.csr_matrix((vals, idx, np.array([0, idx.shape[0]])), shape=(1, n_features))
-        return self.learn_block(row, [y], classes=classes)[0]
-
     # ------------------------------------------------------------------ prediction
     # (the protocol's own, the block task reading the scores; documented for blocks)
     decision_function = _documented(OnlineLinearClassifier.decision_function, """Scores
@@ -920,12 +817,3 @@ default="simproj"
         is positive, else ``classes_[0]`` (a zero score is a mistake for either label
         online).""")
 
-    @property
-    def coef_(self):
-        check_is_fitted(self)
-        return self.model_.coefficients()[:self.n_features_in_][None, :]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags

@@ -12,6 +12,7 @@ from .._core import primal
 from ..rules.table import Rule
 from ..rules.layout import RAW_SQNORM
 from ..rules.ultraconservative import MAX_SCORE, PROPORTIONAL, RHO, UNIFORM
+from ..tasks import Binary
 from .base import OnlineLinearClassifier, _Unweighted
 from .primal import _PrimalLearner
 
@@ -93,8 +94,7 @@ class OneVsRestPerceptron(Perceptron):
         The true weights, one binary Perceptron per class.
     """
 
-    def _n_outputs(self, n_classes):
-        return n_classes
+    _two_class_outputs = 2  # (a Perceptron per class, even for two)
 
 
 class UltraconservativePerceptron(_PrimalLearner):
@@ -464,15 +464,7 @@ class BalancedWinnow(Multiplicative):
     def _rule_values(self):
         return {"eta": self.eta, "scheme": UNIFORM}
 
-    def _n_outputs(self, n_classes):
-        if n_classes != 2:
-            raise ValueError(
-                "Only binary classification is supported. BalancedWinnow got "
-                f"{n_classes} classes (use Multiplicative for more)."
-            )
-        return 2
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
+    # two weight vectors (w⁺, w⁻) for two classes, and no form for more (Multiplicative is
+    # the multiclass one)
+    _task_class = Binary
+    _two_class_outputs = 2

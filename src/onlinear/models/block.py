@@ -207,9 +207,18 @@ class BlockModel(Model):
             raise row_scale_error(row_norm(X[bad]), bad)  # (a norm at the range's edge)
         self.weights, self.scale, self.counts = work[0], work[1], work[5]
 
-    def learn_row(self, idx, vals, relevance, scores=None):
+    def learn_row(self, idx, vals, relevance, scores=None, dense=False):
         """One label-set trial on a checked row: ``scores`` (if given) receives every column's
-        score before the update; returns the index of the top one (ties: the lowest)."""
+        score before the update; returns the index of the top one (ties: the lowest).  For
+        blocks, a trial of the one row of class index ``relevance`` (1: the +1 side); returns
+        the side its score chose before the update (1 if positive)."""
+        if self.config["task"] == "blocks":
+            score = float(vals @ self.weights[idx]) * self.scale[0]
+            row = sp.csr_matrix((vals, idx, np.array([0, idx.shape[0]])),
+                                shape=(1, self.weights.shape[0]))
+            self.learn(row, np.array([1.0 if relevance == 1 else -1.0]),
+                       np.zeros(1, dtype=np.int64))
+            return int(score > 0.0)
         if scores is None:
             scores = np.empty(self.weights.shape[1])
         return block_engine.learn_one_labelset(

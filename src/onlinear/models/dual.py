@@ -149,7 +149,31 @@ class DualModel(Model):
         return (config["rule"], config["params"], self.state, self.avg_scale_sum,
                 config["kind"], config["kernel_params"], self.counts)
 
+    @property
+    def resolved(self):
+        """Whether the kernel is resolved (the estimator resolves ``gamma`` from the first
+        data)."""
+        return self.config["kind"] is not None
+
     # ------------------------------------------------------------------ learning
+    def pass_context(self, X):
+        """The support slot of every row (−1: none yet), so that a row updated in several
+        epochs of ``fit`` (or of a ``stream``) is one support pattern, its coefficients
+        merged; first, the polynomial kernel's values checked on every row, before anything
+        is learned: ``|K(x, x')| ≤ √(K(x, x) K(x', x'))`` for ``coef0 ≥ 0``, so ``K(x, x)``
+        within the accepted ``‖x‖²`` range on every row (see
+        :data:`onlinear._core.rows.ROW_NORM_EXPONENT`) keeps every kernel value, ``1/K(x, x)``
+        and the scores finite; a ``K(x, x)`` that underflows to 0 would silently make x a zero
+        row.  (The Gaussian has K(x, x) = 1; the linear kernel is ‖x‖², checked with the
+        rows.)"""
+        if self.config["kind"] == POLY:
+            if sp.issparse(X):
+                squares = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+            else:
+                squares = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+            check_poly_squares(squares, self.config["kernel_params"])
+        return {"row_slot": np.full(X.shape[0], -1, dtype=np.int64)}
+
     def pass_can_fail(self, n_rows):
         # a Python kernel is evaluated round by round (it can raise, or return NaN, on any
         # row); one round evaluates it before changing anything

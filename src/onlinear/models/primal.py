@@ -277,8 +277,9 @@ class PrimalModel(Model):
                          int(self.counts[counters.SEEN])), np.ones(self.weights.shape[1]))
 
     def coefficients(self):
+        """The true weights ``W · scales`` (a new array, in the weights' precision)."""
         weights, scales = self.predicting_weights()
-        return weights * scales
+        return (weights * scales).astype(weights.dtype, copy=False)
 
     def scores(self, X):
         """Scores of every output: the rows times the raw weights, then each output's factor

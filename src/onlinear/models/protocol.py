@@ -19,7 +19,7 @@ methods), :class:`onlinear.models.gaussian.GaussianModel` and the adaptive learn
 >>> sorted(name for name, member in vars(Model).items()  # the interface
 ...        if callable(member) and not name.startswith("_"))  # doctest: +NORMALIZE_WHITESPACE
 ['arrays', 'check', 'coefficients', 'count', 'grow_features', 'grow_outputs', 'learn', 'learn_row',
- 'memory', 'n_inputs', 'pass_can_fail', 'predict_row', 'predicting_weights',
+ 'memory', 'n_inputs', 'pass_can_fail', 'pass_context', 'predict_row', 'predicting_weights',
  'restore', 'row_round', 'scores', 'specs', 'start', 'started_form']
 """
 import copy
@@ -56,6 +56,9 @@ class Model:
     #: models: label sets, ranks, the sign of a block's score), rather than the output index
     #: of :meth:`predict_row` (the models of one label per example)
     task_reads_row_scores = False
+    #: whether the configuration is complete; False while a hyperparameter waits for the
+    #: first data (a kernel's ``gamma="scale"``: the estimator resolves it before learning)
+    resolved = True
     #: the names of the learned arrays (attributes of the model), in the order they are saved;
     #: the first is the weights (its first axis the features, constant feature included)
     array_names = ("counts",)
@@ -163,6 +166,12 @@ class Model:
         """Whether a pass over ``n_rows`` rows can raise after changing the arrays in place
         (then the estimator copies them first, to restore them)."""
         return False
+
+    def pass_context(self, X):
+        """The keywords of :meth:`learn` that belong to the data set ``X`` (checked rows, the
+        whole of a ``fit`` or ``stream``) rather than to one pass — none here — after any check
+        of the rows the model needs before a pass changes anything."""
+        return {}
 
     def learn(self, X, targets, order, predictions):
         """One pass over the rows ``order`` of the checked ``X`` (dense C-contiguous or

@@ -10,6 +10,7 @@ rows, so one engine serves every task with the same constraint form:
 task            target → constraints of the round       scores → prediction
 ==============  =====================================  =========================================
 Multiclass      label y: ``s_y − s_r ≥ 1`` for r ≠ y    top score (ties → lowest class index)
+Binary          Multiclass of two classes only          (the same)
 Multilabel      set Y: ``s_r − s_s ≥ 1``, r ∈ Y, s ∉ Y  labels whose score beats the threshold
                 (+ the threshold label's pairs)
 Ordinal         rank y: ``f − b_j ≥ 1`` (j < y),        ``min{i : f ≤ b_i}``
@@ -21,9 +22,10 @@ Blocks          rows (x_j, y_j = ±1): ``y_j ω·x_j ≥ 1``  sign of ω·x
 constraints.)  Each task's :meth:`constraints` lists the constraints of one target as the
 engine forms them; the tests check them against the engine's counts.
 """
+from .binary import Binary
 from .blocks import Blocks
 from .multiclass import Multiclass
 from .multilabel import Multilabel
 from .ordinal import Ordinal
 
-__all__ = ["Blocks", "Multiclass", "Multilabel", "Ordinal"]
+__all__ = ["Binary", "Blocks", "Multiclass", "Multilabel", "Ordinal"]

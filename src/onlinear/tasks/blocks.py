@@ -33,6 +33,16 @@ class Blocks(Labels):
     """
 
     name = "blocks"
+    multiclass = False
+
+    @classmethod
+    def outputs_for(cls, n_labels, two_class_outputs):
+        """One prototype ω."""
+        return 1
+
+    def coef(self, coefficients, n_features):
+        """The prototype ω as one row."""
+        return coefficients[:n_features][None, :].copy()
 
     def __init__(self, classes):
         super().__init__(classes)

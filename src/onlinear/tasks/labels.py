@@ -115,6 +115,31 @@ class Labels:
         index = table[y.astype(np.int64) - low]
         return None if (index < 0).any() else index
 
+    # ------------------------------------------------------------------ the model's outputs
+    #: whether more than two labels can be learned (scikit-learn's ``multi_class`` tag)
+    multiclass = True
+
+    @classmethod
+    def outputs_for(cls, n_labels, two_class_outputs):
+        """The outputs of a model of ``n_labels`` labels (an intercept's constant feature
+        apart), for a learner whose model of two classes holds ``two_class_outputs`` (1: one
+        binary output, positive for the second class; 2: one per class): one per label here."""
+        return n_labels
+
+    def coef(self, coefficients, n_features):
+        """scikit-learn's ``coef_`` from the model's coefficients ``(n_features [+ 1],
+        n_outputs)`` (the constant feature's last, left out): a row per output (a new
+        array)."""
+        return coefficients[:n_features].T.copy()
+
+    def intercept(self, coefficients, constant):
+        """scikit-learn's ``intercept_``: the constant feature's weight of every output when
+        the model has one (``constant``), else zeros (a new array, in the coefficients'
+        precision)."""
+        if constant:
+            return np.array(coefficients[-1], copy=True, ndmin=1)
+        return np.zeros(np.atleast_2d(coefficients).shape[1], dtype=coefficients.dtype)
+
     # ------------------------------------------------------------------ scores → predictions
     def decision(self, scores):
         """The estimator's ``decision_function`` from the model's output scores (rows of

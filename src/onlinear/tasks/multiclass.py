@@ -51,6 +51,26 @@ class Multiclass(Labels):
                 f"{np.unique(np.asarray(y)[unknown]).tolist()}")
         return index.astype(np.int64)
 
+    @classmethod
+    def outputs_for(cls, n_labels, two_class_outputs):
+        """One output per class; ``two_class_outputs`` for two classes."""
+        return two_class_outputs if n_labels == 2 else n_labels
+
+    def coef(self, coefficients, n_features):
+        """A row of weights per class; for two classes one row, positive for ``classes[1]``
+        (a binary model's one output, or the difference of the two), as :meth:`decision`."""
+        rows = coefficients[:n_features].T
+        if rows.shape[0] == 2 and self.classes.shape[0] == 2:
+            return (rows[1] - rows[0])[None, :]
+        return rows.copy()
+
+    def intercept(self, coefficients, constant):
+        """The bias of every row of :meth:`coef`."""
+        bias = super().intercept(coefficients, constant)
+        if bias.shape[0] == 2 and self.classes.shape[0] == 2:
+            return bias[1:] - bias[:1]
+        return bias
+
     def relevance(self, index, n_outputs=None):
         """The relevance rows the label-set engine reads (uint8): 1 at each example's class."""
         index = np.asarray(index, dtype=np.int64)

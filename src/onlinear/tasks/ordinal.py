@@ -69,6 +69,15 @@ class Ordinal(Labels):
                              f"{self.classes.tolist()}: {unknown}")
         return np.array([self.index[label] for label in y.tolist()], dtype=np.int64)
 
+    def coef(self, coefficients, n_features):
+        """The one weight vector w of the scores f = w·x (1-D: the thresholds are
+        ``thresholds_``, not rows)."""
+        return coefficients[:n_features].copy()
+
+    def intercept(self, coefficients, constant):
+        """Zero (the model's offsets are its thresholds)."""
+        return np.zeros(1, dtype=coefficients.dtype)
+
     def constraints(self, rank):
         """``(threshold j, sign)`` of each constraint ``sign·(f − b_j) ≥ 1`` of rank ``rank``."""
         return [(j, 1.0 if j < rank else -1.0) for j in range(self.classes.shape[0] - 1)]
