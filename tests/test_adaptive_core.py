@@ -111,10 +111,15 @@ def test_dense_and_csr_rows_give_identical_states(method, dtype):
             np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("method", ["adagrad", "ftrl"])
-def test_row_entries_are_rounds_of_the_pass(method):
+@pytest.mark.parametrize("method, params", [
+    ("adagrad", dict(loss="hinge", l1=0.01, l2=0.03)),
+    ("adagrad", dict(loss="log", l1=0.01)),  # (the deferred ℓ1 steps' kernel)
+    ("adagrad", dict(loss="hinge", l2=0.03)),
+    ("ftrl", dict(loss="hinge", l1=0.01, l2=0.03))])
+def test_row_entries_are_rounds_of_the_pass(method, params):
+    """A pass (which keeps √G, or FTRL's √n, beside its state) gives the bits of its rounds one
+    by one (which compute the roots where they read them)."""
     X, y = stream(40, 150, 6, 3)
-    params = dict(loss="hinge", l1=0.01, l2=0.03)
     run = adagrad_run if method == "adagrad" else ftrl_run
     state, predictions, (_, updates) = run(X, y, 3, **params)
     fresh = A.adagrad_state(6, 3) if method == "adagrad" else A.ftrl_state(6, 3)

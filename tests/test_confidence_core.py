@@ -266,6 +266,7 @@ def test_explicit_zeros_and_untouched_features():
 
 
 @pytest.mark.parametrize("layout, rule, K", [("diagonal", G.SCW_II, 3), ("diagonal", G.NHERD, 1),
+                                             ("diagonal", G.AROW, 3),
                                              ("per-class", G.AROW, 3),
                                              ("shared", G.SHARED_SCW_I, 3)])
 def test_learn_row_is_a_round_of_the_pass(layout, rule, K):
@@ -283,6 +284,80 @@ def test_learn_row_is_a_round_of_the_pass(layout, rule, K):
     assert counted == updates
     np.testing.assert_array_equal(mean1, mean)
     np.testing.assert_array_equal(cov1, cov)
+
+
+@pytest.mark.parametrize("rule", [r for r in G if GAUSSIAN_RULES[r].margin_bound is not None])
+def test_a_margin_bound_rule_never_steps_at_or_above_its_bound(rule):
+    """The table's ``margin_bound`` (the engine's passes skip V on the rounds at or above it)
+    is the rule's own: no V lets it step there, and some V lets it step just below."""
+    bound, params = GAUSSIAN_RULES[rule].margin_bound, parameter_vector(rule)
+    for V in (1e-300, 1e-8, 0.3, 1.0, 7.0, 1e8, 1e300):
+        for m in (bound, bound + 1e-12, 2.0 * bound + 3.0, 1e300):
+            assert gaussian_step(int(rule), m, V, params)[0] == 0.0, (m, V)
+        assert gaussian_step(int(rule), bound - 1e-3, V, params)[0] > 0.0, V
+
+
+@pytest.mark.parametrize("rule", [r for r in G if GAUSSIAN_RULES[r].margin_bound is None])
+def test_a_rule_without_margin_bound_steps_above_any_margin_given_v(rule):
+    """The rules left without a ``margin_bound`` need V to decide (m < φ√V): a margin of 10
+    still steps when V is large."""
+    assert gaussian_step(int(rule), 10.0, 1e6, parameter_vector(rule))[0] > 0.0
+
+
+def margin_of(x, y, mean, K):
+    scores = x @ mean
+    if K == 1:
+        return (1.0 if y == 1 else -1.0) * scores[0]
+    return scores[y] - np.max(np.delete(scores, y))
+
+
+@pytest.mark.parametrize("rule, K", [(G.AROW, 1), (G.AROW, 4), (G.NHERD, 3)])
+@pytest.mark.parametrize("diagonal", ["project", "drop"])
+def test_a_pass_that_skips_v_gives_the_rounds_results(rule, K, diagonal):
+    """A diagonal pass of AROW or NHERD does not compute V on the rounds of m ≥ 1 (a share of
+    them on a separable stream); it gives the bits, predictions and counts of its rounds one by
+    one (``learn_row`` computes V on every round), with rows whose V underflows to 0 there (a
+    skipped round, counted) and a variance floor (``min_variance``)."""
+    rng = np.random.default_rng(61)  # (separable rows: most rounds soon at m ≥ 1)
+    X = 3.0 * rng.normal(size=(600, 6)) * (rng.random((600, 6)) < 0.8)
+    y = np.argmax(X @ rng.normal(size=(6, max(K, 2))), axis=1).astype(np.int64)
+    X[::50] = np.where(X[::50] != 0.0, 3e-162, 0.0)  # (‖x‖² > 0, V = 0 once σ < 1/2: skipped)
+    params = parameter_vector(rule)
+    options = dict(layout="diagonal", diagonal=diagonal, min_variance=1e-3)
+    counts = np.zeros(2, np.int64)
+    mean, cov, predictions, (mistakes, updates) = run_compiled(rule, X, y, params, K=K,
+                                                               counts=counts, **options)
+    mean1, cov1 = E.initial_state("diagonal", 6, K)
+    counts1 = np.zeros(2, np.int64)
+    margins = []
+    for i in range(X.shape[0]):
+        idx = np.flatnonzero(X[i])
+        margins.append(margin_of(X[i], y[i], mean1, K))
+        predicted, _ = E.learn_row(int(rule), idx, X[i, idx], int(y[i]), mean1, cov1, params,
+                                   counts=counts1, **options)
+        assert predicted == predictions[i]
+    assert np.mean(np.array(margins) >= 1.0) > 0.1  # (0.14–0.6 of the rounds skip V)
+    assert counts[1] > 0
+    np.testing.assert_array_equal(counts1, counts)
+    np.testing.assert_array_equal(mean1, mean)
+    np.testing.assert_array_equal(cov1, cov)
+    assert (mistakes, updates) == (np.sum(predictions != y), np.sum(np.array(margins) < 1.0)
+                                   - counts[1])
+
+
+@pytest.mark.parametrize("K", [1, 3])
+def test_a_round_that_cannot_update_still_raises_on_an_infinite_v(K):
+    """A row of m ≥ 1 whose V overflows stops the pass as it did when V was always computed
+    (the skip needs ‖x‖²·σ_max far from overflow)."""
+    mean, cov = E.initial_state("diagonal", 3, K)
+    mean[0] = 1.0
+    X = np.array([[1e-3, 0.5, 0.0], [1e200, 0.0, 0.0]])
+    y = np.array([1 if K == 1 else 0, 1 if K == 1 else 0], np.int64)
+    if K > 1:
+        mean[0, 1:] = -1.0
+    assert margin_of(X[1], y[1], mean, K) >= 1.0
+    with pytest.raises(ValueError, match="row 1 .*not finite"):
+        E.learn_pass(int(G.AROW), X, y, np.arange(2), mean, cov, parameter_vector(G.AROW))
 
 
 # =============================================================================================

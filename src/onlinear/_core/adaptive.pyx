@@ -48,7 +48,9 @@ g = 0), which compose in closed form: k such steps are |w| → max(0, q^k(|w| + 
 q = H/(H + ηλ2), A = (ηλ1/H)·q/(1 − q) (|w| − kηλ1/H without λ2, |w|·q^k without λ1).  Each
 feature's weights are brought up to date when it appears in a row (O(K) per non-zero) and by
 :func:`adagrad_catch_up` for all features (before the weights are read), so a CSR round stays
-O(K·nnz).  FTRL needs none: its weights are functions of (z, n) only.
+O(K·nnz).  (A pass over rows that reach about every feature keeps √G beside G when the
+state fits in L2, ``ROOTS_IN_CACHE``: the deferred steps read the root their feature's last
+step took.)  FTRL needs none: its weights are functions of (z, n) only.
 
 A zero row predicts and is counted but has no gradient.  A score or a ‖x‖² that is not finite
 (NaN or infinite values, or values beyond ~1e154) stops the pass with a ValueError naming the
@@ -57,7 +59,6 @@ is a round with a non-zero gradient.  Paper equation numbers are not cited: AdaG
 numbers and its regret theorem were not checked against the paper's text (UNCHECKED).
 """
 import numpy as np
-import scipy.sparse as sp
 from scipy.special import expit, softmax
 
 from libc.math cimport exp, fabs, isfinite, log1p, pow, sqrt
@@ -66,21 +67,21 @@ from libc.stdlib cimport free, malloc
 
 from ._sweeps cimport onlinear_simd_init
 from .row_pass cimport (RowRound, check_pass, check_state, feature_major_scores, play_row,
-                       run_rows)
+                       reaches_every_feature, run_rows)
 
 cdef extern from "adaptive_simd.h" nogil:
     ctypedef struct adaptive_steps:
         void (*adagrad_plain)(const int64_t *, const double *, Py_ssize_t, double *, double *,
                               const double *, Py_ssize_t, double, double) noexcept nogil
         void (*adagrad_regularised)(const int64_t *, const double *, Py_ssize_t, double *,
-                                    double *, const double *, Py_ssize_t, double, double, double,
-                                    double) noexcept nogil
+                                    double *, double *, const double *, Py_ssize_t, double,
+                                    double, double, double) noexcept nogil
         void (*ftrl)(const int64_t *, const double *, Py_ssize_t, double *, double *, double *,
                      double *, const double *, Py_ssize_t, double, double, double,
                      double) noexcept nogil
         void (*adagrad_catch_up_l1)(const int64_t *, Py_ssize_t, double *, const double *,
-                                    int64_t *, int64_t, Py_ssize_t, double, double,
-                                    double) noexcept nogil
+                                    const double *, int64_t *, int64_t, Py_ssize_t, double,
+                                    double, double) noexcept nogil
         void (*adagrad_classes)(const int64_t *, const double *, Py_ssize_t, double *,
                                 double *, const double *, const Py_ssize_t *, Py_ssize_t,
                                 Py_ssize_t, double, double) noexcept nogil
@@ -111,6 +112,12 @@ onlinear_adaptive_init()  # (the steps of the losses that move every class: adap
 
 #: the losses, by name
 LOSSES = {"hinge": HINGE, "log": LOG}
+#: the largest state (d·K values) a regularised AdaGrad's pass keeps √G beside: W, G and the
+#: roots within an L2 cache (384 KiB).  Its deferred steps read the roots instead of G, so the
+#: roots save only the root itself, while their writes add a third array to the step's memory
+#: traffic: a news20-like CSR pass (60,000 × 20 state) ran about 1.5× slower with them, a
+#: 784 × 10 dense pass 1.2× faster (benchmarks/README.md)
+cdef Py_ssize_t ROOTS_IN_CACHE = 16384
 
 
 cdef struct Model:
@@ -134,7 +141,8 @@ cdef struct Model:
     int64_t *clock  # AdaGrad, RDA: rounds seen
     double *scores
     double *gamma
-    double *roots   # FTRL in a long pass: √n, kept beside n (NULL: computed a step)
+    double *roots   # in a long pass, FTRL's √n kept beside n, a regularised AdaGrad's √G beside
+                    # G (NULL: computed where read)
 
 
 # ----------------------------------------------------------------------------- the round
@@ -165,12 +173,13 @@ cdef inline void _catch_up(Model *M, Py_ssize_t j) noexcept nogil:
     cdef double *W = M.W + at
     cdef const double *G = M.G + at
     if M.l2 == 0.0:  # ℓ1 alone: a soft-threshold by behind·ηλ1/H (adaptive_simd_body.h)
-        onlinear_adaptive_steps.adagrad_catch_up_l1(&feature, 1, M.W, M.G, M.last, M.clock[0],
-                                                    M.K, M.eta, M.delta, M.l1)
+        onlinear_adaptive_steps.adagrad_catch_up_l1(&feature, 1, M.W, M.G, M.roots, M.last,
+                                                    M.clock[0], M.K, M.eta, M.delta, M.l1)
         return
     if behind > 0:
         for k in range(M.K):
-            W[k] = _prox_rounds(W[k], M.delta + sqrt(G[k]), behind, M)
+            W[k] = _prox_rounds(W[k], M.delta + (M.roots[at + k] if M.roots != NULL
+                                                 else sqrt(G[k])), behind, M)
     M.last[j] = M.clock[0]
 
 
@@ -229,8 +238,8 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
     if M.method == RDA:
         return _rda_round(M, idx, vals, nnz, y, updated)
     if M.method == ADAGRAD and M.regularised and M.l2 == 0.0:
-        onlinear_adaptive_steps.adagrad_catch_up_l1(idx, nnz, M.W, M.G, M.last, M.clock[0], K,
-                                                    M.eta, M.delta, M.l1)
+        onlinear_adaptive_steps.adagrad_catch_up_l1(idx, nnz, M.W, M.G, M.roots, M.last,
+                                                    M.clock[0], K, M.eta, M.delta, M.l1)
     elif M.method == ADAGRAD and M.regularised:
         for p in range(nnz):
             _catch_up(M, idx[p])
@@ -260,8 +269,8 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
                 onlinear_adaptive_steps.adagrad_plain(idx, vals, nnz, M.W, M.G, M.gamma, K,
                                                       M.eta, M.delta)
         elif all_classes:  # (regularised: every round steps)
-            onlinear_adaptive_steps.adagrad_regularised(idx, vals, nnz, M.W, M.G, M.gamma, K,
-                                                        M.eta, M.delta, M.l1, M.l2)
+            onlinear_adaptive_steps.adagrad_regularised(idx, vals, nnz, M.W, M.G, M.roots,
+                                                        M.gamma, K, M.eta, M.delta, M.l1, M.l2)
         elif updated[0]:
             onlinear_adaptive_steps.adagrad_classes(idx, vals, nnz, M.W, M.G, M.gamma, touched,
                                                     n_touched, K, M.eta, M.delta)
@@ -403,17 +412,17 @@ cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, pr
     cdef double[:, ::1] roots_v, kept_v
     M.scores = &scratch_v[0]
     M.gamma = M.scores + M.K
-    stored = X.nnz if sp.issparse(X) else X.shape[0] * X.shape[1]
-    if (M.method == FTRL and M.loss == LOG and M.d > 0 and X.shape[0] > 0
-            and order.shape[0] * (stored / X.shape[0]) >= M.d):
-        # a pass that steps about every feature: √n kept beside n saves a root a step (the
-        # same bits: it is √n, rounded as the step rounds it); a short pass on wide rows
-        # would spend more on the d·K roots than it saves
+    long_pass = reaches_every_feature(X, order, M.d)
+    if long_pass and ((M.method == FTRL and M.loss == LOG)
+                      or (M.method == ADAGRAD and M.regularised
+                          and M.d * M.K <= ROOTS_IN_CACHE)):
+        # a pass that steps about every feature: √n kept beside n saves FTRL a root a step,
+        # √G beside G a regularised AdaGrad the root of its deferred steps (the same bits: it
+        # is the root, rounded as the step rounds it; every step writes it as it writes G)
         roots = np.sqrt(np.asarray(<double[:M.d, :M.K]>M.G))
         roots_v = roots
         M.roots = &roots_v[0, 0]
-    if (M.method == RDA and not M.regularised and M.d > 0 and X.shape[0] > 0
-            and order.shape[0] * (stored / X.shape[0]) >= M.d):
+    if M.method == RDA and not M.regularised and long_pass:
         # a pass that reaches about every feature, unregularised: the RDA weights move only
         # where a gradient steps, so the pass keeps them (computed as the rounds would: the
         # same bits) and a round's scores are a plain dot product

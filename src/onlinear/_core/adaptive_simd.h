@@ -24,11 +24,13 @@ typedef struct {
     void (*adagrad_plain)(const int64_t *, const double *, ptrdiff_t, double *, double *,
                           const double *, ptrdiff_t, double, double);
     void (*adagrad_regularised)(const int64_t *, const double *, ptrdiff_t, double *, double *,
-                                const double *, ptrdiff_t, double, double, double, double);
+                                double *, const double *, ptrdiff_t, double, double, double,
+                                double);
     void (*ftrl)(const int64_t *, const double *, ptrdiff_t, double *, double *, double *,
                  double *, const double *, ptrdiff_t, double, double, double, double);
-    void (*adagrad_catch_up_l1)(const int64_t *, ptrdiff_t, double *, const double *, int64_t *,
-                                int64_t, ptrdiff_t, double, double, double);
+    void (*adagrad_catch_up_l1)(const int64_t *, ptrdiff_t, double *, const double *,
+                                const double *, int64_t *, int64_t, ptrdiff_t, double, double,
+                                double);
     void (*adagrad_classes)(const int64_t *, const double *, ptrdiff_t, double *, double *,
                             const double *, const ptrdiff_t *, ptrdiff_t, ptrdiff_t, double,
                             double);

@@ -8,7 +8,8 @@
  * W, G (AdaGrad: the sums of squared gradients; FTRL: n), Z are feature-major (d, K); gamma
  * holds the round's K gradient coefficients (g_k = gamma_k x_j); FTRL's R, when not NULL,
  * caches sqrt(n) (read before a step, written after it), so that a pass takes one root a step
- * where Algorithm 1 as written takes two. */
+ * where Algorithm 1 as written takes two; a regularised AdaGrad's R caches sqrt(G) the same way
+ * (written by its step, read by the deferred steps of the next round that has the feature). */
 
 #define ADAPTIVE_CAT2(a, b) a##b
 #define ADAPTIVE_CAT(a, b) ADAPTIVE_CAT2(a, b)
@@ -69,49 +70,80 @@ static void ADAPTIVE_NAME(adagrad_classes_)(const int64_t *idx, const double *va
     }
 }
 
-/* AdaGrad with the regulariser: the argmin of eta g w + eta(l1|w| + l2 w^2/2) + H(w - w_t)^2/2. */
+/* The regularised AdaGrad step of one weight w with gradient g, root = sqrt(G + g^2): the argmin
+ * of eta g w' + eta(l1|w'| + l2 w'^2/2) + H(w' - w)^2/2, H = delta + root (H = 0: no step). */
+static inline double ADAPTIVE_NAME(prox_step_)(double w, double g, double root, double eta,
+                                               double delta, double l1, double l2) {
+    const double H = delta + root;
+    const double H_safe = H > 0.0 ? H : 1.0;
+    const double shifted = H_safe * w - eta * g;
+    const double size = fabs(shifted) - eta * l1;
+    const double stepped = size > 0.0 ? copysign(size, shifted) / (H_safe + eta * l2) : 0.0;
+    return H > 0.0 ? stepped : w;
+}
+
+/* AdaGrad with the regulariser (prox_step); R (when not NULL): sqrt(G) written beside G. */
 static void ADAPTIVE_NAME(adagrad_regularised_)(const int64_t *idx, const double *vals,
-                                                ptrdiff_t nnz, double *W, double *G,
+                                                ptrdiff_t nnz, double *W, double *G, double *R,
                                                 const double *gamma, ptrdiff_t K, double eta,
                                                 double delta, double l1, double l2) {
     for (ptrdiff_t p = 0; p < nnz; p++) {
         double *restrict w = W + idx[p] * K, *restrict s = G + idx[p] * K;
         const double x = vals[p];
-        #pragma omp simd
-        for (ptrdiff_t k = 0; k < K; k++) {
-            const double g = gamma[k] * x;
-            const double G2 = s[k] + g * g;
-            const double H = delta + sqrt(G2);
-            const double H_safe = H > 0.0 ? H : 1.0;
-            const double shifted = H_safe * w[k] - eta * g;
-            const double size = fabs(shifted) - eta * l1;
-            const double stepped = size > 0.0 ? copysign(size, shifted) / (H_safe + eta * l2)
-                                              : 0.0;
-            s[k] = G2;
-            w[k] = H > 0.0 ? stepped : w[k];
+        if (R == NULL) {
+            #pragma omp simd
+            for (ptrdiff_t k = 0; k < K; k++) {
+                const double g = gamma[k] * x;
+                const double G2 = s[k] + g * g;
+                s[k] = G2;
+                w[k] = ADAPTIVE_NAME(prox_step_)(w[k], g, sqrt(G2), eta, delta, l1, l2);
+            }
+        } else {
+            double *restrict r = R + idx[p] * K;
+            #pragma omp simd
+            for (ptrdiff_t k = 0; k < K; k++) {
+                const double g = gamma[k] * x;
+                const double G2 = s[k] + g * g;
+                const double root = sqrt(G2);
+                s[k] = G2;
+                r[k] = root;
+                w[k] = ADAPTIVE_NAME(prox_step_)(w[k], g, root, eta, delta, l1, l2);
+            }
         }
     }
 }
 
-/* AdaGrad's deferred l1 steps (l2 = 0) of the features idx[0 .. nnz) (each behind by clock -
- * last[j] rounds, then up to date): |w| - rounds eta l1 / H, H = delta + sqrt(G) (H = 0: no
- * step), a soft-threshold to 0. */
+/* One deferred l1 step of AdaGrad (l2 = 0) over `rounds` rounds: |w| - rounds eta l1 / H,
+ * H = delta + root (H = 0: no step), a soft-threshold to 0. */
+static inline double ADAPTIVE_NAME(l1_rounds_)(double w, double root, double rounds, double eta,
+                                               double delta, double l1) {
+    const double H = delta + root;
+    const double size = fabs(w) - rounds * (eta * l1 / (H > 0.0 ? H : 1.0));
+    return !(H > 0.0) ? w : (size > 0.0 ? copysign(size, w) : 0.0);
+}
+
+/* AdaGrad's deferred l1 steps (l2 = 0) of the features idx[0 .. nnz), each behind by clock -
+ * last[j] rounds, then up to date (l1_rounds); sqrt(G) read from R when it is not NULL. */
 static void ADAPTIVE_NAME(adagrad_catch_up_l1_)(const int64_t *idx, ptrdiff_t nnz, double *W,
-                                                const double *G, int64_t *last, int64_t clock,
-                                                ptrdiff_t K, double eta, double delta,
-                                                double l1) {
+                                                const double *G, const double *R,
+                                                int64_t *last, int64_t clock, ptrdiff_t K,
+                                                double eta, double delta, double l1) {
     for (ptrdiff_t p = 0; p < nnz; p++) {
         double *restrict w = W + idx[p] * K;
-        const double *restrict s = G + idx[p] * K;
         const int64_t behind = clock - last[idx[p]];
         const double rounds = (double)behind;
         last[idx[p]] = clock;
         if (behind <= 0) continue;
-        #pragma omp simd
-        for (ptrdiff_t k = 0; k < K; k++) {
-            const double H = delta + sqrt(s[k]);
-            const double size = fabs(w[k]) - rounds * (eta * l1 / (H > 0.0 ? H : 1.0));
-            w[k] = !(H > 0.0) ? w[k] : (size > 0.0 ? copysign(size, w[k]) : 0.0);
+        if (R == NULL) {
+            const double *restrict s = G + idx[p] * K;
+            #pragma omp simd
+            for (ptrdiff_t k = 0; k < K; k++)
+                w[k] = ADAPTIVE_NAME(l1_rounds_)(w[k], sqrt(s[k]), rounds, eta, delta, l1);
+        } else {
+            const double *restrict r = R + idx[p] * K;
+            #pragma omp simd
+            for (ptrdiff_t k = 0; k < K; k++)
+                w[k] = ADAPTIVE_NAME(l1_rounds_)(w[k], r[k], rounds, eta, delta, l1);
         }
     }
 }

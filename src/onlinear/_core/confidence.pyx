@@ -80,6 +80,13 @@ LIBOL manual's Algorithm 11) shares this state (``mean`` = w, ``covariance`` = A
 and margin test, and a full A_k⁻¹ its plain rank-one subtraction (the sweep of the congruence's
 first step, on its upper triangle) and w_k = A_k⁻¹θ_k (u = Σx's sweep).
 
+A diagonal pass of a rule whose update condition leaves V out (AROW, NHERD: m < 1; the
+``margin_bound`` of :class:`onlinear.rules.confidence_table.GaussianRow`) does not compute V
+on its rounds of m ≥ 1 when a scan of the variances before the pass bounds V there away from
+overflow and from 0 (``_bound_margin``): the same results as computing it, the errors and
+counts above included.  (A pass too short to pay for the scan, a single round and the full
+layouts compute V on every round.)
+
 Dense rows are run on their non-zeros, gathered first, so dense and CSR rows (canonical: sorted,
 without duplicates) give identical states.  This module is compiled ahead of time (Cython).
 """
@@ -87,7 +94,7 @@ import numpy as np
 
 cimport cython
 from libc.float cimport DBL_EPSILON, DBL_MIN
-from libc.math cimport INFINITY, isfinite, sqrt
+from libc.math cimport INFINITY, isfinite, ldexp, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport calloc, free
 
@@ -96,7 +103,7 @@ from ..rules.confidence cimport GaussianStep, gaussian_step_function
 from ..rules.confidence_dispatch cimport gaussian_step_of
 from ._sweeps cimport onlinear_simd_init
 from .row_pass cimport (RowRound, check_pass, check_state, feature_major_scores, play_row,
-                       run_rows)
+                       reaches_every_feature, run_rows)
 
 from ..rules.confidence_table import GAUSSIAN_RULES, SHARED, GaussianRule
 
@@ -132,6 +139,13 @@ cdef double RESOLVED = sqrt(DBL_EPSILON)
 #: a = 1), where the products of two of its entries in a step (u_i·u_j, u = Σx) still keep ε's
 #: precision
 cdef double FULL_SMALLEST = sqrt(DBL_MIN) / DBL_EPSILON
+#: a diagonal pass skips V on a round the rule cannot update only while ‖x‖²·σ_max stays below
+#: HUGE and ‖x‖²·σ_min above nnz·TINY: there V would have been finite (≤ 2.01·‖x‖²·σ_max, a
+#: factor 2^23 below overflow for the roundings up of σ's steps) and positive (its largest term
+#: ≥ ‖x‖²·σ_min/(1.01·nnz) ≫ the smallest subnormal), so the skip changes neither the
+#: ValueError nor the count of skipped rounds (module doc)
+cdef double HUGE = ldexp(1.0, 1000)
+cdef double TINY = ldexp(1.0, -1000)
 #: entries of the optional ``counts`` array
 REPAIRED, SKIPPED = 0, 1
 
@@ -146,6 +160,10 @@ cdef struct Model:
     double nherd_C
     double min_variance
     double full_floor        # full layouts: the smallest variance along a row (module doc)
+    double rule_bound        # the rule's margin bound (``GaussianRow.margin_bound``; else +∞)
+    double margin_bound      # a long diagonal pass: rule_bound, V skipped on rounds of m ≥ it
+    double sigma_low         #   while σ_min and σ_max over the pass keep V sound (else +∞)
+    double sigma_high
     double *mu
     double *cov
     double *scores
@@ -351,6 +369,8 @@ cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssiz
             if k != y and M.scores[k] > M.scores[support]:
                 support = k
         m = M.scores[y] - M.scores[support]
+    if m >= M.margin_bound and q * M.sigma_high < HUGE and q * M.sigma_low >= nnz * TINY:
+        return predicted  # (the rule takes no step whatever V: V is not computed)
     # the margin variance in the layout
     if M.layout == DIAGONAL:
         V = 0.0
@@ -544,7 +564,25 @@ cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covaria
     M.nherd_C = (<const NherdParams *>&params[0]).C if M.form == EXACT else 0.0
     M.min_variance = max(min_variance, DBL_MIN)
     M.full_floor = max(min_variance, FULL_SMALLEST * prior)
+    M.rule_bound = INFINITY if row.margin_bound is None else row.margin_bound
     return 0
+
+
+cdef void _bound_margin(Model *M) noexcept nogil:
+    """Let a diagonal pass of a rule with a margin bound skip V on the rounds it cannot update
+    (``M.margin_bound``), with bounds σ_min, σ_max that every σ keeps through the pass: a step
+    of AROW or NHERD (c ≥ 0, β ≥ 0) only shrinks σ (but for a few roundings up), and a σ
+    raised is raised to M.min_variance.  None when a σ is NaN."""
+    cdef Py_ssize_t i
+    cdef double sig, low = M.min_variance, high = M.min_variance
+    for i in range(M.d * M.K):
+        sig = M.cov[i]
+        if sig != sig:
+            return
+        low = min(low, sig)
+        high = max(high, sig)
+    M.sigma_low, M.sigma_high = low, high
+    M.margin_bound = M.rule_bound
 
 
 cdef int _point_at(Model *M, str layout, mean, covariance) except -1:
@@ -571,6 +609,8 @@ cdef int _point_at(Model *M, str layout, mean, covariance) except -1:
     M.n_matrices = {DIAGONAL: 0, PER_CLASS: K, SHARED_FULL: 1}[M.layout]
     M.repaired = 0
     M.skipped = 0
+    M.rule_bound = M.margin_bound = INFINITY  # (V always computed: see _bound_margin)
+    M.sigma_low = M.sigma_high = INFINITY
     return 0
 
 
@@ -681,6 +721,9 @@ cdef tuple _run_pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order
                      int64_t[::1] counts):
     """The pass of :func:`learn_pass` and :func:`narow_pass` on the filled model."""
     check_pass(X, y, order, predictions, M.d, M.K)
+    if (M.rule_bound < INFINITY and M.layout == DIAGONAL and not M.narow
+            and reaches_every_feature(X, order, M.d)):
+        _bound_margin(M)  # (a long pass: the scan of the d·K variances pays)
     cdef double *buffer = _scratch(M)
     try:
         mistakes, updates, failed = run_rows(_play, M, X, y, order, predictions)

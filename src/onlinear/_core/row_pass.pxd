@@ -14,6 +14,7 @@ cdef tuple run_rows(row_round play, void *model, X, const int64_t[::1] y,
 cpdef check_pass(X, const int64_t[::1] y, const int64_t[::1] order, predictions,
                  Py_ssize_t n_features, Py_ssize_t n_classes)
 cpdef check_state(str name, array, tuple shape, dtype=*)
+cdef bint reaches_every_feature(X, const int64_t[::1] order, Py_ssize_t n_features)
 cdef class RowRound:
     cdef row_round play
     cdef void *model

@@ -72,6 +72,17 @@ cpdef check_state(str name, array, tuple shape, dtype=np.float64):
         raise ValueError(f"{name} has shape {array.shape}, expected {shape}")
 
 
+cdef bint reaches_every_feature(X, const int64_t[::1] order, Py_ssize_t n_features):
+    """Whether a pass over the rows ``X[order]`` steps on about as many non-zeros as there are
+    features (the rows' mean count of stored values times the rounds): then state kept beside
+    the model for the pass, or a scan of it, costs less than the pass saves by it; a short
+    pass on wide rows would spend more on the d·K values than it saves."""
+    if n_features <= 0 or X.shape[0] == 0:
+        return False
+    stored = X.nnz if sp.issparse(X) else X.shape[0] * X.shape[1]
+    return order.shape[0] * (stored / X.shape[0]) >= n_features
+
+
 cdef Py_ssize_t play_row(row_round play, void *model, indices, values, Py_ssize_t y,
                          Py_ssize_t n_features, Py_ssize_t n_classes,
                          bint *updated) except -2:

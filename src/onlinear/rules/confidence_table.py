@@ -84,6 +84,10 @@ class GaussianRow:
         The diagonal approximations the rule allows (NHERD adds ``"exact"``).
     updates_when : str, default=""
         The update condition, in words.
+    margin_bound : float or None, default=None
+        For a rule that updates only on rounds of margin m < ``margin_bound`` whatever the
+        margin variance V (AROW, NHERD: 1): the engine's passes need not compute V on the
+        other rounds.  None where V enters the condition (CW, SCW: m < φ√V).
     """
 
     step: str
@@ -92,6 +96,7 @@ class GaussianRow:
     layouts: tuple = SEPARATE
     diagonal_forms: tuple = ("project", "drop")
     updates_when: str = ""
+    margin_bound: float | None = None
 
 
 _ETA_C = {"eta": 0.75, "C": 1.0}
@@ -105,10 +110,11 @@ GAUSSIAN_RULES = {
     GaussianRule.SCW_II: GaussianRow("scw_ii_step", ("phi", "C"), _ETA_C, updates_when="m < φ√V"),
     GaussianRule.SCW_II_LIBOL: GaussianRow("scw_ii_libol_step", ("phi", "C"), _ETA_C,
                                            updates_when="m < φ√V (LIBOL's SCW2.m radicand)"),
-    GaussianRule.AROW: GaussianRow("arow_step", ("r",), {"r": 1.0}, updates_when="m < 1"),
+    GaussianRule.AROW: GaussianRow("arow_step", ("r",), {"r": 1.0}, updates_when="m < 1",
+                                   margin_bound=1.0),
     GaussianRule.NHERD: GaussianRow("nherd_step", ("C",), {"C": 1.0},
                                     diagonal_forms=("project", "drop", "exact"),
-                                    updates_when="m < 1"),
+                                    updates_when="m < 1", margin_bound=1.0),
     GaussianRule.SHARED_CW: GaussianRow("shared_cw_step", ("phi",), {"eta": 0.75}, SHARED,
                                         updates_when="m < φ√(2v)"),
     GaussianRule.SHARED_SCW_I: GaussianRow("shared_scw_i_step", ("phi", "C"), _ETA_C, SHARED,
@@ -116,7 +122,7 @@ GAUSSIAN_RULES = {
     GaussianRule.SHARED_SCW_II: GaussianRow("shared_scw_ii_step", ("phi", "C"), _ETA_C, SHARED,
                                             updates_when="m < φ√(2v)"),
     GaussianRule.SHARED_AROW: GaussianRow("shared_arow_step", ("r",), {"r": 1.0}, SHARED,
-                                          updates_when="m < 1"),
+                                          updates_when="m < 1", margin_bound=1.0),
     GaussianRule.LIBOL_SHARED_CW: GaussianRow("libol_shared_cw_step", ("phi",), {"eta": 0.75},
                                               SHARED, updates_when="m < φ√v (M_CW.m)"),
     GaussianRule.LIBOL_SHARED_SCW_I: GaussianRow("libol_shared_scw_i_step", ("phi", "C"), _ETA_C,
@@ -124,7 +130,8 @@ GAUSSIAN_RULES = {
     GaussianRule.LIBOL_SHARED_SCW_II: GaussianRow("libol_shared_scw_ii_step", ("phi", "C"), _ETA_C,
                                                   SHARED, updates_when="m < φ√v (M_SCW2.m)"),
     GaussianRule.LIBOL_SHARED_AROW: GaussianRow("libol_shared_arow_step", ("r",), {"r": 1.0},
-                                                SHARED, updates_when="m < 1 (M_AROW.m)"),
+                                                SHARED, updates_when="m < 1 (M_AROW.m)",
+                                                margin_bound=1.0),
 }
 assert set(GAUSSIAN_RULES) == set(GaussianRule)
 
