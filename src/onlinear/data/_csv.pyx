@@ -20,6 +20,8 @@ from ._numbers cimport _decimal, _grow, _handed, _number
 
 import numpy as np
 
+from ._svmlight import _Lines as _ByteLines
+
 cimport numpy as cnp
 
 cnp.import_array()
@@ -77,7 +79,7 @@ cdef class CsvParser:
     cdef int width, label
     cdef char delimiter
     cdef bint sparse, single
-    cdef list held, labels
+    cdef list held, labels  # (0, block) of the blocks the chunk's lines lie in; its labels
     cdef const char *label_start
     cdef const char *label_stop
 
@@ -102,8 +104,8 @@ cdef class CsvParser:
         rows, an odd line is met (``odd`` is then set) or only an unfinished line is left (the
         whole block if ``final``: no more bytes come).  Returns the position after the last
         line read."""
-        if not self.held or self.held[len(self.held) - 1] is not block:
-            self.held.append(block)
+        if not self.held or self.held[len(self.held) - 1][1] is not block:
+            self.held.append((0, block))
         return self._parse(block, len(block), position, final, rows, len(self.held) - 1)
 
     cdef Py_ssize_t _parse(self, const char *text, Py_ssize_t size, Py_ssize_t position,
@@ -302,15 +304,9 @@ cdef class CsvParser:
         return X, labels, numbers.tolist(), lines
 
 
-class _Lines:
+class _Lines(_ByteLines):
     """The lines of a chunk's rows as text (with their line break), cut from the blocks they
     were read from only when asked for."""
 
-    def __init__(self, held, blocks, starts, stops):
-        self.held, self.blocks, self.starts, self.stops = held, blocks, starts, stops
-
-    def __len__(self):
-        return len(self.starts)
-
     def __getitem__(self, row):
-        return self.held[self.blocks[row]][self.starts[row]:self.stops[row]].decode("ascii")
+        return super().__getitem__(row).decode("ascii")

@@ -386,7 +386,7 @@ class _CompiledRows:
         while True:
             end = self.block.find(b"\n", start)
             if end < 0 and not self.final:
-                self._fill(len(self.block) + _BLOCK)
+                self._fill(2 * len(self.block))  # (doubling: a long line is read in log steps)
                 continue
             end = len(self.block) if end < 0 else end + 1
             text = _plain(self.block[start:end], table.delimiter)
@@ -415,7 +415,7 @@ class _CompiledRows:
                     self.final and self.position >= len(self.block)):
                 break
             self.block, self.position = self.block[self.position:], 0
-            self._fill(len(self.block) + _BLOCK)
+            self._fill(len(self.block) + max(len(self.block), _BLOCK))
         X, labels, numbers, lines = parser.take(self.table.dtype)
         if self.table.sparse:
             import scipy.sparse as sp
