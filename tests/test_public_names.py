@@ -45,3 +45,14 @@ def test_the_api_page_is_generated_from_the_list():
     page = (ROOT / "docs" / "api" / "estimators.md").read_text()
     assert "<!-- onlinear.estimators.__all__ -->" in page
     assert "::: onlinear." not in page  # (no hand-kept second list)
+
+
+def test_each_family_is_listed_with_its_modules_public_names():
+    import importlib
+
+    for family, names in estimators.FAMILIES.items():
+        module = importlib.import_module(f"onlinear.estimators.{family}")
+        assert tuple(module.__all__) == names, family
+        assert all(getattr(estimators, name) is getattr(module, name) for name in names)
+    assert estimators.__all__ == ["OnlineLinearClassifier",
+                                  *(n for names in estimators.FAMILIES.values() for n in names)]

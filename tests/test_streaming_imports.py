@@ -5,6 +5,7 @@ numpy.testing or numpy.f2py (imported lazily), and without the parts of scikit-l
 plotting, distributed and data-download modules of onlinear) they never call — and what they
 write is the same, byte for byte, as when those modules are imported as usual."""
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -137,3 +138,42 @@ def test_light_imports_change_no_output(tmp_path, algorithm):
             members = {name: model.read(name) for name in model.namelist()}
         outputs[way] = (members, (folder / "p.txt").read_bytes(), scores)
     assert outputs["light"] == outputs["as usual"]
+
+
+FAMILY_COMMANDS = textwrap.dedent("""
+    import json, sys
+    from onlinear.cli import main
+    for arguments in (["train", {algorithm!r}, "data.csv", "--save", "m", "--quiet"],
+                      ["predict", "m", "data.csv", "--output", "p.txt"],
+                      ["evaluate", "m", "data.csv"], ["info", "m"]):
+        try:
+            main(arguments)
+        except SystemExit as done:
+            assert not done.code, arguments
+    from onlinear.estimators import FAMILIES
+    print(json.dumps(sorted(f for f in FAMILIES if "onlinear.estimators." + f in sys.modules)))
+""")
+
+
+@pytest.mark.parametrize("algorithm, families", [
+    ("pa1", ["passive_aggressive"]), ("adagrad", ["adaptive"]),
+    # (the confidence-weighted learners share the ellipsoid family's bound on a full matrix)
+    ("arow", ["confidence_weighted", "ellipsoid"])])
+def test_a_command_imports_only_the_family_of_its_learner(tmp_path, algorithm, families):
+    (tmp_path / "data.csv").write_text("1,0.5,1\n0,1,2\n-1,1,3\n0.9,0,1\n" * 10)
+    done = _python(FAMILY_COMMANDS.format(algorithm=algorithm), tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == families
+    assert "accuracy: " in done.stdout and (tmp_path / "p.txt").exists()
+
+
+def test_onlinear_list_names_every_algorithm_from_a_fresh_process(tmp_path):
+    from onlinear.registry import REGISTRY
+
+    done = _python("from onlinear.cli import main\nmain(['list', '--format', 'json'])\n",
+                   tmp_path)
+    done_kernel = _python("from onlinear.cli import main\n"
+                          "main(['list', '--kernel', '--format', 'json'])\n", tmp_path)
+    listed = json.loads(done.stdout) + json.loads(done_kernel.stdout)
+    assert sorted(row["name"] for row in listed) == sorted(REGISTRY)
+    assert {row["estimator"] for row in listed} == {a.class_name for a in REGISTRY.values()}

@@ -518,7 +518,7 @@ def _estimator_class(path, header):
         record = registry.REGISTRY.get(algorithm) if isinstance(algorithm, str) else None
         if record is None:
             raise ModelFileError(path, f"unknown algorithm {algorithm!r}.")
-        if cls is not record.estimator and cls not in record.tasks.values():
+        if not record.runs(cls):
             raise ModelFileError(path, f"algorithm {algorithm!r} has no estimator {name}.")
     return cls
 

@@ -9,45 +9,8 @@ PassiveAggressive(C=0.001, slack='linear')
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
-
-from .estimators import (
-    AROW,
-    AdaGrad,
-    FTRLProximal,
-    ConfidenceWeighted,
-    NAROW,
-    NormalHerd,
-    SoftConfidenceWeighted,
-    CELLIP,
-    IELLIP,
-    MIRA,
-    NAROMMA,
-    ROMMA,
-    AggressiveROMMA,
-    BlockLearner,
-    BalancedWinnow,
-    BinaryMIRA,
-    ConservativeMCP,
-    KernelKeslerPerceptron,
-    KernelMIRA,
-    KernelMulticlassROMMA,
-    KernelPassiveAggressive,
-    KernelPerceptron,
-    KernelSupportClassPA,
-    KernelUltraconservativePerceptron,
-    KeslerPerceptron,
-    MaximumCosinePerceptron,
-    MulticlassROMMA,
-    Multiplicative,
-    OneVsRestPerceptron,
-    PassiveAggressive,
-    Perceptron,
-    SimultaneousProjectionClassifier,
-    SimultaneousProjectionOrdinal,
-    SupportClassPA,
-    UltraconservativePerceptron,
-)
 
 CRAMMER_SINGER = "Crammer & Singer 2003, Ultraconservative online algorithms for multiclass problems"
 MATSUSHIMA = "Matsushima et al. 2010, Exact passive-aggressive algorithm using support class"
@@ -75,8 +38,9 @@ class Algorithm:
     ----------
     name : str
         Registered name (``onlinear.make(name)``).
-    estimator : type
-        The estimator class.
+    class_name : str
+        The estimator class's name in :mod:`onlinear.estimators` (its family is imported when
+        :attr:`estimator` is first asked for).
     paper : str
         The paper it implements (authors, year, title).
     summary : str
@@ -89,21 +53,37 @@ class Algorithm:
         Whether a binary learner runs one-vs-rest on more than two classes.
     kernel : bool, default=False
         A dual (support-pattern) learner, listed by ``available(kernel=True)``.
-    tasks : dict, default={}
-        Estimators of the same algorithm for other tasks, ``{task: class}``
+    task_classes : dict, default={}
+        Estimators of the same algorithm for other tasks, ``{task: class name}``
         (``make(name, task=...)``).
     """
 
     name: str
-    estimator: type
+    class_name: str
     paper: str
     summary: str
     fixed: dict = field(default_factory=dict)
     task: str = "multiclass"
     one_vs_rest: bool = True  # a binary learner that runs one-vs-rest on more classes
     kernel: bool = False  # a dual (support-pattern) learner: listed by available(kernel=True)
-    #: estimators of the same algorithm for other tasks, {task: class}: make(name, task=...)
-    tasks: dict = field(default_factory=dict)
+    #: estimators of the same algorithm for other tasks, {task: class name}: make(name, task=...)
+    task_classes: dict = field(default_factory=dict)
+
+    @property
+    def estimator(self):
+        """The estimator class."""
+        return _estimator_class(self.class_name)
+
+    @property
+    def tasks(self):
+        """The estimators of the other tasks, ``{task: class}``."""
+        return {task: _estimator_class(name) for task, name in self.task_classes.items()}
+
+    def runs(self, cls):
+        """Whether ``cls`` is one of this algorithm's estimator classes (its family imported
+        only if the class's name is one of them)."""
+        names = (self.class_name, *self.task_classes.values())
+        return cls.__name__ in names and cls in (self.estimator, *self.tasks.values())
 
     @property
     def handles_multiclass(self):
@@ -119,8 +99,11 @@ class Algorithm:
         unknown = set(params) & set(self.fixed)
         if unknown:
             raise ValueError(f"{self.name} fixes {sorted(unknown)}; choose another algorithm name.")
-        estimator = self.estimator if task in (None, self.task) else self.tasks.get(task)
-        if estimator is None:
+        if task in (None, self.task):
+            estimator = self.estimator
+        elif task in self.task_classes:
+            estimator = _estimator_class(self.task_classes[task])
+        else:
             raise ValueError(f"{self.name} has no estimator for task {task!r}; its tasks: "
                              f"{', '.join([self.task, *self.tasks])}.")
         model = estimator(**self.fixed, **params)
@@ -129,97 +112,97 @@ class Algorithm:
 
 
 _ALGORITHMS = [
-    Algorithm("perceptron", Perceptron, CRAMMER_SINGER,
+    Algorithm("perceptron", "Perceptron", CRAMMER_SINGER,
               "binary Perceptron (one-vs-rest on more classes)", task="binary"),
-    Algorithm("ovr-perceptron", OneVsRestPerceptron, CRAMMER_SINGER,
+    Algorithm("ovr-perceptron", "OneVsRestPerceptron", CRAMMER_SINGER,
               "one Perceptron per class, the experiments' baseline"),
-    Algorithm("perceptron-uniform", UltraconservativePerceptron, CRAMMER_SINGER,
+    Algorithm("perceptron-uniform", "UltraconservativePerceptron", CRAMMER_SINGER,
               "additive family, demotion shared equally over the error set",
               fixed={"scheme": "uniform"}),
-    Algorithm("perceptron-max", UltraconservativePerceptron, CRAMMER_SINGER,
+    Algorithm("perceptron-max", "UltraconservativePerceptron", CRAMMER_SINGER,
               "additive family, demotion of the highest-scoring wrong class",
               fixed={"scheme": "max"}),
-    Algorithm("perceptron-prop", UltraconservativePerceptron, CRAMMER_SINGER,
+    Algorithm("perceptron-prop", "UltraconservativePerceptron", CRAMMER_SINGER,
               "additive family, demotion proportional to the excess score",
               fixed={"scheme": "prop"}),
-    Algorithm("kesler", KeslerPerceptron, CRAMMER_SINGER,
+    Algorithm("kesler", "KeslerPerceptron", CRAMMER_SINGER,
               "Kesler's construction: a Perceptron on the expanded vectors"),
-    Algorithm("mira", MIRA, CRAMMER_SINGER,
+    Algorithm("mira", "MIRA", CRAMMER_SINGER,
               "MIRA: the smallest change that fixes the margin, exact per round"),
-    Algorithm("binary-mira", BinaryMIRA, CRAMMER_SINGER,
+    Algorithm("binary-mira", "BinaryMIRA", CRAMMER_SINGER,
               "binary MIRA: clipped normalized-margin step", task="binary"),
-    Algorithm("pa", PassiveAggressive, MATSUSHIMA,
+    Algorithm("pa", "PassiveAggressive", MATSUSHIMA,
               "multiclass PA, max-loss form", fixed={"slack": "none"}),
-    Algorithm("pa1", PassiveAggressive, MATSUSHIMA,
+    Algorithm("pa1", "PassiveAggressive", MATSUSHIMA,
               "multiclass PA-I (linear slack, step capped at C)", fixed={"slack": "linear"}),
-    Algorithm("pa2", PassiveAggressive, MATSUSHIMA,
+    Algorithm("pa2", "PassiveAggressive", MATSUSHIMA,
               "multiclass PA-II (squared slack)", fixed={"slack": "squared"}),
-    Algorithm("spa", SupportClassPA, MATSUSHIMA,
+    Algorithm("spa", "SupportClassPA", MATSUSHIMA,
               "exact support-class PA: all margin constraints at once",
               fixed={"slack": "none"}),
-    Algorithm("spa1", SupportClassPA, MATSUSHIMA,
+    Algorithm("spa1", "SupportClassPA", MATSUSHIMA,
               "exact support-class PA-I (linear slack)", fixed={"slack": "linear"}),
-    Algorithm("spa2", SupportClassPA, MATSUSHIMA,
+    Algorithm("spa2", "SupportClassPA", MATSUSHIMA,
               "exact support-class PA-II (squared slack)", fixed={"slack": "squared"}),
-    Algorithm("romma", ROMMA, LI_LONG,
+    Algorithm("romma", "ROMMA", LI_LONG,
               "ROMMA: relaxed maximum margin step on mistakes", task="binary"),
-    Algorithm("aromma", AggressiveROMMA, LI_LONG,
+    Algorithm("aromma", "AggressiveROMMA", LI_LONG,
               "aggressive ROMMA: updates whenever the margin is below 1", task="binary"),
-    Algorithm("naromma", NAROMMA, BSHOUTY,
+    Algorithm("naromma", "NAROMMA", BSHOUTY,
               "NAROMMA: aggressive ROMMA derived as a maximum-cosine step", task="binary"),
-    Algorithm("mcp", MaximumCosinePerceptron, BSHOUTY,
+    Algorithm("mcp", "MaximumCosinePerceptron", BSHOUTY,
               "Maximum Cosine Perceptron: parameter-free, non-conservative", task="binary"),
-    Algorithm("cmcp", ConservativeMCP, BSHOUTY,
+    Algorithm("cmcp", "ConservativeMCP", BSHOUTY,
               "conservative Maximum Cosine Perceptron", task="binary"),
-    Algorithm("mc-romma", MulticlassROMMA, CRAMMER_SINGER,
+    Algorithm("mc-romma", "MulticlassROMMA", CRAMMER_SINGER,
               "multiclass ROMMA: additive step plus global rescaling"),
-    Algorithm("multiplicative", Multiplicative, CRAMMER_SINGER,
+    Algorithm("multiplicative", "Multiplicative", CRAMMER_SINGER,
               "multiplicative family: exponentiated updates, l1-normalized positive weights"),
-    Algorithm("winnow", BalancedWinnow, CRAMMER_SINGER,
+    Algorithm("winnow", "BalancedWinnow", CRAMMER_SINGER,
               "balanced Winnow, the two-class multiplicative learner", task="binary",
               one_vs_rest=False),
-    Algorithm("cellip", CELLIP, YANG_JIN_YE,
+    Algorithm("cellip", "CELLIP", YANG_JIN_YE,
               "classical ellipsoid method: Mahalanobis projection and a shrinking ellipsoid"),
-    Algorithm("iellip", IELLIP, YANG_JIN_YE,
+    Algorithm("iellip", "IELLIP", YANG_JIN_YE,
               "improved ellipsoid method: a decaying-memory second-order metric"),
 ]
 
 # The confidence-weighted (Gaussian) family, a mean and a covariance per class, and the
 # adaptive first-order learners, per-coordinate step sizes.
 _ALGORITHMS += [
-    Algorithm("cw", ConfidenceWeighted, DREDZE_CRAMMER,
+    Algorithm("cw", "ConfidenceWeighted", DREDZE_CRAMMER,
               "confidence-weighted: the smallest KL change that is correct with probability η"),
-    Algorithm("arow", AROW, CRAMMER_KULESZA,
+    Algorithm("arow", "AROW", CRAMMER_KULESZA,
               "AROW: CW with a squared hinge loss and a confidence term, robust to noise"),
-    Algorithm("scw1", SoftConfidenceWeighted, WANG_ZHAO_HOI,
+    Algorithm("scw1", "SoftConfidenceWeighted", WANG_ZHAO_HOI,
               "soft confidence-weighted SCW-I: CW's constraint as a linear loss",
               fixed={"variant": "I"}),
-    Algorithm("scw2", SoftConfidenceWeighted, WANG_ZHAO_HOI,
+    Algorithm("scw2", "SoftConfidenceWeighted", WANG_ZHAO_HOI,
               "soft confidence-weighted SCW-II: CW's constraint as a squared loss",
               fixed={"variant": "II"}),
-    Algorithm("nherd", NormalHerd, CRAMMER_LEE,
+    Algorithm("nherd", "NormalHerd", CRAMMER_LEE,
               "Normal Herd: the whole Gaussian takes the passive-aggressive step"),
-    Algorithm("narow", NAROW, ORABONA_CRAMMER,
+    Algorithm("narow", "NAROW", ORABONA_CRAMMER,
               "NAROW: AROW with an adaptive r_t, no second-order step on confident examples",
               task="binary"),
-    Algorithm("adagrad", AdaGrad, DUCHI,
+    Algorithm("adagrad", "AdaGrad", DUCHI,
               "diagonal AdaGrad: per-coordinate steps, hinge or logistic loss, l1/l2",
               fixed={"form": "mirror"}),
-    Algorithm("adagrad-rda", AdaGrad, DUCHI,
+    Algorithm("adagrad-rda", "AdaGrad", DUCHI,
               "diagonal AdaGrad, primal-dual form: regularized dual averaging of the gradients",
               fixed={"form": "dual"}),
-    Algorithm("ftrl", FTRLProximal, MCMAHAN,
+    Algorithm("ftrl", "FTRLProximal", MCMAHAN,
               "FTRL-Proximal: per-coordinate rates, logistic loss, sparse with l1"),
 ]
 
 # Simultaneous projections: one name per scheme; make(name) learns multiclass and multilabel
 # problems, make(name, task="ordinal") ordinal ones, make(name, task="blocks") the paper's
 # general blocks of binary constraints.
-_SIMULTANEOUS_TASKS = {"multilabel": SimultaneousProjectionClassifier,
-                       "ordinal": SimultaneousProjectionOrdinal, "blocks": BlockLearner}
+_SIMULTANEOUS_TASKS = {"multilabel": "SimultaneousProjectionClassifier",
+                       "ordinal": "SimultaneousProjectionOrdinal", "blocks": "BlockLearner"}
 _ALGORITHMS += [
-    Algorithm(name, SimultaneousProjectionClassifier, AMIT, summary, fixed={"scheme": name},
-              tasks=_SIMULTANEOUS_TASKS)
+    Algorithm(name, "SimultaneousProjectionClassifier", AMIT, summary, fixed={"scheme": name},
+              task_classes=_SIMULTANEOUS_TASKS)
     for name, summary in [
         ("simperc", "simultaneous Perceptron: step C shared equally by the violated constraints"),
         ("conproj", "conservative simultaneous projections: PA-I steps averaged over mistakes"),
@@ -234,27 +217,32 @@ _ALGORITHMS += [
 # Kernel (dual, support-pattern) forms of the learners additive in x: "kernel-" + the primal name.
 _KERNEL = " with a Mercer kernel (dual form: support patterns)"
 _ALGORITHMS += [
-    Algorithm("kernel-ovr-perceptron", KernelPerceptron, CRAMMER_SINGER,
+    Algorithm("kernel-ovr-perceptron", "KernelPerceptron", CRAMMER_SINGER,
               "one-vs-rest Perceptron" + _KERNEL, kernel=True),
-    *(Algorithm(f"kernel-perceptron-{scheme}", KernelUltraconservativePerceptron,
+    *(Algorithm(f"kernel-perceptron-{scheme}", "KernelUltraconservativePerceptron",
                 CRAMMER_SINGER, f"additive family ({scheme})" + _KERNEL,
                 fixed={"scheme": scheme}, kernel=True) for scheme in ("uniform", "max", "prop")),
-    Algorithm("kernel-kesler", KernelKeslerPerceptron, CRAMMER_SINGER,
+    Algorithm("kernel-kesler", "KernelKeslerPerceptron", CRAMMER_SINGER,
               "Kesler's construction" + _KERNEL, kernel=True),
-    Algorithm("kernel-mira", KernelMIRA, CRAMMER_SINGER, "MIRA" + _KERNEL, kernel=True),
-    *(Algorithm(f"kernel-{name}", KernelPassiveAggressive, MATSUSHIMA,
+    Algorithm("kernel-mira", "KernelMIRA", CRAMMER_SINGER, "MIRA" + _KERNEL, kernel=True),
+    *(Algorithm(f"kernel-{name}", "KernelPassiveAggressive", MATSUSHIMA,
                 f"multiclass {label}" + _KERNEL, fixed={"slack": slack}, kernel=True)
       for name, label, slack in (("pa", "PA", "none"), ("pa1", "PA-I", "linear"),
                                  ("pa2", "PA-II", "squared"))),
-    *(Algorithm(f"kernel-{name}", KernelSupportClassPA, MATSUSHIMA,
+    *(Algorithm(f"kernel-{name}", "KernelSupportClassPA", MATSUSHIMA,
                 f"exact support-class {label}" + _KERNEL, fixed={"slack": slack}, kernel=True)
       for name, label, slack in (("spa", "SPA", "none"), ("spa1", "SPA-I", "linear"),
                                  ("spa2", "SPA-II", "squared"))),
-    Algorithm("kernel-mc-romma", KernelMulticlassROMMA, CRAMMER_SINGER,
+    Algorithm("kernel-mc-romma", "KernelMulticlassROMMA", CRAMMER_SINGER,
               "multiclass ROMMA" + _KERNEL, kernel=True),
 ]
 
 REGISTRY = {algorithm.name: algorithm for algorithm in _ALGORITHMS}
+
+
+def _estimator_class(name):
+    """The class ``name`` of :mod:`onlinear.estimators` (its family imported on first use)."""
+    return getattr(importlib.import_module("onlinear.estimators"), name)
 
 
 def available(task: str | None = None, kernel: bool | None = False) -> list[str]:
@@ -286,7 +274,7 @@ def available(task: str | None = None, kernel: bool | None = False) -> list[str]
                          "'ordinal' or 'blocks'.")
     return [name for name, a in REGISTRY.items()
             if (kernel is None or a.kernel == kernel)
-            and (task is None or a.task == task or task in a.tasks
+            and (task is None or a.task == task or task in a.task_classes
                  or (task == "multiclass" and a.handles_multiclass))]
 
 
@@ -324,8 +312,8 @@ def algorithm_of(model) -> str | None:
     or None if no registration matches (e.g. a class built by hand with other settings)."""
     params = model.get_params(deep=False)
     for name, algorithm in REGISTRY.items():
-        if (type(model) is algorithm.estimator or type(model) in algorithm.tasks.values()) and \
-                all(params.get(key) == value for key, value in algorithm.fixed.items()):
+        if algorithm.runs(type(model)) and all(params.get(key) == value
+                                               for key, value in algorithm.fixed.items()):
             return name
     return None
 

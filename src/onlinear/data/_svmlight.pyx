@@ -11,11 +11,11 @@ shares): ``label[,label...] [qid:n] index:value ...`` with strictly increasing i
 starting a comment, blank lines skipped; numbers as C's ``strtod`` reads them (correctly
 rounded, as Python's ``float``), hexadecimal and ``nan(...)`` forms refused as ``float`` does.
 """
-from libc.math cimport isnan
-from libc.stdint cimport int32_t, int64_t, uint64_t
-from libc.stdlib cimport free, realloc, strtod
+from libc.stdint cimport int32_t, int64_t
+from libc.stdlib cimport free
 from libc.string cimport memchr
-from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
+
+from ._numbers cimport _decimal, _grow, _handed, _number
 
 import numpy as np
 
@@ -48,12 +48,6 @@ cdef inline bint _space(char c) noexcept nogil:
     return c == c' ' or c == b'\t' or c == b'\r' or c == b'\v' or c == b'\f'
 
 
-# 10**0 .. 10**22: every one exact in a double (Clinger's fast path, below)
-cdef double _POWERS[23]
-for _k in range(23):
-    _POWERS[_k] = 10.0 ** _k
-
-
 cdef inline const char *_content(const char *line, const char *end,
                                  const char **stop) noexcept nogil:
     """The first character of the line ``[line, end)`` that is not a space, and in ``stop``
@@ -74,103 +68,6 @@ cdef inline const char *_token_end(const char *p, const char *stop) noexcept nog
     return p
 
 
-cdef inline bint _number(const char *start, const char *stop, double *out) noexcept nogil:
-    """Read ``[start, stop)`` whole as a number, as Python's ``float`` would accept it."""
-    cdef const char *end
-    if _decimal(start, stop, out, &end) and end == stop:
-        return True
-    return _slow_number(start, stop, out)
-
-
-cdef inline const char *_mantissa_digits(const char *p, const char *stop, uint64_t *mantissa,
-                                         int *digits, int *count) noexcept nogil:
-    """The decimal digits at ``p`` appended to ``mantissa`` (``digits`` counts its significant
-    ones, ``count`` every digit read); where they end, or NULL past 19 significant digits (more
-    than a uint64 holds exactly: strtod's)."""
-    while p < stop and c'0' <= p[0] <= c'9':
-        count[0] += 1
-        if mantissa[0] or p[0] != c'0':
-            digits[0] += 1
-            if digits[0] > 19:
-                return NULL
-            mantissa[0] = mantissa[0] * 10 + <uint64_t>(p[0] - c'0')
-        p += 1
-    return p
-
-
-cdef inline bint _decimal(const char *start, const char *stop, double *out,
-                          const char **end) noexcept nogil:
-    """Read the decimal number at ``start`` (before ``stop``), setting ``end`` after it; False
-    if it is not one Clinger's fast path reads exactly (then strtod must).
-
-    Clinger's fast path (W. D. Clinger, "How to read floating point numbers accurately",
-    PLDI 1990, §5): a decimal of at most 2**53 as integer mantissa, scaled by 10**e with
-    |e| <= 22, is that exact integer times or divided by an exact power of ten — one IEEE
-    operation, correctly rounded, so the result is strtod's bit for bit.  More digits, larger
-    exponents, inf and nan are strtod's.
-    """
-    cdef const char *p = start
-    cdef uint64_t mantissa = 0
-    cdef int digits = 0, fraction = 0, exponent = 0, exponent_sign = 1
-    cdef bint negative = False
-    if p < stop and (p[0] == c'+' or p[0] == c'-'):
-        negative = p[0] == c'-'
-        p += 1
-    cdef int whole = 0
-    p = _mantissa_digits(p, stop, &mantissa, &digits, &whole)
-    if p == NULL:
-        return False
-    if p < stop and p[0] == c'.':
-        p = _mantissa_digits(p + 1, stop, &mantissa, &digits, &fraction)
-        if p == NULL:
-            return False
-    if whole == 0 and fraction == 0:
-        return False
-    if p < stop and (p[0] == c'e' or p[0] == c'E'):
-        p += 1
-        if p < stop and (p[0] == c'+' or p[0] == c'-'):
-            exponent_sign = -1 if p[0] == c'-' else 1
-            p += 1
-        if p == stop or not (c'0' <= p[0] <= c'9'):
-            return False
-        while p < stop and c'0' <= p[0] <= c'9':
-            if exponent < 100000:
-                exponent = exponent * 10 + (p[0] - c'0')
-            p += 1
-    end[0] = p
-    exponent = exponent_sign * exponent - fraction
-    if mantissa == 0:
-        out[0] = -0.0 if negative else 0.0
-        return True
-    if mantissa > (<uint64_t>1 << 53) or exponent < -22 or exponent > 22:
-        return False
-    if exponent >= 0:
-        out[0] = <double>mantissa * _POWERS[exponent]
-    else:
-        out[0] = <double>mantissa / _POWERS[-exponent]
-    if negative:
-        out[0] = -out[0]
-    return True
-
-
-cdef bint _slow_number(const char *start, const char *stop, double *out) noexcept nogil:
-    """strtod's reading of ``[start, stop)``, refused where Python's ``float`` refuses."""
-    cdef char *end
-    cdef const char *p = start
-    if start == stop:
-        return False  # (strtod would skip the newline and read the next line)
-    out[0] = strtod(start, &end)
-    if end != stop:
-        return False
-    if p[0] == c'+' or p[0] == c'-':
-        p += 1
-    if stop - p > 1 and p[0] == c'0' and (p[1] == c'x' or p[1] == c'X'):
-        return False  # hexadecimal: strtod reads it, float does not
-    if isnan(out[0]) and stop - p != 3:
-        return False  # nan(...)
-    return True
-
-
 cdef inline bint _integer(const char *start, const char *stop, int64_t *out) noexcept nogil:
     """Read ``[start, stop)`` as a decimal integer (sign allowed); saturates far above 2**31."""
     cdef int64_t value = 0
@@ -187,22 +84,6 @@ cdef inline bint _integer(const char *start, const char *stop, int64_t *out) noe
             value = value * 10 + (start[0] - c'0')
         start += 1
     out[0] = -value if negative else value
-    return True
-
-
-cdef bint _grow(void **array, int64_t *capacity, int64_t needed, size_t item,
-               int64_t start=1024) noexcept nogil:
-    cdef int64_t size = capacity[0] if capacity[0] > 0 else start
-    cdef void *bigger
-    if needed <= capacity[0]:
-        return True
-    while size < needed:
-        size *= 2
-    bigger = realloc(array[0], size * item)
-    if bigger == NULL:
-        return False
-    array[0] = bigger
-    capacity[0] = size
     return True
 
 
@@ -556,27 +437,6 @@ cdef class SvmlightParser:
         pointer_type = np.int32 if nnz <= MAX_INDEX else np.int64
         return (data, indices, pointers.astype(pointer_type, copy=False), labels, label_pointers,
                 numbers, starts, stops, lines, width)
-
-
-cdef void _free_capsule(object capsule) noexcept:
-    free(PyCapsule_GetPointer(capsule, NULL))
-
-
-cdef object _handed(void **array, int64_t *capacity, int64_t n, int typenum):
-    """The first ``n`` items of the C array ``array`` as a numpy array that owns it (freed with
-    the array), its unused tail given back; ``array`` is left empty, to be allocated anew."""
-    cdef cnp.npy_intp size = n
-    cdef void *shrunk
-    if n == 0 or array[0] == NULL:
-        return cnp.PyArray_EMPTY(1, &size, typenum, 0)
-    shrunk = realloc(array[0], n * (4 if typenum == cnp.NPY_INT32 else 8))
-    if shrunk != NULL:
-        array[0] = shrunk
-    owned = cnp.PyArray_SimpleNewFromData(1, &size, typenum, array[0])
-    cnp.set_array_base(owned, PyCapsule_New(array[0], NULL, _free_capsule))
-    array[0] = NULL
-    capacity[0] = 0
-    return owned
 
 
 class _Lines:

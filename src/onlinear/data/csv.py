@@ -3,6 +3,7 @@ import codecs
 import csv as _csv
 import io
 import itertools
+import re
 from collections.abc import Iterator
 from numbers import Integral
 
@@ -16,6 +17,11 @@ __all__ = ["load_csv", "iter_csv_chunks"]
 _WHOLE_FILE_CHUNK = 4096
 # Rows of a sparse chunk parsed at a time: its dense table is never in memory whole.
 _SPARSE_SLICE = 512
+# Bytes read at a time for the compiled parser.
+_BLOCK = 1 << 16
+# Bytes of a line that Python reads otherwise than the compiled parser: control bytes but tab,
+# \v and \f (a carriage return is a line break to Python)
+_ODD_BYTES = re.compile(rb"[\x00-\x08\x0d-\x1f]")
 
 
 def load_csv(path, label_column=-1, *, delimiter=",", header=None, encoding="utf-8",
@@ -143,7 +149,13 @@ def _located_csv_chunks(path, chunk_size, label_column=-1, *, delimiter=",", hea
 
 class _TableReader:
     """A delimited text stream read a chunk of rows at a time, each chunk's lines parsed by
-    numpy's compiled parser (:func:`numpy.loadtxt`) straight into numbers.
+    the compiled CSV parser (:mod:`._csv`) or numpy's (:func:`numpy.loadtxt`) straight into
+    numbers.
+
+    The compiled parser reads the stream's bytes while its lines are plain numeric rows (UTF-8
+    tables of float64 or float32 with a delimiter it knows); from the first line it does not
+    read on (a quote, a field that is not a number, a ragged row...), the stream is read as
+    text here, that line's chunk completed, and each chunk's lines parsed by numpy's parser.
 
     A chunk the parser refuses (a ragged row, a field that is not a number, or one only
     Python's ``float`` reads, such as ``1_000``) is split into fields and read as Python reads
@@ -165,11 +177,26 @@ class _TableReader:
         """``(X, label strings, line numbers, rows)`` of each chunk of ``chunk_size`` rows."""
         # A byte-order mark (as spreadsheet programs write) is not part of the first field.
         utf8 = codecs.lookup(self.encoding).name == "utf-8"
-        with reading(self.path), open_binary(self.path) as raw, \
-                io.TextIOWrapper(raw, encoding="utf-8-sig" if utf8 else self.encoding,
-                                 newline="") as text:
-            self._lines = iter(text)
-            pending = self._first_rows()
+        with reading(self.path), open_binary(self.path) as raw:
+            compiled = _CompiledRows(self, raw) if utf8 and self._compiles() else None
+            if compiled is not None and not compiled.started():
+                raw, compiled = compiled.rest(), None  # a first line it does not read
+            while compiled is not None:
+                X, values, numbers, lines = compiled.chunk(chunk_size)
+                if compiled.odd:  # the rest of the stream is read here, from the odd line on
+                    self._read_text(compiled.rest(), self.encoding)
+                    self._number, compiled = compiled.line, None
+                    X, values, numbers, lines = self._completed(chunk_size, X, values, numbers,
+                                                                list(lines))
+                if not numbers:
+                    return
+                yield X, values, numbers, _RowFields(lines, self._split, self.label)
+                X = values = numbers = lines = None
+            if self._lines is None:
+                self._read_text(raw, "utf-8-sig" if utf8 else self.encoding)
+                pending = self._first_rows()
+            else:
+                pending = ([], [], None)
             while True:
                 numbers, lines, fields = self._gathered(chunk_size, *pending)
                 pending = ([], [], None)
@@ -180,6 +207,37 @@ class _TableReader:
                 yield X, values, numbers, rows
                 X = values = numbers = lines = fields = rows = None
 
+    def _compiles(self):
+        """Whether the compiled parser reads this table's rows (it reads what the Python path
+        would read alike, and gives the rest back)."""
+        from ._csv import DELIMITERS
+
+        return ((self.delimiter is None or (isinstance(self.delimiter, str)
+                                            and len(self.delimiter) == 1
+                                            and self.delimiter in DELIMITERS))
+                and np.dtype(self.dtype) in (np.float64, np.float32))
+
+    def _read_text(self, raw, encoding):
+        """Read the lines of the binary stream ``raw`` from here on."""
+        self._lines = iter(io.TextIOWrapper(raw, encoding=encoding, newline=""))
+
+    def _completed(self, chunk_size, X, values, numbers, lines):
+        """The compiled parser's part of a chunk, completed to ``chunk_size`` rows (or the
+        stream's end) by the lines after it."""
+        more, more_lines, fields = self._gathered(chunk_size - len(numbers))
+        if not more:
+            return X, values, numbers, lines
+        Y, more_values = self._parsed(more, more_lines, fields)
+        if numbers:
+            if self.sparse:
+                import scipy.sparse as sp
+
+                Y = sp.vstack([X, Y], format="csr")
+            else:
+                Y = np.concatenate([X, Y])
+        return (Y, values + more_values, numbers + more,
+                lines + (fields if more_lines is None else more_lines))
+
     def _first_rows(self):
         """Decide the table's shape from its first row; the rows read that are data (none
         after a header) as ``(numbers, lines, fields)``."""
@@ -187,6 +245,12 @@ class _TableReader:
         if not numbers:
             raise FileFormatError(self.path, "no rows")
         first = fields[0] if lines is None else self._split(lines[0])
+        header = self._shape(numbers[0], first)
+        return ([], [], None) if header else (numbers, lines, fields)
+
+    def _shape(self, number, first):
+        """Set ``names``, ``width`` and ``label`` from the fields ``first`` of the first row
+        (line ``number``); whether that row is a header."""
         header = self.header
         if header is None:
             header = (isinstance(self.label_column, str)
@@ -195,9 +259,9 @@ class _TableReader:
             self.names = [name.strip() for name in first]
         self.width = len(first)
         if self.width == 1:
-            raise _one_column(self.path, self.delimiter, [(numbers[0], first)], self.names)
+            raise _one_column(self.path, self.delimiter, [(number, first)], self.names)
         self.label = _label_index(self.path, self.label_column, self.names, self.width)
-        return ([], [], None) if header else (numbers, lines, fields)
+        return header
 
     def _gathered(self, count, numbers=(), lines=(), fields=None):
         """The rows given and the next non-blank ones, ``count`` in all (fewer at the end), as
@@ -291,6 +355,121 @@ class _TableReader:
         import scipy.sparse as sp
 
         return sp.csr_matrix(X)
+
+
+class _CompiledRows:
+    """A table's rows read from its bytes by the compiled parser (:class:`._csv.CsvParser`)
+    while its lines are plain numeric rows: :meth:`started` reads the first row (the table's
+    shape, as :meth:`_TableReader._first_rows` decides it), :meth:`chunk` parses chunks until
+    the end or a line the parser does not read (``odd``), and :meth:`rest` gives the bytes from
+    there on, for the Python reader."""
+
+    def __init__(self, table, raw):
+        self.table, self.raw = table, raw
+        self.block, self.position, self.final = b"", 0, False
+        self.parser = None
+
+    @property
+    def odd(self):
+        return self.parser.odd
+
+    @property
+    def line(self):
+        """Lines read (blank ones too)."""
+        return self.parser.line
+
+    def started(self):
+        """Read the first non-blank line: False (nothing consumed) unless it is plain text."""
+        table = self.table
+        start = 3 if self._fill(3) and self.block.startswith(codecs.BOM_UTF8) else 0
+        number = 0
+        while True:
+            end = self.block.find(b"\n", start)
+            if end < 0 and not self.final:
+                self._fill(2 * len(self.block))  # (doubling: a long line is read in log steps)
+                continue
+            end = len(self.block) if end < 0 else end + 1
+            text = _plain(self.block[start:end], table.delimiter)
+            if text is None or start == end:  # (no row: the Python reader says so)
+                return False
+            number += 1
+            if not _blank(text, table.delimiter):
+                break
+            start = end
+        header = table._shape(number, table._split(text))
+        from ._csv import CsvParser
+
+        self.parser = CsvParser(table.width, table.label, table.delimiter or "", table.sparse,
+                                np.dtype(table.dtype) == np.float32)
+        self.position = end if header else start
+        self.parser.line = number if header else number - 1
+        return True
+
+    def chunk(self, count):
+        """``(X, label strings, line numbers, lines)`` of the next ``count`` rows, fewer at the
+        end or before an odd line."""
+        parser = self.parser
+        while True:
+            self.position = parser.parse(self.block, self.position, self.final, count)
+            if parser.odd or parser.n_rows >= count or (
+                    self.final and self.position >= len(self.block)):
+                break
+            self.block, self.position = self.block[self.position:], 0
+            self._fill(len(self.block) + max(len(self.block), _BLOCK))
+        X, labels, numbers, lines = parser.take(self.table.dtype)
+        if self.table.sparse:
+            import scipy.sparse as sp
+
+            X = sp.csr_matrix(X, shape=(len(numbers), self.table.width - 1))
+        return X, labels, numbers, lines
+
+    def rest(self):
+        """The stream's bytes from the first not parsed on, as a binary file."""
+        return io.BufferedReader(_Replayed(self.block[self.position:], self.raw))
+
+    def _fill(self, size):
+        """Read until the block holds ``size`` bytes or the stream ends; whether it holds any."""
+        parts = [self.block]
+        held = len(self.block)
+        while held < size and not self.final:
+            data = self.raw.read(max(size - held, _BLOCK))
+            self.final = not data
+            parts.append(data)
+            held += len(data)
+        self.block = b"".join(parts)
+        return held > 0
+
+
+class _Replayed(io.RawIOBase):
+    """Bytes read ahead of a stream, then the rest of the stream."""
+
+    def __init__(self, head, stream):
+        self._head, self._stream = memoryview(head), stream
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        if len(self._head):
+            size = min(len(buffer), len(self._head))
+            buffer[:size], self._head = self._head[:size], self._head[size:]
+            return size
+        data = self._stream.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+
+def _plain(line, delimiter):
+    """The text of the line ``line`` (bytes) if Python reads it as the compiled parser does (no
+    quote, control byte or lone carriage return; UTF-8), else None."""
+    body = line[:-1] if line.endswith(b"\n") else line
+    body = body[:-1] if body.endswith(b"\r") else body
+    if _ODD_BYTES.search(body) or (delimiter is not None and b'"' in body):
+        return None
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 class _RowFields:
