@@ -351,6 +351,41 @@ cdef inline bint _diagonal_step(const index_t *idx, const real_x *vals, Py_ssize
     return changed
 
 
+cdef inline void _gathered_differences(const double *P0, Py_ssize_t n, Py_ssize_t plus,
+                                       Py_ssize_t minus, const index_t *idx, const real_x *vals,
+                                       Py_ssize_t nnz, double *u) noexcept nogil:
+    """``u[k] = Σ_p (P0[k·n + plus + idx[p]] − P0[k·n + minus + idx[p]])·vals[p]`` for the 8
+    rows k of P0 (n wide): the stacked layout's ``P z`` (z: x in block y, −x in block r⁻), each
+    row summed in the row's order as :func:`_stacked_step` sums a single row (the same bits),
+    eight independent sums in one pass over the row (:func:`_gathered_block`: one row's serial
+    sum took about 4/5 of a USPS round)."""
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0
+    cdef double x
+    cdef const double *a
+    cdef const double *b
+    cdef Py_ssize_t p
+    for p in range(nnz):
+        x = <double>vals[p]
+        a = P0 + plus + idx[p]
+        b = P0 + minus + idx[p]
+        s0 += (a[0] - b[0]) * x
+        s1 += (a[n] - b[n]) * x
+        s2 += (a[2 * n] - b[2 * n]) * x
+        s3 += (a[3 * n] - b[3 * n]) * x
+        s4 += (a[4 * n] - b[4 * n]) * x
+        s5 += (a[5 * n] - b[5 * n]) * x
+        s6 += (a[6 * n] - b[6 * n]) * x
+        s7 += (a[7 * n] - b[7 * n]) * x
+    u[0] = s0
+    u[1] = s1
+    u[2] = s2
+    u[3] = s3
+    u[4] = s4
+    u[5] = s5
+    u[6] = s6
+    u[7] = s7
+
+
 cdef inline bint _stacked_step(const index_t *idx, const real_x *vals, Py_ssize_t nnz,
                                Py_ssize_t y, Model *M, int64_t trial,
                                bint *failed) noexcept nogil:
@@ -369,13 +404,18 @@ cdef inline bint _stacked_step(const index_t *idx, const real_x *vals, Py_ssize_
         return False
     plus = y * d
     minus = rival * d
-    for i in range(n):
+    i = 0
+    while i + GATHERED_ROWS <= n:  # u = P z: eight rows at a time (_gathered_differences)
+        _gathered_differences(M.P + i * n, n, plus, minus, idx, vals, nnz, u + i)
+        i += GATHERED_ROWS
+    while i < n:
         row = M.P + i * n
         total = 0.0
         for p in range(nnz):
             j = idx[p]
             total += (row[plus + j] - row[minus + j]) * <double>vals[p]
         u[i] = total
+        i += 1
     v = 0.0
     for p in range(nnz):
         j = idx[p]
