@@ -22,7 +22,9 @@ Then (issue [18], "every family's per-example path") what a ``learn_one`` call c
 family's own compiled round: on a model started on the first 50 rows (untimed), the time per
 example of ``learn_one`` over the other rows minus that of the compiled pass over the same
 rows (one ``partial_fit`` over them, less a call's own cost, measured as the extra time of the
-same rows in two calls; each the fastest of ``--rounds``, interleaved), for pa, simproj, iellip with
+same rows in two calls; each the fastest of ``--rounds``, interleaved; kernel-pa, whose
+difference is a few µs on a 45 µs round: the median over three times as many repeats of each
+repeat's difference, with its quartiles), for pa, simproj, iellip with
 each layout of its metric, cellip, kernel-pa (linear kernel), the block learner (a trial of
 one row, by ``learn_one``, against ``partial_fit`` with one row per block), AROW and SCW-I
 (diagonal and per-class), AdaGrad and FTRL-Proximal, with the ratio to pa's.  Dense rows:
@@ -151,6 +153,12 @@ def _family_rows(n_usps, n_sparse):
 #: rows that start a model before the timed rows (the start, untimed, is not a call's cost)
 WARM = 50
 
+#: families whose difference is a few µs on a round of tens (kernel-pa: ~1–5 µs on 45, whose
+#: fastest-of-rounds figures moved by more than the difference from run to run): timed this
+#: many times ``--rounds``, interleaved with the others while they last, and given as the
+#: median over those repeats of each repeat's own difference, with its quartiles
+STEADIED = {"kernel-pa linear": 3}
+
 
 def _per_example_pair(name, params, X, y):
     """``(start, partial_fit, learn_one)``: a model started on the first :data:`WARM` rows,
@@ -193,7 +201,7 @@ def family_overheads(n_usps, n_sparse, rounds):
     over the same rows as learn_one (one partial_fit over them, less a call's own cost — e.g.
     O(features × classes) for the CSR layout — measured as the extra time of the same rows in
     two calls), learn_one's, and what learn_one adds, with its ratio to pa's (each the fastest
-    of ``rounds``, interleaved)."""
+    of ``rounds``, interleaved; for the families of :data:`STEADIED`, medians)."""
     data = _family_rows(n_usps, n_sparse)
     runs = {}
     for label, name, params, storages in FAMILIES:
@@ -202,32 +210,47 @@ def family_overheads(n_usps, n_sparse, rounds):
     for start, *calls in runs.values():  # first calls outside the timings
         for run in calls:
             run(start())
-    best = {key: [np.inf] * 3 for key in runs}
-    for _ in range(rounds):
+    times = {key: [] for key in runs}  # per repeat: (full, split, one) in seconds
+    repeats = {key: rounds * STEADIED.get(key[1], 1) for key in runs}
+    for repeat in range(max(repeats.values())):
         for key, (start, *calls) in runs.items():
-            for slot, run in enumerate(calls):
+            if repeat >= repeats[key]:
+                continue
+            timed = []
+            for run in calls:
                 model = start()
                 begin = time.perf_counter()
                 run(model)
-                best[key][slot] = min(best[key][slot], time.perf_counter() - begin)
+                timed.append(time.perf_counter() - begin)
+            times[key].append(timed)
 
     def per_example(key):
+        """``(pass, learn_one, added)`` µs per example, and the quartiles of ``added`` (None
+        for the fastest-of-rounds figures)."""
         n = data[key[0]][0].shape[0] - WARM
-        full, split, one = best[key]
         # one call's own cost is split − full; the pass's rounds are those of learn_one (the
         # same rows from the same model), so a family whose updates get rarer along the
         # stream is not charged for them
-        pass_ = (2.0 * full - split) / n * 1e6
-        return pass_, one / n * 1e6, one / n * 1e6 - pass_
+        if key[1] not in STEADIED:
+            full, split, one = np.min(times[key], axis=0) / n * 1e6
+            return 2.0 * full - split, one, one - (2.0 * full - split), None
+        full, split, one = np.asarray(times[key]).T / n * 1e6
+        passes = 2.0 * full - split
+        added = one - passes
+        return (np.median(passes), np.median(one), np.median(added),
+                np.percentile(added, [25, 75]))
 
     print(f"\n{'rows':<6} {'learner':<20} {'pass µs/ex':>11} {'learn_one µs/ex':>16} "
           f"{'added µs':>9} {'/ pa':>6}")
-    for key in best:
-        pass_, one, added = per_example(key)
+    for key in times:
+        pass_, one, added, quartiles = per_example(key)
         pa_added = per_example((key[0], "pa"))[2]
         ratio = f"{added / pa_added:>6.1f}" if pa_added > 0 else f"{'–':>6}"  # (pa's pass
         # can cost more a row than its learn_one: then there is no ratio)
-        print(f"{key[0]:<6} {key[1]:<20} {pass_:>11.2f} {one:>16.2f} {added:>9.2f} {ratio}")
+        spread = "" if quartiles is None else (
+            f"  median of {repeats[key]} repeats, quartiles {quartiles[0]:.2f}–{quartiles[1]:.2f}")
+        print(f"{key[0]:<6} {key[1]:<20} {pass_:>11.2f} {one:>16.2f} {added:>9.2f} {ratio}"
+              f"{spread}")
 
 
 def main(argv=None):
