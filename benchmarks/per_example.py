@@ -22,14 +22,17 @@ Then (issue [18], "every family's per-example path") what a ``learn_one`` call c
 family's own compiled round: on a model started on the first 50 rows (untimed), the time per
 example of ``learn_one`` over the other rows minus that of the compiled pass over the same
 rows (one ``partial_fit`` over them, less a call's own cost, measured as the extra time of the
-same rows in two calls; each the fastest of ``--rounds``, interleaved), for pa, simproj, iellip with
+same rows in two calls; each the fastest of ``--rounds``, interleaved; kernel-pa, whose
+difference is a few µs on a 45 µs round: of three times as many, with the quartiles of each
+repeat's difference), for pa, simproj, iellip with
 each layout of its metric, cellip, kernel-pa (linear kernel), the block learner (a trial of
 one row, by ``learn_one``, against ``partial_fit`` with one row per block), AROW and SCW-I
 (diagonal and per-class), AdaGrad and FTRL-Proximal, with the ratio to pa's.  Dense rows:
 the first ``--usps`` rows of USPS (256 features, 10 classes, float64: a full metric per class,
 or the stacked one, is affordable there); CSR rows: the sparse workload's (60,000 features:
 the diagonal metric only; kernel-pa, whose support patterns are dense columns, dense only).
-``--families-only`` skips the first table.
+``--families-only`` skips the first table; ``--cpu-time`` times it by the thread's CPU time
+(on a loaded machine the waits for a core are not counted; the caches are still shared).
 """
 from __future__ import annotations
 
@@ -151,6 +154,12 @@ def _family_rows(n_usps, n_sparse):
 #: rows that start a model before the timed rows (the start, untimed, is not a call's cost)
 WARM = 50
 
+#: families whose difference is a few µs on a round of tens (kernel-pa: ~1–5 µs on 45, whose
+#: fastest-of-5 figures moved by more than the difference from run to run): timed this many
+#: times ``--rounds`` (interleaved with the others while they last; the fastest of more
+#: repeats, as a load only adds time), with the quartiles of each repeat's own difference
+STEADIED = {"kernel-pa linear": 3}
+
 
 def _per_example_pair(name, params, X, y):
     """``(start, partial_fit, learn_one)``: a model started on the first :data:`WARM` rows,
@@ -188,12 +197,13 @@ def _per_example_pair(name, params, X, y):
     return start, partial_fit, partial_fit_split, learn_one
 
 
-def family_overheads(n_usps, n_sparse, rounds):
+def family_overheads(n_usps, n_sparse, rounds, clock=time.perf_counter):
     """Print, per family and storage, on a started model: the compiled pass's µs per example
     over the same rows as learn_one (one partial_fit over them, less a call's own cost — e.g.
     O(features × classes) for the CSR layout — measured as the extra time of the same rows in
     two calls), learn_one's, and what learn_one adds, with its ratio to pa's (each the fastest
-    of ``rounds``, interleaved)."""
+    of ``rounds``, interleaved; of more for the families of :data:`STEADIED`), timed by
+    ``clock``."""
     data = _family_rows(n_usps, n_sparse)
     runs = {}
     for label, name, params, storages in FAMILIES:
@@ -202,32 +212,46 @@ def family_overheads(n_usps, n_sparse, rounds):
     for start, *calls in runs.values():  # first calls outside the timings
         for run in calls:
             run(start())
-    best = {key: [np.inf] * 3 for key in runs}
-    for _ in range(rounds):
+    times = {key: [] for key in runs}  # per repeat: (full, split, one) in seconds
+    repeats = {key: rounds * STEADIED.get(key[1], 1) for key in runs}
+    for repeat in range(max(repeats.values())):
         for key, (start, *calls) in runs.items():
-            for slot, run in enumerate(calls):
+            if repeat >= repeats[key]:
+                continue
+            timed = []
+            for run in calls:
                 model = start()
-                begin = time.perf_counter()
+                begin = clock()
                 run(model)
-                best[key][slot] = min(best[key][slot], time.perf_counter() - begin)
+                timed.append(clock() - begin)
+            times[key].append(timed)
 
     def per_example(key):
+        """``(pass, learn_one, added)`` µs per example (each time the fastest of the
+        repeats), and for :data:`STEADIED` families the quartiles of each repeat's ``added``."""
         n = data[key[0]][0].shape[0] - WARM
-        full, split, one = best[key]
+        each = np.asarray(times[key]) / n * 1e6  # (repeats, 3)
         # one call's own cost is split − full; the pass's rounds are those of learn_one (the
         # same rows from the same model), so a family whose updates get rarer along the
         # stream is not charged for them
-        pass_ = (2.0 * full - split) / n * 1e6
-        return pass_, one / n * 1e6, one / n * 1e6 - pass_
+        full, split, one = each.min(axis=0)
+        pass_ = 2.0 * full - split
+        quartiles = None if key[1] not in STEADIED else np.percentile(
+            each[:, 2] - (2.0 * each[:, 0] - each[:, 1]), [25, 75])
+        return pass_, one, one - pass_, quartiles
 
     print(f"\n{'rows':<6} {'learner':<20} {'pass µs/ex':>11} {'learn_one µs/ex':>16} "
           f"{'added µs':>9} {'/ pa':>6}")
-    for key in best:
-        pass_, one, added = per_example(key)
+    for key in times:
+        pass_, one, added, quartiles = per_example(key)
         pa_added = per_example((key[0], "pa"))[2]
         ratio = f"{added / pa_added:>6.1f}" if pa_added > 0 else f"{'–':>6}"  # (pa's pass
         # can cost more a row than its learn_one: then there is no ratio)
-        print(f"{key[0]:<6} {key[1]:<20} {pass_:>11.2f} {one:>16.2f} {added:>9.2f} {ratio}")
+        spread = "" if quartiles is None else (
+            f"  fastest of {repeats[key]} repeats; each repeat's added µs: quartiles "
+            f"{quartiles[0]:.2f}–{quartiles[1]:.2f}")
+        print(f"{key[0]:<6} {key[1]:<20} {pass_:>11.2f} {one:>16.2f} {added:>9.2f} {ratio}"
+              f"{spread}")
 
 
 def main(argv=None):
@@ -237,9 +261,14 @@ def main(argv=None):
     parser.add_argument("--usps", type=int, default=1000,
                         help="USPS rows (dense) and sparse rows of the per-family table")
     parser.add_argument("--families-only", action="store_true")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time the per-family table by this thread's CPU time "
+                             "(time.thread_time): on a loaded machine the time the thread "
+                             "waits for a core is not counted (the caches are still shared)")
     args = parser.parse_args(argv)
+    clock = time.thread_time if args.cpu_time else time.perf_counter
     if args.families_only:
-        family_overheads(args.usps, args.usps, args.rounds)
+        family_overheads(args.usps, args.usps, args.rounds, clock)
         return
     dense, sparse = _rows(args.rows)
     runs = contenders(dense, sparse)
@@ -256,7 +285,7 @@ def main(argv=None):
         rate = statistics.median(values)
         bare = statistics.median(rates[(storage, "bare call")])
         print(f"{storage:<6} {name:<32} {rate:>12,.0f} {rate / bare:>12.2f}")
-    family_overheads(args.usps, args.usps, args.rounds)
+    family_overheads(args.usps, args.usps, args.rounds, clock)
 
 
 if __name__ == "__main__":

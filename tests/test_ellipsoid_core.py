@@ -376,6 +376,30 @@ def test_the_metric_sweep_sums_every_row_alike_and_to_rounding(dtype):
         assert np.all(np.abs(u - exact) <= bound), d
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_row_with_missing_columns_is_summed_in_its_order(dtype):
+    """A row without every column (a dense row with a zero, read by its non-zeros; a CSR row)
+    gathers its columns: each entry of ``u = P_r x`` is the sum of its terms in the row's
+    order, bit for bit (eight rows of P_r at a time, then the rows left one by one), on a P
+    that is not symmetric, so that a row read for a column would show."""
+    from onlinear._core.ellipsoid import metric_times
+
+    rng = np.random.default_rng(6)
+    for d in [1, 7, 8, 9, 16, 21, 37]:
+        P = rng.standard_normal((d, d))
+        for nnz in sorted({0, 1, d // 2, d - 1}):
+            columns = np.sort(rng.choice(d, size=nnz, replace=False)).astype(np.int64)
+            x = rng.standard_normal(nnz).astype(dtype)
+            u = metric_times(P, x, columns)
+            in_order = np.zeros(d)
+            for i in range(d):
+                total = 0.0
+                for j, value in zip(columns, x):
+                    total += float(P[i, j]) * float(value)
+                in_order[i] = total
+            np.testing.assert_array_equal(u, in_order, err_msg=f"d={d}, nnz={nnz}")
+
+
 def test_the_metric_sweep_follows_the_primal_sweeps_instruction_set():
     """The sweep is chosen for the CPU when the module loads, as the primal engine's dense
     sweeps are, and ``ONLINEAR_CPU=generic`` keeps the baseline for both (a test run can then
