@@ -22,18 +22,4 @@ class Binary(Multiclass):
     """
 
     multiclass = False
-
-    def __init__(self, classes):
-        super().__init__(classes)
-        if self.classes.shape[0] != 2:
-            n = self.classes.shape[0]
-            raise ValueError(f"Only binary classification is supported: this learner takes two "
-                             f"classes; got {n} class{'' if n == 1 else 'es'}: "
-                             f"{self.classes.tolist()}.")
-
-    @classmethod
-    def check_classes(cls, classes):
-        """Two distinct labels, sorted."""
-        super().check_classes(classes)
-        if classes.shape[0] != 2:
-            raise ValueError(f"a binary learner has two classes; got {classes.tolist()}.")
+    two_classes_only = "this learner takes two classes"

@@ -34,6 +34,7 @@ class Blocks(Labels):
 
     name = "blocks"
     multiclass = False
+    two_classes_only = "a block learner learns two classes (labels ±1 of the constraints)"
 
     @classmethod
     def outputs_for(cls, n_labels, two_class_outputs):
@@ -43,21 +44,6 @@ class Blocks(Labels):
     def coef(self, coefficients, n_features):
         """The prototype ω as one row."""
         return coefficients[:n_features][None, :].copy()
-
-    def __init__(self, classes):
-        super().__init__(classes)
-        if self.classes.shape[0] != 2:
-            n = self.classes.shape[0]
-            raise ValueError(f"Only binary classification is supported: a block learner "
-                             f"learns two classes (labels ±1 of the constraints); got {n} "
-                             f"class{'' if n == 1 else 'es'}: {self.classes.tolist()}.")
-
-    @classmethod
-    def check_classes(cls, classes):
-        """Two distinct labels, sorted."""
-        super().check_classes(classes)
-        if classes.shape[0] != 2:
-            raise ValueError(f"a block learner has two classes; got {classes.tolist()}.")
 
     def encode(self, y):
         """±1 of each row's label (+1 for ``classes[1]``); raises on an unknown label."""

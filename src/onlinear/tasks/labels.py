@@ -59,6 +59,8 @@ class Labels:
                                                                            classes):
             raise ValueError(f"classes_ must hold at least two distinct labels in sorted order; "
                              f"got {classes.tolist()!r:.200}.")
+        if cls.two_classes_only and classes.shape[0] != 2:
+            raise ValueError(f"{cls.two_classes_only}; classes_ holds {classes.tolist()}.")
 
     @classmethod
     def read_classes(cls, classes):
@@ -79,9 +81,16 @@ class Labels:
                 f"classes={given.tolist()} differs from the classes the model was started "
                 f"with, {known.tolist()}: it lacks {missing} (classes may only grow).")
 
+    #: what a task of two classes only says of its learner (None: any number of classes)
+    two_classes_only = None
+
     def __init__(self, classes):
         self.classes = np.asarray(classes)
         self.index = {label: i for i, label in enumerate(self.classes.tolist())}
+        n = self.classes.shape[0]
+        if self.two_classes_only and n != 2:
+            raise ValueError(f"Only binary classification is supported: {self.two_classes_only}; "
+                             f"got {n} class{'' if n == 1 else 'es'}: {self.classes.tolist()}.")
 
     def __eq__(self, other):
         # a task is a value: the same kind of task over the same labels (and options)
