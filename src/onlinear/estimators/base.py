@@ -27,11 +27,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, validate_data
 
 from .._core import rows
 from ..tasks import Multiclass
-from ..tasks.labels import unique_labels
+from ..tasks.labels import ONE_LABEL
 from . import docstrings
 from .checks import (
     _DTYPES,
@@ -233,24 +233,25 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     #: output, positive for ``classes_[1]``); the task counts them (:meth:`_n_outputs`)
     _two_class_outputs = 2
 
-    def _n_outputs(self, n_classes):
-        """The model's outputs for ``n_classes`` classes: the task's
-        (:meth:`onlinear.tasks.Multiclass.outputs_for`; one per class, a model of two classes
+    def _n_outputs(self):
+        """The outputs of the model of ``classes_``: the task's
+        (:meth:`onlinear.tasks.Multiclass.n_outputs_for`; one per class, a model of two classes
         :attr:`_two_class_outputs`)."""
-        return self._task_class.outputs_for(n_classes, self._two_class_outputs)
+        task = self.__dict__.get("_task") or self._make_task()  # (a file's model: not yet)
+        return task.n_outputs_for(self._two_class_outputs)
 
-    def _start(self, classes, n_features):
+    def _start(self, classes, n_features, form=ONE_LABEL):
+        """Start a model of ``classes`` and ``n_features`` inputs for targets of form ``form``
+        (the task's reading of the first targets: :meth:`onlinear.tasks.Labels.read_targets`)."""
         classes = np.asarray(classes)
-        if classes.shape[0] < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs at least two classes; got {classes.shape[0]} class: "
-                f"{classes.tolist()}."
-            )
-        n_outputs = self._n_outputs(classes.shape[0])
+        self._task_class.check_start(classes, form, type(self).__name__)
+        self.__dict__.pop("model_", None)  # (a restart: the task is the new model's)
         self.classes_ = classes
+        for name, value in self._task_class.form_scalars(form).items():
+            setattr(self, name, value)
         self._task = self._make_task()
         self._configure()
-        self._start_model(n_outputs, n_features)  # (first: it refuses a model too large)
+        self._start_model(self._n_outputs(), n_features)  # (it refuses a model too large)
         self._dense_index = np.arange(n_features)
 
     def _configure(self):
@@ -364,21 +365,28 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                                        allow_all_zero_weights=all_zero)
         return np.ascontiguousarray(weights, dtype=np.float64)
 
-    def _validate(self, X, y, reset, pass_checks_rows=False):
+    def _validate(self, X, y, reset, pass_checks_rows=False, form=ONE_LABEL):
         # The finiteness check is ours: scikit-learn's costs about half of a dense PA pass
         # (it sums in float64, then scans); on a failure its own check raises its message.
         # ``pass_checks_rows``: a dense X is left to the pass that follows over all of it
         # (run_dense checks each row from the ‖x‖² it sums anyway, and changes nothing if one
-        # is refused), if the rows are read as given (no intercept's constant feature)
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, order="C",
-                             reset=reset, ensure_all_finite=False)
+        # is refused), if the rows are read as given (no intercept's constant feature).
+        # ``form``: the targets' (the task's reading); other than labels, the task checked them
+        if form == ONE_LABEL:
+            X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, order="C",
+                                 reset=reset, ensure_all_finite=False)
+        else:
+            X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, order="C",
+                              reset=reset, ensure_all_finite=False)
+            check_consistent_length(X, y)
         if reset:  # (before the row checks: the accepted norms depend on the weights' dtype)
             self._choose_weight_dtype(X.dtype)
         X = canonical_csr(X)  # before the row checks: a row's norm is that of its sums
         if not (pass_checks_rows and self._pass_checks_dense_rows and not sp.issparse(X)
                 and not self._constant()):
             check_rows(X, type(self).__name__, self._row_exponent)
-        if not (y.ndim == 1 and y.dtype.kind in "biu"):  # (1-D integers always are targets)
+        if form == ONE_LABEL and not (y.ndim == 1 and y.dtype.kind in "biu"):  # (1-D integers
+            # always are targets)
             with warnings.catch_warnings():
                 # "more unique classes than half the samples" is expected of small batches
                 warnings.simplefilter("ignore", UserWarning)
@@ -513,9 +521,11 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _check_classes(self):
-        """Whether a loaded ``classes_`` is one the estimator could have started with (the
-        task's rule: :meth:`onlinear.tasks.Multiclass.check_classes`)."""
+        """Whether a loaded ``classes_`` (and the scalars loaded with it) is one the estimator
+        could have started with (the task's rule: :meth:`onlinear.tasks.Multiclass.check_classes`,
+        and the started task's own checks)."""
         self._task_class.check_classes(self.classes_)
+        self._make_task()
 
     def _check_model(self):
         """The invariants the engine relies on, checked on a loaded or unpickled model after
@@ -574,20 +584,23 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         inside :meth:`_unchanged_on_error`); estimators whose targets are not plain labels
         override it."""
         first = method == "fit" or not hasattr(self, "classes_")
+        form, y = self._task_class.read_targets(y, type(self).__name__)
         if first:
             self._validate_params()
             if method != "fit":
-                classes = self._first_classes(classes, method)
+                classes = self._first_classes(classes, method, form, y)
         else:
+            self._task.check_form(form)
             self._check_same_classes(classes)
         # (a stream's passes come later, over some of its rows: its rows are checked now)
-        X, y = self._validate(X, y, reset=first, pass_checks_rows=method != "stream")
+        X, y = self._validate(X, y, reset=first, pass_checks_rows=method != "stream", form=form)
         if not first:
             self._check_intercept()
             self._check_weight_dtype()
         X = self._with_constant(X)
         if first:
-            self._start(self._fit_classes(y) if method == "fit" else classes, X.shape[1])
+            self._start(self._fit_classes(form, y) if method == "fit" else classes, X.shape[1],
+                        form)
         return X, self._encode(y)
 
     def _pass_context(self, X, method):
@@ -903,21 +916,27 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             X, targets = self._prepare(X, y, classes, "stream")
             return TrainingStream(self, X, targets, self._pass_context(X, "stream"))
 
-    def _first_classes(self, classes, method):
+    def _first_classes(self, classes, method, form=ONE_LABEL, y=None):
         """The classes of a first call other than ``fit``: ``classes``, or the ``classes``
-        hyperparameter of an estimator that has one (the ordinal learner's rank order), read
-        by the task (:meth:`onlinear.tasks.Multiclass.read_classes`)."""
+        hyperparameter of an estimator that has one (the ordinal learner's rank order), or what
+        the task reads off the targets ``y`` of form ``form`` (an indicator matrix's columns),
+        read by the task (:meth:`onlinear.tasks.Multiclass.read_classes`)."""
         if classes is None:
             classes = getattr(self, "classes", None)
+        if classes is None and y is not None:
+            classes = self._task_class.default_classes(form, y)
         if classes is None:
             raise ValueError(f"classes must be passed on the first call to {method}.")
         return self._task_class.read_classes(classes)
 
-    def _fit_classes(self, y):
+    def _fit_classes(self, form, y):
         """The classes ``fit`` starts with: the ``classes`` hyperparameter of an estimator
-        that has one, else the labels of ``y``, sorted."""
+        that has one, else the labels the targets ``y`` show, sorted (the task's
+        :meth:`~onlinear.tasks.Labels.classes_of`)."""
         given = getattr(self, "classes", None)
-        return unique_labels(y) if given is None else self._task_class.read_classes(given)
+        if given is None:
+            return self._task_class.classes_of(form, y)
+        return self._task_class.read_classes(given)
 
     def _known_classes(self, classes):
         """Whether ``classes`` (passed again to a started model, as scikit-learn users do on
@@ -1036,27 +1055,30 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         the label, and play the round (:meth:`_learn_one_index`)."""
         if not hasattr(self, "classes_"):
             with self._unchanged_on_error():
-                classes = self._first_classes(classes, "learn_one")
+                form, target = self._task_class.read_one(y, classes)
+                classes = self._first_classes(classes, "learn_one", form, target)
                 self._validate_params()
                 self._choose_weight_dtype(getattr(x, "dtype", None))
                 idx, vals = self._check_one(x, n_features=None)
                 n_features = x.shape[1] if sp.issparse(x) else vals.shape[0] - self._constant()
-                self._start(classes, n_features + self._constant())
+                self._start(classes, n_features + self._constant(), form)
                 self.n_features_in_ = n_features
                 if not sp.issparse(x) and "_dense_index" in self.__dict__:
                     idx = self._dense_index  # (a dense row: the dense round, as a pass plays it)
-                label = self._label_of(y)
-                return self.classes_[self._learn_one_index(idx, vals, label)]
+                task = self._task
+                return task.predicted(self._learn_one_index(idx, vals, task.target_of(y)))
         if classes is not None and not self._known_classes(classes):
             # it names new classes (or bad ones): grow or refuse, atomically
             with self._unchanged_on_error():
                 self._check_same_classes(classes)
                 idx, vals = self._one_row(x)
-                return self.classes_[self._learn_one_index(idx, vals, self._label_of(y))]
+                task = self._task
+                return task.predicted(self._learn_one_index(idx, vals, task.target_of(y)))
         idx, vals = self._one_row(x)
-        label = self._label_of(y)
+        task = self._task
+        target = task.target_of(y)
         # no snapshot per example: _learn_one_index checks its row before changing anything
-        return self.classes_[self._learn_one_index(idx, vals, label)]
+        return task.predicted(self._learn_one_index(idx, vals, target))
 
     def _fast_for(self, x, classes=None):
         """The per-example context for a call on ``x``: the kept one if it takes rows of
@@ -1095,9 +1117,6 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         the index predicted before it.  Must raise before changing anything, or not at all
         (``learn_one`` takes no snapshot of the model)."""
         raise NotImplementedError
-
-    def _label_of(self, y):
-        return self._task.index_of(y)
 
     def _one_row(self, x, learning=True):
         """A started model's checked row (with the constant feature when ``fit_intercept``)."""
@@ -1252,6 +1271,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.classifier_tags.multi_class = self._task_class.multiclass
+        tags.classifier_tags.multi_label = self._task_class.multilabel
         return tags
 
 

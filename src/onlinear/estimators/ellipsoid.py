@@ -32,6 +32,7 @@ from .._core import ellipsoid as ee
 from ..models.metric import MetricModel
 from ..rules import ellipsoid as rule  # module-qualified: the classes below reuse the names
 from ..rules.table import parameter_vector
+from ..tasks.labels import ONE_LABEL
 from .base import OnlineLinearClassifier, _Unweighted
 from .holding import _ModelHolding
 
@@ -108,7 +109,7 @@ class _Ellipsoid(_ModelHolding, _Unweighted):
         super().__init_subclass__(**kwargs)
         cls._pass_checks_dense_rows = True  # (the diagonal layout's pass: see _validate)
 
-    def _validate(self, X, y, reset, pass_checks_rows=False):
+    def _validate(self, X, y, reset, pass_checks_rows=False, form=ONE_LABEL):
         # the diagonal layout's dense pass checks each row itself (MetricModel.learn); a full
         # metric's would need a copy of its d×d matrices per call to undo a refused row, so X
         # is checked first
@@ -119,7 +120,7 @@ class _Ellipsoid(_ModelHolding, _Unweighted):
                 self.matrix == "auto" and len(shape) == 2 and shape[1] > FULL_MATRIX_MAX_SIZE)
         else:
             diagonal = model.config["layout"] == ee.DIAGONAL
-        return super()._validate(X, y, reset, pass_checks_rows and diagonal)
+        return super()._validate(X, y, reset, pass_checks_rows and diagonal, form)
 
 
 class CELLIP(_Ellipsoid):

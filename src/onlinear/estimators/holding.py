@@ -68,7 +68,7 @@ class _ModelHolding(OnlineLinearClassifier):
     # ------------------------------------------------------------------ start and configure
     def _model_shape(self):
         """``(n_outputs, n_features)`` of the started model (its constant feature counted)."""
-        return (self._n_outputs(self.classes_.shape[0]),
+        return (self._n_outputs(),
                 self.n_features_in_ + self._constant())
 
     #: fitted scalars resolved from the data a model starts on (the kernel learners'
@@ -109,7 +109,7 @@ class _ModelHolding(OnlineLinearClassifier):
         model = self.__dict__.get("model_")
         if model is not None:
             width = model.n_inputs()
-            model.config = self._model_config(self._n_outputs(self.classes_.shape[0]), width)
+            model.config = self._model_config(self._n_outputs(), width)
 
     # ------------------------------------------------------------------ the arrays, by name
     def _model_arrays(self):

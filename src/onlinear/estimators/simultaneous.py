@@ -29,35 +29,25 @@ and ``n_constraint_mistakes_`` (per constraint, as the experiments of §9 count 
 from __future__ import annotations
 
 import types
-import warnings
 from numbers import Real
 
 from numpy.typing import ArrayLike, NDArray
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._core import blocks as block_engine
 from ..models.block import BlockModel, OrdinalModel
 from ..rules import simultaneous as rules
-from ..tasks import Blocks, Multiclass, Multilabel, Ordinal
-from ..tasks.multilabel import classes_of, read_one, read_targets
+from ..tasks import Blocks, LabelSets, Ordinal
+from ..tasks.labels import ONE_LABEL
 from .base import MatrixLike, OnlineLinearClassifier, _TrialLearner
-from .checks import _DTYPES, canonical_csr, check_class_labels, check_rows
 from .holding import _ModelHolding
 
 __all__ = ["SimultaneousProjectionClassifier", "SimultaneousProjectionOrdinal", "BlockLearner"]
 
 #: the schemes, under their registered names
 SCHEME_NAMES = tuple(rules.SCHEMES)
-
-# the engine's counters (onlinear._core.blocks: trials, imperfect, constraint mistakes,
-# constraints, updates)
-#: targets that are not one class label (label sets, indicator rows: learn_one's general path)
-_NOT_A_LABEL = (set, frozenset, list, tuple, np.ndarray)
 
 
 def _documented(function, doc):
@@ -295,6 +285,9 @@ default="simproj"
         self.verbose = verbose
 
     _block_task = "labelsets"
+    _task_class = LabelSets  # (labels, indicator rows or label sets: the first targets say)
+    _two_class_outputs = 2  # (a prototype per class, two classes too: Kesler's form)
+    _model_scalars = {**_Simultaneous._model_scalars, "multilabel_": bool, "_label_kind": str}
 
     def _model_config(self, n_outputs, n_features):
         # (the form of the targets: a multilabel model has no one-label trial, and indicator
@@ -305,131 +298,20 @@ default="simproj"
     def _kind(self):
         return rules.UPDATE_MULTIPLICATIVE if self.update == "multiplicative" else rules.UPDATE_ADDITIVE
 
-    @property
-    def _calibrated(self):
-        """Does the model hold a threshold label (decided when training starts: a later
-        set_params(threshold=...) changes the prediction rule, not the model's columns)."""
-        return self.multilabel_ and self.model_.weights.shape[1] == self.classes_.shape[0] + 1
-
-    # ------------------------------------------------------------------ labels
-    def _targets(self, y):
-        """``(form, y)``: "multiclass", "indicator" or "sets" (:func:`tasks.multilabel.read_targets`)."""
-        return read_targets(y, type(self).__name__)
-
-    def _set_task(self, kind, classes, n_features):
-        self.multilabel_ = kind != "multiclass"
-        self._label_kind = kind
-        self._start(classes, n_features)
-
-    def _make_task(self, calibrated=None):
-        if not self.multilabel_:
-            return Multiclass(self.classes_)
-        if calibrated is None:  # a started model: its columns say (set_params may have changed
-            calibrated = self.model_.weights.shape[1] > self.classes_.shape[0]  # threshold since)
-        return Multilabel(self.classes_, self._label_kind, calibrated, self._cut)
-
-    def _start(self, classes, n_features):
-        classes = np.asarray(classes)
-        multilabel = getattr(self, "multilabel_", False)
-        if classes.shape[0] < (1 if multilabel else 2):
-            raise ValueError(
-                f"{type(self).__name__} needs at least two classes; got {classes.shape[0]} class: "
-                f"{classes.tolist()}.")
-        self.multilabel_ = multilabel
-        if not multilabel:
-            self._label_kind = "multiclass"
-        self.classes_ = classes
-        self._task = self._make_task(calibrated=self._calibrated_for(multilabel))
-        self._start_model(self._n_outputs(classes.shape[0]), n_features)
-        self._dense_index = np.arange(n_features)
-
-    def _n_outputs(self, n_classes):
-        """A column per label, and the calibration label's (multilabel, ``threshold=
-        "calibrated"``, decided when the model starts)."""
-        return n_classes + (1 if self._calibrated_for(self.multilabel_) else 0)
-
-    _model_scalars = {**_Simultaneous._model_scalars, "multilabel_": bool, "_label_kind": str}
-
-    def _check_classes(self):
-        # (a loaded model's scalars first: the task they describe)
-        if self._label_kind not in ("multiclass", "sets", "indicator") or (
-                self.multilabel_ != (self._label_kind != "multiclass")):
+    def _make_task(self):
+        """The started model's task (:meth:`onlinear.tasks.LabelSets.started`): multiclass,
+        or multilabel with the threshold label when the model holds its column — decided by
+        ``threshold`` when the model starts (a later ``set_params(threshold=...)`` changes
+        the prediction rule, not the model's columns)."""
+        if self.multilabel_ != (self._label_kind != ONE_LABEL):
             raise ValueError(f"_label_kind={self._label_kind!r} and multilabel_="
                              f"{self.multilabel_!r} do not describe a task.")
-        check_class_labels(self.classes_)
-        if self.multilabel_:  # one label is a multilabel problem (relevant or not)
-            if self.classes_.ndim != 1 or self.classes_.shape[0] < 1 or not np.array_equal(
-                    np.unique(self.classes_), self.classes_):
-                raise ValueError(f"classes_ must hold distinct labels in sorted order; got "
-                                 f"{self.classes_.tolist()!r:.200}.")
+        model = self.__dict__.get("model_")
+        if model is None:  # (a start, or a file's model before its arrays)
+            calibrated = isinstance(self.threshold, str)
         else:
-            super()._check_classes()
-
-    def _calibrated_for(self, multilabel):
-        return multilabel and isinstance(self.threshold, str)
-
-    def _encode(self, y):
-        """The relevance matrix the engine reads (uint8, one row per example; see the task).
-        Raises before anything changes on a label outside ``classes_``."""
-        if self._label_kind == "multiclass":
-            return self._task.relevance(self._task.encode(np.asarray(y)))
-        return self._task.encode(y)
-
-    def _validate_xy(self, X, y, reset):
-        kind, y = self._targets(y)
-        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, order="C", reset=reset,
-                          ensure_all_finite=False)
-        X = canonical_csr(X)
-        if sp.issparse(X) or self._constant():
-            check_rows(X, type(self).__name__)  # (dense rows as given: the pass checks them)
-        n = len(y)
-        if X.shape[0] != n:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {n} labels.")
-        if kind == "multiclass" and y.ndim != 1:
-            raise ValueError(f"y must be 1-D labels, an indicator matrix or label sets; got "
-                             f"shape {y.shape}.")
-        if kind == "multiclass" and y.dtype.kind not in "biu":  # (1-D integers always are)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)
-                check_classification_targets(y)
-        elif kind == "indicator":
-            y = check_array(y, dtype=None, input_name="y", ensure_min_samples=0)
-        return X, kind, y  # CSR rows canonical, as in estimators.base
-
-    def _classes_of(self, kind, y):
-        return classes_of(kind, y)
-
-    # ------------------------------------------------------------------ training
-    def _prepare(self, X, y, classes, method):
-        """:meth:`OnlineLinearClassifier._prepare` for the three kinds of targets: ``y`` 1-D
-        labels (multiclass), a 0/1 indicator matrix or a list of label sets (multilabel);
-        ``classes`` (every label the stream can contain) is required on a first call other than
-        ``fit`` for labels and label sets, and defaults to the columns of an indicator matrix.
-        Returns ``(X, relevance)``."""
-        first = method == "fit" or not hasattr(self, "classes_")
-        if first:
-            self._validate_params()
-        X, kind, y = self._validate_xy(X, y, reset=first)
-        if not first:
-            self._check_intercept()
-        X = self._with_constant(X)
-        if method == "fit":
-            self._set_task(kind, self._classes_of(kind, y), X.shape[1])
-        elif first:
-            if classes is None and kind == "indicator":
-                classes = np.arange(y.shape[1])
-            classes = self._first_classes(classes, method)
-            self._set_task(kind, classes, X.shape[1])
-        else:
-            self._check_task(kind)
-            self._check_same_classes(classes)
-        return X, self._encode(y)
-
-    def _check_task(self, kind):
-        if (kind == "multiclass") == self.multilabel_ or (
-                self.multilabel_ and kind != self._label_kind):
-            raise ValueError(f"the model was started on {self._label_kind} targets; got "
-                             f"{kind} targets.")
+            calibrated = model.weights.shape[1] > self.classes_.shape[0]
+        return LabelSets.started(self.classes_, self._label_kind, calibrated, self._cut)
 
     # the protocol's learn_one itself (its fast path, no extra call per example), documented
     # for these targets
@@ -439,93 +321,10 @@ default="simproj"
         ``y`` is a label, an indicator row or a label set; ``classes`` is required on the first
         call.""")
 
-    def _learn_one_general(self, x, y, classes):
-        task = self.__dict__.get("_task")
-        if classes is not None and task is not None and self._known_classes(classes):
-            classes = None  # the model's own: nothing to check or grow
-        if (task is not None and task.name == "multiclass" and classes is None
-                and not isinstance(y, _NOT_A_LABEL)):
-            # the multiclass stream's path: one label, a started model, nothing else to check
-            idx, vals = self._one_row(x)
-            relevance = np.zeros(self.model_.weights.shape[1], dtype=np.uint8)
-            relevance[task.index_of(y)] = 1
-            return self.classes_[self._learn_one_round(idx, vals, relevance)]
-        if (task is not None and task.name == "multilabel" and task.form == "indicator"
-                and classes is None and isinstance(y, np.ndarray) and y.ndim == 1
-                and y.shape[0] == task.classes.shape[0] and y.dtype.kind in "biuf"):
-            # the indicator stream's path, likewise (a value other than 0/1 takes the general
-            # path, which names it)
-            relevance = np.empty(self.model_.weights.shape[1], dtype=np.uint8)
-            if block_engine.indicator_relevance(y, task.calibrated, relevance):
-                idx, vals = self._one_row(x)
-                scores = np.empty(self.model_.weights.shape[1])
-                self._learn_one_round(idx, vals, relevance, scores)
-                return block_engine.indicator_prediction(scores, task.calibrated, self._cut)
-        kind, y_block = self._one_target(y, classes)
-        if hasattr(self, "classes_") and classes is not None and not self._known_classes(classes):
-            with self._unchanged_on_error():  # classes may add labels: grow atomically
-                self._check_same_classes(classes)
-                return self.learn_one(x, y)
-        if hasattr(self, "classes_"):
-            # a started model: every check before the compiled round, which cannot fail, so
-            # no snapshot of the model per example
-            self._check_task(kind)
-            idx, vals = self._one_row(x)
-            k = self.classes_.shape[0]
-            if kind == "multiclass":  # (as _encode, without its array work)
-                relevance = np.zeros(k, dtype=np.uint8)
-                relevance[self._label_of(y)] = 1
-            elif kind == "indicator" and y_block.shape[1] == k:  # 0/1 checked by _one_target
-                relevance = self._task.encode_indicator_row(y_block[0])
-            else:
-                relevance = self._encode(y_block)[0]
-            return self._learn_one_checked(idx, vals, relevance)
-        with self._unchanged_on_error():
-            if classes is None and kind == "indicator":
-                classes = np.arange(y_block.shape[1])
-            classes = self._first_classes(classes, "learn_one")
-            self._validate_params()
-            idx, vals = self._check_one(x, n_features=None)
-            n_features = x.shape[1] if sp.issparse(x) else vals.shape[0] - self._constant()
-            self._set_task(kind, classes, n_features + self._constant())
-            self.n_features_in_ = n_features
-            if kind == "multiclass":
-                self._label_of(y)  # names the label, as every onlinear learner does
-            return self._learn_one_checked(idx, vals, self._encode(y_block)[0])
-
-    def _learn_one_checked(self, idx, vals, relevance):
-        """The compiled round on a checked row (column indices ``idx``, values ``vals``,
-        relevance row), straight to the engine; the prediction made before it."""
-        scores = np.empty(self.model_.weights.shape[1])
-        top = self._learn_one_round(idx, vals, relevance, scores)
-        if not self.multilabel_:
-            return self.classes_[top]  # ties to the lowest index, as predict
-        return self._task.predict_one(scores, self._cut)
-
-    def _learn_one_round(self, idx, vals, relevance, scores=None):
-        """The compiled round; the index of the top score before it (``scores`` receives them
-        all)."""
-        model = self.model_
-        if scores is None:
-            scores = np.empty(model.weights.shape[1])
-        return model.learn_row(idx, vals, relevance, scores)
-
     @property
     def _cut(self):
         """The prediction's cut on the (relative) label scores."""
         return 0.0 if isinstance(self.threshold, str) else float(self.threshold)
-
-    def _one_target(self, y, classes=None):
-        """``(form, targets of one example)`` (:func:`tasks.multilabel.read_one`)."""
-        if hasattr(self, "classes_"):
-            n_labels = self.classes_.shape[0]
-        else:
-            try:  # (classes are checked later, where a bad one is named)
-                n_labels = None if classes is None else np.unique(np.asarray(classes)).shape[0]
-            except TypeError:  # unorderable, e.g. None among numbers
-                n_labels = None
-        kind = getattr(self, "_label_kind", None)
-        return read_one(y, sets=kind == "sets", n_labels=n_labels, indicator=kind == "indicator")
 
     # ------------------------------------------------------------------ prediction
     # (the protocol's own, the task reading the scores; documented for these targets)
@@ -545,32 +344,13 @@ default="simproj"
 
     # ------------------------------------------------------------------ fitted attributes
     @property
-    def coef_(self):
-        check_is_fitted(self)
-        weights = self.model_.coefficients()[:self.n_features_in_].T
-        return weights[:self.classes_.shape[0]].copy()
-
-    @property
-    def intercept_(self):
-        """The bias of each row of ``coef_``: the weight of the constant feature of
-        ``fit_intercept`` (zeros without it)."""
-        check_is_fitted(self)
-        n_rows = np.atleast_2d(self.coef_).shape[0]
-        if not self._constant():
-            return np.zeros(n_rows)
-        return np.atleast_1d(self.model_.coefficients()[-1])[:n_rows].copy()
-
-    @property
     def threshold_coef_(self):
+        """The threshold label's weights (multilabel with the calibrated threshold), else
+        None."""
         check_is_fitted(self)
-        if not self._calibrated:
+        if not getattr(self._task, "calibrated", False):
             return None
         return self.model_.coefficients()[:, -1]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_label = True
-        return tags
 
 
 # ============================================================================= ordinal

@@ -56,6 +56,13 @@ _NO_WEIGHTS = np.empty(0)
 TASKS = ("labelsets", "blocks", "ordinal")
 
 
+def _one_hot(index, n_outputs):
+    """The relevance rows (uint8) of class indices: 1 at each example's class."""
+    rows = np.zeros((index.shape[0], n_outputs), dtype=np.uint8)
+    rows[np.arange(index.shape[0]), index] = 1
+    return rows
+
+
 class BlockModel(Model):
     """The prototype of the simultaneous projections and its scale (module doc).
 
@@ -192,6 +199,8 @@ class BlockModel(Model):
             else:
                 block_engine.run_blocks_dense(read_only_rows(X), targets, *arrays)
             return
+        if targets.ndim == 1:  # class indices (multiclass): the relevance row of each
+            targets = _one_hot(targets, self.weights.shape[1])
         arrays = (self.weights, self.scale, scheme, kind, params, self.counts, flags,
                   _NO_WEIGHTS if sample_weight is None else sample_weight)
         if sp.issparse(X):
@@ -208,10 +217,11 @@ class BlockModel(Model):
         self.weights, self.scale, self.counts = work[0], work[1], work[5]
 
     def learn_row(self, idx, vals, relevance, scores=None, dense=False):
-        """One label-set trial on a checked row: ``scores`` (if given) receives every column's
-        score before the update; returns the index of the top one (ties: the lowest).  For
-        blocks, a trial of the one row of class index ``relevance`` (1: the +1 side); returns
-        the side its score chose before the update (1 if positive)."""
+        """One label-set trial on a checked row: of a class index ``relevance`` (multiclass;
+        returns the index of the top score before the update, ties to the lowest) or of a
+        relevance row (multilabel; returns the scores before the update, in ``scores`` if
+        given).  For blocks, a trial of the one row of class index ``relevance`` (1: the +1
+        side); returns the side its score chose before the update (1 if positive)."""
         if self.config["task"] == "blocks":
             score = float(vals @ self.weights[idx]) * self.scale[0]
             row = sp.csr_matrix((vals, idx, np.array([0, idx.shape[0]])),
@@ -221,9 +231,13 @@ class BlockModel(Model):
             return int(score > 0.0)
         if scores is None:
             scores = np.empty(self.weights.shape[1])
-        return block_engine.learn_one_labelset(
+        one_label = np.ndim(relevance) == 0
+        if one_label:
+            relevance = _one_hot(np.array([relevance]), self.weights.shape[1])[0]
+        top = block_engine.learn_one_labelset(
             idx, vals, relevance, self.weights, self.scale, self.config["scheme"],
             self.config["kind"], self.config["params"], self.counts, scores)
+        return top if one_label else scores
 
     def _make_round(self, exponent):
         """``learn_one``'s compiled trial: a label set's multiclass trial

@@ -13,6 +13,8 @@ Multiclass      label y: ``s_y − s_r ≥ 1`` for r ≠ y    top score (ties �
 Binary          Multiclass of two classes only          (the same)
 Multilabel      set Y: ``s_r − s_s ≥ 1``, r ∈ Y, s ∉ Y  labels whose score beats the threshold
                 (+ the threshold label's pairs)
+LabelSets       Multiclass or Multilabel, as the first  (the chosen task's)
+                targets show
 Ordinal         rank y: ``f − b_j ≥ 1`` (j < y),        ``min{i : f ≤ b_i}``
                 ``b_j − f ≥ 1`` (j ≥ y)
 Blocks          rows (x_j, y_j = ±1): ``y_j ω·x_j ≥ 1``  sign of ω·x
@@ -24,8 +26,9 @@ engine forms them; the tests check them against the engine's counts.
 """
 from .binary import Binary
 from .blocks import Blocks
+from .label_sets import LabelSets
 from .multiclass import Multiclass
 from .multilabel import Multilabel
 from .ordinal import Ordinal
 
-__all__ = ["Binary", "Blocks", "Multiclass", "Multilabel", "Ordinal"]
+__all__ = ["Binary", "Blocks", "LabelSets", "Multiclass", "Multilabel", "Ordinal"]

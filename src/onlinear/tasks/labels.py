@@ -6,6 +6,10 @@ import numpy as np
 #: on 60,000 MNIST-sized labels 0.3 ms against 3 ms, a twentieth of a dense pass of pa.
 SMALL_SPAN = 1 << 16
 
+#: The form of targets that are one label per example (a class, or a rank): the name the
+#: label-set learner's model files give it (:class:`onlinear.tasks.LabelSets`).
+ONE_LABEL = "multiclass"
+
 
 def _small_span(y):
     """``(lowest, highest)`` label of the 1-D integer array ``y`` if they span at most
@@ -46,6 +50,69 @@ class Labels:
     classes : array-like of shape (n_labels,)
         The labels, in the task's order.
     """
+
+    # ------------------------------------------------------------------ reading targets
+    #: the form of this task's targets (:data:`ONE_LABEL`: one label per example)
+    form = ONE_LABEL
+    #: whether an example may have several labels (scikit-learn's ``multi_label`` tag)
+    multilabel = False
+
+    @classmethod
+    def read_targets(cls, y, owner):
+        """``(form, y)`` of a batch of targets given to the learner ``owner``: one label per
+        example here, left to scikit-learn's checks of labels (``validate_data``)."""
+        return ONE_LABEL, y
+
+    @classmethod
+    def read_one(cls, y, classes):
+        """``(form, target)`` of the first example of a model not started yet (``classes``
+        as given to that call, or None): one label here."""
+        return ONE_LABEL, y
+
+    @classmethod
+    def classes_of(cls, form, y):
+        """The labels a batch of targets shows (what ``fit`` starts with): sorted, distinct."""
+        return unique_labels(y)
+
+    @classmethod
+    def default_classes(cls, form, y):
+        """The classes a first call other than ``fit`` may leave out, from its targets ``y``
+        (None: they must be given)."""
+        return None
+
+    @classmethod
+    def check_start(cls, classes, form, owner):
+        """Raise ``ValueError`` unless a model of the learner ``owner`` can start on
+        ``classes`` for targets of form ``form``: at least two classes here."""
+        if classes.shape[0] < 2:
+            raise ValueError(f"{owner} needs at least two classes; got {classes.shape[0]} "
+                             f"class: {classes.tolist()}.")
+
+    @classmethod
+    def form_scalars(cls, form):
+        """The fitted scalars a model started on targets of form ``form`` keeps (saved in its
+        files): none here, the form being always one label."""
+        return {}
+
+    def check_form(self, form):
+        """Raise ``ValueError`` if a started model's targets were of another form."""
+        if form != self.form:
+            raise ValueError(f"the model was started on {self.form} targets; got {form} "
+                             "targets.")
+
+    def target_of(self, y):
+        """The target of one example as the model's round reads it: the class index here
+        (:meth:`index_of`)."""
+        return self.index_of(y)
+
+    def predicted(self, index):
+        """``learn_one``'s answer from what the model's round returns: the label of the class
+        index it predicted."""
+        return self.classes[index]
+
+    def n_outputs_for(self, two_class_outputs):
+        """The model's outputs for these labels (:meth:`outputs_for`)."""
+        return self.outputs_for(self.classes.shape[0], two_class_outputs)
 
     @classmethod
     def check_classes(cls, classes):

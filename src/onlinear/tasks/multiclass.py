@@ -71,13 +71,6 @@ class Multiclass(Labels):
             return bias[1:] - bias[:1]
         return bias
 
-    def relevance(self, index, n_outputs=None):
-        """The relevance rows the label-set engine reads (uint8): 1 at each example's class."""
-        index = np.asarray(index, dtype=np.int64)
-        rows = np.zeros((index.shape[0], n_outputs or self.classes.shape[0]), dtype=np.uint8)
-        rows[np.arange(index.shape[0]), index] = 1
-        return rows
-
     def constraints(self, index):
         """The pairs (y, r) of the constraints ``s_y − s_r ≥ 1`` of an example of class index
         ``index``, in the engine's order."""

@@ -124,6 +124,7 @@ class Multilabel(Labels):
     """
 
     name = "multilabel"
+    multilabel = True
 
     def __init__(self, classes, form, calibrated, cut=0.0):
         if form not in ("indicator", "sets"):
@@ -163,6 +164,41 @@ class Multilabel(Labels):
         if self.calibrated:
             relevance[:, k] = THRESHOLD_LABEL
         return relevance
+
+    def n_outputs_for(self, two_class_outputs):
+        """:attr:`n_outputs` (one per label even for two labels: each is a yes/no question)."""
+        return self.n_outputs
+
+    def target_of(self, y):
+        """The relevance row of one example's targets (:func:`read_one`: a label set, or a 0/1
+        indicator row), as the model's round reads it; ``ValueError`` if they are of another
+        form than the model's, or name a label outside the classes."""
+        form, block = read_one(y, sets=self.form == "sets", n_labels=self.classes.shape[0],
+                               indicator=self.form == "indicator")
+        self.check_form(form)
+        if form == "indicator" and block.shape[1] == self.classes.shape[0]:
+            return self.encode_indicator_row(block[0])  # (0/1 checked by read_one)
+        if form == "sets":  # (by the label index: a binarizer per call costs 100× more)
+            try:
+                columns = [self.index[label] for label in block[0]]
+            except (KeyError, TypeError):
+                return self.encode(block)[0]  # (which names the unknown label)
+            relevance = np.zeros(self.classes.shape[0], dtype=np.uint8)
+            relevance[columns] = 1
+            return self.encode_indicator_row(relevance)
+        return self.encode(block)[0]
+
+    def predicted(self, scores):
+        """``learn_one``'s answer from the scores the model's round saw: :meth:`predict_row`."""
+        return self.predict_one(scores, self.cut)
+
+    def coef(self, coefficients, n_features):
+        """A row of weights per label (the threshold label's apart: ``threshold_coef_``)."""
+        return coefficients[:n_features].T[:self.classes.shape[0]].copy()
+
+    def intercept(self, coefficients, constant):
+        """The bias of every row of :meth:`coef`."""
+        return super().intercept(coefficients, constant)[:self.classes.shape[0]]
 
     def encode_indicator_row(self, row):
         """:meth:`encode` of one checked 0/1 indicator row of the right width, without the
