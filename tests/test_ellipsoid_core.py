@@ -119,6 +119,23 @@ def test_equals_the_reference(kind, layout, K, seed):
     np.testing.assert_allclose(weights(model), W, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("kind,layout,K", [c for c in CASES if c[1] != "diagonal"])
+def test_learn_one_on_dense_rows_with_zeros_plays_fits_very_sums(kind, layout, K):
+    # a dense row is played whole by learn_one's compiled round, zeros included, as fit's
+    # dense pass plays it (the full and stacked metrics' vectorized P x): the same bits
+    X, y = stream(5, K, d=11)
+    rng = np.random.default_rng(5)
+    X[rng.random(X.shape) < 0.3] = 0.0  # (zeros in most rows)
+    classes = np.unique(y)
+    fitted = onlinear.make(kind, matrix=layout).fit(X, y)
+    one = onlinear.make(kind, matrix=layout)
+    predictions = [one.learn_one(x, t, classes=classes) for x, t in zip(X, y)]
+    assert one.__dict__.get("_fast") is not None  # (the compiled round took the calls)
+    assert np.array_equal(one.coef_, fitted.coef_)
+    assert np.array_equal(one.decision_function(X), fitted.decision_function(X))
+    assert np.sum(np.asarray(predictions) != y) == fitted.n_mistakes_
+
+
 @pytest.mark.parametrize("kind,layout,K", CASES)
 def test_csr_float32_streaming_and_chunks_give_the_same_model(kind, layout, K):
     X, y = stream(3, K)

@@ -717,3 +717,5 @@ cdef class EllipsoidRound(RowRound):
         self.model = &self.R
         self.start(self.R.M.d, self.R.M.m, exponent, counts,
                    (W.base, P.base, state.base, params.base, counts.base))
+        if layout != DIAGONAL:  # (as run_dense plays a dense row: the same sums as fit's)
+            self.play_dense_rows_whole()

@@ -22,12 +22,17 @@ cdef class RowRound:
     cdef int exponent
     cdef int64_t *idx
     cdef double *vals
+    cdef int64_t *columns  # 0…d−1 when a dense row is played whole (see every_column)
+    cdef bint every_column
     cdef int64_t[::1] counts
     cdef object arrays
     cdef int start(self, Py_ssize_t d, Py_ssize_t K, int exponent, int64_t[::1] counts,
                    object arrays) except -1
+    cdef int play_dense_rows_whole(self) except -1
     cdef void after(self)
     cdef Py_ssize_t _play(self, Py_ssize_t kept, Py_ssize_t y)
+    cdef Py_ssize_t _play_row(self, const int64_t *idx, const double *vals, Py_ssize_t nnz,
+                              Py_ssize_t y)
 
 
 cdef Py_ssize_t play_row(row_round play, void *model, indices, values, Py_ssize_t y,

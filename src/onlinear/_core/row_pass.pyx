@@ -236,10 +236,13 @@ cdef class RowRound:
     def __cinit__(self, *args, **kwargs):
         self.idx = NULL
         self.vals = NULL
+        self.columns = NULL
+        self.every_column = False
 
     def __dealloc__(self):
         free(self.idx)
         free(self.vals)
+        free(self.columns)
 
     cdef int start(self, Py_ssize_t d, Py_ssize_t K, int exponent, int64_t[::1] counts,
                    object arrays) except -1:
@@ -254,16 +257,34 @@ cdef class RowRound:
             raise MemoryError()
         return 0
 
+    cdef int play_dense_rows_whole(self) except -1:
+        """Play a dense row whole (columns 0…d−1, its zeros included) rather than its
+        non-zeros: for an engine whose dense pass does (the ellipsoid methods' full and
+        stacked metrics), so that ``learn_one`` plays the very sums of ``fit``.  After
+        :meth:`start`."""
+        cdef Py_ssize_t j
+        self.columns = <int64_t *>malloc((self.d + 1) * sizeof(int64_t))
+        if self.columns == NULL:
+            raise MemoryError()
+        for j in range(self.d):
+            self.columns[j] = j
+        self.every_column = True
+        return 0
+
     cdef void after(self):
         """An engine's own bookkeeping after a round (its repair counts...)."""
 
     cdef Py_ssize_t _play(self, Py_ssize_t kept, Py_ssize_t y):
+        return self._play_row(self.idx, self.vals, kept, y)
+
+    cdef Py_ssize_t _play_row(self, const int64_t *idx, const double *vals, Py_ssize_t nnz,
+                              Py_ssize_t y):
         cdef bint updated = False
         cdef Py_ssize_t predicted
         if not 0 <= y < max(self.K, 2):
             return -1
         with nogil:
-            predicted = self.play(self.model, self.idx, self.vals, kept, y, &updated)
+            predicted = self.play(self.model, idx, vals, nnz, y, &updated)
         if predicted < 0:
             return -1
         self.after()
@@ -276,6 +297,8 @@ cdef class RowRound:
         cdef const double *row = dense_row(x, self.d, self.exponent)
         if row == NULL:
             return -1
+        if self.every_column:
+            return self._play_row(self.columns, row, self.d, y)
         return self._play(nonzeros(row, self.d, self.idx, self.vals), y)
 
     def sparse(self, indptr, indices, data, Py_ssize_t y):
