@@ -69,8 +69,9 @@ def test_properties_read_by_the_engines_and_estimators():
         for estimator in _estimators_of(rule):
             assert estimator._scale_free == row.scale_free
             two = 2 if type(estimator).__name__ in per_class else (1 if row.binary else 2)
-            assert estimator._n_outputs(2) == two, type(estimator).__name__
-            assert estimator._n_outputs(5) == 5
+            outputs = estimator._task_class.outputs_for  # (the task counts the outputs)
+            assert outputs(2, estimator._two_class_outputs) == two, type(estimator).__name__
+            assert outputs(5, estimator._two_class_outputs) == 5
 
 
 def test_a_parameter_vector_needs_exactly_the_named_parameters():

@@ -32,8 +32,7 @@ messages.
 ...                     "kind": rules.UPDATE_ADDITIVE, "params": rules.make_params(C=1.0),
 ...                     "name": "example"})
 >>> model.start(3, 2)                      # three labels over two features
->>> relevant = np.array([0, 1, 0], dtype=np.uint8)
->>> model.learn_row(np.arange(2), np.array([1.0, 2.0]), relevant)  # ties: the lowest label
+>>> model.learn_row(np.arange(2), np.array([1.0, 2.0]), 1)  # label 1; ties: the lowest
 0
 >>> model.coefficients().round(3).tolist(), model.counts.tolist()
 ([[-0.05, 0.1, -0.05], [-0.1, 0.2, -0.1]], [1, 1, 2, 2, 1])
