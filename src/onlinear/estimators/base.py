@@ -385,8 +385,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         if not (pass_checks_rows and self._pass_checks_dense_rows and not sp.issparse(X)
                 and not self._constant()):
             check_rows(X, type(self).__name__, self._row_exponent)
-        if form == ONE_LABEL and not (y.ndim == 1 and y.dtype.kind in "biu"):  # (1-D integers
-            # always are targets)
+        # (1-D integers always are labels; other forms of targets the task checked)
+        if form == ONE_LABEL and not (y.ndim == 1 and y.dtype.kind in "biu"):
             with warnings.catch_warnings():
                 # "more unique classes than half the samples" is expected of small batches
                 warnings.simplefilter("ignore", UserWarning)
@@ -581,8 +581,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         model — from ``classes``, required, or for ``fit`` from the labels of ``y``.
 
         The one hook behind :meth:`fit`, :meth:`partial_fit` and :meth:`stream` (which run it
-        inside :meth:`_unchanged_on_error`); estimators whose targets are not plain labels
-        override it."""
+        inside :meth:`_unchanged_on_error`).  The task reads the targets
+        (:meth:`onlinear.tasks.Labels.read_targets`): labels, or a learner's other forms —
+        indicator rows and label sets (:class:`onlinear.tasks.LabelSets`), decided by the first
+        targets and held to on a started model."""
         first = method == "fit" or not hasattr(self, "classes_")
         form, y = self._task_class.read_targets(y, type(self).__name__)
         if first:
