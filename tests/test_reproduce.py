@@ -861,3 +861,63 @@ def test_one_section_end_to_end_report_structure(tmp_path):
     mira = [r["error"] for r in runs if r["algorithm"] == "MIRA" and r["epoch"] == 1]
     assert saved.where(item="MIRA", group="error % (epoch 1)")[0]["values"] == ";".join(
         f"{v:.6g}" for v in mira)
+
+
+# ------------------------------------------------------------------ sections run elsewhere
+def test_the_quick_fingerprint_is_the_numbers_not_the_timings(tmp_path):
+    """A result's quick fingerprint is the same for the run and for it read back from its files
+    (a later assembly reads the files), the same for another run of the same commit, ignores
+    timing cells, and changes with any other cell's mean or spread."""
+    result = quick("matsushima-batch")  # (it has timing cells and error cells)
+    saved = tmp_path / "saved"
+    reproduce.save(result, saved)
+    loaded = reproduce.load(saved, "matsushima-batch")
+    print_ = reproduce.quick_fingerprint(result)
+    assert len(print_) == 16 and reproduce.quick_fingerprint(loaded) == print_
+    assert reproduce.quick_fingerprint(reproduce.run("matsushima-batch", quick=True)) == print_
+    rows = list(result.comparison)
+    timing = [r for r in rows if "time" in str(r["quantity"]).lower()]
+    others = [r for r in rows if r not in timing]
+    assert timing and others
+    timing[0]["ours"] = float(timing[0]["ours"]) * 2  # (a timing: another run's)
+    assert reproduce.quick_fingerprint(result) == print_
+    timing[0]["ours"] = float(timing[0]["ours"]) / 2
+    before = others[0]["sd"]
+    others[0]["sd"] = float(before) + 1e-12
+    assert reproduce.quick_fingerprint(result) != print_
+    others[0]["sd"] = before
+    assert reproduce.quick_fingerprint(result) == print_
+
+
+def test_a_full_run_records_its_quick_fingerprint(monkeypatch):
+    # (a full run needs the papers' data: its run stands in for it here)
+    import onlinear.reproduce as package
+
+    real = package.execute
+    monkeypatch.setattr(package, "execute",
+                        lambda experiment, quick=False, seeds=None: real(experiment, True, 1))
+    result = reproduce.run("matsushima-fig1")
+    assert result.provenance["quick_fingerprint"] == reproduce.quick_fingerprint(
+        reproduce.run("matsushima-fig1", quick=True, seeds=1))
+    assert "quick_fingerprint" not in reproduce.run("matsushima-fig1", quick=True).provenance
+
+
+def test_a_report_names_the_sections_of_other_commits_still_current_or_stale():
+    """The Source paragraph runs again the quick mode of each section made at another commit:
+    its fingerprint as recorded → computed here (listed as such); another, or none → stale."""
+    import copy
+
+    current, changed, unrecorded = (copy.copy(quick(i)) for i in
+                                    ("matsushima-fig1", "amit-fig7", "crammer-singer-table4"))
+    for r, recorded in ((current, reproduce.quick_fingerprint(quick("matsushima-fig1"))),
+                        (changed, "0123456789abcdef"), (unrecorded, None)):
+        r.provenance = {**r.provenance, "commit": "2bc9aa1d884b"}
+        if recorded is not None:
+            r.provenance["quick_fingerprint"] = recorded
+    text = reproduce.report([current, changed, unrecorded])
+    source = next(line for line in text.splitlines() if line.startswith("**Source.**"))
+    assert "Of the 3 sections run at another commit, 1 give" in source
+    still, stale = source.split("The other section run at another commit")
+    assert "`matsushima-fig1`" in still and "`amit-fig7`" not in still
+    assert "`amit-fig7`" in stale and "`crammer-singer-table4`" in stale
+    assert "stale until regenerated" in stale and "2bc9aa1d884b:" in stale

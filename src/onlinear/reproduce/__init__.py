@@ -38,13 +38,14 @@ from ._framework import (
     sigma,
     verdict,
 )
+from ._fingerprint import quick_fingerprint
 from ._output import load, report, save
 from ._registry import EXPERIMENTS, describe, list_experiments
 
 __all__ = ["Experiment", "Outcome", "Result", "Claim", "EXPERIMENTS", "list_experiments",
            "describe", "run", "run_all", "report", "save", "load", "verdict", "noise",
            "sigma", "seed_numbers", "parse_seeds", "VERDICT_RULE", "VERDICTS", "REPRODUCED",
-           "NOT_REPRODUCED", "FAR_OFF", "SAME_ORDERING"]
+           "NOT_REPRODUCED", "FAR_OFF", "SAME_ORDERING", "quick_fingerprint"]
 
 
 def run(id, quick=False, seeds=None, out=None):
@@ -68,7 +69,11 @@ def run(id, quick=False, seeds=None, out=None):
     -------
     Result
     """
-    result = execute(describe(id), quick=quick, seeds=seeds)
+    experiment = describe(id)
+    result = execute(experiment, quick=quick, seeds=seeds)
+    if not quick:  # (seconds: what a report assembled at a later commit checks this run by)
+        result.provenance["quick_fingerprint"] = quick_fingerprint(execute(experiment,
+                                                                           quick=True))
     if out is not None:
         save(result, out)
     return result

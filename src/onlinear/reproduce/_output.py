@@ -95,6 +95,37 @@ def _changes_text(commits):
     return "; ".join(parts) + "."
 
 
+def _source_text(results, commits):
+    """The report's **Source** paragraph: the runs' commits and, for the sections run at
+    another commit than this one, whether their quick fingerprint still holds here
+    (:mod:`._fingerprint`) — the others are stale until regenerated, with what differs."""
+    from ._fingerprint import still_current
+
+    here = source_commit()
+    text = (f"**Source.** The runs were made at commit {', '.join(commits)}; this report was "
+            f"assembled at commit {here}.")
+    elsewhere = [r for r in results if r.provenance.get("commit", "unrecorded") != here]
+    if not elsewhere:
+        return text
+    checked = {r.experiment.id: still_current(r) for r in elsewhere}
+    same = sorted(i for i, ok in checked.items() if ok)
+    stale = [r for r in elsewhere if not checked[r.experiment.id]]
+    if same:
+        text += (f" Of the {len(elsewhere)} sections run at another commit, {len(same)} give "
+                 "here, in quick mode, the very numbers their run's quick mode gave at its "
+                 "commit (the same quick fingerprint: the non-timing cells' means and standard "
+                 "deviations, bit for bit), so this commit computes them on the same code path "
+                 "(evidence, not proof: a change only a full run's sizes reach would escape "
+                 "it): " + ", ".join(f"`{i}`" for i in same) + ".")
+    if stale:
+        stale_commits = sorted({r.provenance.get("commit", "unrecorded") for r in stale})
+        text += (" " + ("The other" if same else "Each") + " section run at another commit ("
+                 + ", ".join(f"`{r.experiment.id}`" for r in stale) + ") recorded no quick "
+                 "fingerprint or gives another one here: it is stale until regenerated, unless "
+                 "nothing it runs changed since: " + _changes_text(stale_commits))
+    return text
+
+
 def report(results, path=None, *, command="onlinear reproduce --all --report docs/reproduction.md"):
     """The markdown reproduction report of ``results`` (a list of :class:`Result`): how to
     regenerate it, the verdict rule, a summary table with wall times, then every experiment's
@@ -128,10 +159,7 @@ def report(results, path=None, *, command="onlinear reproduce --all --report doc
         "of `--out` list one by one), the difference d, d/paper, z and a verdict, then the "
         "paper's claims as hold/fail lines with their tests, the notes that trace what is off, "
         "and the protocol with every choice the paper leaves open.", "",
-        f"**Source.** The runs were made at commit {', '.join(commits)}; this report was "
-        f"assembled at commit {source_commit()}. A section whose commit differs from the "
-        "current one is stale until regenerated, unless nothing it runs changed since: "
-        + _changes_text(commits), "",
+        _source_text(results, commits), "",
         "**Verdict rule.** " + VERDICT_RULE, "",
         "**Wall times** are those of the runs that produced the results, on "
         + "; ".join(sorted({r.machine for r in results if r.machine}) or ["an unrecorded machine"])
