@@ -52,6 +52,14 @@ O(K·nnz).  (A pass over rows that reach about every feature keeps √G beside G
 state fits in L2, ``ROOTS_IN_CACHE``: the deferred steps read the root their feature's last
 step took.)  FTRL needs none: its weights are functions of (z, n) only.
 
+Averaging (``average=True``): given the sums ``avg_acc`` ((d, K)) and ``avg_rounds`` ((1,)),
+a pass or round of FTRL or of an unregularised AdaGrad keeps the averaged weights — the mean
+of W after every round — by :func:`onlinear._core.row_pass.averaged_round` around the same
+rounds: their weights move only on a round's non-zeros (FTRL's are functions of the (z, n) a
+round touches), so a CSR round stays O(K·nnz).  A regularised AdaGrad's weights move on every
+feature every round (the deferred steps above), and AdaGrad-RDA's with t: neither averages
+(:func:`averaging_refusal`).
+
 A zero row predicts and is counted but has no gradient.  A score or a ‖x‖² that is not finite
 (NaN or infinite values, or values beyond ~1e154) stops the pass with a ValueError naming the
 row, before that round changed anything.  The update counted
@@ -66,8 +74,9 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
 from ._sweeps cimport onlinear_simd_init
-from .row_pass cimport (RowRound, check_pass, check_state, feature_major_scores, play_row,
-                       reaches_every_feature, run_rows)
+from .row_pass cimport (Averaging, RowRound, averaged_round, check_pass, check_state,
+                       feature_major_scores, play_row, reaches_every_feature, run_rows,
+                       start_averaging, stop_averaging)
 
 cdef extern from "adaptive_simd.h" nogil:
     ctypedef struct adaptive_steps:
@@ -405,8 +414,39 @@ def _not_finite(where):
                       "large: rescale the input)")
 
 
-cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, predictions):
+def averaging_refusal(str method, double l1=0.0, double l2=0.0):
+    """Why the weights of ``method`` ("adagrad", "ftrl" or "rda") with the regulariser
+    ``l1``, ``l2`` cannot be averaged in O(K·nnz) a round (module doc), or None."""
+    if method == "rda":
+        return ("its dual form's weights are functions of the round count t as well as of the "
+                "gradient sums, so every weight moves every round (and are never stored): "
+                "their average would cost O(d·K) a round")
+    if method == "adagrad" and (l1 > 0.0 or l2 > 0.0):
+        return ("with l1 or l2 its regularizer moves every weight every round (the steps of "
+                "absent features are deferred and taken in closed form), so the average of its "
+                "hypotheses would cost O(d·K) a round: average the unregularized learner, or "
+                "FTRLProximal, whose regularized weights move only where a gradient steps")
+    return None
+
+
+cdef int _start_averaging(Averaging *A, Model *M, avg_acc, avg_rounds) except -1:
+    """Point ``A`` at the rounds of ``M`` and the averaging sums (refused where the weights
+    cannot be averaged: :func:`averaging_refusal`)."""
+    refusal = averaging_refusal({ADAGRAD: "adagrad", FTRL: "ftrl", RDA: "rda"}[M.method],
+                                M.l1, M.l2)
+    if refusal is not None:
+        raise ValueError(f"cannot average: {refusal}")
+    start_averaging(A, _round, M, M.W, M.d, M.K, False, avg_acc, avg_rounds)
+    return 0
+
+
+cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, predictions,
+                 avg_acc=None, avg_rounds=None):
+    cdef Averaging A
     check_pass(X, y, order, predictions, M.d, M.K)
+    A.before = NULL
+    if avg_acc is not None:
+        _start_averaging(&A, M, avg_acc, avg_rounds)
     scratch = np.empty(2 * M.K)
     cdef double[::1] scratch_v = scratch
     cdef double[:, ::1] roots_v, kept_v
@@ -432,29 +472,47 @@ cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, pr
                                             &kept_v[0, 0])
         M.W = &kept_v[0, 0]
     try:
-        mistakes, updates, failed = run_rows(_round, M, X, y, order, predictions)
+        if avg_acc is None:
+            mistakes, updates, failed = run_rows(_round, M, X, y, order, predictions)
+        else:
+            mistakes, updates, failed = run_rows(averaged_round, &A, X, y, order, predictions)
     finally:
         M.roots = NULL
         if M.method == RDA:
             M.W = NULL
+        stop_averaging(&A)
+    if avg_acc is not None and A.out_of_memory:
+        raise MemoryError("no room for the averaging's copy of a round's values; the rounds "
+                          "before it were taken")
     if failed >= 0:
         raise _not_finite(f"row {order[failed]} (position {failed} of the pass); the rounds "
                           "before it were taken")
     return mistakes, updates
 
 
-cdef tuple _row(Model *M, indices, values, Py_ssize_t y):
+cdef tuple _row(Model *M, indices, values, Py_ssize_t y, avg_acc=None, avg_rounds=None):
     cdef bint updated
-    cdef double *buffer = <double *>malloc(2 * M.K * sizeof(double))
+    cdef Averaging A
     cdef Py_ssize_t predicted
+    A.before = NULL
+    if avg_acc is not None:
+        _start_averaging(&A, M, avg_acc, avg_rounds)
+    cdef double *buffer = <double *>malloc(2 * M.K * sizeof(double))
     if buffer == NULL:
+        stop_averaging(&A)
         raise MemoryError()
     M.scores = buffer
     M.gamma = buffer + M.K
     try:
-        predicted = play_row(_round, M, indices, values, y, M.d, M.K, &updated)
+        if avg_acc is None:
+            predicted = play_row(_round, M, indices, values, y, M.d, M.K, &updated)
+        else:
+            predicted = play_row(averaged_round, &A, indices, values, y, M.d, M.K, &updated)
     finally:
         free(buffer)
+        stop_averaging(&A)
+    if avg_acc is not None and A.out_of_memory:
+        raise MemoryError("no room for the averaging's copy of the round's values")
     if predicted < 0:
         raise _not_finite("the row")
     return predicted, bool(updated)
@@ -462,7 +520,8 @@ cdef tuple _row(Model *M, indices, values, Py_ssize_t y):
 
 def adagrad_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, G, last, clock,
                  predictions=None, *, str loss="hinge", double eta=0.1, double delta=1e-8,
-                 double l1=0.0, double l2=0.0, double weight=1.0):
+                 double l1=0.0, double l2=0.0, double weight=1.0, avg_acc=None,
+                 avg_rounds=None):
     """One online pass of diagonal AdaGrad (composite mirror descent) over the rows
     ``X[order]``.
 
@@ -490,6 +549,9 @@ def adagrad_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, G, last, 
     weight : float, default=1
         Every row's example weight w ≥ 0: the round's loss is w·ℓ, its subgradient w·g (the
         regulariser's rounds are not weighted).
+    avg_acc, avg_rounds : float64 arrays of shapes (d, K) and (1,), optional
+        The averaging sums of the weights (module doc; without ``l1`` and ``l2``), updated in
+        place; None: not averaging.
 
     Returns
     -------
@@ -499,19 +561,19 @@ def adagrad_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, G, last, 
     cdef Model M
     _fill(&M, ADAGRAD, loss, W, G, None, last, clock, eta, delta, 0.0, 0.0, l1, l2)
     M.weight = _weight_of(weight)
-    return _pass(&M, X, y, order, predictions)
+    return _pass(&M, X, y, order, predictions, avg_acc, avg_rounds)
 
 
 def adagrad_row(indices, values, Py_ssize_t y, W, G, last, clock, *, str loss="hinge",
                 double eta=0.1, double delta=1e-8, double l1=0.0, double l2=0.0,
-                double weight=1.0):
+                double weight=1.0, avg_acc=None, avg_rounds=None):
     """One AdaGrad round (``learn_one``) on the row with non-zeros ``values`` at the columns
     ``indices`` (no repeated index), label index ``y``; the other arguments as
     :func:`adagrad_pass`.  Returns ``(prediction, updated)``."""
     cdef Model M
     _fill(&M, ADAGRAD, loss, W, G, None, last, clock, eta, delta, 0.0, 0.0, l1, l2)
     M.weight = _weight_of(weight)
-    return _row(&M, indices, values, y)
+    return _row(&M, indices, values, y, avg_acc, avg_rounds)
 
 
 def adagrad_catch_up(W, G, last, clock, *, double eta=0.1, double delta=1e-8, double l1=0.0,
@@ -530,7 +592,7 @@ def adagrad_catch_up(W, G, last, clock, *, double eta=0.1, double delta=1e-8, do
 
 def ftrl_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, Z, N, predictions=None, *,
               str loss="log", double alpha=0.5, double beta=1.0, double l1=0.0, double l2=0.0,
-              double weight=1.0):
+              double weight=1.0, avg_acc=None, avg_rounds=None):
     """One online pass of per-coordinate FTRL-Proximal over the rows ``X[order]``.
 
     Parameters
@@ -546,6 +608,9 @@ def ftrl_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, Z, N, predic
         The total ℓ1 and ℓ2 penalties λ1, λ2 ≥ 0.
     weight : float, default=1
         Every row's example weight w ≥ 0 (its gradient is w·g; w = 0 changes nothing).
+    avg_acc, avg_rounds : float64 arrays of shapes (d, K) and (1,), optional
+        The averaging sums of the weights (module doc), updated in place; None: not
+        averaging.
 
     Returns
     -------
@@ -554,17 +619,18 @@ def ftrl_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, Z, N, predic
     cdef Model M
     _fill(&M, FTRL, loss, W, N, Z, None, None, 0.0, 0.0, alpha, beta, l1, l2)
     M.weight = _weight_of(weight)
-    return _pass(&M, X, y, order, predictions)
+    return _pass(&M, X, y, order, predictions, avg_acc, avg_rounds)
 
 
 def ftrl_row(indices, values, Py_ssize_t y, W, Z, N, *, str loss="log", double alpha=0.5,
-             double beta=1.0, double l1=0.0, double l2=0.0, double weight=1.0):
+             double beta=1.0, double l1=0.0, double l2=0.0, double weight=1.0, avg_acc=None,
+             avg_rounds=None):
     """One FTRL-Proximal round (``learn_one``); arguments as :func:`adagrad_row` and
     :func:`ftrl_pass`.  Returns ``(prediction, updated)``."""
     cdef Model M
     _fill(&M, FTRL, loss, W, N, Z, None, None, 0.0, 0.0, alpha, beta, l1, l2)
     M.weight = _weight_of(weight)
-    return _row(&M, indices, values, y)
+    return _row(&M, indices, values, y, avg_acc, avg_rounds)
 
 
 def rda_pass(X, const int64_t[::1] y, const int64_t[::1] order, U, G, clock, predictions=None,
@@ -624,14 +690,16 @@ cdef class AdaptiveRound(RowRound):
     ``state = (W, G, last, clock)``), :func:`rda_row` (``"rda"``, ``state = (U, G, clock)``) or
     :func:`ftrl_row` (``"ftrl"``, ``state = (W, Z, N)``),
     checked once; ``counts`` (seen, mistakes, updates) kept here; ``exponent``: the accepted
-    row norms ``[2^-e, 2^e]``."""
+    row norms ``[2^-e, 2^e]``; ``avg_acc``, ``avg_rounds``: the averaging sums, or None."""
 
     cdef Model M
+    cdef Averaging A  # (with the averaging sums: the rounds are A's, on M)
     cdef double *buffer
 
     def __init__(self, str method, tuple state, int64_t[::1] counts, *, str loss,
                  double eta=0.1, double delta=1e-8, double alpha=0.5, double beta=1.0,
-                 double l1=0.0, double l2=0.0, int exponent=505):
+                 double l1=0.0, double l2=0.0, int exponent=505, avg_acc=None,
+                 avg_rounds=None):
         if method == "adagrad":
             W, G, last, clock = state
             _fill(&self.M, ADAGRAD, loss, W, G, None, last, clock, eta, delta, 0.0, 0.0, l1,
@@ -651,7 +719,12 @@ cdef class AdaptiveRound(RowRound):
         self.M.gamma = self.buffer + self.M.K
         self.play = _round
         self.model = &self.M
-        self.start(self.M.d, self.M.K, exponent, counts, state)
+        if avg_acc is not None:
+            _start_averaging(&self.A, &self.M, avg_acc, avg_rounds)
+            self.play = averaged_round
+            self.model = &self.A
+        self.start(self.M.d, self.M.K, exponent, counts, (*state, avg_acc, avg_rounds))
 
     def __dealloc__(self):
         free(self.buffer)
+        stop_averaging(&self.A)

@@ -30,6 +30,29 @@ cdef class RowRound:
     cdef Py_ssize_t _play(self, Py_ssize_t kept, Py_ssize_t y)
 
 
+cdef struct Averaging:
+    # the averaged hypothesis of an engine's rounds (row_pass.pyx, "averaging")
+    row_round play          # the engine's round
+    void *model             # and its model
+    double *hypothesis      # the weights that predict, (d, K) feature-major: what is averaged
+    double *acc             # Σ_t R_t·Δ_t, (d, K)
+    double *rounds          # R, one value: the rounds closed since the last rebase
+    double *before          # the values a round may move, as they were before it
+    Py_ssize_t capacity     # (of ``before``, in values)
+    Py_ssize_t d
+    Py_ssize_t K
+    bint everywhere         # a round may move every value (full matrices), not only its row's
+    bint out_of_memory      # a round stopped for want of room for ``before``
+
+
+cdef int start_averaging(Averaging *A, row_round play, void *model, double *hypothesis,
+                         Py_ssize_t d, Py_ssize_t K, bint everywhere, acc,
+                         rounds) except -1
+cdef void stop_averaging(Averaging *A) noexcept
+cdef Py_ssize_t averaged_round(void *averaging, const int64_t *idx, const double *vals,
+                               Py_ssize_t nnz, Py_ssize_t y, bint *updated) noexcept nogil
+
+
 cdef Py_ssize_t play_row(row_round play, void *model, indices, values, Py_ssize_t y,
                          Py_ssize_t n_features, Py_ssize_t n_classes,
                          bint *updated) except -2
