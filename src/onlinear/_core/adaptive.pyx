@@ -445,8 +445,6 @@ cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, pr
     cdef Averaging A
     check_pass(X, y, order, predictions, M.d, M.K)
     A.before = NULL
-    if avg_acc is not None:
-        _start_averaging(&A, M, avg_acc, avg_rounds)
     scratch = np.empty(2 * M.K)
     cdef double[::1] scratch_v = scratch
     cdef double[:, ::1] roots_v, kept_v
@@ -472,6 +470,8 @@ cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, pr
                                             &kept_v[0, 0])
         M.W = &kept_v[0, 0]
     try:
+        if avg_acc is not None:  # (checked before any round)
+            _start_averaging(&A, M, avg_acc, avg_rounds)
         if avg_acc is None:
             mistakes, updates, failed = run_rows(_round, M, X, y, order, predictions)
         else:

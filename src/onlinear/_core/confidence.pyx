@@ -738,15 +738,14 @@ cdef tuple _run_pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order
     with the sums ``avg_acc`` and ``avg_rounds``, unless they are None)."""
     cdef Averaging A
     check_pass(X, y, order, predictions, M.d, M.K)
-    A.before = NULL
-    if avg_acc is not None:
-        _start_averaging(&A, M, avg_acc, avg_rounds)
     if (M.rule_bound < INFINITY and M.layout == DIAGONAL and not M.narow
             and reaches_every_feature(X, order, M.d)):
         _bound_margin(M)  # (a long pass: the scan of the d·K variances pays)
-    cdef double *buffer = NULL
+    A.before = NULL
+    cdef double *buffer = _scratch(M)
     try:
-        buffer = _scratch(M)
+        if avg_acc is not None:  # (checked before any round)
+            _start_averaging(&A, M, avg_acc, avg_rounds)
         if avg_acc is None:
             mistakes, updates, failed = run_rows(_play, M, X, y, order, predictions)
         else:
@@ -790,11 +789,10 @@ cdef tuple _run_row(Model *M, indices, values, Py_ssize_t y, int64_t[::1] counts
     cdef Py_ssize_t predicted
     cdef Averaging A
     A.before = NULL
-    if avg_acc is not None:
-        _start_averaging(&A, M, avg_acc, avg_rounds)
-    cdef double *buffer = NULL
+    cdef double *buffer = _scratch(M)
     try:
-        buffer = _scratch(M)
+        if avg_acc is not None:  # (checked before the round)
+            _start_averaging(&A, M, avg_acc, avg_rounds)
         if avg_acc is None:
             predicted = play_row(_play, M, indices, values, y, M.d, M.K, &updated)
         else:
