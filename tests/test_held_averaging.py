@@ -336,3 +336,56 @@ def test_the_engine_refuses_sums_it_cannot_keep():
         adaptive.adagrad_pass(X, Y3.astype(np.int64), order, W, G, last, clock,
                               avg_acc=np.zeros((D, 2)), avg_rounds=np.zeros(1))
     assert not W.any() and not clock[0] and not sums["avg_acc"].any()
+
+
+def test_learn_stream_checkpoints_and_the_cli_average_as_fit(tmp_path):
+    """A stream in chunks (widened as it goes, checkpointed, resumed) and ``onlinear train
+    --param average=true`` end with the averaged model of one ``fit``."""
+    from sklearn.datasets import dump_svmlight_file
+
+    from cli_runner import onlinear_cli
+    from onlinear.streaming import learn_stream
+
+    rows = X.copy()
+    rows[:10, 4:] = 0.0  # (the first chunk is 4 features wide)
+    reference = _make("arow-diagonal", average=True).fit(rows, Y3)
+    chunks = [(rows[:10, :4], Y3[:10]), (sp.csr_matrix(rows[10:40]), Y3[10:40]),
+              (rows[40:], Y3[40:])]
+    streamed = learn_stream(_make("arow-diagonal", average=True), chunks, classes=[0, 1, 2],
+                            checkpoint=tmp_path / "checkpoint", checkpoint_every=20)
+    _close(streamed.model_.coefficients(), reference.model_.coefficients())
+    resumed = learn_stream(_make("arow-diagonal", average=True), chunks, classes=[0, 1, 2],
+                           checkpoint=tmp_path / "checkpoint", resume=True)
+    np.testing.assert_array_equal(resumed.coef_, streamed.coef_)
+    dump_svmlight_file(rows, Y3, str(tmp_path / "train.svm"), zero_based=False)
+    result = onlinear_cli("train", "arow", tmp_path / "train.svm", "--save", tmp_path / "m",
+                          "--param", "average=true", "--param", "matrix=diagonal",
+                          "--param", "r=2.0", "--chunk-size", "16")
+    assert result.returncode == 0, result.stderr
+    trained = onlinear.load(tmp_path / "m")
+    assert trained.average is True
+    _close(trained.model_.coefficients(), reference.model_.coefficients())
+
+
+@pytest.mark.parametrize("name", ["arow-diagonal", "ftrl-log"])
+def test_the_river_adapter_predicts_with_the_average(name):
+    """river's dicts, their vocabulary growing the features: the adapter's estimator holds
+    the averaged model of the same rounds, and predicts with it."""
+    pytest.importorskip("river")
+    from onlinear.river_adapter import RiverClassifier
+
+    adapter = RiverClassifier(_make(name, average=True), classes=[0, 1, 2])
+    plain = RiverClassifier(_make(name), classes=[0, 1, 2])
+    for row, label in zip(X, Y3):
+        x = {f"f{j}": float(v) for j, v in enumerate(row) if v != 0.0}
+        adapter.learn_one(x, int(label))
+        plain.learn_one(x, int(label))
+    model = adapter.estimator_
+    assert model.average and model.n_seen_ == 70
+    order = [adapter.vocabulary_[f"f{j}"] for j in range(D)]  # (columns by first sight)
+    expected = _mean_of_hypotheses(name, X, Y3, [0, 1, 2])
+    _close(model.model_.coefficients()[order], expected)
+    x = {f"f{j}": float(v) for j, v in enumerate(X_TEST[0])}
+    assert adapter.predict_one(x) == model.predict(X_TEST[:1, np.argsort(order)])[0]
+    np.testing.assert_array_equal(plain.estimator_.model_.arrays()[
+        model.model_.hypothesis_name], model.model_.arrays()[model.model_.hypothesis_name])
