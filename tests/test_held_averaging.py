@@ -10,7 +10,6 @@ every covariance layout, dense and CSR, two and three classes, with an intercept
 are those of the unaveraged learner, and a change of ``average`` after the start is refused
 on every path.
 """
-import io
 import json
 import zipfile
 
@@ -22,6 +21,7 @@ import onlinear
 from onlinear import (AROW, NAROW, AdaGrad, ConfidenceWeighted, FTRLProximal, NormalHerd,
                       SoftConfidenceWeighted)
 from onlinear.persistence import HEADER, ModelFileError
+from test_persistence import _rewrite
 
 RNG = np.random.default_rng(20261129)
 D = 6
@@ -223,24 +223,6 @@ def test_a_rebase_of_the_sums_keeps_the_average(name):
     _close(twin.model_.coefficients(), model.model_.coefficients(), rtol=1e-8)
 
 
-def _rewritten(data, change_header=None, drop=()):
-    """The model file ``data`` with its header changed and members dropped."""
-    source = zipfile.ZipFile(io.BytesIO(data))
-    header = json.loads(source.read(HEADER))
-    members = {n: source.read(n) for n in source.namelist()
-               if n != HEADER and n not in {f"arrays/{name}.npy" for name in drop}}
-    for name in drop:
-        header["arrays"].pop(name)
-    if change_header:
-        change_header(header)
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        archive.writestr(HEADER, json.dumps(header))
-        for name, content in members.items():
-            archive.writestr(name, content)
-    return out.getvalue()
-
-
 @pytest.mark.parametrize("name", ["arow-shared", "nherd-diagonal", "narow-libol",
                                   "adagrad-log", "ftrl-log"])
 def test_saving_keeps_the_sums_and_the_stream_continues_bit_identically(tmp_path, name):
@@ -272,7 +254,7 @@ def test_a_file_written_before_average_existed_loads_without_averaging(tmp_path,
         del header["params"]["average"]
 
     old = tmp_path / "old"
-    old.write_bytes(_rewritten((tmp_path / "m").read_bytes(), before_average))
+    old.write_bytes(_rewrite((tmp_path / "m").read_bytes(), before_average))
     loaded = onlinear.load(old)
     assert loaded.average is False and "avg_acc" not in loaded.model_.arrays()
     np.testing.assert_array_equal(loaded.decision_function(X_TEST),
@@ -284,7 +266,7 @@ def test_a_file_whose_sums_are_missing_or_broken_is_refused(tmp_path, name):
     model = _make(name, average=True).fit(X, Y3)
     onlinear.save(model, tmp_path / "m")
     data = (tmp_path / "m").read_bytes()
-    (tmp_path / "missing").write_bytes(_rewritten(data, drop=("_avg_acc",)))
+    (tmp_path / "missing").write_bytes(_rewrite(data, drop=("_avg_acc",)))
     with pytest.raises(ModelFileError, match="_avg_acc"):
         onlinear.load(tmp_path / "missing")
     model.model_.avg_rounds[0] = model.n_seen_ + 1  # (more rounds than were seen)

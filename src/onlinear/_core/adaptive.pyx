@@ -75,7 +75,7 @@ from libc.stdlib cimport free, malloc
 
 from ._sweeps cimport onlinear_simd_init
 from .row_pass cimport (Averaging, RowRound, averaged_round, check_pass, check_state,
-                       feature_major_scores, play_row, reaches_every_feature, run_rows,
+                       feature_major_scores, play_row_of, reaches_every_feature, run_rows_of,
                        start_averaging, stop_averaging)
 
 cdef extern from "adaptive_simd.h" nogil:
@@ -472,18 +472,12 @@ cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, pr
     try:
         if avg_acc is not None:  # (checked before any round)
             _start_averaging(&A, M, avg_acc, avg_rounds)
-        if avg_acc is None:
-            mistakes, updates, failed = run_rows(_round, M, X, y, order, predictions)
-        else:
-            mistakes, updates, failed = run_rows(averaged_round, &A, X, y, order, predictions)
+        mistakes, updates, failed = run_rows_of(_round, M, &A, X, y, order, predictions)
     finally:
         M.roots = NULL
         if M.method == RDA:
             M.W = NULL
         stop_averaging(&A)
-    if avg_acc is not None and A.out_of_memory:
-        raise MemoryError("no room for the averaging's copy of a round's values; the rounds "
-                          "before it were taken")
     if failed >= 0:
         raise _not_finite(f"row {order[failed]} (position {failed} of the pass); the rounds "
                           "before it were taken")
@@ -504,15 +498,10 @@ cdef tuple _row(Model *M, indices, values, Py_ssize_t y, avg_acc=None, avg_round
     M.scores = buffer
     M.gamma = buffer + M.K
     try:
-        if avg_acc is None:
-            predicted = play_row(_round, M, indices, values, y, M.d, M.K, &updated)
-        else:
-            predicted = play_row(averaged_round, &A, indices, values, y, M.d, M.K, &updated)
+        predicted = play_row_of(_round, M, &A, indices, values, y, M.d, M.K, &updated)
     finally:
         free(buffer)
         stop_averaging(&A)
-    if avg_acc is not None and A.out_of_memory:
-        raise MemoryError("no room for the averaging's copy of the round's values")
     if predicted < 0:
         raise _not_finite("the row")
     return predicted, bool(updated)

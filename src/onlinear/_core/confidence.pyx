@@ -109,7 +109,7 @@ from ..rules.confidence cimport GaussianStep, gaussian_step_function
 from ..rules.confidence_dispatch cimport gaussian_step_of
 from ._sweeps cimport onlinear_simd_init
 from .row_pass cimport (Averaging, RowRound, averaged_round, check_pass, check_state,
-                       feature_major_scores, play_row, reaches_every_feature, run_rows,
+                       feature_major_scores, play_row_of, reaches_every_feature, run_rows_of,
                        start_averaging, stop_averaging)
 
 from ..rules.confidence_table import GAUSSIAN_RULES, SHARED, GaussianRule
@@ -746,17 +746,11 @@ cdef tuple _run_pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order
     try:
         if avg_acc is not None:  # (checked before any round)
             _start_averaging(&A, M, avg_acc, avg_rounds)
-        if avg_acc is None:
-            mistakes, updates, failed = run_rows(_play, M, X, y, order, predictions)
-        else:
-            mistakes, updates, failed = run_rows(averaged_round, &A, X, y, order, predictions)
+        mistakes, updates, failed = run_rows_of(_play, M, &A, X, y, order, predictions)
     finally:
         _mirror(M)
         free(buffer)
         stop_averaging(&A)
-    if avg_acc is not None and A.out_of_memory:
-        raise MemoryError("no room for the averaging's copy of a round's values; the rounds "
-                          "before it were taken")
     if counts is not None:
         counts[REPAIRED] += M.repaired
         counts[SKIPPED] += M.skipped
@@ -793,16 +787,11 @@ cdef tuple _run_row(Model *M, indices, values, Py_ssize_t y, int64_t[::1] counts
     try:
         if avg_acc is not None:  # (checked before the round)
             _start_averaging(&A, M, avg_acc, avg_rounds)
-        if avg_acc is None:
-            predicted = play_row(_play, M, indices, values, y, M.d, M.K, &updated)
-        else:
-            predicted = play_row(averaged_round, &A, indices, values, y, M.d, M.K, &updated)
+        predicted = play_row_of(_play, M, &A, indices, values, y, M.d, M.K, &updated)
     finally:
         _mirror(M)
         free(buffer)
         stop_averaging(&A)
-    if avg_acc is not None and A.out_of_memory:
-        raise MemoryError("no room for the averaging's copy of the round's values")
     if counts is not None:
         counts[REPAIRED] += M.repaired
         counts[SKIPPED] += M.skipped

@@ -51,6 +51,11 @@ cdef int start_averaging(Averaging *A, row_round play, void *model, double *hypo
 cdef void stop_averaging(Averaging *A) noexcept
 cdef Py_ssize_t averaged_round(void *averaging, const int64_t *idx, const double *vals,
                                Py_ssize_t nnz, Py_ssize_t y, bint *updated) noexcept nogil
+cdef tuple run_rows_of(row_round play, void *model, Averaging *A, X, const int64_t[::1] y,
+                       const int64_t[::1] order, int64_t[::1] predictions)
+cdef Py_ssize_t play_row_of(row_round play, void *model, Averaging *A, indices, values,
+                            Py_ssize_t y, Py_ssize_t n_features, Py_ssize_t n_classes,
+                            bint *updated) except -2
 
 
 cdef Py_ssize_t play_row(row_round play, void *model, indices, values, Py_ssize_t y,

@@ -173,6 +173,33 @@ cdef Py_ssize_t averaged_round(void *averaging, const int64_t *idx, const double
     return predicted
 
 
+cdef tuple run_rows_of(row_round play, void *model, Averaging *A, X, const int64_t[::1] y,
+                       const int64_t[::1] order, int64_t[::1] predictions):
+    """:func:`run_rows` of the engine's ``play`` on ``model``, or, once ``A`` is started
+    (:func:`start_averaging`), of :func:`averaged_round` on ``A``; MemoryError if a round
+    found no room for its copy (the rounds before it taken)."""
+    if A.before == NULL:
+        return run_rows(play, model, X, y, order, predictions)
+    result = run_rows(averaged_round, A, X, y, order, predictions)
+    if A.out_of_memory:
+        raise MemoryError("no room for the averaging's copy of a round's values; the rounds "
+                          "before it were taken")
+    return result
+
+
+cdef Py_ssize_t play_row_of(row_round play, void *model, Averaging *A, indices, values,
+                            Py_ssize_t y, Py_ssize_t n_features, Py_ssize_t n_classes,
+                            bint *updated) except -2:
+    """:func:`play_row` as :func:`run_rows_of` plays a pass (MemoryError, changing nothing,
+    if the round found no room for its copy)."""
+    if A.before == NULL:
+        return play_row(play, model, indices, values, y, n_features, n_classes, updated)
+    predicted = play_row(averaged_round, A, indices, values, y, n_features, n_classes, updated)
+    if A.out_of_memory:
+        raise MemoryError("no room for the averaging's copy of the round's values")
+    return predicted
+
+
 cdef Py_ssize_t play_row(row_round play, void *model, indices, values, Py_ssize_t y,
                          Py_ssize_t n_features, Py_ssize_t n_classes,
                          bint *updated) except -2:

@@ -34,7 +34,6 @@ nothing (a Gaussian round of example weight 0) only adds to R.  A model started 
 """
 import numpy as np
 
-from .._core.counters import SEEN
 from .._core.weights import averaged
 
 #: the arrays a model that averages adds to its own, in the order they are saved
