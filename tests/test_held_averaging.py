@@ -371,3 +371,18 @@ def test_the_river_adapter_predicts_with_the_average(name):
     assert adapter.predict_one(x) == model.predict(X_TEST[:1, np.argsort(order)])[0]
     np.testing.assert_array_equal(plain.estimator_.model_.arrays()[
         model.model_.hypothesis_name], model.model_.arrays()[model.model_.hypothesis_name])
+
+
+@pytest.mark.parametrize("name", ["arow-per-class", "nherd-diagonal", "narow-diagonal",
+                                  "adagrad-hinge", "ftrl-log"])
+def test_a_refused_call_leaves_the_sums_as_they_were(name):
+    model = _make(name, average=True).fit(X[:30], Y3[:30])
+    before = {key: array.copy() for key, array in model.model_.arrays().items()}
+    bad = X[30:40].copy()
+    bad[6] = 1e200  # (a norm beyond 2^505: the call is refused, naming row 6)
+    with pytest.raises(ValueError, match="row 6"):
+        model.partial_fit(bad, Y3[30:40])
+    for key, array in model.model_.arrays().items():
+        np.testing.assert_array_equal(array, before[key])
+    model.partial_fit(X[30:], Y3[30:])
+    _close(model.model_.coefficients(), _mean_of_hypotheses(name, X, Y3, [0, 1, 2]))
