@@ -295,7 +295,7 @@ def test_a_change_of_average_after_the_start_is_refused_on_every_path(name):
 @pytest.mark.parametrize("params, reason", [
     ({"l1": 0.1}, "regularizer moves every weight every round"),
     ({"l2": 0.1}, "regularizer moves every weight every round"),
-    ({"form": "dual"}, "dual form's weights are functions of the round count"),
+    ({"form": "dual"}, "dual form's weights are not stored"),
 ])
 def test_adagrad_refuses_to_average_where_its_weights_move_every_round(params, reason):
     with pytest.raises(ValueError, match=reason):

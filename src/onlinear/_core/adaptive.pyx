@@ -56,9 +56,10 @@ Averaging (``average=True``): given the sums ``avg_acc`` ((d, K)) and ``avg_roun
 a pass or round of FTRL or of an unregularised AdaGrad keeps the averaged weights — the mean
 of W after every round — by :func:`onlinear._core.row_pass.averaged_round` around the same
 rounds: their weights move only on a round's non-zeros (FTRL's are functions of the (z, n) a
-round touches), so a CSR round stays O(K·nnz).  A regularised AdaGrad's weights move on every
-feature every round (the deferred steps above), and AdaGrad-RDA's with t: neither averages
-(:func:`averaging_refusal`).
+round touches), so a CSR round stays O(K·nnz).  A regularised AdaGrad's weights also move
+where a round does not reach (the deferred steps above, which the sums would miss), and
+AdaGrad-RDA's are not stored: neither averages (:func:`averaging_refusal`; the closed-form
+average of the deferred steps is not implemented).
 
 A zero row predicts and is counted but has no gradient.  A score or a ‖x‖² that is not finite
 (NaN or infinite values, or values beyond ~1e154) stops the pass with a ValueError naming the
@@ -418,14 +419,16 @@ def averaging_refusal(str method, double l1=0.0, double l2=0.0):
     """Why the weights of ``method`` ("adagrad", "ftrl" or "rda") with the regulariser
     ``l1``, ``l2`` cannot be averaged in O(K·nnz) a round (module doc), or None."""
     if method == "rda":
-        return ("its dual form's weights are functions of the round count t as well as of the "
-                "gradient sums, so every weight moves every round (and are never stored): "
-                "their average would cost O(d·K) a round")
+        return ("its dual form's weights are not stored: they are functions of the gradient "
+                "sums and, with l1 or l2, of the round count t (then every weight moves every "
+                "round); no average of them is implemented: use form='mirror'")
     if method == "adagrad" and (l1 > 0.0 or l2 > 0.0):
-        return ("with l1 or l2 its regularizer moves every weight every round (the steps of "
-                "absent features are deferred and taken in closed form), so the average of its "
-                "hypotheses would cost O(d·K) a round: average the unregularized learner, or "
-                "FTRLProximal, whose regularized weights move only where a gradient steps")
+        return ("with l1 or l2 its regularizer moves every weight every round, the steps of a "
+                "feature absent from the rows deferred and taken in closed form when it "
+                "appears again, which the averaging sums (the changes a round makes on its "
+                "row) would miss; their closed-form average is not implemented: average the "
+                "unregularized learner, or FTRLProximal, whose regularized weights move only "
+                "where a gradient steps")
     return None
 
 

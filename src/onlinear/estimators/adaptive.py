@@ -155,8 +155,9 @@ class AdaGrad(_AdaptiveClassifier):
         accumulated squares, the online counts and ``learn_one``'s return value stay the
         online ones.  O(K·non-zeros) per round.  Only for ``form="mirror"`` without ``l1``
         and ``l2``, whose weights move only where a gradient steps (a regularizer moves every
-        weight every round, and the dual form's weights move with t).  Fixed when the model
-        starts (``fit`` restarts it).
+        weight every round, absent features' steps deferred; the dual form's weights are not
+        stored): the other forms refuse it.  Fixed when the model starts (``fit`` restarts
+        it).
 
     Attributes
     ----------
