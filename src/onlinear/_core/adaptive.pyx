@@ -53,13 +53,16 @@ state fits in L2, ``ROOTS_IN_CACHE``: the deferred steps read the root their fea
 step took.)  FTRL needs none: its weights are functions of (z, n) only.
 
 Averaging (``average=True``): given the sums ``avg_acc`` ((d, K)) and ``avg_rounds`` ((1,)),
-a pass or round of FTRL or of an unregularised AdaGrad keeps the averaged weights — the mean
-of W after every round — by :func:`onlinear._core.row_pass.averaged_round` around the same
-rounds: their weights move only on a round's non-zeros (FTRL's are functions of the (z, n) a
-round touches), so a CSR round stays O(K·nnz).  A regularised AdaGrad's weights also move
-where a round does not reach (the deferred steps above, which the sums would miss), and
-AdaGrad-RDA's are not stored: neither averages (:func:`averaging_refusal`; the closed-form
-average of the deferred steps is not implemented).
+a pass or round of FTRL or AdaGrad keeps the averaged weights — the mean of W after every
+round — by :func:`onlinear._core.row_pass.averaged_round` around the same rounds: their
+weights move on a round's non-zeros (FTRL's are functions of the (z, n) a round touches), so a
+CSR round stays O(K·nnz).  A regularised AdaGrad's weights also move where a round does not
+reach, by the deferred steps above: when a row reaches feature j again after k rounds, the
+sums take Σ_{i=1}^k w_i − k·w_0 of the path |w_i| = max(0, q^i(|w_0| + A) − A) (A = λ1/λ2;
+|w_0| − i·a without λ2) in closed form (:func:`_deferred_path_sum`, ``row_pass``'s
+``deferred``), and :func:`adagrad_catch_up` does the same for every feature, with the jump
+R·(w_k − w_0) a round records, before the weights are read.
+AdaGrad-RDA's weights are not stored: it does not average (:func:`averaging_refusal`).
 
 A zero row predicts and is counted but has no gradient.  A score or a ‖x‖² that is not finite
 (NaN or infinite values, or values beyond ~1e154) stops the pass with a ValueError naming the
@@ -70,7 +73,7 @@ numbers and its regret theorem were not checked against the paper's text (UNCHEC
 import numpy as np
 from scipy.special import expit, softmax
 
-from libc.math cimport exp, fabs, isfinite, log1p, pow, sqrt
+from libc.math cimport exp, expm1, fabs, isfinite, log, log1p, pow, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
@@ -422,14 +425,61 @@ def averaging_refusal(str method, double l1=0.0, double l2=0.0):
         return ("its dual form's weights are not stored: they are functions of the gradient "
                 "sums and, with l1 or l2, of the round count t (then every weight moves every "
                 "round); no average of them is implemented: use form='mirror'")
-    if method == "adagrad" and (l1 > 0.0 or l2 > 0.0):
-        return ("with l1 or l2 its regularizer moves every weight every round, the steps of a "
-                "feature absent from the rows deferred and taken in closed form when it "
-                "appears again, which the averaging sums (the changes a round makes on its "
-                "row) would miss; their closed-form average is not implemented: average the "
-                "unregularized learner, or FTRLProximal, whose regularized weights move only "
-                "where a gradient steps")
-    return None
+    return None  # (l1, l2: a regularized AdaGrad's deferred steps average in closed form)
+
+
+cdef inline double _deferred_path_sum(double w, double H, int64_t k, const Model *M) noexcept nogil:
+    """Σ_{i=1}^k w_i over the path of k AdaGrad steps with g = 0 and a constant H from w_0 = w
+    (:func:`_prox_rounds`' closed form, step by step): |w_i| = |w| − i·a (λ2 = 0),
+    |w|·q^i (λ1 = 0), q^i(|w| + A) − A with A = λ1/λ2, each while positive (then 0)."""
+    cdef double size = fabs(w), a, r, log_q, total, m
+    if k <= 0 or not (H > 0.0) or w == 0.0:
+        return k * w
+    if M.l2 == 0.0:
+        a = M.eta * M.l1 / H
+        m = min(<double>k, size / a)  # the steps that leave |w| − i·a > 0
+        m = <double>(<int64_t>m)
+        if m > 0.0 and size - m * a <= 0.0:
+            m -= 1.0
+        total = m * size - a * m * (m + 1.0) * 0.5
+    else:
+        r = M.eta * M.l2 / (H + M.eta * M.l2)  # 1 − q, without the cancellation of 1 − q
+        log_q = log1p(-r)
+        if M.l1 == 0.0:
+            m = <double>k
+            total = size
+        else:
+            total = size + M.l1 / M.l2
+            # q^i·total > A while i < log(A/total)/log q
+            m = min(<double>k, log(M.l1 / M.l2 / total) / log_q)
+            m = <double>(<int64_t>m)
+            if m > 0.0 and pow(1.0 - r, m) * total <= M.l1 / M.l2:
+                m -= 1.0
+        # Σ_{i=1}^m q^i·total = total·q·(1 − q^m)/(1 − q)
+        total = total * (1.0 - r) * -expm1(m * log_q) / r
+        if M.l1 != 0.0:
+            total -= m * M.l1 / M.l2
+    return total if w > 0.0 else -total
+
+
+cdef void _deferred_average(void *model, const int64_t *idx, Py_ssize_t nnz,
+                            double *acc) noexcept nogil:
+    """The averaging sums' share of the deferred steps of the features ``idx`` (the module
+    doc; ``row_pass``'s ``deferred``): Σ_i w_i − k·w_0 off each weight's sum; W, ``last``
+    unchanged (the round's catch-up follows)."""
+    cdef Model *M = <Model *>model
+    cdef Py_ssize_t p, c, at
+    cdef int64_t k
+    cdef double w
+    for p in range(nnz):
+        k = M.clock[0] - M.last[idx[p]]
+        if k <= 0:
+            continue
+        for c in range(M.K):
+            at = idx[p] * M.K + c
+            w = M.W[at]
+            if w != 0.0:
+                acc[at] -= _deferred_path_sum(w, M.delta + sqrt(M.G[at]), k, M) - k * w
 
 
 cdef int _start_averaging(Averaging *A, Model *M, avg_acc, avg_rounds) except -1:
@@ -440,6 +490,8 @@ cdef int _start_averaging(Averaging *A, Model *M, avg_acc, avg_rounds) except -1
     if refusal is not None:
         raise ValueError(f"cannot average: {refusal}")
     start_averaging(A, _round, M, M.W, M.d, M.K, False, avg_acc, avg_rounds)
+    if M.method == ADAGRAD and M.regularised:
+        A.deferred = _deferred_average
     return 0
 
 
@@ -569,17 +621,40 @@ def adagrad_row(indices, values, Py_ssize_t y, W, G, last, clock, *, str loss="h
 
 
 def adagrad_catch_up(W, G, last, clock, *, double eta=0.1, double delta=1e-8, double l1=0.0,
-                     double l2=0.0):
+                     double l2=0.0, avg_acc=None, avg_rounds=None):
     """Bring every feature's weights up to the rounds seen (the regularisation steps deferred
     while it was absent from the rows): ``W`` is then the weights of Algorithm 1 at
-    ``clock[0]`` rounds.  O(K·d); a no-op without ``l1`` and ``l2``."""
+    ``clock[0]`` rounds, and the averaging sums ``avg_acc``, ``avg_rounds`` (if given) have
+    the deferred steps' share and the catch-up's change (module doc).  O(K·d); a no-op
+    without ``l1`` and ``l2``."""
     cdef Model M
-    cdef Py_ssize_t j
+    cdef Py_ssize_t j, c, at
+    cdef int64_t feature
+    cdef double R = 0.0
+    cdef double[:, ::1] acc_v
+    cdef double[::1] before
     _fill(&M, ADAGRAD, "hinge", W, G, None, last, clock, eta, delta, 0.0, 0.0, l1, l2)
-    if M.regularised:
-        with nogil:
-            for j in range(M.d):
+    if avg_acc is not None:
+        check_state("avg_acc", avg_acc, (M.d, M.K))
+        check_state("avg_rounds", avg_rounds, (1,))
+        acc_v = avg_acc
+        R = avg_rounds[0]
+        before = np.empty(M.K)
+    if not M.regularised:
+        return
+    with nogil:
+        for j in range(M.d):
+            if avg_acc is None:
                 _catch_up(&M, j)
+                continue
+            feature = j
+            _deferred_average(&M, &feature, 1, &acc_v[0, 0])
+            for c in range(M.K):
+                before[c] = M.W[j * M.K + c]
+            _catch_up(&M, j)
+            for c in range(M.K):  # (the jump the sums would record in a round, R·Δ)
+                at = j * M.K + c
+                acc_v[j, c] += R * (M.W[at] - before[c])
 
 
 def ftrl_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, Z, N, predictions=None, *,

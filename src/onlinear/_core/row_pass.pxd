@@ -30,10 +30,14 @@ cdef class RowRound:
     cdef Py_ssize_t _play(self, Py_ssize_t kept, Py_ssize_t y)
 
 
+ctypedef void (*deferred_changes)(void *model, const int64_t *idx, Py_ssize_t nnz,
+                                 double *acc) noexcept nogil
+
 cdef struct Averaging:
     # the averaged hypothesis of an engine's rounds (row_pass.pyx, "averaging")
     row_round play          # the engine's round
     void *model             # and its model
+    deferred_changes deferred  # an engine whose rounds defer changes off their rows, or NULL
     double *hypothesis      # the weights that predict, (d, K) feature-major: what is averaged
     double *acc             # Σ_t R_t·Δ_t, (d, K)
     double *rounds          # R, one value: the rounds closed since the last rebase

@@ -18,7 +18,11 @@ R before it), Σ_t w_t = R·w − acc, so the average is (R·w − acc)/T
 (:func:`onlinear._core.weights.averaged`, the primal engine's sums at a scale of 1).  A round
 records its change on the values it may move — the row's non-zeros in every class, O(K·nnz),
 or all d·K values for a round that moves every weight (a full covariance's Σx) — from a copy
-taken before it, so the engine's round itself is unchanged.  Once R reaches
+taken before it, so the engine's round itself is unchanged.  An engine whose weights also move off the rows it is played on,
+its steps there deferred and taken when a row reaches them again (a regularized AdaGrad), gives
+``deferred``: called before each round on that round's row, it subtracts from ``acc`` what the
+hypotheses of the deferred rounds add to the sum beyond the stale value the sums saw there,
+Σ_i (w_i − w_0) (the round then records the jump from w_0 as any change).  Once R reaches
 ``AVERAGE_REBASE`` (2^20) the sums are rebased (acc ← acc − R·w, R ← 0; O(d·K), amortized
 O(d·K/2^20) a round): the recorded changes then carry a relative error of at most about
 2^20·ε, as the primal engine's.
@@ -116,7 +120,7 @@ cdef int start_averaging(Averaging *A, row_round play, void *model, double *hypo
         raise ValueError("avg_rounds must be ≥ 0")
     acc_v = acc
     rounds_v = rounds
-    A.play, A.model, A.hypothesis = play, model, hypothesis
+    A.play, A.model, A.hypothesis, A.deferred = play, model, hypothesis, NULL
     A.acc = &acc_v[0, 0] if d * K > 0 else NULL
     A.rounds = &rounds_v[0]
     A.d, A.K, A.everywhere, A.out_of_memory = d, K, everywhere, False
@@ -136,8 +140,8 @@ cdef void stop_averaging(Averaging *A) noexcept:
 cdef Py_ssize_t averaged_round(void *averaging, const int64_t *idx, const double *vals,
                                Py_ssize_t nnz, Py_ssize_t y, bint *updated) noexcept nogil:
     """The engine's round on ``A.model``, its change recorded in the averaging sums (module
-    doc); −1, changing nothing, when the round stopped (or no room was left for the copy
-    before it: ``A.out_of_memory``)."""
+    doc); −1 when the round stopped (then only deferred changes were taken, and recorded), or
+    no room was left for the copy before it (``A.out_of_memory``, nothing changed)."""
     cdef Averaging *A = <Averaging *>averaging
     cdef Py_ssize_t K = A.K, n = A.d * K if A.everywhere else nnz * K, i, p, k, at
     cdef double R = A.rounds[0]
@@ -152,15 +156,15 @@ cdef Py_ssize_t averaged_round(void *averaging, const int64_t *idx, const double
         for i in range(A.d * K):
             A.acc[i] -= R * A.hypothesis[i]
         R = A.rounds[0] = 0.0
+    if A.deferred != NULL:
+        A.deferred(A.model, idx, nnz, A.acc)
     if A.everywhere:
         memcpy(A.before, A.hypothesis, n * sizeof(double))
     else:
         for p in range(nnz):
             memcpy(A.before + p * K, A.hypothesis + idx[p] * K, K * sizeof(double))
     cdef Py_ssize_t predicted = A.play(A.model, idx, vals, nnz, y, updated)
-    if predicted < 0:
-        return predicted
-    if R > 0.0:
+    if R > 0.0:  # (a stopped round may have taken its row's deferred changes)
         if A.everywhere:
             for i in range(n):
                 A.acc[i] += R * (A.hypothesis[i] - A.before[i])
@@ -169,7 +173,8 @@ cdef Py_ssize_t averaged_round(void *averaging, const int64_t *idx, const double
                 for k in range(K):
                     at = idx[p] * K + k
                     A.acc[at] += R * (A.hypothesis[at] - A.before[p * K + k])
-    A.rounds[0] = R + 1.0
+    if predicted >= 0:
+        A.rounds[0] = R + 1.0
     return predicted
 
 

@@ -153,11 +153,10 @@ class AdaGrad(_AdaptiveClassifier):
         rather than the final ones: ``coef_``, ``intercept_``, ``predict``,
         ``decision_function``, ``predict_proba`` and ``predict_one`` use them, while the
         accumulated squares, the online counts and ``learn_one``'s return value stay the
-        online ones.  O(K·non-zeros) per round.  Only for ``form="mirror"`` without ``l1``
-        and ``l2``, whose weights move only where a gradient steps (a regularizer moves every
-        weight every round, absent features' steps deferred; the dual form's weights are not
-        stored): the other forms refuse it.  Fixed when the model starts (``fit`` restarts
-        it).
+        online ones.  O(K·non-zeros) per round (the regularizer's deferred steps of a feature
+        absent from the rows enter the average in closed form when a row reaches it).  Not
+        for ``form="dual"``, whose weights are not stored.  Fixed when the model starts
+        (``fit`` restarts it).
 
     Attributes
     ----------

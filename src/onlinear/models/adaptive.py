@@ -11,9 +11,9 @@ Arrays (the members of a saved file are these names with a leading underscore), 
   ``clock`` (int64, (1,): the rounds seen);
 * FTRL-Proximal: ``weights`` (W, always current), ``z`` and ``n`` (the paper's z and n);
 * both: ``counts`` — examples seen, mistakes, updates (rounds with a non-zero gradient);
-* with ``average`` (FTRL, and AdaGrad without ``l1`` and ``l2``: the weights then move only
-  where a gradient steps), ``avg_acc`` and ``avg_rounds``: the sums of the averaged weights,
-  the mean of W after every round (:mod:`onlinear.models.averaging`).
+* with ``average``, ``avg_acc`` and ``avg_rounds``: the sums of the averaged weights, the mean
+  of W after every round (:mod:`onlinear.models.averaging`; a regularized AdaGrad's deferred
+  steps enter them in closed form, :mod:`onlinear._core.adaptive`).
 
 The configuration (from the estimator): ``loss`` (``"hinge"`` or ``"log"``), the rates
 (AdaGrad ``eta``, ``delta``; FTRL ``alpha``, ``beta``), ``l1``, ``l2``, ``average`` and the
@@ -29,6 +29,7 @@ from sklearn.utils.extmath import row_norms
 
 from .._core import adaptive
 from .._core.counters import MISTAKES, SEEN, UPDATES
+from .._core.weights import averaged
 from . import weighted_pass
 from .averaging import AveragedHypothesis
 from .protocol import Model
@@ -201,19 +202,29 @@ class AdaGradModel(_Adaptive):
     def coefficients(self):
         """The weights of Algorithm 1 at the rounds seen: the regularization steps deferred
         while a feature was absent from the rows are taken first (O(d·K), a no-op without
-        ``l1`` and ``l2``); with ``average`` (no regularization: nothing deferred) the averaged
-        weights."""
-        if self.averages:
-            return self.averaged_hypothesis(self.weights)
+        ``l1`` and ``l2``); with ``average`` the averaged weights (the deferred steps' share of
+        the sums taken first)."""
         keywords = self._keywords()
         keywords.pop("loss")
         if not (keywords["l1"] or keywords["l2"]):
-            return self.weights  # (nothing deferred)
-        arrays = (self.weights, self.squares, self.last, self.clock)
+            return self.averaged_hypothesis(self.weights)  # (nothing deferred)
+        names = ("weights", "squares", "last", "clock") + (("avg_acc",) if self.averages else ())
+        arrays = [getattr(self, name) for name in names]
         if not all(array.flags.writeable for array in arrays):  # (a read-only model: a copy)
-            arrays = tuple(array.copy() for array in arrays)
-        adaptive.adagrad_catch_up(*arrays, **keywords)
-        return arrays[0]
+            arrays = [array.copy() for array in arrays]
+        adaptive.adagrad_catch_up(*arrays[:4], **keywords,
+                                  **({"avg_acc": arrays[4], "avg_rounds": self.avg_rounds}
+                                     if self.averages else {}))
+        if not self.averages:
+            return arrays[0]
+        return averaged(arrays[0], arrays[4], self.avg_rounds, self.count("seen"))
+
+    def predict_row(self, idx, vals, dense=False):
+        """As the protocol's; a regularized model's deferred steps taken first
+        (:meth:`coefficients`)."""
+        if self.config["l1"] or self.config["l2"]:
+            return Model.predict_row(self, idx, vals, dense)
+        return super().predict_row(idx, vals, dense)
 
 
 class FTRLModel(_Adaptive):
