@@ -418,9 +418,9 @@ def _not_finite(where):
                       "large: rescale the input)")
 
 
-def averaging_refusal(str method, double l1=0.0, double l2=0.0):
-    """Why the weights of ``method`` ("adagrad", "ftrl" or "rda") with the regulariser
-    ``l1``, ``l2`` cannot be averaged in O(K·nnz) a round (module doc), or None."""
+def averaging_refusal(str method):
+    """Why the weights of ``method`` ("adagrad", "ftrl" or "rda") are not averaged (module
+    doc), or None."""
     if method == "rda":
         return ("its dual form's weights are not stored: they are functions of the gradient "
                 "sums and, with l1 or l2, of the round count t (then every weight moves every "
@@ -485,8 +485,7 @@ cdef void _deferred_average(void *model, const int64_t *idx, Py_ssize_t nnz,
 cdef int _start_averaging(Averaging *A, Model *M, avg_acc, avg_rounds) except -1:
     """Point ``A`` at the rounds of ``M`` and the averaging sums (refused where the weights
     cannot be averaged: :func:`averaging_refusal`)."""
-    refusal = averaging_refusal({ADAGRAD: "adagrad", FTRL: "ftrl", RDA: "rda"}[M.method],
-                                M.l1, M.l2)
+    refusal = averaging_refusal({ADAGRAD: "adagrad", FTRL: "ftrl", RDA: "rda"}[M.method])
     if refusal is not None:
         raise ValueError(f"cannot average: {refusal}")
     start_averaging(A, _round, M, M.W, M.d, M.K, False, avg_acc, avg_rounds)

@@ -73,7 +73,7 @@ class _AdaptiveClassifier(_AveragedHeld, _ModelHolding):
                 "average": self._started_average(), "name": type(self).__name__}
 
     def _held_averaging_refusal(self):
-        return averaging_refusal(self._method, self.l1, self.l2)
+        return averaging_refusal(self._method)
 
     @available_if(_logistic)
     def predict_proba(self, X):
