@@ -19,15 +19,17 @@ Y3 = RNG.integers(0, 3, size=90)
 Y2 = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 4, 9)  # two classes, not 0/1
 
 
-def _averaging_names():
+def _averaging_names(accepted):
+    """The learners that take ``average``, whose defaults accept it (or refuse it)."""
     names = []
     for name in available(kernel=False):
-        if "average" in make(name).get_params():
+        model = make(name)
+        if "average" in model.get_params() and model._has_averaged_form() == accepted:
             names.append(name)
     return names
 
 
-NAMES = _averaging_names()
+NAMES = _averaging_names(accepted=True)
 
 
 def _brute_force_mean(name, X, y, classes):
@@ -42,6 +44,21 @@ def _brute_force_mean(name, X, y, classes):
 def test_the_learners_with_an_averaged_form():
     assert {"pa", "pa1", "pa2", "perceptron", "mira", "mc-romma"} <= set(NAMES)
     assert not {"romma", "naromma", "mcp", "iellip", "simproj"} & set(NAMES)
+    # the held learners whose model keeps the averaging sums
+    assert {"cw", "arow", "scw1", "scw2", "nherd", "narow", "adagrad", "ftrl"} <= set(NAMES)
+
+
+@pytest.mark.parametrize("name", _averaging_names(accepted=False))
+def test_a_refused_average_says_why_and_learns_nothing(name):
+    with pytest.raises(ValueError, match="has no averaged form"):
+        make(name, average=True)
+    model = make(name).fit(X, Y3)
+    before = {key: array.copy() for key, array in model.model_.arrays().items()}
+    with pytest.raises(ValueError, match="has no averaged form"):
+        model.set_params(average=True)
+        model.partial_fit(X, Y3)
+    for key, array in model.model_.arrays().items():
+        np.testing.assert_array_equal(array, before[key])
 
 
 @pytest.mark.parametrize("name", NAMES)

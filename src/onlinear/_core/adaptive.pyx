@@ -52,6 +52,18 @@ O(K·nnz).  (A pass over rows that reach about every feature keeps √G beside G
 state fits in L2, ``ROOTS_IN_CACHE``: the deferred steps read the root their feature's last
 step took.)  FTRL needs none: its weights are functions of (z, n) only.
 
+Averaging (``average=True``): given the sums ``avg_acc`` ((d, K)) and ``avg_rounds`` ((1,)),
+a pass or round of FTRL or AdaGrad keeps the averaged weights — the mean of W after every
+round — by :func:`onlinear._core.row_pass.averaged_round` around the same rounds: their
+weights move on a round's non-zeros (FTRL's are functions of the (z, n) a round touches), so a
+CSR round stays O(K·nnz).  A regularised AdaGrad's weights also move where a round does not
+reach, by the deferred steps above: when a row reaches feature j again after k rounds, the
+sums take Σ_{i=1}^k w_i − k·w_0 of the path |w_i| = max(0, q^i(|w_0| + A) − A) (A = λ1/λ2;
+|w_0| − i·a without λ2) in closed form (:func:`_deferred_path_sum`, ``row_pass``'s
+``deferred``), and :func:`adagrad_catch_up` does the same for every feature, with the jump
+R·(w_k − w_0) a round records, before the weights are read.
+AdaGrad-RDA's weights are not stored: it does not average (:func:`averaging_refusal`).
+
 A zero row predicts and is counted but has no gradient.  A score or a ‖x‖² that is not finite
 (NaN or infinite values, or values beyond ~1e154) stops the pass with a ValueError naming the
 row, before that round changed anything.  The update counted
@@ -61,13 +73,14 @@ numbers and its regret theorem were not checked against the paper's text (UNCHEC
 import numpy as np
 from scipy.special import expit, softmax
 
-from libc.math cimport exp, fabs, isfinite, log1p, pow, sqrt
+from libc.math cimport exp, expm1, fabs, isfinite, log, log1p, pow, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
 from ._sweeps cimport onlinear_simd_init
-from .row_pass cimport (RowRound, check_pass, check_state, feature_major_scores, play_row,
-                       reaches_every_feature, run_rows)
+from .row_pass cimport (Averaging, RowRound, averaged_round, check_pass, check_state,
+                       feature_major_scores, play_row_of, reaches_every_feature, run_rows_of,
+                       start_averaging, stop_averaging)
 
 cdef extern from "adaptive_simd.h" nogil:
     ctypedef struct adaptive_steps:
@@ -405,8 +418,87 @@ def _not_finite(where):
                       "large: rescale the input)")
 
 
-cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, predictions):
+def averaging_refusal(str method):
+    """Why the weights of ``method`` ("adagrad", "ftrl" or "rda") are not averaged (module
+    doc), or None."""
+    if method == "rda":
+        return ("its dual form's weights are not stored: they are functions of the gradient "
+                "sums and, with l1 or l2, of the round count t (then every weight moves every "
+                "round); no average of them is implemented: use form='mirror'")
+    return None  # (l1, l2: a regularized AdaGrad's deferred steps average in closed form)
+
+
+cdef inline double _deferred_path_sum(double w, double H, int64_t k, const Model *M) noexcept nogil:
+    """Σ_{i=1}^k w_i over the path of k AdaGrad steps with g = 0 and a constant H from w_0 = w
+    (:func:`_prox_rounds`' closed form, step by step): |w_i| = |w| − i·a (λ2 = 0),
+    |w|·q^i (λ1 = 0), q^i(|w| + A) − A with A = λ1/λ2, each while positive (then 0)."""
+    cdef double size = fabs(w), a, r, log_q, total, m
+    if k <= 0 or not (H > 0.0) or w == 0.0:
+        return k * w
+    if M.l2 == 0.0:
+        a = M.eta * M.l1 / H
+        m = min(<double>k, size / a)  # the steps that leave |w| − i·a > 0
+        m = <double>(<int64_t>m)
+        if m > 0.0 and size - m * a <= 0.0:
+            m -= 1.0
+        total = m * size - a * m * (m + 1.0) * 0.5
+    else:
+        r = M.eta * M.l2 / (H + M.eta * M.l2)  # 1 − q, without the cancellation of 1 − q
+        log_q = log1p(-r)
+        if M.l1 == 0.0:
+            m = <double>k
+            total = size
+        else:
+            total = size + M.l1 / M.l2
+            # q^i·total > A while i < log(A/total)/log q
+            m = min(<double>k, log(M.l1 / M.l2 / total) / log_q)
+            m = <double>(<int64_t>m)
+            if m > 0.0 and pow(1.0 - r, m) * total <= M.l1 / M.l2:
+                m -= 1.0
+        # Σ_{i=1}^m q^i·total = total·q·(1 − q^m)/(1 − q)
+        total = total * (1.0 - r) * -expm1(m * log_q) / r
+        if M.l1 != 0.0:
+            total -= m * M.l1 / M.l2
+    return total if w > 0.0 else -total
+
+
+cdef void _deferred_average(void *model, const int64_t *idx, Py_ssize_t nnz,
+                            double *acc) noexcept nogil:
+    """The averaging sums' share of the deferred steps of the features ``idx`` (the module
+    doc; ``row_pass``'s ``deferred``): Σ_i w_i − k·w_0 off each weight's sum; W, ``last``
+    unchanged (the round's catch-up follows)."""
+    cdef Model *M = <Model *>model
+    cdef Py_ssize_t p, c, at
+    cdef int64_t k
+    cdef double w
+    for p in range(nnz):
+        k = M.clock[0] - M.last[idx[p]]
+        if k <= 0:
+            continue
+        for c in range(M.K):
+            at = idx[p] * M.K + c
+            w = M.W[at]
+            if w != 0.0:
+                acc[at] -= _deferred_path_sum(w, M.delta + sqrt(M.G[at]), k, M) - k * w
+
+
+cdef int _start_averaging(Averaging *A, Model *M, avg_acc, avg_rounds) except -1:
+    """Point ``A`` at the rounds of ``M`` and the averaging sums (refused where the weights
+    cannot be averaged: :func:`averaging_refusal`)."""
+    refusal = averaging_refusal({ADAGRAD: "adagrad", FTRL: "ftrl", RDA: "rda"}[M.method])
+    if refusal is not None:
+        raise ValueError(f"cannot average: {refusal}")
+    start_averaging(A, _round, M, M.W, M.d, M.K, False, avg_acc, avg_rounds)
+    if M.method == ADAGRAD and M.regularised:
+        A.deferred = _deferred_average
+    return 0
+
+
+cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, predictions,
+                 avg_acc=None, avg_rounds=None):
+    cdef Averaging A
     check_pass(X, y, order, predictions, M.d, M.K)
+    A.before = NULL
     scratch = np.empty(2 * M.K)
     cdef double[::1] scratch_v = scratch
     cdef double[:, ::1] roots_v, kept_v
@@ -432,29 +524,38 @@ cdef tuple _pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, pr
                                             &kept_v[0, 0])
         M.W = &kept_v[0, 0]
     try:
-        mistakes, updates, failed = run_rows(_round, M, X, y, order, predictions)
+        if avg_acc is not None:  # (checked before any round)
+            _start_averaging(&A, M, avg_acc, avg_rounds)
+        mistakes, updates, failed = run_rows_of(_round, M, &A, X, y, order, predictions)
     finally:
         M.roots = NULL
         if M.method == RDA:
             M.W = NULL
+        stop_averaging(&A)
     if failed >= 0:
         raise _not_finite(f"row {order[failed]} (position {failed} of the pass); the rounds "
                           "before it were taken")
     return mistakes, updates
 
 
-cdef tuple _row(Model *M, indices, values, Py_ssize_t y):
+cdef tuple _row(Model *M, indices, values, Py_ssize_t y, avg_acc=None, avg_rounds=None):
     cdef bint updated
-    cdef double *buffer = <double *>malloc(2 * M.K * sizeof(double))
+    cdef Averaging A
     cdef Py_ssize_t predicted
+    A.before = NULL
+    if avg_acc is not None:
+        _start_averaging(&A, M, avg_acc, avg_rounds)
+    cdef double *buffer = <double *>malloc(2 * M.K * sizeof(double))
     if buffer == NULL:
+        stop_averaging(&A)
         raise MemoryError()
     M.scores = buffer
     M.gamma = buffer + M.K
     try:
-        predicted = play_row(_round, M, indices, values, y, M.d, M.K, &updated)
+        predicted = play_row_of(_round, M, &A, indices, values, y, M.d, M.K, &updated)
     finally:
         free(buffer)
+        stop_averaging(&A)
     if predicted < 0:
         raise _not_finite("the row")
     return predicted, bool(updated)
@@ -462,7 +563,8 @@ cdef tuple _row(Model *M, indices, values, Py_ssize_t y):
 
 def adagrad_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, G, last, clock,
                  predictions=None, *, str loss="hinge", double eta=0.1, double delta=1e-8,
-                 double l1=0.0, double l2=0.0, double weight=1.0):
+                 double l1=0.0, double l2=0.0, double weight=1.0, avg_acc=None,
+                 avg_rounds=None):
     """One online pass of diagonal AdaGrad (composite mirror descent) over the rows
     ``X[order]``.
 
@@ -490,6 +592,9 @@ def adagrad_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, G, last, 
     weight : float, default=1
         Every row's example weight w ≥ 0: the round's loss is w·ℓ, its subgradient w·g (the
         regulariser's rounds are not weighted).
+    avg_acc, avg_rounds : float64 arrays of shapes (d, K) and (1,), optional
+        The averaging sums of the weights (module doc; without ``l1`` and ``l2``), updated in
+        place; None: not averaging.
 
     Returns
     -------
@@ -499,38 +604,61 @@ def adagrad_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, G, last, 
     cdef Model M
     _fill(&M, ADAGRAD, loss, W, G, None, last, clock, eta, delta, 0.0, 0.0, l1, l2)
     M.weight = _weight_of(weight)
-    return _pass(&M, X, y, order, predictions)
+    return _pass(&M, X, y, order, predictions, avg_acc, avg_rounds)
 
 
 def adagrad_row(indices, values, Py_ssize_t y, W, G, last, clock, *, str loss="hinge",
                 double eta=0.1, double delta=1e-8, double l1=0.0, double l2=0.0,
-                double weight=1.0):
+                double weight=1.0, avg_acc=None, avg_rounds=None):
     """One AdaGrad round (``learn_one``) on the row with non-zeros ``values`` at the columns
     ``indices`` (no repeated index), label index ``y``; the other arguments as
     :func:`adagrad_pass`.  Returns ``(prediction, updated)``."""
     cdef Model M
     _fill(&M, ADAGRAD, loss, W, G, None, last, clock, eta, delta, 0.0, 0.0, l1, l2)
     M.weight = _weight_of(weight)
-    return _row(&M, indices, values, y)
+    return _row(&M, indices, values, y, avg_acc, avg_rounds)
 
 
 def adagrad_catch_up(W, G, last, clock, *, double eta=0.1, double delta=1e-8, double l1=0.0,
-                     double l2=0.0):
+                     double l2=0.0, avg_acc=None, avg_rounds=None):
     """Bring every feature's weights up to the rounds seen (the regularisation steps deferred
     while it was absent from the rows): ``W`` is then the weights of Algorithm 1 at
-    ``clock[0]`` rounds.  O(K·d); a no-op without ``l1`` and ``l2``."""
+    ``clock[0]`` rounds, and the averaging sums ``avg_acc``, ``avg_rounds`` (if given) have
+    the deferred steps' share and the catch-up's change (module doc).  O(K·d); a no-op
+    without ``l1`` and ``l2``."""
     cdef Model M
-    cdef Py_ssize_t j
+    cdef Py_ssize_t j, c, at
+    cdef int64_t feature
+    cdef double R = 0.0
+    cdef double[:, ::1] acc_v
+    cdef double[::1] before
     _fill(&M, ADAGRAD, "hinge", W, G, None, last, clock, eta, delta, 0.0, 0.0, l1, l2)
-    if M.regularised:
-        with nogil:
-            for j in range(M.d):
+    if avg_acc is not None:
+        check_state("avg_acc", avg_acc, (M.d, M.K))
+        check_state("avg_rounds", avg_rounds, (1,))
+        acc_v = avg_acc
+        R = avg_rounds[0]
+        before = np.empty(M.K)
+    if not M.regularised:
+        return
+    with nogil:
+        for j in range(M.d):
+            if avg_acc is None:
                 _catch_up(&M, j)
+                continue
+            feature = j
+            _deferred_average(&M, &feature, 1, &acc_v[0, 0])
+            for c in range(M.K):
+                before[c] = M.W[j * M.K + c]
+            _catch_up(&M, j)
+            for c in range(M.K):  # (the jump the sums would record in a round, R·Δ)
+                at = j * M.K + c
+                acc_v[j, c] += R * (M.W[at] - before[c])
 
 
 def ftrl_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, Z, N, predictions=None, *,
               str loss="log", double alpha=0.5, double beta=1.0, double l1=0.0, double l2=0.0,
-              double weight=1.0):
+              double weight=1.0, avg_acc=None, avg_rounds=None):
     """One online pass of per-coordinate FTRL-Proximal over the rows ``X[order]``.
 
     Parameters
@@ -546,6 +674,9 @@ def ftrl_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, Z, N, predic
         The total ℓ1 and ℓ2 penalties λ1, λ2 ≥ 0.
     weight : float, default=1
         Every row's example weight w ≥ 0 (its gradient is w·g; w = 0 changes nothing).
+    avg_acc, avg_rounds : float64 arrays of shapes (d, K) and (1,), optional
+        The averaging sums of the weights (module doc), updated in place; None: not
+        averaging.
 
     Returns
     -------
@@ -554,17 +685,18 @@ def ftrl_pass(X, const int64_t[::1] y, const int64_t[::1] order, W, Z, N, predic
     cdef Model M
     _fill(&M, FTRL, loss, W, N, Z, None, None, 0.0, 0.0, alpha, beta, l1, l2)
     M.weight = _weight_of(weight)
-    return _pass(&M, X, y, order, predictions)
+    return _pass(&M, X, y, order, predictions, avg_acc, avg_rounds)
 
 
 def ftrl_row(indices, values, Py_ssize_t y, W, Z, N, *, str loss="log", double alpha=0.5,
-             double beta=1.0, double l1=0.0, double l2=0.0, double weight=1.0):
+             double beta=1.0, double l1=0.0, double l2=0.0, double weight=1.0, avg_acc=None,
+             avg_rounds=None):
     """One FTRL-Proximal round (``learn_one``); arguments as :func:`adagrad_row` and
     :func:`ftrl_pass`.  Returns ``(prediction, updated)``."""
     cdef Model M
     _fill(&M, FTRL, loss, W, N, Z, None, None, 0.0, 0.0, alpha, beta, l1, l2)
     M.weight = _weight_of(weight)
-    return _row(&M, indices, values, y)
+    return _row(&M, indices, values, y, avg_acc, avg_rounds)
 
 
 def rda_pass(X, const int64_t[::1] y, const int64_t[::1] order, U, G, clock, predictions=None,
@@ -624,14 +756,16 @@ cdef class AdaptiveRound(RowRound):
     ``state = (W, G, last, clock)``), :func:`rda_row` (``"rda"``, ``state = (U, G, clock)``) or
     :func:`ftrl_row` (``"ftrl"``, ``state = (W, Z, N)``),
     checked once; ``counts`` (seen, mistakes, updates) kept here; ``exponent``: the accepted
-    row norms ``[2^-e, 2^e]``."""
+    row norms ``[2^-e, 2^e]``; ``avg_acc``, ``avg_rounds``: the averaging sums, or None."""
 
     cdef Model M
+    cdef Averaging A  # (with the averaging sums: the rounds are A's, on M)
     cdef double *buffer
 
     def __init__(self, str method, tuple state, int64_t[::1] counts, *, str loss,
                  double eta=0.1, double delta=1e-8, double alpha=0.5, double beta=1.0,
-                 double l1=0.0, double l2=0.0, int exponent=505):
+                 double l1=0.0, double l2=0.0, int exponent=505, avg_acc=None,
+                 avg_rounds=None):
         if method == "adagrad":
             W, G, last, clock = state
             _fill(&self.M, ADAGRAD, loss, W, G, None, last, clock, eta, delta, 0.0, 0.0, l1,
@@ -651,7 +785,12 @@ cdef class AdaptiveRound(RowRound):
         self.M.gamma = self.buffer + self.M.K
         self.play = _round
         self.model = &self.M
-        self.start(self.M.d, self.M.K, exponent, counts, state)
+        if avg_acc is not None:
+            _start_averaging(&self.A, &self.M, avg_acc, avg_rounds)
+            self.play = averaged_round
+            self.model = &self.A
+        self.start(self.M.d, self.M.K, exponent, counts, (*state, avg_acc, avg_rounds))
 
     def __dealloc__(self):
         free(self.buffer)
+        stop_averaging(&self.A)

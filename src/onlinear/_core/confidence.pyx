@@ -87,6 +87,12 @@ overflow and from 0 (``_bound_margin``): the same results as computing it, the e
 counts above included.  (A pass too short to pay for the scan, a single round and the full
 layouts compute V on every round.)
 
+Averaging (``average=True``): given the sums ``avg_acc`` ((d, K)) and ``avg_rounds`` ((1,)),
+a pass or round keeps the averaged mean — the mean of μ after every round — by
+:func:`onlinear._core.row_pass.averaged_round` around the same rounds (the diagonal layout's
+rounds move μ on the row's non-zeros, the full layouts' and a full NAROW's on every feature);
+without them the rounds run as they are.
+
 Dense rows are run on their non-zeros, gathered first, so dense and CSR rows (canonical: sorted,
 without duplicates) give identical states.  This module is compiled ahead of time (Cython).
 """
@@ -102,8 +108,9 @@ from ..rules._gaussian_params cimport NherdParams
 from ..rules.confidence cimport GaussianStep, gaussian_step_function
 from ..rules.confidence_dispatch cimport gaussian_step_of
 from ._sweeps cimport onlinear_simd_init
-from .row_pass cimport (RowRound, check_pass, check_state, feature_major_scores, play_row,
-                       reaches_every_feature, run_rows)
+from .row_pass cimport (Averaging, RowRound, averaged_round, check_pass, check_state,
+                       feature_major_scores, play_row_of, reaches_every_feature, run_rows_of,
+                       start_averaging, stop_averaging)
 
 from ..rules.confidence_table import GAUSSIAN_RULES, SHARED, GaussianRule
 
@@ -666,7 +673,7 @@ def _not_finite(where):
 def learn_pass(int rule, X, const int64_t[::1] y, const int64_t[::1] order, mean, covariance,
                const double[::1] params, predictions=None, *, str layout="diagonal",
                str diagonal="project", double min_variance=0.0, double prior=1.0,
-               int64_t[::1] counts=None):
+               int64_t[::1] counts=None, avg_acc=None, avg_rounds=None):
     """One online pass of Gaussian rule ``rule`` over the rows ``X[order]``.
 
     Parameters
@@ -699,6 +706,8 @@ def learn_pass(int rule, X, const int64_t[::1] y, const int64_t[::1] order, mean
     counts : int64 array of 2 entries, optional
         Incremented by the repairs (``counts[0]``: diagonal σ raised, full steps held) and the
         skipped non-zero rows with V ≤ 0 (``counts[1]``).
+    avg_acc, avg_rounds : float64 arrays of shapes (d, K) and (1,), optional
+        The averaging sums of the mean (module doc), updated in place; None: not averaging.
 
     Returns
     -------
@@ -714,22 +723,34 @@ def learn_pass(int rule, X, const int64_t[::1] y, const int64_t[::1] order, mean
     cdef Model M
     _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance, prior)
     _check_counts(counts)
-    return _run_pass(&M, X, y, order, predictions, counts)
+    return _run_pass(&M, X, y, order, predictions, counts, avg_acc, avg_rounds)
+
+
+cdef int _start_averaging(Averaging *A, Model *M, avg_acc, avg_rounds) except -1:
+    """Point ``A`` at the rounds of ``M`` and the averaging sums (module doc)."""
+    start_averaging(A, _play, M, M.mu, M.d, M.K, M.layout != DIAGONAL, avg_acc, avg_rounds)
+    return 0
 
 
 cdef tuple _run_pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order, predictions,
-                     int64_t[::1] counts):
-    """The pass of :func:`learn_pass` and :func:`narow_pass` on the filled model."""
+                     int64_t[::1] counts, avg_acc, avg_rounds):
+    """The pass of :func:`learn_pass` and :func:`narow_pass` on the filled model (averaged
+    with the sums ``avg_acc`` and ``avg_rounds``, unless they are None)."""
+    cdef Averaging A
     check_pass(X, y, order, predictions, M.d, M.K)
     if (M.rule_bound < INFINITY and M.layout == DIAGONAL and not M.narow
             and reaches_every_feature(X, order, M.d)):
         _bound_margin(M)  # (a long pass: the scan of the d·K variances pays)
+    A.before = NULL
     cdef double *buffer = _scratch(M)
     try:
-        mistakes, updates, failed = run_rows(_play, M, X, y, order, predictions)
+        if avg_acc is not None:  # (checked before any round)
+            _start_averaging(&A, M, avg_acc, avg_rounds)
+        mistakes, updates, failed = run_rows_of(_play, M, &A, X, y, order, predictions)
     finally:
         _mirror(M)
         free(buffer)
+        stop_averaging(&A)
     if counts is not None:
         counts[REPAIRED] += M.repaired
         counts[SKIPPED] += M.skipped
@@ -741,7 +762,8 @@ cdef tuple _run_pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order
 
 def learn_row(int rule, indices, values, Py_ssize_t y, mean, covariance,
               const double[::1] params, *, str layout="diagonal", str diagonal="project",
-              double min_variance=0.0, double prior=1.0, int64_t[::1] counts=None):
+              double min_variance=0.0, double prior=1.0, int64_t[::1] counts=None,
+              avg_acc=None, avg_rounds=None):
     """One round (``learn_one``) on the row with non-zeros ``values`` at the column
     ``indices`` (1-D; no repeated index), of label index ``y``; the other arguments as
     :func:`learn_pass`.  Returns ``(prediction, updated)``: the label index predicted before
@@ -750,19 +772,26 @@ def learn_row(int rule, indices, values, Py_ssize_t y, mean, covariance,
     cdef Model M
     _fill_model(&M, rule, layout, diagonal, mean, covariance, params, min_variance, prior)
     _check_counts(counts)
-    return _run_row(&M, indices, values, y, counts)
+    return _run_row(&M, indices, values, y, counts, avg_acc, avg_rounds)
 
 
-cdef tuple _run_row(Model *M, indices, values, Py_ssize_t y, int64_t[::1] counts):
-    """The round of :func:`learn_row` and :func:`narow_row` on the filled model."""
+cdef tuple _run_row(Model *M, indices, values, Py_ssize_t y, int64_t[::1] counts, avg_acc,
+                    avg_rounds):
+    """The round of :func:`learn_row` and :func:`narow_row` on the filled model (averaged
+    with the sums ``avg_acc`` and ``avg_rounds``, unless they are None)."""
     cdef bint updated
     cdef Py_ssize_t predicted
+    cdef Averaging A
+    A.before = NULL
     cdef double *buffer = _scratch(M)
     try:
-        predicted = play_row(_play, M, indices, values, y, M.d, M.K, &updated)
+        if avg_acc is not None:  # (checked before the round)
+            _start_averaging(&A, M, avg_acc, avg_rounds)
+        predicted = play_row_of(_play, M, &A, indices, values, y, M.d, M.K, &updated)
     finally:
         _mirror(M)
         free(buffer)
+        stop_averaging(&A)
     if counts is not None:
         counts[REPAIRED] += M.repaired
         counts[SKIPPED] += M.skipped
@@ -779,10 +808,23 @@ cdef class _HeldRound(RowRound):
     every ``learn_one`` cost as much as half of the round itself (USPS, 256 features)."""
 
     cdef Model M
+    cdef Averaging A  # (with the averaging sums: the rounds are A's, on M)
     cdef double *buffer
 
     def __dealloc__(self):
         free(self.buffer)
+        stop_averaging(&self.A)
+
+    cdef int _average(self, avg_acc, avg_rounds) except -1:
+        """Play the rounds averaged, with the sums ``avg_acc`` and ``avg_rounds`` (unless
+        None)."""
+        self.play = _play
+        self.model = &self.M
+        if avg_acc is not None:
+            _start_averaging(&self.A, &self.M, avg_acc, avg_rounds)
+            self.play = averaged_round
+            self.model = &self.A
+        return 0
 
     def mirror(self):
         """Copy the upper triangle of the full matrices the rounds moved since the last call
@@ -795,23 +837,24 @@ cdef class GaussianRound(_HeldRound):
     the arrays and options of :func:`learn_row`, checked once; ``counts`` (seen, mistakes,
     updates) and ``repairs`` (the repair and skip counts of :func:`learn_pass`) kept here;
     ``exponent``: the accepted row norms ``[2^-e, 2^e]``; the full matrices' lower triangles
-    brought up to date by :meth:`mirror`."""
+    brought up to date by :meth:`mirror`; ``avg_acc``, ``avg_rounds``: the averaging sums, or
+    None."""
 
     cdef int64_t[::1] repairs
 
     def __init__(self, int rule, mean, covariance, const double[::1] params,
                  int64_t[::1] counts, int64_t[::1] repairs, *, str layout="diagonal",
                  str diagonal="project", double min_variance=0.0, double prior=1.0,
-                 int exponent=505):
+                 int exponent=505, avg_acc=None, avg_rounds=None):
         _fill_model(&self.M, rule, layout, diagonal, mean, covariance, params, min_variance,
                     prior)
         if repairs is None or repairs.shape[0] < 2:
             raise ValueError("repairs must have 2 entries")
         self.buffer = _scratch(&self.M)
         self.repairs = repairs
-        self.play = _play
-        self.model = &self.M
-        self.start(self.M.d, self.M.K, exponent, counts, (mean, covariance, params, repairs))
+        self._average(avg_acc, avg_rounds)
+        self.start(self.M.d, self.M.K, exponent, counts,
+                   (mean, covariance, params, repairs, avg_acc, avg_rounds))
 
     cdef void after(self):
         self.repairs[REPAIRED] += self.M.repaired
@@ -847,7 +890,7 @@ cdef int _fill_narow(Model *M, str layout, mean, covariance, theta, double b,
 
 def narow_pass(X, const int64_t[::1] y, const int64_t[::1] order, mean, covariance, theta,
                predictions=None, *, double b=1.0, str layout="diagonal",
-               str variant="dogma"):
+               str variant="dogma", avg_acc=None, avg_rounds=None):
     """One online pass of NAROW over the rows ``X[order]`` (the module doc; the math in
     :mod:`onlinear.models.narow`).
 
@@ -864,6 +907,8 @@ def narow_pass(X, const int64_t[::1] y, const int64_t[::1] order, mean, covarian
     layout : {"diagonal", "per-class"}
     variant : {"dogma", "libol"}
         The paper's (DOGMA's) rounds, or LIBOL's ``NAROW.m`` (``"per-class"`` only).
+    avg_acc, avg_rounds : float64 arrays of shapes (d, K) and (1,), optional
+        The averaging sums of w (module doc), updated in place; None: not averaging.
 
     Returns
     -------
@@ -877,29 +922,31 @@ def narow_pass(X, const int64_t[::1] y, const int64_t[::1] order, mean, covarian
     """
     cdef Model M
     _fill_narow(&M, layout, mean, covariance, theta, b, variant)
-    return _run_pass(&M, X, y, order, predictions, None)
+    return _run_pass(&M, X, y, order, predictions, None, avg_acc, avg_rounds)
 
 
 def narow_row(indices, values, Py_ssize_t y, mean, covariance, theta, *, double b=1.0,
-              str layout="diagonal", str variant="dogma"):
+              str layout="diagonal", str variant="dogma", avg_acc=None, avg_rounds=None):
     """One NAROW round (``learn_one``) on the row with non-zeros ``values`` at the columns
     ``indices``; the other arguments as :func:`narow_pass`.  Returns ``(prediction,
     updated)``; raises ValueError, changing nothing, when a score or χ is not finite."""
     cdef Model M
     _fill_narow(&M, layout, mean, covariance, theta, b, variant)
-    return _run_row(&M, indices, values, y, None)
+    return _run_row(&M, indices, values, y, None, avg_acc, avg_rounds)
 
 
 cdef class NarowRound(_HeldRound):
     """``learn_one``'s NAROW round in one compiled call (:class:`RowRound`): the arrays and
     options of :func:`narow_row`, checked once; ``counts`` (seen, mistakes, updates) kept
     here; ``exponent``: the accepted row norms ``[2^-e, 2^e]``; the full matrices' lower
-    triangles brought up to date by :meth:`mirror`."""
+    triangles brought up to date by :meth:`mirror`; ``avg_acc``, ``avg_rounds``: the
+    averaging sums, or None."""
 
     def __init__(self, mean, covariance, theta, int64_t[::1] counts, *, double b=1.0,
-                 str layout="diagonal", str variant="dogma", int exponent=505):
+                 str layout="diagonal", str variant="dogma", int exponent=505, avg_acc=None,
+                 avg_rounds=None):
         _fill_narow(&self.M, layout, mean, covariance, theta, b, variant)
         self.buffer = _scratch(&self.M)
-        self.play = _play
-        self.model = &self.M
-        self.start(self.M.d, self.M.K, exponent, counts, (mean, covariance, theta))
+        self._average(avg_acc, avg_rounds)
+        self.start(self.M.d, self.M.K, exponent, counts,
+                   (mean, covariance, theta, avg_acc, avg_rounds))

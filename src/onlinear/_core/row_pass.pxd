@@ -35,6 +35,38 @@ cdef class RowRound:
                               Py_ssize_t y)
 
 
+ctypedef void (*deferred_changes)(void *model, const int64_t *idx, Py_ssize_t nnz,
+                                 double *acc) noexcept nogil
+
+cdef struct Averaging:
+    # the averaged hypothesis of an engine's rounds (row_pass.pyx, "averaging")
+    row_round play          # the engine's round
+    void *model             # and its model
+    deferred_changes deferred  # an engine whose rounds defer changes off their rows, or NULL
+    double *hypothesis      # the weights that predict, (d, K) feature-major: what is averaged
+    double *acc             # Σ_t R_t·Δ_t, (d, K)
+    double *rounds          # R, one value: the rounds closed since the last rebase
+    double *before          # the values a round may move, as they were before it
+    Py_ssize_t capacity     # (of ``before``, in values)
+    Py_ssize_t d
+    Py_ssize_t K
+    bint everywhere         # a round may move every value (full matrices), not only its row's
+    bint out_of_memory      # a round stopped for want of room for ``before``
+
+
+cdef int start_averaging(Averaging *A, row_round play, void *model, double *hypothesis,
+                         Py_ssize_t d, Py_ssize_t K, bint everywhere, acc,
+                         rounds) except -1
+cdef void stop_averaging(Averaging *A) noexcept
+cdef Py_ssize_t averaged_round(void *averaging, const int64_t *idx, const double *vals,
+                               Py_ssize_t nnz, Py_ssize_t y, bint *updated) noexcept nogil
+cdef tuple run_rows_of(row_round play, void *model, Averaging *A, X, const int64_t[::1] y,
+                       const int64_t[::1] order, int64_t[::1] predictions)
+cdef Py_ssize_t play_row_of(row_round play, void *model, Averaging *A, indices, values,
+                            Py_ssize_t y, Py_ssize_t n_features, Py_ssize_t n_classes,
+                            bint *updated) except -2
+
+
 cdef Py_ssize_t play_row(row_round play, void *model, indices, values, Py_ssize_t y,
                          Py_ssize_t n_features, Py_ssize_t n_classes,
                          bint *updated) except -2

@@ -9,6 +9,23 @@ vectorised sweep of ``simd.h``) and a CSR row copied without its stored zeros to
 (int64, float64) buffers, so that a dense row and its CSR form run the very same arithmetic:
 identical results.  A round returns the label index it predicted, or −1 to stop the pass (a
 value that is not finite), whose position the pass reports.
+
+Averaging (``average=True`` of the held learners).  :func:`averaged_round` plays an engine's
+round and keeps the sums from which the averaged hypothesis — the mean of the hypotheses after
+every round, (1/T)·Σ_{t=1}^T w_t, rounds that change nothing included — is read: with R the
+rounds closed since the last rebase and ``acc`` = Σ R_t·Δ_t (Δ_t the change of round t, R_t the
+R before it), Σ_t w_t = R·w − acc, so the average is (R·w − acc)/T
+(:func:`onlinear._core.weights.averaged`, the primal engine's sums at a scale of 1).  A round
+records its change on the values it may move — the row's non-zeros in every class, O(K·nnz),
+or all d·K values for a round that moves every weight (a full covariance's Σx) — from a copy
+taken before it, so the engine's round itself is unchanged.  An engine whose weights also move off the rows it is played on,
+its steps there deferred and taken when a row reaches them again (a regularized AdaGrad), gives
+``deferred``: called before each round on that round's row, it subtracts from ``acc`` what the
+hypotheses of the deferred rounds add to the sum beyond the stale value the sums saw there,
+Σ_i (w_i − w_0) (the round then records the jump from w_0 as any change).  Once R reaches
+``AVERAGE_REBASE`` (2^20) the sums are rebased (acc ← acc − R·w, R ← 0; O(d·K), amortized
+O(d·K/2^20) a round): the recorded changes then carry a relative error of at most about
+2^20·ε, as the primal engine's.
 """
 import numpy as np
 import scipy.sparse as sp
@@ -16,10 +33,11 @@ import scipy.sparse as sp
 from libc.stdint cimport int32_t, int64_t
 
 cimport numpy as cnp
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
 
 from ._one_row cimport csr_row, dense_row
-from ._store cimport index_t, nonzeros, real_x
+from ._store cimport AVERAGE_REBASE, index_t, nonzeros, real_x
 from ._sweeps cimport onlinear_simd_init
 
 onlinear_simd_init()  # (a dense row's non-zeros: _store.pxd's nonzeros, simd.h)
@@ -81,6 +99,110 @@ cdef bint reaches_every_feature(X, const int64_t[::1] order, Py_ssize_t n_featur
         return False
     stored = X.nnz if sp.issparse(X) else X.shape[0] * X.shape[1]
     return order.shape[0] * (stored / X.shape[0]) >= n_features
+
+
+# ---------------------------------------------------------------------------------- averaging
+#: the room ``before`` starts with for a round on a row's non-zeros (grown for longer rows)
+cdef Py_ssize_t FIRST_ROOM = 4096
+
+
+cdef int start_averaging(Averaging *A, row_round play, void *model, double *hypothesis,
+                         Py_ssize_t d, Py_ssize_t K, bint everywhere, acc,
+                         rounds) except -1:
+    """Point ``A`` at the engine's round and model, its hypothesis (d, K) and the averaging
+    sums ``acc`` ((d, K) float64) and ``rounds`` ((1,) float64), checked; its scratch is
+    freed by :func:`stop_averaging`."""
+    cdef double[:, ::1] acc_v
+    cdef double[::1] rounds_v
+    check_state("avg_acc", acc, (d, K))
+    check_state("avg_rounds", rounds, (1,))
+    if not (rounds[0] >= 0.0):
+        raise ValueError("avg_rounds must be ≥ 0")
+    acc_v = acc
+    rounds_v = rounds
+    A.play, A.model, A.hypothesis, A.deferred = play, model, hypothesis, NULL
+    A.acc = &acc_v[0, 0] if d * K > 0 else NULL
+    A.rounds = &rounds_v[0]
+    A.d, A.K, A.everywhere, A.out_of_memory = d, K, everywhere, False
+    A.capacity = K * (d if everywhere else min(d, FIRST_ROOM))
+    A.before = <double *>malloc(max(A.capacity, 1) * sizeof(double))
+    if A.before == NULL:
+        raise MemoryError()
+    return 0
+
+
+cdef void stop_averaging(Averaging *A) noexcept:
+    free(A.before)
+    A.before = NULL
+    A.capacity = 0
+
+
+cdef Py_ssize_t averaged_round(void *averaging, const int64_t *idx, const double *vals,
+                               Py_ssize_t nnz, Py_ssize_t y, bint *updated) noexcept nogil:
+    """The engine's round on ``A.model``, its change recorded in the averaging sums (module
+    doc); −1 when the round stopped (then only deferred changes were taken, and recorded), or
+    no room was left for the copy before it (``A.out_of_memory``, nothing changed)."""
+    cdef Averaging *A = <Averaging *>averaging
+    cdef Py_ssize_t K = A.K, n = A.d * K if A.everywhere else nnz * K, i, p, k, at
+    cdef double R = A.rounds[0]
+    cdef double *room
+    if n > A.capacity:
+        room = <double *>realloc(A.before, n * sizeof(double))
+        if room == NULL:
+            A.out_of_memory = True
+            return -1
+        A.before, A.capacity = room, n
+    if R >= AVERAGE_REBASE:
+        for i in range(A.d * K):
+            A.acc[i] -= R * A.hypothesis[i]
+        R = A.rounds[0] = 0.0
+    if A.deferred != NULL:
+        A.deferred(A.model, idx, nnz, A.acc)
+    if A.everywhere:
+        memcpy(A.before, A.hypothesis, n * sizeof(double))
+    else:
+        for p in range(nnz):
+            memcpy(A.before + p * K, A.hypothesis + idx[p] * K, K * sizeof(double))
+    cdef Py_ssize_t predicted = A.play(A.model, idx, vals, nnz, y, updated)
+    if R > 0.0:  # (a stopped round may have taken its row's deferred changes)
+        if A.everywhere:
+            for i in range(n):
+                A.acc[i] += R * (A.hypothesis[i] - A.before[i])
+        else:
+            for p in range(nnz):
+                for k in range(K):
+                    at = idx[p] * K + k
+                    A.acc[at] += R * (A.hypothesis[at] - A.before[p * K + k])
+    if predicted >= 0:
+        A.rounds[0] = R + 1.0
+    return predicted
+
+
+cdef tuple run_rows_of(row_round play, void *model, Averaging *A, X, const int64_t[::1] y,
+                       const int64_t[::1] order, int64_t[::1] predictions):
+    """:func:`run_rows` of the engine's ``play`` on ``model``, or, once ``A`` is started
+    (:func:`start_averaging`), of :func:`averaged_round` on ``A``; MemoryError if a round
+    found no room for its copy (the rounds before it taken)."""
+    if A.before == NULL:
+        return run_rows(play, model, X, y, order, predictions)
+    result = run_rows(averaged_round, A, X, y, order, predictions)
+    if A.out_of_memory:
+        raise MemoryError("no room for the averaging's copy of a round's values; the rounds "
+                          "before it were taken")
+    return result
+
+
+cdef Py_ssize_t play_row_of(row_round play, void *model, Averaging *A, indices, values,
+                            Py_ssize_t y, Py_ssize_t n_features, Py_ssize_t n_classes,
+                            bint *updated) except -2:
+    """:func:`play_row` as :func:`run_rows_of` plays a pass (MemoryError, changing nothing,
+    if the round found no room for its copy)."""
+    if A.before == NULL:
+        return play_row(play, model, indices, values, y, n_features, n_classes, updated)
+    predicted = play_row(averaged_round, A, indices, values, y, n_features, n_classes, updated)
+    if A.out_of_memory:
+        raise MemoryError("no room for the averaging's copy of the round's values")
+    return predicted
 
 
 cdef Py_ssize_t play_row(row_round play, void *model, indices, values, Py_ssize_t y,

@@ -32,15 +32,19 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._core.adaptive import averaging_refusal
 from ..models.adaptive import AdaGradModel, FTRLModel
 from ..models.dual_adagrad import DualAdaGradModel
+from . import docstrings
 from .checks import _DTYPES, canonical_csr
+from .held_averaging import AVERAGE_CONSTRAINTS, _AveragedHeld
 from .holding import WEIGHTED_CONSTRAINTS, _ModelHolding
 
 __all__ = ["AdaGrad", "FTRLProximal"]
 
 _COMMON = {
     **WEIGHTED_CONSTRAINTS,
+    **AVERAGE_CONSTRAINTS,
     "loss": [StrOptions({"hinge", "log"})],
     "l1": [Interval(Real, 0, None, closed="left")],
     "l2": [Interval(Real, 0, None, closed="left")],
@@ -57,12 +61,19 @@ def _logistic(estimator):
     return True
 
 
-class _AdaptiveClassifier(_ModelHolding):
+class _AdaptiveClassifier(_AveragedHeld, _ModelHolding):
     """Shared: the binary learner, the configuration, probabilities and sparsity."""
+
+    _parameter_docs = docstrings.HELD_PARAMETERS
+    #: the method of :mod:`onlinear._core.adaptive` (its averaging refusal)
+    _method = "ftrl"
 
     def _model_config(self, n_outputs, n_features):
         return {**{name: getattr(self, name) for name in self._model_class._options},
-                "name": type(self).__name__}
+                "average": self._started_average(), "name": type(self).__name__}
+
+    def _held_averaging_refusal(self):
+        return averaging_refusal(self._method)
 
     @available_if(_logistic)
     def predict_proba(self, X):
@@ -136,6 +147,16 @@ class AdaGrad(_AdaptiveClassifier):
     form : {"mirror", "dual"}, default="mirror"
         Composite mirror descent (SOL's ``ada-fobos``) or regularized dual averaging (SOL's
         ``ada-rda``); fixed once the model started (``fit`` restarts it with a new value).
+    average : bool, default=False
+        Predict with the averaged weights — the mean of W after every round since the model
+        started, rounds without a gradient included (the primal learners' ``average``) —
+        rather than the final ones: ``coef_``, ``intercept_``, ``predict``,
+        ``decision_function``, ``predict_proba`` and ``predict_one`` use them, while the
+        accumulated squares, the online counts and ``learn_one``'s return value stay the
+        online ones.  O(K·non-zeros) per round (the regularizer's deferred steps of a feature
+        absent from the rows enter the average in closed form when a row reaches it).  Not
+        for ``form="dual"``, whose weights are not stored.  Fixed when the model starts
+        (``fit`` restarts it).
 
     Attributes
     ----------
@@ -161,8 +182,8 @@ class AdaGrad(_AdaptiveClassifier):
                               "form": [StrOptions({"mirror", "dual"})]}
 
     def __init__(self, loss="hinge", eta=0.1, delta=1e-8, l1=0.0, l2=0.0, form="mirror", *,
-                 fit_intercept=False, n_epochs=1, shuffle=False, random_state=None,
-                 class_weight=None, warm_start=False, verbose=0):
+                 fit_intercept=False, average=False, n_epochs=1, shuffle=False,
+                 random_state=None, class_weight=None, warm_start=False, verbose=0):
         self.loss = loss
         self.form = form
         self.eta = eta
@@ -170,6 +191,7 @@ class AdaGrad(_AdaptiveClassifier):
         self.l1 = l1
         self.l2 = l2
         self.fit_intercept = fit_intercept
+        self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
@@ -181,6 +203,10 @@ class AdaGrad(_AdaptiveClassifier):
     @property
     def _model_class(self):
         return DualAdaGradModel if self.form == "dual" else AdaGradModel
+
+    @property
+    def _method(self):
+        return "rda" if self.form == "dual" else "adagrad"
 
     def _configure(self):
         model = self.__dict__.get("model_")
@@ -240,7 +266,7 @@ class FTRLProximal(_AdaptiveClassifier):
                               "beta": [Interval(Real, 0, None, closed="left")]}
 
     def __init__(self, loss="log", alpha=0.5, beta=1.0, l1=0.0, l2=0.0, *, fit_intercept=False,
-                 n_epochs=1, shuffle=False, random_state=None, class_weight=None,
+                 average=False, n_epochs=1, shuffle=False, random_state=None, class_weight=None,
                  warm_start=False, verbose=0):
         self.loss = loss
         self.alpha = alpha
@@ -248,6 +274,7 @@ class FTRLProximal(_AdaptiveClassifier):
         self.l1 = l1
         self.l2 = l2
         self.fit_intercept = fit_intercept
+        self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state

@@ -48,12 +48,14 @@ from ..rules.confidence_table import GaussianRule, parameter_vector
 from . import docstrings
 from .base import _Unweighted
 from .ellipsoid import FULL_MATRIX_MAX_SIZE
+from .held_averaging import AVERAGE_CONSTRAINTS, _AveragedHeld
 from .holding import HELD_CONSTRAINTS, WEIGHTED_CONSTRAINTS, _ModelHolding
 
 __all__ = ["ConfidenceWeighted", "AROW", "SoftConfidenceWeighted", "NormalHerd"]
 
 _COMMON = {
     **HELD_CONSTRAINTS,
+    **AVERAGE_CONSTRAINTS,
     "a": [Interval(Real, 0, None, closed="neither")],
     "matrix": [StrOptions({"auto", "diagonal", "per-class", "shared"})],
     "diagonal": [StrOptions({"project", "drop"})],
@@ -90,11 +92,11 @@ _ETA = [Interval(Real, 0.5, 1, closed="neither")]
 _POSITIVE = [Interval(Real, 0, None, closed="neither")]
 
 
-class _Gaussian(_ModelHolding):
+class _Gaussian(_AveragedHeld, _ModelHolding):
     """Shared machinery: the layout, the rule and the configuration of the Gaussian model."""
 
     _model_class = GaussianModel
-    _parameter_docs = {**docstrings.PARAMETERS, **GAUSSIAN_PARAMETERS}
+    _parameter_docs = {**docstrings.HELD_PARAMETERS, **GAUSSIAN_PARAMETERS}
 
     def _gaussian_rule(self, shared):
         """The :class:`GaussianRule` of the estimator's hyperparameters (``shared``: the
@@ -127,7 +129,7 @@ class _Gaussian(_ModelHolding):
         return {"rule": int(rule), "params": parameter_vector(rule, **self._rule_values()),
                 "values": self._rule_values(), "layout": layout, "diagonal": self.diagonal,
                 "min_variance": float(self.min_variance), "a": float(self.a),
-                "name": type(self).__name__}
+                "average": self._started_average(), "name": type(self).__name__}
 
     @property
     def n_variance_repairs_(self):
@@ -201,8 +203,8 @@ class ConfidenceWeighted(_Unweighted, _Gaussian):
                               "libol_compat": ["boolean"]}
 
     def __init__(self, eta=0.75, form="std", a=1.0, matrix="auto", diagonal="project",
-                 min_variance=0.0, libol_compat=False, *, fit_intercept=False, n_epochs=1,
-                 shuffle=False, random_state=None, warm_start=False, verbose=0):
+                 min_variance=0.0, libol_compat=False, *, fit_intercept=False, average=False,
+                 n_epochs=1, shuffle=False, random_state=None, warm_start=False, verbose=0):
         self.eta = eta
         self.form = form
         self.a = a
@@ -211,6 +213,7 @@ class ConfidenceWeighted(_Unweighted, _Gaussian):
         self.min_variance = min_variance
         self.libol_compat = libol_compat
         self.fit_intercept = fit_intercept
+        self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
@@ -275,8 +278,9 @@ class AROW(_Gaussian):
                               "libol_compat": ["boolean"]}
 
     def __init__(self, r=1.0, a=1.0, matrix="auto", diagonal="project", min_variance=0.0,
-                 libol_compat=False, *, fit_intercept=False, n_epochs=1, shuffle=False,
-                 random_state=None, class_weight=None, warm_start=False, verbose=0):
+                 libol_compat=False, *, fit_intercept=False, average=False, n_epochs=1,
+                 shuffle=False, random_state=None, class_weight=None, warm_start=False,
+                 verbose=0):
         self.r = r
         self.a = a
         self.matrix = matrix
@@ -284,6 +288,7 @@ class AROW(_Gaussian):
         self.min_variance = min_variance
         self.libol_compat = libol_compat
         self.fit_intercept = fit_intercept
+        self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
@@ -346,9 +351,9 @@ class SoftConfidenceWeighted(_Gaussian):
                               "libol_compat": ["boolean"]}
 
     def __init__(self, C=1.0, eta=0.75, variant="I", a=1.0, matrix="auto", diagonal="project",
-                 min_variance=0.0, libol_compat=False, *, fit_intercept=False, n_epochs=1,
-                 shuffle=False, random_state=None, class_weight=None, warm_start=False,
-                 verbose=0):
+                 min_variance=0.0, libol_compat=False, *, fit_intercept=False, average=False,
+                 n_epochs=1, shuffle=False, random_state=None, class_weight=None,
+                 warm_start=False, verbose=0):
         self.C = C
         self.eta = eta
         self.variant = variant
@@ -358,6 +363,7 @@ class SoftConfidenceWeighted(_Gaussian):
         self.min_variance = min_variance
         self.libol_compat = libol_compat
         self.fit_intercept = fit_intercept
+        self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
@@ -426,14 +432,15 @@ class NormalHerd(_Gaussian):
     libol_compat = False
 
     def __init__(self, C=1.0, a=1.0, matrix="auto", diagonal="project", min_variance=0.0, *,
-                 fit_intercept=False, n_epochs=1, shuffle=False, random_state=None,
-                 class_weight=None, warm_start=False, verbose=0):
+                 fit_intercept=False, average=False, n_epochs=1, shuffle=False,
+                 random_state=None, class_weight=None, warm_start=False, verbose=0):
         self.C = C
         self.a = a
         self.matrix = matrix
         self.diagonal = diagonal
         self.min_variance = min_variance
         self.fit_intercept = fit_intercept
+        self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state

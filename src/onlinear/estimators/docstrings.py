@@ -90,6 +90,21 @@ dtype : {"auto", "float64", "float32"}, default="auto"
     (``fit`` restarts it).""",
 }
 
+#: The parameters of the estimators that hold their model (:mod:`onlinear.estimators.holding`):
+#: the protocol's, with ``average`` as their models keep it
+#: (:mod:`onlinear.models.averaging`).
+HELD_PARAMETERS = {**PARAMETERS, "average": """\
+average : bool, default=False
+    Predict with the averaged hypothesis — the mean of the weights (the Gaussian learners'
+    mean μ) after every round since the model started, rounds that change nothing included,
+    as the primal learners' ``average`` (Freund & Schapire, 1999) — rather than the final
+    one: ``coef_``, ``intercept_``, ``predict``, ``decision_function`` and ``predict_one``
+    use it, while the learning state (a covariance, accumulated squares), the online counts
+    (``n_mistakes_``) and ``learn_one``'s return value stay those of the online hypothesis.
+    O(K·non-zeros) per round (O(d·K) with a full covariance, whose steps move every weight),
+    and the weights' memory once more.  Fixed when the model starts (``fit`` restarts
+    it)."""}
+
 #: The protocol parameters every learner takes.
 UNIVERSAL = ("n_epochs", "shuffle", "random_state", "warm_start", "verbose")
 

@@ -181,12 +181,14 @@ def _build_held(estimator, dense):
     """The context of a started estimator that holds its model (``model_``,
     :mod:`onlinear.models`) for dense rows or one-row CSR matrices: the model's compiled round
     (:meth:`~onlinear.models.protocol.Model.row_round`) behind closures; None if the model has
-    none or the call cannot take it (an intercept's constant feature, class weights).  A closure
+    none or the call cannot take it (an intercept's constant feature, class weights, or
+    ``average`` changed since the start: the general path raises).  A closure
     gives the call back to the general path (returns None, nothing changed) when the estimator
     holds another model or the model another round (an array rebound: grown, restored)."""
     d = estimator.__dict__
     model = d.get("model_")
-    if model is None or d.get("fit_intercept") or d.get("class_weight") is not None:
+    if (model is None or d.get("fit_intercept") or d.get("class_weight") is not None
+            or estimator._started_form_changed()):
         return None
     exponent = estimator._row_exponent
     rounds = model.row_round(exponent)

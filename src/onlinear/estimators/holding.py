@@ -20,9 +20,10 @@ from .base import OnlineLinearClassifier
 from .checks import check_memory
 
 _PREFIX = "_"
-#: The protocol's hyperparameters that a held model takes: not the primal model's
-#: ``average`` (no averaged form yet) and ``dtype`` (the state is float64; float32 rows are
-#: read as they are), nor ``class_weight`` (:data:`WEIGHTED_CONSTRAINTS` adds it).
+#: The protocol's hyperparameters that a held model takes: not ``average`` (the families
+#: whose model averages add it: :mod:`.held_averaging`), ``dtype`` (the state is float64;
+#: float32 rows are read as they are), nor ``class_weight`` (:data:`WEIGHTED_CONSTRAINTS`
+#: adds it).
 HELD_CONSTRAINTS = {name: constraint
                     for name, constraint in OnlineLinearClassifier._parameter_constraints.items()
                     if name not in ("average", "class_weight", "dtype")}

@@ -11,12 +11,13 @@ from . import docstrings
 from .base import _Unweighted
 from .confidence_weighted import GAUSSIAN_PARAMETERS
 from .ellipsoid import FULL_MATRIX_MAX_SIZE
+from .held_averaging import AVERAGE_CONSTRAINTS, _AveragedHeld
 from .holding import HELD_CONSTRAINTS, _ModelHolding
 
 __all__ = ["NAROW"]
 
 
-class NAROW(_Unweighted, _ModelHolding):
+class NAROW(_Unweighted, _AveragedHeld, _ModelHolding):
     """NAROW, "Narrow Adaptive Regularization Of Weights" (Orabona & Crammer, NIPS 2010), in the
     form of the LIBOL manual's Algorithm 11 and of the first author's DOGMA toolbox: a
     Perceptron-like sum θ, a matrix A whose increment xxᵀ/r_t has r_t = χ/(bχ − 1) when the
@@ -63,20 +64,22 @@ class NAROW(_Unweighted, _ModelHolding):
     """
 
     _model_class = NAROWModel
-    _parameter_docs = {**docstrings.PARAMETERS, "a": GAUSSIAN_PARAMETERS["a"]}
-    _parameter_constraints = {**HELD_CONSTRAINTS,
+    _parameter_docs = {**docstrings.HELD_PARAMETERS, "a": GAUSSIAN_PARAMETERS["a"]}
+    _parameter_constraints = {**HELD_CONSTRAINTS, **AVERAGE_CONSTRAINTS,
                               "b": [Interval(Real, 0, None, closed="neither")],
                               "a": [Interval(Real, 0, None, closed="neither")],
                               "matrix": [StrOptions({"auto", "diagonal", "per-class"})],
                               "variant": [StrOptions({"dogma", "libol"})]}
 
     def __init__(self, b=1.0, a=1.0, matrix="auto", variant="dogma", *, fit_intercept=False,
-                 n_epochs=1, shuffle=False, random_state=None, warm_start=False, verbose=0):
+                 average=False, n_epochs=1, shuffle=False, random_state=None, warm_start=False,
+                 verbose=0):
         self.b = b
         self.a = a
         self.matrix = matrix
         self.variant = variant
         self.fit_intercept = fit_intercept
+        self.average = average
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
@@ -95,7 +98,8 @@ class NAROW(_Unweighted, _ModelHolding):
             layout = ("per-class" if n_features <= FULL_MATRIX_MAX_SIZE
                       or self.variant == "libol" else "diagonal")
         return {"b": float(self.b), "a": float(self.a), "layout": layout,
-                "variant": self.variant, "min_variance": 0.0, "name": type(self).__name__}
+                "variant": self.variant, "min_variance": 0.0,
+                "average": self._started_average(), "name": type(self).__name__}
 
     @property
     def covariance_(self):

@@ -10,11 +10,14 @@ Arrays (the members of a saved file are these names with a leading underscore), 
   (int64, (n_features,): the rounds whose regularization each feature's weights have had) and
   ``clock`` (int64, (1,): the rounds seen);
 * FTRL-Proximal: ``weights`` (W, always current), ``z`` and ``n`` (the paper's z and n);
-* both: ``counts`` — examples seen, mistakes, updates (rounds with a non-zero gradient).
+* both: ``counts`` — examples seen, mistakes, updates (rounds with a non-zero gradient);
+* with ``average``, ``avg_acc`` and ``avg_rounds``: the sums of the averaged weights, the mean
+  of W after every round (:mod:`onlinear.models.averaging`; a regularized AdaGrad's deferred
+  steps enter them in closed form, :mod:`onlinear._core.adaptive`).
 
 The configuration (from the estimator): ``loss`` (``"hinge"`` or ``"log"``), the rates
-(AdaGrad ``eta``, ``delta``; FTRL ``alpha``, ``beta``), ``l1``, ``l2`` and the estimator's
-``name``.
+(AdaGrad ``eta``, ``delta``; FTRL ``alpha``, ``beta``), ``l1``, ``l2``, ``average`` and the
+estimator's ``name``.
 
 Example weights: a round of weight w has the loss w·ℓ, so its subgradient rows are w·g (the
 squares accumulate (w·g)²); the regularizer's rounds are not weighted (AdaGrad's regularizer
@@ -26,7 +29,9 @@ from sklearn.utils.extmath import row_norms
 
 from .._core import adaptive
 from .._core.counters import MISTAKES, SEEN, UPDATES
+from .._core.weights import averaged
 from . import weighted_pass
+from .averaging import AveragedHypothesis
 from .protocol import Model
 
 #: the largest example weight times row norm (so gradient norm) a round takes: its square,
@@ -34,8 +39,11 @@ from .protocol import Model
 LARGEST_WEIGHTED_NORM = 1e150
 
 
-class _Adaptive(Model):
-    """What the two adaptive models share: counting, growing, the binary learner's refusal."""
+class _Adaptive(AveragedHypothesis, Model):
+    """What the adaptive models share: counting, growing, the binary learner's refusal, the
+    averaged weights."""
+
+    hypothesis_name = "weights"
 
     #: the configuration's entries the engine's functions take as keywords
     _options = ()
@@ -103,6 +111,7 @@ class _Adaptive(Model):
             grown = np.zeros((array.shape[0], n_outputs))
             grown[:, where] = array
             setattr(self, name, grown)
+        self.grow_averaging_outputs(n_outputs, where)
 
     def grow_features(self, n_features, old):
         """New features: zero weights and zero accumulated gradients, which is what a model
@@ -111,6 +120,7 @@ class _Adaptive(Model):
         for name in self._per_output:
             setattr(self, name, np.ascontiguousarray(
                 np.insert(getattr(self, name), [old] * added, 0.0, axis=0)))
+        self.grow_averaging_features(n_features, old)
         self._grow_more(added, old)
 
     def _grow_more(self, added, old):
@@ -118,16 +128,19 @@ class _Adaptive(Model):
 
     def specs(self, n_outputs, n_features):
         arrays = {name: ((n_features, n_outputs), np.float64) for name in self._per_output}
-        return {**arrays, **super().specs(n_outputs, n_features)}
+        return {**arrays, **super().specs(n_outputs, n_features),
+                **self.averaging_specs(n_outputs, n_features)}
 
     def check(self):
-        """The counters' order; the accumulated squares not negative."""
+        """The counters' order; the accumulated squares not negative; the averaging sums'."""
         super().check()
         if np.any(self.__dict__[self._squares] < 0.0):
             raise ValueError(f"_{self._squares}: sums of squared gradients must be ≥ 0.")
+        self.check_averaging()
 
     def coefficients(self):
-        return self.weights
+        """W, or with ``average`` the averaged weights (:mod:`onlinear.models.averaging`)."""
+        return self.averaged_hypothesis(self.weights)
 
     def probabilities(self, X):
         """Class probabilities of the logistic loss: softmax of the scores (one output:
@@ -142,7 +155,7 @@ class AdaGradModel(_Adaptive):
     Parameters
     ----------
     config : dict
-        ``loss``, ``eta``, ``delta``, ``l1``, ``l2`` and ``name`` (module doc).
+        ``loss``, ``eta``, ``delta``, ``l1``, ``l2``, ``average`` and ``name`` (module doc).
     """
 
     array_names = ("weights", "squares", "last", "clock", "counts")
@@ -153,6 +166,7 @@ class AdaGradModel(_Adaptive):
     def start(self, n_outputs, n_features):
         self.weights, self.squares, self.last, self.clock = adaptive.adagrad_state(
             n_features, n_outputs)
+        self.start_averaging()
 
     def specs(self, n_outputs, n_features):
         return {**super().specs(n_outputs, n_features),
@@ -172,30 +186,45 @@ class AdaGradModel(_Adaptive):
     def _make_round(self, exponent):
         return adaptive.AdaptiveRound("adagrad", (self.weights, self.squares, self.last,
                                                   self.clock), self.counts,
-                                      exponent=exponent, **self._keywords())
+                                      exponent=exponent, **self._keywords(),
+                                      **self.averaging_keywords())
 
     def _pass(self, X, targets, order, predictions, weight):
         return adaptive.adagrad_pass(X, targets, order, self.weights, self.squares, self.last,
                                      self.clock, predictions, weight=weight,
-                                     **self._keywords())
+                                     **self._keywords(), **self.averaging_keywords())
 
     def _row(self, idx, vals, label, weight):
         return adaptive.adagrad_row(idx, vals, label, self.weights, self.squares, self.last,
-                                    self.clock, weight=weight, **self._keywords())
+                                    self.clock, weight=weight, **self._keywords(),
+                                    **self.averaging_keywords())
 
     def coefficients(self):
         """The weights of Algorithm 1 at the rounds seen: the regularization steps deferred
         while a feature was absent from the rows are taken first (O(d·K), a no-op without
-        ``l1`` and ``l2``)."""
+        ``l1`` and ``l2``); with ``average`` the averaged weights (the deferred steps' share of
+        the sums taken first)."""
         keywords = self._keywords()
         keywords.pop("loss")
         if not (keywords["l1"] or keywords["l2"]):
-            return self.weights  # (nothing deferred)
-        arrays = (self.weights, self.squares, self.last, self.clock)
+            return self.averaged_hypothesis(self.weights)  # (nothing deferred)
+        names = ("weights", "squares", "last", "clock") + (("avg_acc",) if self.averages else ())
+        arrays = [getattr(self, name) for name in names]
         if not all(array.flags.writeable for array in arrays):  # (a read-only model: a copy)
-            arrays = tuple(array.copy() for array in arrays)
-        adaptive.adagrad_catch_up(*arrays, **keywords)
-        return arrays[0]
+            arrays = [array.copy() for array in arrays]
+        adaptive.adagrad_catch_up(*arrays[:4], **keywords,
+                                  **({"avg_acc": arrays[4], "avg_rounds": self.avg_rounds}
+                                     if self.averages else {}))
+        if not self.averages:
+            return arrays[0]
+        return averaged(arrays[0], arrays[4], self.avg_rounds, self.count("seen"))
+
+    def predict_row(self, idx, vals, dense=False):
+        """As the protocol's; a regularized model's deferred steps taken first
+        (:meth:`coefficients`)."""
+        if self.config["l1"] or self.config["l2"]:
+            return Model.predict_row(self, idx, vals, dense)
+        return super().predict_row(idx, vals, dense)
 
 
 class FTRLModel(_Adaptive):
@@ -204,7 +233,7 @@ class FTRLModel(_Adaptive):
     Parameters
     ----------
     config : dict
-        ``loss``, ``alpha``, ``beta``, ``l1``, ``l2`` and ``name`` (module doc).
+        ``loss``, ``alpha``, ``beta``, ``l1``, ``l2``, ``average`` and ``name`` (module doc).
     """
 
     array_names = ("weights", "z", "n", "counts")
@@ -214,15 +243,18 @@ class FTRLModel(_Adaptive):
 
     def start(self, n_outputs, n_features):
         self.weights, self.z, self.n = adaptive.ftrl_state(n_features, n_outputs)
+        self.start_averaging()
 
     def _pass(self, X, targets, order, predictions, weight):
         return adaptive.ftrl_pass(X, targets, order, self.weights, self.z, self.n, predictions,
-                                  weight=weight, **self._keywords())
+                                  weight=weight, **self._keywords(),
+                                  **self.averaging_keywords())
 
     def _make_round(self, exponent):
         return adaptive.AdaptiveRound("ftrl", (self.weights, self.z, self.n), self.counts,
-                                      exponent=exponent, **self._keywords())
+                                      exponent=exponent, **self._keywords(),
+                                      **self.averaging_keywords())
 
     def _row(self, idx, vals, label, weight):
         return adaptive.ftrl_row(idx, vals, label, self.weights, self.z, self.n, weight=weight,
-                                 **self._keywords())
+                                 **self._keywords(), **self.averaging_keywords())

@@ -14,13 +14,15 @@ Arrays (the members of a saved file are these names with a leading underscore):
 * ``repairs`` — the engine's counts of repaired variances (diagonal ones, and full-matrix
   steps held where float64 cannot resolve Σ along the row) and of skipped rounds whose margin
   variance rounded to zero or below;
-* ``counts`` — examples seen, mistakes, updates.
+* ``counts`` — examples seen, mistakes, updates;
+* with ``average``, ``avg_acc`` and ``avg_rounds``: the sums of the averaged mean, the mean of
+  μ after every round (:mod:`onlinear.models.averaging`; Σ is learning state, not averaged).
 
 The configuration (from the estimator): ``rule`` (a
 :class:`~onlinear.rules.confidence_table.GaussianRule`), ``params`` (its parameter vector),
 ``values`` (the hyperparameters it was computed from), ``layout``, ``diagonal`` (the diagonal
-form), ``min_variance``, ``a`` (Σ_1 = a·I, read when the model starts) and the estimator's
-``name``, for messages.
+form), ``min_variance``, ``a`` (Σ_1 = a·I, read when the model starts), ``average`` (fixed
+when the model starts) and the estimator's ``name``, for messages.
 
 Example weights: a weight w > 0 weighs the loss of the rule's problem (C → w·C for SCW and
 NHERD, r → r/w for AROW: :func:`~onlinear.rules.confidence_table.weighted_values`); a round of
@@ -32,6 +34,7 @@ from .._core import confidence
 from .._core.counters import MISTAKES, SEEN, UPDATES
 from ..rules.confidence_table import has_weighted_form, parameter_vector, weighted_values
 from . import weighted_pass
+from .averaging import AveragedHypothesis
 from .invariants import check_positive_definite
 from .protocol import Model
 
@@ -39,14 +42,14 @@ from .protocol import Model
 # estimators package, which imports this module)
 
 
-class GaussianModel(Model):
+class GaussianModel(AveragedHypothesis, Model):
     """Mean and covariance of the confidence-weighted learners (module doc).
 
     Parameters
     ----------
     config : dict
-        ``rule``, ``params``, ``layout``, ``diagonal``, ``min_variance``, ``a`` and ``name``
-        (module doc).
+        ``rule``, ``params``, ``layout``, ``diagonal``, ``min_variance``, ``a``, ``average``
+        and ``name`` (module doc).
     """
 
     array_names = ("mean", "covariance", "prior", "repairs", "counts")
@@ -101,6 +104,7 @@ class GaussianModel(Model):
         # (the prior the model started with: a set later applies to the next fit)
         self.prior = np.array([float(self.config["a"])])
         self.repairs = np.zeros(2, dtype=np.int64)
+        self.start_averaging()
 
     def specs(self, n_outputs, n_features):
         layout = self.config["layout"]
@@ -111,7 +115,8 @@ class GaussianModel(Model):
                 "covariance": (covariance, np.float64),
                 "prior": ((1,), np.float64),
                 "repairs": ((2,), np.int64),
-                **super().specs(n_outputs, n_features)}
+                **super().specs(n_outputs, n_features),
+                **self.averaging_specs(n_outputs, n_features)}
 
     def check(self):
         """The counters' order; Σ positive definite (the diagonals' entries positive, each
@@ -139,6 +144,7 @@ class GaussianModel(Model):
                                  f"{bound} (Σ starts at a·I and only shrinks).")
         if np.any(self.repairs < 0):
             raise ValueError("_repairs: counts must be ≥ 0.")
+        self.check_averaging()
 
     # ------------------------------------------------------------------ growing
     def grow_outputs(self, n_outputs, where):
@@ -163,6 +169,7 @@ class GaussianModel(Model):
         else:
             covariance = self.covariance
         self.mean, self.covariance = mean, covariance
+        self.grow_averaging_outputs(n_outputs, where)
 
     def grow_features(self, n_features, old):
         """New features: μ = 0 and variance a, uncorrelated with the others — what a model
@@ -171,6 +178,7 @@ class GaussianModel(Model):
         added = n_features - self.mean.shape[0]
         a = float(self.prior[0])
         self.mean = np.ascontiguousarray(np.insert(self.mean, [old] * added, 0.0, axis=0))
+        self.grow_averaging_features(n_features, old)
         if self.config["layout"] == "diagonal":
             self.covariance = np.ascontiguousarray(
                 np.insert(self.covariance, [old] * added, a, axis=0))
@@ -187,7 +195,7 @@ class GaussianModel(Model):
         config = self.config
         return {"layout": config["layout"], "diagonal": config["diagonal"],
                 "min_variance": config["min_variance"], "prior": float(self.prior[0]),
-                "counts": self.repairs}
+                "counts": self.repairs, **self.averaging_keywords()}
 
     def pass_can_fail(self, n_rows):
         # a round whose score, margin variance or step is not finite stops the pass with the
@@ -235,6 +243,7 @@ class GaussianModel(Model):
     def _weighted_row(self, idx, vals, label, params, weight):
         """``(predicted, updated)`` of one round of the given weight (0: a prediction)."""
         if weight == 0.0:
+            self.close_rounds(1)
             return self._predicted(np.asarray(vals) @ self.mean[idx]), False
         return confidence.learn_row(self.config["rule"], idx, vals, label, self.mean,
                                     self.covariance, params, **self._engine_options())
@@ -268,6 +277,7 @@ class GaussianModel(Model):
 
     def _predict_only(self, rows, targets, predictions):
         """Rounds of weight 0 over ``rows``: predictions, no step; ``(mistakes, 0)``."""
+        self.close_rounds(rows.shape[0])
         scores = np.asarray(rows @ self.mean)
         predicted = ((scores[:, 0] > 0.0).astype(np.int64) if scores.shape[1] == 1
                      else np.argmax(scores, axis=1))
@@ -283,6 +293,7 @@ class GaussianModel(Model):
                                         exponent=exponent, **options)
 
     def coefficients(self):
-        return self.mean
+        """μ, or with ``average`` the averaged mean (:mod:`onlinear.models.averaging`)."""
+        return self.averaged_hypothesis(self.mean)
 
 

@@ -21,7 +21,7 @@ in place of r — on a hinge loss ℓ = max(0, 1 − z·w·x) > 0 with r_t < ∞
 and the same rank-one shrink — and no update at all while r_t = ∞ (θ unused).
 
 Arrays: the Gaussian model's (``mean`` = w, ``covariance`` = A⁻¹, ``prior`` = a, ``repairs``,
-unused here, ``counts``) and ``theta`` (θ, ``(n_features, n_outputs)``).  The rounds are
+unused here, ``counts``, with ``average`` the sums of the averaged w) and ``theta`` (θ, ``(n_features, n_outputs)``).  The rounds are
 compiled (:func:`onlinear._core.confidence.narow_pass`, ``narow_row`` and ``NarowRound`` for
 ``learn_one``): a full A⁻¹ is subtracted on its upper triangle and mirrored, so it stays
 symmetric bit for bit.
@@ -40,7 +40,7 @@ class NAROWModel(GaussianModel):
     ----------
     config : dict
         ``b``, ``layout`` (``"diagonal"`` or ``"per-class"``), ``a``, ``min_variance`` (0:
-        the Gaussian model's checks) and ``name``.
+        the Gaussian model's checks), ``average`` and ``name``.
     """
 
     array_names = ("mean", "theta", "covariance", "prior", "repairs", "counts")
@@ -81,7 +81,8 @@ class NAROWModel(GaussianModel):
 
     def _options(self):
         config = self.config
-        return {"b": config["b"], "layout": config["layout"], "variant": config["variant"]}
+        return {"b": config["b"], "layout": config["layout"], "variant": config["variant"],
+                **self.averaging_keywords()}
 
     def learn(self, X, targets, order, predictions, weights=None):
         if weights is not None:
