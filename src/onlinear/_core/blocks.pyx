@@ -1213,73 +1213,94 @@ def learn_one_ordinal(idx, vals, int64_t rank, double[::1] w, double[::1] b, int
     return T.score
 
 
-cdef class BlockRowRound:
-    """``learn_one``'s trial of one row on a started general-block model (§2, one prototype)
-    in one compiled call: the model's arrays checked once, the trial's scratch held, so that a
-    call checks only its row and label (:class:`LabelSetRound` says how rows are taken).
+cdef class _Round:
+    """``learn_one``'s trial of one row on a started model in one compiled call: the model's
+    arrays checked once, when the object is made, and the trial's scratch held, so that a call
+    checks only its row and label — as :class:`onlinear._core.row_pass.RowRound` does for the
+    row engines.
 
-    ``y`` is the label's index: 1 the positive side (+1), 0 the negative one (−1).  Returns the
-    index predicted before the trial (1 where the score ω·x is positive), the very trial a
-    one-row :func:`run_blocks_sparse` plays, or −1 having changed nothing."""
+    ``dense(x, y)`` takes a 1-D C-contiguous float64 row of the model's width (all its values,
+    zeros included), ``sparse(indptr, indices, data, y)`` a one-row canonical CSR matrix's
+    arrays (int32 indices, float64 values, within the width).  Each returns what the task
+    predicted before the trial, or −1 having changed nothing — a row of another kind or width,
+    not finite or of a norm outside ``[2^-e, 2^e]`` (``e = exponent``), or a label outside the
+    model — so that the caller's general path takes the call and names the problem."""
     cdef object arrays
     cdef Task T
     cdef double *params
-    cdef Py_ssize_t d
+    cdef Py_ssize_t n_params, d
     cdef int64_t *counts
     cdef int scheme, kind, exponent
     cdef Work wk
     cdef _Block holder
     cdef int64_t *index
+    cdef uint8_t *relevance
+    cdef double label
 
     def __cinit__(self, *args, **kwargs):
         self.index = NULL
+        self.relevance = NULL
 
     def __dealloc__(self):
         free(self.index)
+        free(self.relevance)
 
-    def __init__(self, double[::1] w, double[::1] scale, int scheme, int kind,
-                 double[::1] params, int64_t[::1] counts, int exponent):
-        cdef Py_ssize_t j
+    cdef int _start(self, Task T, Py_ssize_t d, Py_ssize_t most, double[::1] scale, int scheme,
+                    int kind, double[::1] params, int64_t[::1] counts, int exponent,
+                    object arrays) except -1:
+        cdef Py_ssize_t j, m = T.L.m if T.code == TASK_LABEL_SETS else 1
         _check_kind(scheme, kind)
         if scale.shape[0] < 1 or params.shape[0] < N_PARAMS - 1 \
-                or counts.shape[0] < _N_TRIAL_COUNTS:
+                or counts.shape[0] < _N_TRIAL_COUNTS or m < 1:
             raise ValueError(f"the scale is an array of one entry, params has {N_PARAMS - 1} "
-                             f"or more entries (make_params), counts {N_TRIAL_COUNTS}")
-        self.arrays = (w, scale, params, counts)
-        self.d = w.shape[0]
-        self.T = _block_model(w, scale)
-        self.params, self.counts = &params[0], &counts[0]
+                             f"or more entries (make_params), counts {N_TRIAL_COUNTS}, and "
+                             "the weights a column per label")
+        self.arrays, self.T, self.d = arrays, T, d
+        self.params, self.n_params, self.counts = &params[0], params.shape[0], &counts[0]
         self.scheme, self.kind, self.exponent = scheme, kind, exponent
-        self.holder = _make_work(&self.wk, 1, self.d, self.d, 1,
-                                 kind == UPDATE_ADDITIVE and (scheme == OPTIMAL
-                                                              or scheme == SOPOPO))
-        self.index = <int64_t *>malloc((self.d + 1) * sizeof(int64_t))
-        if self.index == NULL:
+        self.holder = _make_work(&self.wk, most, d if T.code == TASK_BLOCKS else 0, d, m,
+                                 T.code == TASK_BLOCKS and kind == UPDATE_ADDITIVE
+                                 and (scheme == OPTIMAL or scheme == SOPOPO))
+        self.index = <int64_t *>malloc((d + 1) * sizeof(int64_t))
+        self.relevance = <uint8_t *>calloc(m, 1)
+        if self.index == NULL or self.relevance == NULL:
             raise MemoryError()
-        for j in range(self.d):  # (a dense row's columns)
+        for j in range(d):  # (a dense row's columns)
             self.index[j] = j
+        self.T.labels, self.T.relevant = &self.label, self.relevance
+        return 0
 
-    cdef Py_ssize_t _counted(self, double label, Py_ssize_t n_mistakes, bint updated):
-        count_trial(self.counts, NULL, 0, 1, n_mistakes, updated)
-        # the score before the trial: its margin y·scale·(ω·x), y = ±1
-        return 1 if label * self.wk.margin[0] > 0.0 else 0
+    cdef bint _target(self, Py_ssize_t y):
+        """The trial's target from the label's index ``y``; False if there is none."""
+        if self.T.code == TASK_BLOCKS:
+            self.label = 1.0 if y == 1 else -1.0
+            return 0 <= y <= 1
+        if not 0 <= y < self.T.L.m:
+            return False
+        self.relevance[y] = 1
+        self.T.decompose = _decomposition(self.params, self.n_params)
+        return True
+
+    cdef Py_ssize_t _counted(self, Py_ssize_t y, Py_ssize_t k, Py_ssize_t n_mistakes,
+                             bint updated):
+        count_trial(self.counts, NULL, 0, k, n_mistakes, updated)
+        if self.T.code == TASK_BLOCKS:
+            # the score before the trial: its margin y·scale·(ω·x), y = ±1
+            return 1 if self.label * self.wk.margin[0] > 0.0 else 0
+        self.relevance[y] = 0
+        return _top(self.wk.scores, self.T.L.m)
 
     def dense(self, x, Py_ssize_t y):
-        cdef const double *row
-        cdef double label = 1.0 if y == 1 else -1.0
+        cdef const double *row = dense_row(x, self.d, self.exponent)
         cdef Py_ssize_t k, n_mistakes
         cdef bint updated
-        if not 0 <= y <= 1:
+        if row == NULL or not self._target(y):
             return -1
-        row = dense_row(x, self.d, self.exponent)
-        if row == NULL:
-            return -1
-        self.T.labels = &label
         with nogil:
-            updated = _trial(&self.T, True, self.d, row, <const int64_t *>self.index,
-                             <const int64_t *>NULL, 0, 1, self.scheme, self.kind, self.params,
-                             self.wk.lam, &self.wk, &k, &n_mistakes, <const double *>NULL)
-        return self._counted(label, n_mistakes, updated)
+            updated = _row_trial(&self.T, self.d, <const int64_t *>self.index, row, self.d,
+                                 self.scheme, self.kind, self.params, &self.wk, &k, &n_mistakes,
+                                 <const double *>NULL)
+        return self._counted(y, k, n_mistakes, updated)
 
     def sparse(self, indptr, indices, data, Py_ssize_t y):
         cdef const int32_t *columns = NULL
@@ -1287,116 +1308,39 @@ cdef class BlockRowRound:
         cdef Py_ssize_t n = csr_row(indptr, indices, data, self.d, self.exponent, &columns,
                                     &values)
         cdef Py_ssize_t k, n_mistakes
-        cdef double label = 1.0 if y == 1 else -1.0
         cdef bint updated
-        if n < 0 or not 0 <= y <= 1:
+        if n < 0 or not self._target(y):
             return -1
-        self.T.labels = &label
         with nogil:
             updated = _row_trial(&self.T, self.d, columns if n else <const int32_t *>NULL,
                                  values if n else <const double *>NULL, n, self.scheme,
                                  self.kind, self.params, &self.wk, &k, &n_mistakes,
                                  <const double *>NULL)
-        return self._counted(label, n_mistakes, updated)
+        return self._counted(y, k, n_mistakes, updated)
 
 
-cdef class LabelSetRound:
-    """``learn_one``'s multiclass trial on a started label-set model in one compiled call: the
-    model's arrays checked once, when the object is made, and the trial's scratch held (its
-    pairs: the true label against each other one), so that a call checks only its row and
-    label — as :class:`onlinear._core.row_pass.RowRound` does for the row engines.
+cdef class BlockRowRound(_Round):
+    """The :class:`_Round` of a general-block model (§2, one prototype): ``y`` is the label's
+    index, 1 the positive side (+1), 0 the negative one (−1); returns the index predicted
+    before the trial (1 where the score ω·x is positive), the very trial a one-row
+    :func:`run_blocks_sparse` plays."""
 
-    ``dense(x, y)`` takes a 1-D C-contiguous float64 row of the model's width (all its values,
-    zeros included, as :func:`learn_one_labelset` gets a dense row), ``sparse(indptr, indices,
-    data, y)`` a one-row canonical CSR matrix's arrays (int32 indices, float64 values, within
-    the width); ``y`` is the index of the true label.  Each returns the index of the top score
-    before the trial (ties: the lowest), the very trial :func:`learn_one_labelset` plays on
-    that row with the relevance row ``e_y``, or −1 having changed nothing — a row of another
-    kind or width, not finite or of a norm outside ``[2^-e, 2^e]`` (``e = exponent``), or a
-    label outside the model — so that the caller's general path takes the call and names the
-    problem."""
-    cdef object arrays
-    cdef Task T
-    cdef double *params
-    cdef Py_ssize_t n_params, d, m
-    cdef int64_t *counts
-    cdef int scheme, kind, exponent
-    cdef Work wk
-    cdef _Block holder
-    cdef int64_t *idx
-    cdef double *vals
-    cdef uint8_t *relevance
+    def __init__(self, double[::1] w, double[::1] scale, int scheme, int kind,
+                 double[::1] params, int64_t[::1] counts, int exponent):
+        self._start(_block_model(w, scale), w.shape[0], 1, scale, scheme, kind, params, counts,
+                    exponent, (w, scale, params, counts))
 
-    def __cinit__(self, *args, **kwargs):
-        self.idx = NULL
-        self.vals = NULL
-        self.relevance = NULL
 
-    def __dealloc__(self):
-        free(self.idx)
-        free(self.vals)
-        free(self.relevance)
+cdef class LabelSetRound(_Round):
+    """The :class:`_Round` of a label-set model's multiclass trial (its pairs: the true label
+    against each other one): ``y`` is the index of the true label; returns the index of the
+    top score before the trial (ties: the lowest), the very trial :func:`learn_one_labelset`
+    plays on that row with the relevance row ``e_y``."""
 
     def __init__(self, double[:, ::1] W, double[::1] scale, int scheme, int kind,
                  double[::1] params, int64_t[::1] counts, int exponent):
-        cdef Py_ssize_t j
-        _check_kind(scheme, kind)
-        if scale.shape[0] < 1 or params.shape[0] < N_PARAMS - 1 \
-                or counts.shape[0] < _N_TRIAL_COUNTS or W.shape[1] < 1:
-            raise ValueError(f"the scale is an array of one entry, params has {N_PARAMS - 1} "
-                             f"or more entries (make_params), counts {N_TRIAL_COUNTS}, and "
-                             "the weights a column per label")
-        self.arrays = (W, scale, params, counts)
-        self.d, self.m = W.shape[0], W.shape[1]
-        self.T = _labelset_model(W, scale)
-        self.params, self.counts = &params[0], &counts[0]
-        self.n_params = params.shape[0]
-        self.scheme, self.kind, self.exponent = scheme, kind, exponent
-        self.holder = _make_work(&self.wk, self.m - 1, 0, self.d, self.m, False)
-        self.idx = <int64_t *>malloc((self.d + 1) * sizeof(int64_t))
-        self.vals = <double *>malloc((self.d + 1) * sizeof(double))
-        self.relevance = <uint8_t *>calloc(self.m, 1)
-        if self.idx == NULL or self.vals == NULL or self.relevance == NULL:
-            raise MemoryError()
-        for j in range(self.d):  # (a dense row's columns)
-            self.idx[j] = j
-        self.T.relevant = self.relevance
-
-    cdef Py_ssize_t _trial(self, const int64_t *idx, const double *vals, Py_ssize_t nnz,
-                           Py_ssize_t y):
-        cdef Py_ssize_t k, n_mistakes
-        cdef bint updated
-        if not 0 <= y < self.m:
-            return -1
-        self.relevance[y] = 1
-        self.T.decompose = _decomposition(self.params, self.n_params)
-        with nogil:
-            updated = _row_trial(&self.T, self.d, idx, vals, nnz, self.scheme, self.kind,
-                                 self.params, &self.wk, &k, &n_mistakes, <const double *>NULL)
-        self.relevance[y] = 0
-        count_trial(self.counts, NULL, 0, k, n_mistakes, updated)
-        return _top(self.wk.scores, self.m)
-
-    def dense(self, x, Py_ssize_t y):
-        cdef const double *row = dense_row(x, self.d, self.exponent)
-        if row == NULL:
-            return -1
-        return self._trial(self.idx, row, self.d, y)
-
-    def sparse(self, indptr, indices, data, Py_ssize_t y):
-        cdef const int32_t *columns
-        cdef const double *values
-        cdef Py_ssize_t n = csr_row(indptr, indices, data, self.d, self.exponent, &columns,
-                                    &values), p, best
-        if n < 0:
-            return -1
-        for p in range(n):
-            self.idx[p] = columns[p]
-            self.vals[p] = values[p]
-        best = self._trial(self.idx, self.vals, n, y)
-        for p in range(n):  # (a dense row's columns again)
-            self.idx[p] = p
-        return best
+        self._start(_labelset_model(W, scale), W.shape[0], W.shape[1] - 1, scale, scheme, kind,
+                    params, counts, exponent, (W, scale, params, counts))
 
 
 def indicator_relevance(y, bint calibrated, unsigned char[::1] out):
