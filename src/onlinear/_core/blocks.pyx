@@ -862,6 +862,7 @@ cdef Py_ssize_t _run(Pass P, bint dense, Py_ssize_t n_features, const real_x *da
                      int scheme, int kind, double[::1] params, int64_t[::1] counts,
                      index_t *nz_idx, real_x *nz_vals) except -2:
     """:func:`_pass` over the checked arrays ``P``, in scratch made for them."""
+    _check_kind(scheme, kind)
     cdef Work wk
     cdef Py_ssize_t bad
     cdef bint blocks = P.T.code == TASK_BLOCKS
@@ -885,10 +886,12 @@ cdef Py_ssize_t _sparse(Pass P, const real_x[::1] data, const index_t[::1] indic
                 scheme, kind, params, counts, <index_t *>NULL, <real_x *>NULL)
 
 
-cdef Py_ssize_t _dense(Pass P, const real_x[:, ::1] X, int scheme, int kind, double[::1] params,
-                       int64_t[::1] counts) except -2:
-    """The pass over dense rows, C-contiguous (label sets, additive steps: their non-zeros)."""
-    cdef Py_ssize_t n_features = X.shape[1]
+cdef Py_ssize_t _dense(Pass P, const real_x[:, ::1] X, Py_ssize_t n_features, int scheme,
+                       int kind, double[::1] params, int64_t[::1] counts) except -2:
+    """The pass over dense rows, C-contiguous, of the model's ``n_features`` (label sets,
+    additive steps: their non-zeros)."""
+    if X.shape[1] != n_features:
+        raise ValueError(f"rows of {X.shape[1]} features, a model of {n_features}")
     cdef bint gather = P.T.code == TASK_LABEL_SETS and kind == UPDATE_ADDITIVE
     cdef const int64_t[::1] index = np.arange(n_features, dtype=np.int64)
     cdef int64_t[::1] nz_idx = np.empty(n_features + 8, dtype=np.int64)  # (_store.nonzeros)
@@ -905,7 +908,6 @@ def run_blocks_sparse(const real_x[::1] data, const index_t[::1] indices,
                       double[::1] w, double[::1] scale, int scheme, int kind,
                       double[::1] params, int64_t[::1] counts, int8_t[::1] flags):
     """Online pass over the general blocks ``order`` of a CSR matrix (see the module doc)."""
-    _check_kind(scheme, kind)
     _check_csr(data, indices, indptr, w.shape[0])
     _sparse(_check_blocks(indptr.shape[0] - 1, labels, block_ptr, parts, coupling, order, w,
                           scale, params, counts, flags),
@@ -916,12 +918,9 @@ def run_blocks_dense(const real_x[:, ::1] X, labels, block_ptr, parts, coupling,
                      double[::1] w, double[::1] scale, int scheme, int kind, double[::1] params,
                      int64_t[::1] counts, int8_t[::1] flags):
     """Online pass over the general blocks ``order`` of a dense, C-contiguous X."""
-    _check_kind(scheme, kind)
-    if w.shape[0] != X.shape[1]:
-        raise ValueError(f"rows of {X.shape[1]} features, a weight vector of {w.shape[0]}")
     _dense(_check_blocks(X.shape[0], labels, block_ptr, parts, coupling, order, w, scale, params,
                          counts, flags),
-           X, scheme, kind, params, counts)
+           X, w.shape[0], scheme, kind, params, counts)
 
 
 def step_block_dense(const real_x[:, ::1] Xb, labels, parts, coupling, double[::1] w,
@@ -966,7 +965,6 @@ def run_labelsets_sparse(const real_x[::1] data, const index_t[::1] indices,
                          int64_t[::1] counts, int8_t[::1] flags, weights):
     """Online pass over the CSR rows ``order`` with relevance indicator Y (n, k) uint8;
     ``weights`` (empty: none) scale each example's budget C."""
-    _check_kind(scheme, kind)
     _check_csr(data, indices, indptr, W.shape[0])
     _sparse(_check_labelsets(indptr.shape[0] - 1, Y, order, W, scale, params, counts, flags,
                              weights),
@@ -983,12 +981,9 @@ def run_labelsets_dense(const real_x[:, ::1] X, Y, order, double[:, ::1] W, doub
     a norm out of range: :mod:`.rows`, from the ``‖x‖²`` the trial sums anyway); that row
     changed nothing, but ``W``, ``scale``, ``counts`` and ``flags`` hold the trials before it:
     a caller whose rows are not checked passes copies and keeps them only on −1."""
-    _check_kind(scheme, kind)
-    if W.shape[0] != X.shape[1]:
-        raise ValueError(f"rows of {X.shape[1]} features, weights of {W.shape[0]}")
     cdef Pass P = _check_labelsets(X.shape[0], Y, order, W, scale, params, counts, flags,
                                    weights)
-    cdef Py_ssize_t bad = _dense(P, X, scheme, kind, params, counts)
+    cdef Py_ssize_t bad = _dense(P, X, W.shape[0], scheme, kind, params, counts)
     return -1 if bad < 0 else P.order[bad]
 
 
@@ -1009,10 +1004,8 @@ def run_ordinal_dense(const real_x[:, ::1] X, ranks, order, double[::1] w, doubl
                       weights):
     """Online ordinal pass over the dense rows ``X[order]``; ``weights`` as in
     :func:`run_ordinal_sparse`."""
-    if w.shape[0] != X.shape[1]:
-        raise ValueError(f"rows of {X.shape[1]} features, a weight vector of {w.shape[0]}")
     _dense(_check_ordinal(X.shape[0], ranks, order, w, b, params, counts, flags, weights), X,
-           scheme, UPDATE_ADDITIVE, params, counts)
+           w.shape[0], scheme, UPDATE_ADDITIVE, params, counts)
 
 
 def gathered(int task, X, targets, weights, scale, thresholds, int kind, double[::1] params,
