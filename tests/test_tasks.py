@@ -10,10 +10,12 @@ import pytest
 
 import onlinear
 from onlinear import BlockLearner, SimultaneousProjectionClassifier, SimultaneousProjectionOrdinal
+from onlinear._core import blocks as be
 from onlinear.tasks import Blocks, Multiclass, Multilabel, Ordinal
 
 RNG = np.random.default_rng(7)
 X = RNG.normal(size=(6, 5))
+_KINDS = {"additive": be.UPDATE_ADDITIVE, "multiplicative": be.UPDATE_MULTIPLICATIVE}
 TOL = 1e-7  # the exact solver's accuracy on these tiny rounds (its tol is 1e-12)
 
 
@@ -84,6 +86,85 @@ def test_block_constraints_are_the_engines():
     for j, sign in constraints:
         assert sign * scores[j] >= 1.0 - TOL
     np.testing.assert_array_equal(model.predict(X[:4]), task.predict(scores))
+
+
+def _set_ids(keys):
+    """The set of each constraint when the sets are the distinct ``keys``, in order."""
+    return np.unique(keys, return_inverse=True)[1].ravel()
+
+
+@pytest.mark.parametrize("task", [Multiclass(np.arange(4)), Multilabel(np.arange(4), "sets", True),
+                                  Ordinal(np.arange(4)), Blocks([-1, 1])],
+                         ids=lambda task: type(task).__name__)
+def test_each_task_names_its_engine_code(task):
+    """The one trial routine reads a task's constraints by a code the task names."""
+    codes = {name: getattr(be, name) for name in ("TASK_BLOCKS", "TASK_LABEL_SETS",
+                                                   "TASK_ORDINAL")}
+    assert len(set(codes.values())) == 3
+    assert task.engine_task in codes
+
+
+@pytest.mark.parametrize("kind", ["additive", "multiplicative"])
+@pytest.mark.parametrize("decompose", ["none", "per_label", "singletons"])
+@pytest.mark.parametrize("target", [0, 2, (1, 0, 1, 2), (0, 1, 1, 0)],
+                         ids=["class-0", "class-2", "calibrated", "indicator"])
+def test_the_engine_gathers_the_label_set_constraints_the_task_lists(target, decompose, kind):
+    """Multiclass and multilabel pairs (r, s): margin s_r − s_s of the scaled scores, squared
+    norm 2‖x‖² (multiplicative: ‖x‖_∞²), one set per relevant r when decomposed per label."""
+    if isinstance(target, int):
+        task = Multiclass(np.arange(4))
+        relevance = np.eye(4, dtype=np.uint8)[target]
+    else:
+        task = Multilabel(np.arange(4 - (2 in target)), "indicator", 2 in target)
+        relevance = np.array(target, dtype=np.uint8)
+    pairs = np.array(task.constraints(target if isinstance(target, int) else relevance))
+    W, scale = RNG.normal(size=(5, 4)), np.array([0.75])
+    got = be.gathered(getattr(be, task.engine_task), X[:1], relevance, W, scale, None,
+                      _KINDS[kind], be.make_params(decompose=decompose))
+    scores = scale[0] * (X[0] @ W)
+    np.testing.assert_allclose(got["margin"], scores[pairs[:, 0]] - scores[pairs[:, 1]],
+                               rtol=1e-12, atol=1e-12)
+    norm = 2 * X[0] @ X[0] if kind == "additive" else np.max(X[0] ** 2)
+    np.testing.assert_allclose(got["sqnorm"], np.full(len(pairs), norm), rtol=1e-12)
+    sets = {"none": np.zeros(len(pairs)), "per_label": _set_ids(pairs[:, 0]),
+            "singletons": np.arange(len(pairs))}[decompose]
+    np.testing.assert_array_equal(got["set"], sets)
+    np.testing.assert_array_equal(got["coupling"], np.ones(len(pairs)))
+
+
+@pytest.mark.parametrize("decompose", ["none", "singletons"])
+@pytest.mark.parametrize("rank", [0, 2, 3])
+def test_the_engine_gathers_the_ordinal_constraints_the_task_lists(rank, decompose):
+    """Threshold j with sign ±1: margin sign·(w·x − b_j), squared norm ‖x‖² + 1."""
+    task = Ordinal(np.arange(4))
+    constraints = np.array(task.constraints(rank))
+    w, b = RNG.normal(size=5), np.sort(RNG.normal(size=3))
+    got = be.gathered(getattr(be, task.engine_task), X[:1], rank, w, None, b,
+                      be.UPDATE_ADDITIVE, be.make_params(decompose=decompose))
+    j, sign = constraints[:, 0].astype(int), constraints[:, 1]
+    np.testing.assert_allclose(got["margin"], sign * (X[0] @ w - b[j]), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got["sqnorm"], np.full(3, X[0] @ X[0] + 1.0), rtol=1e-12)
+    np.testing.assert_array_equal(got["set"], np.zeros(3) if decompose == "none" else j)
+
+
+@pytest.mark.parametrize("kind", ["additive", "multiplicative"])
+def test_the_engine_gathers_the_block_constraints_the_task_lists(kind):
+    """Row j with label y_j: margin y_j·ω·x_j, squared norm ‖x_j‖² (multiplicative:
+    ‖x_j‖_∞²), the rows' sets and coupling weights as given."""
+    task = Blocks([-1, 1])
+    signs = task.encode(np.array([1, -1, -1, 1, -1]))
+    constraints = np.array(task.constraints(signs))
+    w, scale = RNG.normal(size=5), np.array([1.5])
+    parts, coupling = np.array([0, 1, 0, 2, 1]), RNG.uniform(0.5, 2.0, size=5)
+    got = be.gathered(getattr(be, task.engine_task), X[:5], signs, w, scale, None,
+                      _KINDS[kind], be.make_params(), parts=parts, coupling=coupling)
+    rows, y = constraints[:, 0].astype(int), constraints[:, 1]
+    np.testing.assert_allclose(got["margin"], y * scale[0] * (X[rows] @ w), rtol=1e-12,
+                               atol=1e-12)
+    norms = (X[rows] ** 2).sum(axis=1) if kind == "additive" else (X[rows] ** 2).max(axis=1)
+    np.testing.assert_allclose(got["sqnorm"], norms, rtol=1e-12)
+    np.testing.assert_array_equal(got["set"], parts[rows])
+    np.testing.assert_array_equal(got["coupling"], coupling[rows])
 
 
 def test_tasks_name_unknown_labels_and_compare_as_values():

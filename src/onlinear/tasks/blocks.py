@@ -33,6 +33,7 @@ class Blocks(Labels):
     """
 
     name = "blocks"
+    engine_task = "TASK_BLOCKS"
     multiclass = False
     two_classes_only = "a block learner learns two classes (labels ±1 of the constraints)"
 

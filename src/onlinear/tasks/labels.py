@@ -150,6 +150,10 @@ class Labels:
 
     #: what a task of two classes only says of its learner (None: any number of classes)
     two_classes_only = None
+    #: the name of the block engine's code for the constraints of this task's trials
+    #: (:mod:`onlinear._core.blocks`, whose trial gathers them as :meth:`constraints` lists
+    #: them; None: the task is no block engine's)
+    engine_task = None
 
     def __init__(self, classes):
         self.classes = np.asarray(classes)

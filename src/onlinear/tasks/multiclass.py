@@ -29,6 +29,7 @@ class Multiclass(Labels):
     """
 
     name = "multiclass"
+    engine_task = "TASK_LABEL_SETS"
 
     def encode(self, y):
         """Class indices of the labels ``y`` (int64); raises, naming the unknown labels, before

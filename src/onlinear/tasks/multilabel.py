@@ -125,6 +125,7 @@ class Multilabel(Labels):
 
     name = "multilabel"
     multilabel = True
+    engine_task = "TASK_LABEL_SETS"
 
     def __init__(self, classes, form, calibrated, cut=0.0):
         if form not in ("indicator", "sets"):

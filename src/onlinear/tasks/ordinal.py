@@ -28,6 +28,7 @@ class Ordinal(Labels):
     """
 
     name = "ordinal"
+    engine_task = "TASK_ORDINAL"
     refuses_unknown_labels = True
 
     @classmethod
