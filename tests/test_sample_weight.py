@@ -113,3 +113,19 @@ def test_bad_weights_are_refused_and_change_nothing(bad, message):
         model.fit(X, Y, sample_weight=bad)
     np.testing.assert_array_equal(model.decision_function(X), before)
     assert model.n_seen_ == 60
+
+
+@pytest.mark.parametrize("scheme", ["simperc", "conproj", "simproj", "simopt", "maxpa",
+                                    "optimal", "sopopo"])
+def test_an_ordinal_example_of_weight_zero_only_predicts(scheme):
+    # (its trial's budget C·0: no step, whatever the scheme; SimOpt's θ left rounding residues)
+    from onlinear.estimators import SimultaneousProjectionOrdinal
+
+    ranks = np.digitize(X @ RNG.normal(size=5), [-1.0, 0.0, 1.0])
+    start = SimultaneousProjectionOrdinal(scheme=scheme, classes=[0, 1, 2, 3]).fit(X[:30],
+                                                                                 ranks[:30])
+    before = (start.coef_.copy(), start.thresholds_.copy(), start.n_updates_)
+    start.partial_fit(X[30:], ranks[30:], sample_weight=np.zeros(30))
+    np.testing.assert_array_equal(start.coef_, before[0])
+    np.testing.assert_array_equal(start.thresholds_, before[1])
+    assert start.n_seen_ == 60 and start.n_updates_ == before[2]

@@ -538,9 +538,9 @@ cdef bint _trial(Task *T, bint dense, Py_ssize_t n_features, const real_x *data,
             worst = py_max(worst, wk.loss[j])
         lam[j] = 0.0
     mistakes[0] = n_mistakes
-    # (label sets: C = 0, an example of weight 0, predicts only; the other tasks run the
-    # scheme, whose λ then is 0 up to rounding: SimOpt's θ = Σℓ/v / Σ1/v leaves residues)
-    if worst <= 0.0 or (T.code == TASK_LABEL_SETS and params[P_C] == 0.0):
+    # (C = 0, an example of weight 0, predicts only: the scheme's λ would be 0 up to
+    # rounding only, SimOpt's θ = Σℓ/v / Σ1/v leaving residues)
+    if worst <= 0.0 or params[P_C] == 0.0:
         return False
     _steps(T, dense, n_features, data, indices, indptr, lo, idx, vals, nnz, scheme, kind,
            params, k, lam, wk)
@@ -1335,46 +1335,6 @@ cdef class LabelSetRound(_Round):
         self._start(_labelset_model(W, scale), W.shape[0], W.shape[1] - 1, scale, scheme, kind,
                     params, counts, exponent, (W, scale, params, counts))
 
-
-def indicator_relevance(y, bint calibrated, unsigned char[::1] out):
-    """The relevance row of one indicator row ``y`` (any numeric dtype) into ``out`` (uint8,
-    width ``y.shape[0]`` + ``calibrated``): True, or False as soon as a value is not 0 or 1
-    (then the caller reports it; nothing else was touched)."""
-    y = np.asarray(y)
-    cdef Py_ssize_t k = y.shape[0], j
-    if y.ndim != 1 or out.shape[0] != k + (1 if calibrated else 0):
-        raise ValueError(f"an indicator row of {k} labels, a relevance row of {out.shape[0]}")
-    cdef const double[::1] values
-    if y.dtype == np.float64 and y.flags.c_contiguous:
-        values = y
-        for j in range(k):
-            if values[j] != 0 and values[j] != 1:
-                return False
-            out[j] = 1 if values[j] == 1 else 0
-    else:
-        one = y == 1
-        if not np.all(one | (y == 0)):
-            return False
-        np.asarray(out)[:k] = one
-    if calibrated:
-        out[k] = 2  # the threshold label (tasks.multilabel.THRESHOLD_LABEL)
-    return True
-
-
-def indicator_prediction(const double[::1] scores, bint calibrated, double cut):
-    """The predicted indicator row from one example's scores: label r where its score (minus
-    the threshold label's, when calibrated) exceeds ``cut`` (tasks.Multilabel.predict)."""
-    cdef Py_ssize_t k = scores.shape[0] - 1 if calibrated else scores.shape[0], r
-    cdef double relative
-    if k < 0:
-        raise ValueError("a calibrated model's scores include the threshold label's")
-    out = np.zeros(k, np.int64)
-    cdef int64_t[::1] o = out
-    for r in range(k):
-        relative = scores[r] - scores[k] if calibrated else scores[r]
-        if relative > cut:
-            o[r] = 1
-    return out
 
 
 
