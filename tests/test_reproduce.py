@@ -887,6 +887,18 @@ def test_the_quick_fingerprint_is_the_numbers_not_the_timings(tmp_path):
     assert reproduce.quick_fingerprint(result) != print_
     others[0]["sd"] = before
     assert reproduce.quick_fingerprint(result) == print_
+    # every further table (the per-seed runs...) and the claims count too; a section of
+    # timings only has no fingerprint
+    name = next(n for n in result.tables if "time" not in n)
+    table = result.tables[name]
+    column = next(c for c in table.columns if "time" not in c)
+    first = table[0]
+    kept = first[column]
+    first[column] = f"{kept}x"
+    assert reproduce.quick_fingerprint(result) != print_
+    first[column] = kept
+    assert reproduce.quick_fingerprint(result) == print_
+    assert reproduce.quick_fingerprint(quick("matsushima-table5")) is None
 
 
 def test_a_full_run_records_its_quick_fingerprint(monkeypatch):

@@ -13,14 +13,17 @@ Timing cells (wall-clock ratios) are left out: they differ between any two runs.
 """
 import hashlib
 
-#: the words of a cell's quantity that make it a timing (left out of the fingerprint)
-_TIMING = ("time", "second")
+#: the words that make a quantity, table, column or claim a timing (left out of the fingerprint)
+_TIMING = ("time", "second", "faster", "slower", "fastest", "slowest", "wall")
 
 
 def quick_fingerprint(result):
-    """A hash (16 hexadecimal digits) of ``result``'s non-timing cells: each row's group, item,
-    quantity, and our mean, standard deviation and seed count at full precision (a change in
-    any seed's value changes the mean).
+    """A hash (16 hexadecimal digits) of ``result``'s numbers, timings left out: each
+    comparison row's group, item, quantity, and our mean, standard deviation and seed count at
+    full precision (a change in any seed's value changes the mean); every further table (the
+    per-seed runs, curves, selections...) but the timing ones, row by row without its timing
+    columns; each claim's status and p-value but the timing claims'.  None when ``result``
+    holds none of these (nothing to compare).
 
     Parameters
     ----------
@@ -31,17 +34,35 @@ def quick_fingerprint(result):
 
     Returns
     -------
-    str
+    str or None
     """
-    digest = hashlib.sha256()
+    lines = []
     for row in result.comparison:
         quantity = str(row["quantity"])
-        if any(word in quantity.lower() for word in _TIMING):
+        if not _timing(quantity):
+            lines.append("|".join((str(row["group"]), str(row["item"]), quantity,
+                                   _number(row["ours"]), _number(row["sd"]),
+                                   _number(row["n"]))))
+    for name in sorted(result.tables):
+        if _timing(name):
             continue
-        fields = (row["group"], row["item"], quantity, _number(row["ours"]),
-                  _number(row["sd"]), _number(row["n"]))
-        digest.update(("|".join(fields) + "\n").encode("utf-8"))
-    return digest.hexdigest()[:16]
+        table = result.tables[name]
+        columns = [c for c in table.columns if not _timing(c)]
+        lines.append(f"table {name}: " + "|".join(columns))
+        lines += ["|".join(_number(row[c]) for c in columns) for row in table]
+    for claim in result.claims:
+        if not _timing(claim.statement):
+            lines.append("|".join((claim.statement, claim.status, _number(claim.p_value))))
+    if not lines:
+        return None
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()[:16]
+
+
+def _timing(text):
+    """Whether a quantity, table, column or claim speaks of time (its numbers differ between
+    any two runs)."""
+    text = str(text).lower()
+    return any(word in text for word in _TIMING)
 
 
 def _number(value):

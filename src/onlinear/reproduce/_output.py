@@ -120,9 +120,11 @@ def _source_text(results, commits):
     if stale:
         stale_commits = sorted({r.provenance.get("commit", "unrecorded") for r in stale})
         text += (" " + ("The other" if same else "Each") + " section run at another commit ("
-                 + ", ".join(f"`{r.experiment.id}`" for r in stale) + ") recorded no quick "
-                 "fingerprint or gives another one here: it is stale until regenerated, unless "
-                 "nothing it runs changed since: " + _changes_text(stale_commits))
+                 + ", ".join(f"`{r.experiment.id}`" for r in stale) + ") gives another quick "
+                 "fingerprint here, or has none (a run that recorded none, or a section of "
+                 "timings only, which differ between any two runs): it is stale until "
+                 "regenerated, unless nothing it runs changed since: "
+                 + _changes_text(stale_commits))
     return text
 
 
@@ -211,10 +213,28 @@ def _replacing(path):
     return replacing(path, suffix=Path(path).suffix)
 
 
+def _table_names(folder, id):
+    """The names of the further tables of ``id`` saved in ``folder`` (``ID-NAME.csv``; not the
+    claims, nor the files of another experiment whose id ``id`` begins, as
+    ``matsushima-table5-text`` begins with ``matsushima-table5``)."""
+    from ._registry import list_experiments
+
+    longer = [e.id for e in list_experiments() if e.id.startswith(id + "-")]
+    names = []
+    for path in sorted(Path(folder).glob(f"{id}-*.csv")):
+        stem = path.name[:-len(".csv")]
+        if any(stem == other or stem.startswith(other + "-") for other in longer):
+            continue
+        name = stem[len(id) + 1:]
+        if name != "claims":
+            names.append(name)
+    return names
+
+
 def load(folder, id):
-    """The :class:`Result` of experiment ``id`` saved by :func:`save` in ``folder`` (of its
-    further tables, those its section prints; its figure is the saved PNG), so that a report
-    can be assembled from runs made one by one.
+    """The :class:`Result` of experiment ``id`` saved by :func:`save` in ``folder`` (with its
+    further tables; its figure is the saved PNG), so that a report can be assembled from runs
+    made one by one.
 
     Raises
     ------
@@ -248,7 +268,7 @@ def load(folder, id):
     figure = (lambda path: shutil.copyfile(png, path)) if png.exists() else None
     shown = summary.get("shown") or {}
     tables = {name: Table.from_csv((folder / f"{id}-{name}.csv").read_text(encoding="utf-8"))
-              for name in shown if (folder / f"{id}-{name}.csv").exists()}
+              for name in _table_names(folder, id)}
     return Result(experiment, summary["quick"], summary["seeds"], comparison, claims, tables,
                   summary.get("notes", []), summary["seconds"], figure,
                   summary.get("machine", ""), summary.get("provenance") or {}, shown)
