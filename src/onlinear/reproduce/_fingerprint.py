@@ -79,9 +79,9 @@ def still_current(result):
     """Whether this checkout's quick run of ``result``'s experiment gives the quick
     fingerprint its full run recorded (``provenance["quick_fingerprint"]``); None when it
     recorded none."""
-    from . import run
+    from ._framework import execute
 
     recorded = result.provenance.get("quick_fingerprint")
     if recorded is None:
         return None
-    return quick_fingerprint(run(result.experiment.id, quick=True)) == recorded
+    return quick_fingerprint(execute(result.experiment, quick=True)) == recorded
