@@ -929,7 +929,7 @@ def test_a_report_names_the_sections_of_other_commits_still_current_or_stale():
     text = reproduce.report([current, changed, unrecorded])
     source = next(line for line in text.splitlines() if line.startswith("**Source.**"))
     assert "Of the 3 sections run at another commit, 1 give" in source
-    still, stale = source.split("The other section run at another commit")
+    still, stale = source.split("The other sections run at another commit")
     assert "`matsushima-fig1`" in still and "`amit-fig7`" not in still
     assert "`amit-fig7`" in stale and "`crammer-singer-table4`" in stale
     assert "stale until regenerated" in stale and "2bc9aa1d884b:" in stale

@@ -113,18 +113,22 @@ def _source_text(results, commits):
     if same:
         text += (f" Of the {len(elsewhere)} sections run at another commit, {len(same)} give "
                  "here, in quick mode, the very numbers their run's quick mode gave at its "
-                 "commit (the same quick fingerprint: the non-timing cells' means and standard "
-                 "deviations, bit for bit), so this commit computes them on the same code path "
+                 "commit (the same quick fingerprint: every number of the result but its "
+                 "timings, bit for bit), so this commit computes them on the same code path "
                  "(evidence, not proof: a change only a full run's sizes reach would escape "
                  "it): " + ", ".join(f"`{i}`" for i in same) + ".")
     if stale:
         stale_commits = sorted({r.provenance.get("commit", "unrecorded") for r in stale})
-        text += (" " + ("The other" if same else "Each") + " section run at another commit ("
-                 + ", ".join(f"`{r.experiment.id}`" for r in stale) + ") gives another quick "
-                 "fingerprint here, or has none (a run that recorded none, or a section of "
-                 "timings only, which differ between any two runs): it is stale until "
-                 "regenerated, unless nothing it runs changed since: "
-                 + _changes_text(stale_commits))
+        several = len(stale) > 1
+        text += (" " + ("The other" if same else "Each") + (" sections" if several and same
+                                                             else " section")
+                 + " run at another commit (" + ", ".join(f"`{r.experiment.id}`" for r in stale)
+                 + (") give" if several and same else ") gives") + " another quick fingerprint "
+                 "here, or none (a run that recorded none, or a section of timings only, which "
+                 "differ between any two runs), and " + ("are" if several and same else "is")
+                 + " stale until regenerated, unless nothing " + ("they run" if several and same
+                                                                  else "it runs")
+                 + " changed since: " + _changes_text(stale_commits))
     return text
 
 
