@@ -25,6 +25,7 @@ from test_second_order_reference import (STRESS, assert_optimal, binary_instance
                                          shared_problem, KLProblem)
 
 from onlinear._core import confidence as E
+from onlinear._core.row_pass import RefusedRow
 from onlinear.rules.confidence_dispatch import (GAUSSIAN_PARAMETER_FIELDS, GAUSSIAN_STEP_NAMES,
                                                 gaussian_step)
 from onlinear.rules.confidence_table import (GAUSSIAN_RULES, GaussianRule as G,
@@ -325,8 +326,10 @@ def test_a_pass_that_skips_v_gives_the_rounds_results(rule, K, diagonal):
     params = parameter_vector(rule)
     options = dict(layout="diagonal", diagonal=diagonal, min_variance=1e-3)
     counts = np.zeros(2, np.int64)
-    mean, cov, predictions, (mistakes, updates) = run_compiled(rule, X, y, params, K=K,
-                                                               counts=counts, **options)
+    # (as CSR rows: a dense pass refuses a row whose ‖x‖² is below the accepted range, as the
+    # estimators do, and the CSR pass plays it: the core's rounds on such rows are the subject)
+    mean, cov, predictions, (mistakes, updates) = run_compiled(
+        rule, sp.csr_matrix(X), y, params, K=K, counts=counts, **options)
     mean1, cov1 = E.initial_state("diagonal", 6, K)
     counts1 = np.zeros(2, np.int64)
     margins = []
@@ -743,3 +746,30 @@ def test_scw2_step_stays_finite_where_the_printed_form_overflows(v):
             expected = float((-(2 * M * n + P * P * M * V) + gamma)
                              / (2 * (n * n + n * V * P * P)))
         assert alpha == pytest.approx(expected, rel=1e-9), m
+
+
+@pytest.mark.parametrize("dtype, value", [
+    *((np.float64, value) for value in (np.nan, np.inf, 1e300, 3e-162)),
+    # (a float32 row's ‖x‖², summed in float64, is always within the range: only NaN and inf)
+    (np.float32, np.nan), (np.float32, np.inf)])
+def test_a_dense_pass_refuses_a_row_out_of_range_before_its_round(dtype, value):
+    """A dense pass checks each row itself (the estimators then do not sweep X first): a row
+    that is not finite or whose ‖x‖² is outside the accepted range stops the pass before its
+    round, with the rounds before it taken — those of the pass over the rows before it."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 5)).astype(dtype)
+    y = np.argmax(X @ rng.normal(size=(5, 3)), axis=1).astype(np.int64)
+    bad = X.copy()
+    bad[17] = np.where(np.arange(5) < 2, value, 0.0)
+    params = parameter_vector(G.AROW)
+    with pytest.raises(RefusedRow) as refused:
+        run_compiled(G.AROW, bad, y, params, layout="diagonal", K=3)
+    assert (refused.value.row, refused.value.position) == (17, 17)
+    mean, cov = E.initial_state("diagonal", 5, 3)
+    with pytest.raises(RefusedRow):
+        E.learn_pass(int(G.AROW), bad, y, np.arange(40), mean, cov, params, None,
+                     layout="diagonal")
+    before_mean, before_cov, _, _ = run_compiled(G.AROW, X[:17], y[:17], params,
+                                                 layout="diagonal", K=3)
+    np.testing.assert_array_equal(mean, before_mean)
+    np.testing.assert_array_equal(cov, before_cov)

@@ -10,6 +10,13 @@ vectorised sweep of ``simd.h``) and a CSR row copied without its stored zeros to
 identical results.  A round returns the label index it predicted, or −1 to stop the pass (a
 value that is not finite), whose position the pass reports.
 
+A dense pass checks each row itself, after gathering it (a sweep over X before the pass would
+read every row from memory once more: as long as pa's whole pass on MNIST-sized rows): a row
+that is not finite, or whose ``‖x‖²`` is outside the accepted range (:mod:`.rows`), stops the
+pass before its round, the rounds before it taken, and :func:`run_rows_of` raises
+:class:`RefusedRow` naming it (the model names the problem as the estimators' row check does,
+and the estimator's snapshot undoes the rounds taken).
+
 Averaging (``average=True`` of the held learners).  :func:`averaged_round` plays an engine's
 round and keeps the sums from which the averaged hypothesis — the mean of the hypotheses after
 every round, (1/T)·Σ_{t=1}^T w_t, rounds that change nothing included — is read: with R the
@@ -37,11 +44,21 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
 from ._one_row cimport csr_row, dense_row
-from ._store cimport AVERAGE_REBASE, index_t, nonzeros, real_x
+from ._store cimport AVERAGE_REBASE, SQNORM_HIGH, SQNORM_LOW, index_t, nonzeros, real_x
 from ._sweeps cimport onlinear_simd_init
 
 onlinear_simd_init()  # (a dense row's non-zeros: _store.pxd's nonzeros, simd.h)
 cnp.import_array()  # (the one-row checks read numpy's C API)
+
+
+class RefusedRow(ValueError):
+    """A dense pass stopped before row ``row`` of X (position ``position`` of its order): not
+    finite, or of a norm outside the accepted range; the rounds before it were taken."""
+
+    def __init__(self, row, position):
+        super().__init__(f"X row {row} (position {position} of the pass) is not finite or of a "
+                         "norm outside the accepted range; the rounds before it were taken")
+        self.row, self.position = row, position
 
 
 cpdef check_pass(X, const int64_t[::1] y, const int64_t[::1] order, predictions,
@@ -184,11 +201,14 @@ cdef tuple run_rows_of(row_round play, void *model, Averaging *A, X, const int64
     (:func:`start_averaging`), of :func:`averaged_round` on ``A``; MemoryError if a round
     found no room for its copy (the rounds before it taken)."""
     if A.before == NULL:
-        return run_rows(play, model, X, y, order, predictions)
-    result = run_rows(averaged_round, A, X, y, order, predictions)
-    if A.out_of_memory:
-        raise MemoryError("no room for the averaging's copy of a round's values; the rounds "
-                          "before it were taken")
+        result = run_rows(play, model, X, y, order, predictions)
+    else:
+        result = run_rows(averaged_round, A, X, y, order, predictions)
+        if A.out_of_memory:
+            raise MemoryError("no room for the averaging's copy of a round's values; the "
+                              "rounds before it were taken")
+    if result[2] <= -2:  # (a dense row refused)
+        raise RefusedRow(int(order[-2 - result[2]]), -2 - result[2])
     return result
 
 
@@ -247,7 +267,8 @@ cdef Py_ssize_t play_row(row_round play, void *model, indices, values, Py_ssize_
 cdef tuple run_rows(row_round play, void *model, X, const int64_t[::1] y,
                     const int64_t[::1] order, int64_t[::1] predictions):
     """``(n_mistakes, n_updates, failed)``: ``failed`` is the position in ``order`` of the round
-    that stopped the pass, or −1.  The arguments must have passed :func:`check_pass`."""
+    that stopped the pass, ``−2 − position`` of a dense row refused before its round
+    (:func:`_dense`), or −1.  The arguments must have passed :func:`check_pass`."""
     cdef const float[:, ::1] X32
     cdef const double[:, ::1] X64
     if not sp.issparse(X):
@@ -295,6 +316,7 @@ cdef tuple _dense(row_round play, void *model, const real_x[:, ::1] X, const int
     cdef Py_ssize_t d = X.shape[1], t, i, j, nnz, predicted, failed = -1
     cdef int64_t[2] counts = [0, 0]  # mistakes, updates
     cdef bint updated
+    cdef double q0, q1, q2, q3, q
     cdef int64_t[::1] idx = np.empty(d + 8, np.int64)
     cdef double[::1] vals = np.empty(d + 8)
     cdef real_x[::1] raw = np.empty(d + 8, np.float32 if real_x is float else np.float64)
@@ -306,6 +328,24 @@ cdef tuple _dense(row_round play, void *model, const real_x[:, ::1] X, const int
             nnz = nonzeros(&X[i, 0], d, &idx[0], &raw[0]) if d > 0 else 0
             for j in range(nnz):
                 vals[j] = raw[j]
+            # the row's check: its ‖x‖² in four partial sums (any order serves a range check,
+            # and the chains run side by side; NaN and inf reach the sum), accepted within
+            # [2^-e, 2^e] or zero with no non-zero (a square that underflowed is refused)
+            q0 = q1 = q2 = q3 = 0.0
+            j = 0
+            while j + 4 <= nnz:
+                q0 += vals[j] * vals[j]
+                q1 += vals[j + 1] * vals[j + 1]
+                q2 += vals[j + 2] * vals[j + 2]
+                q3 += vals[j + 3] * vals[j + 3]
+                j += 4
+            while j < nnz:
+                q0 += vals[j] * vals[j]
+                j += 1
+            q = (q0 + q1) + (q2 + q3)
+            if nnz and not SQNORM_LOW <= q <= SQNORM_HIGH:
+                failed = -2 - t
+                break
             predicted = play(model, &idx[0], &vals[0], nnz, y[i], &updated)
             if not _counted(predicted, y[i], updated, t, kept, counts):
                 failed = t

@@ -199,6 +199,8 @@ class AdaGrad(_AdaptiveClassifier):
         self.warm_start = warm_start
         self.verbose = verbose
 
+    # (the model class is the form's: both forms' dense passes check each row themselves)
+    _pass_checks_dense_rows = AdaGradModel.refuses_dense_rows and DualAdaGradModel.refuses_dense_rows
 
     @property
     def _model_class(self):

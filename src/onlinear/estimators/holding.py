@@ -59,6 +59,8 @@ class _ModelHolding(OnlineLinearClassifier):
             # a pass cannot fail once its rows and labels are checked, and a dense pass checks
             # each row itself: learn_many's one-call batches, and no row check before it
             cls._fast_many = cls._pass_checks_dense_rows = True
+        elif isinstance(model_class, type) and model_class.refuses_dense_rows:
+            cls._pass_checks_dense_rows = True  # (a dense pass checks each row itself)
 
     def _model_config(self, n_outputs, n_features):
         """The numbers the model's engine reads, from the hyperparameters (a dict)."""

@@ -285,6 +285,10 @@ default="simproj"
         self.verbose = verbose
 
     _block_task = "labelsets"
+    # the label-set pass checks each dense row itself, from the ‖x‖² its scores sum, and
+    # changes nothing if one is refused (BlockModel.learn): no sweep over X before it, which
+    # cost as much as pa's whole pass on MNIST-sized rows
+    _pass_checks_dense_rows = True
     _task_class = LabelSets  # (labels, indicator rows or label sets: the first targets say)
     _two_class_outputs = 2  # (a prototype per class, two classes too: Kesler's form)
     _model_scalars = {**_Simultaneous._model_scalars, "multilabel_": bool, "_label_kind": str}

@@ -33,6 +33,7 @@ from .._core.weights import averaged
 from . import weighted_pass
 from .averaging import AveragedHypothesis
 from .protocol import Model
+from .row_checks import check_weighted_rows, refused_rows_named
 
 #: the largest example weight times row norm (so gradient norm) a round takes: its square,
 #: 1e300, leaves the accumulators room for 1e8 such rounds
@@ -47,6 +48,7 @@ class _Adaptive(AveragedHypothesis, Model):
 
     #: the configuration's entries the engine's functions take as keywords
     _options = ()
+    refuses_dense_rows = True
     mixing_refusal = ("its per-coordinate step sizes come from the gradients of its own run "
                       "(accumulated squares), which an average of runs does not have; no "
                       "mixing rule with a guarantee is implemented for them")
@@ -64,8 +66,11 @@ class _Adaptive(AveragedHypothesis, Model):
         if predictions is not None and predictions.shape[0] == 0:
             predictions = None
         if weights is None:
-            self._count(order.shape[0], *self._pass(X, targets, order, predictions, 1.0))
+            with refused_rows_named(X, self.config["name"]):
+                counted = self._pass(X, targets, order, predictions, 1.0)
+            self._count(order.shape[0], *counted)
             return
+        check_weighted_rows(X, self.config["name"])
         self._check_gradients(weights * row_norms(X))
 
         def row(i, weight):

@@ -46,6 +46,7 @@ from .._core.rows import csr_arrays, read_only_rows
 from ..rules import simultaneous as rules
 from .invariants import check_counters, check_scale_range, check_size
 from .protocol import Model
+from .row_checks import raise_refused_row
 
 # (onlinear.estimators.checks is imported where it is used: at the top, it would import the
 # estimators package, which imports this module)
@@ -210,9 +211,7 @@ class BlockModel(Model):
         work = tuple(a.copy() if i in (0, 1, 5) else a for i, a in enumerate(arrays))
         bad = block_engine.run_labelsets_dense(read_only_rows(X), targets, order, *work)
         if bad >= 0:  # the pass refused row `bad` and changed nothing
-            from ..estimators.checks import check_rows, row_norm, row_scale_error
-            check_rows(X, self.config["name"])  # raises the error of X's first bad row
-            raise row_scale_error(row_norm(X[bad]), bad)  # (a norm at the range's edge)
+            raise_refused_row(X, bad, self.config["name"])
         self.weights, self.scale, self.counts = work[0], work[1], work[5]
 
     def learn_row(self, idx, vals, relevance, scores=None, dense=False):

@@ -37,6 +37,7 @@ from . import weighted_pass
 from .averaging import AveragedHypothesis
 from .invariants import check_positive_definite
 from .protocol import Model
+from .row_checks import check_weighted_rows, refused_rows_named
 
 # (onlinear.estimators.checks is imported where it is used: at the top, it would import the
 # estimators package, which imports this module)
@@ -53,6 +54,7 @@ class GaussianModel(AveragedHypothesis, Model):
     """
 
     array_names = ("mean", "covariance", "prior", "repairs", "counts")
+    refuses_dense_rows = True
     mixing_refusal = ("its model is a Gaussian over weight vectors (a mean and a covariance); "
                       "the average of several runs' Gaussians is not one any run reached, and "
                       "no mixing rule with a guarantee is known for it")
@@ -207,10 +209,12 @@ class GaussianModel(AveragedHypothesis, Model):
         if predictions is None or predictions.shape[0] == 0:
             predictions = None
         if weights is None:
-            mistakes, updates = confidence.learn_pass(
-                self.config["rule"], X, targets, order, self.mean, self.covariance,
-                self.config["params"], predictions, **self._engine_options())
+            with refused_rows_named(X, self.config["name"]):
+                mistakes, updates = confidence.learn_pass(
+                    self.config["rule"], X, targets, order, self.mean, self.covariance,
+                    self.config["params"], predictions, **self._engine_options())
         else:
+            check_weighted_rows(X, self.config["name"])
             params = self._weighted_params(np.unique(weights[order]))  # (all, before a round)
 
             def run(part, part_predictions, weight):

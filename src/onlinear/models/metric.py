@@ -28,6 +28,7 @@ from .._core.rows import csr_arrays, read_only_rows
 from ..rules.layout import SCALE
 from .invariants import check_positive_definite
 from .protocol import Model
+from .row_checks import raise_refused_row
 
 # (onlinear.estimators.checks is imported where it is used: at the top, it would import the
 # estimators package, which imports this module)
@@ -137,10 +138,7 @@ class MetricModel(Model):
                 arrays[3], arrays[4].copy(), predictions)
             failed = ee.run_dense(layout, read_only_rows(X), targets, order, *work)
             if failed <= -2:  # row order[-2 - failed] was refused, and changed nothing
-                bad = int(order[-2 - failed])
-                from ..estimators.checks import check_rows, row_norm, row_scale_error
-                check_rows(X, self.config["name"])  # raises the error of X's first bad row
-                raise row_scale_error(row_norm(X[bad]), bad)  # (a norm at the range's edge)
+                raise_refused_row(X, int(order[-2 - failed]), self.config["name"])
             if failed < 0:
                 self.weights, self.metric, self.state, self.counts = work[:3] + work[4:5]
         else:

@@ -31,6 +31,7 @@ import numpy as np
 from .._core import confidence
 from .._core.counters import MISTAKES, SEEN, UPDATES
 from .gaussian import GaussianModel
+from .row_checks import refused_rows_named
 
 
 class NAROWModel(GaussianModel):
@@ -90,9 +91,10 @@ class NAROWModel(GaussianModel):
         if predictions is not None and predictions.shape[0] == 0:
             predictions = None
         order = np.ascontiguousarray(order, dtype=np.int64)
-        self._count(order.shape[0], *confidence.narow_pass(
-            X, targets, order, self.mean, self.covariance, self.theta, predictions,
-            **self._options()))
+        with refused_rows_named(X, self.config["name"]):
+            counted = confidence.narow_pass(X, targets, order, self.mean, self.covariance,
+                                            self.theta, predictions, **self._options())
+        self._count(order.shape[0], *counted)
 
     def learn_row(self, idx, vals, label, weight=1.0, dense=False):
         if weight != 1.0:

@@ -33,6 +33,7 @@ from .._core.weights import aligned_copy, averaged
 from ..rules.layout import FIRST_RULE_ROW, RAW_MASS, RAW_SQNORM, SCALE, SIZE_ANCHOR
 from .invariants import check_primal_store
 from .protocol import Model
+from .row_checks import raise_refused_row
 
 _FLOAT64 = np.dtype(np.float64)
 _AVERAGING = ("avg_acc", "avg_scale_sum")
@@ -201,11 +202,7 @@ class PrimalModel(Model):
                                predictions, work_acc.T, avg, *weighting,
                                self.config["exact_norms"], np.arange(X.shape[1]), *scratch)
         if bad >= 0:  # the pass refused row `bad` and changed nothing
-            from ..estimators.checks import check_rows, row_norm, row_scale_error
-
-            exponent = self.config["row_exponent"]
-            check_rows(X, self.config["name"], exponent)  # raises the error of X's first bad row
-            raise row_scale_error(row_norm(X[bad]), bad, exponent)  # (a norm at the range's edge)
+            raise_refused_row(X, bad, self.config["name"], self.config["row_exponent"])
         self.weights = work
         if self.config["average"]:
             self.avg_acc = work_acc

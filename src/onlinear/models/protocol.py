@@ -52,6 +52,10 @@ class Model:
     #: refused (then the estimator does not check them first), and cannot fail once its rows
     #: and labels are checked (then ``learn_many`` learns a batch in one pass)
     checks_dense_rows = False
+    #: whether a pass over dense rows checks each row itself and raises the estimators' error
+    #: for a refused one, the rounds before it taken (:mod:`.row_checks`; then the estimator
+    #: does not check them first, and its snapshot of a pass that can fail undoes the rounds)
+    refuses_dense_rows = False
     #: whether a prediction of one row is the task's reading of :meth:`row_scores` (the block
     #: models: label sets, ranks, the sign of a block's score), rather than the output index
     #: of :meth:`predict_row` (the models of one label per example)
