@@ -607,6 +607,38 @@ def test_the_audit_of_a_primal_configuration_finds_nothing_wrong(name, params):
     assert set(report["outcomes"]) <= {"clear error", "accepted"}, report
 
 
+#: the held learners whose dense pass checks its rows itself (no sweep over X before it): a
+#: refused row stops the pass mid-way, and the estimator's snapshot undoes the rounds before it
+ROWS_CHECKED_IN_THE_PASS = [("arow", {}), ("scw1", {}), ("adagrad", {}), ("ftrl", {}),
+                            ("adagrad-rda", {}), ("simproj", {})]
+
+
+@pytest.mark.parametrize("name, params", ROWS_CHECKED_IN_THE_PASS,
+                         ids=[name for name, _ in ROWS_CHECKED_IN_THE_PASS])
+def test_the_audit_of_a_learner_whose_pass_checks_its_rows_finds_nothing_wrong(name, params):
+    # (its snapshot once copied classes_ apart from the task's: 72 "non-atomic" cases)
+    report = _audit()._audit_one(name, params)
+    assert set(report["outcomes"]) <= {"clear error", "accepted"}, report
+
+
+@pytest.mark.parametrize("bad", [np.nan, 1e300], ids=["nan", "huge"])
+@pytest.mark.parametrize("name", ["arow", "adagrad", "ftrl", "narow", "simproj"])
+def test_a_row_refused_mid_pass_leaves_the_model_as_it_was(name, bad):
+    """A dense batch whose 15th row is refused by the pass itself, after 14 rounds: the
+    estimators' own error (naming the row), the model bitwise as it was, the task's classes
+    still the estimator's, and learning goes on as from a copy taken before."""
+    rng = np.random.RandomState(4)
+    X = rng.randn(60, N_FEATURES)
+    y = LABELS[2 if name == "narow" else 3][rng.randint(2 if name == "narow" else 3, size=60)]
+    model = onlinear.make(name).partial_fit(X[:20], y[:20], classes=np.unique(y))
+    bad_X = X[20:40].copy()
+    bad_X[14, 1] = bad
+    with pytest.raises(ValueError, match="NaN" if np.isnan(bad) else "X row 14 has norm"):
+        model.partial_fit(bad_X, y[20:40])
+    assert model.classes_ is model._task.classes
+    _check_failed_call(model, lambda m: m.partial_fit(bad_X, y[20:40]), X[40:], y[40:])
+
+
 def test_the_audit_names_the_configuration_a_worker_dies_in_and_goes_on():
     # one worker interpreter audits configurations in turn; one that kills it (here an
     # unknown name, which raises outside any case) is reported as a crash, and a new worker

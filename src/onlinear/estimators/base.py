@@ -560,12 +560,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _snapshot_arrays(saved):
-        """Replace the arrays of the snapshot ``saved`` (a copy of ``vars``) by copies (and
-        drop its per-example context, which holds the arrays themselves)."""
+        """Replace the model of the snapshot ``saved`` (a copy of ``vars``) by a copy of it and
+        its arrays (and drop its per-example context, which holds the arrays themselves).  The
+        estimator's own arrays (``classes_``, the dense rows' index) are kept as they are: a pass
+        writes only the model's in place, and a copy would part ``classes_`` from the task's
+        (one array), which restoring must not change."""
         saved.pop("_fast", None)
-        for key, value in saved.items():
-            if isinstance(value, np.ndarray):
-                saved[key] = value.copy()
         if "model_" in saved:
             saved["model_"] = copy.deepcopy(saved["model_"])
 
