@@ -339,6 +339,11 @@ cdef class _Round:
     cdef Dual d
     cdef object support, support_sq, coef, acc, params, state, avg, kparams, counts
     cdef object scratch, order_scratch, krow, row, xwork
+    # (the scratch's pointers, taken when it is made: numpy's ``ctypes.data`` costs about a
+    # µs a read, more than a small round)
+    cdef double *krow_p
+    cdef double *row_p
+    cdef double *xwork_p
 
     def __init__(self, support, support_sq, coef, acc, Py_ssize_t n_support, int rule,
                  params, state, avg, int kind, kparams, counts, int weight_mode):
@@ -376,7 +381,8 @@ cdef class _Round:
         self.d.factor = self.d.scores + 2 * m
         self.d.raw = self.d.scores + 3 * m
         self.d.order = <int64_t *>_pointer(self.order_scratch)
-        self.xwork = np.zeros(support.shape[0])
+        self.xwork = np.zeros(max(support.shape[0], 1))
+        self.xwork_p = <double *>_pointer(self.xwork)
         self.bind(support, support_sq, coef, acc, n_support)
 
     cdef bind(self, support, support_sq, coef, acc, Py_ssize_t n_support):
@@ -401,6 +407,8 @@ cdef class _Round:
         if self.krow is None or self.krow.shape[0] < max(capacity, 1):
             self.krow = np.empty(max(capacity, 1))
             self.row = np.empty(max(capacity, 1))
+            self.krow_p = <double *>_pointer(self.krow)
+            self.row_p = <double *>_pointer(self.row)
 
     cdef make_room(self):
         """Room for one more support pattern (the arrays reallocated by doubling)."""
@@ -416,9 +424,9 @@ cdef class _Round:
         """One round on the dense row x (of the model's width), its kernel values computed."""
         cdef double q, x_sq
         self.make_room()
-        cdef double *krow = <double *>_pointer(self.krow)
-        cdef double *row = <double *>_pointer(self.row)
-        cdef double *xwork = <double *>_pointer(self.xwork)
+        cdef double *krow = self.krow_p
+        cdef double *row = self.row_p
+        cdef double *xwork = self.xwork_p
         with nogil:
             x_sq = self_square(x, self.d.n_features)
             q = from_dot(x_sq, x_sq, x_sq, self.d.kind, self.d.kparams)
@@ -449,6 +457,7 @@ cdef class DualRowRound(_Round):
     cdef object owner
     cdef int exponent
     cdef object scattered
+    cdef double *scattered_p  # (its pointer: a typed memoryview of it costs a µs a call)
 
     def __init__(self, owner, Py_ssize_t n_support, int rule, params, int kind, kparams,
                  int weight_mode, int exponent):
@@ -456,7 +465,8 @@ cdef class DualRowRound(_Round):
                          n_support, rule, params, owner["state"], owner["avg_scale_sum"], kind,
                          kparams, owner["counts"], weight_mode)
         self.owner, self.exponent = owner, exponent
-        self.scattered = np.zeros(self.d.n_features)
+        self.scattered = np.zeros(max(self.d.n_features, 1))
+        self.scattered_p = <double *>_pointer(self.scattered)
 
     cdef Py_ssize_t _round(self, const double *x, Py_ssize_t y):
         cdef Py_ssize_t predicted
@@ -481,14 +491,14 @@ cdef class DualRowRound(_Round):
     def sparse(self, indptr, indices, data, Py_ssize_t y):
         cdef const int32_t *columns
         cdef const double *values
-        cdef double[::1] dense = self.scattered
+        cdef double *dense = self.scattered_p
         cdef Py_ssize_t n = csr_row(indptr, indices, data, self.d.n_features, self.exponent,
                                     &columns, &values), p, predicted
         if n < 0 or self.d.n_features == 0 or not 0 <= y < max(self.d.m, 2):
             return -1
         for p in range(n):
             dense[columns[p]] = values[p]
-        predicted = self._round(&dense[0], y)
+        predicted = self._round(dense, y)
         for p in range(n):
             dense[columns[p]] = 0.0
         return predicted
@@ -539,8 +549,7 @@ def step(const double[::1] x, double x_sq, const double[::1] krow, double q, Py_
         raise ValueError("predictions must be an int64 array (empty, or holding round t)")
     cdef int64_t *pred = NULL if predictions.shape[0] == 0 else <int64_t *>_pointer(predictions)
     slot = step_c(&round_.d, &x[0], x_sq, &krow[0] if krow.shape[0] else NULL, q, y, slot, pred,
-                  t, weight, &predicted, <double *>_pointer(round_.row),
-                  <double *>_pointer(round_.xwork))
+                  t, weight, &predicted, round_.row_p, round_.xwork_p)
     return round_.d.n_support, slot, predicted
 
 
