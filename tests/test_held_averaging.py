@@ -1,5 +1,6 @@
 """``average=True`` of the held learners — the Gaussian family (CW, AROW, SCW, NHERD), NAROW,
-AdaGrad and FTRL-Proximal: the mean of the hypotheses (μ, or the weights) after every round.
+AdaGrad (both forms) and FTRL-Proximal: the mean of the hypotheses (μ, or the weights) after
+every round.
 
 Checked against a numpy transcription of its definition: the same learner without averaging,
 run one example at a time, its hypothesis recorded after each ``learn_one`` and averaged; in
@@ -51,9 +52,19 @@ LEARNERS = {
     "adagrad-l1-l2": (AdaGrad, {"eta": 0.5, "l1": 0.01, "l2": 0.03}),
     "ftrl-log": (FTRLProximal, {"l1": 0.05, "l2": 0.1}),
     "ftrl-hinge": (FTRLProximal, {"loss": "hinge", "alpha": 0.2}),
+    # AdaGrad's dual (RDA) form: its own sums (every weight moves every round under l1, l2)
+    "rda-hinge": (AdaGrad, {"form": "dual", "eta": 0.3}),
+    "rda-log-l1": (AdaGrad, {"form": "dual", "loss": "log", "l1": 0.01}),
+    "rda-l1-l2": (AdaGrad, {"form": "dual", "eta": 0.5, "l1": 0.005, "l2": 0.02}),
 }
 WEIGHTED = ["arow-diagonal", "arow-per-class", "scw1-diagonal", "nherd-diagonal",
-            "adagrad-hinge", "adagrad-l1-l2", "ftrl-log"]
+            "adagrad-hinge", "adagrad-l1-l2", "ftrl-log", "rda-l1-l2"]
+#: the names of the sums each model keeps
+SUMS = {"rda": ("avg_sums", "avg_last")}
+
+
+def _sums(name):
+    return SUMS.get(name.split("-")[0], ("avg_acc", "avg_rounds"))
 
 
 def _make(name, **extra):
@@ -146,7 +157,7 @@ def test_the_learning_state_and_the_online_counts_are_the_unaveraged_learners(na
     kept = averaged.model_.arrays()
     for key, array in plain.model_.arrays().items():
         np.testing.assert_array_equal(kept[key], array)
-    assert set(kept) - set(plain.model_.arrays()) == {"avg_acc", "avg_rounds"}
+    assert set(kept) - set(plain.model_.arrays()) == set(_sums(name))
 
 
 @pytest.mark.parametrize("name", LEARNERS)
@@ -196,7 +207,7 @@ def test_rounds_of_example_weight_zero_join_the_average(name):
     _close(model.model_.coefficients(), np.mean(history, axis=0))
 
 
-@pytest.mark.parametrize("name", ["arow-diagonal", "narow-per-class", "ftrl-log"])
+@pytest.mark.parametrize("name", ["arow-diagonal", "narow-per-class", "ftrl-log", "rda-l1-l2"])
 def test_warm_start_continues_the_average_and_fit_restarts_it(name):
     model = _make(name, average=True, warm_start=True).fit(X[:40], Y3[:40])
     model.fit(X[40:], Y3[40:])
@@ -228,15 +239,15 @@ def test_a_rebase_of_the_sums_keeps_the_average(name):
 
 
 @pytest.mark.parametrize("name", ["arow-shared", "nherd-diagonal", "narow-libol",
-                                  "adagrad-log", "adagrad-l2", "ftrl-log"])
+                                  "adagrad-log", "adagrad-l2", "ftrl-log", "rda-log-l1"])
 def test_saving_keeps_the_sums_and_the_stream_continues_bit_identically(tmp_path, name):
     model = _make(name, average=True).fit(sp.csr_matrix(X[:40]), Y3[:40])
     onlinear.save(model, tmp_path / "m")
     with zipfile.ZipFile(tmp_path / "m") as archive:
         arrays = json.loads(archive.read(HEADER))["arrays"]
-    assert {"_avg_acc", "_avg_rounds"} <= set(arrays)
+    assert {"_" + key for key in _sums(name)} <= set(arrays)
     loaded = onlinear.load(tmp_path / "m")
-    for key in ("avg_acc", "avg_rounds"):
+    for key in _sums(name):
         np.testing.assert_array_equal(getattr(loaded.model_, key), getattr(model.model_, key))
     for learner in (model, loaded):
         learner.partial_fit(X[40:55], Y3[40:55])
@@ -249,7 +260,7 @@ def test_saving_keeps_the_sums_and_the_stream_continues_bit_identically(tmp_path
 
 
 @pytest.mark.parametrize("name", ["arow-diagonal", "narow-diagonal", "adagrad-hinge",
-                                  "ftrl-log"])
+                                  "ftrl-log", "rda-hinge"])
 def test_a_file_written_before_average_existed_loads_without_averaging(tmp_path, name):
     model = _make(name).fit(X, Y3)
     onlinear.save(model, tmp_path / "m")
@@ -260,22 +271,23 @@ def test_a_file_written_before_average_existed_loads_without_averaging(tmp_path,
     old = tmp_path / "old"
     old.write_bytes(_rewrite((tmp_path / "m").read_bytes(), before_average))
     loaded = onlinear.load(old)
-    assert loaded.average is False and "avg_acc" not in loaded.model_.arrays()
+    assert loaded.average is False and _sums(name)[0] not in loaded.model_.arrays()
     np.testing.assert_array_equal(loaded.decision_function(X_TEST),
                                   model.decision_function(X_TEST))
 
 
-@pytest.mark.parametrize("name", ["arow-per-class", "ftrl-hinge"])
+@pytest.mark.parametrize("name", ["arow-per-class", "ftrl-hinge", "rda-l1-l2"])
 def test_a_file_whose_sums_are_missing_or_broken_is_refused(tmp_path, name):
+    sums, rounds = _sums(name)
     model = _make(name, average=True).fit(X, Y3)
     onlinear.save(model, tmp_path / "m")
     data = (tmp_path / "m").read_bytes()
-    (tmp_path / "missing").write_bytes(_rewrite(data, drop=("_avg_acc",)))
-    with pytest.raises(ModelFileError, match="_avg_acc"):
+    (tmp_path / "missing").write_bytes(_rewrite(data, drop=("_" + sums,)))
+    with pytest.raises(ModelFileError, match="_" + sums):
         onlinear.load(tmp_path / "missing")
-    model.model_.avg_rounds[0] = model.n_seen_ + 1  # (more rounds than were seen)
+    getattr(model.model_, rounds)[0] = model.n_seen_ + 1  # (more rounds than were seen)
     onlinear.save(model, tmp_path / "broken")
-    with pytest.raises(ModelFileError, match="_avg_rounds"):
+    with pytest.raises(ModelFileError, match="_" + rounds):
         onlinear.load(tmp_path / "broken")
 
 
@@ -296,14 +308,52 @@ def test_a_change_of_average_after_the_start_is_refused_on_every_path(name):
     _close(model.model_.coefficients(), _mean_of_hypotheses(name, X, Y3, [0, 1, 2]))
 
 
-def test_adagrads_dual_form_refuses_to_average_saying_why():
-    reason = "dual form's weights are not stored"
-    with pytest.raises(ValueError, match=reason):
-        AdaGrad(average=True, form="dual").fit(X, Y3)
-    model = AdaGrad(average=True).fit(X, Y3)
-    with pytest.raises(ValueError, match=reason):
-        model.set_params(form="dual")
-        model.partial_fit(X, Y3)
+def _rda_weights_sum(u, G, first, last, eta, delta, l1, l2):
+    """Σ_{τ=first}^{last} of the RDA weight of (u, G) at τ rounds, term by term in 80-bit
+    floats (the definition the closed form is checked against)."""
+    tau = np.arange(first, last + 1, dtype=np.longdouble)
+    scale = delta + np.sqrt(np.longdouble(G)) + np.longdouble(eta) * l2 * tau
+    size = np.maximum(abs(np.longdouble(u)) - np.longdouble(l1) * tau, 0)
+    return float(-eta * np.sign(u) * np.sum(size / scale))
+
+
+@pytest.mark.parametrize("u, G, l1, l2", [
+    (3.0, 4.0, 0.0, 0.0), (-3.0, 4.0, 0.01, 0.0),  # (a constant, an arithmetic series)
+    (2.5, 9.0, 0.0, 0.05), (-40.0, 0.3, 0.0, 3.0),  # (the digamma difference, D/c ≫ τ, ≪ τ)
+    (1.7, 2.0, 0.002, 0.01), (-25.0, 100.0, 0.03, 0.001),  # (both, cut where s = λ1τ)
+    (0.5, 1e-6, 1e-4, 1e-3), (7.0, 1e4, 0.0, 1e-5)])
+@pytest.mark.parametrize("first, last", [(1, 40), (3, 65), (10, 500), (100, 20000)])
+def test_the_rda_weights_over_rounds_sum_in_closed_form(u, G, l1, l2, first, last):
+    """The weights a coordinate whose (u, G) stay put takes over a span of rounds: term by term
+    over at most 64 rounds, beyond in closed form (an arithmetic series, or a digamma
+    difference by its asymptotic series) — equal to the sum of the weights themselves."""
+    from onlinear._core import adaptive
+
+    eta, delta = 0.4, 1e-3
+    expected = _rda_weights_sum(u, G, first, last, eta, delta, l1, l2)
+    got = adaptive.rda_path_sum(u, G, first, last, eta=eta, delta=delta, l1=l1, l2=l2)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-300)
+    if l1 and abs(u) / l1 < last:  # (the weights reach 0 within the span: a cut)
+        assert adaptive.rda_path_sum(u, G, abs(u) / l1 + 1, last + 5, eta=eta, delta=delta,
+                                     l1=l1, l2=l2) == 0.0
+
+
+@pytest.mark.parametrize("params", [{"l1": 0.002}, {"l2": 0.05}, {"l1": 0.001, "l2": 0.01}])
+def test_adagrads_dual_form_averages_features_absent_for_long_stretches(params):
+    """AdaGrad-RDA's weights all move every round under a regularizer: a feature absent from
+    long stretches of rows (80 rounds: beyond the 64 summed term by term) enters the average
+    in closed form when a row reaches it again and when the weights are read."""
+    rows = np.vstack([X, X, X])
+    labels = np.concatenate([Y3, Y3, Y3])
+    rows[np.arange(210) % 80 != 0, 3:] = 0.0  # (columns 3-5 in one row of 80)
+    name = "rda-long-" + "-".join(sorted(params))
+    LEARNERS.setdefault(name, (AdaGrad, {"form": "dual", "eta": 0.5, **params}))
+    expected = _mean_of_hypotheses(name, rows, labels, [0, 1, 2])
+    assert np.abs(expected[3:]).max() > 1e-3 * np.abs(expected).max()  # (they matter)
+    for data in (rows, sp.csr_matrix(rows)):
+        model = _make(name, average=True).fit(data, labels)
+        _close(model.model_.coefficients(), expected, rtol=1e-10)
+        assert [model.predict_one(x) for x in X_TEST] == model.predict(X_TEST).tolist()
 
 
 def test_the_engine_refuses_sums_it_cannot_keep():
@@ -313,8 +363,12 @@ def test_the_engine_refuses_sums_it_cannot_keep():
     sums = {"avg_acc": np.zeros((D, 3)), "avg_rounds": np.zeros(1)}
     order = np.arange(70, dtype=np.int64)
     dual = (np.zeros((D, 3)), np.zeros((D, 3)), np.zeros(1, np.int64))  # (u, G, t)
-    with pytest.raises(ValueError, match="cannot average"):
+    with pytest.raises(ValueError, match="averages by its own sums"):
         adaptive.AdaptiveRound("rda", dual, np.zeros(3, np.int64), loss="hinge", **sums)
+    with pytest.raises(ValueError, match="avg_last has shape"):
+        adaptive.rda_pass(X, Y3.astype(np.int64), order, *dual, avg_sums=np.zeros((D, 3)),
+                          avg_last=np.zeros(D + 1, np.int64))
+    assert not dual[0].any() and not dual[2][0]
     with pytest.raises(ValueError, match="avg_acc has shape"):
         adaptive.adagrad_pass(X, Y3.astype(np.int64), order, W, G, last, clock,
                               avg_acc=np.zeros((D, 2)), avg_rounds=np.zeros(1))

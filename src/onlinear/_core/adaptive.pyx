@@ -62,7 +62,16 @@ sums take Σ_{i=1}^k w_i − k·w_0 of the path |w_i| = max(0, q^i(|w_0| + A) �
 |w_0| − i·a without λ2) in closed form (:func:`_deferred_path_sum`, ``row_pass``'s
 ``deferred``), and :func:`adagrad_catch_up` does the same for every feature, with the jump
 R·(w_k − w_0) a round records, before the weights are read.
-AdaGrad-RDA's weights are not stored: it does not average (:func:`averaging_refusal`).
+AdaGrad-RDA's weights are not stored, and with a regulariser every weight moves every round,
+so its average is kept otherwise: per feature j, ``avg_sums`` holds Σ_{τ ≤ L_j} w_τ (each class)
+and ``avg_last`` the round L_j it reaches.  A round that steps on feature j first brings its sums
+through the round before under the (u, G) it had, which stayed put since L_j — the weights
+w(u, G, τ) = −η·sign(u)·[|u| − λ1τ]₊/(δ + √G + ηλ2τ) summed over τ = L_j + 1 … r − 1 in closed
+form (:func:`_rda_path_sum`: term by term over at most 64 rounds; beyond, an arithmetic series
+without λ2, else ((s + λ1D/c)·(ψ(D/c + b + 1) − ψ(D/c + a)) − λ1·n)/c with s = |u|, D = δ + √G,
+c = ηλ2, n the rounds, the digamma difference by its asymptotic series) — then adds round r's
+own weights after the step: O(K·nnz) a round.  :func:`rda_average` closes every feature's
+sums through the rounds seen, t, and divides by t (O(d·K), when the weights are read).
 
 A zero row predicts and is counted but has no gradient.  A score or a ‖x‖² that is not finite
 (NaN or infinite values, or values beyond ~1e154) stops the pass with a ValueError naming the
@@ -73,7 +82,7 @@ numbers and its regret theorem were not checked against the paper's text (UNCHEC
 import numpy as np
 from scipy.special import expit, softmax
 
-from libc.math cimport exp, expm1, fabs, isfinite, log, log1p, pow, sqrt
+from libc.math cimport copysign, exp, expm1, fabs, floor, isfinite, log, log1p, pow, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
@@ -156,6 +165,8 @@ cdef struct Model:
     double *gamma
     double *roots   # in a long pass, FTRL's √n kept beside n, a regularised AdaGrad's √G beside
                     # G (NULL: computed where read)
+    double *avg_sums     # RDA with average: Σ_{τ ≤ avg_last[j]} w_τ per (feature, class)
+    int64_t *avg_last    # RDA with average: the round feature j's sums reach (NULL: none)
 
 
 # ----------------------------------------------------------------------------- the round
@@ -334,10 +345,108 @@ cdef Py_ssize_t _rda_round(Model *M, const int64_t *idx, const double *vals, Py_
             if M.gamma[k] != 0.0:
                 touched[n_touched] = k
                 n_touched += 1
+    if M.avg_sums != NULL:  # the row's features: their sums through the round before, as they were
+        _rda_sums_through(M, idx, nnz, M.clock[0] - 1)
     onlinear_adaptive_steps.rda_step(idx, vals, nnz, M.Z, M.G, M.W, M.gamma,
                                      touched if M.loss == HINGE else NULL, n_touched, K, M.eta,
                                      M.delta)
+    if M.avg_sums != NULL:  # ... and this round's weights, the step taken
+        _rda_sums_through(M, idx, nnz, M.clock[0])
     return predicted
+
+
+# ------------------------------------------------------------- AdaGrad-RDA's averaged weights
+cdef inline double _rda_weight(double u, double G, double t, const Model *M) noexcept nogil:
+    """The RDA weight of (u, G) at t rounds (module doc; ``rda_weight_`` of
+    adaptive_simd_body.h, the same operations)."""
+    cdef double scale = M.delta + sqrt(G) + M.eta * M.l2 * t
+    cdef double size = fabs(u) - M.l1 * t
+    if not (scale > 0.0) or not (size > 0.0):
+        return 0.0
+    return -(M.eta * copysign(size, u)) / scale
+
+
+#: the spans summed term by term (short: exact to the rounding of each weight); a longer span
+#: is summed in closed form
+cdef double DIRECT_SPAN = 64.0
+
+
+cdef inline double _harmonic_span(double x, double n) noexcept nogil:
+    """Σ_{i=0}^{n−1} 1/(x + i) for x > 0 and a whole n ≥ 0: ψ(x + n) − ψ(x), the first terms
+    summed until x ≥ 32, then the asymptotic series ψ(z) = ln z − 1/(2z) − 1/(12z²) +
+    1/(120z⁴) − 1/(252z⁶) + O(z⁻⁸) on both ends, its logarithms as log1p(n/x) (the error of the
+    series' remainder at z ≥ 32: below 4e-15 of 1/z⁰)."""
+    cdef double total = 0.0, i = 0.0, a, b, a2, b2
+    if n <= DIRECT_SPAN:
+        while i < n:
+            total += 1.0 / (x + i)
+            i += 1.0
+        return total
+    while x < 32.0:
+        total += 1.0 / x
+        x += 1.0
+        n -= 1.0
+    a, b = 1.0 / x, 1.0 / (x + n)
+    a2, b2 = a * a, b * b
+    return total + (log1p(n / x) - 0.5 * (b - a) - (b2 - a2) / 12.0
+                    + (b2 * b2 - a2 * a2) / 120.0 - (b2 * b2 * b2 - a2 * a2 * a2) / 252.0)
+
+
+cdef double _rda_path_sum(double u, double G, double first, double last,
+                          const Model *M) noexcept nogil:
+    """Σ_{τ=first}^{last} w(u, G, τ): the weights a coordinate whose (u, G) stay put takes over
+    the rounds first … last (module doc).  With s = |u|, D = δ + √G, c = ηλ2, the terms are
+    −η·sign(u)·(s − λ1τ)/(D + cτ) while s − λ1τ > 0, then 0; a span of at most
+    :data:`DIRECT_SPAN` is summed term by term, a longer one in closed form: Σ(s − λ1τ)/D
+    (λ2 = 0), else ((s + λ1D/c)·Σ 1/(D/c + τ) − λ1·n)/c with the harmonic span of
+    :func:`_harmonic_span` (relative error about ε·(s + λ1D/c)·Σ 1/(D/c + τ) over the sum
+    itself)."""
+    cdef double s = fabs(u), D, c, n, x0, total = 0.0, tau, bound
+    if last < first or s == 0.0:
+        return 0.0
+    if M.l1 > 0.0 and s / M.l1 <= last + 1.0:  # the rounds whose s − λ1τ stays positive
+        bound = floor(s / M.l1)
+        while bound >= first and not (s - M.l1 * bound > 0.0):
+            bound -= 1.0
+        while bound + 1.0 <= last and s - M.l1 * (bound + 1.0) > 0.0:
+            bound += 1.0
+        last = min(last, bound)
+        if last < first:
+            return 0.0
+    n = last - first + 1.0
+    if n <= DIRECT_SPAN:
+        tau = first
+        while tau <= last:
+            total += _rda_weight(u, G, tau, M)
+            tau += 1.0
+        return total
+    D = M.delta + sqrt(G)
+    c = M.eta * M.l2
+    if c == 0.0:
+        if not (D > 0.0):
+            return 0.0
+        total = n * (s - M.l1 * (0.5 * (first + last))) / D
+    else:
+        x0 = D / c
+        total = ((s + M.l1 * x0) * _harmonic_span(x0 + first, n) - M.l1 * n) / c
+    return -M.eta * copysign(total, u)
+
+
+cdef void _rda_sums_through(Model *M, const int64_t *idx, Py_ssize_t nnz,
+                            int64_t round_) noexcept nogil:
+    """The averaging sums of the row's features brought through round ``round_`` under
+    their (u, G) as they are now."""
+    cdef Py_ssize_t p, k, at
+    cdef int64_t j
+    for p in range(nnz):
+        j = idx[p]
+        if M.avg_last[j] >= round_:
+            continue
+        at = j * M.K
+        for k in range(M.K):
+            M.avg_sums[at + k] += _rda_path_sum(M.Z[at + k], M.G[at + k],
+                                                <double>(M.avg_last[j] + 1), <double>round_, M)
+        M.avg_last[j] = round_
 
 
 # --------------------------------------------------------------------------- entry points
@@ -404,7 +513,24 @@ cdef int _fill(Model *M, int method, str loss, W, G, Z, last, clock, double eta,
     M.regularised = l1 > 0.0 or l2 > 0.0
     M.weight = 1.0
     M.roots = NULL
+    M.avg_sums = NULL
+    M.avg_last = NULL
     M.G = &G_v[0, 0] if shape[0] else NULL
+    return 0
+
+
+cdef int _rda_averaging(Model *M, avg_sums, avg_last) except -1:
+    """Point ``M`` (AdaGrad-RDA) at its averaging sums, checked (None: it does not average)."""
+    cdef double[:, ::1] sums_v
+    cdef int64_t[::1] last_v
+    if avg_sums is None and avg_last is None:
+        return 0
+    check_state("avg_sums", avg_sums, (M.d, M.K))
+    check_state("avg_last", avg_last, (M.d,), np.int64)
+    last_v = avg_last  # (its rounds within [0, clock]: the model's check, once, not a call's)
+    sums_v = avg_sums
+    M.avg_sums = &sums_v[0, 0] if M.d else NULL
+    M.avg_last = &last_v[0] if M.d else NULL
     return 0
 
 
@@ -416,16 +542,6 @@ def _weight_of(double weight):
 def _not_finite(where):
     return ValueError(f"{where}: a score is not finite (NaN or infinite values, or a row too "
                       "large: rescale the input)")
-
-
-def averaging_refusal(str method):
-    """Why the weights of ``method`` ("adagrad", "ftrl" or "rda") are not averaged (module
-    doc), or None."""
-    if method == "rda":
-        return ("its dual form's weights are not stored: they are functions of the gradient "
-                "sums and, with l1 or l2, of the round count t (then every weight moves every "
-                "round); no average of them is implemented: use form='mirror'")
-    return None  # (l1, l2: a regularized AdaGrad's deferred steps average in closed form)
 
 
 cdef inline double _deferred_path_sum(double w, double H, int64_t k, const Model *M) noexcept nogil:
@@ -483,11 +599,10 @@ cdef void _deferred_average(void *model, const int64_t *idx, Py_ssize_t nnz,
 
 
 cdef int _start_averaging(Averaging *A, Model *M, avg_acc, avg_rounds) except -1:
-    """Point ``A`` at the rounds of ``M`` and the averaging sums (refused where the weights
-    cannot be averaged: :func:`averaging_refusal`)."""
-    refusal = averaging_refusal({ADAGRAD: "adagrad", FTRL: "ftrl", RDA: "rda"}[M.method])
-    if refusal is not None:
-        raise ValueError(f"cannot average: {refusal}")
+    """Point ``A`` at the rounds of ``M`` (AdaGrad or FTRL: AdaGrad-RDA keeps its own sums,
+    :func:`_rda_averaging`) and the averaging sums."""
+    if M.method == RDA:
+        raise ValueError("AdaGrad-RDA averages by its own sums (avg_sums, avg_last)")
     start_averaging(A, _round, M, M.W, M.d, M.K, False, avg_acc, avg_rounds)
     if M.method == ADAGRAD and M.regularised:
         A.deferred = _deferred_average
@@ -701,7 +816,7 @@ def ftrl_row(indices, values, Py_ssize_t y, W, Z, N, *, str loss="log", double a
 
 def rda_pass(X, const int64_t[::1] y, const int64_t[::1] order, U, G, clock, predictions=None,
              *, str loss="hinge", double eta=0.1, double delta=1e-8, double l1=0.0,
-             double l2=0.0, double weight=1.0):
+             double l2=0.0, double weight=1.0, avg_sums=None, avg_last=None):
     """One online pass of diagonal AdaGrad in its primal-dual (RDA) form over the rows
     ``X[order]``.
 
@@ -717,6 +832,10 @@ def rda_pass(X, const int64_t[::1] y, const int64_t[::1] order, U, G, clock, pre
         As :func:`adagrad_pass`.
     l1, l2 : float, default=0
         λ1 and λ2 of the regularizer λ1‖w‖₁ + (λ2/2)‖w‖² in each round's argmin (module doc).
+    avg_sums, avg_last : arrays, optional
+        With ``average``: float64 (d, K) and int64 (d,), the sums of the weights after every
+        round through round ``avg_last[j]`` for feature j (:func:`rda_average`), kept by the
+        rounds.
 
     Returns
     -------
@@ -725,17 +844,53 @@ def rda_pass(X, const int64_t[::1] y, const int64_t[::1] order, U, G, clock, pre
     cdef Model M
     _fill(&M, RDA, loss, None, G, U, None, clock, eta, delta, 0.0, 0.0, l1, l2)
     M.weight = _weight_of(weight)
+    _rda_averaging(&M, avg_sums, avg_last)
     return _pass(&M, X, y, order, predictions)
 
 
 def rda_row(indices, values, Py_ssize_t y, U, G, clock, *, str loss="hinge", double eta=0.1,
-            double delta=1e-8, double l1=0.0, double l2=0.0, double weight=1.0):
+            double delta=1e-8, double l1=0.0, double l2=0.0, double weight=1.0,
+            avg_sums=None, avg_last=None):
     """One AdaGrad-RDA round (``learn_one``); arguments as :func:`adagrad_row` and
     :func:`rda_pass`.  Returns ``(prediction, updated)``."""
     cdef Model M
     _fill(&M, RDA, loss, None, G, U, None, clock, eta, delta, 0.0, 0.0, l1, l2)
     M.weight = _weight_of(weight)
+    _rda_averaging(&M, avg_sums, avg_last)
     return _row(&M, indices, values, y)
+
+
+def rda_average(U, G, clock, avg_sums, avg_last, *, double eta=0.1, double delta=1e-8,
+                double l1=0.0, double l2=0.0):
+    """AdaGrad-RDA's averaged weights after t = ``clock[0]`` rounds, (1/t)·Σ_{τ=1}^t w_τ (zero
+    before any round), a new (d, K) array: each feature's sums ``avg_sums`` (through round
+    ``avg_last[j]``) and, in closed form, the weights its (u, G) gave over the rounds since
+    (:func:`_rda_path_sum`).  Nothing is written."""
+    cdef Model M
+    _fill(&M, RDA, "hinge", None, G, U, None, clock, eta, delta, 0.0, 0.0, l1, l2)
+    _rda_averaging(&M, avg_sums, avg_last)
+    out = np.zeros((M.d, M.K))
+    cdef double[:, ::1] out_v = out
+    cdef Py_ssize_t j, k
+    cdef int64_t t = M.clock[0]
+    if t == 0 or M.d == 0:
+        return out
+    with nogil:
+        for j in range(M.d):
+            for k in range(M.K):
+                out_v[j, k] = (M.avg_sums[j * M.K + k] + _rda_path_sum(
+                    M.Z[j * M.K + k], M.G[j * M.K + k], <double>(M.avg_last[j] + 1),
+                    <double>t, &M)) / <double>t
+    return out
+
+
+def rda_path_sum(double u, double G, double first, double last, *, double eta=0.1,
+                 double delta=1e-8, double l1=0.0, double l2=0.0):
+    """Σ_{τ=first}^{last} of the RDA weight of (u, G) at τ rounds (:func:`_rda_path_sum`), for
+    tests."""
+    cdef Model M
+    M.eta, M.delta, M.l1, M.l2 = eta, delta, l1, l2
+    return _rda_path_sum(u, G, first, last, &M)
 
 
 def predict_proba(W, X):
@@ -774,8 +929,10 @@ cdef class AdaptiveRound(RowRound):
             W, Z, N = state
             _fill(&self.M, FTRL, loss, W, N, Z, None, None, 0.0, 0.0, alpha, beta, l1, l2)
         elif method == "rda":
-            U, G, clock = state
+            U, G, clock = state[:3]
             _fill(&self.M, RDA, loss, None, G, U, None, clock, eta, delta, 0.0, 0.0, l1, l2)
+            if len(state) == 5:  # (with average: the sums and the rounds they reach)
+                _rda_averaging(&self.M, state[3], state[4])
         else:
             raise ValueError(f"unknown method {method!r}; expected 'adagrad', 'ftrl' or 'rda'")
         self.buffer = <double *>malloc(2 * self.M.K * sizeof(double))

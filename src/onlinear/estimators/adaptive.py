@@ -32,7 +32,6 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._core.adaptive import averaging_refusal
 from ..models.adaptive import AdaGradModel, FTRLModel
 from ..models.dual_adagrad import DualAdaGradModel
 from . import docstrings
@@ -65,15 +64,9 @@ class _AdaptiveClassifier(_AveragedHeld, _ModelHolding):
     """Shared: the binary learner, the configuration, probabilities and sparsity."""
 
     _parameter_docs = docstrings.HELD_PARAMETERS
-    #: the method of :mod:`onlinear._core.adaptive` (its averaging refusal)
-    _method = "ftrl"
-
     def _model_config(self, n_outputs, n_features):
         return {**{name: getattr(self, name) for name in self._model_class._options},
                 "average": self._started_average(), "name": type(self).__name__}
-
-    def _held_averaging_refusal(self):
-        return averaging_refusal(self._method)
 
     @available_if(_logistic)
     def predict_proba(self, X):
@@ -154,8 +147,10 @@ class AdaGrad(_AdaptiveClassifier):
         ``decision_function``, ``predict_proba`` and ``predict_one`` use them, while the
         accumulated squares, the online counts and ``learn_one``'s return value stay the
         online ones.  O(K·non-zeros) per round (the regularizer's deferred steps of a feature
-        absent from the rows enter the average in closed form when a row reaches it).  Not
-        for ``form="dual"``, whose weights are not stored.  Fixed when the model starts
+        absent from the rows enter the average in closed form when a row reaches it; with
+        ``form="dual"``, whose weights all move every round under a regularizer, each
+        feature's share of the sums is closed in closed form when a row reaches it and when
+        the weights are read, O(n_features × n_classes)).  Fixed when the model starts
         (``fit`` restarts it).
 
     Attributes
@@ -200,15 +195,12 @@ class AdaGrad(_AdaptiveClassifier):
         self.verbose = verbose
 
     # (the model class is the form's: both forms' dense passes check each row themselves)
-    _pass_checks_dense_rows = AdaGradModel.refuses_dense_rows and DualAdaGradModel.refuses_dense_rows
+    _pass_checks_dense_rows = (AdaGradModel.refuses_dense_rows
+                               and DualAdaGradModel.refuses_dense_rows)
 
     @property
     def _model_class(self):
         return DualAdaGradModel if self.form == "dual" else AdaGradModel
-
-    @property
-    def _method(self):
-        return "rda" if self.form == "dual" else "adagrad"
 
     def _configure(self):
         model = self.__dict__.get("model_")

@@ -1,6 +1,7 @@
 """The averaged hypothesis of the held models (``average=True``): the Gaussian learners' mean μ
 (:mod:`onlinear.models.gaussian`, :mod:`onlinear.models.narow`), FTRL-Proximal's and
-AdaGrad's weights (:mod:`onlinear.models.adaptive`; its dual form does not average).
+AdaGrad's weights (:mod:`onlinear.models.adaptive`; its dual form keeps sums of its own,
+:mod:`onlinear.models.dual_adagrad`).
 
 The averaged hypothesis is the mean of the hypotheses after every round since the model
 started, w̄ = (1/T)·Σ_{t=1}^T w_t over the T rounds seen (``counts[SEEN]``) — rounds that change
