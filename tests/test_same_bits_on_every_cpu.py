@@ -1,9 +1,9 @@
 """The vectorized kernels of the second-order and adaptive learners (``_core/gaussian_simd.h``:
 a full covariance's u = Σx and congruence; ``_core/adaptive_simd.h``: AdaGrad's and FTRL's
-per-class steps, AdaGrad-RDA's scores) sum in one order and contract no multiply-add: the
-version this CPU runs (AVX2 or AVX-512 where it has them) gives the same bits as the baseline that
-``ONLINEAR_CPU=generic`` forces, which a fresh process computes here.  (On a CPU with neither
-extension both sides run the baseline.)"""
+per-class steps, AdaGrad-RDA's scores; ``_core/simd.h``: a dense row's non-zeros) sum in one
+order and contract no multiply-add: the version this CPU runs (AVX2 or AVX-512 where it has
+them) gives the same bits as the baseline that ``ONLINEAR_CPU=generic`` forces, which a fresh
+process computes here.  (On a CPU with neither extension both sides run the baseline.)"""
 import hashlib
 import os
 import subprocess
@@ -38,6 +38,13 @@ for rule, layout, diagonal in [("AROW", "per-class", "drop"), ("AROW", "per-clas
         mean, cov = C.initial_state(layout, d, outputs)
         keep(C.learn_pass(int(r), X, labels, order, mean, cov, parameter_vector(r),
                           layout=layout, diagonal=diagonal), mean, cov)
+# float32 rows: their non-zeros gathered 16 a block with AVX-512, 8 with AVX2, one by one in
+# the baseline (simd_body.h's nonzeros)
+for rule in ("AROW", "SCW_I"):
+    r = GaussianRule[rule]
+    mean, cov = C.initial_state("diagonal", d, K)
+    keep(C.learn_pass(int(r), X.astype(np.float32), y, order, mean, cov, parameter_vector(r),
+                      layout="diagonal"), mean, cov)
 for options in [dict(loss="log"), dict(loss="log", l1=1e-3, l2=1e-2), dict(loss="hinge", l1=1e-3),
                 dict(loss="hinge"), dict(loss="log", weight=0.3)]:
     state = A.adagrad_state(d, K)

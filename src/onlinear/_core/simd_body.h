@@ -315,12 +315,47 @@ SPARSE_OUTER(int64_t, i64_)
 
 /* The non-zeros of a dense row (NaN included: != 0) gathered into idx[0..k), vals[0..k),
  * in order; returns k.  idx and vals need room for n + 8 values (a block is stored whole, and
- * the next one overwrites what lies past its non-zeros).  With AVX2 (and on AVX-512 CPUs, the
- * same code), eight floats or four doubles a block: a comparison, its mask, and a permutation
- * from a table (onlinear_compress_lut); else one value a step, branch-free. */
+ * the next one overwrites what lies past its non-zeros).  With AVX-512, sixteen floats or eight
+ * doubles a block: a comparison's mask compresses them (below); with AVX2, eight floats or four
+ * doubles a block: a comparison, its mask, and a permutation from a table
+ * (onlinear_compress_lut); else one value a step, branch-free. */
 static ptrdiff_t NAME(nonzeros_)(const XT *x, ptrdiff_t n, int64_t *idx, XT *vals) {
     ptrdiff_t k = 0, j = 0;
-#if VBYTES >= 32
+#if VBYTES >= 64
+    /* AVX-512: the non-zeros' mask compresses the values and their positions in registers,
+     * written by plain stores (a compress straight to memory is microcoded, and slow, on some
+     * CPUs: AMD's Zen 4); each store may write past the last non-zero, within the n + 8
+     * values' room: k <= j and j + 16 <= n */
+    if (sizeof(XT) == 4) {
+        const __m512 zero = _mm512_setzero_ps();
+        const __m512i low = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+        const __m512i high = _mm512_set_epi64(15, 14, 13, 12, 11, 10, 9, 8);
+        for (; j + 16 <= n; j += 16) {
+            const __m512 v = _mm512_loadu_ps((const float *)(x + j));
+            const __mmask16 mask = _mm512_cmp_ps_mask(v, zero, _CMP_NEQ_UQ);
+            const __mmask8 first = (__mmask8)mask, second = (__mmask8)(mask >> 8);
+            const __m512i at = _mm512_set1_epi64((long long)j);
+            _mm512_storeu_ps((float *)(vals + k), _mm512_maskz_compress_ps(mask, v));
+            _mm512_storeu_si512((void *)(idx + k),
+                                _mm512_maskz_compress_epi64(first, _mm512_add_epi64(low, at)));
+            k += __builtin_popcount(first);
+            _mm512_storeu_si512((void *)(idx + k),
+                                _mm512_maskz_compress_epi64(second, _mm512_add_epi64(high, at)));
+            k += __builtin_popcount(second);
+        }
+    } else {
+        const __m512d zero = _mm512_setzero_pd();
+        const __m512i low = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+        for (; j + 8 <= n; j += 8) {
+            const __m512d v = _mm512_loadu_pd((const double *)(x + j));
+            const __mmask8 mask = _mm512_cmp_pd_mask(v, zero, _CMP_NEQ_UQ);
+            _mm512_storeu_pd((double *)(vals + k), _mm512_maskz_compress_pd(mask, v));
+            _mm512_storeu_si512((void *)(idx + k), _mm512_maskz_compress_epi64(
+                mask, _mm512_add_epi64(low, _mm512_set1_epi64((long long)j))));
+            k += __builtin_popcount(mask);
+        }
+    }
+#elif VBYTES >= 32
     if (n <= INT32_MAX - 8) {
         if (sizeof(XT) == 4) {
             const __m256 zero = _mm256_setzero_ps();
