@@ -83,7 +83,8 @@ from ._counting cimport count_trial
 from ._one_row cimport csr_row, dense_row
 from ._sweeps cimport onlinear_simd_init
 from ._store cimport (SCALE_HIGH, SCALE_LOW, Layout, add_outer, add_row, column_dots, dot,
-                      exp_step, fold_positive, index_t, mass, nonzeros, real_x, row_accepted)
+                      exp_step, fold_positive, index_t, mass, nonzeros, prefetch, real_x,
+                      row_accepted)
 
 from ..rules import simultaneous as _rules
 
@@ -831,6 +832,8 @@ cdef Py_ssize_t _pass(Task *T, bint dense, Py_ssize_t n_features, const real_x *
         if weights != NULL:  # an example's weight scales its trial's budget C
             params[P_C] = C * weights[i]
         if nz_idx != NULL:
+            if t + 1 < n_order:  # (the next row read during this trial)
+                prefetch(data + order[t + 1] * n_features, n_features * sizeof(real_x))
             updated = _row_trial(T, n_features, nz_idx, nz_vals,
                                  nonzeros(dense_row, n_features, nz_idx, nz_vals), scheme, kind,
                                  params, wk, &k, &n_mistakes, dense_row)

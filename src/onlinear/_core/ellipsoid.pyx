@@ -49,7 +49,8 @@ from ._counting cimport count_round
 from .row_pass cimport RowRound
 from ._sweeps cimport onlinear_simd_init
 from ._store cimport (MIN_WEIGHT, SCALE_HIGH, SCALE_LOW, Layout, add_row, fold_positive, index_t,
-                      nonzeros, predict_index, real_x, row_accepted, score_sparse)
+                      nonzeros, predict_index, prefetch, real_x, row_accepted,
+                      score_sparse)
 
 cdef extern from "ellipsoid_simd.h" nogil:
     ctypedef struct metric_sweeps:
@@ -581,6 +582,8 @@ def run_dense(int layout, const real_x[:, ::1] X, const int64_t[::1] y,
         for t in range(order.shape[0]):
             i = order[t]
             row = &X[i, 0] if d > 0 else NULL
+            if t + 1 < order.shape[0] and d > 0:  # (the next row read during this round)
+                prefetch(&X[order[t + 1], 0], d * sizeof(real_x))
             if layout == DIAGONAL:
                 nnz = nonzeros(row, d, &nz_idx[0], &nz_vals[0])
                 predicted = _round(layout, &nz_idx[0], &nz_vals[0], nnz, y[i], &M,

@@ -48,7 +48,7 @@ from ..rules._step cimport step_function
 from ..rules.dispatch cimport compute_steps_c, step_of
 from ._store cimport (FIRST_RULE_ROW, RAW_MASS, SCALE, Layout, add_row, add_to_column_pair,
                       add_to_dense_column, added, average_close_round, clear_column, exp_row, fold_column,
-                      index_t, predict_index as predict_index_c, real_w, real_x, rescale_column, row_accepted,
+                      index_t, predict_index as predict_index_c, prefetch, real_w, real_x, rescale_column, row_accepted,
                       row_ok, scale_ok, scale_ok_for, score_dense, score_sparse, squared_norm,
                       step_of as raw_step_of, track_size)
 from ._counting cimport count_round
@@ -500,6 +500,8 @@ cdef Py_ssize_t _dense_rounds(const real_x *X, Py_ssize_t d, real_w *Wt, Py_ssiz
     L.sr = ld
     for t in range(P.n_order):
         i = P.order[t]
+        if t + 1 < P.n_order:  # (the next row read during this round)
+            prefetch(X + P.order[t + 1] * d, d * sizeof(real_x))
         weight = P.sample_weight[i] if P.sample_weight != NULL else 1.0
         predicted = dense_round(index, X + i * d, P.y[i], Wt, L, &P.rule, &P.scratch, P.acc,
                                 P.avg, weight if learning else 0.0, learning, &updated)

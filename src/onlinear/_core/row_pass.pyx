@@ -44,7 +44,8 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
 from ._one_row cimport csr_row, dense_row
-from ._store cimport AVERAGE_REBASE, SQNORM_HIGH, SQNORM_LOW, index_t, nonzeros, real_x
+from ._store cimport (AVERAGE_REBASE, SQNORM_HIGH, SQNORM_LOW, index_t, nonzeros, prefetch,
+                      real_x)
 from ._sweeps cimport onlinear_simd_init
 
 onlinear_simd_init()  # (a dense row's non-zeros: _store.pxd's nonzeros, simd.h)
@@ -346,6 +347,8 @@ cdef tuple _dense(row_round play, void *model, const real_x[:, ::1] X, const int
             if nnz and not SQNORM_LOW <= q <= SQNORM_HIGH:
                 failed = -2 - t
                 break
+            if t + 1 < order.shape[0] and d > 0:
+                prefetch(&X[order[t + 1], 0], d * sizeof(real_x))
             predicted = play(model, &idx[0], &vals[0], nnz, y[i], &updated)
             if not _counted(predicted, y[i], updated, t, kept, counts):
                 failed = t
