@@ -32,12 +32,18 @@ So the dual lives in scalars: with s_c = μ0_c·x, constraint j reads
 f_j(α) = (s_y − s_j) + A_y v0_y + α_j v0_j − φ(v_y(A_y) + v_j(α_j)) ≥ 0.
 
 The solver: Hildreth's coordinate ascent on the dual (Censor & Zenios, "Parallel Optimization",
-§6.3).  α ← 0; sweeps over j ∈ S until max |Δα| < 1e-12·(1 + max α) or 100 sweeps; a step on
-constraint j solves f_j(δ) = 0 in δ (α_j + δ ≥ 0): f_j is increasing and concave in δ (its mean
-term linear with slope v0_y + v0_j > 0, each v decreasing and convex), so Newton's method started
-where f_j < 0 climbs to the root from below; it is bracketed by [−α_j, −α_j − f_j(−α_j)/(v0_y +
-v0_j)] (there f_j ≥ 0, each v being at most its value at −α_j), and a step that leaves the
-bracket or is not finite is replaced by bisection.  If f_j(−α_j) ≥ 0, α_j ← 0.  A round whose
+§6.3).  α ← 0; sweeps over j ∈ S until max |Δα| < 1e-12·(1 + max α) or 100 sweeps, α measured
+in units of 1/v0_y (α·v0_y is the share of the margin a step moves, and it stays the same when
+rows x → c·x meet a prior a → a/c²; on rows of unit norm under a = 1 it is α itself); a step on
+constraint j sets α_j to the root of f_j(α_j) = 0 (the other α fixed; α_j itself is the
+unknown, so that its resolution near 0 is kept): f_j is increasing and concave in α_j (its mean
+term linear with slope v0_y + v0_j > 0, each v decreasing and convex), so Newton's method
+started at α_j = 0, where f_j < 0, climbs to the root from below; the root lies in [0,
+−f_j(0)/(v0_y + v0_j)] (there f_j ≥ 0, each v being at most its value at 0), and a step that
+leaves that bracket or is not finite is replaced by bisection (from 0: by twenty decades at a
+time, as where v0² overflows), and one that only doubles α_j
+(f_j ≈ −c/α_j, where v0 dwarfs the margin) by bisection of log α_j; it stops once a step is
+within 4ε of the α_j it reaches.  If f_j(0) ≥ 0, α_j ← 0.  A round whose
 constraints all hold at α = 0 takes no step (and is not counted as an update).
 
 Numerics, as :mod:`onlinear._core.confidence`: a score or a v0 that is not finite, or an α that
@@ -84,6 +90,7 @@ cdef struct Model:
     Py_ssize_t d
     Py_ssize_t K
     Py_ssize_t k            # the constraints asked for (clipped to K − 1 on a round)
+    Py_ssize_t n            # the round's: min(k, K − 1)
     bint full               # per-class matrices (else diagonals)
     double phi
     double min_variance     # diagonal floor: max(min_variance, DBL_MIN)
@@ -110,59 +117,74 @@ cdef inline double _v(Model *M, Py_ssize_t pos, double A, double *slope) noexcep
     cdef Py_ssize_t p, c
     if M.full:
         t = M.v0[pos]
-        g = 1.0 + tp * A * t
-        slope[0] = -tp * t * t / (g * g)
-        return t / g
+        g = t / (1.0 + tp * A * t)
+        slope[0] = -tp * g * g
+        return g
     c = M.cls[pos]
     for p in range(M.nnz):
         t = M.vals[p] * M.vals[p] * M.cov[M.idx[p] * M.K + c]
-        g = 1.0 + tp * A * t
-        v += t / g
-        dv += t * t / (g * g)
+        g = t / (1.0 + tp * A * t)
+        v += g
+        dv += g * g
     slope[0] = -tp * dv
     return v
 
 
-cdef inline double _f(Model *M, Py_ssize_t j, double gap, double Ay, double aj, double delta,
+cdef inline double _f(Model *M, Py_ssize_t j, double gap, double B, double a,
                       double *slope) noexcept nogil:
-    """f_j at α_j + δ (the others fixed; ``gap`` = s_y − s_j) and its derivative in δ."""
+    """f_j at α_j = a, the other multipliers summing to B (``gap`` = s_y − s_j), and its
+    derivative in a."""
     cdef double dy, dj, value
-    value = (gap + (Ay + delta) * M.v0[0] + (aj + delta) * M.v0[j]
-             - M.phi * (_v(M, 0, Ay + delta, &dy) + _v(M, j, aj + delta, &dj)))
+    value = (gap + (B + a) * M.v0[0] + a * M.v0[j]
+             - M.phi * (_v(M, 0, B + a, &dy) + _v(M, j, a, &dj)))
     slope[0] = M.v0[0] + M.v0[j] - M.phi * (dy + dj)
     return value
 
 
-cdef double _coordinate(Model *M, Py_ssize_t j, double Ay) noexcept nogil:
-    """The new α_j of the coordinate step on constraint j (module doc): Newton's method from
-    the bracket's low end (where f_j < 0), bisection where a step leaves the bracket."""
-    cdef double aj = M.alpha[j], gap = M.scores[M.cls[0]] - M.scores[M.cls[j]]
-    cdef double lo = -aj, hi, value, slope, low_value, low_slope, step, nxt
-    cdef bint newton
+cdef double _coordinate(Model *M, Py_ssize_t j) noexcept nogil:
+    """The new α_j of the coordinate step on constraint j (module doc), solved in α_j itself
+    (its resolution near 0 kept): Newton's method from the bracket's low end 0 (where f_j < 0);
+    bisection where a step leaves the bracket, and bisection of log α_j where Newton's steps only
+    double α_j (f_j ≈ −c/α_j, rows whose v0 dwarfs their margin: there Newton alone would take
+    some log2 of that ratio steps)."""
+    cdef double gap = M.scores[M.cls[0]] - M.scores[M.cls[j]], B = 0.0
+    cdef double lo = 0.0, hi, value, slope, low_value, low_slope, step, nxt
+    cdef bint newton, slow = False
+    cdef Py_ssize_t i
     cdef int n
-    low_value = _f(M, j, gap, Ay, aj, lo, &low_slope)
+    for i in range(1, j):
+        B += M.alpha[i]
+    for i in range(j + 1, M.n + 1):
+        B += M.alpha[i]
+    low_value = _f(M, j, gap, B, 0.0, &low_slope)
     if low_value >= 0.0:
         return 0.0
-    hi = lo - low_value / (M.v0[0] + M.v0[j])
+    hi = -low_value / (M.v0[0] + M.v0[j])
     for n in range(MAX_NEWTON):
-        step = -low_value / low_slope
-        if isfinite(step) and step <= 4.0 * DBL_EPSILON * (1.0 + fabs(lo)):
-            break  # (at the root within float64's resolution)
-        nxt = lo + step
-        newton = isfinite(nxt) and lo < nxt < hi
-        if not newton:
-            nxt = 0.5 * (lo + hi)
-            if not (lo < nxt < hi):
-                break
-        value = _f(M, j, gap, Ay, aj, nxt, &slope)
+        newton = not (slow and lo > 0.0)
+        if newton:
+            step = -low_value / low_slope
+            nxt = lo + step
+            if isfinite(low_slope) and isfinite(nxt) and step <= 4.0 * DBL_EPSILON * nxt:
+                break  # (at the root within float64's resolution)
+            newton = isfinite(nxt) and lo < nxt < hi
+            if not newton:  # (an infinite slope, or a step out of the bracket)
+                nxt = 0.5 * (lo + hi) if lo > 0.0 else 1e-20 * hi  # (from 0: by decades)
+        else:
+            nxt = sqrt(lo) * sqrt(hi)
+        if not (lo < nxt < hi):
+            break  # (the bracket resolves no further in float64)
+        value = _f(M, j, gap, B, nxt, &slope)
         if value < 0.0:
+            slow = newton and value < 0.25 * low_value
             lo, low_value, low_slope = nxt, value, slope
         elif newton:  # (Newton from below stays below the root but for rounding: it is here)
             lo = nxt
             break
         else:
             hi = nxt
-    return max(0.0, aj + lo)
+            slow = False
+    return lo
 
 
 cdef inline double _largest_diagonal(const double *S, Py_ssize_t d) noexcept nogil:
@@ -229,7 +251,7 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
         if M.scores[c] > M.scores[predicted]:
             predicted = c
     # S: the k highest-scoring wrong classes, lowest index first among equal scores
-    n = min(M.k, K - 1)
+    n = M.n = min(M.k, K - 1)
     for c in range(K):
         M.chosen[c] = c == y
     M.cls[0] = y
@@ -278,16 +300,13 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
         change = 0.0
         top = 0.0
         for j in range(1, n + 1):
-            Ay = 0.0
-            for i in range(1, n + 1):
-                Ay += M.alpha[i]
-            new = _coordinate(M, j, Ay)
+            new = _coordinate(M, j)
             change = max(change, fabs(new - M.alpha[j]))
             M.alpha[j] = new
             top = max(top, new)
         if not isfinite(change):
             return -1
-        if change < _TOLERANCE * (1.0 + top):
+        if change * M.v0[0] < _TOLERANCE * (1.0 + top * M.v0[0]):  # (α in units of 1/v0_y)
             break
     Ay = 0.0
     for j in range(1, n + 1):

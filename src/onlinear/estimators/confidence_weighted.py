@@ -258,12 +258,12 @@ class ConfidenceWeighted(_Unweighted, _Gaussian):
 
     def _validate_params(self):
         super()._validate_params()
+        if self.constraints != "max":
+            self._check_constraints()
         if self.matrix == "shared" and self.form == "variance":
             raise ValueError("ConfidenceWeighted: matrix='shared' solves the shared problem's "
                              "exact (standard-deviation) form; form='variance' has no shared "
                              "layout.")
-        if self.constraints != "max":
-            self._check_constraints()
 
     def _check_constraints(self):
         """Refuse the options k constraints have no solution for (class doc)."""
