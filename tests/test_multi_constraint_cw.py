@@ -302,6 +302,47 @@ def test_after_every_updating_round_its_constraints_hold_and_the_active_ones_are
     assert checked > 20
 
 
+@pytest.mark.parametrize("layout", ["diagonal", "per-class"])
+def test_max_leaves_its_constraint_unmet_where_one_constraint_meets_it(layout):
+    """The documented difference: after an updating round, "max" (the binary step on
+    V = v_y + v_{s*}) leaves m < φV over the Σ the layout keeps; constraints=1 meets it."""
+    X, y = _data(n=60, k=4, seed=22)
+    for constraints, met in (("max", False), (1, True)):
+        model = _cw(matrix=layout, constraints=constraints)
+        model.learn_one(X[0], y[0], classes=[0, 1, 2, 3])
+        slacks = []
+        for x, label in zip(X[1:], y[1:]):
+            mu0 = model.coef_.copy()
+            updates = model.n_updates_
+            model.learn_one(x, label)
+            if model.n_updates_ == updates:
+                continue
+            mu, cov = _state(model, layout)
+            (s,) = _top(mu0 @ x, label, 1)
+            V = sum(float(x @ cov[c] @ x) if layout == "per-class" else float(x * x @ cov[c])
+                    for c in (label, s))
+            slacks.append(((mu[label] - mu[s]) @ x - PHI * V) / (1.0 + PHI * V))
+        assert len(slacks) > 10
+        if met:
+            assert min(slacks) >= -1e-9
+        else:
+            assert max(slacks) < -1e-6
+
+
+@pytest.mark.parametrize("layout", ["diagonal", "per-class"])
+def test_rows_times_c_with_a_over_c_squared_take_the_same_rounds(layout):
+    """x → c·x with a → a/c²: the same α and the same means (Σ scaled by 1/c²), to rounding,
+    however large c (the stopping test and the root search are scale-free)."""
+    X, y = _data(n=60, k=4, seed=23)
+    base = _cw(matrix=layout, constraints="all").fit(X, y)
+    for c in (1e-3, 1e40):
+        scaled = _cw(matrix=layout, constraints="all", a=1.0 / c ** 2).fit(X * c, y)
+        np.testing.assert_allclose(scaled.coef_ * c, base.coef_, rtol=1e-7, atol=1e-9)
+        np.testing.assert_allclose(scaled.covariance_ * c ** 2, base.covariance_, rtol=1e-7,
+                                   atol=1e-9)
+        assert (scaled.n_mistakes_, scaled.n_updates_) == (base.n_mistakes_, base.n_updates_)
+
+
 # ------------------------------------------------------------------------- options that agree
 @pytest.mark.parametrize("layout", ["diagonal", "per-class"])
 def test_all_is_the_top_k_of_every_wrong_class_and_beyond(layout):
