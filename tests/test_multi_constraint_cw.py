@@ -6,6 +6,8 @@ estimator's protocol (entry points, averaging, growing, save/load, atomic failur
 
 The data are continuous (no score ties after the first round, whose all-zero scores every
 implementation breaks to the lowest index alike)."""
+import pickle
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -477,18 +479,19 @@ def test_every_entry_point_plays_the_same_rounds(layout):
 
 @pytest.mark.parametrize("layout", ["diagonal", "per-class"])
 def test_saved_and_loaded_it_keeps_its_constraints_and_goes_on_bit_for_bit(tmp_path, layout):
+    """A model file and a pickle keep ``constraints`` (a hyperparameter, saved with the
+    others; the model's configuration is made from it again) and the rounds go on alike."""
     X, y = _data(n=90, seed=9)
     model = _cw(matrix=layout, constraints=3, fit_intercept=True).fit(X[:50], y[:50])
     onlinear.save(model, tmp_path / "cw.onlinear")
-    loaded = onlinear.load(tmp_path / "cw.onlinear")
-    assert loaded.get_params()["constraints"] == 3
-    assert loaded.model_.config["constraints"] == 3
-    model.partial_fit(X[50:], y[50:])
-    loaded.partial_fit(X[50:], y[50:])
-    np.testing.assert_array_equal(loaded.coef_, model.coef_)
-    np.testing.assert_array_equal(loaded.covariance_, model.covariance_)
-    np.testing.assert_array_equal(loaded.intercept_, model.intercept_)
-    assert loaded.n_mistakes_ == model.n_mistakes_
+    copies = [onlinear.load(tmp_path / "cw.onlinear"), pickle.loads(pickle.dumps(model))]
+    for learner in [model, *copies]:
+        assert (learner.constraints, learner.model_.config["constraints"]) == (3, 3)
+        learner.partial_fit(X[50:], y[50:])
+    for copy in copies:
+        for name, array in model.model_.arrays().items():
+            np.testing.assert_array_equal(copy.model_.arrays()[name], array, err_msg=name)
+        assert copy.n_mistakes_ == model.n_mistakes_
 
 
 @pytest.mark.parametrize("layout", ["diagonal", "per-class"])

@@ -187,21 +187,16 @@ cdef double _coordinate(Model *M, Py_ssize_t j) noexcept nogil:
     return lo
 
 
-cdef inline double _largest_diagonal(const double *S, Py_ssize_t d) noexcept nogil:
-    cdef Py_ssize_t i
-    cdef double largest = 0.0
-    for i in range(d):
-        largest = max(largest, S[i * d + i])
-    return largest
-
-
 cdef void _full_step(Model *M, double *S, const double *u, double v, double b, double rest,
                      double x2) noexcept nogil:
     """Σ ← Σ − b·uuᵀ (u = Σx, v = xᵀΣx, ``rest`` = 1 − b·v) as the congruence of the module
     doc on the whole matrix, its shrinking along x held where float64 cannot resolve it."""
     cdef Py_ssize_t i, j, p, d = M.d
     cdef double g, floor, ui, wi
-    floor = max(RESOLVED * _largest_diagonal(S, d), M.full_floor) * x2
+    floor = 0.0  # (√ε of the largest variance Σ_ii, or the floor of the options)
+    for i in range(d):
+        floor = max(floor, S[i * d + i])
+    floor = max(RESOLVED * floor, M.full_floor) * x2
     if not (v * rest >= floor):
         M.repaired += 1
         if not (v > floor):
@@ -345,7 +340,7 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
 
 # --------------------------------------------------------------------------- entry points
 cdef int _fill(Model *M, mean, covariance, double phi, Py_ssize_t constraints, str layout,
-               double min_variance, double prior) except -1:
+               double min_variance, double prior, int64_t[::1] counts=None) except -1:
     """Check the arrays and options (no index is checked in the rounds) and point ``M`` at
     them."""
     cdef double[:, ::1] mu_v
@@ -361,6 +356,8 @@ cdef int _fill(Model *M, mean, covariance, double phi, Py_ssize_t constraints, s
         raise ValueError(f"min_variance must be ≥ 0, got {min_variance!r}")
     if not (prior > 0.0 and isfinite(prior)):
         raise ValueError(f"the prior variance must be positive and finite, got {prior!r}")
+    if counts is not None and counts.shape[0] < 2:
+        raise ValueError("counts must have 2 entries")
     if not isinstance(mean, np.ndarray) or mean.ndim != 2:
         raise ValueError("mean must be a 2-D float64 array of shape (n_features, n_classes)")
     d, K = mean.shape
@@ -427,37 +424,16 @@ def learn_pass(X, const int64_t[::1] y, const int64_t[::1] order, mean, covarian
         of them when k ≥ K − 1).
     layout : {"diagonal", "per-class"}
     min_variance, prior, counts, avg_acc, avg_rounds
-        As :func:`onlinear._core.confidence.learn_pass`.
-
-    Returns
-    -------
-    (n_mistakes, n_updates) : tuple of int
-
-    Raises
-    ------
-    ValueError
-        On arguments that do not fit (nothing changed), or on a round whose score, margin
-        variance or step is not finite: that round changed nothing, the rounds before it stay
+        As :func:`onlinear._core.confidence.learn_pass`, whose returns ``(n_mistakes,
+        n_updates)`` and errors this pass shares: a round whose score, margin variance or step
+        is not finite changes nothing and stops the pass, the rounds before it taken
         (:class:`onlinear._core.row_pass.RefusedRow` for a dense row refused before it).
     """
     cdef Model M
-    cdef Averaging A
-    _fill(&M, mean, covariance, phi, constraints, layout, min_variance, prior)
-    if counts is not None and counts.shape[0] < 2:
-        raise ValueError("counts must have 2 entries")
+    _fill(&M, mean, covariance, phi, constraints, layout, min_variance, prior, counts)
     check_pass(X, y, order, predictions, M.d, M.K)
-    A.before = NULL
-    cdef void *buffer = _scratch(&M)
-    try:
-        if avg_acc is not None:
-            start_averaging(&A, _round, &M, M.mu, M.d, M.K, M.full, avg_acc, avg_rounds)
-        mistakes, updates, failed = run_rows_of(_round, &M, &A, X, y, order, predictions)
-    finally:
-        free(buffer)
-        stop_averaging(&A)
-        if counts is not None:
-            counts[0] += M.repaired
-            counts[1] += M.skipped
+    mistakes, updates, failed = _run(&M, (X, y, order, predictions), counts, avg_acc,
+                                     avg_rounds)
     if failed >= 0:
         raise _not_finite(f"row {order[failed]} (position {failed} of the pass); the rounds "
                           "before it were taken")
@@ -472,27 +448,38 @@ def learn_row(indices, values, Py_ssize_t y, mean, covariance, double phi,
     updated)``; raises ValueError, changing nothing, when a score, a v0 or the step is not
     finite."""
     cdef Model M
+    _fill(&M, mean, covariance, phi, constraints, layout, min_variance, prior, counts)
+    predicted, updated = _run(&M, (indices, values, y), counts, avg_acc, avg_rounds)
+    if predicted < 0:
+        raise _not_finite("the row")
+    return predicted, updated
+
+
+cdef tuple _run(Model *M, tuple rows, int64_t[::1] counts, avg_acc, avg_rounds):
+    """On the filled model, with its scratch and (unless ``avg_acc`` is None) averaged: the
+    pass over ``rows`` = (X, y, order, predictions), checked, as ``(mistakes, updates,
+    failed)`` (:func:`onlinear._core.row_pass.run_rows_of`), or the round on ``rows`` =
+    (indices, values, y) as ``(predicted, updated)``; the repairs and skips added to
+    ``counts``."""
     cdef Averaging A
     cdef bint updated = False
-    cdef Py_ssize_t predicted
-    _fill(&M, mean, covariance, phi, constraints, layout, min_variance, prior)
-    if counts is not None and counts.shape[0] < 2:
-        raise ValueError("counts must have 2 entries")
     A.before = NULL
-    cdef void *buffer = _scratch(&M)
+    cdef void *buffer = _scratch(M)
     try:
         if avg_acc is not None:
-            start_averaging(&A, _round, &M, M.mu, M.d, M.K, M.full, avg_acc, avg_rounds)
-        predicted = play_row_of(_round, &M, &A, indices, values, y, M.d, M.K, &updated)
+            start_averaging(&A, _round, M, M.mu, M.d, M.K, M.full, avg_acc, avg_rounds)
+        if len(rows) == 4:
+            X, y, order, predictions = rows
+            return run_rows_of(_round, M, &A, X, y, order, predictions)
+        indices, values, y = rows
+        predicted = play_row_of(_round, M, &A, indices, values, y, M.d, M.K, &updated)
+        return predicted, bool(updated)
     finally:
         free(buffer)
         stop_averaging(&A)
         if counts is not None:
             counts[0] += M.repaired
             counts[1] += M.skipped
-    if predicted < 0:
-        raise _not_finite("the row")
-    return predicted, bool(updated)
 
 
 cdef class MultiConstraintRound(RowRound):
