@@ -398,6 +398,7 @@ def test_max_is_the_rounds_of_before(form, matrix):
     ({"constraints": 0}, "'constraints' parameter"),
     ({"constraints": "some"}, "'constraints' parameter"),
     ({"constraints": 2.5}, "'constraints' parameter"),
+    ({"constraints": True}, "a bool is not a count"),
 ])
 def test_a_refused_option_names_the_parameter_and_leaves_a_fitted_model_as_it_was(bad, words):
     """On a fitted model the bad value is refused by set_params, which keeps the old values
@@ -540,6 +541,31 @@ def test_a_new_class_starts_from_the_prior_and_enters_the_constraints(layout):
     x = -mean[0] / np.linalg.norm(mean[0])
     model.learn_one(x, 0)
     assert model.coef_[3].any()
+
+
+def test_example_weights_stay_refused():
+    X, y = _data(n=30, seed=14)
+    with pytest.raises(TypeError, match="sample_weight"):
+        _cw(constraints=2).fit(X, y, sample_weight=np.ones(30))
+
+
+def test_min_variance_floors_a_full_matrix_along_the_rows_it_learns():
+    """Per-class: after each round, the xᵀΣ_c x/‖x‖² of every class whose matrix moved is at
+    least min_variance (the held steps counted)."""
+    X, y = _data(n=150, k=4, seed=15)
+    y = np.random.default_rng(1).permutation(y)
+    model = _cw(matrix="per-class", constraints="all", min_variance=0.05)
+    model.learn_one(X[0], y[0], classes=[0, 1, 2, 3])
+    moved = 0
+    for x, label in zip(X[1:], y[1:]):
+        before = model.covariance_
+        model.learn_one(x, label)
+        for c in range(4):
+            if not np.array_equal(model.covariance_[c], before[c]):
+                assert x @ model.covariance_[c] @ x / (x @ x) >= 0.05 * (1 - 1e-9)
+                moved += 1
+    assert moved > 50
+    assert model.n_variance_repairs_ > 0
 
 
 def test_min_variance_floors_the_diagonal_and_counts_the_repairs():

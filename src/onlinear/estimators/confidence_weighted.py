@@ -283,6 +283,9 @@ class ConfidenceWeighted(_Unweighted, _Gaussian):
     def _check_constraints(self):
         """Refuse the options k constraints have no solution for (class doc)."""
         given = f"ConfidenceWeighted: constraints={self.constraints!r}"
+        if isinstance(self.constraints, bool):
+            raise ValueError(f"{given}: give a count k ≥ 1 (an int), 'all' or 'max'; a bool is "
+                             "not a count of constraints.")
         if self.form != "variance":
             raise ValueError(f"{given} needs form='variance': each constraint is then linear "
                              "in (μ, Σ) and the k-constraint problem convex, solved exactly; "
