@@ -6,7 +6,9 @@ along Σx (the rule's step, :mod:`onlinear.rules.confidence_table`; the engine,
 :mod:`onlinear._core.confidence`; the model, :class:`onlinear.models.gaussian.GaussianModel`).
 Multiclass rounds use the single max-score constraint of Crammer, Dredze & Kulesza
 ("Multi-Class Confidence Weighted Algorithms", EMNLP 2009): the true class against the
-highest-scoring wrong class s*, m = s_y − s_{s*}.
+highest-scoring wrong class s*, m = s_y − s_{s*}; ``ConfidenceWeighted(form="variance",
+constraints=k)`` takes that paper's k constraints instead, solved exactly over the layout's Σ
+(:mod:`onlinear._core.multi_constraint`).
 
 ``matrix`` chooses where Σ lives:
 
