@@ -61,7 +61,6 @@ Two classes (one output) have one constraint: the model runs the binary learner 
 """
 import numpy as np
 
-cimport cython
 from libc.float cimport DBL_EPSILON, DBL_MIN
 from libc.math cimport fabs, isfinite, sqrt
 from libc.stdint cimport int64_t
@@ -98,7 +97,7 @@ cdef struct Model:
     double *mu
     double *cov
     double *scores          # K
-    double *alpha           # K (by position: 0 unused, 1… the classes of S)
+    double *alpha           # K by position: 1… the classes of S, 0 their sum A_y
     double *v0              # K (position 0: y, 1…: S)
     double *u               # full: K·d, Σ0_c x of each position
     double *w               # full: d
@@ -204,10 +203,10 @@ cdef void _full_step(Model *M, double *S, const double *u, double v, double b, d
         rest = floor / v
         b = (1.0 - rest) / v
     g = b / (1.0 + sqrt(max(0.0, rest)))
-    for i in range(d):
-        ui = g * u[i]
+    for i in range(d):  # (g·(u_i·u_j): the same bits at (i, j) and (j, i))
+        ui = u[i]
         for j in range(d):
-            S[i * d + j] -= ui * u[j]
+            S[i * d + j] -= g * (ui * u[j])
     for i in range(d):
         M.w[i] = 0.0
     for p in range(M.nnz):  # w = Σ₁x (Σ₁ symmetric: its rows at x's non-zeros)
