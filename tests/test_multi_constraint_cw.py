@@ -427,15 +427,16 @@ def test_std_form_is_refused_at_construction_time_of_a_fit():
         ConfidenceWeighted(constraints="all").fit(X, y)
 
 
+@pytest.mark.parametrize("bad_value", [np.nan, 1e300], ids=["nan", "huge"])
 @pytest.mark.parametrize("layout", ["diagonal", "per-class"])
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
-def test_a_row_that_is_not_finite_mid_pass_leaves_the_model_as_it_was(layout, sparse):
+def test_a_row_refused_mid_pass_leaves_the_model_as_it_was(layout, sparse, bad_value):
     X, y = _data(n=60, seed=7)
     model = _cw(matrix=layout, constraints=2).fit(X[:30], y[:30])
     before = {name: array.copy() for name, array in model.model_.arrays().items()}
     bad = X[30:].copy()
-    bad[12, 1] = np.nan
-    with pytest.raises(ValueError, match="NaN|infinity|not finite"):
+    bad[12, 1] = bad_value
+    with pytest.raises(ValueError, match="NaN|infinity|not finite|norm|row 12"):
         model.partial_fit(sp.csr_matrix(bad) if sparse else bad, y[30:])
     for name, array in model.model_.arrays().items():
         np.testing.assert_array_equal(array, before[name])
@@ -599,3 +600,20 @@ def test_min_variance_floors_the_diagonal_and_counts_the_repairs():
     model = _cw(matrix="diagonal", constraints="all", min_variance=0.05).fit(X, y)
     assert model.covariance_.min() >= 0.05
     assert model.n_variance_repairs_ > 0
+
+
+@pytest.mark.parametrize("matrix", ["diagonal", "per-class"])
+def test_the_hostile_input_audit_finds_nothing_wrong(matrix):
+    """tools/audit.py's configuration of the k-constraint rounds: every bad input through
+    every public method is a clear error with the model unchanged, or accepted."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "audit.py"
+    spec = importlib.util.spec_from_file_location("onlinear_audit", path)
+    audit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(audit)
+    params = {"form": "variance", "constraints": "all", "matrix": matrix}
+    assert ("cw", params) in audit.configurations()
+    report = audit._audit_one("cw", params)
+    assert set(report["outcomes"]) <= {"clear error", "accepted"}, report
