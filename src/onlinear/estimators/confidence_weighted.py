@@ -189,8 +189,8 @@ class ConfidenceWeighted(_Unweighted, _Gaussian):
     v_y/(1 + 2αφv_y) + v_{s*}/(1 + 2αφv_{s*}) along the constraint (a diagonal Σ: the sum over
     the row of x_i²σ_i/(1 + 2αφσ_i x_i²)), so the constraint is not met after the step.
     ``constraints=1`` takes α from m + αV = φ(v_y/(1 + 2αφv_y) + v_{s*}/(1 + 2αφv_{s*})) (its
-    diagonal form likewise) and meets it exactly.  A round updates iff
-    a constraint of S fails, and counts as one update.
+    diagonal form likewise) and meets it exactly.  A round updates iff a constraint of S
+    fails, and counts as one update.
 
     Parameters
     ----------
@@ -207,11 +207,11 @@ class ConfidenceWeighted(_Unweighted, _Gaussian):
         (the true class y against the highest-scoring wrong class s*) with the rule's step,
         unchanged: the binary rule's step on V = v_y + v_{s*} (the form SOL, Jubatus and
         Hivemall implement), which on the per-class and diagonal layouts is not the solution
-        of the restricted problem (above).  An int k: the EMNLP 2009
-        paper's k constraints, y against its k highest-scoring wrong classes at once (k ≥
-        the number of wrong classes: all of them, as ``"all"``), solved exactly over the
-        layout's Σ (above); ``constraints=1`` is the exact restricted solution of the single
-        constraint, which differs from ``"max"``.  Needs ``form="variance"`` (where each
+        of the restricted problem (above).  An int k: the EMNLP 2009 paper's k constraints,
+        y against its k highest-scoring wrong classes at once (k ≥ the number of wrong
+        classes: all of them, as ``"all"``), solved exactly over the layout's Σ (above);
+        ``constraints=1`` is the exact restricted solution of the single constraint, which
+        differs from ``"max"``.  Needs ``form="variance"`` (where each
         constraint is linear in μ and Σ and the problem convex; the standard-deviation form
         has no coordinate-wise solution), ``matrix`` ``"per-class"``, ``"diagonal"`` or
         ``"auto"`` (the shared layout solves another problem) and ``diagonal="project"``
