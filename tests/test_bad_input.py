@@ -361,6 +361,7 @@ BAD_VALUES = {
 # the confidence-weighted and adaptive learners
 BAD_VALUES.update({"form": ["bogus", "Std"], "diagonal": ["bogus", "Project"],
                    "libol_compat": ["yes"], "min_variance": [-1.0, np.nan],
+                   "constraints": [0, -1, 2.5, "bogus"],
                    "r": [0, -1.0, np.nan], "loss": ["bogus", "squared"],
                    "delta": [-1.0, np.nan], "l1": [-0.1, np.nan], "l2": [-0.1, np.nan],
                    "alpha": [0, -0.5, np.nan]})

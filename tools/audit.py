@@ -10,9 +10,9 @@ it after the test suite.
     python tools/audit.py --jobs 1   # one worker at a time (default: one per CPU, up to 4)
 
 For each configuration (every registered name; the simultaneous schemes' ordinal and block
-tasks; the ellipsoid methods' metric layouts; averaging learners), fitted on a small data set by
-``fit``, ``partial_fit`` and ``learn_one``, each case calls one method with one bad or unusual
-input and classifies what happened:
+tasks; the ellipsoid methods' metric layouts; CW's k constraints; averaging learners), fitted on
+a small data set by ``fit``, ``partial_fit`` and ``learn_one``, each case calls one method with
+one bad or unusual input and classifies what happened:
 
 * **clear error** — a ``ValueError``/``TypeError`` (scikit-learn's ``NotFittedError`` and
   ``InvalidParameterError`` are ones) with a message, the model bitwise unchanged (every
@@ -74,6 +74,8 @@ def configurations(quick=False):
         configs += [(scheme, {"task": "ordinal"}), (scheme, {"task": "blocks"})]
     for name in ("iellip", "cellip"):
         configs += [(name, {"matrix": m}) for m in ("diagonal", "per-class", "stacked")]
+    configs += [("cw", {"form": "variance", "constraints": "all", "matrix": m})
+                for m in ("diagonal", "per-class")]
     configs += [("pa", {"average": True}), ("mc-romma", {"average": True}),
                 ("simproj", {"update": "multiplicative"})]
     if quick:

@@ -6,7 +6,9 @@ along Σx (the rule's step, :mod:`onlinear.rules.confidence_table`; the engine,
 :mod:`onlinear._core.confidence`; the model, :class:`onlinear.models.gaussian.GaussianModel`).
 Multiclass rounds use the single max-score constraint of Crammer, Dredze & Kulesza
 ("Multi-Class Confidence Weighted Algorithms", EMNLP 2009): the true class against the
-highest-scoring wrong class s*, m = s_y − s_{s*}.
+highest-scoring wrong class s*, m = s_y − s_{s*}; ``ConfidenceWeighted(form="variance",
+constraints=k)`` takes that paper's k constraints instead, solved exactly over the layout's Σ
+(:mod:`onlinear._core.multi_constraint`).
 
 ``matrix`` chooses where Σ lives:
 
@@ -39,7 +41,7 @@ form: its problem is a hard constraint with no loss to weigh (met after one step
 repeated is learned once), so ``ConfidenceWeighted`` takes no weights.  The weighted rounds
 run as one compiled pass per run of equal weights (:mod:`onlinear.models.weighted_pass`).
 """
-from numbers import Real
+from numbers import Integral, Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -129,7 +131,8 @@ class _Gaussian(_AveragedHeld, _ModelHolding):
         return {"rule": int(rule), "params": parameter_vector(rule, **self._rule_values()),
                 "values": self._rule_values(), "layout": layout, "diagonal": self.diagonal,
                 "min_variance": float(self.min_variance), "a": float(self.a),
-                "average": self._started_average(), "name": type(self).__name__}
+                "average": self._started_average(), "name": type(self).__name__,
+                "constraints": getattr(self, "constraints", "max")}
 
     @property
     def n_variance_repairs_(self):
@@ -170,6 +173,25 @@ class ConfidenceWeighted(_Unweighted, _Gaussian):
     and skipped most later rounds; held, Σ stays positive definite (counted in
     ``n_variance_repairs_``).  ``min_variance`` bounds both and is the cure for noisy data.
 
+    k constraints (``constraints=k``, Crammer, Dredze & Kulesza, EMNLP 2009; variance form)::
+
+        min D_KL(N(μ, Σ) ‖ N(μ_t, Σ_t))  s.t.  μ·Δ_j ≥ φ Δ_jᵀΣΔ_j,  j ∈ S
+
+    with Δ_j = f(x, y) − f(x, j) and S the k highest-scoring wrong classes (ties: the lowest
+    index).  Over the layout's Σ (a full matrix or a diagonal per class) its solution is
+    Σ_c⁻¹ = Σ_{t,c}⁻¹ + 2φA_c xxᵀ (a diagonal: the diagonal of that), μ_y += A_y Σ_{t,y}x and
+    μ_j −= α_j Σ_{t,j}x, with α_j ≥ 0 the constraints' multipliers, A_y = Σ_j α_j and A_j = α_j,
+    found by Hildreth's coordinate ascent on the dual (:mod:`onlinear._core.multi_constraint`).
+    It differs from ``"max"`` even for k = 1.  Both then move μ_y and μ_{s*} by ±αΣ_{t,c}x
+    and add 2αφ·xxᵀ to each of the two Σ_c⁻¹; they differ in α.  ``"max"`` takes the binary
+    rule's α, the root of m + αV = φV/(1 + 2αφV) with V = v_y + v_{s*}: exact for the stacked
+    Σ, whose update couples the two classes, but the per-class Σ kept has the larger variance
+    v_y/(1 + 2αφv_y) + v_{s*}/(1 + 2αφv_{s*}) along the constraint (a diagonal Σ: the sum over
+    the row of x_i²σ_i/(1 + 2αφσ_i x_i²)), so the constraint is not met after the step.
+    ``constraints=1`` takes α from m + αV = φ(v_y/(1 + 2αφv_y) + v_{s*}/(1 + 2αφv_{s*})) (its
+    diagonal form likewise) and meets it exactly.  A round updates iff a constraint of S
+    fails, and counts as one update.
+
     Parameters
     ----------
     eta : float, default=0.75
@@ -180,6 +202,21 @@ class ConfidenceWeighted(_Unweighted, _Gaussian):
         With ``matrix="shared"`` (``form="std"``): LIBOL's ``M_CW`` code (its α, which is the
         binary formula with v → 2v and is not the solution of the shared problem, and its
         trigger m < φ√v), for reproducing LIBOL's numbers.
+    constraints : {"max", "all"} or int ≥ 1, default="max"
+        The constraints of a multiclass round.  ``"max"``: the single max-score constraint
+        (the true class y against the highest-scoring wrong class s*) with the rule's step,
+        unchanged: the binary rule's step on V = v_y + v_{s*} (the form SOL, Jubatus and
+        Hivemall implement), which on the per-class and diagonal layouts is not the solution
+        of the restricted problem (above).  An int k: the EMNLP 2009 paper's k constraints,
+        y against its k highest-scoring wrong classes at once (k ≥ the number of wrong
+        classes: all of them, as ``"all"``), solved exactly over the layout's Σ (above);
+        ``constraints=1`` is the exact restricted solution of the single constraint, which
+        differs from ``"max"``.  Needs ``form="variance"`` (where each
+        constraint is linear in μ and Σ and the problem convex; the standard-deviation form
+        has no coordinate-wise solution), ``matrix`` ``"per-class"``, ``"diagonal"`` or
+        ``"auto"`` (the shared layout solves another problem) and ``diagonal="project"``
+        (the restricted problem keeps the diagonal of Σ⁻¹).  With two classes the binary
+        learner has one constraint and ``constraints`` changes nothing.
 
     Attributes
     ----------
@@ -196,15 +233,30 @@ class ConfidenceWeighted(_Unweighted, _Gaussian):
     >>> print(f"{model.n_mistakes_} mistakes on 1,000 examples, "
     ...       f"test accuracy {model.score(X_test, y_test):.3f}")
     187 mistakes on 1,000 examples, test accuracy 0.853
+
+    The k-constraint rounds meet their constraints over the diagonal Σ, which the max-score
+    step does not (it updates on almost every round):
+
+    >>> for constraints in ("max", 1, "all"):
+    ...     model = ConfidenceWeighted(form="variance", matrix="diagonal",
+    ...                                constraints=constraints).fit(X[:1000], y[:1000])
+    ...     print(f"constraints={constraints!r}: {model.n_updates_} updates, "
+    ...           f"{model.n_mistakes_} mistakes")
+    constraints='max': 989 updates, 166 mistakes
+    constraints=1: 358 updates, 193 mistakes
+    constraints='all': 319 updates, 182 mistakes
     """
 
     _parameter_constraints = {**_COMMON, "eta": _ETA,
                               "form": [StrOptions({"std", "variance"})],
-                              "libol_compat": ["boolean"]}
+                              "libol_compat": ["boolean"],
+                              "constraints": [Interval(Integral, 1, None, closed="left"),
+                                              StrOptions({"max", "all"})]}
 
     def __init__(self, eta=0.75, form="std", a=1.0, matrix="auto", diagonal="project",
-                 min_variance=0.0, libol_compat=False, *, fit_intercept=False, average=False,
-                 n_epochs=1, shuffle=False, random_state=None, warm_start=False, verbose=0):
+                 min_variance=0.0, libol_compat=False, *, constraints="max",
+                 fit_intercept=False, average=False, n_epochs=1, shuffle=False,
+                 random_state=None, warm_start=False, verbose=0):
         self.eta = eta
         self.form = form
         self.a = a
@@ -212,6 +264,7 @@ class ConfidenceWeighted(_Unweighted, _Gaussian):
         self.diagonal = diagonal
         self.min_variance = min_variance
         self.libol_compat = libol_compat
+        self.constraints = constraints
         self.fit_intercept = fit_intercept
         self.average = average
         self.n_epochs = n_epochs
@@ -222,10 +275,33 @@ class ConfidenceWeighted(_Unweighted, _Gaussian):
 
     def _validate_params(self):
         super()._validate_params()
+        if self.constraints != "max":
+            self._check_constraints()
         if self.matrix == "shared" and self.form == "variance":
             raise ValueError("ConfidenceWeighted: matrix='shared' solves the shared problem's "
                              "exact (standard-deviation) form; form='variance' has no shared "
                              "layout.")
+
+    def _check_constraints(self):
+        """Refuse the options k constraints have no solution for (class doc)."""
+        given = f"ConfidenceWeighted: constraints={self.constraints!r}"
+        if isinstance(self.constraints, bool):
+            raise ValueError(f"{given}: give a count k ≥ 1 (an int), 'all' or 'max'; a bool is "
+                             "not a count of constraints.")
+        if self.form != "variance":
+            raise ValueError(f"{given} needs form='variance': each constraint is then linear "
+                             "in (μ, Σ) and the k-constraint problem convex, solved exactly; "
+                             "the standard-deviation form (form='std') has no coordinate-wise "
+                             "solution. Use form='variance' or constraints='max'.")
+        if self.matrix == "shared":
+            raise ValueError(f"{given} is not offered with matrix='shared': the shared layout "
+                             "is another problem (one Σ for every class). Use "
+                             "matrix='per-class', 'diagonal' or 'auto', or constraints='max'.")
+        if self.diagonal != "project":
+            raise ValueError(f"{given} needs diagonal='project', not {self.diagonal!r}: the "
+                             "solution of the k-constraint problem over a per-class Σ keeps "
+                             "the diagonal of the updated Σ⁻¹; the diagonal of Σ "
+                             "(diagonal='drop') solves no problem with several constraints.")
 
     def _gaussian_rule(self, shared):
         if shared:

@@ -22,7 +22,10 @@ The configuration (from the estimator): ``rule`` (a
 :class:`~onlinear.rules.confidence_table.GaussianRule`), ``params`` (its parameter vector),
 ``values`` (the hyperparameters it was computed from), ``layout``, ``diagonal`` (the diagonal
 form), ``min_variance``, ``a`` (Σ_1 = a·I, read when the model starts), ``average`` (fixed
-when the model starts) and the estimator's ``name``, for messages.
+when the model starts), ``constraints`` (``"max"``, absent in older configurations: the single
+max-score constraint of the rule; an int k: CW's variance form with the k highest-scoring wrong
+classes, :mod:`onlinear._core.multi_constraint`, which runs every round of a model of two or
+more outputs) and the estimator's ``name``, for messages.
 
 Example weights: a weight w > 0 weighs the loss of the rule's problem (C → w·C for SCW and
 NHERD, r → r/w for AROW: :func:`~onlinear.rules.confidence_table.weighted_values`); a round of
@@ -30,7 +33,7 @@ weight 0 predicts (and is counted) without a step.  CW's problem has no loss to 
 """
 import numpy as np
 
-from .._core import confidence
+from .._core import confidence, multi_constraint
 from .._core.counters import MISTAKES, SEEN, UPDATES
 from ..rules.confidence_table import has_weighted_form, parameter_vector, weighted_values
 from . import weighted_pass
@@ -208,7 +211,13 @@ class GaussianModel(AveragedHypothesis, Model):
         order = np.ascontiguousarray(order, dtype=np.int64)
         if predictions is None or predictions.shape[0] == 0:
             predictions = None
-        if weights is None:
+        constraints = self._constraints()
+        if weights is None and constraints:
+            with refused_rows_named(X, self.config["name"]):
+                mistakes, updates = multi_constraint.learn_pass(
+                    X, targets, order, self.mean, self.covariance, self._phi(), constraints,
+                    predictions, **self._multi_options())
+        elif weights is None:
             with refused_rows_named(X, self.config["name"]):
                 mistakes, updates = confidence.learn_pass(
                     self.config["rule"], X, targets, order, self.mean, self.covariance,
@@ -249,6 +258,11 @@ class GaussianModel(AveragedHypothesis, Model):
         if weight == 0.0:
             self.close_rounds(1)
             return self._predicted(np.asarray(vals) @ self.mean[idx]), False
+        constraints = self._constraints()
+        if constraints and weight == 1.0:
+            return multi_constraint.learn_row(idx, vals, label, self.mean, self.covariance,
+                                              self._phi(), constraints,
+                                              **self._multi_options())
         return confidence.learn_row(self.config["rule"], idx, vals, label, self.mean,
                                     self.covariance, params, **self._engine_options())
 
@@ -289,9 +303,33 @@ class GaussianModel(AveragedHypothesis, Model):
             predictions[:] = predicted
         return int(np.count_nonzero(predicted != targets)), 0
 
+    def _constraints(self):
+        """k, the constraints of a k-constraint round (K − 1 for ``"all"``), or 0: the rule's
+        own single-constraint rounds (``"max"``, and always with one output)."""
+        constraints = self.config.get("constraints", "max")
+        n_outputs = self.mean.shape[1]
+        if constraints == "max" or n_outputs == 1:
+            return 0
+        return n_outputs - 1 if constraints == "all" else int(constraints)
+
+    def _phi(self):
+        """φ = Φ⁻¹(η), the first (only) entry of CW's parameter vector."""
+        return float(self.config["params"][0])
+
+    def _multi_options(self):
+        options = self._engine_options()
+        del options["diagonal"]  # (the k-constraint rounds keep the diagonal of Σ⁻¹)
+        return options
+
     def _make_round(self, exponent):
         options = self._engine_options()
         options.pop("counts")
+        constraints = self._constraints()
+        if constraints:
+            del options["diagonal"]
+            return multi_constraint.MultiConstraintRound(
+                self.mean, self.covariance, self._phi(), constraints, self.counts, self.repairs,
+                exponent=exponent, **options)
         return confidence.GaussianRound(self.config["rule"], self.mean, self.covariance,
                                         self.config["params"], self.counts, self.repairs,
                                         exponent=exponent, **options)
