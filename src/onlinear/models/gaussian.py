@@ -35,7 +35,8 @@ import numpy as np
 
 from .._core import confidence, multi_constraint
 from .._core.counters import MISTAKES, SEEN, UPDATES
-from ..rules.confidence_table import has_weighted_form, parameter_vector, weighted_values
+from ..rules.confidence_table import (GAUSSIAN_RULES, GaussianRule, has_weighted_form,
+                                      parameter_vector, weighted_values)
 from . import weighted_pass
 from .averaging import AveragedHypothesis
 from .invariants import check_positive_definite
@@ -313,8 +314,10 @@ class GaussianModel(AveragedHypothesis, Model):
         return n_outputs - 1 if constraints == "all" else int(constraints)
 
     def _phi(self):
-        """φ = Φ⁻¹(η), the first (only) entry of CW's parameter vector."""
-        return float(self.config["params"][0])
+        """φ = Φ⁻¹(η), read by name from the rule's parameter vector (its table row's
+        ``params``)."""
+        names = GAUSSIAN_RULES[GaussianRule(self.config["rule"])].params
+        return float(self.config["params"][names.index("phi")])
 
     def _multi_options(self):
         options = self._engine_options()
