@@ -174,11 +174,22 @@ def test_onlinear_train_killed_with_sigkill_resumes_bit_identically(tmp_path, ar
                str(tmp_path / "m.onlinear"), "--classes", classes, "--chunk-size", "23",
                "--checkpoint-every", "40", "--resume", "--quiet"]
 
+    def checkpointed():
+        with contextlib.suppress(OSError, ValueError):
+            return read_header(tmp_path / "m.onlinear")["metadata"]["stream_examples"] > 0
+        return False
+
     def feed(process):
         with contextlib.suppress(BrokenPipeError, OSError):
             for start in range(0, N, 23):
                 process.stdin.write("".join(lines[start:start + 23]).encode())
                 process.stdin.flush()
+                if start == 23:  # (a first checkpoint's rows sent, the rest waits for it: the
+                    # pipe holds two chunks while the interpreter starts, and the kill lands
+                    # in the stream however fast the machine learns)
+                    deadline = time.monotonic() + 120
+                    while not checkpointed() and time.monotonic() < deadline:
+                        time.sleep(0.005)
                 time.sleep(0.01)  # a slow source: the kill lands anywhere in the stream
             process.stdin.close()
 

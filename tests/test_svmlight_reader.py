@@ -147,6 +147,36 @@ def test_standard_input_whose_last_line_is_whole_is_learned(tmp_path):
     assert onlinear.load(tmp_path / "m").n_seen_ == 2
 
 
+def test_a_slow_stream_is_read_as_its_rows_arrive():
+    # a pipe fed a few rows, its writer then waiting (a log tailed into `onlinear train -`):
+    # the chunk is read from what the pipe holds, not once a megabyte has arrived or the
+    # writer has closed it
+    import os
+
+    readable, writable = os.pipe()
+    chunk_read = threading.Event()
+    waited_out = []
+
+    def write():
+        with os.fdopen(writable, "wb") as out:
+            out.write(b"1 1:0.5\n2 2:1.5\n1 1:2\n")
+            out.flush()
+            waited_out.append(not chunk_read.wait(timeout=60))
+            out.write(b"2 3:1\n")
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    with os.fdopen(readable, "rb") as source:
+        chunks = iter_libsvm_chunks(source, 3, n_features=None)
+        X, y = next(chunks)
+        chunk_read.set()
+        rest = [X.toarray() for X, _ in chunks]
+    writer.join(timeout=60)
+    assert waited_out == [False]  # (the first chunk came before the writer went on)
+    np.testing.assert_array_equal(X.toarray(), [[0.5, 0.0], [0.0, 1.5], [2.0, 0.0]])
+    assert y.tolist() == [1, 2, 1] and len(rest) == 1 and rest[0].tolist() == [[0, 0, 1]]
+
+
 def test_a_file_whose_last_line_has_no_newline_is_read_whole(tmp_path):
     path = tmp_path / "no-newline.svm"
     path.write_bytes(b"1 1:0.5 2:1\n2 1:0.25")

@@ -83,6 +83,11 @@ class _Unclosed:
     def read(self, size=-1):
         return self._stream.read(size)
 
+    def read1(self, size=-1):
+        """At most ``size`` bytes, from at most one read of the stream: what it holds, or
+        else waits for (a pipe's writer may be slow)."""
+        return self._stream.read1(size)
+
     def readline(self, size=-1):
         return self._stream.readline(size)
 

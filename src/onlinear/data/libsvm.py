@@ -233,11 +233,15 @@ def _located_chunks(path, chunk_size, n_features, *, zero_based=False, dtype=np.
         X = labels = label_pointers = numbers = lines = None  # (the next chunk without it)
 
 
-def _next_block(handle, block, position, offset=0):
+def _next_block(handle, block, position, offset=0, streaming=False):
     """``(block, position, final, offset)`` after reading the next bytes: the unread tail of
     ``block`` (from ``position``) followed by them, or ``final`` when the file has no more;
-    ``offset`` is where the block starts in the stream (``block``'s own given)."""
-    more = handle.read(_BLOCK)
+    ``offset`` is where the block starts in the stream (``block``'s own given).  A stream
+    (``streaming``: standard input, a file object) gives what it holds, up to a block, where a
+    file gives a whole block: a slow source (a pipe fed line by line) is then learned as its
+    rows arrive, not a megabyte at a time."""
+    read = handle.read1 if streaming and hasattr(handle, "read1") else handle.read
+    more = read(_BLOCK)
     if more:
         return block[position:] + more, 0, False, offset + position
     return block, position, True, offset
@@ -284,7 +288,8 @@ def _parsed_chunks(path, chunk_size, n_features, *, zero_based, dtype, multilabe
                 continue
             if final:
                 break
-            block, position, final, offset = _next_block(handle, block, position, offset)
+            block, position, final, offset = _next_block(handle, block, position, offset,
+                                                         streaming=not again)
     if parser.n_rows:
         yield _chunk(parser, n_features, dtype, located)
 
