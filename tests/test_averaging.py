@@ -48,13 +48,25 @@ def test_the_learners_with_an_averaged_form():
     assert {"cw", "arow", "scw1", "scw2", "nherd", "narow", "adagrad", "ftrl"} <= set(NAMES)
 
 
-@pytest.mark.parametrize("name", _averaging_names(accepted=False))
-def test_a_refused_average_says_why_and_learns_nothing(name):
-    with pytest.raises(ValueError, match="has no averaged form"):
-        make(name, average=True)
-    model = make(name).fit(X, Y3)
+def test_every_learner_that_takes_average_averages_with_its_defaults():
+    # (AdaGrad's dual form was the last to refuse: it now keeps sums of its own)
+    assert _averaging_names(accepted=False) == []
+    assert make("adagrad-rda")._has_averaged_form()
+
+
+class _Refusing(onlinear.AdaGrad):
+    """A family whose hyperparameters leave no averaged form (none registered now does)."""
+
+    def _held_averaging_refusal(self):
+        return "its test reason"
+
+
+def test_a_refused_average_says_why_and_learns_nothing():
+    with pytest.raises(ValueError, match="has no averaged form.*its test reason"):
+        _Refusing(average=True).fit(X, Y3)
+    model = _Refusing().fit(X, Y3)
     before = {key: array.copy() for key, array in model.model_.arrays().items()}
-    with pytest.raises(ValueError, match="has no averaged form"):
+    with pytest.raises(ValueError, match="has no averaged form.*its test reason"):
         model.set_params(average=True)
         model.partial_fit(X, Y3)
     for key, array in model.model_.arrays().items():

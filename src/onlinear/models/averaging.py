@@ -100,19 +100,24 @@ class AveragedHypothesis:
         if not np.all(np.isfinite(self.avg_acc)):
             raise ValueError("_avg_acc: the averaging sums must be finite.")
 
+    #: the ``(n_features, n_outputs)`` sums a new output or feature starts at zero
+    averaging_sums_name = "avg_acc"
+
     def grow_averaging_outputs(self, n_outputs, where):
         """New outputs: zero sums (their hypothesis was 0 on every past round)."""
         if self.averages:
-            grown = np.zeros((self.avg_acc.shape[0], n_outputs))
-            grown[:, where] = self.avg_acc
-            self.avg_acc = grown
+            sums = getattr(self, self.averaging_sums_name)
+            grown = np.zeros((sums.shape[0], n_outputs))
+            grown[:, where] = sums
+            setattr(self, self.averaging_sums_name, grown)
 
     def grow_averaging_features(self, n_features, old):
         """New features: zero sums (their hypothesis was 0 on every past round)."""
         if self.averages:
-            added = n_features - self.avg_acc.shape[0]
-            self.avg_acc = np.ascontiguousarray(
-                np.insert(self.avg_acc, [old] * added, 0.0, axis=0))
+            sums = getattr(self, self.averaging_sums_name)
+            added = n_features - sums.shape[0]
+            setattr(self, self.averaging_sums_name, np.ascontiguousarray(
+                np.insert(sums, [old] * added, 0.0, axis=0)))
 
     def predict_row(self, idx, vals, dense=False):
         """As :meth:`~onlinear.models.protocol.Model.predict_row`; with averaging from the

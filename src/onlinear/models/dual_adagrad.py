@@ -89,20 +89,14 @@ class DualAdaGradModel(_Adaptive):
             raise ValueError("_avg_last: each feature's averaging sums must reach a round in "
                              "[0, clock].")
 
-    def grow_averaging_outputs(self, n_outputs, where):
-        """New classes: zero sums (their weights were 0 on every past round: u = 0)."""
-        if self.averages:
-            grown = np.zeros((self.avg_sums.shape[0], n_outputs))
-            grown[:, where] = self.avg_sums
-            self.avg_sums = grown
+    averaging_sums_name = "avg_sums"
 
     def grow_averaging_features(self, n_features, old):
         """New features: zero sums, through the rounds seen (their weights were 0 there)."""
         if self.averages:
             added = n_features - self.avg_sums.shape[0]
-            self.avg_sums = np.ascontiguousarray(
-                np.insert(self.avg_sums, [old] * added, 0.0, axis=0))
             self.avg_last = np.insert(self.avg_last, [old] * added, self.clock[0])
+        super().grow_averaging_features(n_features, old)
 
     def specs(self, n_outputs, n_features):
         return {**super().specs(n_outputs, n_features), "clock": ((1,), np.int64)}
