@@ -321,7 +321,8 @@ def _rda_weights_sum(u, G, first, last, eta, delta, l1, l2):
     (3.0, 4.0, 0.0, 0.0), (-3.0, 4.0, 0.01, 0.0),  # (a constant, an arithmetic series)
     (2.5, 9.0, 0.0, 0.05), (-40.0, 0.3, 0.0, 3.0),  # (the digamma difference, D/c ≫ τ, ≪ τ)
     (1.7, 2.0, 0.002, 0.01), (-25.0, 100.0, 0.03, 0.001),  # (both, cut where s = λ1τ)
-    (0.5, 1e-6, 1e-4, 1e-3), (7.0, 1e4, 0.0, 1e-5)])
+    (0.5, 1e-6, 1e-4, 1e-3), (7.0, 1e4, 0.0, 1e-5),
+    (3.0, 4.0, 0.0, 1e-300), (-2.0, 1.0, 0.003, 1e-300)])  # (ηλ2τ below D's rounding)
 @pytest.mark.parametrize("first, last", [(1, 40), (3, 65), (10, 500), (100, 20000)])
 def test_the_rda_weights_over_rounds_sum_in_closed_form(u, G, l1, l2, first, last):
     """The weights a coordinate whose (u, G) stay put takes over a span of rounds: term by term

@@ -374,8 +374,8 @@ cdef double DIRECT_SPAN = 64.0
 cdef inline double _harmonic_span(double x, double n) noexcept nogil:
     """Σ_{i=0}^{n−1} 1/(x + i) for x > 0 and a whole n ≥ 0: ψ(x + n) − ψ(x), the first terms
     summed until x ≥ 32, then the asymptotic series ψ(z) = ln z − 1/(2z) − 1/(12z²) +
-    1/(120z⁴) − 1/(252z⁶) + O(z⁻⁸) on both ends, its logarithms as log1p(n/x) (the error of the
-    series' remainder at z ≥ 32: below 4e-15 of 1/z⁰)."""
+    1/(120z⁴) − 1/(252z⁶) + O(z⁻⁸) on both ends, its logarithms as log1p(n/x) (the series'
+    remainder at z ≥ 32: below 4e-15)."""
     cdef double total = 0.0, i = 0.0, a, b, a2, b2
     if n <= DIRECT_SPAN:
         while i < n:
@@ -422,6 +422,8 @@ cdef double _rda_path_sum(double u, double G, double first, double last,
         return total
     D = M.delta + sqrt(G)
     c = M.eta * M.l2
+    if c * last < 1e-17 * D:  # (ηλ2τ below D's rounding on every round: λ2's term is 0, and
+        c = 0.0               # D/c may overflow)
     if c == 0.0:
         if not (D > 0.0):
             return 0.0
