@@ -177,6 +177,26 @@ def test_a_slow_stream_is_read_as_its_rows_arrive():
     assert y.tolist() == [1, 2, 1] and len(rest) == 1 and rest[0].tolist() == [[0, 0, 1]]
 
 
+def test_a_file_object_with_read_and_peek_alone_is_read():
+    # (a stream is read by read1 where it has one: what it holds; a minimal file object, read)
+    class Minimal:
+        def __init__(self, data):
+            self._bytes = io.BytesIO(data)
+
+        def read(self, size=-1):
+            return self._bytes.read(size)
+
+        def peek(self, size=0):
+            at = self._bytes.tell()
+            data = self._bytes.read(max(size, 1))
+            self._bytes.seek(at)
+            return data
+
+    X, y = next(iter_libsvm_chunks(Minimal(b"1 1:0.5\n2 2:1\n"), 10, n_features=None))
+    np.testing.assert_array_equal(X.toarray(), [[0.5, 0.0], [0.0, 1.0]])
+    assert y.tolist() == [1, 2]
+
+
 def test_a_file_whose_last_line_has_no_newline_is_read_whole(tmp_path):
     path = tmp_path / "no-newline.svm"
     path.write_bytes(b"1 1:0.5 2:1\n2 1:0.25")

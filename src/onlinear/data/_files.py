@@ -85,8 +85,9 @@ class _Unclosed:
 
     def read1(self, size=-1):
         """At most ``size`` bytes, from at most one read of the stream: what it holds, or
-        else waits for (a pipe's writer may be slow)."""
-        return self._stream.read1(size)
+        else waits for (a pipe's writer may be slow); a stream without ``read1``, ``read``."""
+        read1 = getattr(self._stream, "read1", None)
+        return read1(size) if read1 is not None else self._stream.read(size)
 
     def readline(self, size=-1):
         return self._stream.readline(size)
