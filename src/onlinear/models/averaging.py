@@ -49,11 +49,15 @@ class AveragedHypothesis:
 
     #: the attribute holding the hypothesis that is averaged
     hypothesis_name = "mean"
+    #: the arrays a model that averages adds to its own, in the order they are saved
+    averaging_arrays = AVERAGING_ARRAYS
+    #: the ``(n_features, n_outputs)`` sums a new output or feature starts at zero
+    averaging_sums_name = "avg_acc"
 
     def __init__(self, config):
         super().__init__(config)
         if config.get("average"):
-            self.array_names = type(self).array_names + AVERAGING_ARRAYS
+            self.array_names = type(self).array_names + self.averaging_arrays
 
     @property
     def averages(self):
@@ -99,9 +103,6 @@ class AveragedHypothesis:
                              "must be a whole number within [0, n_seen_].")
         if not np.all(np.isfinite(self.avg_acc)):
             raise ValueError("_avg_acc: the averaging sums must be finite.")
-
-    #: the ``(n_features, n_outputs)`` sums a new output or feature starts at zero
-    averaging_sums_name = "avg_acc"
 
     def grow_averaging_outputs(self, n_outputs, where):
         """New outputs: zero sums (their hypothesis was 0 on every past round)."""

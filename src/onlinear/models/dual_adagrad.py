@@ -46,13 +46,9 @@ class DualAdaGradModel(_Adaptive):
     _per_output = ("sums", "squares")
     _squares = "squares"
     _options = ("loss", "eta", "delta", "l1", "l2")
-    #: the arrays of the averaged weights (module doc), in the order they are saved
-    _averaging_arrays = ("avg_sums", "avg_last")
-
-    def __init__(self, config):
-        super().__init__(config)
-        if self.averages:  # (its own sums, not the primal convention's avg_acc, avg_rounds)
-            self.array_names = type(self).array_names + self._averaging_arrays
+    # (its own sums, not the primal convention's avg_acc and avg_rounds: module doc)
+    averaging_arrays = ("avg_sums", "avg_last")
+    averaging_sums_name = "avg_sums"
 
     def start(self, n_outputs, n_features):
         self.sums = np.zeros((n_features, n_outputs))
@@ -88,8 +84,6 @@ class DualAdaGradModel(_Adaptive):
         if np.any(self.avg_last < 0) or np.any(self.avg_last > self.clock[0]):
             raise ValueError("_avg_last: each feature's averaging sums must reach a round in "
                              "[0, clock].")
-
-    averaging_sums_name = "avg_sums"
 
     def grow_averaging_features(self, n_features, old):
         """New features: zero sums, through the rounds seen (their weights were 0 there)."""

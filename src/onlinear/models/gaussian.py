@@ -325,11 +325,10 @@ class GaussianModel(AveragedHypothesis, Model):
         return options
 
     def _make_round(self, exponent):
-        options = self._engine_options()
-        options.pop("counts")
         constraints = self._constraints()
+        options = self._multi_options() if constraints else self._engine_options()
+        options.pop("counts")
         if constraints:
-            del options["diagonal"]
             return multi_constraint.MultiConstraintRound(
                 self.mean, self.covariance, self._phi(), constraints, self.counts, self.repairs,
                 exponent=exponent, **options)
