@@ -167,6 +167,23 @@ def test_diagonal_layout_is_the_transcription(kind, form, K):
     np.testing.assert_allclose(cov, ref_cov, rtol=1e-10, atol=1e-13)
 
 
+@pytest.mark.parametrize("kind", ["arow", "scw1", "cw-var"])
+def test_diagonal_layout_on_rows_of_many_non_zeros_is_the_transcription(kind):
+    # (~120 non-zeros a row: the two-class step takes them 64 at a time, the last chunk short)
+    X, y = stream(31, 200, 150, 4, density=0.8)
+    mean, cov, predictions, (mistakes, updates) = run_compiled(
+        SEPARATE[kind], X, y, parameter_vector(SEPARATE[kind], **user_params(kind)), "diagonal",
+        4, "project", a=0.8)
+    state, ref_pred, infos = R.run(zip(X, y), "diagonal", R.initial_state("diagonal", 150, 4,
+                                                                          a=0.8),
+                                   rule=kind, diagonal="project", **reference_params(kind))
+    np.testing.assert_array_equal(predictions, ref_pred)
+    assert (mistakes, updates) == (int(np.sum(ref_pred != y)), sum(i.updated for i in infos))
+    assert 30 <= updates
+    np.testing.assert_allclose(mean, state[0].T, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(cov, state[1].T, rtol=1e-10, atol=1e-13)
+
+
 @pytest.mark.parametrize("kind", list(SEPARATE))
 @pytest.mark.parametrize("K, form", [(1, "project"), (3, "project"), (3, "drop")])
 def test_per_class_full_layout_is_the_transcription(kind, K, form):

@@ -1,5 +1,6 @@
 """The vectorized kernels of the second-order and adaptive learners (``_core/gaussian_simd.h``:
-a full covariance's u = Σx and congruence; ``_core/adaptive_simd.h``: AdaGrad's and FTRL's
+a full covariance's u = Σx and congruence, a diagonal layout's step of two classes;
+``_core/adaptive_simd.h``: AdaGrad's and FTRL's
 per-class steps, AdaGrad-RDA's scores; ``_core/simd.h``: a dense row's non-zeros) sum in one
 order and contract no multiply-add: the version this CPU runs (AVX2 or AVX-512 where it has
 them) gives the same bits as the baseline that ``ONLINEAR_CPU=generic`` forces, which a fresh
@@ -63,6 +64,14 @@ for options in [dict(loss="log"), dict(loss="log", l1=0.2, l2=0.1), dict(loss="l
     keep(A.ftrl_pass(sp.csr_matrix(X[:3]), y[:3], np.arange(3), *state, **options), *state)
     keep(A.ftrl_row(np.flatnonzero(X[5]), X[5][X[5] != 0], int(y[5]), *state, **options),
          *state)
+# rows of more non-zeros than the diagonal two-class step takes side by side (64): its chunks
+wide = rng.normal(size=(60, 150)) * (rng.random((60, 150)) < 0.8)
+wide_y = np.argmax(wide @ rng.normal(size=(150, K)), 1).astype(np.int64)
+for rule in ("AROW", "SCW_I", "CW_VARIANCE"):
+    r = GaussianRule[rule]
+    mean, cov = C.initial_state("diagonal", 150, K)
+    keep(C.learn_pass(int(r), wide, wide_y, np.arange(60), mean, cov, parameter_vector(r),
+                      layout="diagonal"), mean, cov)
 print(digest.hexdigest())
 """
 

@@ -120,6 +120,9 @@ cdef extern from "gaussian_simd.h" nogil:
         void (*shrink)(double *, const double *, double, const double *, Py_ssize_t,
                        double *) noexcept nogil
         void (*pair)(double *, const double *, const double *, double, Py_ssize_t) noexcept nogil
+        void (*diagonal_pair)(const int64_t *, const double *, Py_ssize_t, double *, double *,
+                              Py_ssize_t, Py_ssize_t, Py_ssize_t, double, double, double,
+                              int64_t *) noexcept nogil
     gaussian_sweeps onlinear_gaussian_sweeps
     void onlinear_gaussian_init()
 
@@ -222,24 +225,14 @@ cdef inline void _diagonal_move(Model *M, Py_ssize_t k, double sign, Py_ssize_t 
     """μ_k += sign·α·σ_k∘x and σ_k shrunk on x's non-zeros, and the same with −sign for the
     class ``other`` (−1: none) in the same sweep (its values share the feature's row)."""
     cdef Py_ssize_t p, at
-    cdef double t, x, x2, sig_k, sig_o, grow_k, grow_o, inverse
+    cdef double t, x
     if M.form == PROJECT and other >= 0 and isfinite(s.c):
         # both classes' σ/(1 + cσx²) from one division (1/(growth_k·growth_o)): a division
         # costs several multiplications, and it is most of this sweep (two or three roundings
-        # more per σ, far below the tests' 1e-10)
-        for p in range(nnz):
-            at = idx[p] * M.K
-            x = vals[p]
-            x2 = x * x
-            sig_k = M.cov[at + k]
-            sig_o = M.cov[at + other]
-            M.mu[at + k] += sign * s.alpha * (sig_k * x)
-            M.mu[at + other] += -sign * s.alpha * (sig_o * x)
-            grow_k = 1.0 + s.c * sig_k * x2
-            grow_o = 1.0 + s.c * sig_o * x2
-            inverse = 1.0 / (grow_k * grow_o)
-            M.cov[at + k] = _floored(M, sig_k * grow_o * inverse)
-            M.cov[at + other] = _floored(M, sig_o * grow_k * inverse)
+        # more per σ, far below the tests' 1e-10); the non-zeros side by side (gaussian_simd.h)
+        onlinear_gaussian_sweeps.diagonal_pair(idx, vals, nnz, M.mu, M.cov, M.K, k, other,
+                                               sign * s.alpha, s.c, M.min_variance,
+                                               &M.repaired)
         return
     for p in range(nnz):
         at = idx[p] * M.K
@@ -251,6 +244,28 @@ cdef inline void _diagonal_move(Model *M, Py_ssize_t k, double sign, Py_ssize_t 
             t = M.cov[at + other] * x
             M.mu[at + other] += -sign * s.alpha * t
             M.cov[at + other] = _shrunk(M, M.cov[at + other], x * x, s)
+
+
+cdef inline double _pair_variance(const double *sigma, Py_ssize_t K, Py_ssize_t y,
+                                 Py_ssize_t support, const int64_t *idx, const double *vals,
+                                 Py_ssize_t nnz) noexcept nogil:
+    """V = Σ_j x_j²(σ_{j,y} + σ_{j,s}) of a diagonal layout, in four partial sums over the
+    non-zeros p mod 4 (one chain waits an addition's latency a term: most of the sweep)."""
+    cdef Py_ssize_t p = 0
+    cdef double v0 = 0.0, v1 = 0.0, v2 = 0.0, v3 = 0.0
+    while p + 4 <= nnz:
+        v0 += vals[p] * vals[p] * (sigma[idx[p] * K + y] + sigma[idx[p] * K + support])
+        v1 += vals[p + 1] * vals[p + 1] * (sigma[idx[p + 1] * K + y]
+                                           + sigma[idx[p + 1] * K + support])
+        v2 += vals[p + 2] * vals[p + 2] * (sigma[idx[p + 2] * K + y]
+                                           + sigma[idx[p + 2] * K + support])
+        v3 += vals[p + 3] * vals[p + 3] * (sigma[idx[p + 3] * K + y]
+                                           + sigma[idx[p + 3] * K + support])
+        p += 4
+    while p < nnz:
+        v0 += vals[p] * vals[p] * (sigma[idx[p] * K + y] + sigma[idx[p] * K + support])
+        p += 1
+    return (v0 + v1) + (v2 + v3)
 
 
 cdef inline double _times(const double *S, Py_ssize_t d, const double *x, const int64_t *idx,
@@ -385,8 +400,7 @@ cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssiz
             for p in range(nnz):
                 V += vals[p] * vals[p] * M.cov[idx[p]]
         else:
-            for p in range(nnz):
-                V += vals[p] * vals[p] * (M.cov[idx[p] * K + y] + M.cov[idx[p] * K + support])
+            V = _pair_variance(M.cov, K, y, support, idx, vals, nnz)
     elif M.layout == PER_CLASS:
         S_y = M.cov + (y if K > 1 else 0) * d * d
         S_s = M.cov + support * d * d

@@ -1,5 +1,5 @@
 /* The Gaussian engine's full-covariance sweeps (confidence.pyx: u = Σx and the congruence's two
- * steps on a matrix's upper triangle), compiled for several instruction sets and chosen when the
+ * steps on a matrix's upper triangle) and its diagonal layout's step of two classes, compiled for several instruction sets and chosen when the
  * module loads, as simd.h does for the primal sweeps (see there): the baseline of the
  * architecture, AVX2 and AVX-512, of which the fastest the CPU has is used;
  * ONLINEAR_CPU=generic (in the environment before import) keeps the baseline.  Their arithmetic
@@ -8,6 +8,7 @@
 #define ONLINEAR_GAUSSIAN_SIMD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,8 @@ typedef struct {
     void (*times)(const double *, const double *, ptrdiff_t, double *);
     void (*shrink)(double *, const double *, double, const double *, ptrdiff_t, double *);
     void (*pair)(double *, const double *, const double *, double, ptrdiff_t);
+    void (*diagonal_pair)(const int64_t *, const double *, ptrdiff_t, double *, double *,
+                          ptrdiff_t, ptrdiff_t, ptrdiff_t, double, double, double, int64_t *);
 } gaussian_sweeps;
 
 static gaussian_sweeps onlinear_gaussian_sweeps;
@@ -29,7 +32,8 @@ static gaussian_sweeps onlinear_gaussian_sweeps;
 #define FILL_GAUSSIAN(ISA)                                                                    \
     onlinear_gaussian_sweeps.times = full_times_##ISA;                                        \
     onlinear_gaussian_sweeps.shrink = full_shrink_##ISA;                                      \
-    onlinear_gaussian_sweeps.pair = full_pair_##ISA;
+    onlinear_gaussian_sweeps.pair = full_pair_##ISA;                                          \
+    onlinear_gaussian_sweeps.diagonal_pair = diagonal_pair_##ISA;
 
 /* Choose the sweeps for this CPU (once, when the module loads). */
 static void onlinear_gaussian_init(void) {

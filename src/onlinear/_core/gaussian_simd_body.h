@@ -103,6 +103,58 @@ static void GAUSSIAN_NAME(full_pair_)(double *S, const double *restrict u,
     }
 }
 
+#ifndef GAUSSIAN_CHUNK
+/* Non-zeros stepped side by side by diagonal_pair (their values on the stack). */
+#define GAUSSIAN_CHUNK 64
+#endif
+
+/* The diagonal "project" step of two classes k and o on a row's non-zeros (feature-major
+ * (d, K) mu and sigma): mu_k += a sigma_k x and mu_o -= a sigma_o x with the sigmas before the
+ * step, and sigma_k, sigma_o <- sigma/(1 + c sigma x^2), both from one division,
+ * 1/(growth_k growth_o); a sigma below `floor` is raised to it and counted in `repaired`.
+ * Each coordinate's arithmetic is confidence.pyx's scalar step's, in its order (the same
+ * bits); the non-zeros go GAUSSIAN_CHUNK at a time, their values gathered first, stepped side
+ * by side (the division is most of a step, and in a vector it costs a fraction of as many
+ * scalar ones), then stored (a row's non-zeros are distinct features, and k != o). */
+static void GAUSSIAN_NAME(diagonal_pair_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
+                                          double *mu, double *sigma, ptrdiff_t K, ptrdiff_t k,
+                                          ptrdiff_t o, double a, double c, double floor,
+                                          int64_t *repaired) {
+    double sk[GAUSSIAN_CHUNK], so[GAUSSIAN_CHUNK], dk[GAUSSIAN_CHUNK], dn[GAUSSIAN_CHUNK];
+    double nk[GAUSSIAN_CHUNK], no[GAUSSIAN_CHUNK];
+    int64_t count = 0;
+    for (ptrdiff_t p0 = 0; p0 < nnz; p0 += GAUSSIAN_CHUNK) {
+        const ptrdiff_t n = nnz - p0 < GAUSSIAN_CHUNK ? nnz - p0 : GAUSSIAN_CHUNK;
+        const int64_t *restrict at = idx + p0;
+        const double *restrict xs = vals + p0;
+        for (ptrdiff_t q = 0; q < n; q++) {
+            sk[q] = sigma[at[q] * K + k];
+            so[q] = sigma[at[q] * K + o];
+        }
+        #pragma omp simd reduction(+:count)
+        for (ptrdiff_t q = 0; q < n; q++) {
+            const double x = xs[q], x2 = x * x, sig_k = sk[q], sig_o = so[q];
+            dk[q] = a * (sig_k * x);
+            dn[q] = -a * (sig_o * x);
+            const double grow_k = 1.0 + c * sig_k * x2;
+            const double grow_o = 1.0 + c * sig_o * x2;
+            const double inverse = 1.0 / (grow_k * grow_o);
+            const double new_k = sig_k * grow_o * inverse, new_o = sig_o * grow_k * inverse;
+            count += (new_k < floor) + (new_o < floor);
+            nk[q] = new_k < floor ? floor : new_k;
+            no[q] = new_o < floor ? floor : new_o;
+        }
+        for (ptrdiff_t q = 0; q < n; q++) {
+            const ptrdiff_t j = at[q] * K;
+            mu[j + k] += dk[q];
+            mu[j + o] += dn[q];
+            sigma[j + k] = nk[q];
+            sigma[j + o] = no[q];
+        }
+    }
+    *repaired += count;
+}
+
 #undef GAUSSIAN_NAME
 #undef GAUSSIAN_CAT
 #undef GAUSSIAN_CAT2
