@@ -372,8 +372,6 @@ def test_two_classes_are_the_binary_learner_whatever_the_constraints(layout, k):
     assert (other.n_mistakes_, other.n_updates_) == (one.n_mistakes_, one.n_updates_)
 
 
-#: (form, matrix) → (mistakes, updates, Σ coef_, Σ covariance_) of the default "max" on
-#: _MAX_DATA, computed before ``constraints`` existed (commit 8dd66e9)
 @pytest.mark.parametrize("form", ["std", "variance"])
 @pytest.mark.parametrize("matrix", ["diagonal", "per-class"])
 def test_max_is_the_rounds_of_before(form, matrix):

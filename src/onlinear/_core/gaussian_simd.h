@@ -1,7 +1,8 @@
 /* The Gaussian engine's full-covariance sweeps (confidence.pyx: u = Σx and the congruence's two
- * steps on a matrix's upper triangle) and its diagonal layout's step of two classes, compiled for several instruction sets and chosen when the
- * module loads, as simd.h does for the primal sweeps (see there): the baseline of the
- * architecture, AVX2 and AVX-512, of which the fastest the CPU has is used;
+ * steps on a matrix's upper triangle) and its diagonal layout's step of two classes, compiled
+ * for several instruction sets and chosen when the module loads, as simd.h does for the primal
+ * sweeps (see there): the baseline of the architecture, AVX2 and AVX-512, of which the fastest
+ * the CPU has is used;
  * ONLINEAR_CPU=generic (in the environment before import) keeps the baseline.  Their arithmetic
  * is IEEE in an order that does not depend on the instruction set (gaussian_simd_body.h). */
 #ifndef ONLINEAR_GAUSSIAN_SIMD_H

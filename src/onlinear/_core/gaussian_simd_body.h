@@ -112,8 +112,8 @@ static void GAUSSIAN_NAME(full_pair_)(double *S, const double *restrict u,
  * (d, K) mu and sigma): mu_k += a sigma_k x and mu_o -= a sigma_o x with the sigmas before the
  * step, and sigma_k, sigma_o <- sigma/(1 + c sigma x^2), both from one division,
  * 1/(growth_k growth_o); a sigma below `floor` is raised to it and counted in `repaired`.
- * Each coordinate's arithmetic is confidence.pyx's scalar step's, in its order (the same
- * bits); the non-zeros go GAUSSIAN_CHUNK at a time, their values gathered first, stepped side
+ * Each coordinate's arithmetic is that of the scalar loop this replaced, in its order (the
+ * same bits, on every instruction set); the non-zeros go GAUSSIAN_CHUNK at a time, their values gathered first, stepped side
  * by side (the division is most of a step, and in a vector it costs a fraction of as many
  * scalar ones), then stored (a row's non-zeros are distinct features, and k != o). */
 static void GAUSSIAN_NAME(diagonal_pair_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
