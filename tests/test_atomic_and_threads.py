@@ -341,7 +341,7 @@ def test_two_threads_learning_one_kernel_model_count_every_row_once(frequent_swi
     model = _RecordingKernelPerceptron(kernel="rbf", gamma=2.0)
     model.partial_fit(X[:10], y[:10], classes=LABELS[3])
     chunks = [(X[s:s + 10], y[s:s + 10]) for s in range(10, 400, 10)]
-    done = threading.Event()
+    done, predicted = threading.Event(), threading.Event()
     predictions = []
 
     def learner(part):
@@ -353,10 +353,17 @@ def test_two_threads_learning_one_kernel_model_count_every_row_once(frequent_swi
             predictions.append(model.predict(X[:50]))
             predictions.append(np.array([model.predict_one(X[1])]))
             assert model.decision_function(X[:3]).shape == (3, 3)
+            predicted.set()
 
     def learners():
-        errors = _run_threads([lambda: learner(chunks[0::2]), lambda: learner(chunks[1::2])])
-        done.set()
+        # (the learners start once the predictor has predicted: a fast pass could otherwise
+        # end before the predictor's thread first runs, leaving nothing to check)
+        try:
+            assert predicted.wait(timeout=30)
+            errors = _run_threads([lambda: learner(chunks[0::2]),
+                                   lambda: learner(chunks[1::2])])
+        finally:
+            done.set()
         if errors:
             raise errors[0]
 
@@ -505,11 +512,12 @@ def test_save_pickle_and_deepcopy_during_learning_hold_a_model_of_some_round(
     calls = _calls(X, y)
     model = make()
     model.partial_fit(*calls[0][:2], classes=classes)
-    done = threading.Event()
+    done, copied = threading.Event(), threading.Event()
     copies = []
 
     def learner():
         try:
+            assert copied.wait(timeout=30)  # (a copy before the first round too: see above)
             for rows, labels, kind in calls[1:]:
                 if kind == "batch":
                     model.partial_fit(rows, labels)
@@ -525,6 +533,7 @@ def test_save_pickle_and_deepcopy_during_learning_hold_a_model_of_some_round(
             copies.append(onlinear.load(path))  # refuses a torn file (checksums, invariants)
             copies.append(pickle.loads(pickle.dumps(model)))
             copies.append(copy.deepcopy(model))
+            copied.set()
 
     assert not _run_threads([learner, copier])
     assert model.n_seen_ == len(X) and len(copies) >= 3
