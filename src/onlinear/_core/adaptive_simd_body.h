@@ -33,6 +33,20 @@ static void ADAPTIVE_NAME(adagrad_plain_)(const int64_t *idx, const double *vals
     }
 }
 
+#ifndef ADAPTIVE_FAR_BYTES
+/* A row whose features' (d, K) values span more than this is stepped with its coordinates
+ * asked for ahead (the few-class steps; simd.h's scores do the same for the weights). */
+#define ADAPTIVE_FAR_BYTES (512 * 1024)
+#endif
+
+/* Whether the row's features' values lie farther apart than a cache holds: a wide sparse row,
+ * whose every coordinate would be a cache miss, where a dense row's (d = 784) sit in L2 and the
+ * requests would only cost their instructions. */
+static inline int ADAPTIVE_NAME(far_apart_)(const int64_t *idx, ptrdiff_t nnz, ptrdiff_t K) {
+    return nnz > 0
+        && (double)(idx[nnz - 1] - idx[0]) * (double)K * sizeof(double) > ADAPTIVE_FAR_BYTES;
+}
+
 #ifndef ADAPTIVE_CHUNK
 /* Non-zeros stepped together by the few-class steps (their new values on the stack). */
 #define ADAPTIVE_CHUNK 64
@@ -47,12 +61,15 @@ static void ADAPTIVE_NAME(adagrad_classes_)(const int64_t *idx, const double *va
                                             ptrdiff_t n_classes, ptrdiff_t K, double eta,
                                             double delta) {
     double w_new[ADAPTIVE_CHUNK], G_new[ADAPTIVE_CHUNK];
+    const int far = ADAPTIVE_NAME(far_apart_)(idx, nnz, K);
     for (ptrdiff_t c = 0; c < n_classes; c++) {
         const ptrdiff_t k = classes[c];
         const double coefficient = gamma[k];
         for (ptrdiff_t p0 = 0; p0 < nnz; p0 += ADAPTIVE_CHUNK) {
             const ptrdiff_t n = nnz - p0 < ADAPTIVE_CHUNK ? nnz - p0 : ADAPTIVE_CHUNK;
             const int64_t *restrict at = idx + p0;
+            if (far)
+                for (ptrdiff_t q = 0; q < n; q++) __builtin_prefetch(G + at[q] * K + k);
             #pragma omp simd
             for (ptrdiff_t q = 0; q < n; q++) {
                 const ptrdiff_t j = at[q] * K + k;
@@ -201,12 +218,18 @@ static void ADAPTIVE_NAME(ftrl_classes_)(const int64_t *idx, const double *vals,
     const double inverse = 1.0 / alpha, base = beta + alpha * l2;
     double w_new[ADAPTIVE_CHUNK], z_new[ADAPTIVE_CHUNK], n_new[ADAPTIVE_CHUNK];
     double r_new[ADAPTIVE_CHUNK], r_old[ADAPTIVE_CHUNK];
+    const int far = ADAPTIVE_NAME(far_apart_)(idx, nnz, K);
     for (ptrdiff_t c = 0; c < n_classes; c++) {
         const ptrdiff_t k = classes[c];
         const double coefficient = gamma[k];
         for (ptrdiff_t p0 = 0; p0 < nnz; p0 += ADAPTIVE_CHUNK) {
             const ptrdiff_t m = nnz - p0 < ADAPTIVE_CHUNK ? nnz - p0 : ADAPTIVE_CHUNK;
             const int64_t *restrict at = idx + p0;
+            if (far)
+                for (ptrdiff_t q = 0; q < m; q++) {
+                    __builtin_prefetch(N + at[q] * K + k);
+                    __builtin_prefetch(Z + at[q] * K + k);
+                }
             if (R == NULL) {
                 #pragma omp simd
                 for (ptrdiff_t q = 0; q < m; q++) r_old[q] = sqrt(N[at[q] * K + k]);

@@ -191,6 +191,12 @@ SWEEP_ATTRIBUTES static void NAME(add_dense_pair_untracked_)(const XT *x, WT *re
 #else
 #define SCALARS_AVX512(F, M)
 #endif
+#ifndef SPARSE_AHEAD
+#define SPARSE_AHEAD 8
+#endif
+#ifndef SPARSE_FAR_BYTES
+#define SPARSE_FAR_BYTES (512 * 1024)
+#endif
 #define SPARSE_SCORE(IT, ISFX)                                                                \
 static inline __attribute__((always_inline)) double NAME(CAT(sparse_group_, ISFX))(           \
         const IT *idx, const XT *vals, ptrdiff_t nnz, const WT *W, ptrdiff_t ld,              \
@@ -200,8 +206,18 @@ static inline __attribute__((always_inline)) double NAME(CAT(sparse_group_, ISFX
     typedef WT wvec __attribute__((vector_size(LANES * sizeof(WT))));                         \
     dvec a[4] = {{0}};                                                                        \
     double q = 0.0;                                                                           \
+    /* (the weights of the non-zeros SPARSE_AHEAD on asked for, where the row's features     \
+     * reach farther apart than a cache holds: each read would be a miss the sum waits on) */ \
+    const int far = nnz > 0 && ((double)(idx[nnz - 1] - idx[0]) * (double)ld                  \
+                                * (double)sizeof(WT) > SPARSE_FAR_BYTES);                     \
     for (ptrdiff_t p = 0; p < nnz; p++) {                                                     \
         double v = (double)vals[p];                                                           \
+        if (far && p + SPARSE_AHEAD < nnz) {                                                  \
+            const char *ahead = (const char *)(W + (ptrdiff_t)idx[p + SPARSE_AHEAD] * ld      \
+                                               + off[0]);                                     \
+            for (int b = 0; b < nv * LANES * (int)sizeof(WT); b += 64)                        \
+                __builtin_prefetch(ahead + b);                                                \
+        }                                                                                     \
         if (v != 0.0) {                                                                       \
             const WT *w = W + (ptrdiff_t)idx[p] * ld;                                         \
             q += v * v;                                                                       \
