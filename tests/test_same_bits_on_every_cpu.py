@@ -72,13 +72,16 @@ for rule in ("AROW", "SCW_I", "CW_VARIANCE"):
     mean, cov = C.initial_state("diagonal", 150, K)
     keep(C.learn_pass(int(r), wide, wide_y, np.arange(60), mean, cov, parameter_vector(r),
                       layout="diagonal"), mean, cov)
-# rows whose features lie farther apart than a cache holds (the scores and the few-class steps
-# ask for the values ahead there): 40,000 features, 10 classes (a vector's worth and more)
+# rows whose features lie farther apart than a cache holds (the scores and the steps ask for
+# the values ahead there): 40,000 features, 10 classes (a vector's worth and more)
 far = sp.random(40, 40000, density=0.002, format="csr", random_state=7, dtype=np.float64)
 far_y = (np.arange(40) % 10).astype(np.int64)
-for options in [dict(loss="hinge"), dict(loss="hinge", l1=1e-3)]:
+for options in [dict(loss="hinge"), dict(loss="hinge", l1=1e-3), dict(loss="log"),
+                dict(loss="log", l1=1e-3, l2=1e-2)]:
     state = A.adagrad_state(40000, 10)
     keep(A.adagrad_pass(far, far_y, np.arange(40), *state, **options), *state)
+    A.adagrad_catch_up(*state, **{k: v for k, v in options.items() if k in ("l1", "l2")})
+    keep(*state)
     state = A.ftrl_state(40000, 10)
     keep(A.ftrl_pass(far, far_y, np.arange(40), *state, **options), *state)
 mean, cov = C.initial_state("diagonal", 40000, 10)

@@ -503,18 +503,7 @@ cdef extern from *:
     const double SQNORM_HIGH_FLOAT32 "ONLINEAR_SQNORM_HIGH_FLOAT32"
 
 
-cdef extern from *:
-    """
-    /* ask for the cache lines of [p, p + bytes) to be read (a hint: no value changes) */
-    static inline void onlinear_prefetch(const void *p, Py_ssize_t bytes) {
-    #if defined(__GNUC__)
-        const char *c = (const char *)p;
-        for (Py_ssize_t off = 0; off < bytes; off += 64) __builtin_prefetch(c + off, 0, 3);
-    #else
-        (void)p; (void)bytes;
-    #endif
-    }
-    """
+cdef extern from "prefetch.h":
     # the next dense row's lines asked for before a round (its gather reads it from memory:
     # the round's arithmetic then overlaps the read, which a dense pass is bound by)
     void prefetch "onlinear_prefetch"(const void *p, Py_ssize_t bytes) noexcept nogil

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "isa_choice.h"
+#include "prefetch.h"
 
 #define ISA_BODY "adaptive_simd_body.h"
 #include "isa_each.h"

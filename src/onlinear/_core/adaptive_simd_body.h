@@ -15,6 +15,25 @@
 #define ADAPTIVE_CAT(a, b) ADAPTIVE_CAT2(a, b)
 #define ADAPTIVE_NAME(base) ADAPTIVE_CAT(base, SFX)
 
+#ifndef ADAPTIVE_FAR_BYTES
+/* A row whose features' (d, K) values span more than this is stepped with its coordinates
+ * asked for ahead (the few-class steps; simd.h's scores do the same for the weights). */
+#define ADAPTIVE_FAR_BYTES (512 * 1024)
+#endif
+
+/* Whether the row's features' values lie farther apart than a cache holds: a wide sparse row,
+ * whose every coordinate would be a cache miss, where a dense row's (d = 784) sit in L2 and the
+ * requests would only cost their instructions. */
+static inline int ADAPTIVE_NAME(far_apart_)(const int64_t *idx, ptrdiff_t nnz, ptrdiff_t K) {
+    return nnz > 0
+        && (double)(idx[nnz - 1] - idx[0]) * (double)K * sizeof(double) > ADAPTIVE_FAR_BYTES;
+}
+
+#ifndef ADAPTIVE_AHEAD
+/* Non-zeros ahead whose values the every-class steps ask for on rows far apart. */
+#define ADAPTIVE_AHEAD 4
+#endif
+
 /* AdaGrad without a regulariser: w -= eta g / H, H = delta + sqrt(G) (H = 0 only when g = 0). */
 static void ADAPTIVE_NAME(adagrad_plain_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
                                           double *W, double *G, const double *gamma,
@@ -31,20 +50,6 @@ static void ADAPTIVE_NAME(adagrad_plain_)(const int64_t *idx, const double *vals
             w[k] = w[k] - eta * g / (H > 0.0 ? H : 1.0);
         }
     }
-}
-
-#ifndef ADAPTIVE_FAR_BYTES
-/* A row whose features' (d, K) values span more than this is stepped with its coordinates
- * asked for ahead (the few-class steps; simd.h's scores do the same for the weights). */
-#define ADAPTIVE_FAR_BYTES (512 * 1024)
-#endif
-
-/* Whether the row's features' values lie farther apart than a cache holds: a wide sparse row,
- * whose every coordinate would be a cache miss, where a dense row's (d = 784) sit in L2 and the
- * requests would only cost their instructions. */
-static inline int ADAPTIVE_NAME(far_apart_)(const int64_t *idx, ptrdiff_t nnz, ptrdiff_t K) {
-    return nnz > 0
-        && (double)(idx[nnz - 1] - idx[0]) * (double)K * sizeof(double) > ADAPTIVE_FAR_BYTES;
 }
 
 #ifndef ADAPTIVE_CHUNK
@@ -69,7 +74,8 @@ static void ADAPTIVE_NAME(adagrad_classes_)(const int64_t *idx, const double *va
             const ptrdiff_t n = nnz - p0 < ADAPTIVE_CHUNK ? nnz - p0 : ADAPTIVE_CHUNK;
             const int64_t *restrict at = idx + p0;
             if (far)
-                for (ptrdiff_t q = 0; q < n; q++) __builtin_prefetch(G + at[q] * K + k);
+                for (ptrdiff_t q = 0; q < n; q++)
+                    onlinear_prefetch(G + at[q] * K + k, sizeof(double));
             #pragma omp simd
             for (ptrdiff_t q = 0; q < n; q++) {
                 const ptrdiff_t j = at[q] * K + k;
@@ -100,13 +106,19 @@ static inline double ADAPTIVE_NAME(prox_step_)(double w, double g, double root, 
 }
 
 /* AdaGrad with the regulariser (prox_step); R (when not NULL): sqrt(G) written beside G. */
-static void ADAPTIVE_NAME(adagrad_regularised_)(const int64_t *idx, const double *vals,
-                                                ptrdiff_t nnz, double *W, double *G, double *R,
-                                                const double *gamma, ptrdiff_t K, double eta,
-                                                double delta, double l1, double l2) {
+static inline __attribute__((always_inline)) void ADAPTIVE_NAME(adagrad_regularised_rows_)(
+        const int64_t *idx, const double *vals, ptrdiff_t nnz, double *W, double *G, double *R,
+        const double *gamma, ptrdiff_t K, double eta, double delta, double l1, double l2,
+        const int far) {
     for (ptrdiff_t p = 0; p < nnz; p++) {
         double *restrict w = W + idx[p] * K, *restrict s = G + idx[p] * K;
         const double x = vals[p];
+        if (far && p + ADAPTIVE_AHEAD < nnz) {
+            const ptrdiff_t ahead = idx[p + ADAPTIVE_AHEAD] * K;
+            onlinear_prefetch(W + ahead, K * (ptrdiff_t)sizeof(double));
+            onlinear_prefetch(G + ahead, K * (ptrdiff_t)sizeof(double));
+            if (R != NULL) onlinear_prefetch(R + ahead, K * (ptrdiff_t)sizeof(double));
+        }
         if (R == NULL) {
             #pragma omp simd
             for (ptrdiff_t k = 0; k < K; k++) {
@@ -130,6 +142,18 @@ static void ADAPTIVE_NAME(adagrad_regularised_)(const int64_t *idx, const double
     }
 }
 
+static void ADAPTIVE_NAME(adagrad_regularised_)(const int64_t *idx, const double *vals,
+                                                ptrdiff_t nnz, double *W, double *G, double *R,
+                                                const double *gamma, ptrdiff_t K, double eta,
+                                                double delta, double l1, double l2) {
+    if (ADAPTIVE_NAME(far_apart_)(idx, nnz, K))  /* (a copy of the loop each way) */
+        ADAPTIVE_NAME(adagrad_regularised_rows_)(idx, vals, nnz, W, G, R, gamma, K, eta, delta,
+                                                 l1, l2, 1);
+    else
+        ADAPTIVE_NAME(adagrad_regularised_rows_)(idx, vals, nnz, W, G, R, gamma, K, eta, delta,
+                                                 l1, l2, 0);
+}
+
 /* One deferred l1 step of AdaGrad (l2 = 0) over `rounds` rounds: |w| - rounds eta l1 / H,
  * H = delta + root (H = 0: no step), a soft-threshold to 0. */
 static inline double ADAPTIVE_NAME(l1_rounds_)(double w, double root, double rounds, double eta,
@@ -141,12 +165,18 @@ static inline double ADAPTIVE_NAME(l1_rounds_)(double w, double root, double rou
 
 /* AdaGrad's deferred l1 steps (l2 = 0) of the features idx[0 .. nnz), each behind by clock -
  * last[j] rounds, then up to date (l1_rounds); sqrt(G) read from R when it is not NULL. */
-static void ADAPTIVE_NAME(adagrad_catch_up_l1_)(const int64_t *idx, ptrdiff_t nnz, double *W,
-                                                const double *G, const double *R,
-                                                int64_t *last, int64_t clock, ptrdiff_t K,
-                                                double eta, double delta, double l1) {
+static inline __attribute__((always_inline)) void ADAPTIVE_NAME(adagrad_catch_up_l1_rows_)(
+        const int64_t *idx, ptrdiff_t nnz, double *W, const double *G, const double *R,
+        int64_t *last, int64_t clock, ptrdiff_t K, double eta, double delta, double l1,
+        const int far) {
     for (ptrdiff_t p = 0; p < nnz; p++) {
         double *restrict w = W + idx[p] * K;
+        if (far && p + ADAPTIVE_AHEAD < nnz) {
+            const ptrdiff_t ahead = idx[p + ADAPTIVE_AHEAD] * K;
+            onlinear_prefetch(W + ahead, K * (ptrdiff_t)sizeof(double));
+            onlinear_prefetch((R != NULL ? R : G) + ahead, K * (ptrdiff_t)sizeof(double));
+            onlinear_prefetch(last + idx[p + ADAPTIVE_AHEAD], sizeof(int64_t));
+        }
         const int64_t behind = clock - last[idx[p]];
         const double rounds = (double)behind;
         last[idx[p]] = clock;
@@ -165,19 +195,39 @@ static void ADAPTIVE_NAME(adagrad_catch_up_l1_)(const int64_t *idx, ptrdiff_t nn
     }
 }
 
+static void ADAPTIVE_NAME(adagrad_catch_up_l1_)(const int64_t *idx, ptrdiff_t nnz, double *W,
+                                                const double *G, const double *R,
+                                                int64_t *last, int64_t clock, ptrdiff_t K,
+                                                double eta, double delta, double l1) {
+    if (ADAPTIVE_NAME(far_apart_)(idx, nnz, K))  /* (a copy of the loop each way) */
+        ADAPTIVE_NAME(adagrad_catch_up_l1_rows_)(idx, nnz, W, G, R, last, clock, K, eta, delta,
+                                                 l1, 1);
+    else
+        ADAPTIVE_NAME(adagrad_catch_up_l1_rows_)(idx, nnz, W, G, R, last, clock, K, eta, delta,
+                                                 l1, 0);
+}
+
 /* FTRL-Proximal: sigma = (sqrt(n + g^2) - sqrt(n))/alpha, z += g - sigma w, n += g^2, and w from
  * (z, n): -(z - sign(z) l1)/((beta + sqrt(n))/alpha + l2), computed as
  * -alpha (z - sign(z) l1)/(beta + alpha l2 + sqrt(n)) and sigma with 1/alpha: one division a
  * step.  R: the cached sqrt(n) (NULL: computed). */
-static void ADAPTIVE_NAME(ftrl_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
-                                 double *W, double *Z, double *N, double *R, const double *gamma,
-                                 ptrdiff_t K, double alpha, double beta, double l1, double l2) {
+static inline __attribute__((always_inline)) void ADAPTIVE_NAME(ftrl_rows_)(
+        const int64_t *idx, const double *vals, ptrdiff_t nnz, double *W, double *Z, double *N,
+        double *R, const double *gamma, ptrdiff_t K, double alpha, double beta, double l1,
+        double l2, const int far) {
     const double inverse = 1.0 / alpha, base = beta + alpha * l2;
     for (ptrdiff_t p = 0; p < nnz; p++) {
         double *restrict w = W + idx[p] * K, *restrict zs = Z + idx[p] * K;
         double *restrict ns = N + idx[p] * K;
         double *restrict r = R == NULL ? NULL : R + idx[p] * K;
         const double x = vals[p];
+        if (far && p + ADAPTIVE_AHEAD < nnz) {
+            const ptrdiff_t ahead = idx[p + ADAPTIVE_AHEAD] * K;
+            onlinear_prefetch(W + ahead, K * (ptrdiff_t)sizeof(double));
+            onlinear_prefetch(Z + ahead, K * (ptrdiff_t)sizeof(double));
+            onlinear_prefetch(N + ahead, K * (ptrdiff_t)sizeof(double));
+            if (R != NULL) onlinear_prefetch(R + ahead, K * (ptrdiff_t)sizeof(double));
+        }
         if (r == NULL) {
             #pragma omp simd
             for (ptrdiff_t k = 0; k < K; k++) {
@@ -208,6 +258,15 @@ static void ADAPTIVE_NAME(ftrl_)(const int64_t *idx, const double *vals, ptrdiff
     }
 }
 
+static void ADAPTIVE_NAME(ftrl_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
+                                 double *W, double *Z, double *N, double *R, const double *gamma,
+                                 ptrdiff_t K, double alpha, double beta, double l1, double l2) {
+    if (ADAPTIVE_NAME(far_apart_)(idx, nnz, K))  /* (a copy of the loop each way) */
+        ADAPTIVE_NAME(ftrl_rows_)(idx, vals, nnz, W, Z, N, R, gamma, K, alpha, beta, l1, l2, 1);
+    else
+        ADAPTIVE_NAME(ftrl_rows_)(idx, vals, nnz, W, Z, N, R, gamma, K, alpha, beta, l1, l2, 0);
+}
+
 /* ftrl for the n_classes classes listed (the hinge loss's), vectorized across the row's
  * non-zeros as adagrad_classes is. */
 static void ADAPTIVE_NAME(ftrl_classes_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
@@ -227,8 +286,8 @@ static void ADAPTIVE_NAME(ftrl_classes_)(const int64_t *idx, const double *vals,
             const int64_t *restrict at = idx + p0;
             if (far)
                 for (ptrdiff_t q = 0; q < m; q++) {
-                    __builtin_prefetch(N + at[q] * K + k);
-                    __builtin_prefetch(Z + at[q] * K + k);
+                    onlinear_prefetch(N + at[q] * K + k, sizeof(double));
+                    onlinear_prefetch(Z + at[q] * K + k, sizeof(double));
                 }
             if (R == NULL) {
                 #pragma omp simd

@@ -23,6 +23,8 @@
 #endif
 #include <limits.h>
 
+#include "prefetch.h"
+
 /* For the dense rows' non-zeros (simd_body.h's nonzeros): entry `mask` lists, in order, the
  * positions of the set bits of an 8-bit mask, then zeros; filled by onlinear_simd_init. */
 static int32_t onlinear_compress_lut[256][8];

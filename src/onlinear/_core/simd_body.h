@@ -212,12 +212,9 @@ static inline __attribute__((always_inline)) double NAME(CAT(sparse_group_, ISFX
                                 * (double)sizeof(WT) > SPARSE_FAR_BYTES);                     \
     for (ptrdiff_t p = 0; p < nnz; p++) {                                                     \
         double v = (double)vals[p];                                                           \
-        if (far && p + SPARSE_AHEAD < nnz) {                                                  \
-            const char *ahead = (const char *)(W + (ptrdiff_t)idx[p + SPARSE_AHEAD] * ld      \
-                                               + off[0]);                                     \
-            for (int b = 0; b < nv * LANES * (int)sizeof(WT); b += 64)                        \
-                __builtin_prefetch(ahead + b);                                                \
-        }                                                                                     \
+        if (far && p + SPARSE_AHEAD < nnz)                                                    \
+            onlinear_prefetch(W + (ptrdiff_t)idx[p + SPARSE_AHEAD] * ld + off[0],             \
+                              nv * LANES * (ptrdiff_t)sizeof(WT));                            \
         if (v != 0.0) {                                                                       \
             const WT *w = W + (ptrdiff_t)idx[p] * ld;                                         \
             q += v * v;                                                                       \
