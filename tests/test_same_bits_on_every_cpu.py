@@ -84,6 +84,9 @@ for options in [dict(loss="hinge"), dict(loss="hinge", l1=1e-3), dict(loss="log"
     keep(*state)
     state = A.ftrl_state(40000, 10)
     keep(A.ftrl_pass(far, far_y, np.arange(40), *state, **options), *state)
+for options in [dict(loss="hinge"), dict(loss="log"), dict(loss="log", l1=1e-3, l2=1e-2)]:
+    state = (np.zeros((40000, 10)), np.zeros((40000, 10)), np.zeros(1, np.int64))
+    keep(A.rda_pass(far, far_y, np.arange(40), *state, **options), *state)
 mean, cov = C.initial_state("diagonal", 40000, 10)
 keep(C.learn_pass(int(GaussianRule["AROW"]), far, far_y, np.arange(40), mean, cov,
                   parameter_vector(GaussianRule["AROW"]), layout="diagonal"), mean, cov)

@@ -335,19 +335,35 @@ static inline double ADAPTIVE_NAME(rda_weight_)(double u, double G, double eta, 
 /* The scores of a row under the RDA weights at t rounds, computed where they are read (every
  * weight moves with t under a regulariser); each score sums over the row's non-zeros in its
  * order, as score_sparse does over stored weights (the same bits). */
-static void ADAPTIVE_NAME(rda_scores_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
-                                       const double *U, const double *G, ptrdiff_t K,
-                                       double eta, double delta, double l1t, double l2t,
-                                       double *scores) {
+static inline __attribute__((always_inline)) void ADAPTIVE_NAME(rda_scores_rows_)(
+        const int64_t *idx, const double *vals, ptrdiff_t nnz, const double *U,
+        const double *G, ptrdiff_t K, double eta, double delta, double l1t, double l2t,
+        double *scores, const int far) {
     for (ptrdiff_t k = 0; k < K; k++) scores[k] = 0.0;
     for (ptrdiff_t p = 0; p < nnz; p++) {
         const double *restrict u = U + idx[p] * K, *restrict s = G + idx[p] * K;
         double *restrict out = scores;
         const double x = vals[p];
+        if (far && p + ADAPTIVE_AHEAD < nnz) {
+            onlinear_prefetch(U + idx[p + ADAPTIVE_AHEAD] * K, K * (ptrdiff_t)sizeof(double));
+            onlinear_prefetch(G + idx[p + ADAPTIVE_AHEAD] * K, K * (ptrdiff_t)sizeof(double));
+        }
         #pragma omp simd
         for (ptrdiff_t k = 0; k < K; k++)
             out[k] = out[k] + x * ADAPTIVE_NAME(rda_weight_)(u[k], s[k], eta, delta, l1t, l2t);
     }
+}
+
+static void ADAPTIVE_NAME(rda_scores_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
+                                       const double *U, const double *G, ptrdiff_t K,
+                                       double eta, double delta, double l1t, double l2t,
+                                       double *scores) {
+    if (ADAPTIVE_NAME(far_apart_)(idx, nnz, K))  /* (a copy of the loop each way) */
+        ADAPTIVE_NAME(rda_scores_rows_)(idx, vals, nnz, U, G, K, eta, delta, l1t, l2t, scores,
+                                        1);
+    else
+        ADAPTIVE_NAME(rda_scores_rows_)(idx, vals, nnz, U, G, K, eta, delta, l1t, l2t, scores,
+                                        0);
 }
 
 /* The RDA weights of n consecutive coordinates without a regulariser (they then move only with
@@ -362,14 +378,20 @@ static void ADAPTIVE_NAME(rda_weights_)(const double *U, const double *G, ptrdif
 /* An RDA round's step: u += g, G += g^2 (g_k = gamma_k x_j) on the row's non-zeros, for the
  * n_classes classes listed (classes NULL: every class), and W (when not NULL, the weights kept
  * by an unregularised pass) recomputed there. */
-static void ADAPTIVE_NAME(rda_step_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
-                                     double *U, double *G, double *W, const double *gamma,
-                                     const ptrdiff_t *classes, ptrdiff_t n_classes, ptrdiff_t K,
-                                     double eta, double delta) {
+static inline __attribute__((always_inline)) void ADAPTIVE_NAME(rda_step_rows_)(
+        const int64_t *idx, const double *vals, ptrdiff_t nnz, double *U, double *G, double *W,
+        const double *gamma, const ptrdiff_t *classes, ptrdiff_t n_classes, ptrdiff_t K,
+        double eta, double delta, const int far) {
     if (classes == NULL) {
         for (ptrdiff_t p = 0; p < nnz; p++) {
             double *restrict u = U + idx[p] * K, *restrict s = G + idx[p] * K;
             const double x = vals[p];
+            if (far && p + ADAPTIVE_AHEAD < nnz) {
+                const ptrdiff_t ahead = idx[p + ADAPTIVE_AHEAD] * K;
+                onlinear_prefetch(U + ahead, K * (ptrdiff_t)sizeof(double));
+                onlinear_prefetch(G + ahead, K * (ptrdiff_t)sizeof(double));
+                if (W != NULL) onlinear_prefetch(W + ahead, K * (ptrdiff_t)sizeof(double));
+            }
             #pragma omp simd
             for (ptrdiff_t k = 0; k < K; k++) {
                 const double g = x * gamma[k];
@@ -386,11 +408,29 @@ static void ADAPTIVE_NAME(rda_step_)(const int64_t *idx, const double *vals, ptr
         for (ptrdiff_t p = 0; p < nnz; p++) {
             const ptrdiff_t j = idx[p] * K + k;
             const double g = vals[p] * coefficient;
+            if (far && p + ADAPTIVE_AHEAD < nnz) {
+                const ptrdiff_t ahead = idx[p + ADAPTIVE_AHEAD] * K + k;
+                onlinear_prefetch(U + ahead, sizeof(double));
+                onlinear_prefetch(G + ahead, sizeof(double));
+                if (W != NULL) onlinear_prefetch(W + ahead, sizeof(double));
+            }
             U[j] = U[j] + g;
             G[j] = G[j] + g * g;
             if (W != NULL) W[j] = ADAPTIVE_NAME(rda_weight_)(U[j], G[j], eta, delta, 0.0, 0.0);
         }
     }
+}
+
+static void ADAPTIVE_NAME(rda_step_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
+                                     double *U, double *G, double *W, const double *gamma,
+                                     const ptrdiff_t *classes, ptrdiff_t n_classes, ptrdiff_t K,
+                                     double eta, double delta) {
+    if (ADAPTIVE_NAME(far_apart_)(idx, nnz, K))  /* (a copy of the loop each way) */
+        ADAPTIVE_NAME(rda_step_rows_)(idx, vals, nnz, U, G, W, gamma, classes, n_classes, K,
+                                      eta, delta, 1);
+    else
+        ADAPTIVE_NAME(rda_step_rows_)(idx, vals, nnz, U, G, W, gamma, classes, n_classes, K,
+                                      eta, delta, 0);
 }
 
 #undef ADAPTIVE_NAME
