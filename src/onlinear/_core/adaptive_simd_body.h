@@ -29,6 +29,14 @@ static inline int ADAPTIVE_NAME(far_apart_)(const int64_t *idx, ptrdiff_t nnz, p
         && (double)(idx[nnz - 1] - idx[0]) * (double)K * sizeof(double) > ADAPTIVE_FAR_BYTES;
 }
 
+/* The loop `rows` (its last argument: whether to ask for values ahead) called as the row needs:
+ * a copy of it each way, so that a row that does not ask pays no test a non-zero. */
+#define ADAPTIVE_NEAR_OR_FAR(rows, ...)                                                       \
+    do {                                                                                      \
+        if (ADAPTIVE_NAME(far_apart_)(idx, nnz, K)) rows(__VA_ARGS__, 1);                     \
+        else rows(__VA_ARGS__, 0);                                                            \
+    } while (0)
+
 #ifndef ADAPTIVE_AHEAD
 /* Non-zeros ahead whose values the every-class steps ask for on rows far apart. */
 #define ADAPTIVE_AHEAD 4
@@ -146,12 +154,8 @@ static void ADAPTIVE_NAME(adagrad_regularised_)(const int64_t *idx, const double
                                                 ptrdiff_t nnz, double *W, double *G, double *R,
                                                 const double *gamma, ptrdiff_t K, double eta,
                                                 double delta, double l1, double l2) {
-    if (ADAPTIVE_NAME(far_apart_)(idx, nnz, K))  /* (a copy of the loop each way) */
-        ADAPTIVE_NAME(adagrad_regularised_rows_)(idx, vals, nnz, W, G, R, gamma, K, eta, delta,
-                                                 l1, l2, 1);
-    else
-        ADAPTIVE_NAME(adagrad_regularised_rows_)(idx, vals, nnz, W, G, R, gamma, K, eta, delta,
-                                                 l1, l2, 0);
+    ADAPTIVE_NEAR_OR_FAR(ADAPTIVE_NAME(adagrad_regularised_rows_), idx, vals, nnz, W, G, R,
+                         gamma, K, eta, delta, l1, l2);
 }
 
 /* One deferred l1 step of AdaGrad (l2 = 0) over `rounds` rounds: |w| - rounds eta l1 / H,
@@ -199,12 +203,8 @@ static void ADAPTIVE_NAME(adagrad_catch_up_l1_)(const int64_t *idx, ptrdiff_t nn
                                                 const double *G, const double *R,
                                                 int64_t *last, int64_t clock, ptrdiff_t K,
                                                 double eta, double delta, double l1) {
-    if (ADAPTIVE_NAME(far_apart_)(idx, nnz, K))  /* (a copy of the loop each way) */
-        ADAPTIVE_NAME(adagrad_catch_up_l1_rows_)(idx, nnz, W, G, R, last, clock, K, eta, delta,
-                                                 l1, 1);
-    else
-        ADAPTIVE_NAME(adagrad_catch_up_l1_rows_)(idx, nnz, W, G, R, last, clock, K, eta, delta,
-                                                 l1, 0);
+    ADAPTIVE_NEAR_OR_FAR(ADAPTIVE_NAME(adagrad_catch_up_l1_rows_), idx, nnz, W, G, R, last,
+                         clock, K, eta, delta, l1);
 }
 
 /* FTRL-Proximal: sigma = (sqrt(n + g^2) - sqrt(n))/alpha, z += g - sigma w, n += g^2, and w from
@@ -261,10 +261,8 @@ static inline __attribute__((always_inline)) void ADAPTIVE_NAME(ftrl_rows_)(
 static void ADAPTIVE_NAME(ftrl_)(const int64_t *idx, const double *vals, ptrdiff_t nnz,
                                  double *W, double *Z, double *N, double *R, const double *gamma,
                                  ptrdiff_t K, double alpha, double beta, double l1, double l2) {
-    if (ADAPTIVE_NAME(far_apart_)(idx, nnz, K))  /* (a copy of the loop each way) */
-        ADAPTIVE_NAME(ftrl_rows_)(idx, vals, nnz, W, Z, N, R, gamma, K, alpha, beta, l1, l2, 1);
-    else
-        ADAPTIVE_NAME(ftrl_rows_)(idx, vals, nnz, W, Z, N, R, gamma, K, alpha, beta, l1, l2, 0);
+    ADAPTIVE_NEAR_OR_FAR(ADAPTIVE_NAME(ftrl_rows_), idx, vals, nnz, W, Z, N, R, gamma, K,
+                         alpha, beta, l1, l2);
 }
 
 /* ftrl for the n_classes classes listed (the hinge loss's), vectorized across the row's
@@ -358,12 +356,8 @@ static void ADAPTIVE_NAME(rda_scores_)(const int64_t *idx, const double *vals, p
                                        const double *U, const double *G, ptrdiff_t K,
                                        double eta, double delta, double l1t, double l2t,
                                        double *scores) {
-    if (ADAPTIVE_NAME(far_apart_)(idx, nnz, K))  /* (a copy of the loop each way) */
-        ADAPTIVE_NAME(rda_scores_rows_)(idx, vals, nnz, U, G, K, eta, delta, l1t, l2t, scores,
-                                        1);
-    else
-        ADAPTIVE_NAME(rda_scores_rows_)(idx, vals, nnz, U, G, K, eta, delta, l1t, l2t, scores,
-                                        0);
+    ADAPTIVE_NEAR_OR_FAR(ADAPTIVE_NAME(rda_scores_rows_), idx, vals, nnz, U, G, K, eta, delta,
+                         l1t, l2t, scores);
 }
 
 /* The RDA weights of n consecutive coordinates without a regulariser (they then move only with
@@ -425,14 +419,11 @@ static void ADAPTIVE_NAME(rda_step_)(const int64_t *idx, const double *vals, ptr
                                      double *U, double *G, double *W, const double *gamma,
                                      const ptrdiff_t *classes, ptrdiff_t n_classes, ptrdiff_t K,
                                      double eta, double delta) {
-    if (ADAPTIVE_NAME(far_apart_)(idx, nnz, K))  /* (a copy of the loop each way) */
-        ADAPTIVE_NAME(rda_step_rows_)(idx, vals, nnz, U, G, W, gamma, classes, n_classes, K,
-                                      eta, delta, 1);
-    else
-        ADAPTIVE_NAME(rda_step_rows_)(idx, vals, nnz, U, G, W, gamma, classes, n_classes, K,
-                                      eta, delta, 0);
+    ADAPTIVE_NEAR_OR_FAR(ADAPTIVE_NAME(rda_step_rows_), idx, vals, nnz, U, G, W, gamma,
+                         classes, n_classes, K, eta, delta);
 }
 
+#undef ADAPTIVE_NEAR_OR_FAR
 #undef ADAPTIVE_NAME
 #undef ADAPTIVE_CAT
 #undef ADAPTIVE_CAT2
