@@ -17,7 +17,7 @@
 
 #ifndef ADAPTIVE_FAR_BYTES
 /* A row whose features' (d, K) values span more than this is stepped with its coordinates
- * asked for ahead (the few-class steps; simd.h's scores do the same for the weights). */
+ * asked for ahead (prefetch.h; simd.h's sparse scores do the same for the weights). */
 #define ADAPTIVE_FAR_BYTES (512 * 1024)
 #endif
 
