@@ -15,18 +15,12 @@
 #define ADAPTIVE_CAT(a, b) ADAPTIVE_CAT2(a, b)
 #define ADAPTIVE_NAME(base) ADAPTIVE_CAT(base, SFX)
 
-#ifndef ADAPTIVE_FAR_BYTES
-/* A row whose features' (d, K) values span more than this is stepped with its coordinates
- * asked for ahead (prefetch.h; simd.h's sparse scores do the same for the weights). */
-#define ADAPTIVE_FAR_BYTES (512 * 1024)
-#endif
-
-/* Whether the row's features' values lie farther apart than a cache holds: a wide sparse row,
- * whose every coordinate would be a cache miss, where a dense row's (d = 784) sit in L2 and the
- * requests would only cost their instructions. */
+/* Whether the row's features' (d, K) values lie farther apart than the caches hold
+ * (prefetch.h): its coordinates are then asked for ahead, as simd.h's sparse scores ask for
+ * the weights. */
 static inline int ADAPTIVE_NAME(far_apart_)(const int64_t *idx, ptrdiff_t nnz, ptrdiff_t K) {
-    return nnz > 0
-        && (double)(idx[nnz - 1] - idx[0]) * (double)K * sizeof(double) > ADAPTIVE_FAR_BYTES;
+    return nnz > 0 && onlinear_far_apart((double)idx[0], (double)idx[nnz - 1],
+                                         (double)K * sizeof(double));
 }
 
 /* The loop `rows` (its last argument: whether to ask for values ahead) called as the row needs:

@@ -16,4 +16,14 @@ static inline void onlinear_prefetch(const void *p, ptrdiff_t bytes) {
 #endif
 }
 
+/* Whether a row's first and last features (`first`, `last`), each with `row_bytes` of state,
+ * lie farther apart than ONLINEAR_FAR_BYTES: past what the caches hold, so that every value
+ * read would be a miss worth asking for ahead.  A dense row of 784 features keeps its state in
+ * L2, where the requests would only cost their instructions. */
+#define ONLINEAR_FAR_BYTES (512 * 1024)
+
+static inline int onlinear_far_apart(double first, double last, double row_bytes) {
+    return (last - first) * row_bytes > ONLINEAR_FAR_BYTES;
+}
+
 #endif

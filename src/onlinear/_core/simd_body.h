@@ -194,9 +194,6 @@ SWEEP_ATTRIBUTES static void NAME(add_dense_pair_untracked_)(const XT *x, WT *re
 #ifndef SPARSE_AHEAD
 #define SPARSE_AHEAD 8
 #endif
-#ifndef SPARSE_FAR_BYTES
-#define SPARSE_FAR_BYTES (512 * 1024)
-#endif
 #define SPARSE_SCORE(IT, ISFX)                                                                \
 static inline __attribute__((always_inline)) double NAME(CAT(sparse_group_, ISFX))(           \
         const IT *idx, const XT *vals, ptrdiff_t nnz, const WT *W, ptrdiff_t ld,              \
@@ -208,8 +205,8 @@ static inline __attribute__((always_inline)) double NAME(CAT(sparse_group_, ISFX
     double q = 0.0;                                                                           \
     /* (the weights of the non-zeros SPARSE_AHEAD on asked for, where the row's features     \
      * reach farther apart than a cache holds: each read would be a miss the sum waits on) */ \
-    const int far = nnz > 0 && ((double)(idx[nnz - 1] - idx[0]) * (double)ld                  \
-                                * (double)sizeof(WT) > SPARSE_FAR_BYTES);                     \
+    const int far = nnz > 0 && onlinear_far_apart((double)idx[0], (double)idx[nnz - 1],       \
+                                                  (double)ld * (double)sizeof(WT));           \
     for (ptrdiff_t p = 0; p < nnz; p++) {                                                     \
         double v = (double)vals[p];                                                           \
         if (far && p + SPARSE_AHEAD < nnz)                                                    \
