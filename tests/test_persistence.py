@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 import pickle
+import time
 import zipfile
 
 import numpy as np
@@ -114,6 +115,20 @@ def test_an_unfitted_model_round_trips_with_its_hyperparameters(tmp_path, name, 
     loaded = onlinear.load(tmp_path / "m")
     assert type(loaded) is type(model) and loaded.get_params() == model.get_params()
     assert not hasattr(loaded, "classes_")
+
+
+@pytest.mark.parametrize("name", ["pa", "arow", "ftrl"])
+def test_the_same_model_saved_at_two_times_is_the_same_file(tmp_path, monkeypatch, name):
+    """The file holds the model only: no clock's date in its zip entries."""
+    model = onlinear.make(name).fit(X, LABELS)
+    onlinear.save(model, tmp_path / "first.onlinear")
+    later = time.localtime(time.time() + 3 * 86400 + 7)  # (three days and 7 s on)
+    monkeypatch.setattr(zipfile.time, "localtime", lambda *args: later)
+    onlinear.save(model, tmp_path / "second.onlinear")
+    first = (tmp_path / "first.onlinear").read_bytes()
+    assert first == (tmp_path / "second.onlinear").read_bytes()
+    with zipfile.ZipFile(tmp_path / "first.onlinear") as archive:
+        assert {info.date_time for info in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}
 
 
 def test_string_and_object_labels_survive(tmp_path):

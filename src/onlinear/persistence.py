@@ -231,14 +231,24 @@ def _version():
     return __version__
 
 
+def _member(name):
+    """The zip entry ``name`` with a fixed date: zipfile stamps an entry written by name with
+    the clock's, so the same model saved twice would give two different files (a checksum or
+    a build cache comparing them would see a change where there is none)."""
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_STORED
+    info.external_attr = 0o600 << 16  # (what zipfile gives an entry written by name)
+    return info
+
+
 def _encode(header, arrays):
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
-        archive.writestr(HEADER, json.dumps(header, indent=1, sort_keys=True))
+        archive.writestr(_member(HEADER), json.dumps(header, indent=1, sort_keys=True))
         for name, array in arrays.items():
             member = io.BytesIO()
             np.lib.format.write_array(member, array, allow_pickle=False)
-            archive.writestr(_ARRAYS + name + ".npy", member.getvalue())
+            archive.writestr(_member(_ARRAYS + name + ".npy"), member.getvalue())
     return buffer.getvalue()
 
 

@@ -37,6 +37,8 @@ O(d·K/2^20) a round): the recorded changes then carry a relative error of at mo
 import numpy as np
 import scipy.sparse as sp
 
+from .rows import check_csr_structure
+
 from libc.stdint cimport int32_t, int64_t
 
 cimport numpy as cnp
@@ -73,6 +75,7 @@ cpdef check_pass(X, const int64_t[::1] y, const int64_t[::1] order, predictions,
             raise ValueError(f"sparse rows must be CSR, got {X.format!r}")
         if X.dtype not in (np.float32, np.float64):
             raise ValueError(f"rows must be float32 or float64, got {X.dtype}")
+        check_csr_structure(X)
         if not X.has_canonical_format:
             raise ValueError("CSR rows must be canonical (sorted indices, no duplicates): "
                              "call X.sum_duplicates() first")

@@ -56,6 +56,34 @@ def csr_arrays(X):
     return read_only_rows(X.data), read_only_rows(indices), read_only_rows(indptr)
 
 
+def check_csr_structure(X):
+    """Raise ValueError unless the CSR matrix ``X``'s arrays describe its rows: row pointers
+    ``indptr`` of ``n_rows + 1`` entries from 0, never decreasing, ending within the stored
+    indices and values, and every stored column index in ``[0, n_columns)``.  scipy checks
+    none of this for arrays handed to its constructor (nor after they are changed in place),
+    and the compiled loops index the model's state by these numbers unchecked: a column index
+    past the width would read and write outside it."""
+    indptr, indices = X.indptr, X.indices
+    n_rows, n_columns = X.shape
+    if indptr.ndim != 1 or indptr.shape[0] != n_rows + 1:
+        raise ValueError(f"malformed CSR rows: {indptr.shape[0]} row pointers (indptr) for "
+                         f"{n_rows} rows, expected {n_rows + 1}")
+    if indptr[0] != 0 or (n_rows and (np.diff(indptr) < 0).any()):
+        raise ValueError("malformed CSR rows: the row pointers (indptr) must start at 0 and "
+                         "never decrease")
+    end = int(indptr[-1])
+    if end > indices.shape[0] or end > X.data.shape[0]:
+        raise ValueError(f"malformed CSR rows: the row pointers (indptr) end at {end}, past "
+                         f"the {min(indices.shape[0], X.data.shape[0])} stored values")
+    if end:
+        stored = indices[:end]
+        low, high = int(stored.min()), int(stored.max())
+        if low < 0 or high >= n_columns:
+            bad = low if low < 0 else high
+            raise ValueError(f"CSR column index {bad} outside the rows' {n_columns} columns "
+                             f"(every index must lie in [0, {n_columns}))")
+
+
 def int32_indices(idx):
     """The column indices ``idx`` as int32 (``idx`` itself if they are), for indices known to
     be below 2^31: the indices' dtype of the loops (:func:`csr_arrays`)."""

@@ -154,7 +154,15 @@ def canonical_csr(X):
     -------
     ndarray or sparse matrix
         ``X``, or its canonical copy.
+
+    Raises
+    ------
+    ValueError
+        If a CSR matrix's arrays do not describe its rows (:func:`.rows.check_csr_structure`:
+        row pointers out of order, a column index outside its width).
     """
+    if sp.issparse(X) and X.format == "csr":
+        rows.check_csr_structure(X)  # (before scipy's own sweeps read the arrays unchecked)
     if sp.issparse(X) and not X.has_canonical_format:
         X = X.copy()
         X.sum_duplicates()
