@@ -91,6 +91,8 @@ TAMPERED = {
                               lambda c: c.__setitem__(1, c[0] + 5), "counters"),
     "blocks' scale not 1": ("simproj", {}, "_scale", lambda s: s.__setitem__(0, 2.0),
                             "scale"),
+    "FTRL weights negated": ("ftrl", {"l1": 0.1}, "_weights", lambda w: w.__imul__(-1.0),
+                             "sign of its z"),
 }
 
 
@@ -141,7 +143,8 @@ def test_ordinal_classes_with_nan_are_refused(tmp_path):
 @pytest.mark.parametrize("name, params", [
     ("pa", {}), ("mcp", {}), ("romma", {}), ("multiplicative", {}), ("kernel-pa", {"gamma": 1}),
     ("cellip", {"matrix": "stacked"}), ("iellip", {"matrix": "diagonal"}), ("simproj", {}),
-    ("pa", {"average": True}), ("pa", {"dtype": "float32"}),
+    ("pa", {"average": True}), ("pa", {"dtype": "float32"}), ("ftrl", {"l1": 0.1}),
+    ("ftrl", {"loss": "log", "l2": 1.0}),
 ])
 def test_the_engines_own_models_pass_the_checks_after_long_runs(name, params, tmp_path):
     """The invariants hold for what the engine makes (and its next round stays finite)."""
@@ -157,6 +160,28 @@ def test_the_engines_own_models_pass_the_checks_after_long_runs(name, params, tm
 
 
 # --------------------------------------------------------------- what a file may declare
+def test_ftrl_files_whose_parameters_changed_while_learning_still_load(tmp_path):
+    """A coordinate's weight is that of its last step's parameters, so the invariant checked
+    on load (sign opposite to z, 0 where n = 0) holds for a model whose ``l1`` and ``alpha``
+    were set mid-stream, and the model loads bit for bit."""
+    X_wide = np.hstack([X, np.zeros((40, 1))])  # (a feature never seen: n = 0 there)
+    model = onlinear.make("ftrl", loss="log", l1=0.5).partial_fit(X_wide[:20], Y[:20],
+                                                                  classes=[0, 1, 2])
+    model.set_params(l1=0.0, alpha=2.0)
+    model.partial_fit(X_wide[20:30], Y[20:30])
+    model.set_params(l1=0.05, alpha=0.3, l2=1.0)
+    model.partial_fit(X_wide[30:], Y[30:])
+    assert np.any(model.model_.n == 0.0) and np.any(model.model_.weights != 0.0)
+    path = tmp_path / "m.onlinear"
+    onlinear.save(model, path)
+    again = onlinear.load(path)
+    np.testing.assert_array_equal(again.model_.weights, model.model_.weights)
+    # a weight put on the feature never seen is no step's
+    tampered = changed(path.read_bytes(), "_weights", lambda w: w.__setitem__((5, 1), 0.5))
+    with pytest.raises(ModelFileError, match="n = 0"):
+        onlinear.load(write(tmp_path, tampered))
+
+
 def test_counters_that_are_not_a_dict_are_a_model_file_error(tmp_path):
     model, _, _ = fitted("pa")
     path = write(tmp_path, _rewrite(saved_bytes(model, tmp_path),

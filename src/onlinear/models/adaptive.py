@@ -260,6 +260,21 @@ class FTRLModel(_Adaptive):
                                       exponent=exponent, **self._keywords(),
                                       **self.averaging_keywords())
 
+    def check(self):
+        """As every adaptive model's, and each weight where Algorithm 1 leaves it: a
+        coordinate's step sets w = −sign(z)·(|z| − λ1)₊/((β + √n)/α + λ2), of the sign opposite
+        to z's or 0, and z changes only at that coordinate's next step; a coordinate never
+        stepped (n = 0) has w = 0.  (Not w = f(z, n) itself: ``alpha``, ``beta``, ``l1`` and
+        ``l2`` may be set while learning and apply from the next step, so a coordinate's w is
+        that of the values of its last step.)"""
+        super().check()
+        if np.any(np.sign(self.weights) * np.sign(self.z) > 0.0):
+            raise ValueError("_weights: a weight has the sign of its z; FTRL-Proximal's step "
+                             "gives it the opposite sign or 0.")
+        if np.any((self.n == 0.0) & (self.weights != 0.0)):
+            raise ValueError("_weights: a weight is not 0 where n = 0 (a coordinate never "
+                             "stepped).")
+
     def _row(self, idx, vals, label, weight):
         return adaptive.ftrl_row(idx, vals, label, self.weights, self.z, self.n, weight=weight,
                                  **self._keywords(), **self.averaging_keywords())
