@@ -6,6 +6,7 @@ import inspect
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.utils.validation import has_fit_parameter
 
 from onlinear import available, make
 
@@ -36,11 +37,31 @@ def test_which_learners_take_weights():
     assert set(SCALE_FREE_STEPS + C_RULES + ["kesler", "mira", "pa", "spa", "multiplicative"]) \
         <= set(WEIGHTED)
     # (the simultaneous projections take weights: tests/test_conventions.py)
-    for name in ("romma", "mcp", "mc-romma", "iellip", "kernel-mc-romma"):
+    for name in ("romma", "mcp", "mc-romma", "iellip", "kernel-mc-romma", "cw", "narow"):
         model = make(name) if not name.startswith("kernel") else make(name, kernel="linear")
         assert "sample_weight" not in inspect.signature(type(model).fit).parameters
+        assert not has_fit_parameter(model, "sample_weight")  # (what scikit-learn reads)
         with pytest.raises(TypeError):
             model.fit(X, Y, sample_weight=W)
+
+
+@pytest.mark.parametrize("name", [n for n in available(kernel=None) if n not in WEIGHTED])
+def test_a_learner_without_weights_says_so_by_its_own_name_and_changes_nothing(name):
+    """Not Python's message for the shared base whose method it is ("_Unweighted.fit() got an
+    unexpected keyword argument"): the estimator's own class, and why it takes none."""
+    model = make(name, **({"kernel": "linear"} if name.startswith("kernel") else {}))
+    model.fit(X, _labels(name))
+    before = model.decision_function(X)
+    cls = type(model).__name__
+    for method, args in (("fit", ()), ("partial_fit", ())):
+        with pytest.raises(TypeError, match=rf"^{cls}\.{method}\(\) got an unexpected keyword "
+                                            rf"argument 'sample_weight': {cls} takes no "
+                                            r"example weights, as \w"):
+            getattr(model, method)(X, _labels(name), *args, sample_weight=W)
+    with pytest.raises(TypeError, match=rf"^{cls}\.partial_fit\(\) got an unexpected keyword "
+                                        r"argument 'weights'$"):
+        model.partial_fit(X, _labels(name), weights=W)
+    np.testing.assert_array_equal(model.decision_function(X), before)
 
 
 @pytest.mark.parametrize("name", SCALE_FREE_STEPS + ["multiplicative"])

@@ -1291,15 +1291,34 @@ class _Unweighted(OnlineLinearClassifier):
     covering argument, IELLIP's metric update (15)) that a weight would not scale; the kernel
     engine does not read weights (yet)."""
 
-    def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
+    #: why ``sample_weight`` is refused (the TypeError's message)
+    _weights_refusal = "its rounds have no weighted form here"
+
+    def fit(self, X: MatrixLike, y: ArrayLike, **refused: Any) -> Self:
         """Train from scratch: ``n_epochs`` online passes over ``(X, y)``."""
+        _refuse_keywords(self, "fit", refused)
         return OnlineLinearClassifier.fit(self, X, y)
 
-    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None
-                    ) -> Self:
+    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None,
+                    **refused: Any) -> Self:
         """One online pass over ``(X, y)`` in the given order, continuing the current model;
         ``classes`` is required on the first call."""
+        _refuse_keywords(self, "partial_fit", refused)
         return OnlineLinearClassifier.partial_fit(self, X, y, classes)
+
+
+def _refuse_keywords(estimator, method, refused):
+    """The TypeError Python gives an unknown keyword argument, naming the estimator's own class
+    (not the shared base whose method it is) and, for ``sample_weight``, why.  The methods take
+    ``**refused`` rather than naming ``sample_weight``: scikit-learn reads a named parameter as
+    support (``has_fit_parameter``)."""
+    if not refused:
+        return
+    name = next(iter(refused))
+    why = (f": {type(estimator).__name__} takes no example weights, as "
+           f"{getattr(estimator, '_weights_refusal', _Unweighted._weights_refusal)}" if name == "sample_weight" else "")
+    raise TypeError(f"{type(estimator).__name__}.{method}() got an unexpected keyword argument "
+                    f"{name!r}{why}")
 
 
 class _TrialLearner(OnlineLinearClassifier):

@@ -247,6 +247,9 @@ class ConfidenceWeighted(_Unweighted, _Gaussian):
     constraints='all': 319 updates, 182 mistakes
     """
 
+    _weights_refusal = ("CW's problem is a hard constraint with no loss to weigh (met after "
+                        "one step, a row repeated is learned once)")
+
     _parameter_constraints = {**_COMMON, "eta": _ETA,
                               "form": [StrOptions({"std", "variance"})],
                               "libol_compat": ["boolean"],

@@ -57,6 +57,8 @@ class _Ellipsoid(_ModelHolding, _Unweighted):
     """Shared machinery: the metric's layout and initialization (the model and its engine:
     :class:`onlinear.models.metric.MetricModel`)."""
 
+    _weights_refusal = ("its steps are cuts of a fixed geometry (CELLIP's covering argument, "
+                        "IELLIP's metric update (15)) that a weight would not scale")
     _kind = None
     _model_class = MetricModel
 

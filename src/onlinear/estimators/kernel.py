@@ -196,6 +196,7 @@ class KernelLearner(_RuleFacts, _ModelHolding):
                         setattr(cls, name, value)
             if issubclass(primal, _Unweighted):
                 cls.fit, cls.partial_fit = _Unweighted.fit, _Unweighted.partial_fit
+                cls._weights_refusal = primal._weights_refusal
             if "__init__" not in cls.__dict__:
                 cls.__init__ = _kernel_init(primal)
                 cls._parameter_constraints = {**primal._parameter_constraints,

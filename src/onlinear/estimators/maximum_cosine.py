@@ -25,6 +25,8 @@ __all__ = ["ROMMA", "AggressiveROMMA", "NAROMMA", "MaximumCosinePerceptron",
 
 
 class _MaximumCosineBase(_Unweighted, _PrimalLearner):
+    _weights_refusal = ("it keeps geometric records of the run (a bound over the examples "
+                        "seen) that a weight would make meaningless")
 
     def __init__(self, *, fit_intercept=False, n_epochs=1, shuffle=False, random_state=None,
                  warm_start=False, verbose=0, dtype="auto"):

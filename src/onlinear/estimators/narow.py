@@ -63,6 +63,8 @@ class NAROW(_Unweighted, _AveragedHeld, _ModelHolding):
     193 mistakes on 1,000 examples, test accuracy 0.828
     """
 
+    _weights_refusal = "its update is a Perceptron step with no loss to weigh"
+
     _model_class = NAROWModel
     _parameter_docs = {**docstrings.HELD_PARAMETERS, "a": GAUSSIAN_PARAMETERS["a"]}
     _parameter_constraints = {**HELD_CONSTRAINTS, **AVERAGE_CONSTRAINTS,

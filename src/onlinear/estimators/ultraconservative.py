@@ -321,6 +321,9 @@ class MulticlassROMMA(_Unweighted, _PrimalLearner):
     218 mistakes on 1,000 examples, test accuracy 0.824
     """
 
+    _weights_refusal = ("it keeps geometric records of the run (a bound over the examples "
+                        "seen) that a weight would make meaningless")
+
     _rule = Rule.MC_ROMMA
     _parameter_constraints = {
         **OnlineLinearClassifier._parameter_constraints,
