@@ -429,7 +429,8 @@ def test_onlinear_train_sent_sigint_saves_what_it_learned_and_resumes(tmp_path):
     ("1 1:0.5 2:x\n", []),                    # the reader cannot parse it
     ("2 1:nan 2:1\n", []),                    # a value the learner cannot take
     ("7 1:0.5\n", ["--classes", "1,2,3"]),    # a label outside the classes
-], ids=["malformed", "nan", "label"])
+    ("2 1:1e300 2:1\n", []),                  # a norm the learner refuses (the model says)
+], ids=["malformed", "nan", "label", "norm"])
 def test_onlinear_train_on_a_bad_line_saves_the_rows_before_it(tmp_path, bad, classes):
     lines = _stream_lines(120, seed=1)
     (tmp_path / "data.svm").write_text("".join(lines[:57]) + bad + "".join(lines[57:]))
@@ -462,6 +463,29 @@ def test_resuming_with_other_hyperparameters_fails_before_reading_the_stream(tmp
     assert result.returncode == 1
     assert "other hyperparameters than the model to train: C=0.1 (given: 1.0)" in result.stderr
     assert "line 51" not in result.stderr
+
+
+@pytest.mark.parametrize("name", ["pa", "arow", "adagrad", "simproj", "narow"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_learn_stream_learns_the_rows_before_a_refused_one_and_stops_there(tmp_path, name,
+                                                                          sparse):
+    """A row the model refuses (here a norm out of range) falls inside a piece the stream
+    learns at once (a chunk, cut at the progress report's and the checkpoints' stops): the rows
+    before it are learned, the checkpoint holds them, and the error says where it stopped."""
+    rows = np.asarray(X[:150].todense())
+    rows[133, 1] = 1e300  # (inside the piece 128–150: the report stops at 128)
+    chunks = [(sp.csr_matrix(rows[i:i + 75]) if sparse else rows[i:i + 75], Y[i:i + 75])
+              for i in (0, 75)]
+    path = tmp_path / "c"
+    with pytest.raises(ValueError, match="norm") as caught:
+        onlinear.learn_stream(_make(name), chunks, classes=CLASSES, checkpoint=path,
+                              keep_on_failure=True, report=lambda *a: None)
+    assert caught.value.row == 133 - 128
+    notes = caught.value.__notes__
+    assert any("example 134 was refused; the 133 before it are learned" in n for n in notes)
+    assert any("after 133 examples" in note for note in notes)
+    first = sp.csr_matrix(rows[:133]) if sparse else rows[:133]  # (pa's dense sums: rounding)
+    _same(onlinear.load(path), _make(name).partial_fit(first, Y[:133], classes=CLASSES))
 
 
 def test_learn_stream_keeps_the_model_when_the_stream_fails(tmp_path):

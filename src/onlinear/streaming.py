@@ -117,7 +117,10 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
         of the examples learned: ``resume=True`` goes on from it) before the error
         propagates, with a note on the error (``error.__notes__``) saying so.  An interrupt
         inside ``partial_fit`` itself may leave the model half-way through a chunk: nothing is
-        saved then.
+        saved then.  A row refused for its values (NaN, infinity, a norm out of range:
+        :class:`~onlinear.estimators.checks.RowRefusedError`) stops the stream at that row,
+        with or without ``keep_on_failure``: the rows of its chunk before it are learned
+        first, and a note gives its position in the stream.
 
     Returns
     -------
@@ -180,6 +183,8 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
                                   y if whole else y[start:stop],
                                   classes=None if hasattr(model, "classes_") else classes)
             except ValueError as error:  # refused, the model left as it was
+                done = _learn_before(model, X, y, start, error, done, classes)
+                tracker.after(done)
                 if keep_on_failure:
                     _keep(model, checkpoint, metadata, done, saved, error)
                 raise
@@ -197,6 +202,27 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
     if checkpoint is not None and hasattr(model, "classes_"):
         save(model, checkpoint, metadata={**metadata, STREAM_POSITION: done})
     return model
+
+
+def _learn_before(model, X, y, start, error, done, classes):
+    """After ``model`` refused the rows of ``X`` from ``start`` with ``error`` (and learned
+    none of them): if the error names the first row it refused
+    (:class:`~onlinear.estimators.checks.RowRefusedError`), the rows before it learned, so that
+    the stream stops at the bad example and not at the start of the piece it fell in; returns
+    the examples of the stream learned then."""
+    from .estimators.checks import RowRefusedError  # (loaded with the model's estimator)
+
+    row = error.row if isinstance(error, RowRefusedError) else None
+    if not row:
+        return done
+    try:
+        model.partial_fit(_rows(X, start, start + row), y[start:start + row],
+                          classes=None if hasattr(model, "classes_") else classes)
+    except ValueError:  # (refused in turn, the model left as it was: stop where it stands)
+        return done
+    error.add_note(f"(the stream's example {done + row + 1:,} was refused; the "
+                   f"{done + row:,} before it are learned)")
+    return done + row
 
 
 def _keep(model, checkpoint, metadata, done, saved, error):

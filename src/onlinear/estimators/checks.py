@@ -31,6 +31,28 @@ def check_class_labels(classes):
                          f"class); got {missing[0]!r} among {np.asarray(classes).tolist()}.")
 
 
+class RowRefusedError(ValueError):
+    """The ``ValueError`` refusing row ``row`` of the ``X`` given, every row before it accepted:
+    a NaN or infinite value, or a norm outside the range the learners accept.  The estimator
+    learned nothing from ``X`` (it is left as it was), so a caller learning a stream
+    (:func:`onlinear.learn_stream`) can learn the rows before ``row`` and stop there.
+
+    Parameters
+    ----------
+    message : str
+        The error's message.
+    row : int
+        The index, in the ``X`` given, of the first row refused.
+    """
+
+    def __init__(self, message, row):
+        super().__init__(message)
+        self.row = row
+
+    def __reduce__(self):  # (pickled as raised: a Dask worker's error reaches the client)
+        return type(self), (str(self), self.row)
+
+
 def row_norm(values):
     """‖values‖ without overflow or underflow (scaled by the largest magnitude first).
 
@@ -69,7 +91,7 @@ def row_scale_error(norm, row=None, exponent=rows.ROW_NORM_EXPONENT):
     Returns
     -------
     ValueError
-        The error, to raise.
+        The error, to raise: a :class:`RowRefusedError` when ``row`` is given.
     """
     where = "x" if row is None else f"X row {row}"
     if exponent == rows.ROW_NORM_EXPONENT:
@@ -79,10 +101,11 @@ def row_scale_error(norm, row=None, exponent=rows.ROW_NORM_EXPONENT):
                        "data) accepts", "float32")
     advice = "rescale the data" + ("" if exponent == rows.ROW_NORM_EXPONENT else
                                    ", or start the model with dtype='float64'")
-    return ValueError(
-        f"{where} has norm {norm:.3g}; {who} rows of norm 0 or between "
-        f"2^-{exponent} ≈ {2.0 ** -exponent:.2g} and 2^{exponent} ≈ {2.0 ** exponent:.2g}, "
-        f"where ‖x‖², the steps and the scores stay within {within}: {advice}.")
+    message = (f"{where} has norm {norm:.3g}; {who} rows of norm 0 or between "
+               f"2^-{exponent} ≈ {2.0 ** -exponent:.2g} and 2^{exponent} ≈ "
+               f"{2.0 ** exponent:.2g}, where ‖x‖², the steps and the scores stay within "
+               f"{within}: {advice}.")
+    return ValueError(message) if row is None else RowRefusedError(message, row)
 
 
 def check_rows(X, estimator_name, exponent=rows.ROW_NORM_EXPONENT):
@@ -101,15 +124,20 @@ def check_rows(X, estimator_name, exponent=rows.ROW_NORM_EXPONENT):
 
     Raises
     ------
-    ValueError
-        On the first row with a NaN or infinite value, or with a norm out of range.
+    RowRefusedError
+        On the first row with a NaN or infinite value (scikit-learn's message), or with a norm
+        out of range.
     """
     sparse = sp.issparse(X)
     bad = (rows.first_bad_row_sparse(X.data, X.indptr, exponent) if sparse
            else rows.first_bad_row_dense(rows.read_only_rows(X), exponent))
     if bad < 0:
         return
-    _assert_all_finite(X.data if sparse else X, input_name="X", estimator_name=estimator_name)
+    try:
+        _assert_all_finite(X.data if sparse else X, input_name="X",
+                           estimator_name=estimator_name)
+    except ValueError as error:
+        raise RowRefusedError(str(error), bad) from None
     values = X.data[X.indptr[bad]:X.indptr[bad + 1]] if sparse else X[bad]
     raise row_scale_error(row_norm(values), bad, exponent)
 
