@@ -217,6 +217,25 @@ def test_an_indicator_row_other_than_0_1_is_named_and_changes_nothing(bad):
     assert model.n_seen_ == counts
 
 
+@pytest.mark.parametrize("name", ["simproj", "maxpa", "conproj"])
+@pytest.mark.parametrize("values, words", [((-1, 1), r"values \[-1, 1\]: map -1 to 0"),
+                                           ((0, 2), r"values \[0, 2\]")])
+def test_an_indicator_matrix_other_than_0_1_is_refused_and_changes_nothing(name, values, words):
+    """scikit-learn calls any two-valued integer matrix a multilabel indicator; a ±1 matrix
+    was read with every non-zero entry relevant (every label predicted for every row)."""
+    Y = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0], [0, 0, 1], [1, 0, 0], [0, 1, 1]])
+    model = onlinear.make(name, task="multilabel").fit(X, Y)
+    before = model.decision_function(X)
+    bad = np.where(Y == 1, values[1], values[0])
+    for call in (lambda: model.partial_fit(X, bad), lambda: model.fit(X, bad)):
+        with pytest.raises(ValueError, match=r"0/1 indicator matrix \(one column per "
+                                             r"label\); got the " + words):
+            call()
+    np.testing.assert_array_equal(model.decision_function(X), before)
+    with pytest.raises(ValueError, match="got the " + words):
+        onlinear.make(name, task="multilabel").fit(X, bad)
+
+
 @pytest.mark.parametrize("target, labels, form, relevant", [
     (("a", "b"), ["a", "b", "c"], "sets", 2), (["a"], ["a", "b", "c"], "sets", 1),
     ({"a"}, ["a", "b", "c"], "sets", 1), ((), [0, 1, 2], "sets", 0),

@@ -47,6 +47,14 @@ def read_targets(y, owner="the estimator"):
         if kind != "multilabel-indicator":
             raise ValueError("a 2-D y must be a 0/1 indicator matrix (one column per label); "
                              f"got {kind} targets.")
+        # (type_of_target calls any two-valued integer matrix an indicator: ±1 or 0/2 too, of
+        # which the engine would read every non-zero entry as relevant)
+        if not np.isin(y_array, (0, 1)).all():
+            values = np.unique(y_array)
+            raise ValueError(
+                "a 2-D y must be a 0/1 indicator matrix (one column per label); got the values "
+                f"{values[:4].tolist()}{' …' if values.shape[0] > 4 else ''}"
+                + (": map -1 to 0 (irrelevant) first." if -1 in values else "."))
         return "indicator", y_array
     if y_array.ndim == 2 and y_array.shape[1] == 1:
         y_array = column_or_1d(y_array, warn=True)  # multiclass, as in scikit-learn
