@@ -459,3 +459,35 @@ def test_decomposed_loss_gives_each_pair_its_own_budget():
     split = onlinear.make("simproj", task="ordinal", C=C, decompose="singletons").fit(Xo, ranks)
     assert not np.allclose(split.coef_,
                            onlinear.make("simproj", task="ordinal", C=C).fit(Xo, ranks).coef_)
+
+
+@pytest.mark.parametrize("make", [
+    lambda **p: SimultaneousProjectionClassifier(**p),
+    lambda **p: BlockLearner(scheme="simperc", **p),
+], ids=["classifier", "blocks"])
+@pytest.mark.parametrize("started, other", [("additive", "multiplicative"),
+                                            ("multiplicative", "additive")])
+def test_update_set_while_learning_is_refused_until_fit_restarts(tmp_path, make, started,
+                                                                 other):
+    """Additive weights (any sign, scale 1) stepped multiplicatively left the simplex, and
+    multiplicative ones stepped additively lost their scale, silently: the update a model
+    started with is kept until ``fit`` restarts it, as ``average`` and ``dtype`` are (a saved
+    or pickled model keeps it too)."""
+    rng = np.random.default_rng(5)
+    X = np.abs(rng.normal(size=(40, 4)))
+    y = np.arange(40) % 2
+    model = make(update=started).fit(X, y)
+    before = model.decision_function(X)
+    onlinear.save(model, tmp_path / "m.onlinear")
+    for copy_ in (model, onlinear.load(tmp_path / "m.onlinear"), pickle.loads(pickle.dumps(model))):
+        copy_.set_params(update=other)
+        for call in (lambda: copy_.partial_fit(X, y), lambda: copy_.predict(X),
+                     lambda: copy_.set_params(warm_start=True).fit(X, y)):
+            with pytest.raises(ValueError, match=f"update='{other}' was set after the model "
+                                                 f"started with update='{started}'"):
+                call()
+        copy_.set_params(update=started, warm_start=False)
+        np.testing.assert_array_equal(copy_.decision_function(X), before)
+    model.set_params(update=other).fit(X, y)  # (fit restarts it with the new update)
+    fresh = make(update=other).fit(X, y)
+    np.testing.assert_array_equal(model.decision_function(X), fresh.decision_function(X))

@@ -37,6 +37,12 @@ WEIGHTED_CONSTRAINTS = {
 _FORMS = {"average": "averaging"}
 
 
+def _differs(value, started):
+    """Whether a hyperparameter's ``value`` is not the one the model ``started`` with (a flag
+    read as a bool: ``average=0`` is ``average=False``)."""
+    return bool(value) != started if isinstance(started, bool) else value != started
+
+
 class _ModelHolding(OnlineLinearClassifier):
     """Base of the estimators that hold a :class:`~onlinear.models.protocol.Model` in
     ``model_`` (module doc).
@@ -95,17 +101,18 @@ class _ModelHolding(OnlineLinearClassifier):
         (:meth:`~onlinear.models.protocol.Model.started_form`) was changed since: ``fit``
         restarts the model with the new value."""
         for name, started in self.model_.started_form().items():
-            if bool(getattr(self, name, False)) != started:
+            if _differs(getattr(self, name, None), started):
+                how = (f"{'with' if started else 'without'} {_FORMS.get(name, name)}"
+                       if isinstance(started, bool) else f"with {name}={started!r}")
                 raise ValueError(
-                    f"{name}={getattr(self, name)} was set after the model started "
-                    f"{'with' if started else 'without'} {_FORMS.get(name, name)}: fit "
-                    "restarts the model with the new value (partial_fit, learn_one, predict "
-                    "and a warm_start fit keep the old one).")
+                    f"{name}={getattr(self, name)!r} was set after the model started {how}: "
+                    "fit restarts the model with the new value (partial_fit, learn_one, "
+                    "predict and a warm_start fit keep the old one).")
 
     def _started_form_changed(self):
         model = self.__dict__.get("model_")
         return model is not None and any(
-            bool(getattr(self, name, False)) != started
+            _differs(getattr(self, name, None), started)
             for name, started in model.started_form().items())
 
     def _configure(self):

@@ -87,10 +87,19 @@ class BlockModel(Model):
     def __init__(self, config):
         super().__init__(config)
         self.counts = np.zeros(counters.N_TRIAL_COUNTS, dtype=np.int64)
+        # the update its weights were started for (and a loaded model's file was saved with):
+        # the estimator reconfigures the model from its hyperparameters on every call, and
+        # additive weights (any sign, scale 1) stepped multiplicatively leave the simplex
+        self.started_kind = config["kind"]
 
     @property
     def _multiplicative(self):
         return self.config["kind"] == rules.UPDATE_MULTIPLICATIVE
+
+    def started_form(self):
+        """The update (additive or multiplicative) the weights were started for."""
+        return {"update": "multiplicative" if self.started_kind == rules.UPDATE_MULTIPLICATIVE
+                else "additive"}
 
     def _weights_shape(self, n_outputs, n_features):
         """The labels' columns, or one prototype vector."""
@@ -283,6 +292,10 @@ class OrdinalModel(BlockModel):
     @property
     def _multiplicative(self):
         return False
+
+    def started_form(self):
+        """Nothing: the additive update is its only one."""
+        return {}
 
     def _weights_shape(self, n_outputs, n_features):
         return (n_features,)
