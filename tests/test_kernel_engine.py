@@ -270,6 +270,51 @@ def test_an_overflowing_polynomial_kernel_is_refused_before_learning():
     assert model.n_seen_ == before[1]
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_rows_the_polynomial_kernel_overflows_on_are_refused_by_prediction_too(sparse):
+    """Prediction checks its rows as learning does: the scores of such a row were NaN, and
+    predict gave it class 0 with only a RuntimeWarning."""
+    X, y = _stream(n=40, seed=10)
+    model = onlinear.make("kernel-pa", kernel="poly", degree=3, gamma=1.0).fit(X, y)
+    big = X[:3] * 1e110
+    big = sp.csr_matrix(big) if sparse else big
+    for call in (model.decision_function, model.predict, lambda Z: model.predict_one(Z[:1])):
+        with pytest.raises(ValueError, match="polynomial kernel .* overflows"):
+            call(big)
+    model.set_params(degree=10000)  # (a degree the support vectors themselves overflow on)
+    with pytest.raises(ValueError, match="degree=10000"):
+        model.predict(X[:3])
+
+
+def test_scores_that_are_nan_are_refused_not_predicted_as_a_class():
+    """A Python kernel's values can overflow to infinities of both signs on the support:
+    the scores' NaN would pick class 0."""
+    X, y = _stream(n=40, seed=10)
+    model = onlinear.make("kernel-pa", kernel=lambda A, B: A @ B.T).fit(X, y)
+    assert model.predict(X).shape == (40,)
+    model.set_params(kernel=lambda A, B: np.where((A @ B.T) > 0, np.inf, -np.inf))
+    for call in (model.decision_function, model.predict, lambda Z: model.predict_one(Z[0])):
+        with pytest.raises(ValueError, match="scores are not numbers"):
+            call(X[:3])
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1,), ()])
+def test_a_kernel_callable_of_the_wrong_shape_is_refused_at_once(shape):
+    """numpy broadcast a (1, 1) result into the kernel row: every value 1, learned silently,
+    the model failing only when it predicted."""
+    X, y = _stream(n=20, seed=4)
+    model = onlinear.make("kernel-pa", kernel=lambda A, B: np.ones(shape))
+    with pytest.raises(ValueError, match=r"K\(A, B\) must have shape \(len\(A\), len\(B\)\)"):
+        model.fit(X, y)
+    good = onlinear.make("kernel-pa", kernel=lambda A, B: A @ B.T).fit(X, y)
+    before = good.decision_function(X)
+    good.set_params(kernel=lambda A, B: np.ones(shape))
+    with pytest.raises(ValueError, match="must have shape"):
+        good.partial_fit(X, y)
+    good.set_params(kernel=lambda A, B: A @ B.T)
+    np.testing.assert_array_equal(good.decision_function(X), before)
+
+
 def test_fit_learns_every_row_of_a_long_stream():
     """``fit`` passes every row of every epoch to the dual loop (a regression: a fit that kept a
     prefix of the data would still predict plausibly)."""

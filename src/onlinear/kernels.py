@@ -66,7 +66,12 @@ def gram(A, B, kind, params, B_sq=None, kernel=None, chunk=2048):
     from sklearn.utils.extmath import safe_sparse_dot
 
     if kind == CALLABLE:
-        return np.asarray(kernel(A, B), dtype=np.float64)
+        values = np.asarray(kernel(A, B), dtype=np.float64)
+        if values.shape != (A.shape[0], B.shape[0]):  # (numpy would broadcast a wrong one)
+            raise ValueError(f"the kernel callable returned an array of shape {values.shape} "
+                             f"for {A.shape[0]} and {B.shape[0]} rows: K(A, B) must have shape "
+                             "(len(A), len(B)).")
+        return values
     out = np.empty((A.shape[0], B.shape[0]))
     if kind == RBF and B_sq is None:
         B_sq = np.einsum("ij,ij->i", B, B)

@@ -42,6 +42,18 @@ _NO_WEIGHTS = np.empty(0)
 _KERNEL_LOW, _KERNEL_HIGH = 2.0 ** (-2 * ROW_NORM_EXPONENT), 2.0 ** (2 * ROW_NORM_EXPONENT)
 
 
+def _refuse_nan_scores(scores):
+    """Raise ``ValueError`` if a row's scores (a row of ``scores``) hold a NaN: its kernel
+    values with the support overflowed (e.g. a kernel's parameters set since the support was
+    learned), and a NaN would pick a class of its own."""
+    bad = np.isnan(scores).any(axis=1)
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise ValueError(f"row {row}'s scores are not numbers: its kernel values with the "
+                         "support vectors overflow (infinite terms of both signs); scale the "
+                         "data, or lower the kernel's gamma or degree.")
+
+
 def check_one_poly_row(x, kernel_params):
     """Refuse a dense row ``x`` whose polynomial kernel value ``K(x, x)`` leaves the range the
     rules can use (:func:`onlinear.kernels.check_poly_squares`), in scalar arithmetic: on one
@@ -166,13 +178,19 @@ class DualModel(Model):
         and the scores finite; a ``K(x, x)`` that underflows to 0 would silently make x a zero
         row.  (The Gaussian has K(x, x) = 1; the linear kernel is ‖x‖², checked with the
         rows.)"""
-        if self.config["kind"] == POLY:
-            if sp.issparse(X):
-                squares = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
-            else:
-                squares = np.einsum("ij,ij->i", X, X, dtype=np.float64)
-            check_poly_squares(squares, self.config["kernel_params"])
+        self._check_poly_rows(X)
         return {"row_slot": np.full(X.shape[0], -1, dtype=np.int64)}
+
+    def _check_poly_rows(self, X):
+        """With the polynomial kernel, refuse rows whose ``K(x, x)`` leaves the usable range
+        (:func:`onlinear.kernels.check_poly_squares`), before they are learned or scored."""
+        if self.config["kind"] != POLY:
+            return
+        if sp.issparse(X):
+            squares = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+        else:
+            squares = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+        check_poly_squares(squares, self.config["kernel_params"])
 
     def pass_can_fail(self, n_rows):
         # a Python kernel is evaluated round by round (it can raise, or return NaN, on any
@@ -288,9 +306,13 @@ class DualModel(Model):
         if n == 0:
             return np.zeros((X.shape[0], self.coef.shape[1]))
         config = self.config
+        self._check_poly_rows(X)  # (as learning checks them: else NaN scores)
         kernel = gram(X, self.support[:, :n].T, config["kind"], config["kernel_params"],
                       B_sq=self.support_sq[:n], kernel=config["kernel"])
-        return kernel @ self.dual_coefficients()
+        with np.errstate(invalid="ignore", over="ignore"):
+            scores = kernel @ self.dual_coefficients()
+        _refuse_nan_scores(scores)
+        return scores
 
     def _dense_row(self, idx, vals, dense):
         """The checked row as a dense float64 vector of the model's width."""
@@ -301,8 +323,12 @@ class DualModel(Model):
         return x
 
     def predict_row(self, idx, vals, dense=False):
-        """The output index the configured hypothesis predicts for a checked row."""
-        return self._predict_dense(self._dense_row(idx, vals, dense))
+        """The output index the configured hypothesis predicts for a checked row (the
+        polynomial kernel's value on it checked first, as :meth:`scores` checks its rows)."""
+        x = self._dense_row(idx, vals, dense)
+        if self.config["kind"] == POLY:
+            check_one_poly_row(x, self.config["kernel_params"])
+        return self._predict_dense(x)
 
     def _predict_dense(self, x, average=None):
         """The output index predicted for the dense row ``x``, as the learning round predicts
@@ -320,7 +346,9 @@ class DualModel(Model):
                 _, x_sq = kernel_self(x, config["kind"], config["kernel_params"])
                 kernel_row(self.support, self.support_sq, n, x, x_sq, config["kind"],
                            config["kernel_params"], krow)
-            scores = krow @ self.dual_coefficients(average)
+            with np.errstate(invalid="ignore", over="ignore"):
+                scores = krow @ self.dual_coefficients(average)
+            _refuse_nan_scores(scores[None, :])
         return predict_index(scores, self.state, False)
 
     # ------------------------------------------------------------------ growing
