@@ -6,6 +6,7 @@ import copy
 import hashlib
 import io
 import json
+import os
 import pickle
 import time
 import zipfile
@@ -212,6 +213,45 @@ def test_saving_replaces_atomically_and_leaves_no_temporary_file(tmp_path, monke
         onlinear.save(onlinear.make("pa1").fit(X, LABELS), path)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["m.onlinear"]
+
+
+@pytest.mark.parametrize("named", ["", "sub/", "sub" + os.sep])
+def test_a_path_that_names_no_file_is_refused_and_nothing_is_written_anywhere(
+        tmp_path, monkeypatch, named):
+    """"" and "folder/" lose their last part in abspath: the temporary file went to the
+    folder above the one named (above the working folder for "")."""
+    (tmp_path / "work" / "sub").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "work")
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    with pytest.raises(IsADirectoryError, match="names no file"):
+        onlinear.save(onlinear.make("pa").fit(X, LABELS), named)
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def test_a_long_legal_file_name_is_saved_and_loaded(tmp_path):
+    """The temporary file's name (``.<name>.<8 random>.tmp``) was 14 characters longer than the
+    name and failed (ENAMETOOLONG) for names the file system takes."""
+    model = onlinear.make("pa").fit(X, LABELS)
+    for length in (240, 255):
+        path = tmp_path / ("m" * (length - len(".onlinear")) + ".onlinear")
+        onlinear.save(model, path)
+        _assert_same_model(onlinear.load(path), model)
+        assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+        path.unlink()
+
+
+def test_stale_temporaries_of_a_path_are_its_own_only(tmp_path):
+    """``m``'s leftovers, not those of ``m.onlinear`` (whose name starts as ``m``'s do) nor
+    other files: a write of ``m.onlinear`` in progress would lose its temporary file."""
+    from onlinear.persistence import remove_stale_temporaries
+
+    names = [".m.abc12_89.tmp", ".m.onlinear.abc12_89.tmp", ".m.abc.tmp", "m", ".m.x1234567.tmp",
+             ".m.abc12_89.tmpx"]
+    for name in names:
+        (tmp_path / name).write_bytes(b"")
+    remove_stale_temporaries(tmp_path / "m")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        set(names) - {".m.abc12_89.tmp", ".m.x1234567.tmp"})
 
 
 # ------------------------------------------------------------------------------ bad files

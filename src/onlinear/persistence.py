@@ -53,6 +53,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import stat
 import struct
 import tempfile
@@ -281,6 +282,11 @@ def replacing(path, suffix=".tmp"):
         The path to write to.
     """
     path = os.fspath(path)
+    if not os.path.basename(path):  # ("" or "folder/": abspath would drop the last part, and
+        # the temporary file would go to the folder above)
+        raise IsADirectoryError(f"{path!r} names no file" + (" (it ends with a separator)"
+                                                             if path else "")
+                                + ": give a file's path.")
     try:
         mode = os.stat(path).st_mode
     except OSError:
@@ -289,7 +295,7 @@ def replacing(path, suffix=".tmp"):
         yield path
         return
     folder = os.path.dirname(os.path.abspath(path))
-    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.",
+    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=_temporary_prefix(path),
                                              suffix=suffix)
     os.close(descriptor)
     try:
@@ -353,18 +359,37 @@ def _umask():
     return mask
 
 
+def _temporary_prefix(path):
+    """The start of the temporary files' names of a write of ``path``: ``.<name>.``, the name
+    cut (with a digest of it kept, so that two long names stay apart) where the random part
+    and the suffix :func:`tempfile.mkstemp` adds would take a legal name past the 255
+    characters of common file systems."""
+    name = os.path.basename(path)
+    if len(name) > _LONGEST_KEPT_NAME:
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        name = f"{name[:_LONGEST_KEPT_NAME - 13]}~{digest}"
+    return f".{name}."
+
+
+#: the longest file name kept whole in a temporary file's name: 255 less the dot, the dot
+#: after it, the 8 random characters and a suffix of up to 32
+_LONGEST_KEPT_NAME = 255 - 2 - 8 - 32
+
+
 def remove_stale_temporaries(path):
     """Remove the temporary files :func:`atomic_write` leaves next to ``path`` when the process
-    is killed during a write (call it only where no other process writes ``path``)."""
+    is killed during a write (call it only where no other process writes ``path``): exactly
+    ``path``'s, not those of another file whose name starts with it (``m`` and
+    ``m.onlinear``)."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
-    prefix = f".{os.path.basename(path)}."
+    pattern = re.compile(re.escape(_temporary_prefix(path)) + r"[a-z0-9_]{8}\.tmp")
     try:
         names = os.listdir(folder)
     except OSError:
         return
     for name in names:
-        if name.startswith(prefix) and name.endswith(".tmp"):
+        if pattern.fullmatch(name):
             try:
                 os.unlink(os.path.join(folder, name))
             except OSError:
