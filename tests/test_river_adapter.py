@@ -419,3 +419,112 @@ def test_labels_of_mixed_kinds_are_refused_never_stringified():
         waiting.learn_one(x, "cat")
     with pytest.raises(TypeError, match="all numbers or all strings"):
         RiverClassifier("pa", classes=[0, 1, "cat"]).learn_one(x, 0)
+
+
+# ------------------------------------------------------------------ kept rows, names, NaN labels
+def _state(adapter):
+    """Everything the adapter holds (vocabulary, kept rows, labels, model), pickled — but the
+    hashing mode's memo of name → (column, sign), a cache of a fixed function."""
+    return pickle.dumps({k: v for k, v in vars(adapter).items() if k != "_hashed"})
+
+
+def _first_label_then_second(n_kept):
+    """River's ImageSegments (scaled): ``n_kept`` examples of its first label, then the first
+    example of another label."""
+    first = SEGMENTS[0][1]
+    kept = [(x, y) for x, y in SEGMENTS if y == first][:n_kept]
+    return kept, next((x, y) for x, y in SEGMENTS if y != first)
+
+
+@pytest.mark.parametrize("model, bad", [
+    ("pa", {"a": 1e300}),  # the tester's row: norm beyond 2^505
+    ("pa", {"a": 1e-200}),  # norm below 2^-505 (not 0)
+    (onlinear.make("pa1", C=0.5, dtype="float32"), {"a": 1e10}),  # beyond float32's 2^32
+], ids=["huge", "tiny", "float32"])
+def test_a_row_the_model_would_refuse_is_refused_when_offered_not_kept(model, bad):
+    kept, (x2, y2) = _first_label_then_second(3)
+    y1 = kept[0][1]
+    adapter = RiverClassifier(model)
+    for x, y in kept:
+        adapter.learn_one(x, y)
+    before = _state(adapter)
+    predictions = [adapter.predict_one(x) for x, _ in SEGMENTS[:20]]
+    for row in (bad, dict.fromkeys(kept[1][0], 0.0) | bad):  # new names only; and known ones
+        with pytest.raises(ValueError, match=r"x has norm .*rescale the data"):
+            adapter.learn_one(row, y1)
+        assert _state(adapter) == before  # not kept, no name joined, nothing else changed
+        assert len(adapter._kept) == 3 and "a" not in adapter.vocabulary_
+        assert adapter.estimator_ is None and adapter.predict_proba_one(x2) == {y1: 1.0}
+        assert [adapter.predict_one(x) for x, _ in SEGMENTS[:20]] == predictions
+    adapter.learn_one(x2, y2)  # the second label starts the model with the kept rows
+    assert adapter.estimator_ is not None
+    assert adapter.estimator_.classes_.tolist() == sorted([y1, y2])
+    clean = RiverClassifier(model)  # = the stream without the refused rows
+    for x, y in kept + [(x2, y2)]:
+        clean.learn_one(x, y)
+    np.testing.assert_array_equal(adapter.estimator_.coef_, clean.estimator_.coef_)
+    assert adapter.vocabulary_ == clean.vocabulary_
+    assert adapter.estimator_.n_seen_ == clean.estimator_.n_seen_ == 4
+    # the refusal is the model's own: the started model refuses the row with the same words
+    with pytest.raises(ValueError, match=r"x has norm .*rescale the data"):
+        adapter.learn_one(bad, y2)
+
+
+def test_a_kept_hashed_row_is_checked_with_its_colliding_columns_summed():
+    from onlinear.river_adapter import hashed_column
+    n_features = 4
+    by_place = {}
+    for i in range(200):
+        by_place.setdefault(hashed_column(f"n{i}", n_features), []).append(f"n{i}")
+    column, plus = next((col, names) for (col, sign), names in by_place.items()
+                        if sign > 0 and len(names) >= 2 and (col, -1.0) in by_place)
+    minus = by_place[(column, -1.0)]
+    big = 0.6 * 2.0 ** 505  # alone (or in two columns) accepted; two summed in one column: not
+    kept, (x2, y2) = _first_label_then_second(3)
+    y1 = kept[0][1]
+    adapter = RiverClassifier("pa", n_features=n_features)
+    for x, y in kept:
+        adapter.learn_one(x, y)
+    before = _state(adapter)
+    with pytest.raises(ValueError, match="x has norm"):
+        adapter.learn_one({plus[0]: big, plus[1]: big}, y1)  # one column: 1.2 · 2^505
+    assert _state(adapter) == before and len(adapter._kept) == 3
+    RiverClassifier("pa").learn_one({plus[0]: big, plus[1]: big}, y1)  # two columns: accepted
+    adapter.learn_one({plus[0]: 1e300, minus[0]: 1e300}, y1)  # cancel out: a zero row, kept
+    assert len(adapter._kept) == 4
+    adapter.learn_one(x2, y2)  # and the kept rows start the model
+    assert adapter.estimator_.classes_.tolist() == sorted([y1, y2])
+    assert adapter.estimator_.n_seen_ == 5
+
+
+@pytest.mark.parametrize("model, error", [
+    ("nosuch", "unknown algorithm 'nosuch'"),
+    (onlinear.make("pa1").set_params(C=-1.0), "'C' parameter of PassiveAggressive"),
+    (onlinear.make("pa1").set_params(average=True, dtype="float32"), "needs dtype='float64'"),
+], ids=["unknown name", "bad C", "bad combination"])
+def test_a_bad_algorithm_or_parameter_fails_when_the_adapter_is_built(model, error):
+    with pytest.raises(ValueError, match=error):
+        RiverClassifier(model)
+    good = RiverClassifier("pa1" if isinstance(model, str) else model.set_params(
+        C=1.0, average=False, dtype="float64"))
+    assert good.clone().estimator_ is None  # (river's clone builds it again, checked)
+    for x, y in SEGMENTS[:30]:
+        good.learn_one(x, y)
+    assert good.estimator_ is not None
+
+
+@pytest.mark.parametrize("nan", [float("nan"), np.float64("nan"), np.float32("nan")],
+                         ids=["float", "float64", "float32"])
+@pytest.mark.parametrize("labels", [[], ["cat"], ["cat", "dog"], [0, 1]],
+                         ids=["first", "one kept", "strings", "numbers"])
+def test_a_nan_label_is_refused_as_nan_leaving_the_adapter_as_it_was(labels, nan):
+    adapter = RiverClassifier("pa")
+    for (x, _), y in zip(SEGMENTS, labels):
+        adapter.learn_one(x, y)
+    before = _state(adapter)
+    x = SEGMENTS[10][0]
+    predicted = adapter.predict_one(x)
+    with pytest.raises(ValueError, match=r"label (np\.float\d+\()?nan\)? is NaN, not a valid"):
+        adapter.learn_one({**x, "new_name": 1.0}, nan)
+    assert _state(adapter) == before and adapter.predict_one(x) == predicted
+    assert "new_name" not in adapter.vocabulary_

@@ -20,6 +20,9 @@ import scipy.sparse as sp
 from sklearn.base import clone as sklearn_clone
 from sklearn.utils import murmurhash3_32
 
+from ._core import rows
+from .estimators.checks import check_row
+
 try:
     from river import base as _river_base
 except ImportError:  # river is an optional extra: the module still imports without it
@@ -57,6 +60,14 @@ def _check_example(x):
         raise TypeError(f"x must be a dict {{feature name: value}}, as river streams "
                         f"examples; got {type(x).__name__}{shape}, whose values have no "
                         "feature names (rows of numbers go to an onlinear estimator itself).")
+
+
+def _check_label(y):
+    """Refuse a NaN label (a missing label is not a class: NaN equals no label, itself
+    included, so it could never be learned or predicted), whatever the stream's labels."""
+    if isinstance(y, (float, complex, np.number)) and y != y:
+        raise ValueError(f"label {y!r} is NaN, not a valid label (a missing label is not a "
+                         "class): drop the example or give it its label.")
 
 
 def _label_kind(label):
@@ -137,14 +148,16 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
 
     **Labels.**  An onlinear model starts with at least two classes.  Until a second label has
     been seen the adapter keeps the examples (all of one label) and predicts that label, or None
-    before any learning (as river's classifiers do).  When the second label arrives the model
-    starts with both and learns the kept examples again, in order, then the new one: the
-    adapter then holds exactly the onlinear model that learned the whole stream with the two
-    classes declared from the start.  A later new label joins as a zero prototype
-    (``add_classes``: the past is not replayed); learners that cannot grow classes (binary
-    two-class rules, multiplicative and ellipsoid learners, ROMMA-type records) raise
-    ``ValueError`` at that example — give them ``classes``, which also starts the model at the
-    first example with no examples kept.
+    before any learning (as river's classifiers do); an example is kept only if the model will
+    accept it (finite values, a norm in its range: else ``learn_one`` refuses it at once), so
+    the kept examples always start the model (a NaN label is refused: not a class).  When the
+    second label arrives the model starts with both and learns the kept examples again, in
+    order, then the new one: the adapter then holds exactly the onlinear model that learned the
+    whole stream with the two classes declared from the start.  A later new label joins as a
+    zero prototype (``add_classes``: the past is not replayed); learners that cannot grow
+    classes (binary two-class rules, multiplicative and ellipsoid learners, ROMMA-type records)
+    raise ``ValueError`` at that example — give them ``classes``, which also starts the model at
+    the first example with no examples kept.
 
     **Probabilities.**  The learners with a logistic loss (``AdaGrad`` and ``FTRLProximal``
     with ``loss="log"``, the default of ``"ftrl"``) have a probability model, and
@@ -162,7 +175,8 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
         A registered algorithm name (``onlinear.available()``), or an unfitted onlinear
         estimator (e.g. ``onlinear.make("pa1", C=0.1)``) used as a template: the adapter
         learns with a scikit-learn clone of it, so the template stays unfitted and river's
-        ``clone`` gives a fresh adapter.
+        ``clone`` gives a fresh adapter.  An unknown name or a bad parameter value raises
+        here, when the adapter is built (the library's own error).
     n_features : int or None, default=None
         None: a growing vocabulary of feature names; an integer: that many hashed columns.
     classes : sequence or None, default=None
@@ -202,6 +216,7 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
         self.model = model
         self.n_features = n_features
         self.classes = classes
+        self._exponent = self._check_model()  # (a bad name or parameter fails here)
         self.estimator_ = None
         self.vocabulary_ = {}
         self._hashed = {}
@@ -287,8 +302,34 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
     def _fresh_estimator(self):
         if isinstance(self.model, str):
             from .registry import make
-            return make(self.model)
+            return make(self.model)  # (make validates the parameters)
         return sklearn_clone(self.model)
+
+    def _check_model(self):
+        """Build the estimator once, not started, so that an unknown algorithm name or a bad
+        parameter value fails when the adapter is built (the library's own error), not when a
+        second label arrives; returns the exponent of the row norms its model will accept
+        (:func:`onlinear.estimators.checks.check_row`: narrower for float32 weights)."""
+        estimator = self._fresh_estimator()
+        if not isinstance(self.model, str):
+            validate = getattr(estimator, "_validate_params", None)
+            if validate is not None:
+                validate()
+        return getattr(estimator, "_row_exponent", rows.ROW_NORM_EXPONENT)
+
+    def _check_kept(self, columns, values):
+        """Refuse a row to keep (the model not started) that the model would refuse when it
+        starts and learns it again: a value that is NaN or infinite, or a norm out of the
+        model's range, as :func:`~onlinear.estimators.checks.check_row` checks it on the row
+        the model will read (colliding columns summed, zeros left out)."""
+        vals = np.asarray(values, dtype=np.float64)  # (as _row reads them)
+        if len(set(columns)) != len(columns):  # colliding hashed columns add up in the row
+            _, where = np.unique(np.asarray(columns, dtype=np.intp), return_inverse=True)
+            vals = np.bincount(where, weights=vals)
+        exponent = self.__dict__.get("_exponent")
+        if exponent is None:  # (an adapter pickled before _exponent existed)
+            exponent = self._check_model()
+        check_row(np.ascontiguousarray(vals, dtype=np.float64), exponent)
 
     def learn_one(self, x, y):
         """Learn from the dict ``x`` with label ``y`` (returns None, as river's classifiers).
@@ -306,13 +347,16 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
             If ``x`` is not a dict (a list or an array has no feature names), or ``y`` is.
         ValueError
             If the model refuses the example (a NaN, a norm out of range, a new label or name
-            it cannot grow to).  Either way the adapter is left as it was: its model (not
-            widened by the example's new names), vocabulary, labels and kept examples.
+            it cannot grow to), or the label is NaN; an example kept before the model starts
+            is checked as the model will check it.  Either way the adapter is left as it was:
+            its model (not widened by the example's new names), vocabulary, labels and kept
+            examples.
         """
         _check_example(x)
         if isinstance(y, dict):
             raise TypeError("RiverClassifier learns one label per example; multilabel streams "
                             "(a dict of labels) are not supported.")
+        _check_label(y)
         columns, values, added = self._columns(x, learning=True)
         try:
             if self.estimator_ is None:
@@ -329,8 +373,7 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
         _check_label_kinds(known, y)
         labels = known | {y}
         if self.classes is None and len(labels) < 2:
-            if not np.isfinite(np.asarray(values, dtype=np.float64)).all():
-                raise ValueError("x contains NaN or infinity.")  # as the model would say
+            self._check_kept(columns, values)  # kept rows always start the model later
             self._kept.append((columns, values, y))
             self._labels[y] = y
             return
