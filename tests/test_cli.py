@@ -199,6 +199,8 @@ def test_compare_with_no_arguments_runs_every_multiclass_algorithm_on_usps():
     (["run", "pa1", "TINY", "--param", "C=-1"], 2, "Error: The 'C' parameter"),
     (["run", "pa1", "TINY", "--param", "gamma=2"], 2, "Error: pa1 has no hyperparameter"),
     (["run", "pa1", "BAD"], 1, "Error: cannot read"),
+    (["run", "pa1", "EMPTY"], 1, "Error: empty.svm holds no example"),
+    (["run", "pa1", "usps", "--test", "EMPTY"], 1, "Error: empty.svm holds no example"),
     (["compare", "winnow", "--data", "BLOBS"], 1, "Error: winnow learns two classes only"),
     (["run", "pa1", "TINY", "--param", "C"], 2, "expected KEY=VALUE"),
     (["run", "pa1", "TINY", "--epochs", "0"], 2, "Invalid value for '--epochs'"),
@@ -209,7 +211,8 @@ def test_errors_are_one_line_with_the_right_exit_code(tiny, blobs, tmp_path, arg
                                                       phrase):
     bad = tmp_path / "bad.svm"
     bad.write_text("this is not libsvm\n")
-    files = {"TINY": tiny, "BAD": bad, "BLOBS": blobs}
+    (tmp_path / "empty.svm").write_text("# a comment, and no example\n\n")
+    files = {"TINY": tiny, "BAD": bad, "BLOBS": blobs, "EMPTY": "empty.svm"}
     result = onlinear_cli(*[files.get(a, a) for a in args], cwd=tmp_path)
     assert_clean_failure(result, code, phrase)
     assert result.stdout == ""

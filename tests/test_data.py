@@ -5,6 +5,7 @@ project's shared data folder (``../shared/data``) is present, and those tests ar
 otherwise.  Nothing here reaches the internet: downloads go to a server on 127.0.0.1.
 """
 import bz2
+import codecs
 import gzip
 import hashlib
 import http.server
@@ -88,6 +89,21 @@ def test_libsvm_reads_plain_gzip_and_bzip2(tmp_path, compression):
     assert sp.issparse(X) and X.shape == (4, 5)
     np.testing.assert_array_equal(X.toarray(), GOOD_DENSE)
     np.testing.assert_array_equal(y, [1, 2, 3, 1])
+
+
+@pytest.mark.parametrize("compression", [None, "gz"])
+def test_libsvm_skips_a_utf8_byte_order_mark_at_the_start_only(tmp_path, compression):
+    """An editor's UTF-8 mark (EF BB BF) before the first label was read as part of it
+    ("could not convert string to float: b'\\xef\\xbb\\xbf1'"); the CSV reader skipped it."""
+    rows = b"1 1:0.5 3:1.5\n2 2:-1\n"
+    path = write(tmp_path / "marked.txt", codecs.BOM_UTF8 + rows, compression)
+    X, y = load_libsvm(path, n_features=3)
+    np.testing.assert_array_equal(X.toarray(), [[0.5, 0, 1.5], [0, -1, 0]])
+    np.testing.assert_array_equal(y, [1, 2])
+    assert [c[1].tolist() for c in iter_libsvm_chunks(path, 1, 3)] == [[1.0], [2.0]]
+    inside = write(tmp_path / "inside.txt", rows + codecs.BOM_UTF8 + rows, compression)
+    with pytest.raises(FileFormatError, match="line 3"):
+        load_libsvm(inside)
 
 
 def test_libsvm_compression_is_recognised_by_content_not_name(tmp_path):

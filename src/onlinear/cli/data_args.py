@@ -138,9 +138,10 @@ def _read_libsvm(path, **options):
 
 
 def _read(path, reader, kind, **options):
-    """``reader(path, **options)``, its errors as a :class:`DataError` naming the file."""
+    """``reader(path, **options)``, its errors as a :class:`DataError` naming the file (a file
+    of no example too: scikit-learn's message for it names no file)."""
     try:
-        return reader(path, **options)
+        X, y = reader(path, **options)
     except FileNotFoundError:
         raise DataError(f"no such file: {path} (DATA is 'usps', a catalogue name of "
                         "onlinear.data, or a LIBSVM or CSV file)") from None
@@ -150,3 +151,7 @@ def _read(path, reader, kind, **options):
         raise DataError(f"cannot read a {kind} file: {error}") from None
     except OSError as error:
         raise DataError(f"cannot read {path}: {error.strerror or error}") from None
+    if X.shape[0] == 0:
+        raise DataError(f"{path} holds no example (an empty {kind} file, or one of blank lines "
+                        "and comments only)")
+    return X, y

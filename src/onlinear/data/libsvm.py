@@ -9,6 +9,7 @@ learn; an error names the file, *the line* and the token at fault.
 """
 from __future__ import annotations
 
+import codecs
 import os
 from collections.abc import Iterator
 from numbers import Integral
@@ -290,6 +291,8 @@ def _parsed_chunks(path, chunk_size, n_features, *, zero_based, dtype, multilabe
                 break
             block, position, final, offset = _next_block(handle, block, position, offset,
                                                          streaming=not again)
+            if offset == 0 and position == 0 and block.startswith(codecs.BOM_UTF8):
+                position = len(codecs.BOM_UTF8)  # (an editor's UTF-8 mark: not the label's)
     if parser.n_rows:
         yield _chunk(parser, n_features, dtype, located)
 
