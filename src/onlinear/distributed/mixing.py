@@ -114,6 +114,36 @@ def mixing_weights(mixing, models):
     return np.full(n, 1.0 / n)
 
 
+#: the hyperparameters that say how a model was run, not what it is: models that differ only
+#: in them mix (the mix keeps the first model's)
+_RUN_ONLY = frozenset({"n_epochs", "shuffle", "random_state", "verbose", "warm_start"})
+
+
+def _same(a, b):
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # (arrays, objects without a truth value)
+        return a is b
+
+
+def _check_same_configuration(first, model):
+    """Raise ValueError unless ``model`` has ``first``'s hyperparameters (but how it was run)
+    and weights of its dtype: the mix is a copy of ``first`` with the mixed weights, so it
+    would keep ``first``'s C, variant or dtype for weights learned under others."""
+    ours, theirs = first.get_params(deep=False), model.get_params(deep=False)
+    differing = sorted(name for name in ours.keys() | theirs.keys()
+                       if name not in _RUN_ONLY and not _same(ours.get(name), theirs.get(name)))
+    if differing:
+        shown = ", ".join(f"{name}={ours.get(name)!r} and {theirs.get(name)!r}"
+                          for name in differing)
+        raise ValueError(f"the models to mix must share their hyperparameters (the mix is a "
+                         f"copy of the first one): {shown}.")
+    if model.coef_.dtype != first.coef_.dtype:
+        raise ValueError(f"the models to mix must have weights of one dtype: {first.coef_.dtype}"
+                         f" and {model.coef_.dtype} (dtype='auto' follows each model's data: "
+                         "give the models data of one dtype, or set dtype).")
+
+
 def mix_models(models, weights=None):
     """A new fitted model whose true weights are ``Σ_i weights[i] · w_i``.
 
@@ -125,8 +155,9 @@ def mix_models(models, weights=None):
     Parameters
     ----------
     models : list of OnlineLinearClassifier
-        Fitted additive primal models (:func:`check_mixable`) of the same class, classes and
-        number of features.
+        Fitted additive primal models (:func:`check_mixable`) of the same class, classes,
+        number of features, hyperparameters (but ``n_epochs``, ``shuffle``, ``random_state``,
+        ``verbose`` and ``warm_start``) and weights' dtype.
     weights : array-like of shape (len(models),), default=None
         Non-negative mixing coefficients summing to 1; None for uniform ones.
 
@@ -153,6 +184,7 @@ def mix_models(models, weights=None):
                 or model.coef_.shape != first.coef_.shape:
             raise ValueError("the models to mix must be of one class, with the same classes and "
                              "number of features.")
+        _check_same_configuration(first, model)
     weights = np.full(len(models), 1.0 / len(models)) if weights is None else \
         np.asarray(weights, dtype=np.float64)
     if weights.shape != (len(models),) or np.any(weights < 0) or \
