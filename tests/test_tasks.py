@@ -236,6 +236,29 @@ def test_an_indicator_matrix_other_than_0_1_is_refused_and_changes_nothing(name,
         onlinear.make(name, task="multilabel").fit(X, bad)
 
 
+@pytest.mark.parametrize("sets, words", [
+    ([{1.0, np.nan}, {1.0}, {2.0}, set(), {2.0}, {1.0}], "row 0 holds nan, which is no label"),
+    ([{1}, {None}, {2}, {1}, {2}, {1}], "row 1 holds None, which is no label"),
+    ([{1}, {2}, {1, "a"}, {1}, {2}, {1}],
+     "all numbers or all strings: the label set of row 2 holds 'a'"),
+])
+def test_label_sets_with_nan_none_or_mixed_kinds_are_named_and_change_nothing(sets, words):
+    """NaN was reported as a label missing from classes_ holding NaN, and numbers mixed with
+    strings as Python's "'<' not supported between instances of 'int' and 'str'"."""
+    model = onlinear.make("simproj", task="multilabel").fit(X, [{1}, {2}, {1, 2}, set(), {2},
+                                                                 {1}])
+    before = model.decision_function(X)
+    with pytest.raises(ValueError, match=words):
+        model.partial_fit(X, sets)
+    bad_row = next(s for s in sets if any(v is None or v != v for v in s) or "a" in s)
+    with pytest.raises(ValueError, match="holds"):  # (one example: the same check)
+        model.learn_one(X[0], bad_row)
+    with pytest.raises(ValueError, match=words):
+        onlinear.make("simproj", task="multilabel").fit(X, sets)
+    np.testing.assert_array_equal(model.decision_function(X), before)
+    assert model.n_seen_ == 6
+
+
 @pytest.mark.parametrize("target, labels, form, relevant", [
     (("a", "b"), ["a", "b", "c"], "sets", 2), (["a"], ["a", "b", "c"], "sets", 1),
     ({"a"}, ["a", "b", "c"], "sets", 1), ((), [0, 1, 2], "sets", 0),

@@ -30,13 +30,42 @@ def is_label_sets(y):
     return not (array.ndim == 2 and np.isin(array, (0, 1)).all())
 
 
+def _kind(label):
+    """A label's kind: labels are sorted, so a batch's must be all numbers or all strings."""
+    if isinstance(label, (str, np.str_)):
+        return "strings"
+    if isinstance(label, (int, float, np.number)):  # (bool among them)
+        return "numbers"
+    return type(label).__name__
+
+
+def check_label_sets(sets, first_row=0):
+    """``sets`` (a list of label tuples), or ValueError naming the first row with a label
+    that is NaN or None (no label: it equals no class, itself included) or of another kind
+    than the others' (numbers and strings do not sort together)."""
+    seen = None
+    for row, labels in enumerate(sets, start=first_row):
+        for label in labels:
+            if label is None or (isinstance(label, (float, np.floating)) and label != label):
+                raise ValueError(f"the label set of row {row} holds {label!r}, which is no "
+                                 "label (a missing label is left out of the set).")
+            kind = _kind(label)
+            if seen is None:
+                seen = (kind, label)
+            elif kind != seen[0]:
+                raise ValueError(f"labels must be all numbers or all strings: the label set "
+                                 f"of row {row} holds {label!r} ({kind}), another holds "
+                                 f"{seen[1]!r} ({seen[0]}).")
+    return sets
+
+
 def read_targets(y, owner="the estimator"):
     """``(form, y)`` of a batch of targets: ``"multiclass"`` with a 1-D array, ``"indicator"``
     with a 2-D 0/1 array, or ``"sets"`` with a list of label tuples."""
     if y is None:
         raise ValueError(f"{owner} requires y to be passed, but the target y is None.")
     if is_label_sets(y):
-        return "sets", [tuple(labels) for labels in y]
+        return "sets", check_label_sets([tuple(labels) for labels in y])
     if sp.issparse(y):
         y = y.toarray()
     y_array = np.asarray(y)
@@ -68,6 +97,14 @@ def read_one(y, sets=False, n_labels=None, indicator=False):
     (as ``fit`` reads a list of them); a 1-D numeric array is an indicator row; a scalar a class
     label.  On a model that learns indicator rows (``indicator``), a list or tuple with one
     entry per label is an indicator row, whatever its values (which are then checked)."""
+    form, block = _read_one(y, sets, n_labels, indicator)
+    if form == "sets":
+        check_label_sets(block)
+    return form, block
+
+
+def _read_one(y, sets, n_labels, indicator):
+    """:func:`read_one`'s reading, its label sets not checked yet."""
     if isinstance(y, (set, frozenset)) or (sets and isinstance(y, (list, tuple, np.ndarray))):
         return "sets", [tuple(np.asarray(list(y)).tolist()) if isinstance(y, np.ndarray)
                         else tuple(y)]
