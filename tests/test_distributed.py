@@ -14,6 +14,7 @@
 ``test_theorems.py``.  Fixed seeds throughout.
 """
 import os
+import pickle
 import subprocess
 import sys
 import time
@@ -475,6 +476,49 @@ def test_parameter_mixing_stops_within_its_time_out_naming_what_was_lost(usps_sm
             ParameterMixing(onlinear.make("pa1"), client=own, lost_worker_timeout=10).fit(shards)
         assert time.monotonic() - start < 10 + 50  # (the last try may wait for a restart)
     assert (tmp_path / "killed-1").exists()  # workers did die, more than once
+
+
+# ------------------------------------- a shard the estimator refuses: its own error, not a loss
+def _with_a_refused_shard(usps_small, refused):
+    """Four good shards with a fifth, at position 2, whose data the estimator refuses."""
+    shards = _mixing_shards(usps_small)
+    X, y = shards[0]
+    if refused == "nan":
+        X = X.toarray() if hasattr(X, "toarray") else X.copy()
+        X[7, 3] = np.nan
+        bad = (X, y)
+    elif refused == "empty":
+        bad = (X[:0], y[:0])
+    else:  # "unseen label": the other shards' labels are strings, this one's integers, which
+        # are not among the classes (the strings the shards hold)
+        shards = [(Xs, ys.astype(str)) for Xs, ys in shards]
+        bad = (X, y)
+    return shards[:2] + [bad] + shards[2:]
+
+
+@pytest.mark.parametrize("refused", ["nan", "empty", "unseen label"])
+def test_a_shard_the_estimator_refuses_raises_its_error_at_once_as_the_serial_run(
+        client, usps_small, refused):
+    """A shard's own error (not a lost worker) is raised in the client at once — the serial
+    run's exception, type and message, noting the shard — and never tried again until
+    ``lost_worker_timeout`` as lost work is; the estimator given is left as it was."""
+    shards = _with_a_refused_shard(usps_small, refused)
+    estimator = onlinear.make("pa1", C=0.1)
+    before = pickle.dumps(estimator)
+    with pytest.raises(ValueError) as serial:
+        ParameterMixing(estimator, n_epochs=2).fit(shards)
+    ipm = ParameterMixing(estimator, n_epochs=2, client=client, lost_worker_timeout=60)
+    start = time.monotonic()
+    with pytest.raises(ValueError) as on_cluster:
+        ipm.fit(shards)
+    elapsed = time.monotonic() - start
+    assert elapsed < 30, f"the error took {elapsed:.0f} s: retried as a lost worker"
+    assert type(on_cluster.value) is type(serial.value)
+    assert str(on_cluster.value) == str(serial.value)
+    assert any("shard 2," in note and "not a lost worker" in note
+               for note in getattr(on_cluster.value, "__notes__", [])), on_cluster.value
+    assert pickle.dumps(estimator) == before and not hasattr(estimator, "classes_")
+    assert not hasattr(ipm, "estimator_")
 
 
 def test_csv_files_are_shards_as_their_arrays_are(tmp_path):

@@ -12,7 +12,8 @@ never on a pool of our own:
   LIBSVM files by iterative parameter mixing (McDonald, Hall & Mann 2010):
   :class:`ParameterMixing` (:mod:`.parameter_mixing`), mixing by :func:`mix_models`
   (:mod:`.mixing`), data placed by :mod:`.shards`; a worker lost mid-epoch costs its work,
-  done again on the workers left (or a :class:`LostWorkerError` after a stated time-out).
+  done again on the workers left (or a :class:`LostWorkerError` after a stated time-out); a
+  shard's own error (data the estimator refuses) is raised at once, as in this process.
 
 ``import onlinear`` and ``import onlinear.distributed`` never import dask: it is imported when a
 cluster is used (:func:`require_dask` raises a clear ``ImportError`` when it is missing), and

@@ -4,6 +4,12 @@ The parameter-mixing loop (:mod:`.parameter_mixing`) is written once against the
 operations below — put a value where the work runs, broadcast one to every worker, run a
 function on every shard — so that the same loop runs on a cluster and, without dask, in this
 process (doctests, one machine, the one-shard equality with the serial learner).
+
+Work that does not finish failed in one of two ways, which the runners keep apart: it was
+*lost* (:meth:`OnDask.lost`: its worker died, or the data it needed died with one — worth
+doing again elsewhere), or it *raised an error of its own* (:meth:`OnDask.error`: a shard the
+estimator refuses, a bug — the same on any worker, so it is raised to the caller at once, as
+in this process, and never tried again).
 """
 import copy
 import pickle
@@ -83,6 +89,10 @@ class InProcess:
         """Whether the value behind ``handle`` is gone (never here)."""
         return False
 
+    def error(self, handle):
+        """The error the work behind ``handle`` raised (never here: :meth:`map` raises it)."""
+        return None
+
     def release(self, handles):
         """Forget ``handles`` (nothing to free here)."""
 
@@ -126,8 +136,9 @@ class OnDask:
 
     def failed(self, handles, timeout):
         """Wait at most ``timeout`` seconds for the futures ``handles`` to finish or fail, and
-        return the positions of those that failed (a task lost with its worker, or whose input
-        was).  Raises ``TimeoutError`` if some are still running then."""
+        return the positions of those that did not finish: lost (:meth:`lost`: the task, or its
+        input, with its worker) or failed by an error of their own (:meth:`error`), which this
+        does not raise.  Raises ``TimeoutError`` if some are still running then."""
         import distributed
 
         try:
@@ -141,15 +152,39 @@ class OnDask:
         return [i for i, future in enumerate(handles) if future.status != "finished"]
 
     def lost(self, handle):
-        """Whether the value behind the future ``handle`` is gone (its worker was lost and the
-        scheduler cannot compute it again: scattered data) or its computation failed."""
-        return handle.status in ("lost", "error", "cancelled")
+        """Whether the value behind the future ``handle`` is gone with a worker: lost (its worker
+        died and the scheduler cannot compute it again: scattered data), cancelled (an input
+        of its task was), or its task given up by the scheduler after it killed
+        ``distributed.scheduler.allowed-failures`` workers (``KilledWorker``).  Not a task that
+        raised an error of its own (:meth:`error`): doing it again would raise it again."""
+        if handle.status in ("lost", "cancelled"):
+            return True
+        return handle.status == "error" and _killed_worker(handle.exception())
+
+    def error(self, handle):
+        """The exception the task behind the future ``handle`` raised itself — or one of the
+        tasks it needs: the scheduler blames their error on it — with its traceback from the
+        worker; None if the task finished, is still running, or was lost (:meth:`lost`)."""
+        if handle.status != "error":
+            return None
+        exception = handle.exception()
+        if _killed_worker(exception):
+            return None
+        return exception.with_traceback(handle.traceback())
 
     def release(self, handles):
         """Let the cluster free ``handles``."""
         for future in handles if isinstance(handles, list) else [handles]:
             if hasattr(future, "release"):
                 future.release()
+
+
+def _killed_worker(exception):
+    """Whether ``exception``, a failed future's, is the scheduler's ``KilledWorker``: the task's
+    workers died under it (a lost worker, not an error of the task)."""
+    from distributed import KilledWorker
+
+    return isinstance(exception, KilledWorker)
 
 
 def fresh_copy(model):

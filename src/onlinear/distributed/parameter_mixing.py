@@ -53,7 +53,10 @@ class ParameterMixing:
     again from the data given to :meth:`fit` — and ends with the very model of an undisturbed
     run (each shard's epoch is deterministic).  If an epoch is not done within
     ``lost_worker_timeout`` seconds of its start, the fit stops with a
-    :class:`LostWorkerError` naming the epoch and the shards whose work was lost.
+    :class:`LostWorkerError` naming the epoch and the shards whose work was lost.  An error a
+    shard's work raises itself — data the estimator refuses: an empty shard, a NaN, a label not
+    among the classes — is not a lost worker: it is raised at once, the exception the serial
+    run raises, with a note naming the shard, and never tried again.
 
     With one shard, iterative parameter mixing is the serial learner: the model, counters and
     predictions equal those of ``estimator`` fitted for ``n_epochs`` epochs on that data, bit for
@@ -182,7 +185,9 @@ class ParameterMixing:
     def _learned(self, runner, prepared, prepare_again, sent, epoch):
         """Every shard's ``(model, seconds)`` of the epoch, its lost work done again on the
         workers left (:class:`ParameterMixing`), or :class:`LostWorkerError` once
-        ``lost_worker_timeout`` has passed."""
+        ``lost_worker_timeout`` has passed.  A shard's work that raised an error of its own
+        (data the estimator refuses: :func:`_raise_own_error`) is not lost: its error is
+        raised at once."""
         deadline = time.monotonic() + self.lost_worker_timeout
         lost = set()
         while True:
@@ -197,8 +202,11 @@ class ParameterMixing:
                 runner.release(futures)
                 runner.release(handle)
                 return results
-            runner.release(futures)
-            runner.release(handle)
+            try:
+                _raise_own_error(runner, prepared, futures, epoch)
+            finally:
+                runner.release(futures)
+                runner.release(handle)
             lost.update(failed or [])
             redone = [prepare_again(i) for i in (failed or []) if runner.lost(prepared[i])]
             if failed is None or time.monotonic() >= deadline or not all(redone):
@@ -249,6 +257,24 @@ class LostWorkerError(RuntimeError):
     message : str
         What was lost, and when.
     """
+
+
+def _raise_own_error(runner, prepared, futures, epoch):
+    """Raise the error of the first shard whose work of the epoch (``futures``) raised one of
+    its own — not lost with a worker — as the serial run raises it: the same exception, with
+    the worker's traceback and a note naming the shard.  Its work would raise it again on any
+    worker, so it is not done again.  (Its check, ``prepared``, blames its error on the
+    epoch's task that needs it.)"""
+    for i, future in enumerate(futures):
+        error = runner.error(future)
+        if error is None:
+            continue
+        step = "checking its data" if runner.error(prepared[i]) is not None else \
+            f"learning epoch {epoch}"
+        error.add_note(f"(raised on the Dask cluster by parameter mixing's shard {i}, counting "
+                       f"from 0 of {len(futures)}, {step}; an error of the shard's own, not a "
+                       f"lost worker: not tried again)")
+        raise error
 
 
 def _started(estimator, classes, n_features):
