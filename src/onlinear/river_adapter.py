@@ -20,7 +20,6 @@ import scipy.sparse as sp
 from sklearn.base import clone as sklearn_clone
 from sklearn.utils import murmurhash3_32
 
-from ._core import rows
 from .estimators.checks import check_row
 
 try:
@@ -315,7 +314,7 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
             validate = getattr(estimator, "_validate_params", None)
             if validate is not None:
                 validate()
-        return getattr(estimator, "_row_exponent", rows.ROW_NORM_EXPONENT)
+        return getattr(estimator, "_row_exponent", None)  # (None: check_row's default)
 
     def _check_kept(self, columns, values):
         """Refuse a row to keep (the model not started) that the model would refuse when it
@@ -326,10 +325,10 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
         if len(set(columns)) != len(columns):  # colliding hashed columns add up in the row
             _, where = np.unique(np.asarray(columns, dtype=np.intp), return_inverse=True)
             vals = np.bincount(where, weights=vals)
-        exponent = self.__dict__.get("_exponent")
-        if exponent is None:  # (an adapter pickled before _exponent existed)
-            exponent = self._check_model()
-        check_row(np.ascontiguousarray(vals, dtype=np.float64), exponent)
+        if "_exponent" not in self.__dict__:  # (an adapter pickled before _exponent existed)
+            self._exponent = self._check_model()
+        exponent = {} if self._exponent is None else {"exponent": self._exponent}
+        check_row(np.ascontiguousarray(vals, dtype=np.float64), **exponent)
 
     def learn_one(self, x, y):
         """Learn from the dict ``x`` with label ``y`` (returns None, as river's classifiers).
