@@ -107,24 +107,14 @@ from libc.stdlib cimport calloc, free
 from ..rules._gaussian_params cimport NherdParams
 from ..rules.confidence cimport GaussianStep, gaussian_step_function
 from ..rules.confidence_dispatch cimport gaussian_step_of
+from ._full_covariance cimport (full_times, held_congruence, mirror_upper,
+                               onlinear_gaussian_init, onlinear_gaussian_sweeps)
 from ._sweeps cimport onlinear_simd_init
 from .row_pass cimport (Averaging, RowRound, averaged_round, check_pass, check_state,
                        feature_major_scores, play_row_of, reaches_every_feature, run_rows_of,
                        start_averaging, stop_averaging)
 
 from ..rules.confidence_table import GAUSSIAN_RULES, SHARED, GaussianRule
-
-cdef extern from "gaussian_simd.h" nogil:
-    ctypedef struct gaussian_sweeps:
-        void (*times)(const double *, const double *, Py_ssize_t, double *) noexcept nogil
-        void (*shrink)(double *, const double *, double, const double *, Py_ssize_t,
-                       double *) noexcept nogil
-        void (*pair)(double *, const double *, const double *, double, Py_ssize_t) noexcept nogil
-        void (*diagonal_pair)(const int64_t *, const double *, Py_ssize_t, double *, double *,
-                              Py_ssize_t, Py_ssize_t, Py_ssize_t, double, double, double,
-                              int64_t *) noexcept nogil
-    gaussian_sweeps onlinear_gaussian_sweeps
-    void onlinear_gaussian_init()
 
 cdef enum:
     DIAGONAL = 0
@@ -143,8 +133,6 @@ onlinear_gaussian_init()  # (the full layouts' sweeps: gaussian_simd.h)
 LAYOUTS = {"diagonal": DIAGONAL, "per-class": PER_CLASS, "shared": SHARED_FULL}
 #: the diagonal forms, by name (``"exact"``: NHERD only)
 DIAGONAL_FORMS = {"project": PROJECT, "drop": DROP, "exact": EXACT}
-#: the smallest share of a full Σ's scale (‖x‖²·max Σ_ii) a variance along x is held at: √ε
-cdef double RESOLVED = sqrt(DBL_EPSILON)
 #: the smallest variance along a row a full Σ of prior a·I is held at: a·√DBL_MIN/ε (6.7e-139 for
 #: a = 1), where the products of two of its entries in a step (u_i·u_j, u = Σx) still keep ε's
 #: precision
@@ -268,89 +256,33 @@ cdef inline double _pair_variance(const double *sigma, Py_ssize_t K, Py_ssize_t 
     return (v0 + v1) + (v2 + v3)
 
 
-cdef inline double _times(const double *S, Py_ssize_t d, const double *x, const int64_t *idx,
-                          const double *vals, Py_ssize_t nnz, double *u) noexcept nogil:
-    """u = Sx from S's upper triangle (``x``: the row scattered to d values); returns xᵀSx
-    over x's non-zeros."""
-    cdef Py_ssize_t p
-    cdef double v = 0.0
-    onlinear_gaussian_sweeps.times(S, x, d, u)
-    for p in range(nnz):
-        v += vals[p] * u[idx[p]]
-    return v
-
-
-cdef inline void _congruence(double *S, Py_ssize_t d, const double *u, double beta, double rest,
-                             const double *x, double *w) noexcept nogil:
-    """Σ ← AΣAᵀ, A = I − γuxᵀ (u = Σx), in the two steps of the module doc on S's upper
-    triangle (w = Σ₁x computed while Σ₁ is written); ``rest`` is 1 − β·xᵀΣx, computed by the
-    caller without cancellation."""
-    cdef double g = beta / (1.0 + sqrt(max(0.0, rest)))
-    onlinear_gaussian_sweeps.shrink(S, u, g, x, d, w)
-    onlinear_gaussian_sweeps.pair(S, u, w, 0.5 * g, d)
-
-
-cdef inline double _largest_diagonal(const double *S, Py_ssize_t d) noexcept nogil:
-    cdef Py_ssize_t i
-    cdef double largest = 0.0
-    for i in range(d):
-        largest = max(largest, S[i * d + i])
-    return largest
-
-
 @cython.cdivision(True)
 cdef inline void _full_move(Model *M, Py_ssize_t k, double *S, const double *u, double alpha,
                             double beta, double rest, double v, double x2,
                             bint move_matrix) noexcept nogil:
     """μ_k += alpha·u, then (if ``move_matrix``) the congruence of S with ``beta``
     (``rest`` = 1 − β·v, v = xᵀSx, x2 = ‖x‖²), its shrinking along x held where float64 cannot
-    resolve it (module doc); S's lower triangle is left behind (:func:`_mirror`)."""
+    resolve it (module doc; ``_full_covariance.held_congruence``); S's lower triangle is left
+    behind (:func:`_mirror`)."""
     cdef Py_ssize_t i
-    cdef double floor
     for i in range(M.d):
         M.mu[i * M.K + k] += alpha * u[i]
-    if not move_matrix:
-        return
-    # xᵀΣ'x = v·rest; a dense Σ resolves a variance along x only down to its rounding, some
-    # d²ε·‖x‖²·max Σ_ii: below √ε of that scale (d ≤ ε^(-1/4) = 8192) the exact step would
-    # leave Σ indefinite in float64, so xᵀΣ'x is held there (β from the held rest), and at
-    # ‖x‖² times the full layouts' smallest variance (module doc)
-    floor = max(RESOLVED * _largest_diagonal(S, M.d), M.full_floor) * x2
-    if not (v * rest >= floor):
-        M.repaired += 1
-        if not (v > floor):
-            return  # (already at the floor along x: Σ keeps its value)
-        rest = floor / v
-        beta = (1.0 - rest) / v
-    _congruence(S, M.d, u, beta, rest, M.x, M.w)
-    M.moved[(S - M.cov) // (M.d * M.d)] = True
-
-
-cdef enum:
-    MIRROR_TILE = 8  # (doubles: one 64-byte cache line)
+    if move_matrix and held_congruence(S, M.d, u, beta, rest, v, x2, M.full_floor, M.x, M.w,
+                                       &M.repaired):
+        M.moved[(S - M.cov) // (M.d * M.d)] = True
 
 
 cdef void _mirror(Model *M) noexcept nogil:
-    """Copy the upper triangle of every full matrix the rounds moved to its lower triangle:
-    the state is symmetric bit for bit again.  The copy runs in square tiles: a whole column
-    of the upper triangle, read down, takes one cache line per entry, d·8 bytes apart (a
-    multiple of 4 KiB at d = 256 and beyond falls in a few sets of the L1 cache, evicted
-    before the next column reads them again), while a tile reads and writes whole lines.  It
-    runs after every ``learn_one`` round that moved a matrix (once per pass in a pass)."""
-    cdef Py_ssize_t k, i, j, a, b, d = M.d, tile = MIRROR_TILE
-    cdef double *S
+    """Copy the upper triangle of every full matrix the rounds moved to its lower triangle
+    (``_full_covariance.mirror_upper``): the state is symmetric bit for bit again.  It runs
+    after every ``learn_one`` round that moved a matrix (once per pass in a pass)."""
+    cdef Py_ssize_t k
     if M.layout == DIAGONAL:
         return
     for k in range(M.n_matrices):
-        if not M.moved[k]:
-            continue
-        S = M.cov + k * d * d
-        for a in range((d + tile - 1) // tile):
-            for b in range(a + 1):  # tile (a, b): rows a·tile…, columns b·tile…; b ≤ a
-                for i in range(a * tile, min(a * tile + tile, d)):
-                    for j in range(b * tile, min(b * tile + tile, i)):
-                        S[i * d + j] = S[j * d + i]
-        M.moved[k] = False
+        if M.moved[k]:
+            mirror_upper(M.cov + k * M.d * M.d, M.d)
+            M.moved[k] = False
 
 
 cdef inline double _project_beta(double c, double v) noexcept nogil:
@@ -404,13 +336,13 @@ cdef Py_ssize_t _round(Model *M, const int64_t *idx, const double *vals, Py_ssiz
     elif M.layout == PER_CLASS:
         S_y = M.cov + (y if K > 1 else 0) * d * d
         S_s = M.cov + support * d * d
-        v_y = _times(S_y, d, M.x, idx, vals, nnz, M.u)
+        v_y = full_times(S_y, d, M.x, idx, vals, nnz, M.u)
         V = v_y
         if K > 1:
-            v_s = _times(S_s, d, M.x, idx, vals, nnz, M.u + d)
+            v_s = full_times(S_s, d, M.x, idx, vals, nnz, M.u + d)
             V = v_y + v_s
     else:
-        v_y = _times(M.cov, d, M.x, idx, vals, nnz, M.u)
+        v_y = full_times(M.cov, d, M.x, idx, vals, nnz, M.u)
         V = v_y
     if not isfinite(V):
         return -1
@@ -471,7 +403,7 @@ cdef Py_ssize_t _narow_round(Model *M, const int64_t *idx, const double *vals, P
                 M.chis[k] += x * (M.cov[at + k] * x)
     else:
         for k in range(K):
-            M.chis[k] = _times(M.cov + k * d * d, d, M.x, idx, vals, nnz, M.steps + k * d)
+            M.chis[k] = full_times(M.cov + k * d * d, d, M.x, idx, vals, nnz, M.steps + k * d)
     for k in range(K):
         if not (isfinite(M.scores[k]) and isfinite(M.chis[k])):
             return -1

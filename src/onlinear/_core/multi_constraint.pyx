@@ -53,7 +53,11 @@ counted as skipped; a diagonal σ is floored at max(``min_variance``, DBL_MIN) a
 and a full matrix's variance along x held at max(√ε·max_i Σ_ii, ``min_variance``,
 a·√DBL_MIN/ε)·‖x‖² (the mean still takes the exact step), each counted as a repair.  A full
 matrix takes its rank-one step as the congruence Σ ← AΣAᵀ, A = I − γ(Σx)xᵀ, γ = b/(1 + √(1 −
-bv)), written to both triangles (the state stays symmetric bit for bit; no mirror is deferred).
+bv)), as the Gaussian engine takes it (:mod:`onlinear._core.confidence`, the sweeps of
+``_full_covariance.pxd``): within a call the rounds read and write each matrix's upper triangle
+only, and the lower triangle of each matrix that moved is copied from it when the call ends (a
+held ``learn_one`` round defers that copy to its ``mirror``, which the model's ``covariance``
+calls when read), so the state is symmetric bit for bit.
 
 Dense rows run on their non-zeros, so dense and CSR rows give identical states; averaging
 (``avg_acc``, ``avg_rounds``) runs the rounds through :func:`onlinear._core.row_pass.averaged_round`.
@@ -66,12 +70,15 @@ from libc.math cimport fabs, isfinite, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport calloc, free
 
+from ._full_covariance cimport (full_times, held_congruence, mirror_upper,
+                               onlinear_gaussian_init)
 from ._sweeps cimport onlinear_simd_init
 from .row_pass cimport (Averaging, RowRound, averaged_round, check_pass, check_state,
                        feature_major_scores, play_row_of, run_rows_of, start_averaging,
                        stop_averaging)
 
 onlinear_simd_init()  # (the scores: simd.h's score_sparse, through row_pass.pxd)
+onlinear_gaussian_init()  # (the full matrices' sweeps: gaussian_simd.h)
 
 #: the layouts this engine serves
 LAYOUTS = ("diagonal", "per-class")
@@ -81,7 +88,6 @@ MAX_SWEEPS = 100
 cdef double _TOLERANCE = TOLERANCE
 cdef int _MAX_SWEEPS = MAX_SWEEPS
 cdef int MAX_NEWTON = 200
-cdef double RESOLVED = sqrt(DBL_EPSILON)
 cdef double FULL_SMALLEST = sqrt(DBL_MIN) / DBL_EPSILON
 
 
@@ -101,6 +107,8 @@ cdef struct Model:
     double *v0              # K (position 0: y, 1…: S)
     double *u               # full: K·d, Σ0_c x of each position
     double *w               # full: d
+    double *x               # full: the round's row scattered to d values (zeros elsewhere)
+    unsigned char *moved    # full: K, the matrices whose lower triangle is behind
     Py_ssize_t *cls         # K: the class at each position
     unsigned char *chosen   # K
     const int64_t *idx      # the round's row
@@ -186,39 +194,6 @@ cdef double _coordinate(Model *M, Py_ssize_t j) noexcept nogil:
     return lo
 
 
-cdef void _full_step(Model *M, double *S, const double *u, double v, double b, double rest,
-                     double x2) noexcept nogil:
-    """Σ ← Σ − b·uuᵀ (u = Σx, v = xᵀΣx, ``rest`` = 1 − b·v) as the congruence of the module
-    doc on the whole matrix, its shrinking along x held where float64 cannot resolve it."""
-    cdef Py_ssize_t i, j, p, d = M.d
-    cdef double g, floor, ui, wi
-    floor = 0.0  # (√ε of the largest variance Σ_ii, or the floor of the options)
-    for i in range(d):
-        floor = max(floor, S[i * d + i])
-    floor = max(RESOLVED * floor, M.full_floor) * x2
-    if not (v * rest >= floor):
-        M.repaired += 1
-        if not (v > floor):
-            return
-        rest = floor / v
-        b = (1.0 - rest) / v
-    g = b / (1.0 + sqrt(max(0.0, rest)))
-    for i in range(d):  # (g·(u_i·u_j): the same bits at (i, j) and (j, i))
-        ui = u[i]
-        for j in range(d):
-            S[i * d + j] -= g * (ui * u[j])
-    for i in range(d):
-        M.w[i] = 0.0
-    for p in range(M.nnz):  # w = Σ₁x (Σ₁ symmetric: its rows at x's non-zeros)
-        wi = M.vals[p]
-        for i in range(d):
-            M.w[i] += wi * S[M.idx[p] * d + i]
-    g = 0.5 * g
-    for i in range(d):
-        for j in range(d):
-            S[i * d + j] -= g * (M.w[i] * u[j] + u[i] * M.w[j])
-
-
 cdef inline double _floored(Model *M, double sig) noexcept nogil:
     if sig < M.min_variance:
         M.repaired += 1
@@ -229,12 +204,37 @@ cdef inline double _floored(Model *M, double sig) noexcept nogil:
 cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_ssize_t nnz,
                        Py_ssize_t y, bint *updated) noexcept nogil:
     """One round: the class predicted before it, or −1 when a score, a v0 or an α is not
-    finite (nothing changed)."""
+    finite (nothing changed).  With full matrices the row is scattered to ``M.x`` around it
+    (the sweeps take the whole row)."""
     cdef Model *M = <Model *>model
+    cdef Py_ssize_t p, predicted
+    if not M.full:
+        return _round_on(M, idx, vals, nnz, y, updated)
+    for p in range(nnz):
+        M.x[idx[p]] = vals[p]
+    predicted = _round_on(M, idx, vals, nnz, y, updated)
+    for p in range(nnz):
+        M.x[idx[p]] = 0.0
+    return predicted
+
+
+cdef void _mirror(Model *M) noexcept nogil:
+    """Copy the upper triangle of every matrix the rounds moved to its lower triangle."""
+    cdef Py_ssize_t c
+    if not M.full:
+        return
+    for c in range(M.K):
+        if M.moved[c]:
+            mirror_upper(M.cov + c * M.d * M.d, M.d)
+            M.moved[c] = False
+
+
+cdef Py_ssize_t _round_on(Model *M, const int64_t *idx, const double *vals, Py_ssize_t nnz,
+                          Py_ssize_t y, bint *updated) noexcept nogil:
+    """:func:`_round`'s round (``M.x`` holding the row, with full matrices)."""
     cdef Py_ssize_t K = M.K, d = M.d, c, j, n, p, i, predicted = 0, best, sweep, at
     cdef double q, t, Ay, new, change, top, coefficient, grow, sig, x2 = 0.0, tp = 2.0 * M.phi
-    cdef double *S
-    cdef bint violated = False
+    cdef bint violated = False, moved
     updated[0] = False
     M.idx, M.vals, M.nnz = idx, vals, nnz
     q = feature_major_scores(M.mu, K, idx, vals, nnz, M.scores)
@@ -259,17 +259,8 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
     # v0 of y and of each class of S
     for j in range(n + 1):
         c = M.cls[j]
-        if M.full:
-            S = M.cov + c * d * d
-            for i in range(d):
-                M.u[j * d + i] = 0.0
-            for p in range(nnz):  # Σ0_c x from the rows of Σ0_c at x's non-zeros
-                t = vals[p]
-                for i in range(d):
-                    M.u[j * d + i] += t * S[idx[p] * d + i]
-            t = 0.0
-            for p in range(nnz):
-                t += vals[p] * M.u[j * d + idx[p]]
+        if M.full:  # Σ0_c x from the upper triangle of Σ0_c
+            t = full_times(M.cov + c * d * d, d, M.x, idx, vals, nnz, M.u + j * d)
         else:
             t = 0.0
             for p in range(nnz):
@@ -323,11 +314,15 @@ cdef Py_ssize_t _round(void *model, const int64_t *idx, const double *vals, Py_s
             for i in range(d):
                 M.mu[i * K + c] += coefficient * M.u[j * d + i]
             grow = tp * M.alpha[j] * M.v0[j]
+            # Σ ← Σ − b·uuᵀ with b = 2φα/(1 + 2φαv0), 1 − bv0 = 1/(1 + 2φαv0) (module doc)
             if isfinite(grow):
-                _full_step(M, M.cov + c * d * d, M.u + j * d, M.v0[j],
-                           tp * M.alpha[j] / (1.0 + grow), 1.0 / (1.0 + grow), x2)
+                moved = held_congruence(M.cov + c * d * d, d, M.u + j * d,
+                                        tp * M.alpha[j] / (1.0 + grow), 1.0 / (1.0 + grow),
+                                        M.v0[j], x2, M.full_floor, M.x, M.w, &M.repaired)
             else:  # (its limit: Σx → 0 along x, held at the floor)
-                _full_step(M, M.cov + c * d * d, M.u + j * d, M.v0[j], 1.0 / M.v0[j], 0.0, x2)
+                moved = held_congruence(M.cov + c * d * d, d, M.u + j * d, 1.0 / M.v0[j], 0.0,
+                                        M.v0[j], x2, M.full_floor, M.x, M.w, &M.repaired)
+            M.moved[c] = M.moved[c] or moved
         else:
             for p in range(nnz):
                 at = idx[p] * K + c
@@ -380,21 +375,23 @@ cdef int _fill(Model *M, mean, covariance, double phi, Py_ssize_t constraints, s
 cdef void *_scratch(Model *M) except NULL:
     """The rounds' buffers in one block, for the caller to free."""
     cdef Py_ssize_t K = M.K, d = M.d
-    cdef size_t doubles = 3 * K + ((K + 1) * d if M.full else 0)
-    cdef char *block = <char *>calloc(doubles * sizeof(double) + K * sizeof(Py_ssize_t) + K + 8,
-                                      1)
+    cdef size_t doubles = 3 * K + ((K + 2) * d if M.full else 0)
+    cdef char *block = <char *>calloc(doubles * sizeof(double) + K * sizeof(Py_ssize_t) + 2 * K
+                                      + 8, 1)
     if block == NULL:
         raise MemoryError()
     cdef double *buffer = <double *>block
     M.scores = buffer
     M.alpha = buffer + K
     M.v0 = buffer + 2 * K
-    M.u = M.w = NULL
+    M.u = M.w = M.x = NULL
     if M.full:
         M.u = buffer + 3 * K
         M.w = M.u + K * d
+        M.x = M.w + d  # (zeros: calloc, and each round puts them back)
     M.cls = <Py_ssize_t *>(block + doubles * sizeof(double))
     M.chosen = <unsigned char *>(block + doubles * sizeof(double) + K * sizeof(Py_ssize_t))
+    M.moved = M.chosen + K
     return block
 
 
@@ -474,6 +471,7 @@ cdef tuple _run(Model *M, tuple rows, int64_t[::1] counts, avg_acc, avg_rounds):
         predicted = play_row_of(_round, M, &A, indices, values, y, M.d, M.K, &updated)
         return predicted, bool(updated)
     finally:
+        _mirror(M)
         free(buffer)
         stop_averaging(&A)
         if counts is not None:
@@ -526,4 +524,6 @@ cdef class MultiConstraintRound(RowRound):
         self.M.skipped = 0
 
     def mirror(self):
-        """Nothing to bring up to date: these rounds write both triangles (module doc)."""
+        """Copy the upper triangle of each matrix the rounds since the last call moved to its
+        lower triangle (the model calls it before its covariance is read)."""
+        _mirror(&self.M)
