@@ -642,12 +642,36 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             n_examples = self._examples(X, trials, context)
             if weights is not None:
                 context["sample_weight"] = weights
-            if warm and self._pass_can_fail(X.shape[0] * self.n_epochs):
+            if warm and (weights is not None or self._pass_can_fail(X.shape[0] * self.n_epochs)):
                 self._snapshot_arrays(saved)
             for epoch, order in enumerate(self._epochs(n_examples), start=1):
                 with self._progress(f"epoch {epoch}/{self.n_epochs}", order.shape[0]):
                     self._run(X, targets, order, **context)
+            if weights is not None or not warm:  # (a new model's arrays: no copy was needed)
+                self._refuse_overflowed_model(weights)
         return self
+
+    def _refuse_overflowed_model(self, weights):
+        """Raise ``ValueError`` (the caller restores the model) if a learned array holds an
+        infinity or a NaN after a pass.  The rows' norms are checked before it, which bounds
+        every step of the rules at their defaults; an example's weight (``sample_weight``,
+        ``class_weight``) scales its step, and some hyperparameters (a huge ``C``, ``gamma``
+        or ``a``) scale every step: there the steps themselves can overflow, which no check
+        of the rows sees.  (Checked after ``fit`` and after a weighted pass: an unweighted
+        ``partial_fit`` would pay a copy of the model each call for it.)"""
+        for name in self._model_arrays():
+            array = self._saved_array(name)
+            if array is None or array.dtype.kind not in "fc" or np.isfinite(array).all():
+                continue
+            cause = (f"an example's weight scales its step, and the largest here, "
+                     f"{float(np.max(weights)):.3g}, is too large for the data's scale: lower "
+                     "sample_weight or class_weight, or rescale the rows"
+                     if weights is not None else
+                     "its hyperparameters scale every step beyond float64's range on this "
+                     f"data ({_hyperparameters(self)}): choose values nearer 1, or rescale "
+                     "the rows")
+            raise ValueError(f"{type(self).__name__}: learning overflowed the model ({name} "
+                             f"holds infinity or NaN) and was undone: {cause}.")
 
     def _examples(self, X, trials, context):
         """The number of examples of a pass over the rows ``X``: a row each, or with
@@ -686,10 +710,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                 context["sample_weight"] = weights
             if record:
                 context["predictions"] = predicted = np.empty(X.shape[0], dtype=np.int64)
-            if not first and self._pass_can_fail(X.shape[0]):
+            if not first and (weights is not None or self._pass_can_fail(X.shape[0])):
                 self._snapshot_arrays(saved)  # (a first call's arrays are new: nothing to copy)
             with self._progress(method, n_examples):
                 self._run(X, targets, np.arange(n_examples), **context)
+            if weights is not None or first:
+                self._refuse_overflowed_model(weights)
         return predicted
 
     def learn_many(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None,
@@ -1281,6 +1307,15 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 OnlineLinearClassifier.__doc__ = docstrings.complete(
     OnlineLinearClassifier, {name: docstrings.PARAMETERS[name] for name in docstrings.UNIVERSAL},
     docstrings.ATTRIBUTES)
+
+
+def _hyperparameters(estimator):
+    """The estimator's numeric hyperparameters (not how it is run), for a message."""
+    shown = [f"{name}={value!r}" for name, value in sorted(estimator.get_params(deep=False)
+                                                           .items())
+             if isinstance(value, (int, float)) and not isinstance(value, bool)
+             and name not in ("n_epochs", "verbose", "random_state")]
+    return ", ".join(shown) or "none"
 
 
 class _Unweighted(OnlineLinearClassifier):
