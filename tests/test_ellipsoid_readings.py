@@ -303,3 +303,14 @@ def test_a_saved_state_with_a_bad_update_count_is_refused(tmp_path):
     model.model_.state[2, 0] = 1.5
     with pytest.raises(ValueError, match="whole numbers"):
         model._check_model()
+
+
+def test_a_cellip_gamma_whose_first_radius_overflows_is_named():
+    """Python's bare "OverflowError: (34, 'Numerical result out of range')" named nothing (the
+    default reading squares the radius 1 + γ(1 − a))."""
+    X, y = _blobs(k=4)
+    model = onlinear.CELLIP().fit(X, y)
+    before = model.coef_.copy()
+    with pytest.raises(ValueError, match=r"gamma=1e\+300 .* overflows float64"):
+        model.set_params(gamma=1e300).fit(X, y)
+    np.testing.assert_array_equal(model.coef_, before)

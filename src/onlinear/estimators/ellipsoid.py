@@ -23,6 +23,7 @@ The points the paper leaves open and what this library decides:
    given: ``w_scale``).  No preprocessing and no bias term: the theory assumes ‖x‖ ≤ 1, which
    is the user's to arrange (e.g. divide by the largest row norm).
 """
+import math
 from numbers import Real
 
 import numpy as np
@@ -219,7 +220,13 @@ class CELLIP(_Ellipsoid):
 
     def _initial_scale(self):
         radius = 1.0 + self.gamma * (1.0 - self.a)
-        return radius ** 2 if self.init == "corrected" else radius
+        scale = radius * radius if self.init == "corrected" else radius
+        if not math.isfinite(scale):  # (the ellipsoid's first radius overflows float64)
+            raise ValueError(f"CELLIP: gamma={self.gamma!r} with a={self.a!r} makes the initial "
+                             f"ellipsoid's radius 1 + gamma·(1 − a) = {radius:.3g}, whose "
+                             f"{'square ' if self.init == 'corrected' else ''}overflows float64: "
+                             "choose a smaller gamma.")
+        return scale
 
     def _mode(self):
         return self._modes[self.on_infeasible]
