@@ -12,6 +12,7 @@ import pytest
 from sklearn.datasets import dump_svmlight_file
 
 import onlinear
+from onlinear.persistence import read_header
 from cli_runner import onlinear_cli
 from onlinear.data import load_libsvm
 
@@ -142,6 +143,9 @@ def test_multilabel_and_ordinal_streams(tmp_path):
     assert float(report.split()[-1]) < 0.3
     predictions = onlinear_cli("predict", tmp_path / "ml", tmp_path / "ml.svm").stdout
     assert len(predictions.splitlines()) == 120
+    # the labels as the file writes them (the first chunk's classes were floats: "1.0,3.0")
+    assert set(",".join(predictions.split()).split(",")) <= {"1", "2", "3", ""}
+    assert read_header(tmp_path / "ml")["classes_dtype"] == "<i8"
 
     ranks = np.digitize(X[:, 0], [-0.5, 0.5]) + 1
     dump_svmlight_file(X, ranks, str(tmp_path / "ord.svm"), zero_based=False)

@@ -174,10 +174,14 @@ def _finite_labels(y, multilabel):
     :func:`~onlinear.cli.model_files.scan_classes` finds them)."""
     import numpy as np
 
+    from ..data.libsvm import whole_number_labels
+
     values = np.array([v for row in y for v in row], dtype=np.float64) if multilabel else \
         np.asarray(y)
     values = values[np.isfinite(values)] if values.dtype.kind == "f" else values
-    return np.unique(values).tolist()
+    # (a label set's labels come as floats: whole numbers are ints, as a label's are, so that
+    # the model's classes, and the labels predict prints, are 2, not 2.0)
+    return whole_number_labels(np.unique(values)).tolist()
 
 
 def _check_foreseen(source, y, allowed, multilabel):
