@@ -208,6 +208,34 @@ def test_an_output_that_is_an_input_is_a_usage_error_and_nothing_is_touched(tmp_
     _same_folder(tmp_path, before)
 
 
+@pytest.mark.parametrize("args, first_line", [
+    (["predict", "model.onlinear", "data.svm", "--output", "-"], "1"),
+    (["run", "pa", "data.svm", "--out", "-", "--format", "csv"], "algorithm,"),
+    (["run", "pa", "data.svm", "--curve", "-"], "algorithm,permutation,"),
+], ids=lambda value: " ".join(value) if isinstance(value, list) else value)
+def test_a_text_output_of_dash_is_standard_output(tmp_path, args, first_line):
+    """"-" made a file named "-" (and "wrote -"), where DATA "-" reads standard input."""
+    before = _folder(tmp_path)
+    result = onlinear_cli(*args, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(first_line)
+    assert "wrote -" not in result.stderr
+    _same_folder(tmp_path, before)
+
+
+def test_an_output_through_a_symbolic_link_writes_the_file_it_names(tmp_path):
+    """The link was replaced by a regular file and its target left as it was."""
+    _folder(tmp_path)
+    (tmp_path / "out").mkdir()
+    os.symlink(tmp_path / "out" / "p.txt", tmp_path / "p-link.txt")
+    result = onlinear_cli("predict", "model.onlinear", "data.svm", "--output", "p-link.txt",
+                          cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "p-link.txt").is_symlink()
+    assert (tmp_path / "out" / "p.txt").read_text().splitlines() == ["1", "2", "1", "2"]
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["p.txt"]
+
+
 def test_continuing_a_model_into_its_own_file_is_allowed(tmp_path):
     # the documented `train --model m.onlinear more.svm --save m.onlinear`: the model is read
     # whole before anything is written, and replaced atomically

@@ -228,6 +228,20 @@ def test_a_path_that_names_no_file_is_refused_and_nothing_is_written_anywhere(
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
 
 
+def test_saving_through_a_symbolic_link_writes_the_file_it_names(tmp_path):
+    """The rename went onto the link itself: the link became a regular file and the file it
+    named was left as it was."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link.onlinear").symlink_to(tmp_path / "real" / "m.onlinear")
+    first, second = onlinear.make("pa").fit(X, LABELS), onlinear.make("pa1").fit(X, LABELS)
+    for model in (first, second):  # (a new target, then an existing one)
+        onlinear.save(model, tmp_path / "link.onlinear")
+        assert (tmp_path / "link.onlinear").is_symlink()
+        _assert_same_model(onlinear.load(tmp_path / "real" / "m.onlinear"), model)
+    assert sorted(p.name for p in (tmp_path / "real").iterdir()) == ["m.onlinear"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.onlinear", "real"]
+
+
 def test_a_long_legal_file_name_is_saved_and_loaded(tmp_path):
     """The temporary file's name (``.<name>.<8 random>.tmp``) was 14 characters longer than the
     name and failed (ENAMETOOLONG) for names the file system takes."""

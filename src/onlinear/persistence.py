@@ -257,7 +257,8 @@ def _encode(header, arrays):
 def replacing(path, suffix=".tmp"):
     """A temporary path beside ``path`` to write to, renamed onto ``path`` once the ``with``
     block ends without error: an existing file is replaced whole or not at all, and nothing is
-    written outside ``path``'s folder.
+    written outside ``path``'s folder (a symbolic link's: that of the file it names, which is
+    the one replaced).
 
     The temporary file (``.<name>.<random><suffix>`` in the same folder, so that the rename is
     atomic on POSIX and Windows) is synced to disk before the rename, and the rename itself
@@ -287,6 +288,15 @@ def replacing(path, suffix=".tmp"):
         raise IsADirectoryError(f"{path!r} names no file" + (" (it ends with a separator)"
                                                              if path else "")
                                 + ": give a file's path.")
+    if os.path.islink(path):
+        # the file the link names is written (a rename onto the link itself would replace
+        # the link by a file and leave its target as it was); a link into /dev or /proc
+        # (/dev/stdout, a process's descriptor) is a stream: written through
+        target = os.path.realpath(path)
+        if _stream_path(path) or _stream_path(target):
+            yield path
+            return
+        path = target
     try:
         mode = os.stat(path).st_mode
     except OSError:
@@ -359,6 +369,12 @@ def _umask():
     return mask
 
 
+def _stream_path(path):
+    """Whether ``path`` lies in /dev or /proc, whose entries are devices and descriptors."""
+    absolute = os.path.abspath(path)
+    return absolute.startswith(("/dev/", "/proc/"))
+
+
 def _temporary_prefix(path):
     """The start of the temporary files' names of a write of ``path``: ``.<name>.``, the name
     cut (with a digest of it kept, so that two long names stay apart) where the random part
@@ -382,6 +398,8 @@ def remove_stale_temporaries(path):
     ``path``'s, not those of another file whose name starts with it (``m`` and
     ``m.onlinear``)."""
     path = os.fspath(path)
+    if os.path.islink(path):  # (a link's file is written beside its target: replacing)
+        path = os.path.realpath(path)
     folder = os.path.dirname(os.path.abspath(path))
     pattern = re.compile(re.escape(_temporary_prefix(path)) + r"[a-z0-9_]{8}\.tmp")
     try:

@@ -91,6 +91,16 @@ def parse_grid(ctx, param, values):
     return out
 
 
+def check_text_output(ctx, param, value):
+    """:func:`check_output` for a text output, which ``-`` sends to standard output (as DATA
+    ``-`` reads standard input)."""
+    return value if value == STDOUT else check_output(ctx, param, value)
+
+
+#: the output path that means standard output (text outputs: :func:`check_text_output`)
+STDOUT = "-"
+
+
 def check_output(ctx, param, value):
     """An output path whose folder exists and is writable, checked before any training."""
     if value is None:
@@ -131,7 +141,8 @@ def check_distinct(inputs, outputs):
     """
     inputs = {name: path for name, path in inputs.items()
               if path is not None and path != "-" and os.path.exists(path)}
-    outputs = [(name, path) for name, path in outputs.items() if path is not None]
+    outputs = [(name, path) for name, path in outputs.items()
+               if path is not None and path != STDOUT]
     for i, (name, path) in enumerate(outputs):
         for other, source in inputs.items():
             if same_file(path, source):
@@ -191,7 +202,7 @@ def physical_memory():
 
 
 def emit_output(text, out):
-    if out is None:
+    if out is None or out == STDOUT:
         click.echo(text, nl=False)
     else:
         with replacing_output(out) as temporary:

@@ -8,7 +8,9 @@ from .. import harness
 from ..registry import describe
 from .common import (
     FORMATS,
+    STDOUT,
     check_output,
+    check_text_output,
     emit_output,
     exported,
     parse_grid,
@@ -39,8 +41,9 @@ def experiment_options(command):
                      help="Seed of the random permutations."),
         click.option("--tick", type=click.IntRange(min=1), default=None,
                      help="Record the curves every TICK examples [default: about 100 points]."),
-        click.option("--curve", metavar="FILE", default=None, callback=check_output,
-                     help="Write the learning curves (one row per tick) to this CSV file."),
+        click.option("--curve", metavar="FILE", default=None, callback=check_text_output,
+                     help="Write the learning curves (one row per tick) to this CSV file (-: "
+                     "standard output)."),
         click.option("--plot", metavar="FILE", default=None, callback=check_output,
                      help="Draw mistake rate, updates, time and test error against examples "
                      "seen (.png, .svg, .pdf, ...)."),
@@ -56,7 +59,7 @@ def experiment_options(command):
                      help="Resolution of a raster image."),
         click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
                      show_default=True, help="Output format."),
-        click.option("--out", metavar="FILE", default=None, callback=check_output,
+        click.option("--out", metavar="FILE", default=None, callback=check_text_output,
                      help="Write the output to FILE instead of standard output."),
     ]
     for option in reversed(options):
@@ -87,7 +90,9 @@ def plot_options(plot, plot_log, plot_size, plot_format, plot_dpi):
 
 
 def finish_outputs(evaluation, table, fmt, out, curve, plot, text, plot_options=None):
-    if curve is not None:
+    if curve == STDOUT:
+        click.echo(evaluation.curves().to_csv(), nl=False)
+    elif curve is not None:
         with replacing_output(curve) as temporary:
             evaluation.curves().to_csv(temporary)
         click.echo(f"wrote {curve}", err=True)

@@ -23,7 +23,7 @@ import numpy as np
 from ..streaming import padded
 from ..data.located import LISTED, located_source, row_of_entry
 from ..data import whole_number_labels
-from .common import parse_value, replacing_output
+from .common import STDOUT, parse_value, replacing_output
 
 
 TASKS = ("multiclass", "multilabel", "ordinal")
@@ -122,7 +122,7 @@ def output_file(path):
     """A text handle on ``path``, written to a temporary file renamed onto it on success only
     (a failed command leaves an existing file as it was); standard output if ``path`` is
     None."""
-    if path is None:
+    if path is None or path == STDOUT:
         yield sys.stdout
         return
     with replacing_output(path) as temporary, open(temporary, "w", encoding="utf-8") as handle:

@@ -5,7 +5,7 @@ import sys
 import click
 import numpy as np
 
-from .common import check_distinct, check_output, clean_errors
+from .common import check_distinct, check_text_output, clean_errors
 from .group import cli
 from .imports import import_estimators
 from .model_files import ReadableChunks, model_and_source, output_file, strict_features_option
@@ -14,8 +14,9 @@ from .model_files import ReadableChunks, model_and_source, output_file, strict_f
 @cli.command("predict", short_help="Predict a LIBSVM stream with a saved model.")
 @click.argument("model_path", metavar="MODEL")
 @click.argument("data")
-@click.option("--output", default=None, callback=check_output,
-              help="Write the predictions here instead of standard output.")
+@click.option("--output", default=None, callback=check_text_output,
+              help="Write the predictions here instead of standard output (-: standard "
+              "output).")
 @click.option("--scores", is_flag=True, help="Print the decision values (tab-separated) "
               "after each prediction.")
 @click.option("--chunk-size", type=click.IntRange(1), default=4096, show_default=True)
