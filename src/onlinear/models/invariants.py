@@ -103,22 +103,23 @@ def check_scale_range(name, scales, float32=False):
                          "the range the engine keeps it in.")
 
 
-def check_size(name, stored, exact, anchor=0.0):
-    """A tracked size against the one the arrays give: within :data:`SIZE_TOLERANCE` of the
-    larger of the two and of the running sum's anchor (its error is relative to that)."""
+def check_size(name, stored, exact, anchor=0.0, tolerance=SIZE_TOLERANCE):
+    """A tracked size against the one the arrays give: within ``tolerance`` (by default
+    :data:`SIZE_TOLERANCE`) of the larger of the two and of the running sum's anchor (its
+    error is relative to that)."""
     stored, exact = np.asarray(stored, np.float64), np.asarray(exact, np.float64)
     if not np.isfinite(exact).all():
         raise ValueError(f"{name}: the size the arrays give overflows (values too large for "
                          "the engine).")
     reference = np.maximum(np.maximum(np.abs(stored), np.abs(exact)), np.abs(anchor))
-    wrong = np.abs(stored - exact) > SIZE_TOLERANCE * reference
+    wrong = np.abs(stored - exact) > tolerance * reference
     if wrong.any():
         at = int(np.argmax(wrong))
         raise ValueError(f"{name}: the stored size {float(stored.ravel()[at])!r} disagrees "
                          f"with the arrays' {float(exact.ravel()[at])!r}.")
 
 
-def check_primal_store(weights, state, multiplicative):
+def check_primal_store(weights, state, multiplicative, updates=0):
     """The primal store's invariants (:mod:`onlinear.rules.layout`): every output's scale
     within the engine's range; its true weights' squared norm finite; the size the engine
     tracks — ``RAW_SQNORM = Σ_j W[j, r]²`` (additive) or ``RAW_MASS = Σ_j W[j, r]``
@@ -133,9 +134,16 @@ def check_primal_store(weights, state, multiplicative):
         The engine's and the rule's state.
     multiplicative : bool
         Whether the weights are a multiplicative learner's (positive, normalized).
+    updates : int, default=0
+        The rounds that changed the weights.  float32 weights round every value a step
+        writes (a relative ε32 = 2^-23 at most), while the size is tracked from the steps in
+        float64: each step can part the two by ε32 of the anchor, so a float32 model's
+        tolerance grows by that much per update (a float64 model's is the sums' rounding).
     """
     scales = state[SCALE]
     check_scale_range("_state", scales, weights.dtype == np.float32)
+    tolerance = SIZE_TOLERANCE + (updates * float(np.finfo(np.float32).eps)
+                                  if weights.dtype == np.float32 else 0.0)
     raw = weights.astype(np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         sqnorm = np.einsum("jr,jr->r", raw, raw)
@@ -146,10 +154,10 @@ def check_primal_store(weights, state, multiplicative):
         if not (np.all(weights > 0.0) and np.all(scales > 0.0)):
             raise ValueError("_weights: a multiplicative model's weights must be positive.")
         check_size("_state (the weights' mass)", state[RAW_MASS], raw.sum(axis=0),
-                   state[SIZE_ANCHOR])
+                   state[SIZE_ANCHOR], tolerance)
     else:
         check_size("_state (the weights' squared norm)", state[RAW_SQNORM], sqnorm,
-                   state[SIZE_ANCHOR])
+                   state[SIZE_ANCHOR], tolerance)
 
 
 def check_positive_definite(name, matrices):

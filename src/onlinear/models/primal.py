@@ -134,7 +134,8 @@ class PrimalModel(Model):
         (:func:`~onlinear.models.invariants.check_primal_store`)."""
         super().check()
         check_primal_store(self.weights, self.state,
-                           self.config["step_kind"] != primal.ADDITIVE)
+                           self.config["step_kind"] != primal.ADDITIVE,
+                           int(self.counts[counters.UPDATES]))
 
     def __setattr__(self, name, value):
         if name in self.array_names or name == "config":  # (the per-example round holds both)
