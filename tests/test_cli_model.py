@@ -223,6 +223,18 @@ def test_a_text_output_of_dash_is_standard_output(tmp_path, args, first_line):
     _same_folder(tmp_path, before)
 
 
+@pytest.mark.parametrize("out, words", [("newdir/", "newdir/ is a folder"),
+                                        ("", "an empty path")])
+def test_an_output_that_names_no_file_is_a_usage_error_before_any_work(tmp_path, out, words):
+    """"newdir/" passed the check and failed after the training (exit 1); "" was called
+    " is a folder"."""
+    before = _folder(tmp_path)
+    result = onlinear_cli("run", "pa", "data.svm", "--out", out, cwd=tmp_path)
+    assert result.returncode == 2 and words in result.stderr, result.stderr
+    assert "examples" not in result.stdout + result.stderr  # (refused before the run)
+    _same_folder(tmp_path, before)
+
+
 def test_an_output_through_a_symbolic_link_writes_the_file_it_names(tmp_path):
     """The link was replaced by a regular file and its target left as it was."""
     _folder(tmp_path)

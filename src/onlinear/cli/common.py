@@ -105,9 +105,11 @@ def check_output(ctx, param, value):
     """An output path whose folder exists and is writable, checked before any training."""
     if value is None:
         return None
+    if not value:
+        raise click.BadParameter("an empty path; give a file name.", ctx, param)
     path = os.path.abspath(value)
     folder = os.path.dirname(path)
-    if os.path.isdir(path):
+    if os.path.isdir(path) or not os.path.basename(value):  # ("folder/": abspath drops "/")
         raise click.BadParameter(f"{value} is a folder; give a file name.", ctx, param)
     if not os.path.isdir(folder):
         raise click.BadParameter(f"cannot write {value}: no folder {folder}.", ctx, param)
