@@ -337,6 +337,7 @@ def test_a_long_noisy_stream_keeps_p_positive_definite(name, params, K, layout):
             else:
                 assert eigenvalues.min() > 0
     assert model.score(X, y) > 1.0 / K
+    model._check_model()  # (what onlinear.load checks: a Cholesky factorization refused P there)
 
 
 # ----------------------------------------------------------------------------- matrix="auto"
