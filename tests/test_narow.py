@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import onlinear
 import second_order_reference as R
 from onlinear import NAROW
 
@@ -201,3 +202,20 @@ def test_the_compiled_multiclass_rounds_are_the_numpy_rounds(matrix):
     np.testing.assert_allclose(model.model_.theta, theta, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(model.coef_, w.T, rtol=1e-9, atol=1e-11)
     np.testing.assert_allclose(model.model_.covariance, cov, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [9.5e7, 1e12, 1e100])
+def test_a_full_inverse_keeps_a_positive_variance_along_a_row_far_larger_than_the_rest(
+        tmp_path, scale):
+    """A⁻¹ − (A⁻¹x)(A⁻¹x)ᵀ/(r + χ) as a subtraction cancelled to exactly 0 along such a row
+    (its exact value a·r/(r + χ), here about 1e-16 of a): the model froze there, and its file
+    was refused on load (not positive definite).  The step is now the congruence, held at the
+    full layouts' floor, as the Gaussian engine's is."""
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [scale, 0.0], [0.5, 0.5]])
+    y = np.array([0, 1, 2, 1])
+    model = onlinear.make("narow", matrix="per-class").fit(X, y)
+    covariance = model.covariance_
+    assert np.all(np.linalg.eigvalsh(covariance) > 0.0)
+    onlinear.save(model, tmp_path / "m.onlinear")
+    again = onlinear.load(tmp_path / "m.onlinear")
+    np.testing.assert_array_equal(again.covariance_, covariance)

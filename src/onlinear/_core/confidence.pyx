@@ -77,8 +77,9 @@ LIBOL manual's Algorithm 11) shares this state (``mean`` = w, ``covariance`` = A
 ``"diagonal"`` or ``"per-class"`` layout) with a sum ``theta`` (θ, shape (d, K)); its rounds
 (:func:`narow_pass`, :func:`narow_row`, :class:`NarowRound`; the math in
 :mod:`onlinear.models.narow`) are one-vs-rest: every output k takes its own χ_k = xᵀA_k⁻¹x, r_k
-and margin test, and a full A_k⁻¹ its plain rank-one subtraction (the sweep of the congruence's
-first step, on its upper triangle) and w_k = A_k⁻¹θ_k (u = Σx's sweep).
+and margin test, and a full A_k⁻¹ its rank-one step as the congruence above (β = 1/(r + χ),
+1 − βχ = r/(r + χ), held at the floor a·√DBL_MIN/ε·‖x‖²; LIBOL's variant keeps NAROW.m's plain
+subtraction, the congruence's first sweep) and w_k = A_k⁻¹θ_k (u = Σx's sweep).
 
 A diagonal pass of a rule whose update condition leaves V out (AROW, NHERD: m < 1; the
 ``margin_bound`` of :class:`onlinear.rules.confidence_table.GaussianRow`) does not compute V
@@ -387,7 +388,7 @@ cdef Py_ssize_t _narow_round(Model *M, const int64_t *idx, const double *vals, P
     predicted (binary: 0 or 1), or −1 when a score or a χ_k is not finite (nothing changed:
     every χ_k is computed before any output moves)."""
     cdef Py_ssize_t K = M.K, d = M.d, k, p, i, at, predicted = 0
-    cdef double z, chi, r, margin, loss, beta, coefficient, x, sig
+    cdef double z, chi, r, margin, loss, beta, coefficient, x, sig, x2
     cdef double *S
     cdef double *step
     cdef bint grows
@@ -451,9 +452,16 @@ cdef Py_ssize_t _narow_round(Model *M, const int64_t *idx, const double *vals, P
                     M.cov[at] = sig / (1.0 + sig * vals[p] * vals[p] / r)
                 M.mu[at] = M.cov[at] * M.theta[at]
             continue
-        if grows:  # A⁻¹ − (A⁻¹x)(A⁻¹x)ᵀ/(r + χ) on the upper triangle
-            onlinear_gaussian_sweeps.shrink(S, step, 1.0 / (r + chi), M.x, d, M.w)
-            M.moved[k] = True
+        # A⁻¹ − (A⁻¹x)(A⁻¹x)ᵀ/(r + χ) on the upper triangle, as the congruence (its 1 − βχ
+        # = r/(r + χ) without the cancellation of the subtraction, which took a variance along
+        # a row far larger than the rest to exactly 0), held at the full layouts' floor
+        if grows:
+            x2 = 0.0
+            for p in range(nnz):
+                x2 += vals[p] * vals[p]
+            if held_congruence(S, d, step, 1.0 / (r + chi), r / (r + chi), chi, x2,
+                               M.full_floor, M.x, M.w, &M.repaired):
+                M.moved[k] = True
         for i in range(d):  # w_k = A_k⁻¹θ_k, from θ_k gathered to u's first half
             M.u[i] = M.theta[i * K + k]
         onlinear_gaussian_sweeps.times(S, M.u, d, M.u + d)
@@ -811,7 +819,7 @@ cdef class GaussianRound(_HeldRound):
 
 # ---------------------------------------------------------------------------------- NAROW
 cdef int _fill_narow(Model *M, str layout, mean, covariance, theta, double b,
-                     str variant) except -1:
+                     str variant, double prior) except -1:
     """Check NAROW's arrays and options (module doc) and point ``M`` at them."""
     cdef double[:, ::1] theta_v
     if layout not in ("diagonal", "per-class"):
@@ -823,6 +831,8 @@ cdef int _fill_narow(Model *M, str layout, mean, covariance, theta, double b,
                          "(layout='per-class')")
     if not (b > 0.0 and isfinite(b)):
         raise ValueError(f"b must be positive and finite, got {b!r}")
+    if not (prior > 0.0 and isfinite(prior)):
+        raise ValueError(f"the prior variance must be positive and finite, got {prior!r}")
     M.layout = _layout_of(layout)
     M.form = PROJECT
     _point_at(M, layout, mean, covariance)
@@ -831,12 +841,14 @@ cdef int _fill_narow(Model *M, str layout, mean, covariance, theta, double b,
     M.narow, M.libol, M.narow_b = True, variant == "libol", b
     M.theta = &theta_v[0, 0] if M.d > 0 else NULL
     M.min_variance = 0.0
+    M.full_floor = FULL_SMALLEST * prior  # (the full layout's hold: _narow_round)
+    M.repaired = M.skipped = 0
     return 0
 
 
 def narow_pass(X, const int64_t[::1] y, const int64_t[::1] order, mean, covariance, theta,
                predictions=None, *, double b=1.0, str layout="diagonal",
-               str variant="dogma", avg_acc=None, avg_rounds=None):
+               str variant="dogma", double prior=1.0, avg_acc=None, avg_rounds=None):
     """One online pass of NAROW over the rows ``X[order]`` (the module doc; the math in
     :mod:`onlinear.models.narow`).
 
@@ -853,6 +865,9 @@ def narow_pass(X, const int64_t[::1] y, const int64_t[::1] order, mean, covarian
     layout : {"diagonal", "per-class"}
     variant : {"dogma", "libol"}
         The paper's (DOGMA's) rounds, or LIBOL's ``NAROW.m`` (``"per-class"`` only).
+    prior : float, default=1
+        a, the variance A⁻¹ started from: a full A⁻¹'s variance along a row is held at
+        ‖x‖²·a·√DBL_MIN/ε (the Gaussian engine's floor, module doc).
     avg_acc, avg_rounds : float64 arrays of shapes (d, K) and (1,), optional
         The averaging sums of w (module doc), updated in place; None: not averaging.
 
@@ -867,17 +882,18 @@ def narow_pass(X, const int64_t[::1] y, const int64_t[::1] order, mean, covarian
         finite: that round changed nothing, the rounds before it stay.
     """
     cdef Model M
-    _fill_narow(&M, layout, mean, covariance, theta, b, variant)
+    _fill_narow(&M, layout, mean, covariance, theta, b, variant, prior)
     return _run_pass(&M, X, y, order, predictions, None, avg_acc, avg_rounds)
 
 
 def narow_row(indices, values, Py_ssize_t y, mean, covariance, theta, *, double b=1.0,
-              str layout="diagonal", str variant="dogma", avg_acc=None, avg_rounds=None):
+              str layout="diagonal", str variant="dogma", double prior=1.0, avg_acc=None,
+              avg_rounds=None):
     """One NAROW round (``learn_one``) on the row with non-zeros ``values`` at the columns
     ``indices``; the other arguments as :func:`narow_pass`.  Returns ``(prediction,
     updated)``; raises ValueError, changing nothing, when a score or χ is not finite."""
     cdef Model M
-    _fill_narow(&M, layout, mean, covariance, theta, b, variant)
+    _fill_narow(&M, layout, mean, covariance, theta, b, variant, prior)
     return _run_row(&M, indices, values, y, None, avg_acc, avg_rounds)
 
 
@@ -889,9 +905,9 @@ cdef class NarowRound(_HeldRound):
     averaging sums, or None."""
 
     def __init__(self, mean, covariance, theta, int64_t[::1] counts, *, double b=1.0,
-                 str layout="diagonal", str variant="dogma", int exponent=505, avg_acc=None,
-                 avg_rounds=None):
-        _fill_narow(&self.M, layout, mean, covariance, theta, b, variant)
+                 str layout="diagonal", str variant="dogma", double prior=1.0,
+                 int exponent=505, avg_acc=None, avg_rounds=None):
+        _fill_narow(&self.M, layout, mean, covariance, theta, b, variant, prior)
         self.buffer = _scratch(&self.M)
         self._average(avg_acc, avg_rounds)
         self.start(self.M.d, self.M.K, exponent, counts,

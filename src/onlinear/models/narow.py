@@ -12,9 +12,12 @@ Algorithm 11, which is the algorithm of F. Orabona's DOGMA toolbox)::
 
 with θ = 0, A⁻¹ = a·I at the start.  ``"diagonal"`` keeps A⁻¹ = diag(σ), σ_j ←
 1/(1/σ_j + x_j²/r) (the diagonal of the updated A), w_j = σ_j θ_j: O(non-zeros) a round;
-``"per-class"`` a full A⁻¹ per output, O(d·nnz + d²) an update, by the plain rank-one
-subtraction: it leaves the variance along x at xᵀA⁻¹x = χ·(1 − χ/(r + χ)) = 1/b, so it does not
-cancel towards 0 as NHERD's does with a large C.
+``"per-class"`` a full A⁻¹ per output, O(d·nnz + d²) an update, by the rank-one step taken
+as the Gaussian engine's congruence, A⁻¹ ← BA⁻¹Bᵀ with B = I − γ(A⁻¹x)xᵀ and 1 − βχ =
+r/(r + χ) (β = 1/(r + χ)), held at its floor (:mod:`onlinear._core.confidence`).  It leaves
+xᵀA⁻¹x = 1/b, but along the direction of a row far larger than the rest (‖x‖² ≫ 1/a) the
+variance, a/(1 + a‖x‖²b) there, falls below the rounding of A⁻¹'s largest entries: the plain
+subtraction took it to exactly 0 (the model froze along x), the congruence keeps it.
 
 ``variant="libol"`` plays LIBOL's ``NAROW.m`` instead (full A⁻¹ only): AROW's step with r_t
 in place of r — on a hinge loss ℓ = max(0, 1 − z·w·x) > 0 with r_t < ∞, w += ℓ/(χ + r_t)·z·A⁻¹x
@@ -23,7 +26,7 @@ and the same rank-one shrink — and no update at all while r_t = ∞ (θ unused
 Arrays: the Gaussian model's (``mean`` = w, ``covariance`` = A⁻¹, ``prior`` = a, ``repairs``,
 unused here, ``counts``, with ``average`` the sums of the averaged w) and ``theta`` (θ, ``(n_features, n_outputs)``).  The rounds are
 compiled (:func:`onlinear._core.confidence.narow_pass`, ``narow_row`` and ``NarowRound`` for
-``learn_one``): a full A⁻¹ is subtracted on its upper triangle and mirrored, so it stays
+``learn_one``): a full A⁻¹ is stepped on its upper triangle and mirrored, so it stays
 symmetric bit for bit.
 """
 import numpy as np
@@ -83,7 +86,7 @@ class NAROWModel(GaussianModel):
     def _options(self):
         config = self.config
         return {"b": config["b"], "layout": config["layout"], "variant": config["variant"],
-                **self.averaging_keywords()}
+                "prior": float(self.prior[0]), **self.averaging_keywords()}
 
     def learn(self, X, targets, order, predictions, weights=None):
         if weights is not None:
