@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.utils.validation import has_fit_parameter
 
+import onlinear
 from onlinear import available, make
 
 RNG = np.random.default_rng(31)
@@ -174,6 +175,20 @@ def test_weights_that_overflow_the_steps_are_undone_never_learned_as_nan(name, w
     for key in model._model_arrays():
         array = model._saved_array(key)
         assert array.dtype.kind not in "fc" or np.isfinite(array).all(), key
+
+
+@pytest.mark.parametrize("name, params", [("simperc", {"C": 1e300}), ("iellip", {"a": 1.7e308}),
+                                          ("iellip", {"gamma": 1e300})])
+def test_a_fit_whose_model_a_file_could_not_hold_is_undone(tmp_path, name, params):
+    """Finite weights whose norm overflows: fit kept them, and onlinear.load refused the file
+    save wrote ("the weights' norm overflows").  A fit's model passes load's checks."""
+    model = make(name).fit(X, Y)
+    before = model.decision_function(X)
+    with pytest.raises(ValueError, match="does not hold together .*norm overflows"):
+        model.set_params(**params).fit(X, Y)
+    np.testing.assert_array_equal(model.decision_function(X), before)
+    onlinear.save(model, tmp_path / "m.onlinear")
+    onlinear.load(tmp_path / "m.onlinear")
 
 
 def test_a_fit_whose_hyperparameters_overflow_every_step_is_undone():

@@ -653,25 +653,34 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _refuse_overflowed_model(self, weights):
         """Raise ``ValueError`` (the caller restores the model) if a learned array holds an
-        infinity or a NaN after a pass.  The rows' norms are checked before it, which bounds
+        infinity or a NaN after a pass, or the model fails the checks :func:`onlinear.load`
+        runs on a file (:meth:`_check_model`: e.g. weights whose norm overflows): a model
+        ``fit`` makes can always be saved and loaded back.  The rows' norms are checked before it, which bounds
         every step of the rules at their defaults; an example's weight (``sample_weight``,
         ``class_weight``) scales its step, and some hyperparameters (a huge ``C``, ``gamma``
         or ``a``) scale every step: there the steps themselves can overflow, which no check
         of the rows sees.  (Checked after ``fit`` and after a weighted pass: an unweighted
         ``partial_fit`` would pay a copy of the model each call for it.)"""
+        problem = None
         for name in self._model_arrays():
             array = self._saved_array(name)
-            if array is None or array.dtype.kind not in "fc" or np.isfinite(array).all():
-                continue
-            cause = (f"an example's weight scales its step, and the largest here, "
-                     f"{float(np.max(weights)):.3g}, is too large for the data's scale: lower "
-                     "sample_weight or class_weight, or rescale the rows"
-                     if weights is not None else
-                     "its hyperparameters scale every step beyond float64's range on this "
-                     f"data ({_hyperparameters(self)}): choose values nearer 1, or rescale "
-                     "the rows")
-            raise ValueError(f"{type(self).__name__}: learning overflowed the model ({name} "
-                             f"holds infinity or NaN) and was undone: {cause}.")
+            if array is not None and array.dtype.kind in "fc" and not np.isfinite(array).all():
+                problem = f"learning overflowed the model ({name} holds infinity or NaN)"
+                break
+        else:
+            try:  # (finite, but not what a file may hold: the checks onlinear.load runs)
+                self._check_model()
+            except ValueError as error:
+                problem = f"learning left a model that does not hold together ({error})"
+        if problem is None:
+            return
+        cause = (f"an example's weight scales its step, and the largest here, "
+                 f"{float(np.max(weights)):.3g}, is too large for the data's scale: lower "
+                 "sample_weight or class_weight, or rescale the rows"
+                 if weights is not None else
+                 "its hyperparameters scale every step beyond float64's range on this data "
+                 f"({_hyperparameters(self)}): choose values nearer 1, or rescale the rows")
+        raise ValueError(f"{type(self).__name__}: {problem} and was undone: {cause}.")
 
     def _examples(self, X, trials, context):
         """The number of examples of a pass over the rows ``X``: a row each, or with

@@ -143,8 +143,7 @@ class GaussianModel(AveragedHypothesis, Model):
                 raise ValueError(f"_covariance: a diagonal covariance's entries must lie in "
                                  f"(0, {bound}] (they start at a and only shrink).")
         else:
-            check_positive_definite("_covariance", self.covariance)
-            top = max(float(np.linalg.eigvalsh(matrix)[-1]) for matrix in self.covariance)
+            top = max(check_positive_definite("_covariance", self.covariance), default=0.0)
             if not top <= bound * (1.0 + 1e-9):
                 raise ValueError(f"_covariance: an eigenvalue {top:.6g} above the prior's "
                                  f"{bound} (Σ starts at a·I and only shrinks).")

@@ -172,16 +172,21 @@ def check_positive_definite(name, matrices):
     engines' matrices are positive definite in exact arithmetic, but a direction their steps
     shrink to nothing (an IELLIP outside Theorem 4's c + b < 1, a NAROW or Gaussian step on a
     row far larger than the rest) keeps an eigenvalue at rounding's scale, of either sign,
-    which the engine itself goes on with (and a file of it must load)."""
+    which the engine itself goes on with (and a file of it must load).  Returns the largest
+    eigenvalue of each matrix."""
+    largest = []
     for k, matrix in enumerate(matrices):
         asymmetry = np.abs(matrix - matrix.T).max(initial=0.0)
         if asymmetry > 1e-9 * np.abs(matrix).max(initial=0.0):
             raise ValueError(f"{name}: block {k} is not symmetric.")
         if matrix.size == 0:
+            largest.append(0.0)
             continue
         eigenvalues = np.linalg.eigvalsh(matrix)
+        largest.append(float(eigenvalues[-1]))
         if not (eigenvalues[-1] > 0.0
                 and eigenvalues[0] >= -SEMIDEFINITE_TO_ROUNDING * eigenvalues[-1]):
             raise ValueError(f"{name}: block {k} is not positive definite: eigenvalues from "
                              f"{eigenvalues[0]:.3g} to {eigenvalues[-1]:.3g} (the engine's are "
                              "positive, or zero to rounding).")
+    return largest
