@@ -3,7 +3,7 @@
 # the lower one (the Gaussian engine, confidence.pyx, and the k-constraint CW engine,
 # multi_constraint.pyx, share them).  The sweeps are gaussian_simd.h's (the same bits on every
 # instruction set); a module that cimports this calls onlinear_gaussian_init() once.
-from libc.float cimport DBL_EPSILON
+from libc.float cimport DBL_EPSILON, DBL_MIN
 from libc.math cimport sqrt
 from libc.stdint cimport int64_t
 
@@ -23,6 +23,13 @@ cdef extern from "gaussian_simd.h" nogil:
 
 cdef enum:
     MIRROR_TILE = 8  # (doubles: one 64-byte cache line)
+
+
+cdef inline double full_floor(double min_variance, double prior) noexcept nogil:
+    """The smallest variance along a row a full Σ of prior a·I (``prior``) is held at, per unit
+    of ‖x‖²: a·√DBL_MIN/ε (6.7e-139 for a = 1), where the products of two of its entries in a
+    step (u_i·u_j, u = Σx) still keep ε's precision, or ``min_variance`` if larger."""
+    return max(min_variance, sqrt(DBL_MIN) / DBL_EPSILON * prior)
 
 
 cdef inline double full_times(const double *S, Py_ssize_t d, const double *x,

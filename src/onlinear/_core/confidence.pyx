@@ -108,7 +108,7 @@ from libc.stdlib cimport calloc, free
 from ..rules._gaussian_params cimport NherdParams
 from ..rules.confidence cimport GaussianStep, gaussian_step_function
 from ..rules.confidence_dispatch cimport gaussian_step_of
-from ._full_covariance cimport (full_times, held_congruence, mirror_upper,
+from ._full_covariance cimport (full_floor, full_times, held_congruence, mirror_upper,
                                onlinear_gaussian_init, onlinear_gaussian_sweeps)
 from ._sweeps cimport onlinear_simd_init
 from .row_pass cimport (Averaging, RowRound, averaged_round, check_pass, check_state,
@@ -134,10 +134,6 @@ onlinear_gaussian_init()  # (the full layouts' sweeps: gaussian_simd.h)
 LAYOUTS = {"diagonal": DIAGONAL, "per-class": PER_CLASS, "shared": SHARED_FULL}
 #: the diagonal forms, by name (``"exact"``: NHERD only)
 DIAGONAL_FORMS = {"project": PROJECT, "drop": DROP, "exact": EXACT}
-#: the smallest variance along a row a full Σ of prior a·I is held at: a·√DBL_MIN/ε (6.7e-139 for
-#: a = 1), where the products of two of its entries in a step (u_i·u_j, u = Σx) still keep ε's
-#: precision
-cdef double FULL_SMALLEST = sqrt(DBL_MIN) / DBL_EPSILON
 #: a diagonal pass skips V on a round the rule cannot update only while ‖x‖²·σ_max stays below
 #: HUGE and ‖x‖²·σ_min above nnz·TINY: there V would have been finite (≤ 2.01·‖x‖²·σ_max, a
 #: factor 2^23 below overflow for the roundings up of σ's steps) and positive (its largest term
@@ -524,7 +520,7 @@ cdef int _fill_model(Model *M, int rule, str layout, str diagonal, mean, covaria
     M.params = &params[0] if params.shape[0] > 0 else NULL
     M.nherd_C = (<const NherdParams *>&params[0]).C if M.form == EXACT else 0.0
     M.min_variance = max(min_variance, DBL_MIN)
-    M.full_floor = max(min_variance, FULL_SMALLEST * prior)
+    M.full_floor = full_floor(min_variance, prior)
     M.rule_bound = INFINITY if row.margin_bound is None else row.margin_bound
     return 0
 
@@ -841,7 +837,7 @@ cdef int _fill_narow(Model *M, str layout, mean, covariance, theta, double b,
     M.narow, M.libol, M.narow_b = True, variant == "libol", b
     M.theta = &theta_v[0, 0] if M.d > 0 else NULL
     M.min_variance = 0.0
-    M.full_floor = FULL_SMALLEST * prior  # (the full layout's hold: _narow_round)
+    M.full_floor = full_floor(0.0, prior)  # (the full layout's hold: _narow_round)
     M.repaired = M.skipped = 0
     return 0
 

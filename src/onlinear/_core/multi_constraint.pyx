@@ -70,7 +70,7 @@ from libc.math cimport fabs, isfinite, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport calloc, free
 
-from ._full_covariance cimport (full_times, held_congruence, mirror_upper,
+from ._full_covariance cimport (full_floor, full_times, held_congruence, mirror_upper,
                                onlinear_gaussian_init)
 from ._sweeps cimport onlinear_simd_init
 from .row_pass cimport (Averaging, RowRound, averaged_round, check_pass, check_state,
@@ -88,7 +88,6 @@ MAX_SWEEPS = 100
 cdef double _TOLERANCE = TOLERANCE
 cdef int _MAX_SWEEPS = MAX_SWEEPS
 cdef int MAX_NEWTON = 200
-cdef double FULL_SMALLEST = sqrt(DBL_MIN) / DBL_EPSILON
 
 
 cdef struct Model:
@@ -367,7 +366,7 @@ cdef int _fill(Model *M, mean, covariance, double phi, Py_ssize_t constraints, s
     M.mu = &mu_v[0, 0] if d > 0 else NULL
     M.cov = &cov_v[0] if cov_v.shape[0] > 0 else NULL
     M.min_variance = max(min_variance, DBL_MIN)
-    M.full_floor = max(min_variance, FULL_SMALLEST * prior)
+    M.full_floor = full_floor(min_variance, prior)
     M.repaired = M.skipped = 0
     return 0
 

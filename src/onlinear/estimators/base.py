@@ -654,12 +654,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def _refuse_overflowed_model(self, weights):
         """Raise ``ValueError`` (the caller restores the model) if a learned array holds an
         infinity or a NaN after a pass, or the model fails the checks :func:`onlinear.load`
-        runs on a file (:meth:`_check_model`: e.g. weights whose norm overflows): a model
-        ``fit`` makes can always be saved and loaded back.  The rows' norms are checked before it, which bounds
-        every step of the rules at their defaults; an example's weight (``sample_weight``,
-        ``class_weight``) scales its step, and some hyperparameters (a huge ``C``, ``gamma``
-        or ``a``) scale every step: there the steps themselves can overflow, which no check
-        of the rows sees.  (Checked after ``fit`` and after a weighted pass: an unweighted
+        runs on a file (:meth:`_check_model`: e.g. weights whose norm overflows), so that a
+        model ``fit`` makes can always be saved and loaded back.  The rows' norms are checked
+        before the pass, which bounds every step of the rules at their defaults; an example's
+        weight (``sample_weight``, ``class_weight``) scales its step, and some
+        hyperparameters (a huge ``C``, ``gamma`` or ``a``) scale every step: there the steps
+        themselves can overflow, which no check of the rows sees.  (Checked after ``fit`` and after a weighted pass: an unweighted
         ``partial_fit`` would pay a copy of the model each call for it.)"""
         problem = None
         for name in self._model_arrays():
@@ -1360,7 +1360,7 @@ def _refuse_keywords(estimator, method, refused):
         return
     name = next(iter(refused))
     why = (f": {type(estimator).__name__} takes no example weights, as "
-           f"{getattr(estimator, '_weights_refusal', _Unweighted._weights_refusal)}" if name == "sample_weight" else "")
+           f"{estimator._weights_refusal}" if name == "sample_weight" else "")
     raise TypeError(f"{type(estimator).__name__}.{method}() got an unexpected keyword argument "
                     f"{name!r}{why}")
 
