@@ -128,6 +128,37 @@ def test_bad_model_files_and_wider_data_exit_1(files, tmp_path):
     assert "is beyond the model's 4 features" in result.stderr
 
 
+def test_a_csv_table_narrower_than_the_model_is_told(files, tmp_path):
+    """A CSV table has every row as wide as its columns: narrower than the model, it is
+    likely another table than the model learned from, and its missing features read as 0.
+    predict and evaluate padded it without a word; they now tell it on standard error (the
+    predictions unchanged).  A LIBSVM file narrower than the model is not told: its rows end
+    at their last non-zero."""
+    X, y = load_libsvm(files / "train.svm", n_features=8)
+    model_path = tmp_path / "m.onlinear"
+    model = onlinear.make("pa").fit(X, y.astype(int))
+    onlinear.save(model, model_path)
+    narrow = tmp_path / "narrow.csv"
+    np.savetxt(narrow, np.column_stack([X[:50, :5].toarray(), y[:50]]), delimiter=",",
+               fmt="%.17g")
+    padded = X[:50].toarray()
+    padded[:, 5:] = 0.0
+    for command in ("predict", "evaluate"):
+        result = onlinear_cli(command, model_path, narrow)
+        assert result.returncode == 0, result.stderr
+        assert ("narrow.csv has 5 feature column(s), the model 8: the features it lacks read "
+                "as 0.") in result.stderr
+    assert result.stdout.split()[:2] == ["examples:", "50"]
+    assert onlinear_cli("predict", model_path, narrow).stdout.split() == \
+        [str(v) for v in model.predict(padded)]
+    wide = tmp_path / "wide.csv"
+    np.savetxt(wide, np.column_stack([X[:50].toarray(), y[:50]]), delimiter=",", fmt="%.17g")
+    assert "lacks" not in onlinear_cli("predict", model_path, wide).stderr
+    short = tmp_path / "short.svm"
+    short.write_text("1 1:0.5\n2 2:0.25\n")
+    assert "lacks" not in onlinear_cli("predict", model_path, short).stderr
+
+
 def test_multilabel_and_ordinal_streams(tmp_path):
     rng = np.random.default_rng(2)
     X = rng.normal(size=(120, 5))

@@ -268,6 +268,92 @@ def test_stale_temporaries_of_a_path_are_its_own_only(tmp_path):
         set(names) - {".m.abc12_89.tmp", ".m.x1234567.tmp"})
 
 
+_WRITER = """
+import sys, time
+from onlinear.persistence import replacing
+with replacing(sys.argv[1]) as temporary:
+    with open(temporary, "wb") as handle:
+        handle.write(b"half a model")
+    print("writing", flush=True)
+    sys.stdin.readline()  # (held here until told, or killed)
+"""
+
+
+def _writer(path):
+    """A process in the middle of a write of ``path`` (its temporary file made and locked)."""
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-c", _WRITER, str(path)],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline() == "writing\n"
+    return process
+
+
+def _temporaries(folder):
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the writer's lock is POSIX's flock")
+def test_a_save_removes_the_temporary_file_of_a_killed_save(tmp_path):
+    """A process killed during a write left ``.m.onlinear.XXXXXXXX.tmp`` for good: only
+    ``learn_stream(resume=True)`` removed it.  The next write of the same path now does."""
+    path = tmp_path / "m.onlinear"
+    process = _writer(path)
+    process.kill()
+    process.wait(timeout=30)
+    assert len(_temporaries(tmp_path)) == 1 and not path.exists()
+    model = onlinear.make("pa").fit(X, LABELS)
+    onlinear.save(model, path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onlinear"]
+    _assert_same_model(onlinear.load(path), model)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the writer's lock is POSIX's flock")
+def test_a_save_leaves_another_process_write_in_progress_alone(tmp_path):
+    """Two processes writing the same path: the one that finishes first must not remove the
+    other's temporary file (which would make the other's rename fail)."""
+    path = tmp_path / "m.onlinear"
+    process = _writer(path)
+    try:
+        held = _temporaries(tmp_path)
+        model = onlinear.make("pa").fit(X, LABELS)
+        onlinear.save(model, path)
+        assert _temporaries(tmp_path) == held and len(held) == 1
+    finally:
+        out, _ = process.communicate("go\n", timeout=60)
+    assert process.returncode == 0
+    assert path.read_bytes() == b"half a model"  # (the other write, renamed last)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onlinear"]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the writer's lock is POSIX's flock")
+def test_a_temporary_file_removed_before_its_lock_is_given_up_for_a_new_one(tmp_path,
+                                                                             monkeypatch):
+    """Between a writer's creation of its temporary file and its lock, another process's
+    clean-up can find it unheld and remove it: the writer must not write into the removed
+    file (its rename would fail), but start again."""
+    import tempfile
+
+    from onlinear import persistence
+
+    made, mkstemp = [], tempfile.mkstemp
+
+    def mkstemp_removed_once(**kwargs):
+        descriptor, name = mkstemp(**kwargs)
+        made.append(name)
+        if len(made) == 1:
+            os.unlink(name)  # (what the other process's clean-up does)
+        return descriptor, name
+
+    monkeypatch.setattr(persistence.tempfile, "mkstemp", mkstemp_removed_once)
+    model = onlinear.make("pa").fit(X, LABELS)
+    onlinear.save(model, tmp_path / "m.onlinear")
+    assert len(made) == 2
+    _assert_same_model(onlinear.load(tmp_path / "m.onlinear"), model)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onlinear"]
+
+
 # ------------------------------------------------------------------------------ bad files
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):

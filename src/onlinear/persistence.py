@@ -64,6 +64,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+try:  # a lock tells a live write's temporary file from one a killed process left behind
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: a killed write's temporary file stays
+    fcntl = None
+
 if TYPE_CHECKING:
     from .estimators.base import OnlineLinearClassifier
 
@@ -262,8 +267,10 @@ def replacing(path, suffix=".tmp"):
 
     The temporary file (``.<name>.<random><suffix>`` in the same folder, so that the rename is
     atomic on POSIX and Windows) is synced to disk before the rename, and the rename itself
-    after it.  On an error (an interrupt too) it is removed and ``path`` is untouched; a
-    process killed meanwhile leaves it (see :func:`remove_stale_temporaries`).  The file gets
+    after it.  On an error (an interrupt too) it is removed and ``path`` is untouched.  A
+    process killed meanwhile leaves it; the next write of ``path`` removes it (on POSIX, where
+    the writer holds a lock on its temporary file while it is in use, so that another
+    process's write in progress is left alone: :func:`remove_stale_temporaries`).  The file gets
     the permissions of the file it replaces, or those an ordinary ``open`` would give a new
     file (``0o666`` less the umask).  An existing ``path`` that is not a regular file (a pipe,
     a device such as ``/dev/null``) cannot be replaced: it is yielded itself and written
@@ -305,21 +312,42 @@ def replacing(path, suffix=".tmp"):
         yield path
         return
     folder = os.path.dirname(os.path.abspath(path))
-    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=_temporary_prefix(path),
-                                             suffix=suffix)
-    os.close(descriptor)
+    descriptor, temporary = _locked_temporary(folder, path, suffix)
     try:
-        yield temporary
-        _sync_file(temporary)
-        os.chmod(temporary, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
-        os.replace(temporary, path)
-    except BaseException:
         try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
-        raise
+            yield temporary
+            _sync_file(temporary)
+            os.chmod(temporary, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
+            os.replace(temporary, path)
+        except BaseException:
+            try:
+                os.unlink(temporary)
+            except FileNotFoundError:
+                pass
+            raise
+    finally:
+        os.close(descriptor)  # (releases the lock: after the rename or the removal)
     _sync_folder(folder)  # make the rename itself durable
+    remove_stale_temporaries(path, suffix=suffix)  # those of earlier writes a kill cut short
+
+
+def _locked_temporary(folder, path, suffix):
+    """A new temporary file for a write of ``path`` and a descriptor holding an exclusive lock
+    on it (POSIX), which tells :func:`remove_stale_temporaries` that a live process writes it.
+    A file that another process's clean-up removed between its creation and the lock (it
+    locked it first, finding it unheld) is given up for a new one."""
+    while True:
+        descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=_temporary_prefix(path),
+                                                 suffix=suffix)
+        if fcntl is None:
+            return descriptor, temporary
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        except OSError:  # (a file system without locks: written unlocked, never removed)
+            return descriptor, temporary
+        if os.fstat(descriptor).st_nlink > 0:
+            return descriptor, temporary
+        os.close(descriptor)
 
 
 @contextmanager
@@ -392,26 +420,51 @@ def _temporary_prefix(path):
 _LONGEST_KEPT_NAME = 255 - 2 - 8 - 32
 
 
-def remove_stale_temporaries(path):
-    """Remove the temporary files :func:`atomic_write` leaves next to ``path`` when the process
-    is killed during a write (call it only where no other process writes ``path``): exactly
-    ``path``'s, not those of another file whose name starts with it (``m`` and
-    ``m.onlinear``)."""
+def remove_stale_temporaries(path, *, suffix=".tmp"):
+    """Remove the temporary files :func:`replacing` (``suffix``: the one it was given) leaves
+    next to ``path`` when a process is killed during a write: exactly ``path``'s, not those of
+    another file whose name starts with it (``m`` and ``m.onlinear``), and only those no live
+    process holds (the writer's lock, POSIX; elsewhere nothing is removed, since a write in
+    progress could not be told apart).  :func:`replacing` calls it after every write."""
+    if fcntl is None:  # pragma: no cover - not POSIX
+        return
     path = os.fspath(path)
     if os.path.islink(path):  # (a link's file is written beside its target: replacing)
         path = os.path.realpath(path)
     folder = os.path.dirname(os.path.abspath(path))
-    pattern = re.compile(re.escape(_temporary_prefix(path)) + r"[a-z0-9_]{8}\.tmp")
+    pattern = re.compile(re.escape(_temporary_prefix(path)) + r"[a-z0-9_]{8}"
+                         + re.escape(suffix))
     try:
         names = os.listdir(folder)
     except OSError:
         return
     for name in names:
         if pattern.fullmatch(name):
-            try:
-                os.unlink(os.path.join(folder, name))
-            except OSError:
-                pass
+            _remove_unheld(os.path.join(folder, name))
+
+
+def _remove_unheld(temporary):
+    """Remove the regular file ``temporary`` unless a live writer holds its lock; it is
+    removed while locked here, so a writer that created it but has not locked it yet finds
+    it gone (:func:`_locked_temporary`) rather than written and then removed."""
+    try:
+        descriptor = os.open(temporary, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:  # (gone meanwhile, a link, not ours to read)
+        return
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # a live write's (or locks unsupported): left alone
+            return
+        try:
+            if os.lstat(temporary).st_ino == os.fstat(descriptor).st_ino:
+                os.unlink(temporary)
+        except OSError:
+            pass
+    finally:
+        os.close(descriptor)
 
 
 # ---------------------------------------------------------------------------------- loading

@@ -21,7 +21,7 @@ import click
 import numpy as np
 
 from ..streaming import padded
-from ..data.located import LISTED, located_source, row_of_entry
+from ..data.located import LISTED, LocatedCsvSource, located_source, row_of_entry
 from ..data import whole_number_labels
 from .common import STDOUT, parse_value, replacing_output
 
@@ -88,14 +88,19 @@ class ReadableChunks:
     value that is not finite.  A feature beyond the model's width — one it never saw, so has
     no weight for — is dropped and counted, as Vowpal Wabbit ignores an unseen feature
     (:meth:`report` tells the count once, at the end), or with ``strict`` refused naming its
-    line."""
+    line.  A CSV table narrower than the model is told too (its every row lacks the model's
+    last features, which read as 0: likely another table than the model learned from); a
+    LIBSVM row ends at its last non-zero, so its width tells nothing."""
 
     def __init__(self, source, model, strict):
         self.source, self.width, self.strict = source, model.n_features_in_, strict
         self.values = self.rows = self.widest = 0
+        self.narrow_table = None  # (a CSV table's width, when narrower than the model)
 
     def __call__(self, X):
         self.source.check_values(X)
+        if X.shape[1] < self.width and isinstance(self.source, LocatedCsvSource):
+            self.narrow_table = X.shape[1]
         if X.shape[1] > self.width:
             if self.strict:
                 self.source.check_width(X, self.width)
@@ -109,6 +114,10 @@ class ReadableChunks:
     def report(self):
         from ..data import display_name
 
+        if self.narrow_table is not None:
+            click.echo(f"note: {display_name(self.source.data)} has {self.narrow_table:,} "
+                       f"feature column(s), the model {self.width:,}: the features it lacks "
+                       "read as 0.", err=True)
         if self.values:
             click.echo(f"note: {display_name(self.source.data)}: ignored {self.values:,} value(s) "
                        "of features "
