@@ -354,6 +354,25 @@ def test_a_temporary_file_removed_before_its_lock_is_given_up_for_a_new_one(tmp_
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onlinear"]
 
 
+def test_without_locks_only_a_caller_that_knows_no_other_writer_removes(tmp_path,
+                                                                         monkeypatch):
+    """Where there are no locks (not POSIX) a write in progress cannot be told from a killed
+    one's: a write leaves leftovers alone, a resumed stream's checkpoint (no other writer by
+    the caller's word) removes them."""
+    from onlinear import persistence
+
+    monkeypatch.setattr(persistence, "fcntl", None)
+    leftover = tmp_path / ".m.onlinear.abcd1234.tmp"
+    leftover.write_bytes(b"")
+    model = onlinear.make("pa").fit(X, LABELS)
+    onlinear.save(model, tmp_path / "m.onlinear")
+    assert leftover.exists()
+    persistence.remove_stale_temporaries(tmp_path / "m.onlinear")
+    assert leftover.exists()
+    persistence.remove_stale_temporaries(tmp_path / "m.onlinear", no_other_writer=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onlinear"]
+
+
 # ------------------------------------------------------------------------------ bad files
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):

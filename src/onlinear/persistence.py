@@ -420,14 +420,14 @@ def _temporary_prefix(path):
 _LONGEST_KEPT_NAME = 255 - 2 - 8 - 32
 
 
-def remove_stale_temporaries(path, *, suffix=".tmp"):
+def remove_stale_temporaries(path, *, suffix=".tmp", no_other_writer=False):
     """Remove the temporary files :func:`replacing` (``suffix``: the one it was given) leaves
     next to ``path`` when a process is killed during a write: exactly ``path``'s, not those of
     another file whose name starts with it (``m`` and ``m.onlinear``), and only those no live
-    process holds (the writer's lock, POSIX; elsewhere nothing is removed, since a write in
-    progress could not be told apart).  :func:`replacing` calls it after every write."""
-    if fcntl is None:  # pragma: no cover - not POSIX
-        return
+    process holds (the writer's lock, POSIX).  Where there are no such locks a write in
+    progress cannot be told apart, so nothing is removed unless ``no_other_writer`` (the
+    caller knows that no other process writes ``path``: a resumed stream's checkpoint).
+    :func:`replacing` calls it after every write."""
     path = os.fspath(path)
     if os.path.islink(path):  # (a link's file is written beside its target: replacing)
         path = os.path.realpath(path)
@@ -439,14 +439,16 @@ def remove_stale_temporaries(path, *, suffix=".tmp"):
     except OSError:
         return
     for name in names:
-        if pattern.fullmatch(name):
-            _remove_unheld(os.path.join(folder, name))
+        if not pattern.fullmatch(name):
+            continue
+        _remove_unheld(os.path.join(folder, name), no_other_writer)
 
 
-def _remove_unheld(temporary):
-    """Remove the regular file ``temporary`` unless a live writer holds its lock; it is
-    removed while locked here, so a writer that created it but has not locked it yet finds
-    it gone (:func:`_locked_temporary`) rather than written and then removed."""
+def _remove_unheld(temporary, no_other_writer):
+    """Remove the regular file ``temporary`` unless a live writer holds its lock (where
+    there are no locks: only if ``no_other_writer``); it is removed while locked here, so a
+    writer that created it but has not locked it yet finds it gone (:func:`_locked_temporary`)
+    rather than written and then removed."""
     try:
         descriptor = os.open(temporary, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:  # (gone meanwhile, a link, not ours to read)
@@ -454,9 +456,8 @@ def _remove_unheld(temporary):
     try:
         if not stat.S_ISREG(os.fstat(descriptor).st_mode):
             return
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:  # a live write's (or locks unsupported): left alone
+        held = _held_by_another(descriptor)
+        if held or (held is None and not no_other_writer):
             return
         try:
             if os.lstat(temporary).st_ino == os.fstat(descriptor).st_ino:
@@ -465,6 +466,21 @@ def _remove_unheld(temporary):
             pass
     finally:
         os.close(descriptor)
+
+
+def _held_by_another(descriptor):
+    """Whether another process holds the lock of the open file ``descriptor`` (a live write);
+    if not, it is locked here until closed.  None where there are no locks (not POSIX, or a
+    file system without them)."""
+    if fcntl is None:  # pragma: no cover - not POSIX
+        return None
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return None
+    return False
 
 
 # ---------------------------------------------------------------------------------- loading

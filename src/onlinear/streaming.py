@@ -148,7 +148,7 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
     if checkpoint_every is not None and checkpoint is None:
         raise ValueError("checkpoint_every needs a checkpoint file.")
     if checkpoint is not None:
-        remove_stale_temporaries(checkpoint)  # a write cut short by a crash
+        remove_stale_temporaries(checkpoint, no_other_writer=True)  # a write a crash cut short
     done = 0
     before = _counters(model)  # a model trained before this stream: report this stream only
     if resume and checkpoint is not None and os.path.exists(checkpoint):
