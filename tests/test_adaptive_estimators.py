@@ -4,6 +4,8 @@ point; their probabilities (logistic loss only), their sparsity under ℓ1, and 
 
 The compiled loops themselves (lazy regularization, regret bound, FTRL ≡ AdaGrad-MD, edge
 cases) are tested in ``test_adaptive_core.py``; here the estimators' wiring is."""
+import copy
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -184,3 +186,26 @@ def test_learn_one_takes_the_compiled_round_and_follows_every_change_of_the_mode
     np.testing.assert_array_equal(ones.coef_, chunks.coef_)
     assert (ones.n_seen_, ones.n_mistakes_, ones.n_updates_) == (
         chunks.n_seen_, chunks.n_mistakes_, chunks.n_updates_)
+
+
+@pytest.mark.parametrize("average", [False, True])
+def test_l1_or_l2_set_on_a_started_adagrad_applies_from_the_next_round(average):
+    """An unregularized pass leaves the lazy clocks at 0: setting ``l1`` then made the first
+    read (a predict) regularize every round since, in place, and setting it back did not undo
+    it.  A change of l1 or l2 now applies from the next round: the steps deferred so far are
+    taken under the old values and every feature's clock starts at the change, so reads
+    change nothing."""
+    X, y = _data()
+    model = AdaGrad(average=average).fit(X[:100], y[:100])
+    before = model.coef_.copy()
+    model.set_params(l1=0.1)
+    model.predict(X[:1])
+    model.set_params(l1=0.0)
+    np.testing.assert_array_equal(model.coef_, before)
+    model.set_params(l1=0.05, l2=0.01).partial_fit(X[100:130], y[100:130])
+    deferred = model.model_.clock[0] - model.model_.last
+    assert deferred.max() > 0  # (some feature absent from the last rows: steps deferred)
+    expected = copy.deepcopy(model).coef_  # (the deferred steps under l1=0.05, l2=0.01)
+    model.set_params(l1=0.2)  # (the old values' deferred steps are taken now ...)
+    assert np.all(model.model_.last == model.model_.clock[0])
+    np.testing.assert_array_equal(model.set_params(l1=0.05).coef_, expected)

@@ -204,6 +204,10 @@ def test_compare_with_no_arguments_runs_every_multiclass_algorithm_on_usps():
     (["compare", "winnow", "--data", "BLOBS"], 1, "Error: winnow learns two classes only"),
     (["run", "pa1", "TINY", "--param", "C"], 2, "expected KEY=VALUE"),
     (["run", "pa1", "TINY", "--epochs", "0"], 2, "Invalid value for '--epochs'"),
+    # (numpy's bare "expected non-negative integer", exit 1, named no option)
+    (["run", "pa1", "TINY", "--shuffle", "--seed", "-1"], 2, "Invalid value for '--seed'"),
+    (["compare", "pa1", "mira", "--data", "TINY", "--permutations", "2", "--seed", "-1"], 2,
+     "Invalid value for '--seed': -1 is not in the range x>=0"),
     (["compare", "--format", "xml"], 2, "Invalid value for '--format'"),
     (["frobnicate"], 2, "No such command"),
 ])

@@ -1,5 +1,7 @@
 """The streaming commands: ``onlinear train`` / ``predict`` / ``evaluate`` / ``info``."""
+import csv
 import gzip
+import io
 import json
 import os
 import stat
@@ -500,3 +502,142 @@ def test_the_streaming_commands_read_csv_files(files, tmp_path):
     result = onlinear_cli("train", "pa1", bad, "--save", tmp_path / "b.onlinear", "--quiet")
     assert result.returncode == 1 and "bad.csv, line 2" in result.stderr
     assert "'3:nan'" in result.stderr, result.stderr
+
+
+# ---------------------------------------------------- continuing a model: its task, its classes
+def _multilabel_file(path):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(90, 4))
+    Y = X[:, :3] + 0.3 * rng.normal(size=(90, 3)) > 0
+    path.write_text("".join(",".join(str(j + 1) for j in np.flatnonzero(row)) + " " + " ".join(
+        f"{i + 1}:{v:.6f}" for i, v in enumerate(x)) + "\n" for x, row in zip(X, Y)))
+
+
+def test_a_continued_model_keeps_its_own_task(tmp_path):
+    """``train --model`` reads the task from the model: a multilabel model goes on learning
+    label sets without --task (it failed: "the model was started on sets targets; got
+    multiclass targets"), and a --task naming another task is a usage error naming the
+    model's, before DATA is read (a multiclass model given label sets failed with
+    scikit-learn's "Unknown label type: unknown")."""
+    _multilabel_file(tmp_path / "ml.svm")
+    (tmp_path / "data.svm").write_text(SMALL)
+    (tmp_path / "ord.svm").write_text("1 1:-1\n2 1:0.1\n3 1:1\n")
+    for args in (["simproj", "ml.svm", "--task", "multilabel", "--save", "ml"],
+                 ["pa", "data.svm", "--save", "pa"],
+                 ["simproj", "ord.svm", "--task", "ordinal", "--save", "ord"]):
+        assert onlinear_cli("train", *args, "--quiet", cwd=tmp_path).returncode == 0
+    result = onlinear_cli("train", "--model", "ml", "ml.svm", "--save", "more", "--quiet",
+                          cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    told = onlinear_cli("train", "--model", "ml", "ml.svm", "--task", "multilabel", "--save",
+                        "told", "--quiet", cwd=tmp_path)
+    assert told.returncode == 0, told.stderr
+    more = onlinear.load(tmp_path / "more")
+    assert more.multilabel_ and more.n_seen_ == 180
+    np.testing.assert_array_equal(more.coef_, onlinear.load(tmp_path / "told").coef_)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    for model, data, task, own in [("ml", "ml.svm", "multiclass", "multilabel"),
+                                   ("pa", "ml.svm", "multilabel", "multiclass"),
+                                   ("pa", "data.svm", "ordinal", "multiclass"),
+                                   ("ord", "ord.svm", "multiclass", "ordinal")]:
+        result = onlinear_cli("train", "--model", model, data, "--task", task, "--save", "new",
+                              "--quiet", cwd=tmp_path)
+        assert result.returncode == 2, result.stderr
+        assert f"{model} holds a {own} model, not a {task} one" in result.stderr, result.stderr
+    # --resume continues the checkpoint in --save, whose task is its own too
+    result = onlinear_cli("train", "simproj", "ml.svm", "--save", "ml", "--resume", "--quiet",
+                          cwd=tmp_path)
+    assert result.returncode == 2
+    assert "the checkpoint ml holds a multilabel model, not a multiclass one: give --task " \
+        "multilabel" in result.stderr, result.stderr
+    _same_folder(tmp_path, before)
+
+
+def test_classes_given_to_a_continued_model_grow_it_or_are_refused(tmp_path):
+    """``train --model M DATA --classes ...`` ignored --classes (a new label was refused as not
+    one of M's classes, and an ordinal model took its ranks in another order silently): more
+    classes than M's grow it, as ``partial_fit(classes=...)`` does; fewer, a learner that
+    cannot grow, or an ordinal model's ranks in another order are usage errors, before DATA
+    is read."""
+    (tmp_path / "three.svm").write_text("1 1:0.5 2:1\n2 1:-1 3:0.2\n3 1:0.4 2:0.9\n")
+    (tmp_path / "four.svm").write_text("4 1:0.3 2:-1\n1 1:0.5 2:1\n4 2:-0.7 3:0.2\n")
+    (tmp_path / "two.svm").write_text("1 1:0.5 2:1\n2 1:-1 3:0.2\n")
+    (tmp_path / "ord.svm").write_text("1 1:-1\n2 1:0.1\n3 1:1\n")
+    for args in (["pa", "three.svm", "--save", "three"],
+                 ["perceptron", "two.svm", "--save", "binary"],
+                 ["simproj", "ord.svm", "--task", "ordinal", "--classes", "3,2,1", "--save",
+                  "ord"]):
+        assert onlinear_cli("train", *args, "--quiet", cwd=tmp_path).returncode == 0
+    result = onlinear_cli("train", "--model", "three", "four.svm", "--classes", "4,1,2,3",
+                          "--save", "four", "--quiet", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    X, y = load_libsvm(tmp_path / "four.svm", n_features=3)
+    reference = onlinear.load(tmp_path / "three")
+    reference.partial_fit(X, y.astype(int), classes=[1, 2, 3, 4])
+    four = onlinear.load(tmp_path / "four")
+    assert four.classes_.tolist() == [1, 2, 3, 4] and four.n_seen_ == 6
+    np.testing.assert_array_equal(four.coef_, reference.coef_)
+    for args in (["--model", "three", "three.svm", "--classes", "3,1,2"],  # the same classes
+                 ["--model", "ord", "ord.svm", "--classes", "3,2,1"]):  # the same rank order
+        result = onlinear_cli("train", *args, "--save", "same", "--quiet", cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    for args, phrase in [
+            (["three", "three.svm", "--classes", "1,2"], "1,2 lacks 3 of the classes of three "
+             "(1, 2, 3): a continued model keeps its classes"),
+            (["binary", "two.svm", "--classes", "1,2,3"], "1,2,3 adds 3 to the classes of "
+             "binary (1, 2), but the model cannot take new classes: Perceptron"),
+            (["ord", "ord.svm", "--classes", "1,2,3"], "ord is an ordinal model of the ranks "
+             "3, 2, 1, in this order; --classes gives 1, 2, 3."),
+            (["ord", "ord.svm", "--classes", "4,3,2,1"], "of the ranks 3, 2, 1, in this order; "
+             "--classes gives 4, 3, 2, 1.")]:
+        result = onlinear_cli("train", "--model", *args, "--save", "new", "--quiet",
+                              cwd=tmp_path)
+        assert result.returncode == 2, result.stderr
+        assert "Invalid value for --classes" in result.stderr
+        assert phrase in " ".join(result.stderr.split()), result.stderr
+    _same_folder(tmp_path, before)
+
+
+@pytest.mark.parametrize("args", [[], ["--checkpoint-every", "10"]],
+                         ids=["parsed", "scanned first"])
+def test_a_label_that_is_no_number_is_shown_as_text(tmp_path, args):
+    (tmp_path / "data.svm").write_text("1 1:0.5\nlow 1:1\n")
+    result = onlinear_cli("train", "pa", "data.svm", "--save", "m", "--quiet", *args,
+                          cwd=tmp_path)
+    assert result.returncode == 1
+    assert "data.svm, line 2: could not convert string to float: 'low' (the label); the line " \
+        "reads 'low 1:1'" in result.stderr, result.stderr  # (not b'low', the bytes)
+
+
+def test_predict_writes_each_label_as_a_csv_field(tmp_path):
+    """A label saved from Python may hold a comma, a quote or a line break: predict quotes it
+    as Python's csv module does (a line break broke the row in two, and a label "a,b" read as
+    the set {a, b}); other labels are written as they were."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(80, 3))
+    names = np.array(["a,b", "two\nlines", 'say "hi"', "plain"])
+    single = onlinear.make("pa").fit(X, names[np.argmax(np.column_stack([X, -X[:, 0]]), 1)])
+    sets = [frozenset(names[np.flatnonzero(np.append(x > 0, x[0] + x[1] > 0))]) for x in X]
+    multilabel = onlinear.make("simproj", task="multilabel").fit(X, sets)
+    onlinear.save(single, tmp_path / "single")
+    onlinear.save(multilabel, tmp_path / "multilabel")
+    dump_svmlight_file(X, np.ones(80), str(tmp_path / "data.svm"), zero_based=False)
+    X, _ = load_libsvm(tmp_path / "data.svm", n_features=3)  # (the rows as predict reads them)
+    result = onlinear_cli("predict", "single", "data.svm", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    predicted = single.predict(X).tolist()
+    assert set(predicted) == set(names)
+    assert list(csv.reader(io.StringIO(result.stdout))) == [[label] for label in predicted]
+    assert "\nplain\n" in result.stdout and '\n"a,b"\n' in result.stdout
+    assert '"say ""hi"""' in result.stdout and '"two\nlines"' in result.stdout
+    scored = onlinear_cli("predict", "single", "data.svm", "--scores", cwd=tmp_path)
+    rows = list(csv.reader(io.StringIO(scored.stdout), delimiter="\t"))
+    assert [row[0] for row in rows] == predicted
+    np.testing.assert_array_equal(np.array([row[1:] for row in rows], dtype=float),
+                                  single.decision_function(X))
+    result = onlinear_cli("predict", "multilabel", "data.svm", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert [sorted(row) for row in csv.reader(io.StringIO(result.stdout))] == \
+        [sorted(labels) for labels in multilabel.predict_label_sets(X)]

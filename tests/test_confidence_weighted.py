@@ -347,3 +347,44 @@ def test_learn_one_on_full_matrices_leaves_them_symmetric_wherever_they_are_read
     assert _symmetric(held)
     np.testing.assert_array_equal(held, chunks.covariance_)
     np.testing.assert_array_equal(ones.coef_, chunks.coef_)
+
+
+@pytest.mark.parametrize("name, started, asked", [
+    ("arow", "per-class", "diagonal"), ("arow", "diagonal", "per-class"),
+    ("arow", "shared", "per-class"), ("scw1", "per-class", "diagonal"),
+    ("narow", "per-class", "diagonal"), ("narow", "diagonal", "per-class")])
+def test_matrix_set_after_the_start_is_refused_as_average_is(name, started, asked):
+    """``set_params(matrix=...)`` on a started model reconfigured its engine for a layout its
+    Σ was not in: partial_fit failed with the engine's "covariance has shape ..." and a saved
+    file was refused on load.  The model keeps its layout until fit, like ``average``, and
+    each call names the change; "auto" keeps whatever it chose at the start."""
+    X, y = _data()
+    model = onlinear.make(name, matrix=started).fit(X, y)
+    before = model.predict(X)
+    model.set_params(matrix=asked)
+    message = f"matrix='{asked}' was set after the model started with matrix='{started}'"
+    for call in (lambda: model.partial_fit(X, y), lambda: model.predict(X),
+                 lambda: model.learn_one(X[0], y[0]), lambda: model.coef_):
+        with pytest.raises(ValueError, match=message):
+            call()
+    model.set_params(matrix="auto" if started != "shared" else "shared")
+    np.testing.assert_array_equal(model.predict(X), before)
+    model.partial_fit(X, y)
+    model.set_params(matrix=asked).fit(X, y)  # (fit restarts in the layout asked)
+    assert model.model_.layout_held() == asked
+
+
+def test_a_round_that_overflows_is_worded_for_the_estimator_user():
+    """CW's exact step on data it cannot separate drives its variances towards 0 and its step
+    past float64: fit said "the rounds before it were taken; ... rescale the input", though
+    fit had undone everything and the input's scale was not the cause.  The message now says
+    the model is as it was and names CW's own cause and its remedies, which work."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(200, 5)), rng.integers(0, 3, 200)
+    model = ConfidenceWeighted(eta=0.95, matrix="diagonal")
+    with pytest.raises(ValueError, match=r"ConfidenceWeighted: at row \d+ of X.*the model is "
+                       r"as it was.*set min_variance") as raised:
+        model.fit(X, y)
+    assert "rounds before it were taken" not in str(raised.value)
+    assert not hasattr(model, "classes_")
+    ConfidenceWeighted(eta=0.95, matrix="diagonal", min_variance=1e-8).fit(X, y)

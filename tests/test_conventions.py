@@ -159,6 +159,58 @@ def test_warm_start_fit_is_the_partial_fits_it_stands_for(name):
     assert cold.n_seen_ == 120
 
 
+@pytest.mark.parametrize("name", ["pa", "kernel-pa", "arow", "simproj"])
+def test_a_stream_refuses_a_model_changed_under_it(name):
+    """A stream keeps its rows' encoded labels (and a kernel learner's support slot of every
+    row): after a refit, grown classes or features they no longer fit the model.  The old
+    stream segfaulted a kernel learner refit on other data, and learned every row of a model
+    whose classes grew under the wrong class; it now refuses, changing nothing."""
+    X, y = _data(8)
+    params = {"gamma": 0.5} if name.startswith("kernel") else {}
+    changes = {"fit": lambda m: m.fit(X[:30], y[:30]),
+               "add_classes": lambda m: m.add_classes(["0"]),
+               "grow_features": lambda m: m.grow_features(X.shape[1] + 2)}
+    for change, apply in changes.items():
+        model = onlinear.make(name, **params)
+        stream = model.stream(X, y, classes=["a", "b", "c"])
+        stream.learn(np.arange(60))
+        try:
+            apply(model)
+        except ValueError:  # (a learner that cannot grow: nothing to refuse)
+            continue
+        before = _model_state(model)
+        with pytest.raises(ValueError, match="Make a new one: model.stream"):
+            stream.learn(np.arange(60, 120))
+        after = _model_state(model)
+        assert before.keys() == after.keys()
+        for key in before:
+            np.testing.assert_array_equal(before[key], after[key])
+        wide = np.hstack([X, np.zeros((X.shape[0], model.n_features_in_ - X.shape[1]))])
+        model.stream(wide, y).learn(np.arange(60, 120))  # (a new stream learns)
+
+
+def test_a_stream_takes_integer_rows_only_and_the_model_as_started():
+    """A boolean mask was taken as rows 0 and 1, fractional rows were truncated and text
+    parsed; a stream learned a model whose fit_intercept was set after it started, which
+    partial_fit refuses."""
+    X, y = _data(9)
+    model = onlinear.make("pa")
+    stream = model.stream(X, y, classes=["a", "b", "c"])
+    for rows, match in [(np.arange(120) < 10, "boolean mask"), ([0.0, 1.5], "float64"),
+                        (["12"], "<U2")]:
+        with pytest.raises(TypeError, match=re.escape(match)):
+            stream.learn(rows)
+    assert not hasattr(model, "n_seen_") or model.n_seen_ == 0
+    stream.learn([])  # (nothing: an empty list has no integer dtype, and is no error)
+    stream.learn(range(10))
+    model.set_params(fit_intercept=True)
+    with pytest.raises(ValueError, match="fit_intercept=True was set after the model started"):
+        stream.learn(range(10, 20))
+    assert model.n_seen_ == 10
+    with pytest.raises(ValueError, match="fit_intercept=True was set after the model started"):
+        model.intercept_  # (it read the last feature's weights as the intercept)
+
+
 def test_warm_start_shuffles_each_epoch_as_fit_does():
     X, y = _data(7)
     warm = onlinear.make("pa", n_epochs=3, shuffle=True, random_state=5, warm_start=True)
@@ -300,3 +352,27 @@ def test_the_kernel_mc_romma_takes_no_weights():
     import inspect
     assert "sample_weight" not in inspect.signature(
         type(onlinear.make("kernel-mc-romma")).fit).parameters
+
+
+def test_one_example_calls_check_the_feature_names_of_a_pandas_row():
+    """A model fit on a DataFrame refuses a DataFrame with its columns reordered (scikit-
+    learn's check); learn_one and predict_one read a Series or a one-row DataFrame by
+    position, so a reordered row was another example, learned or predicted silently."""
+    pd = pytest.importorskip("pandas")
+    X, y = _data(10)
+    frame = pd.DataFrame(X[:, :3], columns=["a", "b", "c"])
+    model = onlinear.make("pa").fit(frame, y)
+    state = _model_state(model)
+    swapped = frame[["c", "b", "a"]]
+    renamed = frame.rename(columns={"c": "z"})
+    for row, match in [(swapped.iloc[0], "another order"), (swapped.iloc[:1], "another order"),
+                       (renamed.iloc[0], r"unseen \['z'\]; missing \['c'\]")]:
+        with pytest.raises(ValueError, match=match):
+            model.predict_one(row)
+        with pytest.raises(ValueError, match=match):
+            model.learn_one(row, y[0])
+    for name, array in state.items():
+        np.testing.assert_array_equal(array, _model_state(model)[name])
+    assert model.predict_one(frame.iloc[0]) == model.predict(frame.iloc[:1])[0]
+    model.learn_one(frame.iloc[1], y[1])
+    model.learn_one(X[2, :3], y[2])  # (a plain array: by position, as ever)

@@ -1,5 +1,7 @@
 """A stream in which new class labels appear: ``add_classes`` and ``classes=`` naming more
 labels than the model holds (partial_fit, learn_one, stream)."""
+import re
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -126,3 +128,26 @@ def test_growing_is_atomic_and_classes_may_only_grow(tmp_path):
     onlinear.save(model, tmp_path / "grown.onlinear")
     loaded = onlinear.load(tmp_path / "grown.onlinear")
     np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+
+
+@pytest.mark.parametrize("labels, match", [
+    (["x"], "the model's classes are numbers"), ([b"x"], "the model's classes are numbers"),
+    ([3.5], "whole numbers; 3.5 is not"), ([(1, 2)], "not a tuple"), ({4}, "not a set"),
+    ([4, "x"], "all numbers or all strings")])
+def test_new_classes_keep_the_kind_and_type_of_the_models_labels(labels, match):
+    """add_classes(["x"]) on an int model turned its classes into the strings ['0', '1', '2',
+    'x'] and predict then returned strings; [3.5] made them floats, [b"x"] bytes, and [(1, 2)]
+    did nothing.  Each is now refused, the model unchanged; a whole float is taken as an int."""
+    rng = np.random.default_rng(4)
+    X, y = rng.normal(size=(60, 4)), rng.integers(0, 3, 60)
+    model = onlinear.make("pa").fit(X, y)
+    before = (model.classes_.copy(), model.coef_.copy())
+    with pytest.raises(ValueError, match=re.escape(match)):
+        model.add_classes(labels)
+    np.testing.assert_array_equal(model.classes_, before[0])
+    np.testing.assert_array_equal(model.coef_, before[1])
+    assert model.predict(X[:3]).dtype == before[0].dtype
+    model.add_classes([3.0])
+    assert model.classes_.tolist() == [0, 1, 2, 3] and model.classes_.dtype.kind == "i"
+    with pytest.raises(ValueError, match="not a set"):
+        onlinear.make("pa").partial_fit(X, y, classes={0, 1, 2})

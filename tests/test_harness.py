@@ -45,6 +45,53 @@ def test_a_tick_that_does_not_divide_the_stream_also_records_the_end():
     assert tick_positions(6, 2, 4).tolist() == [4, 6, 8, 12]
 
 
+def test_ticks_that_do_not_divide_the_stream_run_on_across_epochs():
+    (run,) = evaluate("perceptron", X6, Y6, tick=4, epochs=3).runs
+    assert run.examples.tolist() == [4, 6, 8, 12, 16, 18]
+    assert run.epoch.tolist() == [1, 1, 2, 2, 3, 3]
+    assert run.examples.tolist() == tick_positions(6, 3, 4).tolist()
+
+
+class _Stopped(Exception):
+    pass
+
+
+class _StopAfter:
+    """A runner of the first permutation cell that stops it once ``examples`` are learned (its
+    progress raises): what a run of many epochs costs before and while it learns."""
+
+    warms_up_here = False
+
+    def __init__(self, examples):
+        self.examples, self.learned = examples, 0
+
+    def run(self, cells, bar):
+        cells.run(cells.algorithms[0], {}, 0, False, progress=self)
+
+    def update(self, n):
+        self.learned += n
+        if self.learned >= self.examples:
+            raise _Stopped
+
+
+def test_a_run_of_a_million_epochs_holds_one_epoch_of_ticks():
+    """The tick positions of every epoch were made before the first example: a set of one
+    entry per epoch, ~100 MB for a million epochs (``--epochs 1000000000`` was killed for
+    want of memory before learning anything)."""
+    import tracemalloc
+
+    runner = _StopAfter(18)
+    tracemalloc.start()
+    try:
+        with pytest.raises(_Stopped):
+            compare(X6, Y6, ["perceptron"], epochs=10**6, tick=4, runner=runner)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert runner.learned == 18  # three epochs, at the ticks 4, 6, 8, 12, 16, 18
+    assert peak < 5 * 2**20, f"{peak / 2**20:.0f} MiB"
+
+
 def test_epochs_continue_the_counts_and_score_the_test_set_after_each():
     result = evaluate("perceptron", X6, Y6, tick=3, epochs=2, X_test=X6_TEST, y_test=Y6_TEST)
     (run,) = result.runs

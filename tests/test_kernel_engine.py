@@ -377,3 +377,23 @@ def test_the_default_gamma_works_on_every_online_entry_point():
     for rows in np.array_split(np.arange(60), 7):
         chunks.partial_fit(X[rows], y[rows], classes=classes)
     np.testing.assert_array_equal(chunks.dual_coef_, fitted.dual_coef_)
+
+
+@pytest.mark.parametrize("gamma", ["auto", "scale"])
+def test_a_gamma_resolved_from_the_data_refuses_to_grow_features(gamma):
+    """gamma="auto" is 1/n_features of the width the model started with: grown, the model
+    kept it, where one started as wide takes another, so a command-line stream's result
+    depended on its chunk size (the first chunk's width).  Such a model now refuses to grow,
+    naming the remedies; a numeric gamma, and a kernel without gamma, grow."""
+    rng = np.random.default_rng(5)
+    X, y = rng.normal(size=(40, 3)), rng.integers(0, 3, 40)
+    model = onlinear.make("kernel-pa", gamma=gamma).fit(X, y)
+    before = model.gamma_
+    with pytest.raises(ValueError, match=f'gamma="{gamma}" was resolved from the 3 features'):
+        model.grow_features(5)
+    assert model.n_features_in_ == 3 and model.gamma_ == before
+    for params in ({"gamma": 0.25}, {"kernel": "linear"}):
+        grown = onlinear.make("kernel-pa", **params).fit(X, y).grow_features(5)
+        wide = onlinear.make("kernel-pa", **params).fit(np.pad(X, ((0, 0), (0, 2))), y)
+        np.testing.assert_array_equal(grown.predict(np.pad(X, ((0, 0), (0, 2)))),
+                                      wide.predict(np.pad(X, ((0, 0), (0, 2)))))

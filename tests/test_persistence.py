@@ -8,6 +8,7 @@ import io
 import json
 import os
 import pickle
+import re
 import time
 import zipfile
 
@@ -15,7 +16,8 @@ import numpy as np
 import pytest
 
 import onlinear
-from onlinear.persistence import HEADER, ModelFileError, _storable_labels, read_header
+from onlinear.persistence import (FORMAT_VERSION, HEADER, ModelFileError, _storable_labels,
+                                  read_header)
 from onlinear.registry import REGISTRY
 
 RNG = np.random.default_rng(20261125)
@@ -42,11 +44,23 @@ def _streamable(name):
     return {"gamma": 0.5} if onlinear.describe(name).kernel else {}
 
 
-def _stream(name, task):
-    """``(model, learn(model, rows))`` for the algorithm ``name`` on its task's data."""
+COLUMNS = [f"x{j}" for j in range(X.shape[1])]
+
+
+def _stream(name, task, frame=False):
+    """``(model, learn(model, rows))`` for the algorithm ``name`` on its task's data (rows of a
+    pandas DataFrame with the columns ``COLUMNS`` if ``frame``)."""
     model = onlinear.make(name, task=task, **_streamable(name))
+    if frame:
+        import pandas as pd
+
+        def rows_of(A, rows):
+            return pd.DataFrame(A[rows], columns=COLUMNS)
+    else:
+        def rows_of(A, rows):
+            return A[rows]
     if task == "multilabel":
-        return model, lambda m, rows: m.partial_fit(X[rows], INDICATOR[rows],
+        return model, lambda m, rows: m.partial_fit(rows_of(X, rows), INDICATOR[rows],
                                                     classes=[0, 1, 2])
     if task == "blocks":
         signs = np.where(LABELS % 2 == 0, -1, 1)
@@ -54,12 +68,13 @@ def _stream(name, task):
         def learn(m, rows):
             # trials of 3 rows (the last one shorter)
             block_ptr = np.r_[0:len(rows):3, len(rows)]
-            return m.partial_fit(X[rows], signs[rows], classes=[-1, 1], block_ptr=block_ptr)
+            return m.partial_fit(rows_of(X, rows), signs[rows], classes=[-1, 1],
+                                 block_ptr=block_ptr)
         return model, learn
     y = LABELS % 2 if name == "winnow" else LABELS
     X_used = np.abs(X) if name == "winnow" else X
     classes = np.unique(y)
-    return model, lambda m, rows: m.partial_fit(X_used[rows], y[rows], classes=classes)
+    return model, lambda m, rows: m.partial_fit(rows_of(X_used, rows), y[rows], classes=classes)
 
 
 def _model_state(model):
@@ -146,6 +161,184 @@ def test_string_and_object_labels_survive(tmp_path):
     loaded = onlinear.load(tmp_path / "o")
     assert loaded.classes_.dtype == object and loaded.classes_.tolist() == ["cat", "dog", "emu"]
     assert loaded.predict(X_TEST).tolist() == objects.predict(X_TEST).tolist()
+
+
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
+@pytest.mark.parametrize("name,task", CASES)
+def test_a_model_fitted_on_a_dataframe_keeps_its_column_names(tmp_path, name, task):
+    """Such a model could not be saved at all (feature_names_in_ was no declared attribute):
+    the loaded one refuses other columns as the saved one does, and goes on bit-identically."""
+    pd = pytest.importorskip("pandas")
+    model, learn = _stream(name, task, frame=True)
+    reference, _ = _stream(name, task, frame=True)
+    learn(model, np.arange(SPLIT))
+    learn(reference, np.arange(SPLIT))
+    onlinear.save(model, tmp_path / "m")
+    assert read_header(tmp_path / "m")["format_version"] == 2
+    loaded = onlinear.load(tmp_path / "m")
+    assert loaded.feature_names_in_.dtype == object
+    assert loaded.feature_names_in_.tolist() == COLUMNS
+    assert {type(n) for n in loaded.feature_names_in_} == {str}
+    rows = np.abs(X_TEST) if name == "winnow" else X_TEST
+    same = pd.DataFrame(rows, columns=COLUMNS)
+    np.testing.assert_array_equal(loaded.decision_function(same),
+                                  model.decision_function(same), strict=True)
+    refusals = []
+    for m in (model, loaded):
+        with pytest.raises(ValueError, match="feature names") as error:
+            m.decision_function(pd.DataFrame(rows, columns=COLUMNS[::-1]))
+        refusals.append(str(error.value))
+    assert refusals[0] == refusals[1]
+
+    rest = np.arange(SPLIT, X.shape[0])
+    learn(loaded, rest)
+    learn(reference, rest)
+    _assert_same_model(loaded, reference)
+    assert loaded.feature_names_in_.tolist() == COLUMNS
+
+
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
+def test_a_dataframe_stream_checkpoints_and_resumes(tmp_path):
+    """learn_stream learned a DataFrame chunk, then its checkpoint raised (the model could not
+    be saved); resumed, it goes on from the checkpoint as a stream that never stopped."""
+    pd = pytest.importorskip("pandas")
+
+    def chunks(stop=48):
+        for start in range(0, stop, 12):
+            yield pd.DataFrame(X[start:start + 12], columns=COLUMNS), LABELS[start:start + 12]
+
+    path = tmp_path / "c.onlinear"
+    onlinear.learn_stream(onlinear.make("pa1"), chunks(24), classes=[0, 1, 2], checkpoint=path,
+                          checkpoint_every=12)
+    assert read_header(path)["metadata"]["stream_examples"] == 24
+    resumed = onlinear.learn_stream(onlinear.make("pa1"), chunks(), classes=[0, 1, 2],
+                                    checkpoint=path, checkpoint_every=12, resume=True)
+    straight = onlinear.learn_stream(onlinear.make("pa1"), chunks(), classes=[0, 1, 2])
+    assert resumed.n_seen_ == 48
+    _assert_same_model(resumed, straight)
+    assert resumed.feature_names_in_.tolist() == COLUMNS
+
+
+def test_column_names_load_would_refuse_are_not_saved(tmp_path):
+    """A file load refuses must not replace a good one (a checkpoint): save refuses first.
+    A model widened by grow_features after a DataFrame kept the DataFrame's names (of fewer
+    columns than it has): it now drops them, and saves without."""
+    pd = pytest.importorskip("pandas")
+    nul = onlinear.make("pa").fit(pd.DataFrame(X[:, :2], columns=["a\0", "a"]), LABELS)
+    with pytest.raises(ValueError, match="NUL"):
+        onlinear.save(nul, tmp_path / "m")
+    assert list(tmp_path.iterdir()) == []
+    short = onlinear.make("pa").fit(pd.DataFrame(X, columns=COLUMNS), LABELS)
+    short.feature_names_in_ = short.feature_names_in_[:4]
+    with pytest.raises(ValueError, match="name 4 features; the model has 6"):
+        onlinear.save(short, tmp_path / "m")
+    grown = onlinear.make("pa").fit(pd.DataFrame(X, columns=COLUMNS), LABELS)
+    grown.grow_features(8)
+    assert not hasattr(grown, "feature_names_in_")
+    onlinear.save(grown, tmp_path / "m")
+    assert not hasattr(onlinear.load(tmp_path / "m"), "feature_names_in_")
+
+
+def _labels(kind):
+    """``(y, class_weight)`` of a kind of labels, the weights keyed as a user gives them."""
+    if kind == "int":
+        return LABELS, {0: 2.0, 2: 0.5}
+    if kind == "numpy int":  # (compute_class_weight's: keys from np.unique, numpy values)
+        from sklearn.utils.class_weight import compute_class_weight
+
+        classes = np.unique(LABELS)
+        return LABELS, dict(zip(classes, compute_class_weight("balanced", classes=classes,
+                                                              y=LABELS[:20])))
+    if kind == "str":
+        return np.array(["cat", "dog", "emu"])[LABELS], {"cat": 2.0, np.str_("emu"): 0.5}
+    # (float labels scikit-learn takes as classes: integral values)
+    return LABELS.astype(float), {0.0: 2.0, np.float64(2.0): 0.5}
+
+
+@pytest.mark.parametrize("kind", ["int", "numpy int", "str", "float"])
+def test_class_weight_keeps_its_labels_through_save_and_resume(tmp_path, kind):
+    """JSON made {0: 2.0} {"0": 2.0}: the loaded model refused to learn and a stream refused
+    to resume; numpy keys (np.int64) could not be saved."""
+    y, class_weight = _labels(kind)
+    classes = np.unique(y)
+    model = onlinear.make("pa1", class_weight=class_weight)
+    reference = onlinear.make("pa1", class_weight=class_weight)
+    for m in (model, reference):
+        m.partial_fit(X[:SPLIT], y[:SPLIT], classes=classes)
+    onlinear.save(model, tmp_path / "m")
+    loaded = onlinear.load(tmp_path / "m")
+    assert loaded.class_weight == class_weight
+    assert [type(k) for k in loaded.class_weight] == [type(k.item() if isinstance(
+        k, np.generic) else k) for k in class_weight]
+    assert {type(v) for v in loaded.class_weight.values()} == {float}
+    loaded.partial_fit(X[SPLIT:], y[SPLIT:])
+    reference.partial_fit(X[SPLIT:], y[SPLIT:])
+    _assert_same_model(loaded, reference)
+
+    def chunks(stop=48):
+        for start in range(0, stop, 12):
+            yield X[start:start + 12], y[start:start + 12]
+
+    path = tmp_path / "c.onlinear"
+    onlinear.learn_stream(onlinear.make("pa1", class_weight=class_weight), chunks(24),
+                          classes=classes, checkpoint=path, checkpoint_every=12)
+    resumed = onlinear.learn_stream(onlinear.make("pa1", class_weight=class_weight), chunks(),
+                                    classes=classes, checkpoint=path, resume=True)
+    assert resumed.n_seen_ == 48
+    _assert_same_model(resumed, reference)
+
+
+def test_an_unfitted_model_keeps_its_class_weight(tmp_path):
+    for class_weight, types in (({np.int64(1): 3.0, "a": 1.0, 2.5: np.float32(0.5)},
+                                 [int, str, float]),
+                                ({np.bool_(False): 2.0, True: 1}, [bool, bool])):
+        onlinear.save(onlinear.make("arow", class_weight=class_weight), tmp_path / "m")
+        loaded = onlinear.load(tmp_path / "m")
+        assert loaded.class_weight == class_weight
+        assert [type(k) for k in loaded.class_weight] == types
+    with pytest.raises(TypeError, match="keys must be str, int, float or bool"):
+        onlinear.save(onlinear.make("pa", class_weight={(0, 1): 2.0}), tmp_path / "t")
+
+
+@pytest.mark.parametrize("kind", ["int", "str", "float"])
+def test_a_version_1_file_gets_its_class_weight_labels_back(tmp_path, kind):
+    """Version 1 stored class_weight as a JSON object: its string keys are read back as the
+    class each names; a key that names no class is left as it is."""
+    y, class_weight = _labels(kind)
+    model = onlinear.make("pa1", class_weight=class_weight).fit(X[:SPLIT], y[:SPLIT])
+    onlinear.save(model, tmp_path / "m")
+
+    def as_version_1(extra):
+        def change(header):
+            header["format_version"] = 1
+            pairs = header["params"]["class_weight"]["__pairs__"]
+            header["params"]["class_weight"] = {
+                **{k if isinstance(k, str) else json.dumps(k): v for k, v in pairs}, **extra}
+        return change
+    for extra in ({}, {"7": 1.0}):
+        (tmp_path / "v1").write_bytes(_rewrite((tmp_path / "m").read_bytes(),
+                                               as_version_1(extra)))
+        loaded = onlinear.load(tmp_path / "v1")
+        assert loaded.class_weight == {**class_weight, **extra}
+        assert [type(k) for k in loaded.class_weight] == [type(k.item() if isinstance(
+            k, np.generic) else k) for k in class_weight] + [str] * len(extra)
+    (tmp_path / "v1").write_bytes(_rewrite((tmp_path / "m").read_bytes(), as_version_1({})))
+    loaded = onlinear.load(tmp_path / "v1")
+    loaded.partial_fit(X[SPLIT:], y[SPLIT:])
+    model.partial_fit(X[SPLIT:], y[SPLIT:])
+    _assert_same_model(loaded, model)
+
+
+def test_a_file_needing_nothing_of_version_2_is_written_as_version_1(tmp_path, saved):
+    """An older onlinear (up to version 1) reads such a file as before, and refuses, asking
+    for an upgrade, one whose pairs or column names it would misread or not expect."""
+    versions = {}
+    for name, data in saved.items():
+        (tmp_path / name).write_bytes(data)
+        versions[name] = read_header(tmp_path / name)["format_version"]
+    assert versions == {"pa": 1, "kernel-pa": 1, "simproj": 1, "pa-named": 2}
+    onlinear.save(onlinear.make("pa", class_weight={0: 2.0}), tmp_path / "cw")
+    assert read_header(tmp_path / "cw")["format_version"] == 2 == FORMAT_VERSION
 
 
 def test_a_seeded_shuffling_generator_is_saved_exactly(tmp_path):
@@ -384,6 +577,11 @@ def saved(tmp_path_factory):
         learn(model, np.arange(SPLIT))
         onlinear.save(model, folder / name)
         out[name] = (folder / name).read_bytes()
+    # column names as scikit-learn sets them from a DataFrame, and a dict hyperparameter
+    named = onlinear.make("pa", class_weight={0: 2.0}).fit(X, LABELS)
+    named.feature_names_in_ = np.array(COLUMNS, dtype=object)
+    onlinear.save(named, folder / "pa-named")
+    out["pa-named"] = (folder / "pa-named").read_bytes()
     return out
 
 
@@ -432,7 +630,7 @@ BAD_FILES = {
     "header not json": (lambda s: _zip_of({HEADER: b"{not json"}), "not valid JSON"),
     "foreign format": (lambda s: _rewrite(s["pa"], _set("format", "other")), "wrong format"),
     "newer version": (lambda s: _rewrite(s["pa"], _set("format_version", 99)),
-                      "reads up to version 1"),
+                      f"reads up to version {FORMAT_VERSION}"),
     "unknown estimator": (lambda s: _rewrite(s["pa"], _set("estimator", "os.system")),
                           "unknown estimator"),
     "private class": (lambda s: _rewrite(s["pa"], _set("estimator", "OnlineLinearClassifier")),
@@ -478,6 +676,31 @@ BAD_FILES = {
         s["pa"], lambda h: h["scalars"].update(n_features_in_=-6)), "negative"),
     "label kind of another task": (lambda s: _rewrite(
         s["simproj"], lambda h: h["scalars"].update(_label_kind="multiclass")), "task"),
+    "too few column names": (lambda s: _rewrite(
+        s["pa-named"], arrays={"feature_names_in_": np.array(COLUMNS[:5])}),
+        "name 5 features; the model has 6"),
+    "a repeated column name": (lambda s: _rewrite(
+        s["pa-named"], arrays={"feature_names_in_": np.array(COLUMNS[:5] + ["x0"])}),
+        r"feature_names_in_: they repeat \['x0'\]"),
+    "column names not strings": (lambda s: _rewrite(
+        s["pa-named"], arrays={"feature_names_in_": np.arange(6)}), "1-D array of strings"),
+    "column names in 2-D": (lambda s: _rewrite(
+        s["pa-named"], arrays={"feature_names_in_": np.array([COLUMNS])}), "1-D array of strings"),
+    "pickled column names": (lambda s: _rewrite(
+        s["pa-named"], arrays={"feature_names_in_": np.array(COLUMNS, dtype=object)},
+        checksums=False), "dtype|object|cannot be read"),
+    "a dict as a JSON object in version 2": (lambda s: _rewrite(
+        s["pa-named"], lambda h: h["params"].update(class_weight={"0": 2.0})),
+        "class_weight is stored as a JSON object"),
+    "a dict's pairs malformed": (lambda s: _rewrite(
+        s["pa-named"], lambda h: h["params"].update(class_weight={"__pairs__": [[0]]})),
+        "class_weight is malformed"),
+    "a dict's key a list": (lambda s: _rewrite(
+        s["pa-named"], lambda h: h["params"].update(class_weight={"__pairs__": [[[0], 1.0]]})),
+        "class_weight is malformed"),
+    "a dict's key twice": (lambda s: _rewrite(
+        s["pa-named"], lambda h: h["params"].update(
+            class_weight={"__pairs__": [[1, 2.0], [True, 1.0]]})), "gives a key twice"),
 }
 
 
@@ -569,3 +792,24 @@ def test_a_loaded_model_is_independent_of_the_saved_one(tmp_path):
     before = copy.deepcopy(model)
     loaded.partial_fit(X, LABELS)
     np.testing.assert_array_equal(model.coef_, before.coef_)
+
+
+@pytest.mark.parametrize("name, params, message", [
+    ("pa", {"fit_intercept": True}, "fit_intercept=True was set after the model started"),
+    ("pa", {"average": True}, "average=True was set after the model started"),
+    ("pa", {"dtype": "float32"}, "dtype='float32' was set after the model started"),
+    ("arow", {"matrix": "diagonal"}, "matrix='diagonal' was set after the model started")])
+def test_a_hyperparameter_set_after_the_start_is_refused_by_save(tmp_path, name, params,
+                                                                  message):
+    """save wrote the new hyperparameter beside the arrays of the old one: a file load
+    refused ("array _weights has shape (4, 3); expected (5, 3)"), replacing a good file.  It
+    now refuses as partial_fit does, writing nothing; set back, the model saves."""
+    model = onlinear.make(name).fit(X, LABELS)
+    old = model.get_params()
+    model.set_params(**params)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        onlinear.save(model, tmp_path / "m")
+    assert list(tmp_path.iterdir()) == []
+    model.set_params(**{key: old[key] for key in params})
+    onlinear.save(model, tmp_path / "m")
+    _assert_same_model(onlinear.load(tmp_path / "m"), model)

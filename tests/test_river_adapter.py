@@ -528,3 +528,25 @@ def test_a_nan_label_is_refused_as_nan_leaving_the_adapter_as_it_was(labels, nan
         adapter.learn_one({**x, "new_name": 1.0}, nan)
     assert _state(adapter) == before and adapter.predict_one(x) == predicted
     assert "new_name" not in adapter.vocabulary_
+
+
+def test_a_nan_feature_name_and_an_int_beyond_float64_are_refused_by_name():
+    """A NaN key equals no key, itself included: each example's NaN became a new column of
+    the vocabulary.  An int beyond float64 raised a bare OverflowError.  Both are refused
+    naming the problem, the model unchanged."""
+    from onlinear.river_adapter import RiverClassifier
+
+    model = RiverClassifier(model="pa")
+    model.learn_one({"a": 1.0, "b": 2.0}, "x")
+    model.learn_one({"a": 0.5, "b": -1.0}, "y")
+    vocabulary = dict(model.vocabulary_)
+    for _ in range(3):
+        with pytest.raises(ValueError, match="a feature name is nan, which equals no name"):
+            model.learn_one({float("nan"): 1.0, "a": 1.0}, "x")
+    for call in (lambda: model.learn_one({"a": 10 ** 400}, "x"),
+                 lambda: model.predict_one({"a": 10 ** 400}),
+                 lambda: model.predict_one({"new": -10 ** 400})):
+        with pytest.raises(ValueError, match="an int of 401 digits, beyond the range of float64"):
+            call()
+    assert model.vocabulary_ == vocabulary
+    assert model.predict_one({"a": 10 ** 300}) in ("x", "y")

@@ -491,3 +491,18 @@ def test_update_set_while_learning_is_refused_until_fit_restarts(tmp_path, make,
     model.set_params(update=other).fit(X, y)  # (fit restarts it with the new update)
     fresh = make(update=other).fit(X, y)
     np.testing.assert_array_equal(model.decision_function(X), fresh.decision_function(X))
+
+
+def test_a_rank_order_given_twice_must_agree():
+    """An ordinal learner's ``classes`` hyperparameter is its rank order; partial_fit's
+    ``classes=`` in another order was taken for classes_ while the hyperparameter kept the
+    first: the model and get_params disagreed.  Now refused, nothing started."""
+    rng = np.random.default_rng(3)
+    X, ranks = rng.normal(size=(40, 3)), rng.integers(0, 4, 40)
+    model = onlinear.make("simproj", task="ordinal", classes=[3, 2, 1, 0])
+    with pytest.raises(ValueError, match=r"classes=\[0, 2, 1, 3\]\) differs from the "
+                                         r"estimator's classes=\[3, 2, 1, 0\]"):
+        model.partial_fit(X, ranks, classes=[0, 2, 1, 3])
+    assert not hasattr(model, "classes_")
+    model.partial_fit(X, ranks, classes=np.array([3, 2, 1, 0]))
+    assert model.classes_.tolist() == [3, 2, 1, 0]

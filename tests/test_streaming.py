@@ -508,3 +508,25 @@ def test_learn_stream_keeps_the_model_when_the_stream_fails(tmp_path):
         onlinear.learn_stream(onlinear.make("pa"), failing(), classes=CLASSES,
                               checkpoint=tmp_path / "d")
     assert not (tmp_path / "d").exists()
+
+
+def test_a_wider_piece_refused_before_any_of_its_rows_leaves_the_model_as_narrow():
+    """learn_stream widened the model for a wider piece, then the piece was refused (its
+    first row NaN): the model stayed wider, and predict on the data it had learned failed.
+    Refused before any of its rows, the piece now leaves the model as it was; refused at a
+    later row, the rows before it are learned, in the widened model."""
+    rng = np.random.default_rng(12)
+    X, y = rng.normal(size=(50, 4)), rng.integers(0, 3, 50)
+    model = onlinear.make("pa").fit(X, y)
+    coef = model.coef_.copy()
+    wide = rng.normal(size=(5, 6))
+    wide[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        onlinear.learn_stream(model, [(wide, y[:5])])
+    assert model.n_features_in_ == 4 and model.n_seen_ == 50
+    np.testing.assert_array_equal(model.coef_, coef)
+    model.predict(X)
+    wide[0, 0], wide[3, 1] = 0.5, np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        onlinear.learn_stream(model, [(wide, y[:5])])
+    assert model.n_features_in_ == 6 and model.n_seen_ == 53

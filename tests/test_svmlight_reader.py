@@ -101,7 +101,7 @@ def test_chunks_are_the_rows_wherever_blocks_cut_the_lines(tmp_path, monkeypatch
 @pytest.mark.parametrize("content, line, words", [
     (b"1 1:1\n2 2:abc\n", 2, "could not convert string to float: b'abc'"),
     (b"1 1:1\n2 3:1 2:1\n", 2, "sorted and unique ('2:1'"),
-    (b"1 1:1\nfoo 3:1\n", 2, "b'foo' (the label)"),
+    (b"1 1:1\nfoo 3:1\n", 2, "float: 'foo' (the label)"),
     (b"1 1:1\n2 3\n", 2, "'3' is not index:value"),
     (b"1 1:1\n\n# c\n2 1:\n", 4, "'1:' has no value"),
     (b"1 x:1\n", 1, "feature index 'x' of 'x:1' is not an integer"),
@@ -230,7 +230,7 @@ def test_the_class_scan_names_a_bad_label(tmp_path):
     path.write_bytes(b"1 1:1\n\n2 1:1\nfoo 1:1\n")
     result = CliRunner().invoke(cli, ["train", "pa", str(path), "--save", str(tmp_path / "m")])
     assert result.exit_code == 1
-    assert f"{path}, line 4: could not convert string to float: b'foo'" in result.output
+    assert f"{path}, line 4: could not convert string to float: 'foo'" in result.output
 
 
 @pytest.mark.parametrize("name", ["pa1", "mira", "kernel-pa"])

@@ -113,9 +113,17 @@ def tick_positions(n_examples: int, epochs: int, tick: int) -> np.ndarray:
     [4, 5, 8, 10]
     """
     total = n_examples * epochs
-    positions = set(range(tick, total + 1, tick))
-    positions.update(n_examples * (e + 1) for e in range(epochs))
-    return np.array(sorted(positions), dtype=np.int64)
+    return np.union1d(np.arange(tick, total + 1, tick, dtype=np.int64),
+                      n_examples * np.arange(1, epochs + 1, dtype=np.int64))
+
+
+def _epoch_ticks(n_examples, epoch, tick):
+    """The positions of :func:`tick_positions` that fall in epoch ``epoch`` (from 1).  A run
+    makes them an epoch at a time: the whole list holds an entry per epoch, gigabytes for
+    ``--epochs 1000000000`` before the first example is learned."""
+    start, end = (epoch - 1) * n_examples, epoch * n_examples
+    first = (start // tick + 1) * tick  # the first multiple of tick after the epoch's start
+    return np.append(np.arange(first, end, tick, dtype=np.int64), np.int64(end))
 
 
 def _default_tick(total):
@@ -171,7 +179,6 @@ def _run_one(name, params, X, y, classes, *, epochs, seed, permutation, tick, X_
              progress):
     estimator = describe(name).make(**params)
     n = X.shape[0]
-    positions = tick_positions(n, epochs, tick)
     stream = _Stream(estimator, X, y, classes)
     records = {key: [] for key in ("examples", "epoch", "mistakes", "updates", "seconds")}
     test_errors = []
@@ -179,7 +186,7 @@ def _run_one(name, params, X, y, classes, *, epochs, seed, permutation, tick, X_
     for epoch, order in enumerate(_orders(n, epochs, seed), start=1):
         offset = (epoch - 1) * n
         done = 0
-        for position in positions[(positions > offset) & (positions <= offset + n)]:
+        for position in _epoch_ticks(n, epoch, tick):
             stop = int(position - offset)
             elapsed += stream.learn(order[done:stop])
             if progress is not None:

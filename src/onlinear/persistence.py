@@ -9,7 +9,22 @@ A model is its hyperparameters plus a few named arrays (each estimator lists the
   labels' dtype, the counters, ``metadata`` given by the caller, and for every array its dtype,
   shape and SHA-256;
 * ``arrays/<name>.npy``: every array in numpy's own ``.npy`` format (``classes_`` too, so
-  string labels survive as strings).
+  string labels survive as strings; ``feature_names_in_``, the column names of a model fitted
+  on a DataFrame, as fixed-width unicode, since ``.npy`` without pickle holds no object
+  array).
+
+A JSON object's keys are strings, so a dict-valued hyperparameter (``class_weight``, keyed by
+class labels) is stored as ``{"__pairs__": [[key, value], ...]}``: its keys load with their
+types (numpy scalars as the Python values they equal), and the loaded model is the one saved.
+
+The format version is that of the newest feature a file uses, not that of the writer (numpy
+writes ``.npy`` 1.0 likewise unless a header needs 2.0), so that an older onlinear reads every
+file it reads right and refuses, asking for an upgrade, one it would misread: version 2 added
+the ``__pairs__`` dicts (version 1 stored ``class_weight={0: 2.0}`` as ``{"0": 2.0}``, and a
+version-1 reader would load the pairs as a dict of that name) and ``feature_names_in_``.
+Version-1 files load as before, the string keys of a fitted model's ``class_weight`` taken
+back as the class whose key they were where exactly one class has that form (``"0"`` for the
+class ``0``).
 
 Why not pickle (scikit-learn's ``joblib.dump``)?  Unpickling runs code named by the file, and a
 model file is something users download and share.  Why not safetensors?  It holds numeric
@@ -59,6 +74,7 @@ import struct
 import tempfile
 import zipfile
 import zlib
+from collections import Counter
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -73,7 +89,7 @@ if TYPE_CHECKING:
     from .estimators.base import OnlineLinearClassifier
 
 FORMAT = "onlinear-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 HEADER = "onlinear-model.json"
 _ARRAYS = "arrays/"
 _ZIP_SIGNATURE = b"PK\x03\x04"
@@ -84,6 +100,15 @@ MAX_MODEL_BYTES = 1 << 34
 before anything is allocated."""
 #: class-label dtypes stored as they are (object labels are stored as strings or numbers)
 _LABEL_KINDS = "biuUf"
+#: the tag of a dict-valued hyperparameter stored as ``[key, value]`` pairs (format version 2)
+_PAIRS = "__pairs__"
+#: the hyperparameters whose dict is keyed by class labels: a version-1 file stored their keys
+#: as JSON strings
+_LABEL_KEYED = ("class_weight",)
+#: scikit-learn's column names of a model fitted on a DataFrame (format version 2)
+_FEATURE_NAMES = "feature_names_in_"
+#: arrays a fitted model's file may hold besides ``classes_`` and the model's arrays
+_OPTIONAL_ARRAYS = ("random_state.keys", _FEATURE_NAMES)
 
 __all__ = ["save", "load", "read_header", "ModelFileError", "FORMAT_VERSION", "MAX_MODEL_BYTES",
            "atomic_write", "replacing", "remove_stale_temporaries"]
@@ -130,13 +155,26 @@ def save(model: OnlineLinearClassifier, path: str | os.PathLike, *,
     ------
     TypeError
         If ``model`` is not an onlinear estimator, or a hyperparameter or ``metadata`` cannot
-        be stored as JSON.
+        be stored as JSON (a dict hyperparameter's keys must be str, int, float or bool, numpy
+        scalars included).
+    ValueError
+        If the model's ``feature_names_in_`` (the columns of a DataFrame it was fitted on)
+        could not be loaded back as they are: not one distinct string per feature, or a name
+        ending with a NUL character, which numpy's fixed-width strings drop; or if a
+        hyperparameter that shapes the started model (``fit_intercept``, ``dtype``,
+        ``average``, ``matrix``) was set after it started (``fit`` restarts it with the new
+        value).
     """
     from .estimators.base import OnlineLinearClassifier
 
     if not isinstance(model, OnlineLinearClassifier):
         raise TypeError(f"save expects an onlinear estimator; got {type(model).__name__}.")
     with model._model_lock():  # (a snapshot: another thread may learn while the file is written)
+        if hasattr(model, "classes_"):
+            # (a hyperparameter set after the start and shaping the model — fit_intercept,
+            # dtype, average, matrix — would describe arrays of another shape: a file load
+            # refuses; the message is the one partial_fit gives)
+            model._check_as_started()
         header, arrays = _describe(model)
     if metadata is not None:
         header["metadata"] = _json_checked(metadata, "metadata")
@@ -166,10 +204,13 @@ def _describe(model):
     elif random_state is not None and not isinstance(random_state, (int, np.integer)):
         raise TypeError(f"random_state={random_state!r} cannot be saved; use an int, None or a "
                         "numpy RandomState.")
+    for name, value in params.items():
+        if isinstance(value, dict) and name != "random_state":  # (random_state's is ours)
+            params[name] = _pairs(name, value)
     algorithm = algorithm_of(model)
     header = {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION,
+        "format_version": 1,  # (raised below if the file needs more)
         "onlinear_version": _version(),
         "estimator": type(model).__name__,
         "algorithm": algorithm,
@@ -186,6 +227,9 @@ def _describe(model):
         for name in expected:
             arrays[name] = np.array(model._saved_array(name), order="C", copy=True)
         saved = {"classes_", *model._model_scalars, *expected}
+        if hasattr(model, _FEATURE_NAMES):
+            arrays[_FEATURE_NAMES] = _storable_feature_names(model)
+            saved.add(_FEATURE_NAMES)
         # (the lock and the per-example context are rebuilt, never saved)
         forgotten = set(vars(model)) - saved - set(params) - model._derived - set(model._not_state)
         if forgotten:  # a new attribute nobody declared: the file would not restore the model
@@ -196,6 +240,8 @@ def _describe(model):
     header["arrays"] = {name: {"dtype": array.dtype.str, "shape": list(array.shape),
                                "sha256": hashlib.sha256(array.tobytes()).hexdigest()}
                         for name, array in arrays.items()}
+    if _FEATURE_NAMES in arrays or any(_is_pairs(value) for value in params.values()):
+        header["format_version"] = 2
     return header, arrays
 
 
@@ -220,6 +266,54 @@ def _storable_labels(classes):
 def _plain(value):
     """A numpy scalar as the Python value JSON stores."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _pairs(name, mapping):
+    """The dict hyperparameter ``name`` as the header stores it: ``[key, value]`` pairs, so
+    that its keys (class labels) keep their types; a JSON object would make them strings."""
+    pairs = []
+    for key, value in mapping.items():
+        key = _plain(key)
+        if not isinstance(key, (str, int, float)):  # (bool is an int)
+            raise TypeError(f"the hyperparameter {name}={mapping!r:.200} cannot be saved: its "
+                            "keys must be str, int, float or bool (numpy's too), not "
+                            f"{type(key).__name__}.")
+        pairs.append([key, _plain(value)])
+    return {_PAIRS: pairs}
+
+
+def _is_pairs(value):
+    return isinstance(value, dict) and set(value) == {_PAIRS}
+
+
+def _storable_feature_names(model):
+    """The model's ``feature_names_in_`` as a fixed-width unicode array, refused (ValueError)
+    unless :func:`load` would take it back as it is: a file load refuses would replace a good
+    one, a checkpoint say."""
+    names = model.feature_names_in_
+    values = names.tolist() if isinstance(names, np.ndarray) else None
+    problem = _feature_names_problem(values, model.n_features_in_)
+    if problem is None:
+        stored = np.array(values, dtype=str)
+        if stored.tolist() != values:  # (fixed-width strings are padded, then cut, with NULs)
+            problem = "a name ends with a NUL character, which numpy's strings drop"
+    if problem is not None:
+        raise ValueError(f"{type(model).__name__}.feature_names_in_ cannot be saved: {problem}"
+                         "; delete the attribute to save the model without column names.")
+    return stored
+
+
+def _feature_names_problem(values, n_features):
+    """What is wrong with ``values`` (a list) as the column names of a model of
+    ``n_features`` features, or None: scikit-learn keeps one distinct string per column."""
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        return "they must be a 1-D array of strings"
+    if len(values) != n_features:
+        return f"they name {len(values)} features; the model has {n_features}"
+    if len(set(values)) != len(values):
+        repeated = sorted(v for v, count in Counter(values).items() if count > 1)
+        return f"they repeat {repeated!r:.200}"
+    return None
 
 
 def _json_checked(value, what):
@@ -649,8 +743,10 @@ def _build(path, archive, header):
     from .models.invariants import check_model_array, check_scalar
 
     cls = _estimator_class(path, header)
-    params = dict(header["params"])
     specs = header["arrays"]
+    # (the classes first: a version-1 file's label-keyed dicts are read back by them)
+    classes = _classes(path, archive, specs, header) if header["fitted"] else None
+    params = _params(path, header, classes)
     random_state = params.get("random_state")
     if isinstance(random_state, dict):
         params["random_state"] = _random_state(path, archive, specs, random_state)
@@ -660,11 +756,6 @@ def _build(path, archive, header):
         _check_members(path, archive, specs, set(specs))
         return model
 
-    classes = _read(path, archive, specs, "classes_", None)
-    if classes.ndim != 1 or classes.dtype.kind not in _LABEL_KINDS:
-        raise ModelFileError(path, "classes_ must be a 1-D array of labels.")
-    if header.get("classes_dtype") == "object":
-        classes = classes.astype(object)
     model.classes_ = classes
     scalars = header.get("scalars")
     if not isinstance(scalars, dict) or set(scalars) != set(model._model_scalars):
@@ -678,7 +769,9 @@ def _build(path, archive, header):
     model._take_saved_weight_dtype(_declared_dtype(specs.get("_weights")))
     expected = model._model_arrays()
     _check_members(path, archive, specs, {"classes_", *expected}
-                   | ({"random_state.keys"} if "random_state.keys" in specs else set()))
+                   | {name for name in _OPTIONAL_ARRAYS if name in specs})
+    if _FEATURE_NAMES in specs:  # (a file without them: a model fitted on no DataFrame)
+        model.feature_names_in_ = _feature_names(path, archive, specs, model.n_features_in_)
     free = {}
     for name, (shape, dtype) in expected.items():
         array = _read(path, archive, specs, name, np.dtype(dtype))
@@ -697,6 +790,71 @@ def _build(path, archive, header):
             raise ModelFileError(path, f"the header's counter {name}={value!r} disagrees with "
                                        "the model's arrays.")
     return model
+
+
+def _classes(path, archive, specs, header):
+    classes = _read(path, archive, specs, "classes_", None)
+    if classes.ndim != 1 or classes.dtype.kind not in _LABEL_KINDS:
+        raise ModelFileError(path, "classes_ must be a 1-D array of labels.")
+    if header.get("classes_dtype") == "object":
+        classes = classes.astype(object)
+    return classes
+
+
+def _params(path, header, classes):
+    """The hyperparameters of the header, their dicts rebuilt from ``[key, value]`` pairs
+    (those of a version-1 file, stored as JSON objects, with their keys read back by the
+    ``classes`` of a fitted model)."""
+    params = dict(header["params"])
+    for name, value in params.items():
+        if name == "random_state" or not isinstance(value, dict):  # (random_state: its own)
+            continue
+        if _is_pairs(value):
+            params[name] = _dict_of_pairs(path, name, value[_PAIRS])
+        elif header["format_version"] >= 2:  # (save writes every dict as pairs)
+            raise ModelFileError(path, f"the hyperparameter {name} is stored as a JSON object; "
+                                       f"format version {header['format_version']} stores a "
+                                       f"dict as {{{_PAIRS!r}: [[key, value], ...]}}.")
+        elif name in _LABEL_KEYED and classes is not None:
+            params[name] = _label_keys_of_version_1(value, classes)
+    return params
+
+
+def _dict_of_pairs(path, name, pairs):
+    if not (isinstance(pairs, list)
+            and all(isinstance(pair, list) and len(pair) == 2
+                    and isinstance(pair[0], (str, int, float)) for pair in pairs)):
+        raise ModelFileError(path, f"the hyperparameter {name} is malformed: {pairs!r:.200} is "
+                                   "not a list of [key, value] pairs with str, int, float or "
+                                   "bool keys.")
+    mapping = {key: value for key, value in pairs}
+    if len(mapping) != len(pairs):  # (1 and true are one key in Python as well)
+        raise ModelFileError(path, f"the hyperparameter {name} gives a key twice: "
+                                   f"{pairs!r:.200}.")
+    return mapping
+
+
+def _label_keys_of_version_1(mapping, classes):
+    """``mapping``, whose keys JSON made strings (``"0"`` for 0, ``"0.5"`` for 0.5,
+    ``"true"`` for True), with each key that is the string form of exactly one of ``classes``
+    replaced by that class; other keys are left as they are (the model names them if it uses
+    them)."""
+    forms = {}
+    for label in map(_plain, classes.tolist()):
+        forms.setdefault(label if isinstance(label, str) else json.dumps(label), []).append(label)
+    return {(forms[key][0] if len(forms.get(key, ())) == 1 else key): value
+            for key, value in mapping.items()}
+
+
+def _feature_names(path, archive, specs, n_features):
+    """The column names the file holds, as scikit-learn keeps them (an object array of
+    ``str``), after the checks :func:`save` made of them."""
+    names = _read(path, archive, specs, _FEATURE_NAMES, None)
+    problem = ("they must be a 1-D array of strings" if names.ndim != 1
+               or names.dtype.kind != "U" else _feature_names_problem(names.tolist(), n_features))
+    if problem is not None:
+        raise ModelFileError(path, f"{_FEATURE_NAMES}: {problem}.")
+    return np.array(names.tolist(), dtype=object)
 
 
 def _check_members(path, archive, specs, names):

@@ -39,6 +39,10 @@ HASH_CACHE_SIZE = 1 << 16
 _ABSENT = object()
 
 
+#: the largest int float64 holds (beyond it, float() overflows)
+_LARGEST_INT = int(np.finfo(np.float64).max)
+
+
 def _check_unseen(name, value):
     """Refuse a NaN or infinite value under a name the model does not know, as the model
     refuses one under a name it knows (a NaN is a broken stream, whatever its weight)."""
@@ -253,8 +257,14 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
                 value = 0.0  # missing: the name still joins the vocabulary
             elif isinstance(value, str):
                 name, value = f"{name}={value}", 1.0
+            elif isinstance(value, int) and abs(value) > _LARGEST_INT:
+                raise ValueError(f"x[{name!r}] is an int of {len(str(abs(value)))} digits, "
+                                 "beyond the range of float64.")
             key = table.get(name, _ABSENT)
             if key is _ABSENT:
+                if name != name:  # (NaN: equal to no name, so a new feature at every example)
+                    raise ValueError(f"a feature name is {name!r}, which equals no name, itself "
+                                     "included: name the feature.")
                 if hashing:
                     if len(table) >= HASH_CACHE_SIZE:
                         table.clear()

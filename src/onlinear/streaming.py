@@ -18,6 +18,7 @@ a chunk learns what it learns on the chunk (an online learner sees one example a
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from dataclasses import dataclass
@@ -176,18 +177,30 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
         start = 0
         while start < X.shape[0]:
             stop = min(X.shape[0], start + _until_next_stop(done, checkpoint_every))
+            failure = None
             try:
-                X = _fit_width(model, X, grow)
-                whole = start == 0 and stop == X.shape[0]
-                model.partial_fit(X if whole else _rows(X, start, stop),
-                                  y if whole else y[start:stop],
-                                  classes=None if hasattr(model, "classes_") else classes)
-            except ValueError as error:  # refused, the model left as it was
-                done = _learn_before(model, X, y, start, error, done, classes)
+                # (a piece refused before any of its rows is learned leaves the model as it
+                # was: narrower too, if the piece widened it)
+                with (model._unchanged_on_error() if _widens(model, X, grow)
+                      else contextlib.nullcontext()):
+                    X = _fit_width(model, X, grow)
+                    whole = start == 0 and stop == X.shape[0]
+                    try:
+                        model.partial_fit(X if whole else _rows(X, start, stop),
+                                          y if whole else y[start:stop],
+                                          classes=None if hasattr(model, "classes_") else classes)
+                    except ValueError as error:  # refused, the model left as it was
+                        learned = _learn_before(model, X, y, start, error, done, classes)
+                        if learned == done:
+                            raise
+                        failure, done = error, learned
+            except ValueError as error:
+                failure = error
+            if failure is not None:
                 tracker.after(done)
                 if keep_on_failure:
-                    _keep(model, checkpoint, metadata, done, saved, error)
-                raise
+                    _keep(model, checkpoint, metadata, done, saved, failure)
+                raise failure
             done += stop - start
             start = stop
             tracker.after(done)
@@ -329,6 +342,12 @@ def _rows(X, start, stop):
                     X.indptr[start:stop + 1] - first), shape=(stop - start, X.shape[1]))
     rows.has_canonical_format = X.has_canonical_format  # (a part of the same arrays)
     return rows
+
+
+def _widens(model, X, grow):
+    """Whether :func:`_fit_width` widens the started ``model`` for ``X``."""
+    width = getattr(model, "n_features_in_", None)
+    return grow and width is not None and X.shape[1] > width
 
 
 def _fit_width(model, X, grow):

@@ -615,9 +615,19 @@ cdef Py_ssize_t _play(void *model, const int64_t *idx, const double *vals, Py_ss
     return predicted
 
 
-def _not_finite(where):
-    return ValueError(f"{where}: a score, the margin variance or the step is not finite (NaN "
-                      "or infinite values, or a row too large: rescale the input)")
+class NotFiniteRound(ValueError):
+    """A round whose score, margin variance or step is not finite stopped the pass (that
+    round changed nothing, the rounds before it stay): ``row``, the row of X (None: the one
+    row of a single round), for a caller that words the error for its own users."""
+
+    def __init__(self, message, row=None):
+        super().__init__(message)
+        self.row = row
+
+
+def _not_finite(where, row=None):
+    return NotFiniteRound(f"{where}: a score, the margin variance or the step is not finite "
+                          "(NaN or infinite values, or a row too large: rescale the input)", row)
 
 
 def learn_pass(int rule, X, const int64_t[::1] y, const int64_t[::1] order, mean, covariance,
@@ -706,7 +716,7 @@ cdef tuple _run_pass(Model *M, X, const int64_t[::1] y, const int64_t[::1] order
         counts[SKIPPED] += M.skipped
     if failed >= 0:
         raise _not_finite(f"row {order[failed]} (position {failed} of the pass); the rounds "
-                          "before it were taken")
+                          "before it were taken", int(order[failed]))
     return mistakes, updates
 
 

@@ -77,6 +77,8 @@ from .row_pass cimport (Averaging, RowRound, averaged_round, check_pass, check_s
                        feature_major_scores, play_row_of, run_rows_of, start_averaging,
                        stop_averaging)
 
+from .confidence import NotFiniteRound
+
 onlinear_simd_init()  # (the scores: simd.h's score_sparse, through row_pass.pxd)
 onlinear_gaussian_init()  # (the full matrices' sweeps: gaussian_simd.h)
 
@@ -394,9 +396,9 @@ cdef void *_scratch(Model *M) except NULL:
     return block
 
 
-def _not_finite(where):
-    return ValueError(f"{where}: a score, a margin variance or the step is not finite (NaN "
-                      "or infinite values, or a row too large: rescale the input)")
+def _not_finite(where, row=None):
+    return NotFiniteRound(f"{where}: a score, a margin variance or the step is not finite (NaN "
+                          "or infinite values, or a row too large: rescale the input)", row)
 
 
 def learn_pass(X, const int64_t[::1] y, const int64_t[::1] order, mean, covariance,
@@ -431,7 +433,7 @@ def learn_pass(X, const int64_t[::1] y, const int64_t[::1] order, mean, covarian
                                      avg_rounds)
     if failed >= 0:
         raise _not_finite(f"row {order[failed]} (position {failed} of the pass); the rounds "
-                          "before it were taken")
+                          "before it were taken", int(order[failed]))
     return mistakes, updates
 
 

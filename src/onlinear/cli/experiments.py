@@ -37,7 +37,7 @@ def experiment_options(command):
                      "line, instead of ignoring it."),
         click.option("--epochs", type=click.IntRange(min=1), default=1, show_default=True,
                      help="Passes over the stream."),
-        click.option("--seed", type=int, default=None,
+        click.option("--seed", type=click.IntRange(min=0), default=None,
                      help="Seed of the random permutations."),
         click.option("--tick", type=click.IntRange(min=1), default=None,
                      help="Record the curves every TICK examples [default: about 100 points]."),

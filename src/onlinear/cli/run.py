@@ -30,8 +30,9 @@ def run_command(algorithm, data, params, grid, test, strict_features, epochs, se
     evaluation = harness.evaluate(algorithm, X, y, params=params, grid=grid, X_test=X_test,
                                   y_test=y_test, epochs=epochs, shuffle=shuffle,
                                   random_state=seed, tick=tick, progress=True, data=name)
-    ends = {evaluation.n_examples * e for e in range(1, epochs + 1)}
-    table = harness.Table([row for row in evaluation.curves() if row["examples"] in ends])
+    # (the epochs' ends are the multiples of the stream's length: no set of one per epoch)
+    table = harness.Table([row for row in evaluation.curves()
+                           if row["examples"] % evaluation.n_examples == 0])
     if X_test is None:
         table = harness.Table([{k: v for k, v in row.items() if k != "test_error"}
                                for row in table])

@@ -19,14 +19,17 @@ from .model_files import TASKS, data_path, label_targets, parse_classes, scan_cl
               help="Continue training this saved model instead of starting ALGORITHM.")
 @click.option("--param", "params", multiple=True, callback=parse_params, metavar="KEY=VALUE",
               help="Hyperparameter of ALGORITHM (repeatable).")
-@click.option("--task", type=click.Choice(TASKS), default="multiclass", show_default=True,
+@click.option("--task", type=click.Choice(TASKS), default=None,
               help="multilabel: labels are comma-separated sets (1,3 1:0.5 …); ordinal: "
-              "labels are ranks, in the order given by --classes.")
+              "labels are ranks, in the order given by --classes.  [default: multiclass; "
+              "with --model, the model's own task (another is refused)]")
 @click.option("--classes", default=None, help="All the labels of the stream, comma-separated "
               "(required for standard input).  Without it, a file's first chunk's labels are "
               "taken for all (the file read once, as with --classes naming them), and the file "
               "is read again with every label if a later row holds another; with "
-              "--checkpoint-every, the labels are found by a scan first.")
+              "--checkpoint-every, the labels are found by a scan first.  With --model: the "
+              "model's classes and any new ones, which are added to it (if its learner can "
+              "grow); an ordinal model's ranks, in its order.")
 @click.option("--n-features", type=click.IntRange(1), default=None,
               help="Fix the number of features: a larger index is an error naming its line. "
               "By default the model grows as the stream reaches new features.")
@@ -50,7 +53,11 @@ def train_command(arguments, save_path, model_path, params, task, classes, n_fea
     model learned from the rows before is saved to --save, atomically, as a checkpoint (the
     same command with --resume goes on from it), and standard error says how many examples it
     holds, or that nothing was learned (--save then left as it was).  --resume checks the
-    checkpoint's algorithm and hyperparameters before reading DATA."""
+    checkpoint's algorithm and hyperparameters before reading DATA.
+
+    With --model, the model keeps its task (read from the file; another --task is refused)
+    and its classes: --classes may add classes to a learner that can grow, not leave any out
+    (nor reorder an ordinal model's ranks)."""
     from .. import load
 
     import_estimators()
@@ -65,14 +72,16 @@ def train_command(arguments, save_path, model_path, params, task, classes, n_fea
     check_distinct({"DATA": data}, {"--save": save_path})
     data = data_path(data)
     labels = parse_classes(classes)
-    multilabel = task == "multilabel"
     try:
         if model_path is not None:
             model = load(model_path)
+            task = _continued_task(model, model_path, task)
         else:
+            task = task or "multiclass"
             model = _new_model(algorithm, None if task == "multiclass" else task, params)
-        _train(model, data, save_path, task, labels, classes, multilabel, n_features,
-               chunk_size, checkpoint_every, resume, quiet)
+        multilabel = task == "multilabel"
+        _train(model, model_path, data, save_path, task, labels, classes, multilabel,
+               n_features, chunk_size, checkpoint_every, resume, quiet)
     except KeyboardInterrupt as error:
         # (no note: before the stream, or a second Ctrl-C inside a chunk: nothing whole to save)
         for note in getattr(error, "__notes__", None) or [
@@ -83,20 +92,30 @@ def train_command(arguments, save_path, model_path, params, task, classes, n_fea
         raise click.exceptions.Exit(130) from None
 
 
-def _train(model, data, save_path, task, labels, classes, multilabel, n_features, chunk_size,
-           checkpoint_every, resume, quiet):
+def _train(model, model_path, data, save_path, task, labels, classes, multilabel, n_features,
+           chunk_size, checkpoint_every, resume, quiet):
     """``train``'s stream learned into ``save_path``; on a bad line or an interrupt, what was
     learned before it is saved there (a checkpoint ``--resume`` continues) and said."""
     from ..streaming import resumable
 
     started = hasattr(model, "classes_")
-    allowed = model.classes_.tolist() if started else labels
+    continued, where = (model, model_path) if started else (None, None)
     if resume and os.path.exists(save_path):
         # checked before the stream is read (or scanned for its labels): a checkpoint of other
         # hyperparameters fails at once; one that has learned knows the labels
         checkpoint = resumable(model, save_path)
         if hasattr(checkpoint, "classes_"):
-            started, allowed = True, checkpoint.classes_.tolist()
+            where = f"the checkpoint {save_path}"
+            if checkpoint.task_.name != task:  # (the same estimator learns sets or labels)
+                raise click.UsageError(
+                    f"--resume: {where} holds a {checkpoint.task_.name} model, not a {task} "
+                    f"one: give --task {checkpoint.task_.name}, as the run that wrote it.")
+            started, continued = True, checkpoint
+    if continued is not None and labels is not None:
+        # learn_stream passes no classes to a started model: --classes is checked, and the
+        # model grown, here (the checkpoint is read again by learn_stream: it cannot grow)
+        _continue_classes(continued, labels, classes, where, grow=continued is model)
+    allowed = continued.classes_.tolist() if started else labels
     if not started and labels is None and data == "-":
         raise click.UsageError("--classes is required when DATA is standard input (a "
                                "model must know every label before the first example).")
@@ -117,6 +136,89 @@ def _train(model, data, save_path, task, labels, classes, multilabel, n_features
         labels = allowed = scan_classes(data, multilabel)
     model = _learn(model, stream, save_path, labels, allowed, checkpoint_every, resume, table)
     _saved(model, data, save_path)
+
+
+def _task_of(model):
+    """The task of a loaded model ("multiclass", "multilabel", "ordinal"), or None for one that
+    has learned nothing (its estimator may learn more than one)."""
+    return model.task_.name if hasattr(model, "classes_") else None
+
+
+def _learnable_tasks(model):
+    """The tasks of :data:`TASKS` an estimator that has learned nothing can learn, by its
+    registration (:mod:`onlinear.registry`); None for an estimator not registered."""
+    from ..registry import algorithm_of, describe
+
+    name = algorithm_of(model)
+    if name is None:
+        return None
+    known = describe(name)
+    main = "multiclass" if known.task == "binary" else known.task
+    tasks = {task for task, cls in known.tasks.items() if cls is type(model)}
+    if known.estimator is type(model):
+        tasks.add(main)
+    return [task for task in TASKS if task in tasks]
+
+
+def _continued_task(model, model_path, task):
+    """The task ``train --model`` continues: the model's own (``task``, the --task given or
+    None, must be it), or for a model that has learned nothing, ``task`` if its estimator can
+    learn it (default: the first it can)."""
+    own = _task_of(model)
+    if own is not None:
+        if task not in (None, own):
+            raise click.BadParameter(
+                f"{model_path} holds a {own} model, not a {task} one (a continued model keeps "
+                "its task): leave --task out, or start a new model.",
+                param_hint="--task")
+        return own
+    tasks = _learnable_tasks(model)
+    if tasks is None or task in tasks:
+        return task or "multiclass"
+    if task is None:
+        return tasks[0] if tasks else "multiclass"
+    raise click.BadParameter(
+        f"{model_path} holds a {type(model).__name__} that has learned nothing and learns "
+        f"{' or '.join(tasks) or 'none of the tasks of train'} targets, not {task}.",
+        param_hint="--task")
+
+
+def _continue_classes(model, labels, text, where, grow):
+    """Check ``labels`` (--classes, as typed: ``text``) against the classes of ``model``, a
+    continued model (of --model, or the checkpoint ``--resume`` continues): the same, or with
+    ``grow`` more, which are added to it; ``partial_fit(classes=...)`` takes the same."""
+    known = model.classes_.tolist()
+    shown = ", ".join(map(str, known))
+    if model.task_.name == "ordinal":
+        # (a rank order is fixed when the model starts: ranks cannot be added or reordered)
+        if labels != known:
+            raise click.BadParameter(
+                f"{where} is an ordinal model of the ranks {shown}, in this order; --classes "
+                f"gives {', '.join(map(str, labels))}.  A continued model keeps its ranks and "
+                f"their order: give --classes {','.join(map(str, known))}, or leave it out.",
+                param_hint="--classes")
+        return
+    lacking = [c for c in known if c not in labels]
+    if lacking:
+        raise click.BadParameter(
+            f"{text} lacks {', '.join(map(str, lacking))} of the classes of {where} ({shown}): a "
+            "continued model keeps its classes, --classes may only add to them.",
+            param_hint="--classes")
+    new = [v for v in labels if v not in known]
+    if not new:
+        return
+    added = ", ".join(map(str, new))
+    if not grow:
+        raise click.BadParameter(
+            f"{text} adds {added} to the classes of {where} ({shown}), which --resume "
+            "continues as it is: give its classes, as the run that wrote it.",
+            param_hint="--classes")
+    try:
+        model.add_classes(new)
+    except ValueError as error:
+        raise click.BadParameter(
+            f"{text} adds {added} to the classes of {where} ({shown}), but the model cannot "
+            f"take new classes: {error}", param_hint="--classes") from None
 
 
 def _saved(model, data, save_path):

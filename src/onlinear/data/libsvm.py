@@ -361,7 +361,8 @@ def _fault(path, parser, n_features):
     token, line = parser.fault_bytes()
     index, _, value = token.partition(b":")
     problem = {
-        Fault.BAD_LABEL: lambda: f"could not convert string to float: {token!r} (the label)",
+        Fault.BAD_LABEL: lambda: f"could not convert string to float: {_text(token)!r} "
+                                 "(the label)",
         Fault.NO_COLON: lambda: f"{token.decode('latin-1')!r} is not index:value",
         Fault.BAD_INDEX: lambda: f"feature index {index.decode('latin-1')!r} of "
                                  f"{token.decode('latin-1')!r} is not an integer",
@@ -399,14 +400,24 @@ def libsvm_labels(path, multilabel=False):
                 start, token = fault
                 stop = block.find(b"\n", start)
                 line = block[start:stop if stop >= 0 else len(block)]
-                raise FileFormatError(path, f"could not convert string to float: {token!r} "
-                                      f"(the label); the line reads {shorten(line)}",
+                raise FileFormatError(path, "could not convert string to float: "
+                                      f"{_text(token)!r} (the label); the line reads "
+                                      f"{shorten(line)}",
                                       lines + read)
             lines += read
             if final:
                 break
             block, position, final, _ = _next_block(handle, block, position)
     return sorted(v for v in found if np.isfinite(v))
+
+
+def _text(token):
+    """A label field (bytes) as the text written, for a message: UTF-8, or byte for byte
+    (Latin-1, as a quoted line is) when it is not UTF-8."""
+    try:
+        return token.decode("utf-8")
+    except UnicodeDecodeError:
+        return token.decode("latin-1")
 
 
 def whole_number_labels(y):

@@ -456,6 +456,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """Whether the started model holds the constant feature's weight (its width says)."""
         return self._model_width() != self.n_features_in_
 
+    def _check_as_started(self):
+        """Raise if a hyperparameter that shapes the started model (``fit_intercept``,
+        ``dtype``) was changed since: what ``partial_fit`` checks of a started model."""
+        self._check_intercept()
+        self._check_weight_dtype()
+
     def _check_intercept(self):
         """Raise if ``fit_intercept`` was changed after the model started (its width says)."""
         if self._model_width() != self.n_features_in_ + self._constant():
@@ -494,8 +500,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         features.  So a model grown as its stream widens learns as one started wide (exactly,
         on CSR rows).  The learners whose weights are not additive in x (the multiplicative
         family and the simultaneous projections' multiplicative update, normalized over all
-        the features; the ellipsoid methods, whose metric shrinks over every feature) refuse
-        with a ``ValueError``: give them the number of features in advance.
+        the features; the ellipsoid methods, whose metric shrinks over every feature), and the
+        kernel learners whose ``gamma`` was resolved from the data (``"auto"``, ``"scale"``:
+        a wider start resolves another), refuse with a ``ValueError``: give them the number
+        of features in advance.
 
         Parameters
         ----------
@@ -517,6 +525,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self._check_intercept()
         self._widen_features(n_features, self.n_features_in_)
         self.n_features_in_ = int(n_features)
+        # (the new features have no names: a DataFrame's columns no longer describe the model)
+        self.__dict__.pop("feature_names_in_", None)
         self._dense_index = np.arange(n_features + self._constant())
         return self
 
@@ -958,8 +968,14 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         hyperparameter of an estimator that has one (the ordinal learner's rank order), or what
         the task reads off the targets ``y`` of form ``form`` (an indicator matrix's columns),
         read by the task (:meth:`onlinear.tasks.Multiclass.read_classes`)."""
+        declared = getattr(self, "classes", None)
         if classes is None:
-            classes = getattr(self, "classes", None)
+            classes = declared
+        elif declared is not None and not np.array_equal(np.asarray(classes, dtype=object),
+                                                         np.asarray(declared, dtype=object)):
+            # (an ordinal learner's rank order: the hyperparameter and classes_ would part)
+            raise ValueError(f"{method}(classes={list(classes)!r}) differs from the estimator's "
+                             f"classes={list(declared)!r}: give one of them, or the same.")
         if classes is None and y is not None:
             classes = self._task_class.default_classes(form, y)
         if classes is None:
@@ -1033,8 +1049,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         with self._model_lock(), self._unchanged_on_error():
-            check_class_labels(labels)
-            merged = np.unique(np.concatenate([self.classes_, np.unique(labels)]))
+            check_class_labels(labels, known=self.classes_)
+            merged = np.unique(np.concatenate([self.classes_, np.asarray(
+                np.unique(labels), dtype=self.classes_.dtype if self.classes_.dtype.kind in
+                "biu" else None)]))
             if merged.shape[0] == self.classes_.shape[0]:
                 return self
             self._check_class_growth()
@@ -1163,6 +1181,28 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             self._check_weight_dtype()
         return self._check_one(x, n_features=self.n_features_in_, learning=learning)
 
+    def _check_row_names(self, x):
+        """Refuse a pandas row (a Series, or a one-row DataFrame) whose feature names differ
+        from those the model was fit with (``feature_names_in_``), as ``predict`` refuses such
+        a DataFrame: read by position, a reordered row would be another example."""
+        known = self.__dict__.get("feature_names_in_")
+        names = getattr(x, "columns", None)
+        if names is None and hasattr(x, "index") and hasattr(x, "to_numpy"):
+            names = x.index  # (a Series: one row, its features as its index)
+        if known is None or names is None:
+            return
+        names = list(names)
+        if not all(isinstance(name, str) for name in names) or names == list(known):
+            return  # (no names to check, as scikit-learn ignores non-string column names)
+        unexpected = [name for name in names if name not in set(known)]
+        missing = [name for name in known if name not in set(names)]
+        raise ValueError(
+            "The feature names should match those that were passed during fit: "
+            + (f"unseen {unexpected[:5]}; " if unexpected else "")
+            + (f"missing {missing[:5]}; " if missing else "")
+            + ("" if unexpected or missing else "the same names in another order; ")
+            + f"expected {list(known)[:10]}{' …' if len(known) > 10 else ''}.")
+
     def _check_one(self, x, n_features, learning=True):
         """``(column indices, values)`` of one checked example: a CSR row as it is, a dense
         row with ``arange(n_features)``; a row to learn from must also have an accepted norm
@@ -1185,6 +1225,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                 return np.append(idx, x.shape[1]), np.append(vals, 1.0)
             return idx, vals
         if not isinstance(x, np.ndarray):
+            self._check_row_names(x)
             x = np.asarray(x)
         if x.ndim == 0:  # (None, a number: ascontiguousarray would make it a row of one)
             raise ValueError(f"x must be one example (a 1-D array of numbers); got "
@@ -1427,20 +1468,52 @@ class TrainingStream:
     def __init__(self, estimator, X, targets, context):
         self.estimator = estimator
         self.X, self.targets, self.context = X, targets, context
+        # what the targets, the rows' width and the context were made for: a restart (fit)
+        # makes a new model and classes, growing classes re-encodes the labels, growing
+        # features widens the model (a kernel learner's support slots would point into
+        # another model: the compiled pass would read and write past its arrays)
+        self._made_for = self._state_of(estimator)
+
+    @staticmethod
+    def _state_of(estimator):
+        return (estimator.__dict__.get("model_"), estimator.__dict__.get("classes_"),
+                estimator.__dict__.get("n_features_in_"))
 
     @property
     def n_rows(self):
         return self.X.shape[0]
 
-    def learn(self, rows):
-        """Predict, then learn, the rows ``rows`` (indices into the data set) in that order.
-        A bad index raises ``IndexError`` and leaves the model as it was."""
-        estimator = self.estimator
-        rows = np.ascontiguousarray(rows, dtype=np.int64).reshape(-1)
+    def _rows(self, rows):
+        """``rows`` as int64 indices into the data set, or the error that names the problem
+        (a boolean mask, fractional or text indices, out of range)."""
+        given = np.asarray(rows)
+        if given.size and given.dtype.kind not in "iu":
+            raise TypeError(f"rows must be integer indices into the stream's "
+                            f"{self.n_rows:,} rows; got an array of {given.dtype}"
+                            + (" (a boolean mask: pass np.flatnonzero(mask))"
+                               if given.dtype == bool else "") + ".")
+        rows = np.ascontiguousarray(given, dtype=np.int64).reshape(-1)
         if rows.size and (rows.min() < 0 or rows.max() >= self.n_rows):
             raise IndexError(f"rows must be in [0, {self.n_rows}); got "
                              f"{rows.min()}..{rows.max()}.")
+        return rows
+
+    def learn(self, rows):
+        """Predict, then learn, the rows ``rows`` (integer indices into the data set) in that
+        order.  A bad index raises ``IndexError`` (``TypeError`` for indices that are not
+        integers) and leaves the model as it was; so does a model refit, or whose classes or
+        features grew, since the stream was made (a ``ValueError``: make a new stream)."""
+        estimator = self.estimator
+        rows = self._rows(rows)
         with estimator._model_lock(), estimator._unchanged_on_error() as saved:
+            now = self._state_of(estimator)
+            if any(a is not b for a, b in zip(now[:2], self._made_for[:2])) or \
+                    now[2] != self._made_for[2]:
+                raise ValueError(
+                    f"this stream was made for the {type(estimator).__name__} as it was before "
+                    "it was refit or its classes or features grew: its encoded labels and rows "
+                    "no longer fit the model. Make a new one: model.stream(X, y).")
+            estimator._check_as_started()
             if estimator._pass_can_fail(rows.shape[0]):
                 estimator._snapshot_arrays(saved)
             estimator._run(self.X, self.targets, rows, **self.context)

@@ -13,22 +13,70 @@ _DTYPES = [np.float64, np.float32]
 
 
 
-def check_class_labels(classes):
-    """Raise ``ValueError`` if ``classes`` holds NaN or None: a missing label is not a class.
+def label_kind(label):
+    """A label's kind: labels are sorted, so those of a model must be all numbers or all
+    strings (bytes, or another type, is a kind of its own)."""
+    if isinstance(label, (str, np.str_)):
+        return "strings"
+    if isinstance(label, (int, float, np.number)):  # (bool among them)
+        return "numbers"
+    return type(label).__name__
+
+
+def check_class_labels(classes, known=None):
+    """Raise ``ValueError`` if ``classes`` holds NaN or None (a missing label is not a class),
+    labels of different kinds (numbers and strings do not sort together), a label that is not
+    a scalar (a tuple, a list), or, given the model's ``known`` classes, labels of another
+    kind than theirs (or fractional numbers beside whole ones: each would change the type of
+    every label the model predicts).  A set is refused: its order is arbitrary.
 
     (``np.unique`` would otherwise keep NaN as a class that no label ever equals, since
-    NaN != NaN, or fail on None with a ``TypeError`` about ordering.)
+    NaN != NaN, fail on None with a ``TypeError`` about ordering, turn ``[0, 1, "x"]`` into
+    the strings ``["0", "1", "x"]``, or take a tuple for several labels.)
 
     Parameters
     ----------
     classes : array-like
         The labels passed as ``classes``.
+    known : ndarray, optional
+        The classes of the started model the labels are added to.
     """
-    missing = [label for label in np.asarray(classes, dtype=object).ravel().tolist()
+    if isinstance(classes, (set, frozenset, dict)):
+        raise ValueError(f"classes must be a list or an array of labels, not a "
+                         f"{type(classes).__name__} (whose order is arbitrary): pass "
+                         "sorted(...), or the rank order of an ordinal model.")
+    given = np.asarray(classes, dtype=object)
+    if given.ndim > 1:
+        raise ValueError(f"classes must be a 1-D list of labels; got an array of shape "
+                         f"{given.shape} (a label is a number or a string, not a tuple).")
+    labels = given.ravel().tolist()
+    missing = [label for label in labels
                if label is None or (isinstance(label, (float, complex)) and label != label)]
     if missing:
         raise ValueError(f"classes must not contain NaN or None (a missing label is not a "
                          f"class); got {missing[0]!r} among {np.asarray(classes).tolist()}.")
+    first = None
+    for label in labels:
+        kind = label_kind(label)
+        if isinstance(label, (tuple, list, set, frozenset, dict, np.ndarray)):
+            raise ValueError(f"a class label must be a number or a string; got {label!r} "
+                             f"({kind}).")
+        if first is None:
+            first = (kind, label)
+        elif kind != first[0]:
+            raise ValueError(f"class labels must be all numbers or all strings: {label!r} "
+                             f"({kind}) and {first[1]!r} ({first[0]}).")
+    if known is None or first is None or known.shape[0] == 0:
+        return
+    model_kind = label_kind(known.tolist()[0])
+    if first[0] != model_kind:
+        raise ValueError(f"the model's classes are {model_kind} ({known.tolist()[:5]}); "
+                         f"{first[1]!r} is not: a new class must be of the same kind.")
+    if known.dtype.kind in "biu":
+        fractional = [label for label in labels if float(label) != int(label)]
+        if fractional:
+            raise ValueError(f"the model's classes are whole numbers; {fractional[0]!r} is "
+                             "not (it would make every label the model predicts a float).")
 
 
 class RowRefusedError(ValueError):

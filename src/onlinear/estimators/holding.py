@@ -101,7 +101,7 @@ class _ModelHolding(OnlineLinearClassifier):
         (:meth:`~onlinear.models.protocol.Model.started_form`) was changed since: ``fit``
         restarts the model with the new value."""
         for name, started in self.model_.started_form().items():
-            if _differs(getattr(self, name, None), started):
+            if _differs(self._started_value(name, started), started):
                 how = (f"{'with' if started else 'without'} {_FORMS.get(name, name)}"
                        if isinstance(started, bool) else f"with {name}={started!r}")
                 raise ValueError(
@@ -109,11 +109,26 @@ class _ModelHolding(OnlineLinearClassifier):
                     "fit restarts the model with the new value (partial_fit, learn_one, "
                     "predict and a warm_start fit keep the old one).")
 
+    def _check_as_started(self):
+        """Raise if a hyperparameter that shapes the started model was changed since
+        (``fit_intercept``, ``dtype`` and those of :meth:`_check_started_form`): the checks
+        ``partial_fit`` makes of a started model, for the calls that read or write the whole
+        model without them (``coef_``, ``intercept_``, :func:`onlinear.save`, a stream's
+        passes)."""
+        super()._check_as_started()
+        self._check_started_form()
+
     def _started_form_changed(self):
         model = self.__dict__.get("model_")
         return model is not None and any(
-            _differs(getattr(self, name, None), started)
+            _differs(self._started_value(name, started), started)
             for name, started in model.started_form().items())
+
+    def _started_value(self, name, started):
+        """What the hyperparameter ``name`` asks of a model that started with ``started``
+        (its value; a family whose hyperparameter resolves at the start, as the Gaussian
+        learners' ``matrix="auto"``, resolves it)."""
+        return getattr(self, name, None)
 
     def _configure(self):
         model = self.__dict__.get("model_")
@@ -219,7 +234,7 @@ class _ModelHolding(OnlineLinearClassifier):
     # ------------------------------------------------------------------ fitted attributes
     def _coefficients(self):
         """The model's coefficients ``(n_features [+ 1], n_outputs)``, scales applied."""
-        self._check_started_form()
+        self._check_as_started()
         return self.model_.coefficients()
 
     @property

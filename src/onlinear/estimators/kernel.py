@@ -80,7 +80,9 @@ gamma : {"auto", "scale"} or float, default="auto"
     refuse it, since a stream's first chunk is not the training set and the model would
     depend on how the stream is cut — for a stream, give the number
     :func:`onlinear.kernels.scale_gamma` computes on a sample.  The value used is
-    ``gamma_``.""",
+    ``gamma_``.  Resolved from the data, either one is the started width's: such a model
+    cannot grow features (:meth:`grow_features`), so a stream whose rows widen needs a
+    number, or its width from the start.""",
     "coef0": """\
 coef0 : float, default=0.0
     Constant term of the polynomial kernel.""",
@@ -215,7 +217,9 @@ class KernelLearner(_RuleFacts, _ModelHolding):
             self._rule_id, self._rule_params(), name=type(self).__name__, kind=kind,
             kernel_params=kernel_params, kernel=self.kernel if callable(self.kernel) else None,
             state_rows=self._state_rows, weight_mode=self._weight_mode(),
-            average=bool(self.average))
+            average=bool(self.average),
+            data_gamma=(self.gamma if self.gamma in ("auto", "scale") and not callable(
+                self.kernel) and self.kernel in ("rbf", "poly") else None))
 
     def _validate_params(self):
         super()._validate_params()

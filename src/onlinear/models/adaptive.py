@@ -209,20 +209,41 @@ class AdaGradModel(_Adaptive):
         while a feature was absent from the rows are taken first (O(d·K), a no-op without
         ``l1`` and ``l2``); with ``average`` the averaged weights (the deferred steps' share of
         the sums taken first)."""
-        keywords = self._keywords()
-        keywords.pop("loss")
-        if not (keywords["l1"] or keywords["l2"]):
+        if not (self.config["l1"] or self.config["l2"]):
             return self.averaged_hypothesis(self.weights)  # (nothing deferred)
-        names = ("weights", "squares", "last", "clock") + (("avg_acc",) if self.averages else ())
-        arrays = [getattr(self, name) for name in names]
-        if not all(array.flags.writeable for array in arrays):  # (a read-only model: a copy)
-            arrays = [array.copy() for array in arrays]
-        adaptive.adagrad_catch_up(*arrays[:4], **keywords,
-                                  **({"avg_acc": arrays[4], "avg_rounds": self.avg_rounds}
-                                     if self.averages else {}))
+        arrays = self._caught_up(copy=not all(
+            array.flags.writeable for array in self._lazy_arrays()))  # (read-only: a copy)
         if not self.averages:
             return arrays[0]
         return averaged(arrays[0], arrays[4], self.avg_rounds, self.count("seen"))
+
+    def _lazy_arrays(self):
+        names = ("weights", "squares", "last", "clock") + (("avg_acc",) if self.averages else ())
+        return [getattr(self, name) for name in names]
+
+    def _caught_up(self, copy):
+        """The arrays of :meth:`_lazy_arrays` with every deferred step taken under the
+        configuration in use (in place, or on copies)."""
+        arrays = [array.copy() if copy else array for array in self._lazy_arrays()]
+        keywords = self._keywords()
+        keywords.pop("loss")
+        adaptive.adagrad_catch_up(*arrays[:4], **keywords,
+                                  **({"avg_acc": arrays[4], "avg_rounds": self.avg_rounds}
+                                     if self.averages else {}))
+        return arrays
+
+    def __setattr__(self, name, value):
+        old = self.__dict__.get("config")
+        if (name == "config" and old is not None and "weights" in self.__dict__
+                and (old["l1"], old["l2"]) != (value["l1"], value["l2"])
+                and all(array.flags.writeable for array in self._lazy_arrays())):
+            # l1 or l2 set on a started model applies from the next round: the steps deferred
+            # so far are taken under the old values, and every feature's clock starts now (an
+            # unregularized pass leaves the clocks where they were, and the first read under
+            # a new l1 would otherwise regularize every round since: a read changing weights)
+            self._caught_up(copy=False)
+            self.last[:] = self.clock[0]
+        super().__setattr__(name, value)
 
     def predict_row(self, idx, vals, dense=False):
         """As the protocol's; a regularized model's deferred steps taken first

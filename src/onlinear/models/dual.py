@@ -92,13 +92,16 @@ class DualModel(Model):
 
     @staticmethod
     def configuration(rule, params, *, name, kind=None, kernel_params=None, kernel=None,
-                      state_rows=FIRST_RULE_ROW, weight_mode=primal.WEIGHT_STEP, average=False):
+                      state_rows=FIRST_RULE_ROW, weight_mode=primal.WEIGHT_STEP, average=False,
+                      data_gamma=None):
         """The configuration dict of a model (see the class); ``kind`` None: the kernel is not
-        resolved yet (it is, from the first data, before anything is learned)."""
+        resolved yet (it is, from the first data, before anything is learned).
+        ``data_gamma``: ``"auto"`` or ``"scale"`` when the kernel's gamma was resolved from the
+        data (:meth:`grow_features`)."""
         return {"rule": int(rule), "params": np.ascontiguousarray(params, dtype=np.float64),
                 "kind": kind, "kernel_params": kernel_params, "kernel": kernel,
                 "state_rows": int(state_rows), "weight_mode": int(weight_mode),
-                "average": bool(average), "name": name}
+                "average": bool(average), "name": name, "data_gamma": data_gamma}
 
     # ------------------------------------------------------------------ the arrays
     def specs(self, n_outputs, n_features):
@@ -360,7 +363,17 @@ class DualModel(Model):
 
     def grow_features(self, n_features, old):
         """New features are zero coordinates of every support pattern: the kernel values of
-        past rows (zero there) are unchanged."""
+        past rows (zero there) are unchanged.  A gamma resolved from the data ("auto",
+        "scale") was the started width's: a model started as wide as the grown one would have
+        taken another, so the grown one would not learn as it (``grow_features``): refused."""
+        gamma = self.config.get("data_gamma")
+        if gamma is not None:
+            raise ValueError(
+                f'{self.config["name"]}: gamma="{gamma}" was resolved from the {old:,} features '
+                "the model started with; a model started wider would take another gamma, so a "
+                "grown one would not learn as it. Give gamma a number (e.g. 1/n for a stream of "
+                "n features), or the stream's width from the start (onlinear train "
+                "--n-features).")
         support = self.support
         added = np.zeros((n_features - support.shape[0], support.shape[1]))
         self.support = np.ascontiguousarray(np.concatenate([support[:old], added,

@@ -31,6 +31,8 @@ Example weights: a weight w > 0 weighs the loss of the rule's problem (C → w·
 NHERD, r → r/w for AROW: :func:`~onlinear.rules.confidence_table.weighted_values`); a round of
 weight 0 predicts (and is counted) without a step.  CW's problem has no loss to weigh.
 """
+import contextlib
+
 import numpy as np
 
 from .._core import confidence, multi_constraint
@@ -62,6 +64,18 @@ class GaussianModel(AveragedHypothesis, Model):
     mixing_refusal = ("its model is a Gaussian over weight vectors (a mean and a covariance); "
                       "the average of several runs' Gaussians is not one any run reached, and "
                       "no mixing rule with a guarantee is known for it")
+
+    def started_form(self):
+        """Averaging, and the layout of Σ (its arrays' shape says: ``fit`` changes it)."""
+        return {**super().started_form(), "matrix": self.layout_held()}
+
+    def layout_held(self):
+        """``"diagonal"``, ``"per-class"`` or ``"shared"``: the layout of the Σ the model
+        holds (a binary model's one matrix is ``"per-class"``)."""
+        covariance = self.__dict__["covariance"]
+        if covariance.ndim == 2:
+            return "diagonal"
+        return "shared" if covariance.shape[0] == 1 and self.mean.shape[1] > 1 else "per-class"
 
     @property
     def covariance(self):
@@ -207,7 +221,30 @@ class GaussianModel(AveragedHypothesis, Model):
         # rounds before it taken: the estimator copies the arrays of a pass of several rows
         return n_rows > 1
 
+    @contextlib.contextmanager
+    def _failures_worded(self):
+        """An engine's round that is not finite raised for the estimator's users: the
+        estimator undoes the call (its pass's earlier rounds included), and the hard
+        constraint of CW is a cause of its own."""
+        try:
+            yield
+        except confidence.NotFiniteRound as error:
+            name = self.config["name"]
+            where = "the row" if error.row is None else f"row {error.row} of X"
+            hint = (", or variances the hard constraint drove towards 0 on data it cannot "
+                    "separate, where its step leaves float64: set min_variance (a floor for "
+                    "them) or a smaller eta, or use AROW or SCW, whose steps are bounded"
+                    if name == "ConfidenceWeighted" else "")
+            raise ValueError(
+                f"{name}: at {where}, a score, the margin variance or the step is not finite, "
+                f"so the call learned nothing (the model is as it was before it). The causes: "
+                f"NaN or infinite values, a row too large (rescale the input){hint}.") from None
+
     def learn(self, X, targets, order, predictions, weights=None):
+        with self._failures_worded():
+            self._learn(X, targets, order, predictions, weights)
+
+    def _learn(self, X, targets, order, predictions, weights):
         order = np.ascontiguousarray(order, dtype=np.int64)
         if predictions is None or predictions.shape[0] == 0:
             predictions = None
@@ -247,7 +284,8 @@ class GaussianModel(AveragedHypothesis, Model):
         params = self.config["params"]
         if weight != 1.0:
             params = self._weighted_params([weight]).get(weight)
-        predicted, updated = self._weighted_row(idx, vals, label, params, weight)
+        with self._failures_worded():
+            predicted, updated = self._weighted_row(idx, vals, label, params, weight)
         self.counts[SEEN] += 1
         self.counts[MISTAKES] += predicted != label
         self.counts[UPDATES] += updated

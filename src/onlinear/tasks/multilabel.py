@@ -6,6 +6,7 @@ import scipy.sparse as sp
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d
 
+from ..estimators.checks import label_kind
 from .labels import Labels, unique_labels
 
 #: the relevance value of the virtual threshold label in the rows the engine reads: on both
@@ -30,15 +31,6 @@ def is_label_sets(y):
     return not (array.ndim == 2 and np.isin(array, (0, 1)).all())
 
 
-def _kind(label):
-    """A label's kind: labels are sorted, so a batch's must be all numbers or all strings."""
-    if isinstance(label, (str, np.str_)):
-        return "strings"
-    if isinstance(label, (int, float, np.number)):  # (bool among them)
-        return "numbers"
-    return type(label).__name__
-
-
 def check_label_sets(sets, first_row=0):
     """``sets`` (a list of label tuples), or ValueError naming the first row with a label
     that is NaN or None (no label: it equals no class, itself included) or of another kind
@@ -49,7 +41,7 @@ def check_label_sets(sets, first_row=0):
             if label is None or (isinstance(label, (float, np.floating)) and label != label):
                 raise ValueError(f"the label set of row {row} holds {label!r}, which is no "
                                  "label (a missing label is left out of the set).")
-            kind = _kind(label)
+            kind = label_kind(label)
             if seen is None:
                 seen = (kind, label)
             elif kind != seen[0]:
