@@ -7,6 +7,7 @@ themselves, not the object that holds them."""
 def model_vars(model):
     """``vars(model)`` with ``model_`` replaced by its arrays and configuration."""
     flat = dict(vars(model))
+    flat.pop("_start_number", None)  # (which start of this process: not the model's state)
     held = flat.pop("model_", None)
     if held is not None:
         for name, array in held.arrays().items():

@@ -274,3 +274,57 @@ def test_compare_reads_csv_files_by_their_suffix(tmp_path):
     np.savetxt(narrow, np.column_stack([X[90:, :3], y[90:]]), delimiter=",", fmt="%.6g")
     result = onlinear_cli("compare", "pa", "--data", train, "--test", narrow)
     assert result.returncode == 1 and "3 feature columns, the training data 4" in result.stderr
+
+
+# ------------------------------------------------------------------------------------ figures
+# a stream without a mistake: the first prediction (score 0) is right, the rest separable
+PERFECT = "-1 1:-1\n1 1:1\n-1 1:-1\n1 1:1\n"
+
+
+@pytest.mark.parametrize("args, option, phrase", [
+    (["--plot", "f.pgf"], "--plot", "needs LaTeX"),
+    (["--plot", "f.png", "--plot-format", "pgf"], "--plot-format", "needs LaTeX"),
+    (["--plot", "f.png", "--plot-dpi", "2000", "--plot-size", "100,100"],
+     "--plot-size/--plot-dpi", "200,000 x 200,000 pixels"),
+    (["--plot", "f.png", "--plot-dpi", "5"], "--plot-dpi", "dpi must be"),
+    (["--plot", "f.png", "--plot-log", "speed"], "--plot-log", "unknown panel"),
+])
+def test_a_figure_that_would_fail_after_the_training_is_a_usage_error(tiny, tmp_path, args,
+                                                                      option, phrase):
+    result = onlinear_cli("run", "pa1", tiny, *args, cwd=tmp_path)
+    assert_clean_failure(result, 2, f"Invalid value for {option}: ")
+    assert phrase in " ".join(result.stderr.split())
+    assert result.stdout == "" and sorted(p.name for p in tmp_path.iterdir()) == ["tiny.svm"]
+
+
+def test_a_log_scale_on_a_run_without_a_mistake_draws_the_figure(tmp_path):
+    data = tmp_path / "perfect.svm"
+    data.write_text(PERFECT)
+    result = onlinear_cli("run", "perceptron", data, "--plot", tmp_path / "f.png",
+                          "--plot-log", "mistakes")
+    assert result.returncode == 0, result.stderr
+    assert "0.00%" in result.stdout and (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_figure_that_fails_after_the_training_keeps_the_table(tiny, tmp_path, monkeypatch):
+    """The results of the training are written even when the figure cannot be (here matplotlib
+    failing as it saves); the command then fails, naming the figure, and leaves no file."""
+    import onlinear.plots
+
+    def failing(evaluation, path, **options):
+        with open(path, "wb") as handle:
+            handle.write(b"half a figure")
+        raise RuntimeError("the renderer failed")
+
+    monkeypatch.setattr(onlinear.plots, "plot_curves", failing)
+    result = onlinear_cli("run", "pa1", tiny, "--plot", "f.png", "--curve", "c.csv",
+                          cwd=tmp_path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.splitlines() == [
+        "wrote c.csv", "Error: --plot f.png was not written (RuntimeError: the renderer "
+        "failed); the table was written all the same."]
+    assert "mistake rate" in result.stdout and "pa1" in result.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.csv", "tiny.svm"]
+    # with --out, the table goes into its file all the same
+    result = onlinear_cli("run", "pa1", tiny, "--plot", "f.png", "--out", "t.txt", cwd=tmp_path)
+    assert result.returncode == 1 and "mistake rate" in (tmp_path / "t.txt").read_text()

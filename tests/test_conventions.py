@@ -189,6 +189,27 @@ def test_a_stream_refuses_a_model_changed_under_it(name):
         model.stream(wide, y).learn(np.arange(60, 120))  # (a new stream learns)
 
 
+def test_a_refused_call_or_a_pickle_keeps_a_stream_going():
+    """A refused call restores the model as a copy, and a pickle copies the estimator: the
+    stream is still the model's (its start, classes and width unchanged), and learns on."""
+    import pickle
+
+    X, y = _data(11)
+    model = onlinear.make("pa1")
+    stream = model.stream(X, y, classes=["a", "b", "c"])
+    stream.learn(range(50))
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    for refused in (lambda: model.partial_fit(bad, y), lambda: model.stream(bad, y)):
+        with pytest.raises(ValueError, match="NaN"):
+            refused()
+    stream.learn(range(50, 100))
+    assert model.n_seen_ == 100
+    copy = pickle.loads(pickle.dumps(stream))
+    copy.learn(range(100, 120))
+    assert copy.estimator.n_seen_ == 120 and model.n_seen_ == 100
+
+
 def test_a_stream_takes_integer_rows_only_and_the_model_as_started():
     """A boolean mask was taken as rows 0 and 1, fractional rows were truncated and text
     parsed; a stream learned a model whose fit_intercept was set after it started, which

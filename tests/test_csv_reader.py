@@ -189,3 +189,85 @@ def test_memory_holds_one_chunk_whatever_the_files_length(tmp_path):
     assert peak_long <= 1.1 * peak_short + 32 * 1024, (peak_short, peak_long)
     # a chunk's text and numbers, not the file's
     assert peak_long < long.stat().st_size / 2, (peak_long, long.stat().st_size)
+
+
+@pytest.mark.parametrize("base", [10**19, 2**64])
+def test_integer_labels_beyond_int64_are_their_digits_in_every_chunk(tmp_path, base):
+    """Labels from 2**63 on were uint64 (or Python ints past 2**64) in the first chunk and
+    strings in the next, so that a stream's classes could not be sorted ("'<' not supported
+    between instances of 'int' and 'str'"); numpy would also have made them float64 beside a
+    negative one.  Each is now its decimal digits, in every chunk and in the whole column."""
+    labels = [base + i % 3 for i in range(10)] + [-1]
+    path = tmp_path / "ids.csv"
+    path.write_text("".join(f"{i % 2},{i},{label}\n" for i, label in enumerate(labels)))
+    expected = [str(label) for label in labels]
+    X, y = load_csv(path)
+    assert y.dtype.kind == "U" and y.tolist() == expected
+    for chunk_size in (1, 3, 11):
+        for chunks in (iter_csv_chunks(path, chunk_size),
+                       LocatedCsvSource(path, chunk_size, None, False)):
+            ys = [y for _, y in chunks]
+            assert {y.dtype.kind for y in ys} == {"U"}, chunk_size
+            assert [v for y in ys for v in y.tolist()] == expected
+    # a stream of int64 labels that meets a larger one names its line
+    path.write_text(f"1,2,3\n4,5,6\n7,8,{base}\n")
+    assert load_csv(path)[1].tolist() == ["3", "6", str(base)]
+    chunks = iter_csv_chunks(path, 2)
+    assert next(chunks)[1].tolist() == [3, 6]
+    with pytest.raises(FileFormatError, match=rf"ids\.csv, line 3: label {base} is beyond the "
+                                              "64-bit integers of the labels before it"):
+        next(chunks)
+
+
+@pytest.mark.parametrize("chunk_size", ["100", "1"])
+@pytest.mark.parametrize("base", [10**19, 2**64])
+def test_train_and_predict_a_csv_of_integer_labels_beyond_int64(tmp_path, chunk_size, base):
+    rng = np.random.default_rng(5)
+    labels = [base + int(k) for k in rng.integers(0, 3, size=300)]
+    X = np.round(rng.normal(size=(300, 2)), 3)
+    (tmp_path / "ids.csv").write_text("".join(f"{a},{b},{label}\n"
+                                              for (a, b), label in zip(X, labels)))
+    result = onlinear_cli("train", "pa1", "ids.csv", "--save", "m.onlinear", "--quiet",
+                          "--chunk-size", chunk_size, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    result = onlinear_cli("predict", "m.onlinear", "ids.csv", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    predicted = result.stdout.split()
+    assert len(predicted) == 300 and set(predicted) <= {str(v) for v in labels}
+
+
+@pytest.mark.parametrize("first", [",2,0", "NA,2,0", " ,2,0", '"",2,0', "n/a,2,0"])
+def test_a_first_row_with_a_missing_value_is_an_error_not_a_header(tmp_path, first):
+    """A first data row with an empty or NA field was taken for a header and silently dropped,
+    where the same row on line 2 is an error.  (A quote sends the row to the csv module's
+    reader, the others to the compiled parser.)"""
+    path = tmp_path / "missing.csv"
+    path.write_text(f"{first}\n1,4,1\n3,4,1\n")
+    at_line_1 = r"missing\.csv, line 1: column 0: '.*' is not a number"
+    with pytest.raises(FileFormatError, match=at_line_1):
+        load_csv(path)
+    with pytest.raises(FileFormatError, match=at_line_1):
+        list(iter_csv_chunks(path, 1))
+    with pytest.raises(FileFormatError, match=at_line_1):
+        list(LocatedCsvSource(path, 1, None, False))
+    path.write_text(f"1,4,1\n{first}\n3,4,1\n")
+    with pytest.raises(FileFormatError, match=r"line 2: column 0: '.*' is not a number"):
+        load_csv(path)
+
+
+def test_a_header_is_a_row_of_names_and_a_row_of_names_and_numbers_is_told(tmp_path):
+    path = tmp_path / "named.csv"
+    path.write_text("length,width,label\n1,2,0\n3,4,1\n")  # every feature's field a name
+    X, y = load_csv(path)
+    assert X.tolist() == [[1, 2], [3, 4]] and y.tolist() == [0, 1]
+    path.write_text("id,2019,label\n1,2,0\n")  # a number among the names: a header still
+    assert load_csv(path)[0].tolist() == [[1, 2]]
+    path.write_text("id,NA,label\n1,2,0\n")  # a missing-value mark: data, and told why
+    with pytest.raises(FileFormatError, match=r"line 1: column 0: 'id' is not a number; the "
+                                              r"line is read as data.*header=True"):
+        load_csv(path)
+    assert load_csv(path, header=True)[0].tolist() == [[1, 2]]
+    path.write_text("1,,a\n1,2,b\n")  # a word as the label only: no hint
+    with pytest.raises(FileFormatError) as error:
+        load_csv(path)
+    assert str(error.value) == f"{path}, line 1: column 1: '' is not a number"

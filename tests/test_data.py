@@ -1116,3 +1116,75 @@ def test_a_csv_stream_keeps_the_first_chunks_label_type_and_names_a_line_that_br
         next(chunks)
     path.write_text("1,0,3.5\n0,1,2\n")
     assert [c[1].tolist() for c in iter_csv_chunks(path, 1)] == [[3.5], [2.0]]
+
+
+def _corrupt_bz2(path, text):
+    """``text`` bzip2-compressed into ``path`` with a byte of its middle flipped: bz2 then
+    raises a bare ``OSError('Invalid data stream')`` (a bad block's checksum)."""
+    data = bytearray(bz2.compress(text.encode()))
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(OSError, match="Invalid data stream"):
+        bz2.decompress(bytes(data))
+    return path
+
+
+def test_corrupt_bzip2_data_is_a_format_error_naming_the_file(tmp_path):
+    """gzip's and xz's bad data were a FileFormatError naming the file, bzip2's a bare
+    OSError('Invalid data stream'), which named none."""
+    from onlinear.data import iter_csv_chunks, libsvm_labels
+
+    rng = np.random.default_rng(2)
+    rows = [(int(k), rng.integers(1, 50, size=3)) for k in rng.integers(0, 3, size=3000)]
+    svm = _corrupt_bz2(tmp_path / "bad.svm.bz2", "".join(
+        f"{k} {' '.join(f'{i}:{v}' for i, v in enumerate(sorted(set(r)), 1))}\n"
+        for k, r in rows))
+    table = _corrupt_bz2(tmp_path / "bad.csv.bz2", "".join(
+        f"{','.join(map(str, r))},{k}\n" for k, r in rows))
+    for read in (lambda: load_libsvm(svm), lambda: list(iter_libsvm_chunks(svm, 100, None)),
+                 lambda: libsvm_labels(svm)):
+        with pytest.raises(FileFormatError, match=r"bad\.svm\.bz2: corrupt or truncated "
+                                                  r"compressed data \(Invalid data stream\)"):
+            read()
+    for read in (lambda: load_csv(table), lambda: list(iter_csv_chunks(table, 100))):
+        with pytest.raises(FileFormatError, match=r"bad\.csv\.bz2: corrupt or truncated "
+                                                  r"compressed data \(Invalid data stream\)"):
+            read()
+
+
+def test_an_error_of_the_system_while_reading_is_not_called_corrupt_data(tmp_path):
+    import errno
+
+    from onlinear.data._files import reading
+
+    with pytest.raises(OSError) as caught, reading(tmp_path / "f"):
+        raise OSError(errno.EIO, "Input/output error")
+    assert not isinstance(caught.value, FileFormatError)
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o002, 0o077])
+def test_fetch_gives_the_file_the_mode_an_ordinary_open_would(tmp_path, waits, mask):
+    """pooch's temporary file is 0600: moved into place as it was, a file fetched into a shared
+    data folder was unreadable to the others, whatever the umask."""
+    import os
+    import stat
+
+    source = tmp_path / "source.txt"
+    source.write_bytes(b"1 1:0.5\n")
+    before = os.umask(mask)
+    try:
+        path = fetch(source.as_uri(), tmp_path / "dest", sha256=sha256(source))
+    finally:
+        os.umask(before)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~mask
+
+
+def test_whole_number_labels_beyond_int64_stay_floats():
+    """Cast to int64, LIBSVM labels 1e19 and -1e19 both wrapped to -2**63: one class."""
+    from onlinear.data import whole_number_labels
+
+    y = whole_number_labels(np.array([1e19, -1e19, 1e19]))
+    assert y.dtype.kind == "f" and y.tolist() == [1e19, -1e19, 1e19]
+    assert whole_number_labels(np.array([2.0**63])).dtype.kind == "f"
+    y = whole_number_labels(np.array([-2.0**63, 3.0]))  # the least int64 is one
+    assert y.dtype == np.int64 and y.tolist() == [-2**63, 3]

@@ -340,7 +340,7 @@ def test_cli_says_what_memory_huge_weights_would_need_before_allocating(tmp_path
     (["run", "pa1", "MISSING", "--curve", "NOFOLDER/c.csv"], "no folder"),
     (["run", "pa1", "MISSING", "--out", "NOFOLDER/o.txt"], "no folder"),
     (["run", "pa1", "MISSING", "--out", "."], "is a folder"),
-    (["run", "pa1", "MISSING", "--plot", "curves.xyz"], "cannot tell the image format"),
+    (["run", "pa1", "MISSING", "--plot", "curves.xyz"], "unknown image format 'xyz'"),
     (["run", "pa1", "MISSING", "--plot", "curves"], "cannot tell the image format"),
     (["compare", "pa1", "--data", "MISSING", "--plot", "c.png", "--plot-log", "speed"],
      "unknown panel 'speed'"),
@@ -600,3 +600,81 @@ def test_a_model_larger_than_memory_is_refused_before_allocating(name, params, w
         with pytest.raises(MemoryError, match="would need"):
             harness.compare(X, y, [name])
     assert time.monotonic() - started < 30
+
+
+def test_cli_names_a_corrupt_bzip2_file(tmp_path):
+    """bz2 reports bad data as a bare OSError: the command said only "Error: Invalid data
+    stream", naming no file (gzip's and xz's named it)."""
+    import bz2
+
+    rng = np.random.default_rng(4)
+    text = "".join(f"{k} 1:{a:.4f} 2:{b:.4f}\n"
+                   for k, (a, b) in zip(rng.integers(0, 3, 4000), rng.normal(size=(4000, 2))))
+    data = bytearray(bz2.compress(text.encode()))
+    data[len(data) // 2] ^= 0xFF
+    (tmp_path / "bad.svm.bz2").write_bytes(bytes(data))
+    for command in (["train", "pa1", "bad.svm.bz2", "--save", "m.onlinear"],
+                    ["run", "pa1", "bad.svm.bz2"]):
+        result = onlinear_cli(*command, cwd=tmp_path)
+        assert result.returncode == 1, result.stderr
+        assert "bad.svm.bz2: corrupt or truncated compressed data (Invalid data stream)" in \
+            result.stderr, result.stderr
+
+
+def _test_error(result):
+    import json
+
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)[-1]["test_error"]
+
+
+def test_cli_a_test_file_is_read_by_its_own_format_not_the_training_files(tmp_path):
+    """A LIBSVM test file of CSV training data was held to the CSV rule ("tiny.svm has 3
+    feature columns, the training data 2: a CSV test file needs the training file's columns"),
+    and a CSV test file of LIBSVM training data was parsed as LIBSVM."""
+    rng = np.random.default_rng(6)
+    X = np.round(rng.normal(size=(60, 2)), 3)
+    y = (X[:, 0] > X[:, 1]).astype(int) + 1
+    table = "".join(f"{a},{b},{label}\n" for (a, b), label in zip(X, y))
+    (tmp_path / "train.csv").write_text(table)
+    (tmp_path / "test.csv").write_text(table)
+    (tmp_path / "train.svm").write_text("".join(f"{label} 1:{a} 2:{b}\n"
+                                                for (a, b), label in zip(X, y)))
+    # the same rows as LIBSVM, one with a third feature, which the training data lacks
+    (tmp_path / "test.svm").write_text("".join(f"{label} 1:{a} 2:{b}{' 3:1' if i == 4 else ''}\n"
+                                               for i, ((a, b), label) in enumerate(zip(X, y))))
+
+    def run(*args):
+        return onlinear_cli("run", "pa1", *args, "--format", "json", cwd=tmp_path)
+
+    expected = _test_error(run("train.csv", "--test", "test.csv"))
+    result = run("train.csv", "--test", "test.svm")
+    assert _test_error(result) == expected
+    assert "ignored 1 value(s) of features beyond, on 1 of 60 rows" in result.stderr
+    result = run("train.csv", "--test", "test.svm", "--strict-features")
+    assert result.returncode == 1
+    assert "test.svm, line 5: feature index out of range" in result.stderr, result.stderr
+    assert _test_error(run("train.svm", "--test", "test.csv")) == expected
+    (tmp_path / "wide.csv").write_text("".join(f"{a},{b},0,{label}\n"
+                                               for (a, b), label in zip(X, y)))
+    assert _test_error(run("train.svm", "--test", "wide.csv")) == expected
+    result = run("train.svm", "--test", "wide.csv", "--strict-features")
+    assert_exit(result, 1, "wide.csv has 3 feature columns, the training data 2 features: "
+                "--strict-features refuses")
+    # a CSV test file of a CSV training file keeps the rule of its columns
+    result = run("train.csv", "--test", "wide.csv")
+    assert_exit(result, 1, "wide.csv has 3 feature columns, the training data 2: a CSV test file "
+                "needs the training file's columns.")
+
+
+def test_cli_numeric_test_labels_of_word_training_labels_are_compared_as_text(tmp_path):
+    (tmp_path / "train.csv").write_text("a,b,label\n0.5,1,cat\n-0.5,1,dog\n1,0,1\n")
+    (tmp_path / "test.svm").write_text("1 1:1\n2 2:1\n")
+    result = onlinear_cli("run", "pa1", "train.csv", "--test", "test.svm", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "1 of 2 test rows have a label the training data lacks (2)" in result.stderr
+    (tmp_path / "train.svm").write_text("1 1:1\n2 2:1\n")
+    (tmp_path / "test.csv").write_text("1,0,cat\n0,1,2\n")
+    assert_exit(onlinear_cli("run", "pa1", "train.svm", "--test", "test.csv", cwd=tmp_path), 1,
+                "test.csv has a test label that is not a number ('cat'), but the training "
+                "data's labels are numbers")

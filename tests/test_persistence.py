@@ -219,15 +219,30 @@ def test_a_dataframe_stream_checkpoints_and_resumes(tmp_path):
     assert resumed.feature_names_in_.tolist() == COLUMNS
 
 
+def _json_bytes(values):
+    return np.frombuffer(json.dumps(values).encode("ascii"), dtype=np.uint8).copy()
+
+
+def test_any_column_names_are_kept_and_a_long_one_costs_its_own_length(tmp_path):
+    """Stored as numpy's fixed-width strings, one long name padded every other to its
+    length (a name of 10,000 characters among 1,000 made a 40 MB file) and a name ending
+    with NUL lost it; names are now the bytes of a JSON list."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(7)
+    columns = [f"c{i}" for i in range(1000)]
+    columns[0], columns[1], columns[2] = "a" * 10_000, "b\0", "\u00e9\u4e2d"
+    model = onlinear.make("pa").fit(pd.DataFrame(rng.normal(size=(30, 1000)),
+                                                 columns=columns), LABELS[:30])
+    onlinear.save(model, tmp_path / "m")
+    assert (tmp_path / "m").stat().st_size < 200_000
+    assert onlinear.load(tmp_path / "m").feature_names_in_.tolist() == columns
+
+
 def test_column_names_load_would_refuse_are_not_saved(tmp_path):
     """A file load refuses must not replace a good one (a checkpoint): save refuses first.
     A model widened by grow_features after a DataFrame kept the DataFrame's names (of fewer
     columns than it has): it now drops them, and saves without."""
     pd = pytest.importorskip("pandas")
-    nul = onlinear.make("pa").fit(pd.DataFrame(X[:, :2], columns=["a\0", "a"]), LABELS)
-    with pytest.raises(ValueError, match="NUL"):
-        onlinear.save(nul, tmp_path / "m")
-    assert list(tmp_path.iterdir()) == []
     short = onlinear.make("pa").fit(pd.DataFrame(X, columns=COLUMNS), LABELS)
     short.feature_names_in_ = short.feature_names_in_[:4]
     with pytest.raises(ValueError, match="name 4 features; the model has 6"):
@@ -677,15 +692,23 @@ BAD_FILES = {
     "label kind of another task": (lambda s: _rewrite(
         s["simproj"], lambda h: h["scalars"].update(_label_kind="multiclass")), "task"),
     "too few column names": (lambda s: _rewrite(
-        s["pa-named"], arrays={"feature_names_in_": np.array(COLUMNS[:5])}),
+        s["pa-named"], arrays={"feature_names_in_": _json_bytes(COLUMNS[:5])}),
         "name 5 features; the model has 6"),
     "a repeated column name": (lambda s: _rewrite(
-        s["pa-named"], arrays={"feature_names_in_": np.array(COLUMNS[:5] + ["x0"])}),
+        s["pa-named"], arrays={"feature_names_in_": _json_bytes(COLUMNS[:5] + ["x0"])}),
         r"feature_names_in_: they repeat \['x0'\]"),
     "column names not strings": (lambda s: _rewrite(
-        s["pa-named"], arrays={"feature_names_in_": np.arange(6)}), "1-D array of strings"),
+        s["pa-named"], arrays={"feature_names_in_": _json_bytes(list(range(6)))}),
+        "a list of strings"),
+    "column names not JSON": (lambda s: _rewrite(
+        s["pa-named"], arrays={"feature_names_in_": np.frombuffer(b"[x0", dtype=np.uint8)}),
+        "the bytes of a JSON list of strings"),
     "column names in 2-D": (lambda s: _rewrite(
-        s["pa-named"], arrays={"feature_names_in_": np.array([COLUMNS])}), "1-D array of strings"),
+        s["pa-named"], arrays={"feature_names_in_": _json_bytes(COLUMNS)[None, :]}),
+        "the bytes of a JSON list of strings"),
+    "column names as numpy strings": (lambda s: _rewrite(
+        s["pa-named"], arrays={"feature_names_in_": np.array(COLUMNS)}),
+        "feature_names_in_ has dtype <U2; expected uint8"),
     "pickled column names": (lambda s: _rewrite(
         s["pa-named"], arrays={"feature_names_in_": np.array(COLUMNS, dtype=object)},
         checksums=False), "dtype|object|cannot be read"),
@@ -701,6 +724,13 @@ BAD_FILES = {
     "a dict's key twice": (lambda s: _rewrite(
         s["pa-named"], lambda h: h["params"].update(
             class_weight={"__pairs__": [[1, 2.0], [True, 1.0]]})), "gives a key twice"),
+    **{f"a class weight of {value!r}": (lambda s, value=value: _rewrite(
+        s["pa-named"], lambda h: h["params"].update(class_weight={"__pairs__": [[1, value]]})),
+        "class_weight gives 1 the weight .*a class's weight is a finite, non-negative number")
+       for value in (-3.0, "x", [1, 2], {"a": 1}, None, True)},
+    "a class weight of NaN in a version-1 file": (lambda s: _rewrite(
+        s["pa"], lambda h: h["params"].update(class_weight={"1": float("nan")})),
+        "class_weight gives 1 the weight nan"),
 }
 
 
@@ -813,3 +843,17 @@ def test_a_hyperparameter_set_after_the_start_is_refused_by_save(tmp_path, name,
     model.set_params(**{key: old[key] for key in params})
     onlinear.save(model, tmp_path / "m")
     _assert_same_model(onlinear.load(tmp_path / "m"), model)
+
+
+def test_save_refuses_what_load_would_refuse_or_json_cannot_hold(tmp_path):
+    """A class weight learning refuses (negative, NaN) was saved, and the file refused on load
+    only by a later learning call, naming neither the file nor class_weight; a NaN in metadata
+    was written as Python's non-standard ``NaN``, which strict JSON readers refuse."""
+    model = onlinear.make("pa").fit(X, LABELS)
+    model.set_params(class_weight={0: -1.0})
+    with pytest.raises(ValueError, match="class_weight gives 0 the weight -1.0"):
+        onlinear.save(model, tmp_path / "m")
+    model.set_params(class_weight=None)
+    with pytest.raises(TypeError, match="metadata cannot be stored as JSON"):
+        onlinear.save(model, tmp_path / "m", metadata={"loss": float("nan")})
+    assert list(tmp_path.iterdir()) == []

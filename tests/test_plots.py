@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from onlinear.harness import compare
-from onlinear.plots import check_options, line_style, plot_curves
+from onlinear.plots import OptionError, check_options, image_formats, line_style, plot_curves
 
 rng = np.random.default_rng(0)
 X = np.vstack([rng.normal(c, 0.3, size=(20, 3)) for c in np.eye(3) * 3])
@@ -64,3 +64,39 @@ def test_size_dpi_and_format_override_the_suffix(evaluation, tmp_path):
 def test_bad_options_raise_before_drawing(kwargs, phrase):
     with pytest.raises(ValueError, match=phrase):
         check_options("figure.png", **kwargs)
+
+
+def test_formats_that_need_an_external_program_are_refused_up_front():
+    """pgf is drawn by LaTeX (xelatex), which matplotlib runs only as it saves: after the
+    training, a raw RuntimeError where LaTeX is missing."""
+    assert "pgf" not in image_formats() and {"png", "pdf", "svg", "eps"} <= set(image_formats())
+    with pytest.raises(OptionError, match="needs LaTeX") as refused:
+        check_options("figure.pgf")
+    assert refused.value.option == "path"
+    with pytest.raises(OptionError, match="needs LaTeX") as refused:
+        check_options("figure.png", format="pgf")
+    assert refused.value.option == "format"
+
+
+def test_a_raster_image_beyond_the_pixel_bound_is_refused_up_front():
+    # 200,000 pixels a side would abort the process (std::bad_alloc) as it saves
+    with pytest.raises(OptionError, match="200,000 x 200,000 pixels") as refused:
+        check_options("figure.png", size=(100, 100), dpi=2000)
+    assert refused.value.option == "size,dpi"
+    with pytest.raises(OptionError, match="default size"):  # (checked at four panels' size)
+        check_options("figure.jpg", dpi=2000)
+    check_options("figure.png", size=(20, 5), dpi=600)  # 12,000 x 3,000: drawn
+    check_options("figure.pdf", size=(100, 100), dpi=2000)  # a vector format has no pixels
+
+
+def test_a_log_panel_with_no_value_above_zero_is_drawn_linear(tmp_path):
+    # the first prediction (score 0) is right and the stream is separable: not one mistake
+    stream = np.array([[-1.0], [1.0], [-1.0], [1.0]])
+    labels = np.array([-1, 1, -1, 1])
+    perfect = compare(stream, labels, ["perceptron"], X_test=stream, y_test=labels)
+    assert perfect.mean_curves()["perceptron"]["mistake_rate"].max() == 0
+    figure = plot_curves(perfect, tmp_path / "f.png", log=["mistakes", "updates", "test"])
+    assert [ax.get_yscale() for ax in figure.axes] == ["linear", "log", "linear", "linear"]
+    assert figure.axes[0].get_title() == "Cumulative mistake rate (all 0: no log scale)"
+    assert figure.axes[1].get_title() == "Cumulative updates (log scale)"
+    assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"

@@ -4,6 +4,7 @@ schedule; LIBSVM chunks from standard input and of unknown width."""
 import contextlib
 import gzip
 import io
+import itertools
 import signal
 import subprocess
 import sys
@@ -530,3 +531,51 @@ def test_a_wider_piece_refused_before_any_of_its_rows_leaves_the_model_as_narrow
     with pytest.raises(ValueError, match="NaN"):
         onlinear.learn_stream(model, [(wide, y[:5])])
     assert model.n_features_in_ == 6 and model.n_seen_ == 53
+
+
+@pytest.mark.parametrize("given", ["array", "numpy ints", "tuple", "RandomState"])
+def test_hyperparameters_a_file_holds_as_copies_resume(tmp_path, given):
+    """An ordinal learner's classes given as an array (or a list of np.int64) could not be
+    saved, so a stream's first checkpoint failed; given as a tuple it came back a list and
+    resume refused the checkpoint, as it refused a RandomState (a file holds a copy, not the
+    object).  Each now saves and resumes, the same model as a stream never stopped."""
+    rng = np.random.default_rng(13)
+    X = rng.normal(size=(60, 3))
+    y = np.digitize(X[:, 0], [-0.5, 0.5]) + 1
+    params = {"array": dict(task="ordinal", classes=np.array([1, 2, 3])),
+              "numpy ints": dict(task="ordinal", classes=[np.int64(v) for v in (1, 2, 3)]),
+              "tuple": dict(task="ordinal", classes=(1, 2, 3)),
+              "RandomState": dict(random_state=np.random.RandomState(0))}[given]
+    name = "simproj" if "task" in params else "pa1"
+
+    def make():
+        return onlinear.make(name, **{**params, **({"random_state": np.random.RandomState(0)}
+                                                   if given == "RandomState" else {})})
+
+    def chunks():
+        return ((X[i:i + 10], y[i:i + 10]) for i in range(0, 60, 10))
+
+    path = tmp_path / "c.onlinear"
+    onlinear.learn_stream(make(), itertools.islice(chunks(), 2), classes=[1, 2, 3],
+                          checkpoint=path)
+    resumed = onlinear.learn_stream(make(), chunks(), classes=[1, 2, 3], checkpoint=path,
+                                    resume=True)
+    straight = onlinear.learn_stream(make(), chunks(), classes=[1, 2, 3])
+    assert resumed.n_seen_ == 60
+    np.testing.assert_array_equal(resumed.decision_function(X), straight.decision_function(X))
+
+
+def test_a_first_chunk_of_labels_only_starts_a_model_of_one_feature(tmp_path):
+    """Lines of a label and no feature are legal LIBSVM: a first chunk of them has no
+    features, and the model could not start ("Found array with 0 feature(s)"), so the result
+    depended on the chunk size.  It starts one feature wide, as load_libsvm reads the file."""
+    from onlinear.data import iter_libsvm_chunks, load_libsvm
+
+    path = tmp_path / "z.svm"
+    path.write_text("1\n2 1:1\n1 2:1\n2 1:0.5 2:-1\n")
+    chunked = onlinear.learn_stream(onlinear.make("pa1"), iter_libsvm_chunks(path, 1, None),
+                                    classes=[1, 2])
+    X, y = load_libsvm(path)
+    whole = onlinear.make("pa1").fit(X, y.astype(int))
+    assert chunked.n_seen_ == 4
+    np.testing.assert_array_equal(chunked.coef_, whole.coef_)

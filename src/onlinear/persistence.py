@@ -10,8 +10,8 @@ A model is its hyperparameters plus a few named arrays (each estimator lists the
   shape and SHA-256;
 * ``arrays/<name>.npy``: every array in numpy's own ``.npy`` format (``classes_`` too, so
   string labels survive as strings; ``feature_names_in_``, the column names of a model fitted
-  on a DataFrame, as fixed-width unicode, since ``.npy`` without pickle holds no object
-  array).
+  on a DataFrame, as the bytes of a JSON list: ``.npy`` without pickle holds no object
+  array, and numpy's fixed-width strings would pad every name to the longest).
 
 A JSON object's keys are strings, so a dict-valued hyperparameter (``class_weight``, keyed by
 class labels) is stored as ``{"__pairs__": [[key, value], ...]}``: its keys load with their
@@ -67,6 +67,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import os
 import re
 import stat
@@ -111,7 +112,7 @@ _FEATURE_NAMES = "feature_names_in_"
 _OPTIONAL_ARRAYS = ("random_state.keys", _FEATURE_NAMES)
 
 __all__ = ["save", "load", "read_header", "ModelFileError", "FORMAT_VERSION", "MAX_MODEL_BYTES",
-           "atomic_write", "replacing", "remove_stale_temporaries"]
+           "atomic_write", "replacing", "remove_stale_temporaries", "new_file_mode"]
 
 
 class ModelFileError(ValueError):
@@ -159,8 +160,7 @@ def save(model: OnlineLinearClassifier, path: str | os.PathLike, *,
         scalars included).
     ValueError
         If the model's ``feature_names_in_`` (the columns of a DataFrame it was fitted on)
-        could not be loaded back as they are: not one distinct string per feature, or a name
-        ending with a NUL character, which numpy's fixed-width strings drop; or if a
+        could not be loaded back as they are (not one distinct string per feature); or if a
         hyperparameter that shapes the started model (``fit_intercept``, ``dtype``,
         ``average``, ``matrix``) was set after it started (``fit`` restarts it with the new
         value).
@@ -268,9 +268,26 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def _weights_problem(name, mapping):
+    """What is wrong with the values of ``mapping``, the label-keyed dict hyperparameter
+    ``name`` (a class's weight: a finite, non-negative number), or None."""
+    for key, value in mapping.items():
+        value = _plain(value)
+        if (isinstance(value, bool) or not isinstance(value, (int, float))
+                or not math.isfinite(value) or value < 0):
+            return (f"{name} gives {key!r} the weight {value!r:.80}: a class's weight is a "
+                    "finite, non-negative number")
+    return None
+
+
 def _pairs(name, mapping):
     """The dict hyperparameter ``name`` as the header stores it: ``[key, value]`` pairs, so
-    that its keys (class labels) keep their types; a JSON object would make them strings."""
+    that its keys (class labels) keep their types; a JSON object would make them strings.
+    A class weight that learning would refuse is refused (ValueError): the file could not be
+    loaded back."""
+    problem = _weights_problem(name, mapping) if name in _LABEL_KEYED else None
+    if problem is not None:
+        raise ValueError(f"the model cannot be saved: {problem}.")
     pairs = []
     for key, value in mapping.items():
         key = _plain(key)
@@ -287,27 +304,25 @@ def _is_pairs(value):
 
 
 def _storable_feature_names(model):
-    """The model's ``feature_names_in_`` as a fixed-width unicode array, refused (ValueError)
-    unless :func:`load` would take it back as it is: a file load refuses would replace a good
-    one, a checkpoint say."""
+    """The model's ``feature_names_in_`` as the file stores them: the bytes of a JSON list of
+    strings (uint8), refused (ValueError) unless :func:`load` would take them back as they
+    are (a file load refuses would replace a good one, a checkpoint say).  Not numpy's
+    fixed-width strings: one long name would pad every other to its length (a name of a
+    million characters among a thousand made a file of gigabytes)."""
     names = model.feature_names_in_
     values = names.tolist() if isinstance(names, np.ndarray) else None
     problem = _feature_names_problem(values, model.n_features_in_)
-    if problem is None:
-        stored = np.array(values, dtype=str)
-        if stored.tolist() != values:  # (fixed-width strings are padded, then cut, with NULs)
-            problem = "a name ends with a NUL character, which numpy's strings drop"
     if problem is not None:
         raise ValueError(f"{type(model).__name__}.feature_names_in_ cannot be saved: {problem}"
                          "; delete the attribute to save the model without column names.")
-    return stored
+    return np.frombuffer(json.dumps(values).encode("ascii"), dtype=np.uint8).copy()
 
 
 def _feature_names_problem(values, n_features):
     """What is wrong with ``values`` (a list) as the column names of a model of
     ``n_features`` features, or None: scikit-learn keeps one distinct string per column."""
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-        return "they must be a 1-D array of strings"
+        return "they must be a list of strings"
     if len(values) != n_features:
         return f"they name {len(values)} features; the model has {n_features}"
     if len(set(values)) != len(values):
@@ -317,12 +332,25 @@ def _feature_names_problem(values, n_features):
 
 
 def _json_checked(value, what):
-    value = {k: _plain(v) for k, v in value.items()} if isinstance(value, dict) else value
+    value = {k: _jsonable(v) for k, v in value.items()} if isinstance(value, dict) else value
     try:
-        json.dumps(value)
+        # (no NaN or infinity: JSON has none, and a strict reader refuses Python's spelling)
+        json.dumps(value, allow_nan=False)
     except (TypeError, ValueError) as error:
         raise TypeError(f"the {what} cannot be stored as JSON: {error}") from None
     return value
+
+
+def _jsonable(value):
+    """``value`` with numpy's scalars and arrays, and tuples, as the Python values and lists
+    JSON stores (an ordinal learner's ``classes`` may be an array of np.int64); a tuple comes
+    back as a list, which the hyperparameters' comparisons take as equal
+    (:func:`onlinear.streaming.same_hyperparameter`)."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return _plain(value)
 
 
 def _version():
@@ -411,7 +439,7 @@ def replacing(path, suffix=".tmp"):
         try:
             yield temporary
             _sync_file(temporary)
-            os.chmod(temporary, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
+            os.chmod(temporary, stat.S_IMODE(mode) if mode is not None else new_file_mode())
             os.replace(temporary, path)
         except BaseException:
             try:
@@ -474,6 +502,13 @@ def _sync_folder(folder):
         pass
     finally:
         os.close(descriptor)
+
+
+def new_file_mode():
+    """The permissions an ordinary ``open`` gives a new file: ``0o666`` less the process's
+    umask (for a file made elsewhere, as a temporary file of mode 0o600, then moved into
+    place)."""
+    return 0o666 & ~_umask()
 
 
 def _umask():
@@ -817,6 +852,9 @@ def _params(path, header, classes):
                                        f"dict as {{{_PAIRS!r}: [[key, value], ...]}}.")
         elif name in _LABEL_KEYED and classes is not None:
             params[name] = _label_keys_of_version_1(value, classes)
+        problem = _weights_problem(name, params[name]) if name in _LABEL_KEYED else None
+        if problem is not None:
+            raise ModelFileError(path, f"{problem}.")
     return params
 
 
@@ -849,12 +887,16 @@ def _label_keys_of_version_1(mapping, classes):
 def _feature_names(path, archive, specs, n_features):
     """The column names the file holds, as scikit-learn keeps them (an object array of
     ``str``), after the checks :func:`save` made of them."""
-    names = _read(path, archive, specs, _FEATURE_NAMES, None)
-    problem = ("they must be a 1-D array of strings" if names.ndim != 1
-               or names.dtype.kind != "U" else _feature_names_problem(names.tolist(), n_features))
+    stored = _read(path, archive, specs, _FEATURE_NAMES, np.dtype(np.uint8))
+    try:
+        values = json.loads(stored.tobytes().decode("ascii")) if stored.ndim == 1 else None
+    except (UnicodeDecodeError, ValueError):
+        values = None
+    problem = _feature_names_problem(values, n_features) if values is not None else (
+        "they must be the bytes of a JSON list of strings")
     if problem is not None:
         raise ModelFileError(path, f"{_FEATURE_NAMES}: {problem}.")
-    return np.array(names.tolist(), dtype=object)
+    return np.array(values, dtype=object)
 
 
 def _check_members(path, archive, specs, names):

@@ -32,11 +32,57 @@ _DASHES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
 _MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "*", "h", "p")
 
 
+#: formats drawn by matplotlib alone: vector formats and those of its own Agg canvas
+_SELF_CONTAINED = {"png", "raw", "rgba", "pdf", "svg", "svgz", "eps", "ps"}
+#: raster formats Pillow encodes, each with the Pillow feature its encoder needs (None: Pillow's
+#: own code); a Pillow built without the library would fail only after the training
+_PILLOW = {"jpg": ("codec", "jpg"), "jpeg": ("codec", "jpg"), "tif": None, "tiff": None,
+           "gif": None, "webp": ("module", "webp"), "avif": ("module", "avif")}
+#: formats drawn as pixels, whose memory the pixel bound protects
+RASTER = {"png", "raw", "rgba", *_PILLOW}
+#: the largest raster image drawn: the Agg canvas holds 4 bytes a pixel (400 MB at this bound),
+#: and a canvas beyond the memory aborts the process (std::bad_alloc) rather than raising
+MAX_PIXELS = 100_000_000
+#: the longest side Agg draws, in pixels
+MAX_SIDE = 65_535
+#: the largest default size (four panels), by which the pixel bound is checked before the
+#: number of panels is known
+_LARGEST_DEFAULT_SIZE = (20.0, 5.0)
+
+
+def _pillow_writes(feature) -> bool:
+    if feature is None:
+        return True
+    try:
+        from PIL import features
+    except ImportError:  # (a dependency of matplotlib: not expected)
+        return False
+    kind, name = feature
+    try:
+        return bool(features.check_codec(name) if kind == "codec" else features.check_module(name))
+    except (ValueError, ImportError):  # a Pillow too old to know the feature
+        return False
+
+
 def image_formats() -> list[str]:
-    """The file formats matplotlib can write here (``png``, ``pdf``, ``svg``, ...)."""
+    """The file formats a figure can be written in here (``png``, ``pdf``, ``svg``, ...):
+    those matplotlib lists that it draws without an external program — not ``pgf``, which
+    needs a LaTeX installation — and, for the raster formats Pillow encodes, only those its
+    build can encode."""
     from matplotlib.backend_bases import FigureCanvasBase
 
-    return sorted(FigureCanvasBase.get_supported_filetypes())
+    listed = FigureCanvasBase.get_supported_filetypes()
+    return sorted(f for f in listed
+                  if f in _SELF_CONTAINED or (f in _PILLOW and _pillow_writes(_PILLOW[f])))
+
+
+class OptionError(ValueError):
+    """A bad option of :func:`plot_curves`; ``option`` names it (``"log"``, ``"size"``,
+    ``"dpi"``, ``"format"``, ``"path"``, or ``"size,dpi"`` for too many pixels)."""
+
+    def __init__(self, message, option):
+        super().__init__(message)
+        self.option = option
 
 
 def check_options(path: str | None = None, *, log: Iterable[str] = (),
@@ -45,7 +91,11 @@ def check_options(path: str | None = None, *, log: Iterable[str] = (),
     """Check the options of :func:`plot_curves` before anything is trained.
 
     Returns the set of panel keys drawn on a log scale and the image format (from ``format``,
-    else from the suffix of ``path``).  Raises ``ValueError`` naming the bad option.
+    else from the suffix of ``path``).  Raises :class:`OptionError` (a ``ValueError``) naming
+    the bad option: an unknown panel, a size or dpi out of range, a format that cannot be
+    written here (:func:`image_formats`), or a raster image of more than :data:`MAX_PIXELS`
+    pixels (or :data:`MAX_SIDE` a side) — checked at the default size for four panels when
+    ``size`` is not given.
 
     >>> logs, format = check_options("curves.pdf", log=["time", "mistakes"])
     >>> sorted(logs), format
@@ -53,33 +103,62 @@ def check_options(path: str | None = None, *, log: Iterable[str] = (),
     >>> check_options("curves.bmpx")
     Traceback (most recent call last):
     ...
-    ValueError: cannot tell the image format of 'curves.bmpx' from its suffix; ...
+    onlinear.plots.OptionError: unknown image format 'bmpx' (the suffix of 'curves.bmpx'); ...
     """
     logs = set()
     for name in log:
         if name not in LOG_PANELS:
-            raise ValueError(f"unknown panel {name!r} for a log scale; use "
-                             f"{', '.join(sorted(k for k in LOG_PANELS if '_' not in k))}.")
+            raise OptionError(f"unknown panel {name!r} for a log scale; use "
+                              f"{', '.join(sorted(k for k in LOG_PANELS if '_' not in k))}.",
+                              "log")
         logs.add(LOG_PANELS[name])
     if size is not None:
         if len(size) != 2 or not all(np.isfinite(s) and 1 <= s <= 100 for s in size):
-            raise ValueError(f"the figure size must be two numbers of inches from 1 to 100 "
-                             f"(width, height); got {size!r}.")
+            raise OptionError(f"the figure size must be two numbers of inches from 1 to 100 "
+                              f"(width, height); got {size!r}.", "size")
     if not (np.isfinite(dpi) and 10 <= dpi <= 2000):
-        raise ValueError(f"dpi must be from 10 to 2000; got {dpi!r}.")
+        raise OptionError(f"dpi must be from 10 to 2000; got {dpi!r}.", "dpi")
     known = image_formats()
     if format is not None:
         format = format.lower().lstrip(".")
         if format not in known:
-            raise ValueError(f"unknown image format {format!r}; use one of {', '.join(known)}.")
+            raise OptionError(f"{_not_written(format)}; use one of {', '.join(known)}.",
+                              "format")
     elif path is not None:
         suffix = os.path.splitext(str(path))[1].lower().lstrip(".")
         if suffix not in known:
-            raise ValueError(f"cannot tell the image format of {str(path)!r} from its suffix; "
-                             f"use one of {', '.join('.' + k for k in known)} (or give the "
-                             "format).")
+            what = (_not_written(suffix, f" (the suffix of {str(path)!r})") if suffix else
+                    f"cannot tell the image format of {str(path)!r} from its suffix")
+            raise OptionError(f"{what}; use one of {', '.join('.' + k for k in known)} (or "
+                              "give the format).", "path")
         format = suffix
+    if format is None or format in RASTER:  # (a figure returned undrawn may yet be rasterized)
+        _check_pixels(size, dpi)
     return logs, format
+
+
+def _not_written(format, where=""):
+    """Why the image format ``format`` is refused (``where``: where it was read)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    if format not in FigureCanvasBase.get_supported_filetypes():
+        return f"unknown image format {format!r}{where}"
+    if format == "pgf":
+        return (f"the image format 'pgf'{where} needs LaTeX (matplotlib runs xelatex, an "
+                "external program)")
+    return f"the image format {format!r}{where} cannot be encoded by this installation of Pillow"
+
+
+def _check_pixels(size, dpi):
+    width, height = size if size is not None else _LARGEST_DEFAULT_SIZE
+    pixels = (round(width * dpi), round(height * dpi))
+    if max(pixels) > MAX_SIDE or pixels[0] * pixels[1] > MAX_PIXELS:
+        at = (f"the size {width:g} x {height:g} inches" if size is not None else
+              f"the default size (up to {width:g} x {height:g} inches)")
+        raise OptionError(
+            f"{pixels[0]:,} x {pixels[1]:,} pixels ({dpi:g} dpi at {at}) is too large an "
+            f"image: at most {MAX_PIXELS:,} pixels and {MAX_SIDE:,} a side; lower the dpi or "
+            "the size (or write a vector format: pdf, svg, eps).", "size,dpi")
 
 
 def plot_curves(evaluation, path=None, *, title: str | None = None, dpi: float = 120,
@@ -97,10 +176,11 @@ def plot_curves(evaluation, path=None, *, title: str | None = None, dpi: float =
     title : str, optional
         The figure's title (default: the data and the protocol).
     dpi : float, default=120
-        Resolution of raster formats.
+        Resolution of raster formats (at most :data:`MAX_PIXELS` pixels in all).
     log : iterable of str, default=()
         Panels drawn on a logarithmic y axis: ``"mistakes"``, ``"updates"``, ``"time"``,
-        ``"test"``.
+        ``"test"``; a panel with no value above 0 (a stream without a mistake) stays linear,
+        its title saying so.
     size : (float, float), optional
         Width and height in inches (default: 5 inches per panel by about 5).
     format : str, optional
@@ -125,11 +205,19 @@ def plot_curves(evaluation, path=None, *, title: str | None = None, dpi: float =
     curves = evaluation.mean_curves()
     tests = _test_errors(evaluation)
     keys = ["mistake_rate", "updates", "seconds"] + ["test_error"] * bool(tests)
+    # a log axis with nothing above 0 to show cannot be scaled (matplotlib raises, after the
+    # training): such a panel is drawn on a linear scale and says so
+    flat = {key for key in logs if key in keys and not any(
+        np.any(np.asarray(tests[name][1] if key == "test_error" else curve[key]) > 0)
+        for name, curve in curves.items())}
+    logs = logs - flat
     n_lines = len(curves)
     legend_columns = min(n_lines, 6)
     legend_rows = -(-n_lines // legend_columns)
     if size is None:
         size = (5 * len(keys), 4.6 + 0.28 * legend_rows)
+        if format is None or format in RASTER:  # (many algorithms: taller than checked)
+            _check_pixels(size, dpi)
     figure = Figure(figsize=size, dpi=dpi, layout="constrained")
     FigureCanvasAgg(figure)
     axes = dict(zip(keys, np.atleast_1d(figure.subplots(1, len(keys)))))
@@ -158,7 +246,8 @@ def plot_curves(evaluation, path=None, *, title: str | None = None, dpi: float =
                         marker=style["marker"], markersize=6, linewidth=1.2, capsize=3)
     for key, ax in axes.items():
         heading, label = PANELS[key]
-        ax.set_title(heading + (" (log scale)" if key in logs else ""))
+        ax.set_title(heading + (" (log scale)" if key in logs else
+                                " (all 0: no log scale)" if key in flat else ""))
         ax.set_xlabel("examples seen")
         ax.set_ylabel(label)
         ax.grid(True, alpha=0.3, which="both" if key in logs else "major")

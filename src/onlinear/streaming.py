@@ -306,7 +306,8 @@ def _resumed(model, checkpoint):
                          f"{type(saved).__name__}, not a {type(model).__name__}: resume with "
                          "the same algorithm and parameters.")
     theirs, ours = saved.get_params(), model.get_params()
-    differ = [key for key in sorted(set(theirs) | set(ours)) if theirs.get(key) != ours.get(key)]
+    differ = [key for key in sorted(set(theirs) | set(ours))
+              if not same_hyperparameter(theirs.get(key), ours.get(key))]
     if differ:
         listed = ", ".join(f"{key}={theirs.get(key)!r} (given: {ours.get(key)!r})"
                            for key in differ)
@@ -314,6 +315,22 @@ def _resumed(model, checkpoint):
                          f"{type(saved).__name__} with other hyperparameters than the model "
                          f"to train: {listed}; resume with the same algorithm and parameters.")
     return saved, position, before
+
+
+def same_hyperparameter(saved, given):
+    """Whether a hyperparameter read back from a file (``saved``) is the one ``given``: a
+    ``RandomState`` by its state (a file holds a copy, not the object), a sequence by its items
+    (a tuple or an array comes back as a list), the rest by ``==``."""
+    if isinstance(saved, np.random.RandomState) and isinstance(given, np.random.RandomState):
+        return all(np.array_equal(a, b) for a, b in zip(saved.get_state(), given.get_state()))
+    if isinstance(given, (tuple, list, np.ndarray)) and isinstance(saved, (tuple, list,
+                                                                          np.ndarray)):
+        return np.asarray(saved, dtype=object).tolist() == np.asarray(given,
+                                                                      dtype=object).tolist()
+    try:
+        return bool(saved == given)
+    except (ValueError, TypeError):  # (an array's elementwise ==: not one truth value)
+        return False
 
 
 def _counters(model):
@@ -351,9 +368,13 @@ def _widens(model, X, grow):
 
 
 def _fit_width(model, X, grow):
-    """``X`` as wide as the model, the model widened first if ``X`` is wider."""
+    """``X`` as wide as the model, the model widened first if ``X`` is wider (a first chunk of
+    no features, rows of labels only, as one feature of zeros: a model has at least one, as
+    :func:`onlinear.data.load_libsvm` reads such a file)."""
     width = getattr(model, "n_features_in_", None)
-    if width is None or X.shape[1] == width:
+    if width is None:
+        return X if X.shape[1] > 0 else padded(X, 1)
+    if X.shape[1] == width:
         return X
     if X.shape[1] > width:
         if not grow:

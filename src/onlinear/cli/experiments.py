@@ -1,6 +1,7 @@
 """What ``onlinear run`` and ``onlinear compare`` share: their options, plots and outputs, the grid
 search's table and the Dask cluster."""
 import contextlib
+import os
 
 import click
 
@@ -53,10 +54,11 @@ def experiment_options(command):
         click.option("--plot-size", "plot_size", metavar="W,H", default=None,
                      help="Figure size in inches [default: 5 per panel by about 5]."),
         click.option("--plot-format", "plot_format", metavar="FORMAT", default=None,
-                     help="Image format (png, pdf, svg, eps, ...) [default: the suffix of "
-                     "--plot]."),
+                     help="Image format (png, pdf, svg, eps, ...; not pgf, which needs LaTeX) "
+                     "[default: the suffix of --plot]."),
         click.option("--plot-dpi", "plot_dpi", type=float, default=120, show_default=True,
-                     help="Resolution of a raster image."),
+                     help="Resolution of a raster image (10 to 2000; at most 100 million "
+                     "pixels in all)."),
         click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
                      show_default=True, help="Output format."),
         click.option("--out", metavar="FILE", default=None, callback=check_text_output,
@@ -65,6 +67,12 @@ def experiment_options(command):
     for option in reversed(options):
         command = option(command)
     return command
+
+
+#: the option behind each kind of :class:`onlinear.plots.OptionError`
+_PLOT_OPTIONS = {"log": "--plot-log", "size": "--plot-size", "dpi": "--plot-dpi",
+                 "format": "--plot-format", "path": "--plot",
+                 "size,dpi": "--plot-size/--plot-dpi"}
 
 
 def plot_options(plot, plot_log, plot_size, plot_format, plot_dpi):
@@ -83,30 +91,48 @@ def plot_options(plot, plot_log, plot_size, plot_format, plot_dpi):
     try:
         check_options(plot, log=log, size=size, format=plot_format, dpi=plot_dpi)
     except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="--plot") from None
+        raise click.BadParameter(str(error), param_hint=_PLOT_OPTIONS.get(
+            getattr(error, "option", None), "--plot")) from None
     if plot is None and (log or size or plot_format):
         raise click.UsageError("--plot-log, --plot-size and --plot-format need --plot FILE.")
     return {"log": log, "size": size, "format": plot_format, "dpi": plot_dpi}
 
 
 def finish_outputs(evaluation, table, fmt, out, curve, plot, text, plot_options=None):
+    """Write the curves, the figure and the table.  A curve or figure that fails (a full disk,
+    a figure matplotlib cannot draw) does not lose the results of the training: the table is
+    written all the same, then the command fails (exit code 1) naming what was not written."""
+    failure = None
     if curve == STDOUT:
         click.echo(evaluation.curves().to_csv(), nl=False)
     elif curve is not None:
-        with replacing_output(curve) as temporary:
-            evaluation.curves().to_csv(temporary)
-        click.echo(f"wrote {curve}", err=True)
+        try:
+            with replacing_output(curve) as temporary:
+                evaluation.curves().to_csv(temporary)
+            click.echo(f"wrote {curve}", err=True)
+        except Exception as error:  # (reported after the table, below)
+            failure = ("--curve", curve, error)
     if plot is not None:
         from ..plots import plot_curves
 
-        with replacing_output(plot) as temporary:
-            plot_curves(evaluation, temporary, **(plot_options or {}))
-        click.echo(f"wrote {plot}", err=True)
+        try:
+            with replacing_output(plot) as temporary:
+                plot_curves(evaluation, temporary, **(plot_options or {}))
+            click.echo(f"wrote {plot}", err=True)
+        except Exception as error:
+            failure = failure or ("--plot", plot, error)
     body = text if fmt == "table" else exported(table, fmt)
     if fmt == "markdown" and evaluation.searches:  # (csv and json stay one table each)
         body = (f"{GRID_TITLE}:\n\n" + grid_table(evaluation).to_markdown(digits=4) + "\n"
                 + body)
     emit_output(body, out)
+    if failure is not None:
+        option, path, error = failure
+        if os.environ.get("ONLINEAR_TRACEBACK"):
+            raise error
+        message = " ".join(str(error).split()) or type(error).__name__
+        raise click.ClickException(f"{option} {path} was not written ({type(error).__name__}: "
+                                   f"{message}); the table was written all the same.")
 
 
 GRID_TITLE = "grid search (one pass each, lowest online mistake rate wins)"

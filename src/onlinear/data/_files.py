@@ -129,6 +129,12 @@ def reading(path):
         yield
     except (EOFError, gzip.BadGzipFile, lzma.LZMAError, zlib.error) as error:
         raise FileFormatError(path, f"corrupt or truncated compressed data ({error})") from error
+    except OSError as error:
+        # bz2 reports bad data as a bare OSError ("Invalid data stream") with no errno; an
+        # error of the system (a disk's, a permission's) carries one, and is left as it is
+        if type(error) is not OSError or error.errno is not None:
+            raise
+        raise FileFormatError(path, f"corrupt or truncated compressed data ({error})") from error
 
 
 def shorten(line, limit=80):

@@ -22,6 +22,13 @@ _BLOCK = 1 << 16
 # Bytes of a line that Python reads otherwise than the compiled parser: control bytes but tab,
 # \v and \f (a carriage return is a line break to Python)
 _ODD_BYTES = re.compile(rb"[\x00-\x08\x0d-\x1f]")
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+# The kind of a column of integer labels one of which is beyond int64: they are read as their
+# decimal digits, in every chunk.  Not as numpy types them: it makes ints up to 2**64 uint64
+# and those with a negative one float64 (no longer exact), so that a table's labels would be
+# typed by the chunk they fall in; nor as Python ints, which the estimators (as
+# scikit-learn's) refuse as labels, and a model file cannot store.
+_BIG_INTEGERS = "integers beyond int64"
 
 
 def load_csv(path, label_column=-1, *, delimiter=",", header=None, encoding="utf-8",
@@ -39,8 +46,10 @@ def load_csv(path, label_column=-1, *, delimiter=",", header=None, encoding="utf
         Field separator; ``None`` splits on runs of whitespace (e.g. UCI's Shuttle files).
     header : bool or None, default=None
         Whether the first row names the columns.  ``None``: yes if ``label_column`` is a
-        name, otherwise yes exactly when a field of the first row that should be a feature
-        is not a number.
+        name, otherwise yes when a field of the first row that should be a feature is a word
+        and none is empty or a missing-value mark (``NA``, ``n/a``, ``null``, ``?``): a first
+        row with a missing value, ``,2,0`` or ``NA,2,0``, is data, and an error naming its
+        line.
     encoding : str, default="utf-8"
         A UTF-8 byte-order mark at the start is skipped.
     dtype : numpy dtype, default=float64
@@ -50,8 +59,9 @@ def load_csv(path, label_column=-1, *, delimiter=",", header=None, encoding="utf
     -------
     X : ndarray of shape (n_samples, n_columns - 1)
     y : ndarray of shape (n_samples,)
-        Integers if every label is an integer, else floats if every label is a number, else
-        strings.  Blank lines are skipped.
+        Integers (int64) if every label is an integer, each written as its decimal digits
+        (strings) if one of them is beyond int64; else floats if every label is a number,
+        else strings.  Blank lines are skipped.
 
     Raises
     ------
@@ -106,7 +116,8 @@ def iter_csv_chunks(path, chunk_size: int, label_column=-1, *, delimiter=",", he
     X : ndarray of shape (n_rows, n_columns - 1)
     y : ndarray of shape (n_rows,)
         Typed as :func:`load_csv` types the whole column, decided on the first chunk: a later
-        label of another kind (a word after integer labels) is an error naming its line.
+        label of another kind (a word after integer labels, or an integer beyond int64 after
+        int64 ones) is an error naming its line.
 
     Raises
     ------
@@ -170,6 +181,7 @@ class _TableReader:
         self.header, self.encoding, self.dtype = header, encoding, dtype
         self.sparse = sparse
         self.names = self.width = self.label = None
+        self._named_data = None  # line 1, if it was taken for data though it holds a word
         self._lines = self._quoted = None
         self._number = 0  # physical lines read before the quoted rows start
 
@@ -251,16 +263,20 @@ class _TableReader:
     def _shape(self, number, first):
         """Set ``names``, ``width`` and ``label`` from the fields ``first`` of the first row
         (line ``number``); whether that row is a header."""
-        header = self.header
+        header, guessed = self.header, False
         if header is None:
             header = (isinstance(self.label_column, str)
                       or _looks_like_header(first, self.label_column))
+            guessed = not header
         if header:
             self.names = [name.strip() for name in first]
         self.width = len(first)
         if self.width == 1:
             raise _one_column(self.path, self.delimiter, [(number, first)], self.names)
         self.label = _label_index(self.path, self.label_column, self.names, self.width)
+        if guessed and any(field.strip() and not _is_number(field)
+                           for i, field in enumerate(first) if i != self.label):
+            self._named_data = number
         return header
 
     def _gathered(self, count, numbers=(), lines=(), fields=None):
@@ -309,7 +325,7 @@ class _TableReader:
                 return parsed
             fields = [self._split(line) for line in lines]
         X, values = _table(self.path, list(zip(numbers, fields)), self.width, self.label,
-                           self.names, self.dtype)
+                           self.names, self.dtype, self._named_data)
         return (self._csr(X) if self.sparse else X), values
 
     def _parsed_lines(self, lines):
@@ -504,8 +520,9 @@ def _quoted_rows(line, lines, delimiter, before):
             if any(field.strip() for field in fields))
 
 
-def _table(path, rows, width, label, names, dtype):
-    """``(X, label strings)`` of split ``rows`` of ``width`` fields."""
+def _table(path, rows, width, label, names, dtype, named_data=None):
+    """``(X, label strings)`` of split ``rows`` of ``width`` fields; ``named_data``: the line
+    of the first row if it holds a word but was taken for data (an error there says why)."""
     for number, fields in rows:
         if len(fields) != width:
             raise FileFormatError(path, f"{len(fields)} fields where the first row has {width}",
@@ -514,7 +531,7 @@ def _table(path, rows, width, label, names, dtype):
     try:
         X = np.array(features, dtype=dtype).reshape(len(rows), width - 1)
     except ValueError:
-        raise _bad_feature(path, rows, label, names, dtype) from None
+        raise _bad_feature(path, rows, label, names, dtype, named_data) from None
     return X, [fields[label].strip() for _, fields in rows]
 
 
@@ -523,20 +540,30 @@ def _labels_of_kind(path, values, kind, numbers):
     chunk chose ``kind``, as that kind (a value that is not one is an error naming its line,
     ``numbers`` the values' lines)."""
     if kind is None:
-        labels = _labels(values)
-        return labels, {"i": int, "f": float}.get(labels.dtype.kind, str)
+        return _typed_labels(values)
+    convert = int if kind is _BIG_INTEGERS else kind
     try:
-        return np.array([kind(value) for value in values]), kind
+        typed = [convert(value) for value in values]
     except ValueError:
         for number, value in zip(numbers, values):
             try:
-                kind(value)
+                convert(value)
             except ValueError:
-                expected = {int: "an integer", float: "a number"}[kind]
+                expected = {int: "an integer", float: "a number"}[convert]
                 raise FileFormatError(path, f"label {value!r} is not {expected} like the labels "
                                       "before it (the first chunk's labels decide their type)",
                                       number) from None
         raise
+    if kind is _BIG_INTEGERS:
+        return np.array([str(value) for value in typed]), kind
+    if kind is int and not _in_int64(typed):
+        for number, value in zip(numbers, typed):
+            if not _in_int64([value]):
+                raise FileFormatError(path, f"label {value} is beyond the 64-bit integers of the "
+                                      "labels before it (the first chunk's labels decide their "
+                                      "type; in the first chunk, such a label would have made "
+                                      "every integer label its decimal text)", number)
+    return np.array(typed), kind
 
 
 def _undecodable(path, encoding, error):
@@ -574,11 +601,22 @@ def _is_number(field):
     return True
 
 
+#: fields that mark a missing value (compared lower-case): a first row holding one is data
+_MISSING_MARKS = frozenset({"", "na", "n/a", "nan", "null", "none", "?"})
+
+
 def _looks_like_header(fields, label_column):
+    """Whether the first row's ``fields`` name the columns: a feature's field is a word (not a
+    number), and none is empty or a missing-value mark (``NA``, ``null``, ``?``).  A first
+    row with a missing value (``,2,0`` or ``NA,2,0``) is data, so an error naming line 1, as on
+    any later line, not dropped as a header; names among numbers (``id,2019,label``) are one."""
     if not isinstance(label_column, Integral) or not -len(fields) <= label_column < len(fields):
         return False
     label = label_column % len(fields)
-    return any(not _is_number(field) for i, field in enumerate(fields) if i != label)
+    features = [field.strip() for i, field in enumerate(fields) if i != label]
+    if any(field.lower() in _MISSING_MARKS for field in features):
+        return False
+    return any(not _is_number(field) for field in features)
 
 
 def _label_index(path, label_column, names, width):
@@ -595,7 +633,7 @@ def _label_index(path, label_column, names, width):
     return int(label_column) % width
 
 
-def _bad_feature(path, rows, label, names, dtype):
+def _bad_feature(path, rows, label, names, dtype, named_data=None):
     for number, fields in rows:
         for column, field in enumerate(fields):
             if column == label:
@@ -604,15 +642,38 @@ def _bad_feature(path, rows, label, names, dtype):
                 np.array(field, dtype=dtype)
             except ValueError:
                 name = f" ({names[column]!r})" if names else ""
+                # (a row of names with an empty name or a missing-value mark is read as data)
+                why = ("; the line is read as data, not as the columns' names, since one of its "
+                       "fields is empty or marks a missing value (header=True reads it as names)"
+                       if number == named_data else "")
                 return FileFormatError(
-                    path, f"column {column}{name}: {field!r} is not a number", number)
+                    path, f"column {column}{name}: {field!r} is not a number{why}", number)
     return FileFormatError(path, "a feature is not a number")
 
 
 def _labels(values):
-    for kind in (int, float):
-        try:
-            return np.array([kind(value) for value in values])
-        except ValueError:
-            pass
-    return np.array(values)
+    return _typed_labels(values)[0]
+
+
+def _typed_labels(values):
+    """``(labels, kind)`` of label texts ``values``: int64 if all are integers, each written
+    as its decimal digits (kind :data:`_BIG_INTEGERS`) if one of them is beyond int64, else
+    floats if all are numbers, else the texts."""
+    if not values:  # (a header and no row)
+        return np.array([]), float
+    try:
+        integers = [int(value) for value in values]
+    except ValueError:
+        pass
+    else:
+        if _in_int64(integers):
+            return np.array(integers, dtype=np.int64), int
+        return np.array([str(value) for value in integers]), _BIG_INTEGERS
+    try:
+        return np.array([float(value) for value in values]), float
+    except ValueError:
+        return np.array(values), str
+
+
+def _in_int64(integers):
+    return min(integers) >= _INT64_MIN and max(integers) <= _INT64_MAX

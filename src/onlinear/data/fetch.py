@@ -229,6 +229,8 @@ def _download(url, target, sha256, timeout):
     import pooch
     import requests
 
+    from ..persistence import new_file_mode
+
     created = _make_folders(target.parent)
     try:
         _remove_abandoned_staging(target)
@@ -248,6 +250,9 @@ def _download(url, target, sha256, timeout):
                 raise ChecksumError(f"{url}: SHA-256 mismatch: expected {sha256}, got "
                                     f"{downloader.digest}; the downloaded file was deleted"
                                     f"{downloader.attempts_note()}") from error
+            # pooch's temporary file is private (0600): give the file the mode a plain open
+            # would, so that a data folder shared with others stays readable to them
+            os.chmod(downloaded, new_file_mode())
             os.replace(downloaded, target)
     except BaseException:
         for folder in created:

@@ -421,9 +421,12 @@ def _text(token):
 
 
 def whole_number_labels(y):
-    """Integer labels when every label is a whole number (LIBSVM stores them as floats)."""
+    """Integer labels when every label is a whole number within int64 (LIBSVM stores them as
+    floats)."""
     y = np.asarray(y)
-    if y.size and y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y)):
+    # (beyond int64 the cast would wrap: 1e19 and -1e19 would both be -2**63, one class)
+    if (y.size and y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y))
+            and np.all((y >= -2.0**63) & (y < 2.0**63))):
         return y.astype(np.int64)
     return y
 

@@ -154,7 +154,7 @@ class ParameterMixing:
         check_mixable(self.estimator)
         runner = runner_for(self.client)
         shards = place(X, y, runner, classes=classes, n_features=n_features)
-        start = _started(self.estimator, shards.classes, shards.n_features)
+        start = _started(self.estimator, shards.classes, shards.n_features, shards.dtype)
         check_mixable(start)
         prepared = runner.map(_validated, shards.handles, start)
         pairs = list(X) if isinstance(X, (list, tuple)) and all(
@@ -277,13 +277,15 @@ def _raise_own_error(runner, prepared, futures, epoch):
         raise error
 
 
-def _started(estimator, classes, n_features):
+def _started(estimator, classes, n_features, dtype):
     """A fresh copy of ``estimator`` started at the zero model for ``classes`` and
-    ``n_features`` (its first ``stream`` call sets it up from one zero row, learning nothing)."""
+    ``n_features`` (its first ``stream`` call sets it up from one zero row of the data's
+    ``dtype``, learning nothing: ``dtype="auto"`` follows it, as in the serial learner)."""
     import scipy.sparse as sp
 
     model = clone(estimator)
-    model.stream(sp.csr_matrix((1, n_features)), np.asarray(classes)[:1], classes=classes)
+    model.stream(sp.csr_matrix((1, n_features), dtype=dtype), np.asarray(classes)[:1],
+                 classes=classes)
     return model
 
 

@@ -37,11 +37,15 @@ class Shards:
         Every label of every shard, sorted (or the ``classes`` given).
     n_features : int
         Columns of every shard.
+    dtype : numpy dtype, default=float64
+        float32 when every shard's X is float32, else float64: what a model of
+        ``dtype="auto"`` learning the data in one process would take.
     """
 
     handles: list
     classes: np.ndarray
     n_features: int
+    dtype: np.dtype = np.dtype(np.float64)
 
 
 def place(X, y, runner, *, classes=None, n_features=None):
@@ -143,23 +147,27 @@ def _summary(shard):
     if X.ndim != 2 or np.asarray(y).shape != (X.shape[0],):
         raise ValueError(f"a shard's X must be 2-D with one label per row; got X of shape "
                          f"{X.shape} and {np.asarray(y).shape[0]} labels.")
-    return X.shape[1], np.unique(np.asarray(y))
+    return X.shape[1], np.unique(np.asarray(y)), X.dtype == np.float32
 
 
 def _summarized(handles, runner, classes, n_features):
     summaries = runner.gather(runner.map(_summary, handles))
-    widths = {width for width, _ in summaries}
+    widths = {width for width, _, _ in summaries}
     if len(widths) != 1:
         raise ValueError(f"the shards have different numbers of features: {sorted(widths)}.")
     width = widths.pop()
     if n_features is not None and n_features != width:
         raise ValueError(f"n_features={n_features}, but the shards have {width} features.")
-    return Shards(handles, _classes(classes, [labels for _, labels in summaries]), width)
+    dtype = np.dtype(np.float32 if all(single for _, _, single in summaries) else np.float64)
+    return Shards(handles, _classes(classes, [labels for _, labels, _ in summaries]), width,
+                  dtype)
 
 
 def _classes(classes, found):
     found = np.unique(np.concatenate(found))
     if classes is None:
+        if found.size == 0:
+            raise ValueError("the data holds no rows (every shard is empty): nothing to learn.")
         return found
     classes = np.unique(np.asarray(classes))
     missing = np.setdiff1d(found, classes)

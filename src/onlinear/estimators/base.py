@@ -12,6 +12,7 @@ start, learn, grow, save and read it (``_start_model``, ``_run``, ``_learn_one_i
 from __future__ import annotations
 
 import copy
+import itertools
 import time
 import warnings
 from collections.abc import Iterable
@@ -49,6 +50,9 @@ from .locking import _lock_methods, _ModelLock
 # copied: a fresh one is made on first use) and the per-example context (compiled entry points
 # over the model's own arrays, rebuilt on the next call).
 _NOT_STATE = ("_lock", "_fast")
+#: numbers of the models started in this process (``_start_number``: which start a
+#: :class:`TrainingStream` was made for; an int, so that a pickle or a copy keeps it)
+_STARTS = itertools.count(1)
 #: What the estimators take as rows: array-likes or scipy sparse matrices (CSR is used as it is).
 MatrixLike = ArrayLike | sp.spmatrix | sp.sparray
 _FLOAT64 = np.dtype(np.float64)
@@ -253,6 +257,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self._configure()
         self._start_model(self._n_outputs(), n_features)  # (it refuses a model too large)
         self._dense_index = np.arange(n_features)
+        self._start_number = next(_STARTS)
 
     def _configure(self):
         """The numbers the engine reads, computed again from the hyperparameters (on a start,
@@ -417,7 +422,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     _model_scalars = {"n_features_in_": int}
     #: Attributes of a started model computed from the hyperparameters and the saved model
     #: (:meth:`_restore_derived`): not saved.
-    _derived = frozenset({"_task", "_params", "_dense_index"})
+    _derived = frozenset({"_task", "_params", "_dense_index", "_start_number"})
 
     def _model_arrays(self):
         """``{name: (shape, dtype)}`` of the learned arrays of a started model with this
@@ -1469,15 +1474,18 @@ class TrainingStream:
         self.estimator = estimator
         self.X, self.targets, self.context = X, targets, context
         # what the targets, the rows' width and the context were made for: a restart (fit)
-        # makes a new model and classes, growing classes re-encodes the labels, growing
-        # features widens the model (a kernel learner's support slots would point into
-        # another model: the compiled pass would read and write past its arrays)
+        # makes a new model, growing classes re-encodes the labels, growing features widens
+        # the model (a kernel learner's support slots would point into another model: the
+        # compiled pass would read and write past its arrays).  Compared by value: a refused
+        # call restores the model as a copy, and a pickle copies the estimator.
         self._made_for = self._state_of(estimator)
 
     @staticmethod
     def _state_of(estimator):
-        return (estimator.__dict__.get("model_"), estimator.__dict__.get("classes_"),
-                estimator.__dict__.get("n_features_in_"))
+        state = estimator.__dict__
+        classes = state.get("classes_")
+        return (state.get("_start_number"), None if classes is None else classes.tolist(),
+                state.get("n_features_in_"))
 
     @property
     def n_rows(self):
@@ -1506,9 +1514,7 @@ class TrainingStream:
         estimator = self.estimator
         rows = self._rows(rows)
         with estimator._model_lock(), estimator._unchanged_on_error() as saved:
-            now = self._state_of(estimator)
-            if any(a is not b for a, b in zip(now[:2], self._made_for[:2])) or \
-                    now[2] != self._made_for[2]:
+            if self._state_of(estimator) != self._made_for:
                 raise ValueError(
                     f"this stream was made for the {type(estimator).__name__} as it was before "
                     "it was refit or its classes or features grew: its encoded labels and rows "

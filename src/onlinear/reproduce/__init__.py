@@ -8,7 +8,8 @@ True
 ``run(id, quick=False, seeds=None, out=None)`` runs one experiment and returns a
 :class:`Result` (``print(result.to_text())``); with ``out`` it also writes the comparison
 (CSV, markdown), the claims, further tables and, where the paper has a figure, a PNG into that
-folder.  ``report(results, path)`` writes the markdown reproduction report of several results.
+folder.  ``report(results, path)`` writes the markdown reproduction report of several results
+(``check_report(path)`` checks, before anything runs, that it and its figures can be written).
 The command line does the same: ``onlinear reproduce --list``, ``onlinear reproduce ID
 [--quick] [--seeds N | --seeds 10:20 | --seeds 10-19 | --seeds 3,5,8]
 [--seed-offset K] [--out DIR]``, ``onlinear reproduce --all --report docs/reproduction.md``.
@@ -39,11 +40,12 @@ from ._framework import (
     verdict,
 )
 from ._fingerprint import quick_fingerprint
-from ._output import load, report, save
+from ._output import check_report, figure_folder, load, report, save
 from ._registry import EXPERIMENTS, describe, list_experiments
 
 __all__ = ["Experiment", "Outcome", "Result", "Claim", "EXPERIMENTS", "list_experiments",
-           "describe", "run", "run_all", "report", "save", "load", "verdict", "noise",
+           "describe", "run", "run_all", "report", "check_report", "figure_folder", "save",
+           "load", "verdict", "noise",
            "sigma", "seed_numbers", "parse_seeds", "VERDICT_RULE", "VERDICTS", "REPRODUCED",
            "NOT_REPRODUCED", "FAR_OFF", "SAME_ORDERING", "quick_fingerprint"]
 

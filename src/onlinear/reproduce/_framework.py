@@ -674,6 +674,11 @@ def execute(experiment, quick=False, seeds=None):
                   record["machine"], record, dict(outcome.shown))
 
 
+MAX_SEEDS = 10_000
+"""The most seeded orders a run takes (a full run of a few spends hours; a count beyond any use
+is a typing slip, and listing it would fill the memory)."""
+
+
 def parse_seeds(text):
     """The seeds a user names in one string (``--seeds``): a count ``"N"`` (an int: seeds
     0…N−1), a list ``"a,b,c"``, a half-open range ``"A:B"`` (seeds A…B−1, as Python's
@@ -682,8 +687,8 @@ def parse_seeds(text):
     Raises
     ------
     ValueError
-        Naming the text, when it is none of these or names no seed, a seed twice or a
-        negative seed.
+        Naming the text, when it is none of these or names no seed, a seed twice, a
+        negative seed or more than :data:`MAX_SEEDS` seeds.
 
     Examples
     --------
@@ -692,19 +697,24 @@ def parse_seeds(text):
     """
     value = str(text).strip()
     shapes = "a count N, a list a,b,c, a range A:B (A…B−1) or A-B (A…B)"
+    too_many = (f"--seeds {text!r}: at most {MAX_SEEDS:,} seeds (to name one seed N, give the "
+                "range N-N).")
     try:
         if "," in value:
             seeds = [int(part) for part in value.split(",")]
-        elif ":" in value:
-            first, _, stop = value.partition(":")
-            seeds = list(range(int(first), int(stop)))
-        elif "-" in value.lstrip("-"):
-            first, _, last = value.partition("-")
-            seeds = list(range(int(first), int(last) + 1))
+        elif ":" in value or "-" in value.lstrip("-"):
+            first, separator, end = value.partition(":" if ":" in value else "-")
+            first, stop = int(first), int(end) + (separator == "-")
+            # counted before the range is listed: a huge one would fill the memory
+            if stop - first > MAX_SEEDS:
+                raise ValueError(too_many)
+            seeds = list(range(first, stop))
         else:
             count = int(value)
             if count < 1:
                 raise ValueError(f"--seeds {text!r}: at least one seed.")
+            if count > MAX_SEEDS:
+                raise ValueError(too_many)
             return count
     except ValueError as error:
         if str(error).startswith("--seeds"):
@@ -733,6 +743,8 @@ def seed_numbers(seeds, default):
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
         if int(seeds) < 1:
             raise ValueError(f"seeds must be at least 1; got {seeds}.")
+        if int(seeds) > MAX_SEEDS:
+            raise ValueError(f"seeds must be at most {MAX_SEEDS:,}; got {seeds}.")
         return list(range(int(seeds)))
     try:
         numbers = [int(s) for s in seeds]
@@ -741,6 +753,8 @@ def seed_numbers(seeds, default):
                          ) from None
     if not numbers:
         raise ValueError("seeds must name at least one seed.")
+    if len(numbers) > MAX_SEEDS:
+        raise ValueError(f"seeds must be at most {MAX_SEEDS:,}; got {len(numbers):,}.")
     if any(s < 0 for s in numbers) or len(set(numbers)) != len(numbers):
         raise ValueError(f"seeds must be distinct non-negative integers; got {numbers}.")
     return numbers

@@ -2,13 +2,22 @@
 
 Files are first written into a hidden staging folder inside the target folder and then renamed
 into place one by one, so that a reader never sees a half-written file and a failed run leaves
-the files of the previous run untouched; nothing is written outside the folder named.
+the files of the previous run untouched; nothing is written outside the folder named.  A run
+killed outright cannot remove its staging folder: the next save into the folder does, unless a
+live run holds it (its lock, POSIX).
 """
+import contextlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: staging folders are not locked
+    fcntl = None
 
 from ..tables import Table
 from ..persistence import replacing
@@ -67,20 +76,85 @@ def save(result, out):
         The files written.
     """
     out = Path(out)
+    if out.is_symlink() and not out.exists():
+        raise NotADirectoryError(f"{out} is a symbolic link to {os.readlink(out)}, which does "
+                                 "not exist")
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(f"{out} is not a folder")
     out.mkdir(exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=out, prefix=".reproduce-"))
-    try:
+    _remove_abandoned_staging(out)
+    with _staging_folder(out) as staging:
         names = _files(result, staging)
         mask = os.umask(0)
         os.umask(mask)
         for name in names:
             os.chmod(staging / name, 0o666 & ~mask)
             os.replace(staging / name, out / name)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     return [out / name for name in names]
+
+
+_STAGING_PREFIX = ".reproduce-"
+#: a staging folder's name: the prefix and mkdtemp's 8 random characters (a folder of the user's
+#: that merely starts with the prefix is not ours to remove)
+_STAGING_NAME = re.compile(re.escape(_STAGING_PREFIX) + r"[a-z0-9_]{8}")
+
+
+@contextlib.contextmanager
+def _staging_folder(out):
+    """A fresh staging folder in ``out``, locked (POSIX) while it is in use, so that
+    :func:`_remove_abandoned_staging` of another run leaves it alone, and removed with what is
+    in it at the end.  A folder that another run's clean-up removed between its creation and
+    the lock (it found it unheld) is given up for a new one."""
+    while True:
+        staging = Path(tempfile.mkdtemp(dir=out, prefix=_STAGING_PREFIX))
+        descriptor = os.open(staging, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        if fcntl is None:
+            break
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        except OSError:  # (a file system without locks: used unlocked, never removed by others)
+            break
+        if os.fstat(descriptor).st_nlink > 0:
+            break
+        os.close(descriptor)
+    try:
+        yield staging
+    finally:
+        try:
+            shutil.rmtree(staging, ignore_errors=True)
+        finally:
+            os.close(descriptor)  # (releases the lock once the folder is gone)
+
+
+def _remove_abandoned_staging(out):
+    """Remove the staging folders in ``out`` that no live run holds: those a run killed
+    outright (``kill -9``, a power cut) left behind.  Where there are no locks (not POSIX, a
+    file system without them) a run in progress cannot be told apart: nothing is removed."""
+    if fcntl is None:
+        return
+    try:
+        names = os.listdir(out)
+    except OSError:
+        return
+    for name in names:
+        if not _STAGING_NAME.fullmatch(name):
+            continue
+        folder = os.path.join(out, name)
+        try:
+            descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+                                 | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:  # (gone meanwhile, a link, not a folder)
+            continue
+        try:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:  # held by a live run (or no locks here): left alone
+                continue
+            # removed while locked here, so that a run that created it but has not locked it
+            # yet finds it gone (:func:`_staging_folder`) rather than emptied under it
+            shutil.rmtree(folder, ignore_errors=True)
+        finally:
+            os.close(descriptor)
 
 
 def _changes_text(commits):
@@ -132,28 +206,80 @@ def _source_text(results, commits):
     return text
 
 
+def figure_folder(path):
+    """The folder of the figures of the report ``path``: beside it, named after it without its
+    suffix (``docs/reproduction.md`` → ``docs/reproduction/``)."""
+    path = Path(path)
+    return path.parent / path.stem
+
+
+def _saved_names(id):
+    """A pattern of the names of the files :func:`save` writes for ``id``."""
+    return re.compile(re.escape(id) + r"(\.(md|txt|csv|json|png)|-.+\.csv)")
+
+
+def check_report(path, *, figures=True, ids=(), folders=None):
+    """Check, before anything runs, that the report ``path`` and its figures
+    (:func:`figure_folder`; ``figures``: whether there may be any) can be written, and overwrite
+    none of the files that :func:`save` writes for ``ids`` in ``folders`` (``{what the folder
+    is, e.g. "--out": folder}``), nor those folders.
+
+    Raises
+    ------
+    ValueError
+        Saying what is wrong: a name without a suffix (the figures' folder would be the report
+        itself), a figures' folder that is a file or cannot be written, a report or figures'
+        folder that is one of ``folders`` or one of the files written there.
+    """
+    path = Path(path)
+    if not path.suffix:
+        raise ValueError(f"{str(path)!r} has no suffix: a report's figures go into the folder "
+                         "of its name without the suffix (reproduction.md → reproduction/); "
+                         f"give a name such as {path.name}.md.")
+    folder = figure_folder(path)
+    resolved = Path(os.path.realpath(path))
+    for what, other in (folders or {}).items():
+        if other is None:
+            continue
+        other = Path(os.path.realpath(other))
+        if resolved == other:
+            raise ValueError(f"{path} is the folder of {what}; give the report another name.")
+        if figures and Path(os.path.realpath(folder)) == other:
+            raise ValueError(f"the report's figures would go into {folder}, the folder of "
+                             f"{what}, in place of the figures there (ID.png); give the report "
+                             "another name.")
+        if resolved.parent == other:
+            for id in ids:
+                if _saved_names(id).fullmatch(resolved.name):
+                    raise ValueError(f"{path} is a file of the result of {id} in {what} "
+                                     f"{other}; give the report another name.")
+    if figures and (folder.exists() or folder.is_symlink()):
+        if not folder.is_dir():
+            raise ValueError(f"the report's figures go into {folder}, which is a file (or a "
+                             "broken link), not a folder; give the report another name.")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise ValueError(f"the report's figures go into {folder}, which cannot be written "
+                             "(permission denied).")
+
+
 def report(results, path=None, *, command="onlinear reproduce --all --report docs/reproduction.md"):
     """The markdown reproduction report of ``results`` (a list of :class:`Result`): how to
     regenerate it, the verdict rule, a summary table with wall times, then every experiment's
-    section.  With ``path``, also writes it there (whole or not at all), and each figure as
-    ``<folder of path>/<stem of path>/ID.png``.
+    section.  With ``path`` (a name with a suffix, checked by :func:`check_report` before
+    anything is drawn), also writes it there and each figure as ``<folder of path>/<stem of
+    path>/ID.png`` (:func:`figure_folder`), all whole or not at all: on an error nothing is
+    replaced.
 
     Returns
     -------
     str
         The markdown.
     """
-    figures = {}
+    drawn = [r for r in results if r.figure is not None] if path is not None else []
     if path is not None:
         path = Path(path)
-        image_folder = path.parent / path.stem
-        for result in results:
-            if result.figure is not None:
-                image_folder.mkdir(exist_ok=True)
-                target = image_folder / f"{result.experiment.id}.png"
-                with _replacing(target) as temporary:
-                    result.figure(str(temporary))
-                figures[result.experiment.id] = f"{path.stem}/{target.name}"
+        check_report(path, figures=bool(drawn))
+    figures = {r.experiment.id: f"{path.stem}/{r.experiment.id}.png" for r in drawn}
     commits = sorted({r.provenance.get("commit", "unrecorded") for r in results
                       if r.provenance} or {"unrecorded"})
     lines = [
@@ -206,9 +332,34 @@ def report(results, path=None, *, command="onlinear reproduce --all --report doc
             lines += [f"![{r.experiment.id}]({figures[r.experiment.id]})", ""]
     text = "\n".join(lines).rstrip() + "\n"
     if path is not None:
-        with _replacing(path) as temporary:
-            Path(temporary).write_text(text, encoding="utf-8", newline="")
+        _write_report(path, text, drawn)
     return text
+
+
+def _write_report(path, text, drawn):
+    """Write the report ``text`` to ``path`` and the figures of the results ``drawn`` into its
+    folder of figures: each to a temporary file first, all renamed once all are written (the
+    figures before the report, so that the report never links to a figure not yet there); on
+    an error every temporary file is removed, and the folder of figures if made here."""
+    folder = figure_folder(path)
+    made = False
+    try:
+        with contextlib.ExitStack() as stack:
+            # (entered first, so renamed last: the contexts exit in reverse order)
+            report_temporary = stack.enter_context(_replacing(path))
+            if drawn and not folder.is_dir():
+                folder.mkdir()
+                made = True
+            for result in drawn:
+                temporary = stack.enter_context(
+                    _replacing(folder / f"{result.experiment.id}.png"))
+                result.figure(str(temporary))
+            Path(report_temporary).write_text(text, encoding="utf-8", newline="")
+    except BaseException:
+        if made:
+            with contextlib.suppress(OSError):  # (not empty: something else went into it)
+                folder.rmdir()
+        raise
 
 
 def _replacing(path):
@@ -244,6 +395,9 @@ def load(folder, id):
     ------
     FileNotFoundError
         If the folder holds no saved result of ``id``.
+    ValueError
+        Naming the file and the field, if a saved file lacks a field the report needs or
+        cannot be read (damaged, or not written by :func:`save`).
     """
     from ._framework import Claim, Result
     from ._registry import describe
@@ -254,8 +408,27 @@ def load(folder, id):
     if not summary_file.exists():
         raise FileNotFoundError(f"no saved result of {id!r} in {folder} (run onlinear "
                                 f"reproduce {id} --out {folder})")
-    summary = json.loads(summary_file.read_text(encoding="utf-8"))
-    saved = Table.from_csv((folder / f"{id}.csv").read_text(encoding="utf-8"))
+    again = f"run onlinear reproduce {id} --out {folder} again"
+    try:
+        summary = json.loads(summary_file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{summary_file} is not the JSON summary of a saved result ({error}); "
+                         f"{again}.") from None
+    if not isinstance(summary, dict):
+        raise ValueError(f"{summary_file} is not the JSON summary of a saved result (not an "
+                         f"object); {again}.")
+    for key, valid in (("quick", lambda v: isinstance(v, bool)),
+                       ("seeds", lambda v: isinstance(v, list) and all(
+                           isinstance(s, int) and not isinstance(s, bool) for s in v)),
+                       ("seconds", lambda v: isinstance(v, (int, float))
+                        and not isinstance(v, bool))):
+        if key not in summary:
+            raise ValueError(f"{summary_file} lacks the field {key!r} (damaged, or not written "
+                             f"by onlinear reproduce --out); {again}.")
+        if not valid(summary[key]):
+            raise ValueError(f"{summary_file}: the field {key!r} holds {summary[key]!r}, not a "
+                             f"saved result's value; {again}.")
+    saved = _saved_table(folder / f"{id}.csv", (), again)
     # judged again, so that a report always applies the current rule (a CSV of an older
     # version lacks the new columns: they are computed)
     from ._framework import COMPARISON_COLUMNS
@@ -263,16 +436,45 @@ def load(folder, id):
     rows = [{k: v for k, v in row.items()
              if k not in ("difference", "relative", "sigma", "z", "noise", "verdict",
                           "ordering")} for row in saved]
-    comparison = Table(verdict(rows), COMPARISON_COLUMNS)
-    claims = [Claim(row["statement"], row["source"], row["status"] != "fails", row["evidence"],
-                    row.get("p_value"))
-              for row in Table.from_csv((folder / f"{id}-claims.csv").read_text(
-                  encoding="utf-8"))]
+    try:
+        comparison = Table(verdict(rows), COMPARISON_COLUMNS)
+    except (ValueError, TypeError) as error:  # (a paper's number that is text: "abc")
+        raise ValueError(f"{folder / f'{id}.csv'} holds a value that is not a number where "
+                         f"one is needed ({error}); {again}.") from None
+    claims_file = folder / f"{id}-claims.csv"
+    saved_claims = _saved_table(claims_file, ("statement", "source", "status", "evidence"),
+                                again)
+    try:
+        claims = [Claim(row["statement"], row["source"], row["status"] != "fails",
+                        row["evidence"], row.get("p_value")) for row in saved_claims]
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"{claims_file}: a p_value that is not a number ({error}); "
+                         f"{again}.") from None
     png = folder / f"{id}.png"
     figure = (lambda path: shutil.copyfile(png, path)) if png.exists() else None
     shown = summary.get("shown") or {}
-    tables = {name: Table.from_csv((folder / f"{id}-{name}.csv").read_text(encoding="utf-8"))
+    tables = {name: _saved_table(folder / f"{id}-{name}.csv", (), again)
               for name in _table_names(folder, id)}
     return Result(experiment, summary["quick"], summary["seeds"], comparison, claims, tables,
                   summary.get("notes", []), summary["seconds"], figure,
                   summary.get("machine", ""), summary.get("provenance") or {}, shown)
+
+
+def _saved_table(path, columns, again):
+    """The table saved in the CSV file ``path``, which must have ``columns``; a ``ValueError``
+    naming the file and the missing column otherwise."""
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing from the saved result; {again}.")
+    try:
+        table = Table.from_csv(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise ValueError(f"{path} cannot be read as a saved table ({error}); {again}.") from None
+    for column in columns:
+        if column not in table.columns:
+            raise ValueError(f"{path} lacks the column {column!r} (damaged, or not written by "
+                             f"onlinear reproduce --out); {again}.")
+    for number, row in enumerate(table, 1):
+        for column in columns:
+            if column not in row:  # (a row cut short)
+                raise ValueError(f"{path}: row {number} has no {column!r} (damaged); {again}.")
+    return table
