@@ -328,3 +328,92 @@ def test_a_figure_that_fails_after_the_training_keeps_the_table(tiny, tmp_path, 
     # with --out, the table goes into its file all the same
     result = onlinear_cli("run", "pa1", tiny, "--plot", "f.png", "--out", "t.txt", cwd=tmp_path)
     assert result.returncode == 1 and "mistake rate" in (tmp_path / "t.txt").read_text()
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly(tmp_path):
+    """`onlinear compare ... --curve - | head -1`: the closed pipe is no error."""
+    rng = np.random.default_rng(3)
+    y = rng.integers(1, 3, size=3000)
+    (tmp_path / "d.svm").write_text("".join(
+        f"{label} 1:{a:.3f}\n" for label, a in zip(y, rng.normal(size=y.size))))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "onlinear", "compare", "pa1", "mira", "--data", "d.svm",
+         "--curve", "-", "--tick", "1"],  # (6,000 curve rows: more than a pipe holds)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    assert process.stdout.readline().startswith(b"algorithm,")
+    process.stdout.close()
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=300) == 0, stderr
+    assert "Error" not in stderr and "Broken pipe" not in stderr and "Traceback" not in stderr
+
+
+@pytest.mark.parametrize("value, shown", [
+    ("0", False), ("false", False), ("No", False), ("OFF", False), ("", False),
+    ("1", True), ("true", True), ("yes", True), ("on", True)])
+def test_onlinear_traceback_is_read_as_a_flag(tmp_path, value, shown):
+    from click.testing import CliRunner
+
+    from onlinear.cli import cli
+
+    result = CliRunner().invoke(cli, ["info", str(tmp_path / "missing")],
+                                env={"ONLINEAR_TRACEBACK": value})
+    if shown:
+        assert isinstance(result.exception, FileNotFoundError)
+    else:
+        assert result.exit_code == 1 and "Error:" in result.output, result.output
+
+
+@pytest.mark.parametrize("args", [
+    ["--out", "/dev/full"],
+    ["--curve", "/dev/full"],
+], ids=["out", "curve"])
+def test_a_full_disk_names_the_output_not_written(blobs, args):
+    if not __import__("os").path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    result = onlinear_cli("compare", "pa1", "--data", blobs, *args)
+    assert result.returncode == 1
+    assert "/dev/full" in result.stderr and "No space left on device" in result.stderr
+
+
+def test_train_and_predict_onto_a_full_disk_name_the_file(blobs, tmp_path):
+    if not __import__("os").path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    result = onlinear_cli("train", "pa1", blobs, "--save", "/dev/full", "--quiet")
+    assert_clean_failure(result, 1, "could not write /dev/full: No space left on device")
+    assert onlinear_cli("train", "pa1", blobs, "--save", tmp_path / "m", "--quiet").returncode == 0
+    result = onlinear_cli("predict", tmp_path / "m", blobs, "--output", "/dev/full")
+    assert_clean_failure(result, 1, "could not write /dev/full: No space left on device")
+
+
+def test_an_output_that_fails_to_be_written_is_named(blobs, tmp_path, monkeypatch):
+    """The file system's error of write() holds no file name: the command adds it."""
+    import errno
+
+    import onlinear.cli.common as common
+
+    def full(path, suffix):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(common, "replacing", __import__("contextlib").contextmanager(
+        lambda path, suffix: (yield full(path, suffix))))
+    result = onlinear_cli("compare", "pa1", "--data", blobs, "--out", tmp_path / "t.txt")
+    assert_clean_failure(result, 1, f"could not write {tmp_path / 't.txt'}: No space left")
+
+
+def test_workers_beyond_the_machines_bound_is_a_usage_error(blobs):
+    import os
+
+    bound = 4 * (getattr(os, "process_cpu_count", os.cpu_count)() or 1)
+    result = onlinear_cli("compare", "pa1", "--data", blobs, "--workers", bound + 1)
+    assert_clean_failure(result, 2, "--workers")
+    assert f"more than {bound}" in result.stderr
+
+
+@pytest.mark.parametrize("args, phrase", [
+    (["--grid", "C=1", "--grid", "C=0.001"], "C given twice"),
+    (["--grid", "C=,"], "gives C no value"),
+    (["pa1"], "pa1 given more than once"),
+], ids=["grid-twice", "grid-empty", "algorithm-twice"])
+def test_grid_and_algorithm_mistakes_are_usage_errors(blobs, args, phrase):
+    result = onlinear_cli("compare", "pa1", "--data", blobs, *args)
+    assert_clean_failure(result, 2, phrase)

@@ -641,3 +641,47 @@ def test_predict_writes_each_label_as_a_csv_field(tmp_path):
     assert result.returncode == 0, result.stderr
     assert [sorted(row) for row in csv.reader(io.StringIO(result.stdout))] == \
         [sorted(labels) for labels in multilabel.predict_label_sets(X)]
+
+
+def test_train_sent_sigterm_saves_what_it_learned_and_exits_143(tmp_path):
+    """timeout, docker stop and batch schedulers send SIGTERM: it keeps what was learned, as
+    Ctrl-C does, where Python's default ended the run with nothing saved."""
+    import signal
+
+    rng = np.random.default_rng(5)
+    y = rng.integers(1, 4, size=200_000)
+    (tmp_path / "big.svm").write_text("".join(
+        f"{label} 1:{a:.3f} 2:{b:.3f}\n" for label, a, b in zip(y, *rng.normal(size=(2, y.size)))))
+    path = tmp_path / "m.onlinear"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "onlinear", "train", "pa1", "big.svm", "--save", str(path),
+         "--classes", "1,2,3", "--chunk-size", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    try:
+        while True:  # (the progress table: a line once 1,024 examples are learned)
+            line = process.stderr.readline().decode()
+            assert line, process.stderr.read()
+            if line.split()[0].replace(",", "").isdigit() and \
+                    int(line.split()[0].replace(",", "")) >= 1024:
+                break
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    stderr = stderr.decode()
+    assert process.returncode == 143, stderr
+    k = read_header(path)["metadata"]["stream_examples"]
+    assert 1024 <= k < 200_000
+    assert f"saved {path}: the model after {k:,} examples" in stderr
+    assert "terminated." in stderr and "Traceback" not in stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.svm", "m.onlinear"]
+
+
+def test_train_restores_the_sigterm_handler_it_replaced(files, tmp_path):
+    import signal
+
+    before = signal.getsignal(signal.SIGTERM)
+    result = onlinear_cli("train", "pa1", files / "train.svm", "--save", tmp_path / "m",
+                          "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert signal.getsignal(signal.SIGTERM) is before

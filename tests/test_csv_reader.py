@@ -260,8 +260,11 @@ def test_a_header_is_a_row_of_names_and_a_row_of_names_and_numbers_is_told(tmp_p
     path.write_text("length,width,label\n1,2,0\n3,4,1\n")  # every feature's field a name
     X, y = load_csv(path)
     assert X.tolist() == [[1, 2], [3, 4]] and y.tolist() == [0, 1]
-    path.write_text("id,2019,label\n1,2,0\n")  # a number among the names: a header still
-    assert load_csv(path)[0].tolist() == [[1, 2]]
+    path.write_text("id,2019,label\n1,2,0\n")  # a number among the names: data, and told
+    with pytest.raises(FileFormatError, match=r"line 1: column 0: 'id' is not a number; the "
+                                              r"line is read as data.*header=True"):
+        load_csv(path)
+    assert load_csv(path, header=True)[0].tolist() == [[1, 2]]
     path.write_text("id,NA,label\n1,2,0\n")  # a missing-value mark: data, and told why
     with pytest.raises(FileFormatError, match=r"line 1: column 0: 'id' is not a number; the "
                                               r"line is read as data.*header=True"):
@@ -271,3 +274,70 @@ def test_a_header_is_a_row_of_names_and_a_row_of_names_and_numbers_is_told(tmp_p
     with pytest.raises(FileFormatError) as error:
         load_csv(path)
     assert str(error.value) == f"{path}, line 1: column 1: '' is not a number"
+
+
+@pytest.mark.parametrize("first", ["1.0,2.O,1", "1.0,abc,2", '"1.0",abc,2'])
+def test_a_first_row_with_a_malformed_number_is_an_error_not_a_header(tmp_path, first):
+    """A first data row with one field that is not a number among numbers was taken for a
+    header and dropped silently ("3 examples learned" of 4), where the same row on line 2 is
+    an error.  A header is now a row whose every feature's field is a name.  (A quote sends
+    the row to the csv module's reader, the others to the compiled parser.)"""
+    path = tmp_path / "typo.csv"
+    path.write_text(f"{first}\n3,4,1\n5,6,2\n7,8,1\n")
+    at_line_1 = (r"typo\.csv, line 1: column 1: '.*' is not a number; the line is read as data, "
+                 r"not as the columns' names.*header=True reads it as names")
+    with pytest.raises(FileFormatError, match=at_line_1):
+        load_csv(path)
+    with pytest.raises(FileFormatError, match=at_line_1):
+        list(iter_csv_chunks(path, 2))
+    with pytest.raises(FileFormatError, match=at_line_1):
+        list(LocatedCsvSource(path, 2, None, False))
+    result = onlinear_cli("train", "pa1", "typo.csv", "--save", "m", "--quiet", cwd=tmp_path)
+    assert result.returncode == 1 and "typo.csv, line 1: column 1:" in result.stderr, (
+        result.stderr)
+    assert not (tmp_path / "m").exists()
+    path.write_text(f"3,4,1\n{first}\n")  # on line 2: the same error, no hint (no header there)
+    with pytest.raises(FileFormatError) as error:
+        load_csv(path)
+    assert str(error.value).endswith("line 2: column 1: %r is not a number"
+                                     % first.split(",")[1])
+
+
+@pytest.mark.parametrize("label, problem", [("", "the label is empty"),
+                                            ("  ", "the label is empty"),
+                                            ('""', "the label is empty"),
+                                            ("NA", "the label 'NA' marks a missing value"),
+                                            ("nan", "the label 'nan' marks a missing value"),
+                                            ("NaN", "the label 'NaN' marks a missing value"),
+                                            ("?", "the label '?' marks a missing value")])
+def test_an_empty_or_missing_label_is_an_error_naming_its_line(tmp_path, label, problem):
+    """An empty label was a class ('' beside '1' and '2', the numeric labels then read as
+    strings); a 'nan' label a NaN one, which no class equals.  A missing label is no class: it
+    is an error naming its line, on the first line or in a later chunk, as an empty feature
+    is.  (A quote sends the row to the csv module's reader, the others to the compiled
+    parser.)"""
+    path = tmp_path / "e.csv"
+    path.write_text(f"1.0,2.0,{label}\n3.0,4.0,2\n5.0,6.0,1\n")
+    message = f"{path}, line 1: {problem}"
+    for read in (lambda: load_csv(path), lambda: list(iter_csv_chunks(path, 2)),
+                 lambda: list(LocatedCsvSource(path, 2, None, False))):
+        with pytest.raises(FileFormatError) as error:
+            read()
+        assert str(error.value) == message
+    result = onlinear_cli("train", "pa1", "e.csv", "--save", "m", "--quiet", cwd=tmp_path)
+    assert result.returncode == 1 and f"e.csv, line 1: {problem}" in result.stderr, (
+        result.stderr)
+    path.write_text(f"1.0,2.0,1\n3.0,4.0,2\n\n5.0,6.0,{label}\n")
+    chunks = iter_csv_chunks(path, 2)
+    assert next(chunks)[1].tolist() == [1, 2]
+    with pytest.raises(FileFormatError) as error:
+        next(chunks)
+    assert str(error.value) == f"{path}, line 4: {problem}"
+
+
+def test_a_label_none_is_a_class_not_a_missing_value(tmp_path):
+    """'none' may well name a class ("none", "mild", "severe"): only the marks of a missing
+    value refused as labels are."""
+    path = tmp_path / "none.csv"
+    path.write_text("1,2,none\n3,4,mild\n")
+    assert load_csv(path)[1].tolist() == ["none", "mild"]

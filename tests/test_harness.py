@@ -326,3 +326,20 @@ def test_plot_has_three_panels_and_one_line_per_algorithm(tmp_path):
     assert all(ax.get_xlabel() == "examples seen" for ax in axes)
     assert [t.get_text() for t in figure.legends[0].get_texts()] == ["perceptron", "mcp"]
     assert (tmp_path / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("tick", [0, -1])
+def test_tick_positions_refuses_a_tick_below_one(tick):
+    with pytest.raises(ValueError, match="tick"):
+        tick_positions(5, 2, tick)
+
+
+def test_compare_refuses_an_empty_grid_and_an_algorithm_given_twice():
+    X = np.array([[1., 0.], [0., 1.], [1., 1.], [-1., 0.]])
+    y = np.array([1, -1, 1, -1])
+    with pytest.raises(ValueError, match="'C' has no values"):
+        compare(X, y, ["pa1"], grid={"C": []})
+    with pytest.raises(ValueError, match="'C' has no values"):
+        grid_search("pa1", X, y, {"C": []})
+    with pytest.raises(ValueError, match="'pa1' given more than once"):
+        compare(X, y, ["pa1", "pa1"])

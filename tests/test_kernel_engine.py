@@ -397,3 +397,30 @@ def test_a_gamma_resolved_from_the_data_refuses_to_grow_features(gamma):
         wide = onlinear.make("kernel-pa", **params).fit(np.pad(X, ((0, 0), (0, 2))), y)
         np.testing.assert_array_equal(grown.predict(np.pad(X, ((0, 0), (0, 2)))),
                                       wide.predict(np.pad(X, ((0, 0), (0, 2)))))
+
+
+def test_scores_are_computed_a_block_of_rows_at_a_time():
+    """decision_function built the whole n_rows × n_support kernel matrix at once (726 MB for
+    20,000 rows against 3,000 patterns); it now takes blocks of rows, with the same scores as
+    row by row."""
+    import tracemalloc
+
+    from onlinear.models import dual
+
+    rng = np.random.default_rng(6)
+    X, y = rng.normal(size=(600, 5)), rng.integers(0, 3, 600)
+    model = onlinear.make("kernel-pa", gamma=0.5).fit(X, y)
+    n = model.model_.n_support
+    assert n > 300
+    peaks = []
+    for size in (8 * dual._GRAM_BLOCK_VALUES // n, 32 * dual._GRAM_BLOCK_VALUES // n):
+        test = rng.normal(size=(size, 5))
+        tracemalloc.start()
+        scores = model.decision_function(test)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    # four times the rows: the scores' own array grows, the blocks' memory does not
+    assert peaks[1] - peaks[0] < 2 * 8 * 3 * (len(test) - len(test) // 4) + (1 << 20)
+    rows = np.vstack([model.decision_function(test[i:i + 1])
+                      for i in range(0, len(test), 397)])
+    np.testing.assert_allclose(scores[::397], rows, rtol=1e-12, atol=1e-12)

@@ -857,3 +857,27 @@ def test_save_refuses_what_load_would_refuse_or_json_cannot_hold(tmp_path):
     with pytest.raises(TypeError, match="metadata cannot be stored as JSON"):
         onlinear.save(model, tmp_path / "m", metadata={"loss": float("nan")})
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name, params", [
+    ("pa1", {"fit_intercept": True}), ("arow", {"matrix": "diagonal"}),
+    ("simproj", {"update": "multiplicative"}), ("cellip", {"matrix": "diagonal"})])
+def test_a_pickle_of_a_model_changed_after_its_start_is_refused_as_save_refuses_it(
+        tmp_path, name, params):
+    """pickle.dumps wrote such a model, and pickle.loads refused it ("not a ... the engine
+    could have made"); an ellipsoid's matrix= also made onlinear.save write a file load
+    refused.  Both now refuse at write time with partial_fit's message."""
+    import pickle
+
+    data = X / np.linalg.norm(X, axis=1).max()  # (the ellipsoid assumes ‖x‖ ≤ 1)
+    model = onlinear.make(name).fit(data, LABELS)
+    old = model.get_params()
+    model.set_params(**params)
+    message = f"{next(iter(params))}=.* was set after the model started"
+    with pytest.raises(ValueError, match=message):
+        pickle.dumps(model)
+    with pytest.raises(ValueError, match=message):
+        onlinear.save(model, tmp_path / "m")
+    assert list(tmp_path.iterdir()) == []
+    model.set_params(**{key: old[key] for key in params})
+    _assert_same_model(pickle.loads(pickle.dumps(model)), model)

@@ -579,3 +579,21 @@ def test_a_first_chunk_of_labels_only_starts_a_model_of_one_feature(tmp_path):
     whole = onlinear.make("pa1").fit(X, y.astype(int))
     assert chunked.n_seen_ == 4
     np.testing.assert_array_equal(chunked.coef_, whole.coef_)
+
+
+def test_classes_reach_a_started_model_and_a_chunk_needs_a_label_per_row():
+    """learn_stream gave ``classes`` only to a model not started yet: a started (or resumed)
+    model met the stream's new label mid-stream and failed, where partial_fit(classes=...)
+    grows it.  A chunk of 5 rows and 4 labels learned 4 rows, then failed."""
+    rng = np.random.default_rng(14)
+    X, y = rng.normal(size=(40, 3)), rng.integers(0, 2, 40)
+    model = onlinear.make("pa").fit(X[:10], y[:10])
+    y_new = y.copy()
+    y_new[25] = 2
+    onlinear.learn_stream(model, [(X[10:], y_new[10:])], classes=[0, 1, 2])
+    assert model.classes_.tolist() == [0, 1, 2] and model.n_seen_ == 40
+    before = model.coef_.copy()
+    with pytest.raises(ValueError, match="has 5 rows and 4 labels"):
+        onlinear.learn_stream(model, [(X[:5], y[:4])])
+    assert model.n_seen_ == 40
+    np.testing.assert_array_equal(model.coef_, before)

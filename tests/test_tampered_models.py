@@ -273,12 +273,22 @@ def test_an_npy_header_that_disagrees_with_the_model_header_is_refused_unread(tm
 
 
 # ------------------------------------------------------------------------------- pickles
+class _Tampered:
+    """Pickles as an instance of ``cls`` with the state ``state``, which unpickling hands to
+    its ``__setstate__``: a hostile pickle, made without the estimator's own ``__getstate__``
+    (which refuses a model it could not read back)."""
+
+    def __init__(self, cls, state):
+        self.cls, self.state = cls, state
+
+    def __reduce__(self):
+        return object.__new__, (self.cls,), self.state
+
+
 def _pickled_with(model, **changes):
     state = model.__getstate__()
     state.update(changes)
-    clone = object.__new__(type(model))
-    vars(clone).update(state)  # (bypasses __setstate__ while building the tampered pickle)
-    return pickle.dumps(clone)
+    return pickle.dumps(_Tampered(type(model), state))
 
 
 def _held(model, **arrays):

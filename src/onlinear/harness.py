@@ -112,6 +112,7 @@ def tick_positions(n_examples: int, epochs: int, tick: int) -> np.ndarray:
     >>> tick_positions(5, 2, 4).tolist()
     [4, 5, 8, 10]
     """
+    _check_tick(tick)
     total = n_examples * epochs
     return np.union1d(np.arange(tick, total + 1, tick, dtype=np.int64),
                       n_examples * np.arange(1, epochs + 1, dtype=np.int64))
@@ -124,6 +125,22 @@ def _epoch_ticks(n_examples, epoch, tick):
     start, end = (epoch - 1) * n_examples, epoch * n_examples
     first = (start // tick + 1) * tick  # the first multiple of tick after the epoch's start
     return np.append(np.arange(first, end, tick, dtype=np.int64), np.int64(end))
+
+
+def _check_tick(tick):
+    # (0 divides by zero and a negative tick records nothing: both are mistakes, said as such)
+    if tick < 1:
+        raise ValueError(f"tick must be at least 1; got {tick}.")
+
+
+def _check_grid(grid):
+    """``grid`` as ``{param: list of values}``, refusing a key without values: its search
+    would try no combination, and the run would go on as if the grid had not been asked."""
+    grid = {k: list(v) for k, v in grid.items()}
+    empty = [k for k, v in grid.items() if not v]
+    if empty:
+        raise ValueError(f"grid {empty[0]!r} has no values to search; give at least one.")
+    return grid
 
 
 def _default_tick(total):
@@ -353,7 +370,7 @@ def grid_search(algorithm: str, X, y, grid: dict, *, params: dict | None = None,
     """
     X, y, classes, _, _ = _check_data(X, y, None, None)
     params = dict(params or {})
-    grid = {k: list(v) for k, v in grid.items()}
+    grid = _check_grid(grid)
     seed = _draw_seeds(1, shuffle, random_state)[0]
     total = X.shape[0] * math.prod(len(v) for v in grid.values())
     _check_multiclass(algorithm, classes)
@@ -639,6 +656,11 @@ def compare(X, y, algorithms: Iterable[str] | None = None, *, X_test=None, y_tes
     algorithms = list(algorithms)
     if not algorithms:
         raise ValueError("no algorithm to compare.")
+    # (the runs of a name given twice would be merged into one row, as if permutations)
+    repeated = sorted({name for name in algorithms if algorithms.count(name) > 1})
+    if repeated:
+        raise ValueError(f"{', '.join(map(repr, repeated))} given more than once; give each "
+                         "algorithm once (use permutations for several runs).")
     if epochs < 1:
         raise ValueError(f"epochs must be at least 1; got {epochs}.")
     params = {name: dict(p) for name, p in (params or {}).items()}
@@ -646,7 +668,7 @@ def compare(X, y, algorithms: Iterable[str] | None = None, *, X_test=None, y_tes
         if name not in algorithms:
             describe(name)
             raise ValueError(f"params given for {name}, which is not compared.")
-    grid = {k: list(v) for k, v in (grid or {}).items()}
+    grid = _check_grid(grid or {})
     grids = {}
     for name in algorithms:
         tunable = describe(name).hyperparameters
@@ -660,8 +682,7 @@ def compare(X, y, algorithms: Iterable[str] | None = None, *, X_test=None, y_tes
     n = X.shape[0]
     if tick is None:
         tick = _default_tick(n * epochs)
-    if tick < 1:
-        raise ValueError(f"tick must be at least 1; got {tick}.")
+    _check_tick(tick)
 
     if runner is None:
         if client is None:

@@ -815,7 +815,10 @@ def _build(path, archive, header):
         except ValueError as error:
             raise ModelFileError(path, str(error)) from None
         model._load_array(name, array)
-    model._restore_derived()
+    try:
+        model._restore_derived()
+    except MemoryError as error:  # (a width no array of the file holds values for)
+        raise ModelFileError(path, str(error)) from None
     model._check_model()
     counters = header.get("counters", {})
     if not isinstance(counters, dict):

@@ -95,7 +95,9 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
     chunks : iterable of (X, y)
         The stream: dense arrays or CSR matrices and their labels.
     classes : array-like, optional
-        All the labels of the stream; required if ``model`` is not started yet.
+        All the labels of the stream; required if ``model`` is not started yet.  Given to a
+        started (or resumed) model, it is taken as ``partial_fit`` takes it: new labels are
+        added to the model (a learner that cannot grow refuses them), a missing one refused.
     checkpoint : str or path-like, optional
         File to save the model to every ``checkpoint_every`` examples and at the end.
     checkpoint_every : int, optional
@@ -168,6 +170,13 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
                 _keep(model, checkpoint, metadata, done, saved, error)
             raise
         n = X.shape[0]
+        labels = _count(y)
+        if labels != n:  # (a piece of it would be learned before partial_fit saw the rest)
+            error = ValueError(f"a chunk of the stream has {n:,} rows and {labels} labels: "
+                               "each row needs its label.")
+            if keep_on_failure:
+                _keep(model, checkpoint, metadata, done, saved, error)
+            raise error
         if skip >= n:  # learned before the resume
             skip -= n
             continue
@@ -188,7 +197,7 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
                     try:
                         model.partial_fit(X if whole else _rows(X, start, stop),
                                           y if whole else y[start:stop],
-                                          classes=None if hasattr(model, "classes_") else classes)
+                                          classes=classes)
                     except ValueError as error:  # refused, the model left as it was
                         learned = _learn_before(model, X, y, start, error, done, classes)
                         if learned == done:
@@ -230,7 +239,7 @@ def _learn_before(model, X, y, start, error, done, classes):
         return done
     try:
         model.partial_fit(_rows(X, start, start + row), y[start:start + row],
-                          classes=None if hasattr(model, "classes_") else classes)
+                          classes=classes)
     except ValueError:  # (refused in turn, the model left as it was: stop where it stands)
         return done
     error.add_note(f"(the stream's example {done + row + 1:,} was refused; the "
@@ -331,6 +340,14 @@ def same_hyperparameter(saved, given):
         return bool(saved == given)
     except (ValueError, TypeError):  # (an array's elementwise ==: not one truth value)
         return False
+
+
+def _count(y):
+    """The number of targets of a chunk (rows of an indicator matrix), or None."""
+    try:
+        return np.shape(y)[0] if hasattr(y, "shape") else len(y)
+    except (TypeError, IndexError):
+        return None
 
 
 def _counters(model):

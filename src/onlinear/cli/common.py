@@ -1,9 +1,11 @@
 """The command line's shared pieces: option parsing and checks, outputs written whole or not at all,
 error reporting (exit codes 1 and 2), table output."""
 import contextlib
+import errno
 import functools
 import os
 import re
+import sys
 
 import click
 
@@ -26,9 +28,40 @@ class DataError(ValueError):
     """
 
 
+#: values of ONLINEAR_TRACEBACK that leave tracebacks off (any case; any other value turns
+#: them on, so that a mistyped "yes" still shows what the user asked for)
+_OFF = ("", "0", "false", "no", "off")
+
+
+def traceback_wanted():
+    """Whether the environment's ``ONLINEAR_TRACEBACK`` asks for tracebacks: unset, empty,
+    ``0``, ``false``, ``no`` or ``off`` (any case) do not, anything else does."""
+    return os.environ.get("ONLINEAR_TRACEBACK", "").strip().lower() not in _OFF
+
+
+#: errors only writing raises (a full disk, a quota, a file too large): reading never does,
+#: so such an error met while an output is written is that output's
+_WRITE_ERRNOS = frozenset(
+    getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG") if hasattr(errno, name))
+
+
+@contextlib.contextmanager
+def naming_output(path):
+    """Give an error of writing ``path`` (a full disk...) ``path`` as its file name, which the
+    operating system leaves out of an error of ``write``, or gives as the temporary file's (of
+    :func:`replacing_output`), so that :func:`clean_errors` names the file the user gave."""
+    try:
+        yield
+    except OSError as error:
+        if error.errno in _WRITE_ERRNOS:
+            error.filename = os.fspath(path)
+        raise
+
+
 def clean_errors(command):
     """Report data and algorithm errors as ``Error: <one line>`` with exit code 1 (the
-    traceback too when the environment sets ``ONLINEAR_TRACEBACK``)."""
+    traceback too when the environment's ``ONLINEAR_TRACEBACK`` is on: :func:`traceback_wanted`).
+    A reader that stops reading the output (``| head``) ends the command quietly."""
 
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
@@ -36,17 +69,36 @@ def clean_errors(command):
             return command(*args, **kwargs)
         except click.ClickException:
             raise
+        except BrokenPipeError:  # the reader stopped (e.g. `| head`): not an error
+            quiet_exit()
         except (ValueError, TypeError, OSError, ImportError, MemoryError) as error:
-            if os.environ.get("ONLINEAR_TRACEBACK"):
+            if traceback_wanted():
                 raise
             message = " ".join(str(error).split()) or type(error).__name__
             if isinstance(error, MemoryError):
                 message = f"out of memory: {message}"
-            if isinstance(error, OSError) and error.filename and str(error.filename) not in message:
+            if isinstance(error, OSError) and error.errno in _WRITE_ERRNOS and error.filename:
+                message = f"could not write {error.filename}: {error.strerror}"
+            elif isinstance(error, OSError) and error.filename and \
+                    str(error.filename) not in message:
                 message = f"{message}: {error.filename}"
             raise click.ClickException(message) from None
 
     return wrapper
+
+
+def quiet_exit():
+    """Exit with code 0 once standard output's reader has gone, standard output redirected to
+    the null device first: the interpreter's last flush of what is buffered would fail again,
+    and print a traceback."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # (no file descriptor, as under click's test runner: nothing to flush to)
+    finally:
+        os.close(devnull)
+    sys.exit(0)
 
 
 def parse_value(text):
@@ -87,7 +139,13 @@ def parse_grid(ctx, param, values):
     out = {}
     for text in values:
         key, value = split_assignment(text, "--grid")
+        if key in out:  # (taking the last, or merging, would search another grid than typed)
+            raise click.BadParameter(f"{key} given twice; give all its values in one --grid "
+                                     f"{key}=V1,V2,...", param_hint="--grid")
         out[key] = [parse_value(v) for v in value.split(",") if v.strip()]
+        if not out[key]:
+            raise click.BadParameter(f"{text!r} gives {key} no value; expected "
+                                     f"{key}=V1,V2,...", param_hint="--grid")
     return out
 
 
@@ -180,7 +238,13 @@ def replacing_output(path):
     """A temporary path beside ``path`` to write to, renamed onto ``path`` once written
     (:func:`onlinear.persistence.replacing`): an existing file is replaced whole or not at
     all.  The temporary keeps ``path``'s suffix, by which matplotlib picks an image format."""
-    return replacing(path, suffix=os.path.splitext(path)[1])
+    return _named_replacing(path)
+
+
+@contextlib.contextmanager
+def _named_replacing(path):
+    with naming_output(path), replacing(path, suffix=os.path.splitext(path)[1]) as temporary:
+        yield temporary
 
 
 def check_memory(n_features, n_classes, algorithms):

@@ -33,7 +33,8 @@ from .group import cli
               "this scheduler (e.g. tcp://10.0.0.5:8786); results equal the serial run's. "
               "Needs onlinear[dask].")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Run the cells on a Dask cluster of N local worker processes.")
+              help="Run the cells on a Dask cluster of N local worker processes (at most 4 "
+              "per CPU core of this machine).")
 @clean_errors
 def compare_command(algorithms, data, params, grid, test, strict_features, epochs, seed, tick,
                     curve, plot, plot_log, plot_size, plot_format, plot_dpi, fmt, out,
@@ -46,6 +47,11 @@ def compare_command(algorithms, data, params, grid, test, strict_features, epoch
     check_distinct({"--data": None if data.lower() in SHIPPED else data, "--test": test},
                     {"--out": out, "--curve": curve, "--plot": plot})
     check_cluster_options(scheduler, workers)
+    repeated = sorted({name for name in algorithms if algorithms.count(name) > 1})
+    if repeated:  # (harness.compare refuses it too, but only once the data is read)
+        raise click.BadParameter(f"{', '.join(repeated)} given more than once; give each "
+                                 "algorithm once (--permutations for several runs).",
+                                 param_hint="ALGORITHMS")
     plotting = plot_options(plot, plot_log, plot_size, plot_format, plot_dpi)
     with usage_errors():
         for name in algorithms:

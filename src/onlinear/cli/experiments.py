@@ -17,6 +17,7 @@ from .common import (
     parse_grid,
     parse_params,
     replacing_output,
+    traceback_wanted,
 )
 
 
@@ -128,7 +129,7 @@ def finish_outputs(evaluation, table, fmt, out, curve, plot, text, plot_options=
     emit_output(body, out)
     if failure is not None:
         option, path, error = failure
-        if os.environ.get("ONLINEAR_TRACEBACK"):
+        if traceback_wanted():
             raise error
         message = " ".join(str(error).split()) or type(error).__name__
         raise click.ClickException(f"{option} {path} was not written ({type(error).__name__}: "
@@ -159,6 +160,12 @@ def check_cluster_options(scheduler, workers):
     anything is read or trained."""
     if scheduler is not None and workers is not None:
         raise click.UsageError("give --scheduler ADDRESS or --workers N, not both.")
+    bound = max_workers()
+    if workers is not None and workers > bound:
+        raise click.BadParameter(
+            f"{workers} is more than {bound} (4 per CPU core of this machine): each worker is "
+            "a process, and thousands exhaust the machine's processes and open files.",
+            param_hint="--workers")
     if scheduler is not None or workers is not None:
         from ..distributed.engine import require_dask
 
@@ -166,6 +173,14 @@ def check_cluster_options(scheduler, workers):
             require_dask()
         except ImportError as error:
             raise click.UsageError(str(error)) from None
+
+
+def max_workers():
+    """The most local worker processes ``--workers`` takes: 4 per CPU core this process may
+    use (a worker waiting on I/O or the scheduler leaves its core to another; more only
+    multiplies processes and open files)."""
+    cores = getattr(os, "process_cpu_count", os.cpu_count)() or 1
+    return 4 * cores
 
 
 @contextlib.contextmanager

@@ -3,7 +3,14 @@ import os
 
 import click
 
-from .common import check_distinct, check_output, clean_errors, parse_params, usage_errors
+from .common import (
+    check_distinct,
+    check_output,
+    clean_errors,
+    naming_output,
+    parse_params,
+    usage_errors,
+)
 from .group import cli
 from .imports import import_estimators
 from ..data.located import located_source
@@ -73,23 +80,29 @@ def train_command(arguments, save_path, model_path, params, task, classes, n_fea
     data = data_path(data)
     labels = parse_classes(classes)
     try:
-        if model_path is not None:
-            model = load(model_path)
-            task = _continued_task(model, model_path, task)
-        else:
-            task = task or "multiclass"
-            model = _new_model(algorithm, None if task == "multiclass" else task, params)
-        multilabel = task == "multilabel"
-        _train(model, model_path, data, save_path, task, labels, classes, multilabel,
-               n_features, chunk_size, checkpoint_every, resume, quiet)
+        # SIGTERM (timeout, docker stop, a batch scheduler) keeps what was learned as Ctrl-C
+        # does, instead of Python's default of dying with nothing saved
+        with _Terminate():
+            if model_path is not None:
+                model = load(model_path)
+                task = _continued_task(model, model_path, task)
+            else:
+                task = task or "multiclass"
+                model = _new_model(algorithm, None if task == "multiclass" else task, params)
+            multilabel = task == "multilabel"
+            with naming_output(save_path):  # (the model is saved by learn_stream, deep down)
+                _train(model, model_path, data, save_path, task, labels, classes, multilabel,
+                       n_features, chunk_size, checkpoint_every, resume, quiet)
     except KeyboardInterrupt as error:
         # (no note: before the stream, or a second Ctrl-C inside a chunk: nothing whole to save)
         for note in getattr(error, "__notes__", None) or [
                 f"nothing saved: {save_path} "
                 f"{'left as it was' if os.path.exists(save_path) else 'not written'}"]:
             click.echo(note, err=True)
-        click.echo("interrupted.", err=True)
-        raise click.exceptions.Exit(130) from None
+        terminated = isinstance(error, _Terminated)
+        click.echo("terminated." if terminated else "interrupted.", err=True)
+        # (the shell's codes for a process that SIGTERM, or SIGINT, stopped: 128 + the signal)
+        raise click.exceptions.Exit(143 if terminated else 130) from None
 
 
 def _train(model, model_path, data, save_path, task, labels, classes, multilabel, n_features,
@@ -350,39 +363,82 @@ def _learn(model, stream, save_path, labels, allowed, checkpoint_every, resume, 
         raise source.refused(error, model) from error
 
 
-class _Interrupt:
-    """Ctrl-C (SIGINT) while ``train`` learns: the first stops the stream between two chunks,
-    so the model is whole and can be saved; a second stops at once (the model is then saved
-    only if the interrupt lands between chunks).  Outside the main thread (no signal handler
-    can be set there) a Ctrl-C is Python's KeyboardInterrupt as usual."""
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, taken as Ctrl-C is (what was learned is saved), but exiting with 143."""
+
+
+class _Terminate:
+    """For the duration of ``train``, SIGTERM raises :class:`_Terminated` (at once: outside
+    the stream nothing is half learned; inside it, :class:`_Interrupt` stops between chunks
+    instead).  The previous handler is restored afterwards, so that a program calling the
+    command keeps its own.  Outside the main thread no handler can be set: nothing changes."""
 
     def __init__(self):
-        self.requested, self.previous = False, None
+        self.previous = None
 
     def __enter__(self):
         import signal
         import threading
 
         if threading.current_thread() is threading.main_thread():
-            self.previous = signal.signal(signal.SIGINT, self._handle)
+            self.previous = signal.signal(signal.SIGTERM, self._handle)
         return self
 
     def __exit__(self, *exception):
         import signal
 
         if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
+            signal.signal(signal.SIGTERM, self.previous)
+
+    @staticmethod
+    def _handle(signum, frame):
+        raise _Terminated
+
+
+class _Interrupt:
+    """Ctrl-C (SIGINT) or SIGTERM while ``train`` learns: the first stops the stream between
+    two chunks, so the model is whole and can be saved; a second stops at once (the model is
+    then saved only if the signal lands between chunks).  Outside the main thread (no signal
+    handler can be set there) a Ctrl-C is Python's KeyboardInterrupt as usual."""
+
+    def __init__(self):
+        self.requested, self.terminated, self.previous = False, False, {}
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                self.previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, *exception):
+        import signal
+
+        for signum, previous in self.previous.items():
+            signal.signal(signum, previous)
+        self.previous = {}
 
     def _handle(self, signum, frame):
+        import signal
+
+        # (a SIGTERM among the signals makes the exit 143: the run was told to end, not asked)
+        self.terminated = self.terminated or signum == signal.SIGTERM
         if self.requested:
-            raise KeyboardInterrupt
+            self._raise()
         self.requested = True
-        click.echo("interrupt: stopping after the chunk in use (Ctrl-C again to stop at once)",
+        what, again = (("terminate (SIGTERM)", "again") if signum == signal.SIGTERM
+                       else ("interrupt", "Ctrl-C again"))
+        click.echo(f"{what}: stopping after the chunk in use ({again} to stop at once)",
                    err=True)
+
+    def _raise(self):
+        raise _Terminated if self.terminated else KeyboardInterrupt
 
     def check(self):
         if self.requested:
-            raise KeyboardInterrupt
+            self._raise()
 
 
 def _new_model(algorithm, task, params):

@@ -46,10 +46,11 @@ def load_csv(path, label_column=-1, *, delimiter=",", header=None, encoding="utf
         Field separator; ``None`` splits on runs of whitespace (e.g. UCI's Shuttle files).
     header : bool or None, default=None
         Whether the first row names the columns.  ``None``: yes if ``label_column`` is a
-        name, otherwise yes when a field of the first row that should be a feature is a word
-        and none is empty or a missing-value mark (``NA``, ``n/a``, ``null``, ``?``): a first
-        row with a missing value, ``,2,0`` or ``NA,2,0``, is data, and an error naming its
-        line.
+        name, otherwise yes only when every field of the first row that should be a feature
+        is a name: not empty, not a number, not a missing-value mark (``NA``, ``n/a``,
+        ``null``, ``?``).  A first row with a number or a missing value among those fields
+        (``1.0,2.O,1``, ``id,2019,label``, ``NA,2,0``) is data, and so an error naming line
+        1, as on any other line; pass ``header=True`` to read such a row as names.
     encoding : str, default="utf-8"
         A UTF-8 byte-order mark at the start is skipped.
     dtype : numpy dtype, default=float64
@@ -67,9 +68,10 @@ def load_csv(path, label_column=-1, *, delimiter=",", header=None, encoding="utf
     ------
     FileFormatError
         (a ``ValueError``) naming the file and the line, if a row has the wrong number of
-        fields or a feature that is not a number, or a line that is not in ``encoding``;
-        also if the label column does not exist, or the table has a single column (no
-        feature: the delimiter is most likely wrong).
+        fields, a feature that is not a number, or a missing label (empty, or a missing-value
+        mark: ``NA``, ``n/a``, ``nan``, ``null``, ``?``), or a line that is not in
+        ``encoding``; also if the label column does not exist, or the table has a single
+        column (no feature: the delimiter is most likely wrong).
 
     Examples
     --------
@@ -109,7 +111,8 @@ def iter_csv_chunks(path, chunk_size: int, label_column=-1, *, delimiter=",", he
     chunk_size : int
         Rows per chunk (the last chunk may be shorter); blank lines are not rows.
     label_column, delimiter, header, encoding, dtype
-        As for :func:`load_csv` (``header=None`` decides from the first row).
+        As for :func:`load_csv` (``header=None`` reads the first row as names only when
+        every feature's field in it is a name; a number among them makes it data).
 
     Yields
     ------
@@ -202,6 +205,7 @@ class _TableReader:
                                                                 list(lines))
                 if not numbers:
                     return
+                _refuse_missing_labels(self.path, values, numbers)
                 yield X, values, numbers, _RowFields(lines, self._split, self.label)
                 X = values = numbers = lines = None
             if self._lines is None:
@@ -215,6 +219,7 @@ class _TableReader:
                 if not numbers:
                     return
                 X, values = self._parsed(numbers, lines, fields)
+                _refuse_missing_labels(self.path, values, numbers)
                 rows = _RowFields(fields if lines is None else lines, self._split, self.label)
                 yield X, values, numbers, rows
                 X = values = numbers = lines = fields = rows = None
@@ -606,17 +611,17 @@ _MISSING_MARKS = frozenset({"", "na", "n/a", "nan", "null", "none", "?"})
 
 
 def _looks_like_header(fields, label_column):
-    """Whether the first row's ``fields`` name the columns: a feature's field is a word (not a
-    number), and none is empty or a missing-value mark (``NA``, ``null``, ``?``).  A first
-    row with a missing value (``,2,0`` or ``NA,2,0``) is data, so an error naming line 1, as on
-    any later line, not dropped as a header; names among numbers (``id,2019,label``) are one."""
+    """Whether the first row's ``fields`` name the columns: every feature's field is a name
+    (not empty, not a number, not a missing-value mark such as ``NA``, ``null``, ``?``).  A
+    first data row with one malformed number (``1.0,2.O,1``) or a missing value (``NA,2,0``)
+    must be an error naming line 1, as on any later line, not dropped silently as a header;
+    so a row of words among numbers (``id,2019,label``) is data too."""
     if not isinstance(label_column, Integral) or not -len(fields) <= label_column < len(fields):
         return False
     label = label_column % len(fields)
     features = [field.strip() for i, field in enumerate(fields) if i != label]
-    if any(field.lower() in _MISSING_MARKS for field in features):
-        return False
-    return any(not _is_number(field) for field in features)
+    return all(field.lower() not in _MISSING_MARKS and not _is_number(field)
+               for field in features)
 
 
 def _label_index(path, label_column, names, width):
@@ -642,13 +647,32 @@ def _bad_feature(path, rows, label, names, dtype, named_data=None):
                 np.array(field, dtype=dtype)
             except ValueError:
                 name = f" ({names[column]!r})" if names else ""
-                # (a row of names with an empty name or a missing-value mark is read as data)
+                # (a first row with a word may be meant as names: say how to read it so)
                 why = ("; the line is read as data, not as the columns' names, since one of its "
-                       "fields is empty or marks a missing value (header=True reads it as names)"
-                       if number == named_data else "")
+                       "fields is a number, empty or a missing-value mark (header=True reads it "
+                       "as names)" if number == named_data else "")
                 return FileFormatError(
                     path, f"column {column}{name}: {field!r} is not a number{why}", number)
     return FileFormatError(path, "a feature is not a number")
+
+
+#: label texts (compared lower-case) that mark a missing label: a missing label is no class
+#: (``nan`` would be a NaN label, which the estimators refuse; ``NA`` a class of its own).
+#: Not ``none``, which a table may well name a class ("none", "mild", "severe").
+_MISSING_LABELS = frozenset({"", "na", "n/a", "nan", "+nan", "-nan", "null", "?"})
+
+
+def _refuse_missing_labels(path, values, numbers):
+    """Raise a FileFormatError naming the line of the first of a chunk's label texts
+    ``values`` (stripped; ``numbers`` their lines) that is empty or marks a missing value."""
+    missing = {value for value in set(values) if value.lower() in _MISSING_LABELS}
+    if not missing:  # (a chunk's distinct labels are looked at, not each row's)
+        return
+    for number, value in zip(numbers, values):
+        if value in missing:
+            problem = (f"the label {value!r} marks a missing value" if value
+                       else "the label is empty")
+            raise FileFormatError(path, problem, number)
 
 
 def _labels(values):

@@ -153,6 +153,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         thread learns is the model after some whole round (pickle reads the state only after
         this returns, when the learner may be writing the live arrays again)."""
         with self._model_lock():
+            if "classes_" in self.__dict__:
+                # (a hyperparameter set after the start and shaping the model would make a
+                # pickle that unpickling refuses: refused here, as onlinear.save refuses it)
+                self._check_as_started()
             state = super().__getstate__()
             return copy.deepcopy({key: value for key, value in state.items()
                                   if key not in _NOT_STATE})
@@ -256,7 +260,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self._task = self._make_task()
         self._configure()
         self._start_model(self._n_outputs(), n_features)  # (it refuses a model too large)
-        self._dense_index = np.arange(n_features)
+        self._dense_index = _dense_index(n_features, type(self).__name__)  # (after: the
+        # weights' check names them; a kernel model has no weights over the width)
         self._start_number = next(_STARTS)
 
     def _configure(self):
@@ -444,7 +449,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """After loading: the attributes of :attr:`_derived`."""
         self.__dict__.pop("_data_weight_dtype", None)  # (the weights say it from now on)
         self._task = self._make_task()
-        self._dense_index = np.arange(self.n_features_in_ + self._constant())
+        self._dense_index = _dense_index(self.n_features_in_ + self._constant(),
+                                         type(self).__name__)
         self._configure()
 
     # ------------------------------------------------------------------ the intercept
@@ -528,12 +534,30 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             return self
         self._check_growable()
         self._check_intercept()
+        self._check_room_to_grow(n_features)
         self._widen_features(n_features, self.n_features_in_)
         self.n_features_in_ = int(n_features)
         # (the new features have no names: a DataFrame's columns no longer describe the model)
         self.__dict__.pop("feature_names_in_", None)
         self._dense_index = np.arange(n_features + self._constant())
         return self
+
+    def _check_room_to_grow(self, n_features):
+        """Refuse (MemoryError, before anything changes) a widening whose arrays would pass
+        what :func:`check_memory` allows: each array grows with every dimension that is the
+        model's width (a full covariance's two), and the old ones are held meanwhile."""
+        model = self.__dict__.get("model_")
+        if model is None:
+            return
+        old = self.n_features_in_ + self._constant()
+        new = n_features + self._constant()
+        need = 0
+        for array in model.arrays().values():
+            if isinstance(array, np.ndarray):
+                need += array.nbytes * (1 + (new / max(old, 1)) ** array.shape.count(old))
+        check_memory(int(need), type(self).__name__,
+                     f"its arrays widened from {self.n_features_in_:,} to {n_features:,} "
+                     "features (the old ones held meanwhile)")
 
     def _check_classes(self):
         """Whether a loaded ``classes_`` (and the scalars loaded with it) is one the estimator
@@ -1452,6 +1476,15 @@ class _TrialLearner(OnlineLinearClassifier):
         (or the learner's own one-trial call)."""
         raise TypeError(f"{type(self).__name__} learns trials of several rows: use "
                         "partial_fit(X, y, block_ptr=...) or learn_block, not stream.")
+
+
+def _dense_index(n_features, owner):
+    """The column indices of a dense row, ``arange(n_features)``, after :func:`check_memory`
+    (as large as the weights of one output: a width from a file, or from a hostile row, must
+    be refused before it is allocated)."""
+    check_memory(8 * n_features, owner, f"the column indices of a dense row ({n_features:,} "
+                 "features × 8 bytes)")
+    return np.arange(n_features)
 
 
 class TrainingStream:

@@ -256,11 +256,44 @@ def _refuse_complex(x):
 
 
 def physical_memory():
-    """This machine's physical memory in bytes, or None where it cannot be read (not POSIX)."""
+    """The memory this process may use in bytes: the machine's physical memory, or less where
+    a control group (a container, a batch job) limits it; None where it cannot be read (not
+    POSIX)."""
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):
         return None
+    limit = _cgroup_limit()
+    return total if limit is None else min(total, limit)
+
+
+def _cgroup_limit():
+    """The smallest memory limit of this process's control group and those above it (cgroup
+    v2's ``memory.max``, v1's ``memory.limit_in_bytes``), or None."""
+    try:
+        with open("/proc/self/cgroup", encoding="ascii") as groups:
+            lines = groups.read().splitlines()
+    except OSError:
+        return None
+    limits = []
+    for line in lines:
+        hierarchy, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        if hierarchy == "0" and not controllers:
+            root, name = "/sys/fs/cgroup", "memory.max"
+        elif "memory" in controllers.split(","):
+            root, name = "/sys/fs/cgroup/memory", "memory.limit_in_bytes"
+        else:
+            continue
+        parts = [part for part in path.split("/") if part]
+        for depth in range(len(parts), -1, -1):
+            try:
+                with open(os.path.join(root, *parts[:depth], name), encoding="ascii") as file:
+                    text = file.read().strip()
+            except OSError:
+                continue
+            if text.isdigit():
+                limits.append(int(text))
+    return min(limits) if limits else None
 
 
 def check_memory(n_bytes, owner, what):
@@ -282,12 +315,14 @@ def check_memory(n_bytes, owner, what):
     Raises
     ------
     MemoryError
-        If ``n_bytes`` exceeds the physical memory.
+        If ``n_bytes`` exceeds half the memory this process may use (:func:`physical_memory`):
+        a call copies the arrays it may have to undo, and saving writes them once more.
     """
     total = physical_memory()
-    if total is not None and n_bytes > total:
+    if total is not None and n_bytes > total // 2:
         raise MemoryError(
             f"{owner} would need {n_bytes / 2**30:,.1f} GiB for {what}, more than this "
-            f"machine's {total / 2**30:,.1f} GiB of memory; check the data's feature indices "
+            f"machine's {total / 2**31:,.1f} GiB (half its {total / 2**30:,.1f} GiB of memory: "
+            "a call copies the arrays it may have to undo); check the data's feature indices "
             "(or choose a smaller model, e.g. a diagonal metric).")
 

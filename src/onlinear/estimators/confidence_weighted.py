@@ -94,30 +94,7 @@ _ETA = [Interval(Real, 0.5, 1, closed="neither")]
 _POSITIVE = [Interval(Real, 0, None, closed="neither")]
 
 
-class _HeldLayout:
-    """``matrix`` of a started Gaussian model (mixed in before :class:`_ModelHolding`): the
-    layout its Σ was started in, kept until ``fit`` restarts it.  A ``set_params(matrix=...)``
-    asking another is refused by the next call, as ``average`` is (``started_form``); until
-    then, and for ``"auto"`` (which chose at the start, and a model whose features grew past
-    the full matrices' size keeps them), the engine is configured for the layout held."""
-
-    def _started_value(self, name, started):
-        if name != "matrix":
-            return super()._started_value(name, started)
-        if self.matrix == "auto":
-            return started
-        if self.matrix == "shared" and self._n_outputs() == 1:  # (the binary learner's Σ)
-            return "per-class"
-        return self.matrix
-
-    def _configure(self):
-        super()._configure()
-        model = self.__dict__.get("model_")
-        if model is not None:
-            model.config["layout"] = model.layout_held()
-
-
-class _Gaussian(_HeldLayout, _AveragedHeld, _ModelHolding):
+class _Gaussian(_AveragedHeld, _ModelHolding):
     """Shared machinery: the layout, the rule and the configuration of the Gaussian model."""
 
     _model_class = GaussianModel

@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from . import fast_path
-from .base import OnlineLinearClassifier
+from .base import OnlineLinearClassifier, _dense_index
 from .checks import check_memory
 
 _PREFIX = "_"
@@ -125,16 +125,19 @@ class _ModelHolding(OnlineLinearClassifier):
             for name, started in model.started_form().items())
 
     def _started_value(self, name, started):
-        """What the hyperparameter ``name`` asks of a model that started with ``started``
-        (its value; a family whose hyperparameter resolves at the start, as the Gaussian
-        learners' ``matrix="auto"``, resolves it)."""
-        return getattr(self, name, None)
+        """What the hyperparameter ``name`` asks of a model that started with ``started``:
+        ``"auto"`` whatever the start chose, another value as the model would hold it
+        (:meth:`~onlinear.models.protocol.Model.form_held_for`)."""
+        value = getattr(self, name, None)
+        if isinstance(value, str) and value == "auto":
+            return started
+        return self.model_.form_held_for(name, value)
 
     def _configure(self):
         model = self.__dict__.get("model_")
         if model is not None:
             width = model.n_inputs()
-            model.config = self._model_config(self._n_outputs(), width)
+            model.config = model.keep_started(self._model_config(self._n_outputs(), width))
 
     # ------------------------------------------------------------------ the arrays, by name
     def _model_arrays(self):
@@ -160,7 +163,8 @@ class _ModelHolding(OnlineLinearClassifier):
         for name, value in self.__dict__.pop("_loaded_model_scalars", {}).items():
             setattr(self.model_, name, value)  # (a file's scalars the model holds)
         self._task = self._make_task()  # (after the model: a task may read its layout)
-        self._dense_index = np.arange(self.n_features_in_ + self._constant())
+        self._dense_index = _dense_index(self.n_features_in_ + self._constant(),
+                                         type(self).__name__)
         self._configure()
 
     def _check_model(self):

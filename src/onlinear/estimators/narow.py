@@ -9,7 +9,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..models.narow import NAROWModel
 from . import docstrings
 from .base import _Unweighted
-from .confidence_weighted import GAUSSIAN_PARAMETERS, _HeldLayout
+from .confidence_weighted import GAUSSIAN_PARAMETERS
 from .ellipsoid import FULL_MATRIX_MAX_SIZE
 from .held_averaging import AVERAGE_CONSTRAINTS, _AveragedHeld
 from .holding import HELD_CONSTRAINTS, _ModelHolding
@@ -17,7 +17,7 @@ from .holding import HELD_CONSTRAINTS, _ModelHolding
 __all__ = ["NAROW"]
 
 
-class NAROW(_Unweighted, _HeldLayout, _AveragedHeld, _ModelHolding):
+class NAROW(_Unweighted, _AveragedHeld, _ModelHolding):
     """NAROW, "Narrow Adaptive Regularization Of Weights" (Orabona & Crammer, NIPS 2010), in the
     form of the LIBOL manual's Algorithm 11 and of the first author's DOGMA toolbox: a
     Perceptron-like sum θ, a matrix A whose increment xxᵀ/r_t has r_t = χ/(bχ − 1) when the

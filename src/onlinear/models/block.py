@@ -106,14 +106,18 @@ class BlockModel(Model):
         return (n_features, n_outputs) if self.config["task"] == "labelsets" else (n_features,)
 
     # ------------------------------------------------------------------ the arrays
+    def memory(self, n_outputs, n_features):
+        """The weights' bytes (checked by the estimator before :meth:`start`)."""
+        shape = self._weights_shape(n_outputs, n_features)
+        return 8 * int(np.prod(shape, dtype=np.float64)), (
+            f"its weights ({n_features:,} features × {shape[1] if len(shape) > 1 else 1:,} "
+            "labels × 8 bytes)")
+
     def start(self, n_outputs, n_features):
         """``n_outputs``: the label sets' columns (a calibration label included); the other
         tasks have one prototype vector (and the ordinal task ``n_outputs − 1`` thresholds)."""
         shape = self._weights_shape(n_outputs, n_features)
         size = int(np.prod(shape))
-        from ..estimators.checks import check_memory
-        check_memory(8 * size, self.config["name"], f"its weights ({n_features:,} features × "
-                     f"{shape[1] if len(shape) > 1 else 1:,} labels × 8 bytes)")
         if self._multiplicative:  # the uniform point of the simplex
             self.weights = np.ones(shape)
             self.scale = np.array([1.0 / size])
@@ -300,12 +304,13 @@ class OrdinalModel(BlockModel):
     def _weights_shape(self, n_outputs, n_features):
         return (n_features,)
 
+    def memory(self, n_outputs, n_features):
+        """The prototype's bytes (checked by the estimator before :meth:`start`)."""
+        return 8 * n_features, f"its weights ({n_features:,} features × 8 bytes)"
+
     def start(self, n_outputs, n_features):
         """A prototype of ``n_features`` weights and ``n_outputs − 1`` thresholds (``n_outputs``
         the ranks), all zero."""
-        from ..estimators.checks import check_memory
-        check_memory(8 * n_features, self.config["name"],
-                     f"its weights ({n_features:,} features × 8 bytes)")
         self.weights = np.zeros(n_features)
         self.thresholds = np.zeros(n_outputs - 1)
 

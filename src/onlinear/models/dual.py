@@ -69,6 +69,10 @@ def check_one_poly_row(x, kernel_params):
         check_poly_squares(np.array([square]), kernel_params)  # raises, with the full message
 
 
+#: kernel values computed at once when scoring rows against the support set (8 MB)
+_GRAM_BLOCK_VALUES = 1 << 20
+
+
 class DualModel(Model):
     """The support set, dual coefficients and rule state of a kernel learner (module doc).
 
@@ -208,6 +212,7 @@ class DualModel(Model):
         order = np.ascontiguousarray(order, dtype=np.int64)
         if row_slot is None:
             row_slot = np.full(X.shape[0], -1, dtype=np.int64)
+        self._check_support_room(order, row_slot)
         # an example's weight enters the dual step as the primal's (weight_mode)
         weighting = (_NO_WEIGHTS, primal.WEIGHT_NONE) if sample_weight is None else (
             sample_weight, self.config["weight_mode"])
@@ -303,6 +308,26 @@ class DualModel(Model):
     #: coefficients, whatever the primal rule's weights are
     averages_every_rule = True
 
+    def _check_support_room(self, order, row_slot):
+        """Refuse a pass whose rows, each a new support pattern at worst, would take the dense
+        support set (``n_features`` values a pattern, the capacity doubled as it grows, old and
+        new held together meanwhile) past the memory :func:`check_memory` allows: 600 sparse
+        rows of 2²⁰ features took 12.5 GB."""
+        from ..estimators.checks import check_memory
+
+        d, capacity = self.support.shape
+        fresh = np.unique(order[row_slot[order] < 0]).size if order.size else 0
+        worst = self.n_support + fresh
+        if worst <= capacity:
+            return
+        grown = capacity  # (as _core.kernel.grow doubles it, from 16, a pattern at a time)
+        while grown < worst:
+            grown = max(2 * grown, 16)
+        check_memory(8 * d * (grown + grown // 2), self.config["name"],
+                     f"its support patterns, kept dense ({d:,} features × up to {worst:,} "
+                     "patterns × 8 bytes, the old set held while it grows); use fewer features "
+                     "(hashing), fewer rows, or a linear learner")
+
     def scores(self, X):
         """Scores of every output for the rows ``X`` (dense or CSR, of the model's width)."""
         n = self.n_support
@@ -310,10 +335,17 @@ class DualModel(Model):
             return np.zeros((X.shape[0], self.coef.shape[1]))
         config = self.config
         self._check_poly_rows(X)  # (as learning checks them: else NaN scores)
-        kernel = gram(X, self.support[:, :n].T, config["kind"], config["kernel_params"],
-                      B_sq=self.support_sq[:n], kernel=config["kernel"])
-        with np.errstate(invalid="ignore", over="ignore"):
-            scores = kernel @ self.dual_coefficients()
+        coefficients = self.dual_coefficients()
+        scores = np.empty((X.shape[0], coefficients.shape[1]))
+        # the rows' kernel values against the support set a block of rows at a time: the whole
+        # n_rows × n_support matrix at once took 726 MB for 20,000 rows of 3,000 patterns
+        step = max(1, _GRAM_BLOCK_VALUES // n)
+        for start in range(0, X.shape[0], step):
+            rows = X[start:start + step]
+            kernel = gram(rows, self.support[:, :n].T, config["kind"], config["kernel_params"],
+                          B_sq=self.support_sq[:n], kernel=config["kernel"])
+            with np.errstate(invalid="ignore", over="ignore"):
+                scores[start:start + step] = kernel @ coefficients
         _refuse_nan_scores(scores)
         return scores
 

@@ -69,6 +69,18 @@ class GaussianModel(AveragedHypothesis, Model):
         """Averaging, and the layout of Σ (its arrays' shape says: ``fit`` changes it)."""
         return {**super().started_form(), "matrix": self.layout_held()}
 
+    def form_held_for(self, name, value):
+        """``matrix="shared"`` is the binary learner's one per-class matrix."""
+        if name == "matrix" and value == "shared" and self.mean.shape[1] == 1:
+            return "per-class"
+        return value
+
+    def keep_started(self, config):
+        """The layout of the Σ held (module doc of :mod:`onlinear.models.gaussian`)."""
+        if "covariance" in self.__dict__:
+            config = {**config, "layout": self.layout_held()}
+        return config
+
     def layout_held(self):
         """``"diagonal"``, ``"per-class"`` or ``"shared"``: the layout of the Σ the model
         holds (a binary model's one matrix is ``"per-class"``)."""

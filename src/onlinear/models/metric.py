@@ -47,15 +47,16 @@ class MetricModel(Model):
     mixing_refusal = ("an ellipsoid method's model carries a metric, and the average of the "
                       "metrics of several runs is not the metric of any run")
 
+    def memory(self, n_outputs, n_features):
+        """The metric's bytes (the weights' are fewer), named as the metric."""
+        layout = self.config["layout"]
+        size = (n_outputs * n_features) ** 2 if layout == ee.STACKED else \
+            n_outputs * n_features ** 2 if layout != ee.DIAGONAL else n_outputs * n_features
+        return 8 * size, (f"its metric ({size:,} float64 values: {n_features:,} features, "
+                          f"{n_outputs:,} outputs)")
+
     def start(self, n_outputs, n_features):
         layout, p1 = self.config["layout"], self.config["p1"]
-        if layout != ee.DIAGONAL:
-            size = (n_outputs * n_features) ** 2 if layout == ee.STACKED else \
-                n_outputs * n_features ** 2
-            from ..estimators.checks import check_memory
-            check_memory(8 * size, self.config["name"],
-                         f"its metric ({size:,} float64 values: {n_features:,} features, "
-                         f"{n_outputs:,} outputs)")
         self.weights = np.zeros((n_features, n_outputs))
         self.state = np.zeros((ee.N_STATE_ROWS, n_outputs))
         self.state[SCALE] = 1.0
@@ -70,6 +71,36 @@ class MetricModel(Model):
         if centre is not None:  # IELLIP's w_init="random": around the origin, as its §3 does
             rng = check_random_state(centre["random_state"])
             self.weights[:] = rng.normal(0.0, centre["scale"], self.weights.shape)
+
+    #: the ``matrix`` hyperparameter's name of each layout
+    LAYOUT_NAMES = {ee.DIAGONAL: "diagonal", ee.FULL: "per-class", ee.STACKED: "stacked"}
+
+    def started_form(self):
+        """The layout of the metric (its shape says: ``fit`` changes it)."""
+        return {"matrix": self.LAYOUT_NAMES[self.layout_held()]}
+
+    def form_held_for(self, name, value):
+        """``matrix="stacked"`` of a binary model is its one full matrix."""
+        if name == "matrix" and value == "stacked" and self.weights.shape[1] == 1:
+            return "per-class"
+        return value
+
+    def keep_started(self, config):
+        """The layout of the metric held."""
+        if "metric" in self.__dict__:
+            config = {**config, "layout": self.layout_held()}
+        return config
+
+    def layout_held(self):
+        """The layout (``ee.DIAGONAL``, ``ee.FULL``, ``ee.STACKED``) of the metric the model
+        holds, read from its shape (a single feature's shapes coincide: the configuration's)."""
+        d, K = self.weights.shape
+        shape = self.metric.shape
+        if d > 1 and shape == (K, d):
+            return ee.DIAGONAL
+        if d > 1 and K > 1 and shape == (K * d, K * d):
+            return ee.STACKED
+        return self.config["layout"] if d <= 1 else ee.FULL
 
     def specs(self, n_outputs, n_features):
         shape = {ee.DIAGONAL: (n_outputs, n_features),

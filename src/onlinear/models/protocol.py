@@ -18,9 +18,10 @@ methods), :class:`onlinear.models.gaussian.GaussianModel` and the adaptive learn
 >>> from onlinear.models.protocol import Model
 >>> sorted(name for name, member in vars(Model).items()  # the interface
 ...        if callable(member) and not name.startswith("_"))  # doctest: +NORMALIZE_WHITESPACE
-['arrays', 'check', 'coefficients', 'count', 'grow_features', 'grow_outputs', 'learn', 'learn_row',
- 'memory', 'n_inputs', 'pass_can_fail', 'pass_context', 'predict_row', 'predicting_weights',
- 'restore', 'row_round', 'scores', 'specs', 'start', 'started_form']
+['arrays', 'check', 'coefficients', 'count', 'form_held_for', 'grow_features', 'grow_outputs',
+ 'keep_started', 'learn', 'learn_row', 'memory', 'n_inputs', 'pass_can_fail', 'pass_context',
+ 'predict_row', 'predicting_weights', 'restore', 'row_round', 'scores', 'specs', 'start',
+ 'started_form']
 """
 import copy
 
@@ -88,15 +89,33 @@ class Model:
 
     def memory(self, n_outputs, n_features):
         """``(bytes, what)``: the memory the arrays of such a model take, and a description of
-        them for the error that refuses a model too large; None where it is not worth a check
-        (the default)."""
-        return None
+        them for the error that refuses a model too large.  By default the arrays of
+        :meth:`specs` as they start (a free dimension, a kernel model's support capacity, at
+        0), so that no family's start asks numpy for more than the machine has."""
+        total = 0
+        for shape, dtype in self.specs(n_outputs, n_features).values():
+            if not any(isinstance(size, str) for size in shape):
+                total += int(np.prod(shape, dtype=np.float64)) * np.dtype(dtype).itemsize
+        return total, (f"its arrays ({n_features:,} features × {n_outputs:,} outputs, "
+                       f"{len(self.specs(n_outputs, n_features))} arrays)")
 
     def started_form(self):
         """``{hyperparameter: value}``: the configuration the model took at its start and
         keeps until a restart (``fit``), e.g. a primal model's ``average``; empty by
         default.  A call that finds the hyperparameter changed since raises."""
         return {}
+
+    def form_held_for(self, name, value):
+        """The value of :meth:`started_form`'s ``name`` that the hyperparameter's ``value``
+        gives this model (itself by default; a layout's name where two names give one)."""
+        return value
+
+    def keep_started(self, config):
+        """``config``, the configuration a started model is given again (a ``set_params``),
+        with what the model's arrays were started in kept (its layout): a changed one is
+        refused by the next call (:meth:`started_form`), never run on arrays of another
+        shape.  As it is by default."""
+        return config
 
     def specs(self, n_outputs, n_features):
         """``{name: (shape, dtype)}`` of the arrays of such a model: what a file must hold.
