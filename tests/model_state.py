@@ -8,6 +8,7 @@ def model_vars(model):
     """``vars(model)`` with ``model_`` replaced by its arrays and configuration."""
     flat = dict(vars(model))
     flat.pop("_start_number", None)  # (which start of this process: not the model's state)
+    flat.pop("_dense_index", None)  # (a cache, made by the first dense row: not state either)
     held = flat.pop("model_", None)
     if held is not None:
         for name, array in held.arrays().items():

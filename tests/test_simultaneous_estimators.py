@@ -56,8 +56,9 @@ def _scores_in_engine_order(model, x, n_outputs):
 
 
 def _state(model):
-    """Everything a model holds, deep-copied, to compare before/after."""
-    return copy.deepcopy(vars(model))
+    """Everything a model holds, deep-copied, to compare before/after (not the cache of a
+    dense row's indices, which a call may make before it refuses the row)."""
+    return copy.deepcopy({k: v for k, v in vars(model).items() if k != "_dense_index"})
 
 
 def _same_state(a, b):

@@ -367,13 +367,14 @@ def _stream_lines(n, seed=0):
     return [f"{label} 1:{a:.4f} 2:{b:.4f} 3:{c:.4f}\n" for label, (a, b, c) in zip(y, X)]
 
 
-def _learned_the_first(path, k, lines, **params):
-    """The model saved in ``path`` is the one learned from the first ``k`` of ``lines``."""
+def _learned_the_first(path, k, lines, name="pa", **params):
+    """The model saved in ``path`` is the one ``name`` learned from the first ``k`` of
+    ``lines``."""
     from onlinear.data import load_libsvm
 
     saved = onlinear.load(path)
     X, y = load_libsvm(io.BytesIO("".join(lines[:k]).encode()))
-    reference = onlinear.make("pa", **params).partial_fit(X, y.astype(int), classes=[1, 2, 3])
+    reference = onlinear.make(name, **params).partial_fit(X, y.astype(int), classes=[1, 2, 3])
     _same(saved, reference)
     assert saved.n_seen_ == k == read_header(path)["metadata"]["stream_examples"]
 
@@ -383,7 +384,7 @@ def test_onlinear_train_sent_sigint_saves_what_it_learned_and_resumes(tmp_path):
     head = "".join(lines[:50_000]).encode()  # more than the reader's first 1 MiB block
     tail = "".join(lines[50_000:]).encode()
     path = tmp_path / "m.onlinear"
-    command = [sys.executable, "-m", "onlinear", "train", "pa", "-", "--save", str(path),
+    command = [sys.executable, "-m", "onlinear", "train", "pa1", "-", "--save", str(path),
                "--classes", "1,2,3", "--param", "C=0.5", "--chunk-size", "1000"]
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, cwd=tmp_path)
@@ -416,14 +417,14 @@ def test_onlinear_train_sent_sigint_saves_what_it_learned_and_resumes(tmp_path):
     assert 32_768 <= k < 90_000
     assert f"saved {path}: the model after {k:,} examples of the stream" in stderr
     assert "interrupted." in stderr and "Traceback" not in stderr
-    _learned_the_first(path, k, lines, C=0.5)
+    _learned_the_first(path, k, lines, "pa1", C=0.5)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onlinear"]  # no temporary left
     # the same command with --resume learns the rest, once
     (tmp_path / "all.svm").write_text("".join(lines))
-    done = onlinear_cli("train", "pa", tmp_path / "all.svm", "--save", path, "--param", "C=0.5",
+    done = onlinear_cli("train", "pa1", tmp_path / "all.svm", "--save", path, "--param", "C=0.5",
                         "--resume", "--quiet")
     assert done.returncode == 0, done.stderr
-    _learned_the_first(path, 90_000, lines, C=0.5)
+    _learned_the_first(path, 90_000, lines, "pa1", C=0.5)
 
 
 @pytest.mark.parametrize("bad, classes", [

@@ -180,7 +180,9 @@ def model_state(model):
             return NotImplemented
 
     buffer = io.BytesIO()
-    Canonical(buffer).dump({k: v for k, v in vars(model).items() if k not in ("_lock", "_fast")})
+    # (_dense_index: a cache a dense row makes on first use, not the model's state)
+    Canonical(buffer).dump({k: v for k, v in vars(model).items()
+                            if k not in ("_lock", "_fast", "_dense_index")})
     return buffer.getvalue()
 
 

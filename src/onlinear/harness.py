@@ -2,11 +2,12 @@
 
 Each round the learner predicts the label of the next example, is scored on that prediction and
 then learns from the example (predict, then learn).  The harness records, every ``tick`` examples
-and at the end of every epoch, the cumulative number of mistakes, the cumulative number of updates
-(rounds on which the model changed) and the seconds spent learning so far; after every epoch it
-measures the error on a test set if one is given.  It repeats the run on several seeded random
-permutations of the stream and reports mean ± standard deviation, and can first pick the
-hyperparameters by a one-pass grid search on the online mistake rate, as LIBOL does.
+and at the end of every epoch (of about 100 evenly spaced epochs in a longer run), the cumulative
+number of mistakes, the cumulative number of updates (rounds on which the model changed) and the
+seconds spent learning so far; after every epoch it measures the error on a test set if one is
+given.  It repeats the run on several seeded random permutations of the stream and reports mean
+± standard deviation, and can first pick the hyperparameters by a one-pass grid search on the
+online mistake rate, as LIBOL does.
 
 Algorithms are named as in :mod:`onlinear.registry` (the harness keeps no list of its own).
 Results come as tidy :class:`Table` s that write CSV, JSON and Markdown with the standard library.
@@ -31,6 +32,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -107,7 +109,8 @@ class Run:
 
 def tick_positions(n_examples: int, epochs: int, tick: int) -> np.ndarray:
     """Cumulative example counts at which a run is recorded: every ``tick`` examples and at the
-    end of every epoch.
+    end of every epoch — of at most about 100 evenly spaced epochs: up to 100 epochs, every
+    one; beyond, the first, the last and every ⌈epochs/100⌉-th.
 
     >>> tick_positions(5, 2, 4).tolist()
     [4, 5, 8, 10]
@@ -115,16 +118,51 @@ def tick_positions(n_examples: int, epochs: int, tick: int) -> np.ndarray:
     _check_tick(tick)
     total = n_examples * epochs
     return np.union1d(np.arange(tick, total + 1, tick, dtype=np.int64),
-                      n_examples * np.arange(1, epochs + 1, dtype=np.int64))
+                      n_examples * _recorded_epochs(epochs))
 
 
-def _epoch_ticks(n_examples, epoch, tick):
-    """The positions of :func:`tick_positions` that fall in epoch ``epoch`` (from 1).  A run
-    makes them an epoch at a time: the whole list holds an entry per epoch, gigabytes for
-    ``--epochs 1000000000`` before the first example is learned."""
+#: the most epoch ends a run records besides the first: beyond, evenly spaced ones
+#: (:func:`_recorded_epochs`), as the default tick records about 100 points in all
+_MAX_EPOCH_ENDS = 100
+
+
+def _recorded_epochs(epochs):
+    """The epochs (from 1) whose end a run of ``epochs`` records: every one up to
+    :data:`_MAX_EPOCH_ENDS` epochs; beyond, the first, the last and every ⌈epochs/100⌉-th, so
+    that a run's curves hold about 100 epoch ends however many epochs it makes (one per epoch
+    grew a run of ``--epochs 1000000000`` by gigabytes).  A tick that falls on another epoch's
+    end is recorded all the same.
+
+    >>> _recorded_epochs(3).tolist()
+    [1, 2, 3]
+    >>> r = _recorded_epochs(1000)
+    >>> len(r), r[:3].tolist(), r[-2:].tolist()
+    (101, [1, 10, 20], [990, 1000])
+    """
+    stride = _epoch_stride(epochs)
+    inner = np.arange(stride, epochs + 1, stride, dtype=np.int64)
+    return np.union1d(inner, np.array([1, epochs], dtype=np.int64))
+
+
+def _epoch_stride(epochs):
+    return max(1, -(-epochs // _MAX_EPOCH_ENDS))  # (⌈epochs/100⌉ in integers: exact for any)
+
+
+def _records_end(epoch, epochs):
+    """Whether ``epoch``'s end is one of :func:`_recorded_epochs` (without making the list)."""
+    return epoch == 1 or epoch == epochs or epoch % _epoch_stride(epochs) == 0
+
+
+def _epoch_ticks(n_examples, epoch, tick, epochs):
+    """The positions of :func:`tick_positions` that fall in epoch ``epoch`` (from 1) of
+    ``epochs``.  A run makes them an epoch at a time: the whole list holds an entry per tick,
+    gigabytes for ``--epochs 1000000000 --tick 1`` before the first example is learned."""
     start, end = (epoch - 1) * n_examples, epoch * n_examples
     first = (start // tick + 1) * tick  # the first multiple of tick after the epoch's start
-    return np.append(np.arange(first, end, tick, dtype=np.int64), np.int64(end))
+    inside = np.arange(first, end, tick, dtype=np.int64)
+    if end % tick == 0 or _records_end(epoch, epochs):
+        return np.append(inside, np.int64(end))
+    return inside
 
 
 def _check_tick(tick):
@@ -135,8 +173,25 @@ def _check_tick(tick):
 
 def _check_grid(grid):
     """``grid`` as ``{param: list of values}``, refusing a key without values: its search
-    would try no combination, and the run would go on as if the grid had not been asked."""
-    grid = {k: list(v) for k, v in grid.items()}
+    would try no combination, and the run would go on as if the grid had not been asked.  A
+    key's values must be a list (any iterable but a string or a dict): one value alone is not
+    iterable, and a string would be searched character by character."""
+    if not isinstance(grid, Mapping):
+        raise TypeError(f"grid is {{param: [values]}}, a dict of lists of the values to try; "
+                        f"got {type(grid).__name__}.")
+    listed = {}
+    for key, values in grid.items():
+        try:
+            if isinstance(values, (str, bytes, Mapping)):
+                raise TypeError
+            listed[key] = list(values)
+        except TypeError:
+            what = "a string, whose characters would be tried one by one" \
+                if isinstance(values, (str, bytes)) else f"{type(values).__name__} {values!r}"
+            raise TypeError(f"grid {key!r}: a grid's values are a list of the values to try; got "
+                            f"{what}. Give grid={{{key!r}: [{values!r}]}} for one value (or a "
+                            f"list of several; a fixed value also goes in params).") from None
+    grid = listed
     empty = [k for k, v in grid.items() if not v]
     if empty:
         raise ValueError(f"grid {empty[0]!r} has no values to search; give at least one.")
@@ -203,7 +258,7 @@ def _run_one(name, params, X, y, classes, *, epochs, seed, permutation, tick, X_
     for epoch, order in enumerate(_orders(n, epochs, seed), start=1):
         offset = (epoch - 1) * n
         done = 0
-        for position in _epoch_ticks(n, epoch, tick):
+        for position in _epoch_ticks(n, epoch, tick, epochs):
             stop = int(position - offset)
             elapsed += stream.learn(order[done:stop])
             if progress is not None:
@@ -212,6 +267,10 @@ def _run_one(name, params, X, y, classes, *, epochs, seed, permutation, tick, X_
             seen, mistakes, updates = stream.counts()
             for key, value in zip(records, (seen, epoch, mistakes, updates, elapsed)):
                 records[key].append(value)
+        if done < n:  # the rest of an epoch whose end is not recorded (_recorded_epochs)
+            elapsed += stream.learn(order[done:])
+            if progress is not None:
+                progress.update(n - done)
         if X_test is not None:
             test_errors.append(1.0 - float(estimator.score(X_test, y_test)))
     arrays = {key: np.asarray(values, dtype=float if key == "seconds" else np.int64)
@@ -244,7 +303,8 @@ def _check_data(X, y, X_test, y_test):
 
 def _check_params(name, params, grid=None):
     """The estimator for ``name`` with ``params``; raises ``ValueError`` on an unknown name, an
-    unknown or protocol parameter or a bad value, before anything runs."""
+    unknown or protocol parameter, a bad value, or a parameter the algorithm takes but does not
+    read with these settings (:func:`_unread`), before anything runs."""
     algorithm = describe(name)
     tunable = algorithm.hyperparameters
     grid = grid or {}
@@ -264,7 +324,75 @@ def _check_params(name, params, grid=None):
         raise ValueError(f"{sorted(overlap)} both fixed and searched; give each once.")
     for values in itertools.product(*grid.values()):
         algorithm.make(**params, **dict(zip(grid, values)))  # bad values fail now, not later
+    unread = _unread(name, params, grid)
+    if unread:  # (a value the rule never reads would be reported as if it had been tried)
+        raise ValueError(next(iter(unread.values())))
     return algorithm.make(**params)
+
+
+def _unread(name, params, grid=None):
+    """``{key: why}`` for the keys of ``params`` and ``grid`` that algorithm ``name`` takes but
+    does not read (its estimator's ``_read_only_with``) in any combination of ``grid``;
+    ``why`` is the message that refuses it (it names the algorithm, the parameter and the
+    remedy)."""
+    algorithm = describe(name)
+    # (a value the rule never reads would be reported as if it had been tried, and a grid
+    # over it would report as tuned an algorithm that ignores it)
+    conditions = algorithm.estimator._read_only_with
+    grid = grid or {}
+    asked = [key for key in dict.fromkeys([*params, *grid]) if key in conditions]
+    if not asked:
+        return {}
+    settings = {**algorithm.hyperparameters, **algorithm.fixed, **params}
+    out = {}
+    for key in asked:
+        other, readers, what = conditions[key]
+        values = list(grid[other]) if other in grid else [settings[other]]
+        if any(value in readers for value in values):
+            continue
+        wanted = " or ".join(f"{other}={value!r}" for value in readers)
+        if other in algorithm.fixed:
+            names = [n for n in available(kernel=None)
+                     if describe(n).class_name == algorithm.class_name
+                     and describe(n).fixed.get(other) in readers]
+            remedy = f"choose {' or '.join(names)}" if names else "choose another algorithm"
+            out[key] = (f"{name} does not use {key} ({what}): its rule reads it only with "
+                        f"{wanted}, and {name} fixes {other}={settings[other]!r}; drop {key}, "
+                        f"or {remedy}.")
+        else:
+            given = "/".join(map(repr, values))
+            out[key] = (f"{name} does not use {key} ({what}) with {other}={given}: its rule "
+                        f"reads it only with {wanted}; drop {key}, or set {wanted}.")
+    return out
+
+
+def _grid_of(name, params, grid):
+    """``(searched, unread)``: the keys of ``grid``, shared by the compared algorithms, that
+    algorithm ``name`` (with ``params``) takes and reads, with their values; and ``{key:
+    why}`` for those it takes but does not read (:func:`_unread`)."""
+    tunable = describe(name).hyperparameters
+    own = {k: v for k, v in grid.items() if k in tunable}
+    unread = {k: why for k, why in _unread(name, params, own).items() if k in own}
+    return {k: v for k, v in own.items() if k not in unread}, unread
+
+
+def _check_grids(algorithms, params, grid):
+    """Each algorithm's part of the shared ``grid`` (:func:`_grid_of`), its ``params`` and that
+    part checked (:func:`_check_params`); raises ``ValueError`` for a key of ``grid`` that no
+    compared algorithm searches, saying why where one takes it but does not read it."""
+    grids, unread = {}, {}
+    for name in algorithms:
+        grids[name], ignored = _grid_of(name, params.get(name, {}), grid)
+        for key, why in ignored.items():
+            unread.setdefault(key, why)
+        _check_params(name, params.get(name, {}), grids[name])
+    unused = set(grid) - {k for g in grids.values() for k in g}
+    for key in grid:
+        if key in unused and key in unread:
+            raise ValueError(f"no compared algorithm reads {key}: {unread[key]}")
+    if unused:
+        raise ValueError(f"no compared algorithm has the hyperparameter(s) {sorted(unused)}.")
+    return grids
 
 
 def _check_multiclass(name, classes):
@@ -306,7 +434,18 @@ class _Progress:
             self.bar.close()
 
 
+def _check_random_state(random_state):
+    # (anything else failed inside numpy, with a cast error naming no argument)
+    if random_state is None or isinstance(random_state, np.random.RandomState):
+        return
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        return
+    raise ValueError(f"random_state must be an int, None or a numpy RandomState (the seed of "
+                     f"the permutations' seeds); got {random_state!r}.")
+
+
 def _draw_seeds(permutations, shuffle, random_state):
+    _check_random_state(random_state)
     if permutations < 1:
         raise ValueError(f"permutations must be at least 1; got {permutations}.")
     if shuffle is None:
@@ -316,10 +455,10 @@ def _draw_seeds(permutations, shuffle, random_state):
             raise ValueError("several permutations need shuffle=True (the given order would "
                              "repeat the same run).")
         return [None]
-    if isinstance(random_state, (int, np.integer)) or random_state is None:
-        rng = np.random.default_rng(random_state)
+    if isinstance(random_state, np.random.RandomState):  # (drawn from, as scikit-learn does)
+        rng = np.random.default_rng(random_state.randint(2**31 - 1))
     else:
-        rng = np.random.default_rng(np.random.RandomState(random_state).randint(2**31 - 1))
+        rng = np.random.default_rng(random_state)
     return [int(s) for s in rng.integers(0, 2**31 - 1, size=permutations)]
 
 
@@ -485,9 +624,11 @@ class Evaluation:
         test error on the rows that end an epoch (when a test set was given)."""
         rows = []
         for run in self.runs:
-            ends = {run.n_examples * e: e for e in range(1, self.epochs + 1)}
             for i, examples in enumerate(run.examples.tolist()):
-                epoch_end = ends.get(examples)
+                # (the epochs' ends are the multiples of the stream's length: no dict of one
+                # entry per epoch, which a run of a billion epochs could not hold)
+                epoch_end = examples // run.n_examples if examples % run.n_examples == 0 \
+                    else None
                 test_error = (run.test_errors[epoch_end - 1]
                               if epoch_end is not None and run.test_errors else None)
                 rows.append({
@@ -581,6 +722,29 @@ def _pm(mean, std, kind, spread):
     return f"{fmt(mean)} ± {fmt(std)}" if spread else fmt(mean)
 
 
+def _params_by_algorithm(params, algorithms):
+    """``params`` of :func:`compare`, ``{algorithm: {param: value}}``, as dicts; a flat
+    ``{param: value}`` — the form :func:`evaluate` takes — is refused showing compare's form
+    (it used to fail on ``dict(value)``, naming nothing)."""
+    if params is None:
+        return {}
+    if not isinstance(params, Mapping):
+        raise TypeError(f"params is {{algorithm: {{param: value}}}}, a dict of dicts; got "
+                        f"{type(params).__name__}.")
+    flat = {key: value for key, value in params.items() if not isinstance(value, Mapping)}
+    for key, value in flat.items():
+        if key in algorithms:
+            raise TypeError(f"params[{key!r}] must be a dict of {key}'s hyperparameters "
+                            f"({{param: value}}); got {value!r}.")
+    if flat:
+        shown = {algorithms[0] if algorithms else "pa1": flat}
+        raise TypeError(f"compare's params is {{algorithm: {{param: value}}}}, the hyperparameters "
+                        f"of each algorithm; got {flat!r}, which names no algorithm. Give "
+                        f"params={shown!r} (evaluate() takes one algorithm's params directly, as "
+                        f"params={flat!r}).")
+    return {name: dict(p) for name, p in params.items()}
+
+
 def _format_params(params):
     """``{"C": 0.01, "variant": "exact"}`` → ``"C=0.01 variant=exact"``."""
     return " ".join(f"{k}={v}" for k, v in params.items())
@@ -599,17 +763,21 @@ def compare(X, y, algorithms: Iterable[str] | None = None, *, X_test=None, y_tes
         The training stream (dense or CSR), seen in the given order or permuted.
     y : array-like of shape (n_examples,)
         Its labels.
-    algorithms : list of str, optional
-        Registered names; default every registered algorithm that can learn the data
-        (``available("multiclass")`` for more than two classes, all of them for two).
+    algorithms : str or list of str, optional
+        Registered names (one name alone: that algorithm); default every registered algorithm
+        that can learn the data (``available("multiclass")`` for more than two classes, all of
+        them for two).
     X_test, y_test : array-like, optional
         A test set, scored after every epoch.
     params : dict, optional
-        ``{name: {param: value}}``: hyperparameters per algorithm.
+        ``{name: {param: value}}``: hyperparameters per algorithm (a flat ``{param: value}``,
+        the form :func:`evaluate` takes, is an error).  One the algorithm takes but
+        does not read with its settings (``C`` of the hard ``pa``, whose rule has no slack) is
+        an error, as an unknown one is.
     grid : dict, optional
-        ``{param: [values]}``: before the runs, each algorithm is tuned on the keys it has by a
-        one-pass :func:`grid_search` (on the first permutation), and then runs with the best
-        values.  A key no compared algorithm has is an error.
+        ``{param: [values]}``: before the runs, each algorithm is tuned on the keys it has and
+        reads by a one-pass :func:`grid_search` (on the first permutation), and then runs with
+        the best values.  A key no compared algorithm has, or reads, is an error.
     epochs : int, default=1
         Passes over the stream; the cumulative counts run on across epochs.
     permutations : int, default=1
@@ -618,8 +786,8 @@ def compare(X, y, algorithms: Iterable[str] | None = None, *, X_test=None, y_tes
     shuffle : bool, optional
         Permute the stream (default: only when ``permutations > 1``); with one permutation and
         ``shuffle=False`` the stream is seen in the given order.
-    random_state : int, optional
-        Seed of the permutations' seeds.
+    random_state : int or numpy RandomState, optional
+        Seed of the permutations' seeds (a RandomState is drawn from).
     tick : int, optional
         Record every ``tick`` examples (and at every epoch's end); default about 100 points.
     progress : bool, default=False
@@ -632,7 +800,8 @@ def compare(X, y, algorithms: Iterable[str] | None = None, *, X_test=None, y_tes
         Run the independent cells (grid-search combinations, then permutations) on its Dask
         cluster, the data scattered to every worker once (:mod:`onlinear.distributed.grid`).
         Every count, curve and test error equals the serial run's; only the seconds differ.
-        Needs ``onlinear[dask]``.  (The same as ``runner=DaskRunner(client)``.)
+        Needs ``onlinear[dask]``; the scheduler's address is refused (connect with
+        ``distributed.Client(address)``).  (The same as ``runner=DaskRunner(client)``.)
     runner : object, optional
         What runs the cells (:class:`Cells`): :class:`SerialRunner` (the default, without
         ``client``) or :class:`onlinear.distributed.grid.DaskRunner`; any object with a
@@ -647,12 +816,17 @@ def compare(X, y, algorithms: Iterable[str] | None = None, *, X_test=None, y_tes
     ------
     ValueError
         Bad names, parameters or values, before any run starts.
+    TypeError
+        ``params``, ``grid`` or ``client`` not of their form (a flat ``params``, one value
+        instead of a grid's list, an address instead of a client), before any run starts.
     ImportError
         With ``client``, when dask is missing.
     """
     X, y, classes, X_test, y_test = _check_data(X, y, X_test, y_test)
     if algorithms is None:
         algorithms = available("multiclass") if classes.shape[0] > 2 else available()
+    if isinstance(algorithms, str):  # (list() would split the name into letters)
+        algorithms = [algorithms]
     algorithms = list(algorithms)
     if not algorithms:
         raise ValueError("no algorithm to compare.")
@@ -663,21 +837,15 @@ def compare(X, y, algorithms: Iterable[str] | None = None, *, X_test=None, y_tes
                          "algorithm once (use permutations for several runs).")
     if epochs < 1:
         raise ValueError(f"epochs must be at least 1; got {epochs}.")
-    params = {name: dict(p) for name, p in (params or {}).items()}
+    params = _params_by_algorithm(params, algorithms)
     for name in params:
         if name not in algorithms:
             describe(name)
             raise ValueError(f"params given for {name}, which is not compared.")
     grid = _check_grid(grid or {})
-    grids = {}
+    grids = _check_grids(algorithms, params, grid)
     for name in algorithms:
-        tunable = describe(name).hyperparameters
-        grids[name] = {k: v for k, v in grid.items() if k in tunable}
-        _check_params(name, params.get(name, {}), grids[name])
         _check_multiclass(name, classes)
-    unused = set(grid) - {k for g in grids.values() for k in g}
-    if unused:
-        raise ValueError(f"no compared algorithm has the hyperparameter(s) {sorted(unused)}.")
     seeds = _draw_seeds(permutations, shuffle, random_state)
     n = X.shape[0]
     if tick is None:

@@ -169,6 +169,7 @@ def save(model: OnlineLinearClassifier, path: str | os.PathLike, *,
 
     if not isinstance(model, OnlineLinearClassifier):
         raise TypeError(f"save expects an onlinear estimator; got {type(model).__name__}.")
+    _check_loadable_class(type(model))
     with model._model_lock():  # (a snapshot: another thread may learn while the file is written)
         if hasattr(model, "classes_"):
             # (a hyperparameter set after the start and shaping the model — fit_intercept,
@@ -178,9 +179,25 @@ def save(model: OnlineLinearClassifier, path: str | os.PathLike, *,
         header, arrays = _describe(model)
     if metadata is not None:
         header["metadata"] = _json_checked(metadata, "metadata")
-    payload = _encode(header, arrays)
     with atomic_write(path) as handle:
-        handle.write(payload)
+        _encode(handle, header, arrays)
+
+
+def _check_loadable_class(cls):
+    """Refuse (TypeError) to save an instance of a class :func:`load` would not rebuild:
+    :func:`load` makes only onlinear's own public estimators (it runs no code a file names),
+    so a file of a subclass would be written and then refused."""
+    from . import estimators
+
+    name = cls.__name__
+    if name not in estimators.__all__ or getattr(estimators, name, None) is not cls:
+        public = next((base.__name__ for base in cls.__mro__[1:]
+                       if base.__name__ in estimators.__all__
+                       and getattr(estimators, base.__name__, None) is base), None)
+        raise TypeError(f"{cls.__module__}.{name} is not one of onlinear's estimators"
+                        + (f" (a subclass of onlinear.{public})" if public else "")
+                        + ": onlinear.load rebuilds only those, so it could not read the file "
+                        "back. Save it with pickle (or joblib), which keeps the class.")
 
 
 def _describe(model):
@@ -238,7 +255,7 @@ def _describe(model):
                                "_model_scalars or _derived.")
         header["counters"] = {name: _plain(getattr(model, name)) for name in _counter_names(model)}
     header["arrays"] = {name: {"dtype": array.dtype.str, "shape": list(array.shape),
-                               "sha256": hashlib.sha256(array.tobytes()).hexdigest()}
+                               "sha256": hashlib.sha256(_bytes_of(array)).hexdigest()}
                         for name, array in arrays.items()}
     if _FEATURE_NAMES in arrays or any(_is_pairs(value) for value in params.values()):
         header["format_version"] = 2
@@ -369,15 +386,28 @@ def _member(name):
     return info
 
 
-def _encode(header, arrays):
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+def _encode(handle, header, arrays):
+    """Write the model file of ``header`` and ``arrays`` to the binary ``handle`` (seekable).
+    Each array goes from its own memory to the file: no copy of it, nor of the file, is made
+    on the way (a file built in memory first took three times the model's arrays at its peak).
+    The bytes are those :meth:`zipfile.ZipFile.writestr` writes for the member's ``.npy``
+    content (the member's size told before its data, as ``writestr`` tells it)."""
+    with zipfile.ZipFile(handle, "w", zipfile.ZIP_STORED) as archive:
         archive.writestr(_member(HEADER), json.dumps(header, indent=1, sort_keys=True))
         for name, array in arrays.items():
-            member = io.BytesIO()
-            np.lib.format.write_array(member, array, allow_pickle=False)
-            archive.writestr(_member(_ARRAYS + name + ".npy"), member.getvalue())
-    return buffer.getvalue()
+            npy_header = io.BytesIO()  # (the version 1.0 header: what write_array picks)
+            np.lib.format.write_array_header_1_0(
+                npy_header, np.lib.format.header_data_from_array_1_0(array))
+            info = _member(_ARRAYS + name + ".npy")
+            info.file_size = npy_header.tell() + array.nbytes
+            with archive.open(info, "w") as member:
+                member.write(npy_header.getvalue())
+                member.write(_bytes_of(array))
+
+
+def _bytes_of(array):
+    """The bytes of the C-contiguous ``array`` in memory, as a view (``tobytes`` copies)."""
+    return array.reshape(-1).view(np.uint8) if array.size else b""
 
 
 @contextmanager
@@ -434,7 +464,11 @@ def replacing(path, suffix=".tmp"):
         yield path
         return
     folder = os.path.dirname(os.path.abspath(path))
-    descriptor, temporary = _locked_temporary(folder, path, suffix)
+    try:
+        descriptor, temporary = _locked_temporary(folder, path, suffix)
+    except OSError as error:  # (mkstemp's names the temporary file, which the user never named)
+        raise type(error)(error.errno, f"{error.strerror} (writing through a temporary file in "
+                                       f"{folder!r})", path) from None
     try:
         try:
             yield temporary
@@ -961,12 +995,16 @@ def _read(path, archive, specs, name, dtype):
     except (ValueError, *_DAMAGED) as error:
         raise ModelFileError(path, f"array {name} cannot be read ({error}).") from None
     array = np.ascontiguousarray(array)
-    if hashlib.sha256(array.tobytes()).hexdigest() != digest:
+    if hashlib.sha256(_bytes_of(array)).hexdigest() != digest:
         raise ModelFileError(path, f"array {name} does not match its checksum (altered or "
                                    "damaged).")
     if not array.flags.writeable:
         array = array.copy()
     return array
+
+
+#: bytes of an array read from a model file at a time
+_READ_BLOCK = 1 << 20
 
 
 def _read_npy(path, name, handle, stored, shape, nbytes):
@@ -984,11 +1022,22 @@ def _read_npy(path, name, handle, stored, shape, nbytes):
     if npy_dtype != stored or tuple(npy_shape) != shape:
         raise ModelFileError(path, f"array {name} holds {npy_dtype}{list(npy_shape)}; the "
                                    f"header says {stored}{list(shape)}.")
-    data = handle.read(nbytes + 1)
-    if len(data) != nbytes:
-        raise ModelFileError(path, f"array {name} holds {len(data):,} bytes of data where "
+    # (read into the array itself, a block at a time: reading the member whole, then making
+    # a writable array of it, held the array twice)
+    array = np.empty(shape, dtype=stored, order="F" if fortran else "C")
+    into = _bytes_of(array.reshape(-1, order="A"))
+    done = 0
+    while done < nbytes:
+        block = handle.read(min(_READ_BLOCK, nbytes - done))
+        if not block:
+            break
+        into[done:done + len(block)] = np.frombuffer(block, dtype=np.uint8)
+        done += len(block)
+    if done != nbytes or handle.read(1):
+        held = f"{done:,}" if done != nbytes else f"more than {nbytes:,}"
+        raise ModelFileError(path, f"array {name} holds {held} bytes of data where "
                                    f"{stored}{list(shape)} needs {nbytes:,}.")
-    return np.frombuffer(data, dtype=stored).reshape(shape, order="F" if fortran else "C")
+    return array
 
 
 def _random_state(path, archive, specs, description):

@@ -21,6 +21,7 @@ from sklearn.base import clone as sklearn_clone
 from sklearn.utils import murmurhash3_32
 
 from .estimators.checks import check_row
+from .tasks import Ordinal
 
 try:
     from river import base as _river_base
@@ -44,15 +45,36 @@ _LARGEST_INT = int(np.finfo(np.float64).max)
 
 
 def _check_unseen(name, value):
-    """Refuse a NaN or infinite value under a name the model does not know, as the model
-    refuses one under a name it knows (a NaN is a broken stream, whatever its weight)."""
-    try:
-        finite = math.isfinite(value)
-    except TypeError:  # not a real number: as any value of an unseen name, not read
-        return
-    if not finite:
+    """Refuse a NaN or infinite value (a float: :func:`_number`) under a name the model does
+    not know, as the model refuses one under a name it knows (a NaN is a broken stream,
+    whatever its weight)."""
+    if not math.isfinite(value):
         raise ValueError(f"x contains NaN or infinity (under {name!r}, a name not seen in "
                          "training).")
+
+
+def _number(name, value):
+    """The float of the value of feature ``name`` that is not a string or None: a real number
+    (an int, a float, a bool, a numpy scalar, a ``Decimal``, …).  Any other value is refused
+    naming the feature and the value's type — numpy's own errors ("setting an array element
+    with a sequence", "float() argument must be …") name neither."""
+    if isinstance(value, int):  # (bools too)
+        if abs(value) > _LARGEST_INT:
+            raise ValueError(f"x[{name!r}] is an int of {len(str(abs(value)))} digits, beyond "
+                             "the range of float64.")
+        return float(value)
+    # (refused before float(), which drops a numpy complex's imaginary part and, in numpy
+    # before 2.0, reads an array of one item as that item)
+    if not isinstance(value, (complex, np.complexfloating)) and not (
+            isinstance(value, np.ndarray) and value.ndim):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    raise TypeError(f"x[{name!r}] = {value!r:.60} (type {type(value).__name__}) is not a real "
+                    "number: a feature's value must be a number, a string (the one-hot "
+                    "feature \"name=value\") or None (missing); give a sequence's items or a "
+                    "date's parts as features of their own, one number each.")
 
 
 def _check_example(x):
@@ -98,6 +120,24 @@ def _check_label_kinds(labels, new):
                         "strings (map them to one kind first).")
 
 
+def _is_ordinal(estimator):
+    """Whether the learner's labels are ranks (the ordinal task): their order is the one
+    declared, which sorting would not give (``"high" < "low" < "mid"``), and fixed."""
+    task = getattr(estimator, "_task_class", None)
+    return isinstance(task, type) and issubclass(task, Ordinal)
+
+
+def _listed(labels):
+    """A sequence of labels as a list (of Python scalars, from a numpy array)."""
+    return labels.tolist() if isinstance(labels, np.ndarray) else list(labels)
+
+
+def _same_order(first, second):
+    """Whether two label sequences hold equal labels in the same order."""
+    first, second = _listed(first), _listed(second)
+    return len(first) == len(second) and all(a == b for a, b in zip(first, second))
+
+
 def hashed_column(name, n_features):
     """``(column, sign)`` of a feature name under scikit-learn's ``FeatureHasher`` with
     ``alternate_sign=True``: the signed 32-bit MurmurHash3 (seed 0) of the UTF-8 name, its
@@ -125,6 +165,13 @@ def hashed_column(name, n_features):
     return abs(h) % n_features, (1.0 if h >= 0 else -1.0)
 
 
+def _not_a_rank(y, ranks):
+    """The error for a label that is not one of an ordinal model's ranks."""
+    return ValueError(f"label {y!r} is not one of the ranks {ranks!r:.200} (lowest first) of "
+                      "the ordinal learner, which are fixed: declare every rank, in order, with "
+                      "RiverClassifier(classes=[...]).")
+
+
 class RiverClassifier(_river_base.Classifier if _river_base is not None else object):
     """An onlinear learner as a river classifier (dicts in, one example at a time).
 
@@ -142,10 +189,16 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
       MurmurHash3 of the name; colliding names add up.  The width is fixed, memory bounded.
 
     In both modes a string value ``v`` of name ``f`` becomes the feature ``"f=v"`` of value 1
-    (FeatureHasher's reading, a one-hot encoding); a value of None is a missing feature (0),
-    and a feature name that is not a string is hashed as ``str(name)``.  A name seen with the
-    value 0 joins the vocabulary all the same (a learner that cannot widen then starts with
-    every name of the first examples, e.g. those a ``StandardScaler`` maps to 0 at first).
+    (FeatureHasher's reading, a one-hot encoding); a value of None is a missing feature (0);
+    any other value must be a real number (an int, a float, a bool, a numpy scalar): a list,
+    an array, a complex number or a date raises ``TypeError`` naming the feature.  A name seen
+    with the value 0 joins the vocabulary all the same (a learner that cannot widen then starts
+    with every name of the first examples, e.g. those a ``StandardScaler`` maps to 0 at first).
+    A feature name that is not a string is hashed as ``str(name)``: names of one string are one
+    hashed feature (``1`` and ``"1"``), names of two are two (``1``, ``1.0`` and ``True``,
+    though equal in Python).  The vocabulary keeps the names as dict keys, so names equal in
+    Python are one feature there (``1``, ``1.0`` and ``True``; ``"1"`` is another) — a
+    stream that mixes such names reads differently in the two modes: name features by strings.
     Rows are dense while the model is at most :data:`DENSE_MAX` features wide, 1-row CSR
     matrices beyond (the model then grows by doubling, not one reallocation per new name).
 
@@ -157,10 +210,27 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
     second label arrives the model starts with both and learns the kept examples again, in
     order, then the new one: the adapter then holds exactly the onlinear model that learned the
     whole stream with the two classes declared from the start.  A later new label joins as a
-    zero prototype (``add_classes``: the past is not replayed); learners that cannot grow
-    classes (binary two-class rules, multiplicative and ellipsoid learners, ROMMA-type records)
-    raise ``ValueError`` at that example — give them ``classes``, which also starts the model at
-    the first example with no examples kept.
+    zero prototype (``add_classes``: the past is not replayed), except in learners that cannot
+    grow classes, which raise ``ValueError`` at that example — give them ``classes``, which also
+    starts the model at the first example with no examples kept:
+
+    * learners whose model of two classes is their binary learner (one weight vector or one
+      Gaussian scoring the second class): ``perceptron``, ``binary-mira``, the
+      confidence-weighted ``cw``, ``arow``, ``scw1``, ``scw2``, ``nherd``, ``narow`` and the
+      adaptive ``adagrad``, ``adagrad-rda``, ``ftrl``.  Started on the stream's first two
+      labels, they refuse the third; declared with three labels or more they start in their
+      multiclass form, which adds later labels as the others do.  (There is no multiclass form
+      of two classes for the adapter to start them in.)
+    * learners that add no class at all: the ROMMA-type records (``romma``, ``aromma``,
+      ``naromma``, ``mc-romma``), the maximum-cosine ``mcp`` and ``cmcp``, the multiplicative
+      (``multiplicative``, ``winnow``) and ellipsoid (``cellip``, ``iellip``) learners.
+
+    An ordinal learner (``onlinear.make("simproj", task="ordinal")``) learns ranks in a fixed
+    order that a stream does not show and sorting would not give: the adapter takes the
+    learner's own ``classes``, else its ``classes``, as the rank order, lowest first and never
+    sorted (the two, if both given, must agree in order), starts the model with every rank at
+    the first example and refuses a label that is not one; with no order it refuses to be
+    built.
 
     **Probabilities.**  The learners with a logistic loss (``AdaGrad`` and ``FTRLProximal``
     with ``loss="log"``, the default of ``"ftrl"``) have a probability model, and
@@ -184,7 +254,8 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
         None: a growing vocabulary of feature names; an integer: that many hashed columns.
     classes : sequence or None, default=None
         Labels known in advance (more may follow): the model starts with them at the first
-        example.  Needed for learners that cannot add classes to a started model.
+        example.  Needed for learners that cannot add classes to a started model (see
+        **Labels**); for an ordinal learner, its ranks in order, lowest first.
 
     Attributes
     ----------
@@ -239,17 +310,30 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
     # ------------------------------------------------------------------ dict → columns
     def _columns(self, x, learning):
         """``(columns, values)`` of a dict; while learning, new names join the vocabulary
-        (the names added are returned third, to be dropped again if the learning fails)."""
+        (the names added are returned third, to be dropped again if the learning fails).  A
+        value that is not a number, a string or None is refused naming its feature, the
+        vocabulary as it was."""
         if self.n_features is None:  # the common case first: known names, numbers only
             try:
                 columns = [self.vocabulary_[name] for name in x]
-            except KeyError:
+                values = np.array(list(x.values()))
+            except (KeyError, ValueError):  # (ValueError: a sequence among the values)
                 pass
             else:
-                values = np.array(list(x.values()))
-                if values.dtype.kind in "fiub":
+                if values.dtype.kind in "fiub" and values.ndim == 1:  # (not lists of numbers)
                     return columns, values, ()
-        columns, values, added = [], [], []
+        added = []
+        try:
+            return self._read(x, learning, added)
+        except Exception:
+            for name in added:  # (names of the example before the bad value)
+                del self.vocabulary_[name]
+            raise
+
+    def _read(self, x, learning, added):
+        """:meth:`_columns` name by name (the names joining the vocabulary appended to
+        ``added``)."""
+        columns, values = [], []
         hashing = self.n_features is not None
         table = self._hashed if hashing else self.vocabulary_
         for name, value in x.items():
@@ -257,31 +341,38 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
                 value = 0.0  # missing: the name still joins the vocabulary
             elif isinstance(value, str):
                 name, value = f"{name}={value}", 1.0
-            elif isinstance(value, int) and abs(value) > _LARGEST_INT:
-                raise ValueError(f"x[{name!r}] is an int of {len(str(abs(value)))} digits, "
-                                 "beyond the range of float64.")
+            elif not isinstance(value, float):  # (numpy's float64 is a float)
+                value = _number(name, value)
+            if hashing:
+                if not isinstance(name, str):
+                    if name != name:  # (NaN: equal to no name, as in a vocabulary)
+                        raise ValueError(f"a feature name is {name!r}, which equals no name, "
+                                         "itself included: name the feature.")
+                    # hashed as str(name), and cached under it too: 1, 1.0 and True are one
+                    # dict key but "1", "1.0" and "True" to the hash, so a cache keyed by the
+                    # name gave 1.0 the column of 1 until the cache was next cleared
+                    name = str(name)
+                key = table.get(name)
+                if key is None:
+                    if len(table) >= HASH_CACHE_SIZE:
+                        table.clear()
+                    key = table[name] = hashed_column(name, self.n_features)
+                columns.append(key[0])
+                values.append(key[1] * value)
+                continue
             key = table.get(name, _ABSENT)
             if key is _ABSENT:
                 if name != name:  # (NaN: equal to no name, so a new feature at every example)
                     raise ValueError(f"a feature name is {name!r}, which equals no name, itself "
                                      "included: name the feature.")
-                if hashing:
-                    if len(table) >= HASH_CACHE_SIZE:
-                        table.clear()
-                    key = table[name] = hashed_column(
-                        name if isinstance(name, str) else str(name), self.n_features)
-                elif learning:
+                if learning:
                     key = table[name] = len(table)
                     added.append(name)
                 else:  # unseen in training: zero weight, so not read, but not a bad value
                     _check_unseen(name, value)
                     continue
-            if hashing:
-                columns.append(key[0])
-                values.append(key[1] * value)
-            else:
-                columns.append(key)
-                values.append(value)
+            columns.append(key)
+            values.append(value)
         return columns, values, added
 
     def _row(self, columns, values, width):
@@ -317,14 +408,44 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
     def _check_model(self):
         """Build the estimator once, not started, so that an unknown algorithm name or a bad
         parameter value fails when the adapter is built (the library's own error), not when a
-        second label arrives; returns the exponent of the row norms its model will accept
-        (:func:`onlinear.estimators.checks.check_row`: narrower for float32 weights)."""
+        second label arrives, and an ordinal learner without a rank order too; sets
+        ``_ranks`` (:meth:`_rank_order`) and returns the exponent of the row norms its model
+        will accept (:func:`onlinear.estimators.checks.check_row`: narrower for float32
+        weights)."""
         estimator = self._fresh_estimator()
         if not isinstance(self.model, str):
             validate = getattr(estimator, "_validate_params", None)
             if validate is not None:
                 validate()
+        self._ranks = self._rank_order(estimator)
         return getattr(estimator, "_row_exponent", None)  # (None: check_row's default)
+
+    def _rank_order(self, estimator):
+        """The ranks of an ordinal learner, lowest first — its own ``classes``, else the
+        adapter's ``classes`` as given: never sorted, since the order is what an ordinal
+        model learns — or None for any other learner (its labels are sorted).
+
+        Raises ``ValueError`` for an ordinal learner with no order (a stream shows labels, not
+        their order), with two orders that differ, or with an order that does not list at
+        least two labels once each."""
+        if not _is_ordinal(estimator):
+            return None
+        own, given = getattr(estimator, "classes", None), self.classes
+        learner = type(estimator).__name__
+        if own is None and given is None:
+            raise ValueError(f"{learner} is an ordinal learner: its labels are ranks, whose "
+                             "order a stream does not show (and sorting would not give); "
+                             "declare them lowest first, RiverClassifier(model, "
+                             "classes=['low', 'mid', 'high']).")
+        if own is not None and given is not None and not _same_order(own, given):
+            raise ValueError(f"RiverClassifier(classes={_listed(given)!r:.200}) differs from "
+                             f"the rank order of the learner, classes={_listed(own)!r:.200}: "
+                             "give one of them, or the same labels in the same order.")
+        ranks = _listed(own if own is not None else given)
+        if len(ranks) < 2 or len(set(ranks)) != len(ranks):
+            raise ValueError(f"an ordinal learner's classes are its ranks, lowest first, at "
+                             f"least two, each once; got {ranks!r:.200}.")
+        return ranks
 
     def _check_kept(self, columns, values):
         """Refuse a row to keep (the model not started) that the model would refuse when it
@@ -353,13 +474,15 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
         Raises
         ------
         TypeError
-            If ``x`` is not a dict (a list or an array has no feature names), or ``y`` is.
+            If ``x`` is not a dict (a list or an array has no feature names), or ``y`` is, or
+            a value is not a number, a string or None (a list, an array, a complex number, a
+            date: the error names the feature).
         ValueError
             If the model refuses the example (a NaN, a norm out of range, a new label or name
-            it cannot grow to), or the label is NaN; an example kept before the model starts
-            is checked as the model will check it.  Either way the adapter is left as it was:
-            its model (not widened by the example's new names), vocabulary, labels and kept
-            examples.
+            it cannot grow to), or the label is NaN or, for an ordinal learner, not one of its
+            ranks; an example kept before the model starts is checked as the model will check
+            it.  Either way the adapter is left as it was: its model (not widened by the
+            example's new names), vocabulary, labels and kept examples.
         """
         _check_example(x)
         if isinstance(y, dict):
@@ -378,17 +501,28 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
             raise
 
     def _learn_before_start(self, columns, values, y):
-        known = set(self._labels) | (set(self.classes) if self.classes is not None else set())
+        if "_ranks" not in self.__dict__:  # (an adapter pickled before _ranks existed)
+            self._exponent = self._check_model()
+        ranks = self._ranks
+        declared = ranks if ranks is not None else self.classes
+        known = set(self._labels) | (set(declared) if declared is not None else set())
         _check_label_kinds(known, y)
         labels = known | {y}
-        if self.classes is None and len(labels) < 2:
+        if ranks is not None and y not in known:
+            raise _not_a_rank(y, ranks)
+        if declared is None and len(labels) < 2:
             self._check_kept(columns, values)  # kept rows always start the model later
             self._kept.append((columns, values, y))
             self._labels[y] = y
             return
         estimator = self._fresh_estimator()
         width = self._width()
-        classes = np.array(sorted(labels))
+        if ranks is None:
+            classes = np.array(sorted(labels))
+        elif getattr(estimator, "classes", None) is not None:
+            classes = None  # (the learner starts on its own order, the same: _rank_order)
+        else:
+            classes = np.array(ranks)  # the rank order as declared, not sorted
         kept = self._kept + [(columns, values, y)]
         first = True
         for cols, vals, label in kept:
@@ -404,6 +538,11 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
 
     def _learn_started(self, columns, values, y):
         estimator = self.estimator_
+        # a new label that cannot be one is refused before the model is touched
+        if y not in self._labels:
+            _check_label_kinds(self._labels, y)
+            if _is_ordinal(estimator):  # (it started with every rank: y is none of them)
+                raise _not_a_rank(y, estimator.classes_.tolist())
         width = self._width()
         if width > estimator.n_features_in_:
             # new names widen the model before it sees (and may refuse) the example: a failed
@@ -417,15 +556,19 @@ class RiverClassifier(_river_base.Classifier if _river_base is not None else obj
 
     def _learn_row(self, columns, values, y):
         estimator = self.estimator_
-        new_label = y not in self._labels
+        new_label = y not in self._labels  # (its kind checked by _learn_started)
         row = self._row(columns, values, estimator.n_features_in_)
         if new_label:
-            _check_label_kinds(self._labels, y)
             try:
                 estimator.learn_one(row, y, classes=np.array([*estimator.classes_, y]))
             except ValueError as error:
-                raise ValueError(f"{error} (new label {y!r} in the stream: declare every label "
-                                 "with RiverClassifier(classes=...))") from error
+                # (the learners whose two-class model is their binary one — CW, AROW, AdaGrad,
+                # … — grow from three classes, not from the two the stream started them on)
+                held = [self._labels[label] for label in estimator.classes_]
+                raise ValueError(f"{error} (new label {y!r} in the stream, the model holding "
+                                 f"{held!r:.200}: declare every label up front, "
+                                 "RiverClassifier(model, classes=[...]), to start the model "
+                                 "with all of them)") from error
             self._labels[y] = y
         else:
             estimator.learn_one(row, y)

@@ -29,7 +29,11 @@ class Table:
 
     Values are ``None``, ``int``, ``float`` or ``str``.  :meth:`to_csv`, :meth:`to_json` and
     :meth:`to_markdown` write it (to a file too when given a path) and :meth:`from_csv`,
-    :meth:`from_json` and :meth:`from_markdown` read their text back.
+    :meth:`from_json` and :meth:`from_markdown` read their text back, strings as strings
+    (a label ``"1"`` or ``"nan"`` is not read as a number): CSV quotes a string that would
+    read back as something else, and Markdown's alignment row tells a column of text
+    (left-aligned) from one of numbers (right-aligned).  Markdown cannot tell an empty string
+    from ``None``, nor a number from text in a column that mixes them (read as text).
 
     Parameters
     ----------
@@ -97,13 +101,13 @@ class Table:
 
     # -------------------------------------------------------------------- writers
     def to_csv(self, path=None):
-        """CSV with a header row; ``None`` is an empty field, floats keep every digit."""
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(self.columns)
-        for row in self.rows:
-            writer.writerow([_text(value) for value in self._full(row)])
-        return _written(buffer.getvalue(), path)
+        """CSV with a header row; ``None`` is an empty field, floats keep every digit, and a
+        string that would read back as something else (``"1"``, ``"nan"``, ``""``) is quoted,
+        so that :meth:`from_csv` keeps it a string."""
+        lines = [_csv_line([_csv_field(column, header=True) for column in self.columns])]
+        lines += [_csv_line([_csv_field(value) for value in self._full(row)])
+                  for row in self.rows]
+        return _written("".join(lines), path)
 
     def to_json(self, path=None, indent=1):
         """A JSON array of records (one object per row, keys in column order)."""
@@ -139,10 +143,17 @@ class Table:
     # -------------------------------------------------------------------- readers
     @classmethod
     def from_csv(cls, text):
-        reader = csv.reader(io.StringIO(text))
-        columns = next(reader, [])
-        return cls([dict(zip(columns, map(_parse, fields))) for fields in reader if fields],
-                   columns)
+        """The table of CSV ``text`` (as :meth:`to_csv` writes it): a quoted field is a string,
+        an unquoted one a number where it reads as one (an empty one ``None``)."""
+        records = _csv_records(text)
+        columns = [field for field, _ in records[0]] if records else []
+        rows = []
+        for record in records[1:]:
+            if len(record) == 1 and record[0] == ("", True):
+                record = [("", False)]  # (a lone empty field is quoted only to be a line)
+            rows.append(dict(zip(columns, (field if quoted else _parse(field)
+                                           for field, quoted in record))))
+        return cls(rows, columns)
 
     @classmethod
     def from_json(cls, text):
@@ -151,9 +162,17 @@ class Table:
 
     @classmethod
     def from_markdown(cls, text):
+        """The table of Markdown ``text``: the cells of a left-aligned column (``:---``, the
+        text columns of :meth:`to_markdown`) are strings, an empty one ``None``; the others'
+        are numbers where they read as ones."""
         lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
         columns = [_markdown_unescape(c) for c in _markdown_cells(lines[0])]
-        rows = [dict(zip(columns, (_parse(_markdown_unescape(c)) for c in _markdown_cells(line))))
+        # (Markdown has no quotes: the alignment row is what says a column "1", "2" is text)
+        text_columns = [_is_left_aligned(c) for c in _markdown_cells(lines[1])] \
+            if len(lines) > 1 else []
+        text_columns += [False] * (len(columns) - len(text_columns))
+        rows = [dict(zip(columns, (_markdown_value(_markdown_unescape(c), is_text)
+                                   for c, is_text in zip(_markdown_cells(line), text_columns))))
                 for line in lines[2:]]
         return cls(rows, columns)
 
@@ -189,6 +208,78 @@ def _parse(text):
         return float(text)
     except ValueError:
         return text
+
+
+#: the characters that make a CSV field quoted whatever its value: the delimiter, the quote and
+#: the line ends (csv.writer leaves "\r" bare, and csv.reader then ends the line there)
+_CSV_SPECIAL = re.compile(r'[,"\r\n]')
+
+
+def _csv_field(value, header=False):
+    """``value`` as a CSV field: quoted where it holds a special character or, a string (not a
+    column's name), where :func:`_parse` would read it back as another value (``"1"`` as 1,
+    ``"nan"``, ``""`` as None)."""
+    text = _text(value)
+    ambiguous = isinstance(value, str) and not header and _parse(text) != text
+    if ambiguous or _CSV_SPECIAL.search(text):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _csv_line(fields):
+    if fields == [""]:  # (as csv.writer: a lone empty field would be a blank line, skipped)
+        fields = ['""']
+    return ",".join(fields) + "\n"
+
+
+#: one CSV field: quoted (its text, quotes doubled, in group 1) or bare (group 2)
+_CSV_FIELD = re.compile(r'"((?:[^"]|"")*)"|([^,\r\n]*)')
+
+
+def _csv_records(text):
+    """The records of CSV ``text`` (Excel's dialect, as :mod:`csv` reads it; blank lines
+    skipped), each a list of ``(field, quoted)``: :mod:`csv` does not say which fields were
+    quoted, and a quoted ``"1"`` is the string, not the number."""
+    if '"' not in text:  # (nothing quoted: the C reader, faster)
+        return [[(field, False) for field in fields]
+                for fields in csv.reader(io.StringIO(text)) if fields]
+    records, record, position, size = [], [], 0, len(text)
+    while position < size:
+        if not record and text[position] in "\r\n":  # a blank line
+            position += 1
+            continue
+        match = _CSV_FIELD.match(text, position)
+        quoted = match.group(1) is not None
+        field = match.group(1).replace('""', '"') if quoted else match.group(2)
+        if not quoted and field.startswith('"'):
+            raise ValueError(f"CSV: a quoted field is not closed: {field[:40]!r}")
+        record.append((field, quoted))
+        position = match.end()
+        if text.startswith(",", position):
+            position += 1
+            if position == size:  # (a last line that ends with an empty field)
+                record.append(("", False))
+            continue
+        if position < size and text[position] not in "\r\n":
+            raise ValueError(f"CSV: a quoted field is followed by {text[position]!r}, not by a "
+                             f"comma or a line end: {text[match.start():position + 1][:40]!r}")
+        position += 2 if text.startswith("\r\n", position) else 1
+        records.append(record)
+        record = []
+    if record:
+        records.append(record)
+    return records
+
+
+def _is_left_aligned(cell):
+    cell = cell.strip()
+    return cell.startswith(":") and not cell.endswith(":")
+
+
+def _markdown_value(text, is_text):
+    if is_text:
+        return text if text else None
+    return _parse(text)
 
 
 def _written(text, path):

@@ -189,28 +189,40 @@ def same_file(first, second):
     return (one.st_dev, one.st_ino) == (other.st_dev, other.st_ino)
 
 
-def check_distinct(inputs, outputs):
+def check_distinct(inputs, outputs, files=()):
     """Refuse, as a usage error before anything is read or written, an output that is one of
-    the command's inputs (writing it would destroy what the command reads) or another output.
+    the command's inputs (writing it would destroy what the command reads) or another output,
+    standard output included: two outputs there would run together, neither readable.
 
     Parameters
     ----------
     inputs, outputs : dict
         ``{what the user typed (an argument's or option's name): path or None}``; an input that
         is no file (standard input, a catalogue name, a missing file) cannot be overwritten.
+        An output of :data:`STDOUT` is standard output (a text output's ``-``:
+        :func:`check_text_output`).
+    files : tuple of str
+        The outputs whose ``-`` is a file of that name, not standard output (a figure).
     """
     inputs = {name: path for name, path in inputs.items()
               if path is not None and path != "-" and os.path.exists(path)}
-    outputs = [(name, path) for name, path in outputs.items()
-               if path is not None and path != STDOUT]
+    outputs = [(name, path) for name, path in outputs.items() if path is not None]
     for i, (name, path) in enumerate(outputs):
+        if path == STDOUT and name not in files:
+            for other, written in outputs[:i]:
+                if written == STDOUT and other not in files:
+                    raise click.BadParameter(
+                        f"{path} is standard output, as {other} is: the two outputs would run "
+                        "together there, neither readable; give one of them a file.",
+                        param_hint=name)
+            continue
         for other, source in inputs.items():
             if same_file(path, source):
                 raise click.BadParameter(
                     f"{path} is the same file as {other} ({source}), which the command reads: "
                     "writing it would destroy it; give another file.", param_hint=name)
         for other, written in outputs[:i]:
-            if same_file(path, written):
+            if (written != STDOUT or other in files) and same_file(path, written):
                 raise click.BadParameter(f"{path} is the same file as {other} ({written}): "
                                          "give each output its own file.", param_hint=name)
 

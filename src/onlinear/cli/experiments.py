@@ -10,6 +10,7 @@ from ..registry import describe
 from .common import (
     FORMATS,
     STDOUT,
+    check_distinct,
     check_output,
     check_text_output,
     emit_output,
@@ -39,13 +40,14 @@ def experiment_options(command):
                      "line, instead of ignoring it."),
         click.option("--epochs", type=click.IntRange(min=1), default=1, show_default=True,
                      help="Passes over the stream."),
-        click.option("--seed", type=click.IntRange(min=0), default=None,
-                     help="Seed of the random permutations."),
         click.option("--tick", type=click.IntRange(min=1), default=None,
-                     help="Record the curves every TICK examples [default: about 100 points]."),
+                     help="Record the curves every TICK examples and at the end of every "
+                     "epoch (beyond 100 epochs, of about 100 evenly spaced ones) [default: "
+                     "about 100 points]."),
         click.option("--curve", metavar="FILE", default=None, callback=check_text_output,
                      help="Write the learning curves (one row per tick) to this CSV file (-: "
-                     "standard output)."),
+                     "standard output: without --out, the table then goes to standard "
+                     "error, and another --format is refused)."),
         click.option("--plot", metavar="FILE", default=None, callback=check_output,
                      help="Draw mistake rate, updates, time and test error against examples "
                      "seen (.png, .svg, .pdf, ...)."),
@@ -68,6 +70,37 @@ def experiment_options(command):
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def seed_option(what, needs):
+    """``--seed``, which seeds ``what`` (the random orders of the stream) and nothing else:
+    given without ``needs`` (the option that asks for them) it is a usage error
+    (:func:`check_seed`)."""
+    return click.option("--seed", type=click.IntRange(min=0), default=None,
+                        help=f"Seed of {what}, the same for the same seed (needs {needs}) "
+                        "[default: drawn afresh].")
+
+
+def check_seed(seed, used, needs):
+    """Refuse ``--seed`` where it would change nothing (``used`` false: the stream is seen in
+    the given order), naming ``needs``, the option that gives it its effect."""
+    if seed is not None and not used:
+        raise click.UsageError(f"--seed has no effect without {needs}: it seeds the random "
+                               "order of the stream, and the stream is seen in the given "
+                               "order.")
+
+
+def check_outputs(inputs, out, curve, plot, fmt):
+    """The outputs of ``run`` and ``compare`` checked before anything is read
+    (:func:`check_distinct`).  The report goes to standard output without ``--out``: with the
+    curves there (``--curve -``), a table (for a person) goes to standard error instead
+    (:func:`finish_outputs`), and another ``--format`` is a usage error."""
+    check_distinct(inputs, {"--out": out, "--curve": curve, "--plot": plot}, files=("--plot",))
+    if curve == STDOUT and out is None and fmt != "table":
+        raise click.BadParameter(
+            f"- is standard output, where the {fmt} report goes too without --out: the two "
+            "would run together, neither readable; give --out FILE, or --curve FILE.",
+            param_hint="--curve")
 
 
 #: the option behind each kind of :class:`onlinear.plots.OptionError`
@@ -100,8 +133,9 @@ def plot_options(plot, plot_log, plot_size, plot_format, plot_dpi):
 
 
 def finish_outputs(evaluation, table, fmt, out, curve, plot, text, plot_options=None):
-    """Write the curves, the figure and the table.  A curve or figure that fails (a full disk,
-    a figure matplotlib cannot draw) does not lose the results of the training: the table is
+    """Write the curves, the figure and the table (to standard error when the curves hold
+    standard output: :func:`check_outputs`).  A curve or figure that fails (a full disk, a
+    figure matplotlib cannot draw) does not lose the results of the training: the table is
     written all the same, then the command fails (exit code 1) naming what was not written."""
     failure = None
     if curve == STDOUT:
@@ -126,7 +160,10 @@ def finish_outputs(evaluation, table, fmt, out, curve, plot, text, plot_options=
     if fmt == "markdown" and evaluation.searches:  # (csv and json stay one table each)
         body = (f"{GRID_TITLE}:\n\n" + grid_table(evaluation).to_markdown(digits=4) + "\n"
                 + body)
-    emit_output(body, out)
+    if out is None and curve == STDOUT:  # (standard output holds the curves: check_outputs)
+        click.echo(body, nl=False, err=True)
+    else:
+        emit_output(body, out)
     if failure is not None:
         option, path, error = failure
         if traceback_wanted():
@@ -156,8 +193,8 @@ def grid_text(evaluation):
 
 
 def check_cluster_options(scheduler, workers):
-    """``--scheduler`` and ``--workers`` exclude each other and need dask: usage errors, before
-    anything is read or trained."""
+    """``--scheduler`` and ``--workers`` exclude each other and need dask, and the address must
+    be one (:func:`check_scheduler`): usage errors, before anything is read or trained."""
     if scheduler is not None and workers is not None:
         raise click.UsageError("give --scheduler ADDRESS or --workers N, not both.")
     bound = max_workers()
@@ -173,6 +210,25 @@ def check_cluster_options(scheduler, workers):
             require_dask()
         except ImportError as error:
             raise click.UsageError(str(error)) from None
+    if scheduler is not None:
+        check_scheduler(scheduler)
+
+
+def check_scheduler(address):
+    """Refuse an address that distributed cannot connect to whatever the network (no port, an
+    unknown scheme, a port that is no number or out of range), read as its ``connect`` reads
+    it: a ``Client`` given one fails at once, yet leaves a half-made client behind that spends
+    40 s failing to close when the interpreter exits."""
+    from distributed.comm import get_address_host_port
+
+    try:
+        _, port = get_address_host_port(address)
+        if not 0 < port < 2**16:
+            raise ValueError(f"port {port} is not in 1-65535")
+    except ValueError as error:
+        raise click.BadParameter(f"{address!r} is not a scheduler's address: {error}; give "
+                                 "HOST:PORT or tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786).",
+                                 param_hint="--scheduler") from None
 
 
 def max_workers():
@@ -204,31 +260,42 @@ def dask_client(scheduler, workers):
 
 def check_grid(params, grid, algorithms):
     """Raise ``ValueError`` for a name, parameter or value of ``params`` and ``grid`` that
-    :func:`onlinear.harness.compare` would refuse."""
-    for name in algorithms:
-        tunable = describe(name).hyperparameters
-        harness._check_params(name, params.get(name, {}),
-                             {k: v for k, v in grid.items() if k in tunable})
-    unused = set(grid) - {k for name in algorithms for k in describe(name).hyperparameters}
-    if unused:
-        raise ValueError(f"no compared algorithm has the hyperparameter(s) {sorted(unused)}.")
+    :func:`onlinear.harness.compare` would refuse (the same checks: a parameter an algorithm
+    takes but does not read, ``C`` of the hard ``pa``, is one)."""
+    harness._check_grids(algorithms, params, harness._check_grid(grid))
 
 
-def distribute(params, algorithms):
-    """``{name: {key: value}}`` from KEY=VALUE (every algorithm that has KEY) and
-    NAME:KEY=VALUE (that algorithm only)."""
+def distribute(params, algorithms, grid=None):
+    """``{name: {key: value}}`` from KEY=VALUE (every algorithm that has KEY and reads it with
+    its settings and ``grid``: ``C`` goes to ``pa1`` but not to the hard ``pa``) and
+    NAME:KEY=VALUE (that algorithm only, refused by :func:`check_grid` if it does not read
+    KEY).  A KEY=VALUE that no compared algorithm has, or reads, is a ``ValueError``."""
     out = {name: {} for name in algorithms}
+    shared = {}  # (name, KEY) → whether its value is the shared KEY=VALUE's (the last one wins)
     for key, value in params.items():
         if ":" in key:
             name, key = key.split(":", 1)
             if name not in out:
                 describe(name)
                 raise ValueError(f"--param {name}:{key}: {name} is not compared.")
-            out[name][key] = value
+            out[name][key], shared[name, key] = value, False
             continue
         takers = [n for n in algorithms if key in describe(n).hyperparameters]
         if not takers or key in harness.PROTOCOL_PARAMETERS:
             raise ValueError(f"no compared algorithm has the hyperparameter {key!r}.")
         for name in takers:
-            out[name][key] = value
+            out[name][key], shared[name, key] = value, True
+    # a shared value goes only where it is read: set on an algorithm that ignores it (C on the
+    # hard pa), it would show among its settings and change nothing
+    unread = {}
+    for name in algorithms:
+        own_grid = {k: v for k, v in (grid or {}).items()
+                    if k in describe(name).hyperparameters}
+        for key, why in harness._unread(name, out[name], own_grid).items():
+            if shared.get((name, key)):
+                del out[name][key]
+                unread.setdefault(key, why)
+    for key, why in unread.items():
+        if not any(shared.get((name, key)) and key in out[name] for name in algorithms):
+            raise ValueError(f"no compared algorithm reads {key}: {why}")
     return {name: p for name, p in out.items() if p}

@@ -3,9 +3,17 @@ import click
 import numpy as np
 
 from .. import harness
-from .common import SHIPPED, check_distinct, check_memory, clean_errors, usage_errors
+from .common import SHIPPED, check_memory, clean_errors, usage_errors
 from .data_args import load_data
-from .experiments import experiment_options, finish_outputs, grid_text, plot_options
+from .experiments import (
+    check_outputs,
+    check_seed,
+    experiment_options,
+    finish_outputs,
+    grid_text,
+    plot_options,
+    seed_option,
+)
 from .group import cli
 
 
@@ -15,13 +23,17 @@ from .group import cli
 @experiment_options
 @click.option("--shuffle/--no-shuffle", default=False, show_default=True,
               help="See the stream in a random order (seeded by --seed) instead of as given.")
+@seed_option("the stream's random order", "--shuffle")
 @clean_errors
 def run_command(algorithm, data, params, grid, test, strict_features, epochs, seed, tick, curve,
                 plot, plot_log, plot_size, plot_format, plot_dpi, fmt, out, shuffle):
     """Train ALGORITHM online on DATA ('usps', a catalogue name, or a LIBSVM or CSV file) and
-    report, per epoch, the cumulative online mistake rate, updates, test error and seconds."""
-    check_distinct({"DATA": None if data.lower() in SHIPPED else data, "--test": test},
-                    {"--out": out, "--curve": curve, "--plot": plot})
+    report, per epoch, the cumulative online mistake rate, updates, test error and seconds
+    (beyond 100 epochs, for about 100 evenly spaced ones: the first, the last and every
+    ceil(epochs/100)-th)."""
+    check_outputs({"DATA": None if data.lower() in SHIPPED else data, "--test": test}, out,
+                  curve, plot, fmt)
+    check_seed(seed, shuffle, "--shuffle")
     plotting = plot_options(plot, plot_log, plot_size, plot_format, plot_dpi)
     with usage_errors():
         harness._check_params(algorithm, params, grid)

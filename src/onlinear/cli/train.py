@@ -443,7 +443,9 @@ class _Interrupt:
 
 def _new_model(algorithm, task, params):
     """The estimator ALGORITHM for ``task`` with ``params``: an unknown name, task or
-    hyperparameter, or a bad value, is a usage error (exit code 2)."""
+    hyperparameter, a bad value, or a hyperparameter ALGORITHM takes but does not read with
+    these settings (``C`` of the hard ``pa``, refused as ``run`` refuses it), is a usage error
+    (exit code 2)."""
     from ..registry import describe, make
 
     with usage_errors():
@@ -455,7 +457,17 @@ def _new_model(algorithm, task, params):
                 if key not in names:
                     raise ValueError(f"{algorithm} has no hyperparameter {key!r} (its "
                                      f"hyperparameters: {', '.join(names) or 'none'}).")
-        return make(algorithm, task=task, **params)
+        model = make(algorithm, task=task, **params)
+        if params:  # (the harness is imported only then: train needs nothing else of it)
+            from .. import harness
+
+            # (the rule of harness._check_params, which run and compare apply; not all of it:
+            # train takes random_state, which seeds iellip's w_init=random, and another task's
+            # estimator)
+            unread = harness._unread(algorithm, params)
+            if unread:
+                raise ValueError(next(iter(unread.values())))
+        return model
 
 
 class _ProgressTable:

@@ -46,12 +46,42 @@ def runner_for(client):
     Parameters
     ----------
     client : distributed.Client or None
-        The cluster's client, or None to run in this process.
+        The cluster's client, or None to run in this process (anything else is refused:
+        :func:`check_client`).
     """
     if client is None:
         return InProcess()
-    require_dask()
+    check_client(client)
     return OnDask(client)
+
+
+def check_client(client):
+    """Raise unless ``client`` is a ``distributed.Client`` (dask installed: :func:`require_dask`).
+
+    The scheduler's address is refused, not connected to: a client made here would have to be
+    closed by someone, and the caller who holds one decides how long it lives.
+
+    Parameters
+    ----------
+    client : object
+        What was given as the cluster's client.
+
+    Raises
+    ------
+    ImportError
+        If dask or distributed is not installed.
+    TypeError
+        If ``client`` is not a ``distributed.Client`` (the message says how to make one).
+    """
+    distributed = require_dask()
+    if isinstance(client, distributed.Client):
+        return
+    if isinstance(client, (str, bytes)):
+        raise TypeError(f"client must be a distributed.Client, not the scheduler's address "
+                        f"{client!r}: connect first, client = distributed.Client({client!r}) "
+                        f"(and close it when done: client.close(), or a with block).")
+    raise TypeError(f"client must be a distributed.Client (distributed.Client(address) "
+                    f"connects to a running scheduler); got {type(client).__name__}.")
 
 
 def payload_bytes(value):

@@ -75,9 +75,9 @@ class DaskRunner:
     warms_up_here = False
 
     def __init__(self, client):
-        from .engine import require_dask
+        from .engine import check_client
 
-        require_dask()
+        check_client(client)  # (an address, or no dask, refused before any cell is made)
         self.client = client
 
     def run(self, cells, bar):

@@ -74,6 +74,8 @@ def check_mixable(model):
         raise TypeError(f"parameter mixing needs an onlinear estimator; got {name}.")
     if not hasattr(model, "classes_"):  # its model, started from one zero row, learning nothing
         model = clone(model)
+        if "class_weight" in model.get_params():  # (its keys name the data's classes, not 0, 1)
+            model.set_params(class_weight=None)
         model.stream(sp.csr_matrix((1, 1)), np.zeros(1, dtype=np.int64), classes=[0, 1])
     held = getattr(model, "model_", None)
     if held is None:
@@ -101,11 +103,18 @@ def mixing_weights(mixing, models):
     Returns
     -------
     weights : ndarray of shape (len(models),)
+
+    Raises
+    ------
+    ValueError
+        If ``mixing`` is unknown or ``models`` is empty.
     """
     if mixing not in MIXING:
         raise ValueError(f"mixing must be one of {', '.join(map(repr, MIXING))}; got "
                          f"{mixing!r}.")
     n = len(models)
+    if n == 0:  # (1/0 otherwise: no coefficients sum to 1)
+        raise ValueError("no model to weigh: give the shards' models, at least one.")
     if mixing != "uniform":
         counts = np.array([m.n_updates_ if mixing == "updates" else m.n_mistakes_
                            for m in models], dtype=np.float64)

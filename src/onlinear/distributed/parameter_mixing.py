@@ -11,11 +11,12 @@ import time
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
 
 from ..tables import Table
 from .engine import fresh_copy, payload_bytes, runner_for
 from .mixing import MIXING, check_mixable, mix_models, mixing_weights
-from .shards import place
+from .shards import place, shard_note
 
 
 class ParameterMixing:
@@ -56,7 +57,8 @@ class ParameterMixing:
     :class:`LostWorkerError` naming the epoch and the shards whose work was lost.  An error a
     shard's work raises itself — data the estimator refuses: an empty shard, a NaN, a label not
     among the classes — is not a lost worker: it is raised at once, the exception the serial
-    run raises, with a note naming the shard, and never tried again.
+    run raises, with a note naming the shard, and never tried again.  In this process the
+    error is the same, with the same note naming the shard (and its file).
 
     With one shard, iterative parameter mixing is the serial learner: the model, counters and
     predictions equal those of ``estimator`` fitted for ``n_epochs`` epochs on that data, bit for
@@ -76,6 +78,7 @@ class ParameterMixing:
         The mixing coefficients (:func:`onlinear.distributed.mixing_weights`).
     client : distributed.Client or None, default=None
         The Dask cluster to run on; None runs the shards one after another in this process.
+        (Not the scheduler's address: connect with ``distributed.Client(address)``.)
     lost_worker_timeout : float, default=300.0
         Seconds an epoch may take on the cluster, recovery from lost workers included, before
         the fit stops with a :class:`LostWorkerError`.
@@ -156,16 +159,15 @@ class ParameterMixing:
         shards = place(X, y, runner, classes=classes, n_features=n_features)
         start = _started(self.estimator, shards.classes, shards.n_features, shards.dtype)
         check_mixable(start)
-        prepared = runner.map(_validated, shards.handles, start)
-        pairs = list(X) if isinstance(X, (list, tuple)) and all(
-            isinstance(item, tuple) for item in X) else None
+        prepared = _each(runner, _validated, shards.handles, start, step="checking its data",
+                         names=shards.names)
 
         def prepare_again(i):
             """Shard i validated again, its data scattered again if it was lost with it."""
             if runner.lost(shards.handles[i]):
-                if pairs is None:  # (a computed shard is recomputed by the scheduler)
+                if shards.pairs is None:  # (a computed shard is recomputed by the scheduler)
                     return False
-                shards.handles[i] = runner.put([pairs[i]])[0]
+                shards.handles[i] = runner.put([shards.pairs[i]])[0]
             prepared[i] = runner.map(_validated, [shards.handles[i]], start)[0]
             return True
 
@@ -174,7 +176,8 @@ class ParameterMixing:
         model = start
         try:
             for epoch in range(1, self.n_epochs + 1):
-                model, epoch_rows = self._epoch(runner, prepared, prepare_again, model, epoch)
+                model, epoch_rows = self._epoch(runner, prepared, prepare_again, model, epoch,
+                                                shards.names)
                 rows.extend(epoch_rows)
                 self.estimator_, self.history_ = model, Table(rows)
                 yield epoch, model
@@ -182,7 +185,7 @@ class ParameterMixing:
             runner.release(prepared)
             runner.release(shards.handles)
 
-    def _learned(self, runner, prepared, prepare_again, sent, epoch):
+    def _learned(self, runner, prepared, prepare_again, sent, epoch, names):
         """Every shard's ``(model, seconds)`` of the epoch, its lost work done again on the
         workers left (:class:`ParameterMixing`), or :class:`LostWorkerError` once
         ``lost_worker_timeout`` has passed.  A shard's work that raised an error of its own
@@ -192,7 +195,8 @@ class ParameterMixing:
         lost = set()
         while True:
             handle = runner.broadcast(sent)
-            futures = runner.map(_learn, prepared, handle)
+            futures = _each(runner, _learn, prepared, handle, step=f"learning epoch {epoch}",
+                            names=names)
             try:
                 failed = runner.failed(futures, deadline - time.monotonic())
             except TimeoutError:
@@ -203,7 +207,7 @@ class ParameterMixing:
                 runner.release(handle)
                 return results
             try:
-                _raise_own_error(runner, prepared, futures, epoch)
+                _raise_own_error(runner, prepared, futures, epoch, names)
             finally:
                 runner.release(futures)
                 runner.release(handle)
@@ -216,12 +220,12 @@ class ParameterMixing:
                     f"again within lost_worker_timeout={self.lost_worker_timeout} s (workers "
                     f"now: {runner.workers}).")
 
-    def _epoch(self, runner, prepared, prepare_again, model, epoch):
+    def _epoch(self, runner, prepared, prepare_again, model, epoch, names):
         sent = fresh_copy(model)
         sent.model_.counts[:] = 0  # the shards count this epoch only: the mixing's weights
         on_cluster = hasattr(runner, "client")
         size = payload_bytes(sent) if on_cluster else 0
-        results = self._learned(runner, prepared, prepare_again, sent, epoch)
+        results = self._learned(runner, prepared, prepare_again, sent, epoch, names)
         models = [m for m, _ in results]
         weights = mixing_weights(self.mixing, models)
         if all(m.n_updates_ == 0 for m in models) and len(models) > 1:
@@ -239,12 +243,21 @@ class ParameterMixing:
         return mixed, rows
 
     def predict(self, X):
-        """``estimator_.predict(X)``."""
+        """``estimator_.predict(X)``; ``NotFittedError`` before :meth:`fit`, as an estimator's."""
+        self._check_fitted()
         return self.estimator_.predict(X)
 
     def score(self, X, y):
-        """``estimator_.score(X, y)``: the mean accuracy."""
+        """``estimator_.score(X, y)``: the mean accuracy; ``NotFittedError`` before :meth:`fit`."""
+        self._check_fitted()
         return self.estimator_.score(X, y)
+
+    def _check_fitted(self):
+        # (estimator_ is set at the first epoch's end: before it, scikit-learn's error, not an
+        # AttributeError; not check_is_fitted, which wants scikit-learn's estimator tags)
+        if not hasattr(self, "estimator_"):
+            raise NotFittedError("This ParameterMixing has no mixed model yet: call 'fit' (or "
+                                 "run 'iter_fit' for an epoch) before 'predict' or 'score'.")
 
 
 class LostWorkerError(RuntimeError):
@@ -259,22 +272,36 @@ class LostWorkerError(RuntimeError):
     """
 
 
-def _raise_own_error(runner, prepared, futures, epoch):
+def _raise_own_error(runner, prepared, futures, epoch, names=None):
     """Raise the error of the first shard whose work of the epoch (``futures``) raised one of
     its own — not lost with a worker — as the serial run raises it: the same exception, with
-    the worker's traceback and a note naming the shard.  Its work would raise it again on any
-    worker, so it is not done again.  (Its check, ``prepared``, blames its error on the
-    epoch's task that needs it.)"""
+    the worker's traceback and a note naming the shard (and its file: ``names``).  Its work
+    would raise it again on any worker, so it is not done again.  (Its check, ``prepared``,
+    blames its error on the epoch's task that needs it.)"""
     for i, future in enumerate(futures):
         error = runner.error(future)
         if error is None:
             continue
         step = "checking its data" if runner.error(prepared[i]) is not None else \
             f"learning epoch {epoch}"
-        error.add_note(f"(raised on the Dask cluster by parameter mixing's shard {i}, counting "
-                       f"from 0 of {len(futures)}, {step}; an error of the shard's own, not a "
-                       f"lost worker: not tried again)")
+        error.add_note(shard_note(i, len(futures), step, names=names, on_cluster=True))
         raise error
+
+
+def _each(runner, function, handles, *args, step, names=None):
+    """``runner.map(function, handles, *args)``; in this process, where the first error is
+    raised by the call itself, shard by shard, so that the error gets the note naming the
+    shard (and its file) that :func:`_raise_own_error` gives it on a cluster."""
+    if hasattr(runner, "client"):  # (a task's error is raised, noted, by _raise_own_error)
+        return runner.map(function, handles, *args)
+    done = []
+    for i, handle in enumerate(handles):
+        try:
+            done.extend(runner.map(function, [handle], *args))
+        except Exception as error:
+            error.add_note(shard_note(i, len(handles), step, names=names))
+            raise
+    return done
 
 
 def _started(estimator, classes, n_features, dtype):

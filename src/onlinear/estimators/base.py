@@ -260,8 +260,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self._task = self._make_task()
         self._configure()
         self._start_model(self._n_outputs(), n_features)  # (it refuses a model too large)
-        self._dense_index = _dense_index(n_features, type(self).__name__)  # (after: the
-        # weights' check names them; a kernel model has no weights over the width)
+        self.__dict__.pop("_dense_index", None)  # (made on a dense row's first use)
         self._start_number = next(_STARTS)
 
     def _configure(self):
@@ -428,6 +427,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     #: Attributes of a started model computed from the hyperparameters and the saved model
     #: (:meth:`_restore_derived`): not saved.
     _derived = frozenset({"_task", "_params", "_dense_index", "_start_number"})
+    #: The hyperparameters this learner takes but its rule reads only under some setting of
+    #: another one, as its Parameters section says (``C``: "unused by PA"): ``{parameter:
+    #: (the other parameter, the values with which the rule reads it, what it is)}``.  The
+    #: experiment harness refuses such a parameter where it would change nothing, and gives a
+    #: grid's key only to the compared learners that read it.
+    _read_only_with: dict = {}
 
     def _model_arrays(self):
         """``{name: (shape, dtype)}`` of the learned arrays of a started model with this
@@ -449,8 +454,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """After loading: the attributes of :attr:`_derived`."""
         self.__dict__.pop("_data_weight_dtype", None)  # (the weights say it from now on)
         self._task = self._make_task()
-        self._dense_index = _dense_index(self.n_features_in_ + self._constant(),
-                                         type(self).__name__)
+        self.__dict__.pop("_dense_index", None)  # (made on a dense row's first use)
         self._configure()
 
     # ------------------------------------------------------------------ the intercept
@@ -539,7 +543,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = int(n_features)
         # (the new features have no names: a DataFrame's columns no longer describe the model)
         self.__dict__.pop("feature_names_in_", None)
-        self._dense_index = np.arange(n_features + self._constant())
+        self.__dict__.pop("_dense_index", None)  # (made on a dense row's first use)
         return self
 
     def _check_room_to_grow(self, n_features):
@@ -973,7 +977,9 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         validating or copying its chunk, and a row met again (a later epoch) is the same
         example: a kernel learner updates its support pattern, as :meth:`fit` does.  The
         experiment harness measures learning curves this way.  ``classes`` is required when the
-        model is not started yet, as for :meth:`partial_fit`.
+        model is not started yet, as for :meth:`partial_fit`.  ``class_weight`` weighs each
+        row's rounds as in :meth:`fit` (``"balanced"`` from the labels ``y``, the stream's
+        whole data set, as :meth:`fit` computes it).
 
         Examples
         --------
@@ -990,7 +996,13 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """
         with self._model_lock(), self._unchanged_on_error():
             X, targets = self._prepare(X, y, classes, "stream")
-            return TrainingStream(self, X, targets, self._pass_context(X, "stream"))
+            context = self._pass_context(X, "stream")
+            # class_weight: each row's weight in its rounds, as fit weighs them ("balanced"
+            # from the stream's labels: a stream is a whole data set, as fit's)
+            weights = self._example_weights(targets, y, None, X, "fit")
+            if weights is not None:
+                context["sample_weight"] = weights
+            return TrainingStream(self, X, targets, context)
 
     def _first_classes(self, classes, method, form=ONE_LABEL, y=None):
         """The classes of a first call other than ``fit``: ``classes``, or the ``classes``
@@ -1147,8 +1159,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
                 n_features = x.shape[1] if sp.issparse(x) else vals.shape[0] - self._constant()
                 self._start(classes, n_features + self._constant(), form)
                 self.n_features_in_ = n_features
-                if not sp.issparse(x) and "_dense_index" in self.__dict__:
-                    idx = self._dense_index  # (a dense row: the dense round, as a pass plays it)
+                if not sp.issparse(x):
+                    idx = self._dense_row_index()  # (the dense round, as a pass plays it)
                 task = self._task
                 return task.predicted(self._learn_one_index(idx, vals, task.target_of(y)))
         if classes is not None and not self._known_classes(classes):
@@ -1274,10 +1286,23 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("x contains NaN or infinity.")
         if self._constant():  # fit_intercept: the constant feature, last
             x = np.append(x, 1.0)
-        index = getattr(self, "_dense_index", None)
+        index = self._dense_row_index() if hasattr(self, "n_features_in_") else None
         if index is None or index.shape[0] != x.shape[0]:
             index = np.arange(x.shape[0])
         return index, x
+
+    def _dense_row_index(self):
+        """The column indices of a dense row of this model, ``arange`` of its width (the
+        constant feature included), made on the first dense row and kept until the width
+        changes.  Made lazily because it is as large as one output's weights: a model learned
+        from CSR rows, or loaded to learn from them, never holds it (and a file's width is not
+        allocated by :func:`onlinear.load`).  The held engines tell a dense row by this very
+        array (``idx is``)."""
+        n = self.n_features_in_ + self._constant()
+        index = self.__dict__.get("_dense_index")
+        if index is None or index.shape[0] != n:
+            index = self._dense_index = _dense_index(n, type(self).__name__)
+        return index
 
     # ------------------------------------------------------------------ prediction
     def _raw_scores(self, X):
@@ -1500,7 +1525,7 @@ class TrainingStream:
         Their encoded targets (what the estimator's compiled pass reads).
     context : dict
         Per-data-set keyword arguments of the compiled pass (e.g. the kernel learners' support
-        slot of every row).
+        slot of every row, and ``sample_weight``: each row's weight under ``class_weight``).
     """
 
     def __init__(self, estimator, X, targets, context):
@@ -1509,9 +1534,11 @@ class TrainingStream:
         # what the targets, the rows' width and the context were made for: a restart (fit)
         # makes a new model, growing classes re-encodes the labels, growing features widens
         # the model (a kernel learner's support slots would point into another model: the
-        # compiled pass would read and write past its arrays).  Compared by value: a refused
-        # call restores the model as a copy, and a pickle copies the estimator.
+        # compiled pass would read and write past its arrays), another class_weight would
+        # weigh the rows otherwise.  Compared by value: a refused call restores the model as
+        # a copy, and a pickle copies the estimator.
         self._made_for = self._state_of(estimator)
+        self._class_weight = copy.deepcopy(getattr(estimator, "class_weight", None))
 
     @staticmethod
     def _state_of(estimator):
@@ -1552,10 +1579,19 @@ class TrainingStream:
                     f"this stream was made for the {type(estimator).__name__} as it was before "
                     "it was refit or its classes or features grew: its encoded labels and rows "
                     "no longer fit the model. Make a new one: model.stream(X, y).")
+            if self._class_weight != getattr(estimator, "class_weight", None):
+                raise ValueError(
+                    f"this stream weighs its rows by class_weight={self._class_weight!r:.200}, "
+                    f"and the {type(estimator).__name__}'s is now "
+                    f"{getattr(estimator, 'class_weight', None)!r:.200}. Make a new one: "
+                    "model.stream(X, y).")
             estimator._check_as_started()
-            if estimator._pass_can_fail(rows.shape[0]):
+            weights = self.context.get("sample_weight")
+            if weights is not None or estimator._pass_can_fail(rows.shape[0]):
                 estimator._snapshot_arrays(saved)
             estimator._run(self.X, self.targets, rows, **self.context)
+            if weights is not None:  # (a weight scales a step: as after a weighted partial_fit)
+                estimator._refuse_overflowed_model(weights)
 
 
 _lock_methods(OnlineLinearClassifier, inherited=True)

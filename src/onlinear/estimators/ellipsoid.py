@@ -332,6 +332,10 @@ class IELLIP(_Ellipsoid):
     """
 
     _kind = rule.IELLIP
+    _read_only_with = {
+        "a": ("step", ("margin",), "the fraction of the margin the margin step aims at"),
+        "w_scale": ("w_init", ("random",), "the spread of a random w_1"),
+    }
     _steps = {"margin": rule.STEP_MARGIN, "fixed": rule.STEP_FIXED}
     _parameter_constraints = {
         **OnlineLinearClassifier._parameter_constraints,

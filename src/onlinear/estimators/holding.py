@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from . import fast_path
-from .base import OnlineLinearClassifier, _dense_index
+from .base import OnlineLinearClassifier
 from .checks import check_memory
 
 _PREFIX = "_"
@@ -163,8 +163,7 @@ class _ModelHolding(OnlineLinearClassifier):
         for name, value in self.__dict__.pop("_loaded_model_scalars", {}).items():
             setattr(self.model_, name, value)  # (a file's scalars the model holds)
         self._task = self._make_task()  # (after the model: a task may read its layout)
-        self._dense_index = _dense_index(self.n_features_in_ + self._constant(),
-                                         type(self).__name__)
+        self.__dict__.pop("_dense_index", None)  # (made on a dense row's first use)
         self._configure()
 
     def _check_model(self):
@@ -205,7 +204,7 @@ class _ModelHolding(OnlineLinearClassifier):
 
     def _learn_one_index(self, idx, vals, label):
         self._check_started_form()
-        dense = idx is self._dense_index
+        dense = idx is self.__dict__.get("_dense_index")
         if not self.model_.resolved:  # (from its first row, before any change)
             row = np.zeros((1, self.model_.n_inputs()))
             row[0, idx] = vals
@@ -266,4 +265,4 @@ class _ModelHolding(OnlineLinearClassifier):
 
     def _predict_index_one(self, idx, vals):
         self._check_started_form()
-        return self.model_.predict_row(idx, vals, idx is self._dense_index)
+        return self.model_.predict_row(idx, vals, idx is self.__dict__.get("_dense_index"))

@@ -191,6 +191,7 @@ class KernelLearner(_RuleFacts, _ModelHolding):
         if primal is not None:
             for name in _RULE_FACTS:
                 setattr(cls, name, getattr(primal, name))
+            cls._read_only_with = primal._read_only_with  # (its hyperparameters: the same)
             for owner in primal.__mro__[:primal.__mro__.index(_PrimalLearner)]:
                 for name, value in vars(owner).items():  # its own fitted properties
                     if isinstance(value, property) and name.endswith("_") \

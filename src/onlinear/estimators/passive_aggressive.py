@@ -63,6 +63,13 @@ class PassiveAggressive(_PrimalLearner):
     """
 
     _rule = Rule.PASSIVE_AGGRESSIVE
+    _read_only_with = {
+        "C": ("slack", ("linear", "squared"),
+              "the slack's weight; the hard constraint has no slack"),
+        # (the printed step sizes are the exact ones with C/2 for C: PA and SPA read neither)
+        "variant": ("slack", ("linear", "squared"),
+                    "the printed steps differ from the exact ones only in C"),
+    }
     _parameter_constraints = {
         **OnlineLinearClassifier._parameter_constraints,
         "slack": [StrOptions(set(_SLACKS))],

@@ -291,6 +291,10 @@ default="simproj"
     _pass_checks_dense_rows = True
     _task_class = LabelSets  # (labels, indicator rows or label sets: the first targets say)
     _two_class_outputs = 2  # (a prototype per class, two classes too: Kesler's form)
+    _read_only_with = {
+        "max_rule": ("scheme", ("maxpa",), "MaxPA's choice of the most violated constraint"),
+        "gamma": ("update", ("multiplicative",), "the multiplicative update's margin"),
+    }
     _model_scalars = {**_Simultaneous._model_scalars, "multilabel_": bool, "_label_kind": str}
 
     def _model_config(self, n_outputs, n_features):

@@ -144,17 +144,18 @@ def check_primal_store(weights, state, multiplicative, updates=0):
     check_scale_range("_state", scales, weights.dtype == np.float32)
     tolerance = SIZE_TOLERANCE + (updates * float(np.finfo(np.float32).eps)
                                   if weights.dtype == np.float32 else 0.0)
-    raw = weights.astype(np.float64)
+    # (summed in float64 without a float64 copy of the weights: a load or an unpickling
+    # would hold them twice)
     with np.errstate(over="ignore", invalid="ignore"):
-        sqnorm = np.einsum("jr,jr->r", raw, raw)
+        sqnorm = np.einsum("jr,jr->r", weights, weights, dtype=np.float64)
         if not np.isfinite(sqnorm * scales * scales).all():
             raise ValueError("_weights: a weight vector's norm overflows (weights too large "
                              "for the engine).")
     if multiplicative:
         if not (np.all(weights > 0.0) and np.all(scales > 0.0)):
             raise ValueError("_weights: a multiplicative model's weights must be positive.")
-        check_size("_state (the weights' mass)", state[RAW_MASS], raw.sum(axis=0),
-                   state[SIZE_ANCHOR], tolerance)
+        check_size("_state (the weights' mass)", state[RAW_MASS],
+                   weights.sum(axis=0, dtype=np.float64), state[SIZE_ANCHOR], tolerance)
     else:
         check_size("_state (the weights' squared norm)", state[RAW_SQNORM], sqnorm,
                    state[SIZE_ANCHOR], tolerance)
