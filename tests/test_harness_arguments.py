@@ -73,3 +73,23 @@ def test_a_random_state_object_is_drawn_from():
     assert [run.seed for run in again.runs] == \
         [run.seed for run in harness.compare(X, Y, ["pa"], permutations=2,
                                              random_state=5).runs]
+
+
+@pytest.mark.parametrize("option, value, error", [
+    ("epochs", "1", TypeError), ("epochs", 1.0, TypeError), ("epochs", True, TypeError),
+    ("epochs", 0, ValueError), ("permutations", "2", TypeError), ("permutations", 0, ValueError),
+    ("tick", "5", TypeError), ("tick", 2.5, TypeError), ("tick", 0, ValueError),
+])
+def test_counts_that_are_not_whole_numbers_are_named(option, value, error):
+    X = np.random.default_rng(0).normal(size=(12, 3))
+    y = np.arange(12) % 2
+    options = {"shuffle": True} if option == "permutations" else {}
+    with pytest.raises(error, match=f"{option} must be"):
+        harness.compare(X, y, ["pa"], **options, **{option: value})
+
+
+def test_numpy_integers_are_counts():
+    X = np.random.default_rng(0).normal(size=(12, 3))
+    y = np.arange(12) % 2
+    result = harness.compare(X, y, ["pa"], epochs=np.int64(2), tick=np.int32(4))
+    assert result.runs[0].examples.tolist() == [4, 8, 12, 16, 20, 24]

@@ -167,8 +167,17 @@ def _epoch_ticks(n_examples, epoch, tick, epochs):
 
 def _check_tick(tick):
     # (0 divides by zero and a negative tick records nothing: both are mistakes, said as such)
-    if tick < 1:
-        raise ValueError(f"tick must be at least 1; got {tick}.")
+    _check_count("tick", tick)
+
+
+def _check_count(name, value):
+    """Refuse ``value`` unless it is a whole number at least 1 (an int, numpy's too; not a
+    bool, a float or a string, which the comparisons below would take or fail on unclearly)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int at least 1; got {value!r} "
+                        f"({type(value).__name__}).")
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1; got {value}.")
 
 
 def _check_grid(grid):
@@ -446,8 +455,7 @@ def _check_random_state(random_state):
 
 def _draw_seeds(permutations, shuffle, random_state):
     _check_random_state(random_state)
-    if permutations < 1:
-        raise ValueError(f"permutations must be at least 1; got {permutations}.")
+    _check_count("permutations", permutations)
     if shuffle is None:
         shuffle = permutations > 1
     if not shuffle:
@@ -835,8 +843,7 @@ def compare(X, y, algorithms: Iterable[str] | None = None, *, X_test=None, y_tes
     if repeated:
         raise ValueError(f"{', '.join(map(repr, repeated))} given more than once; give each "
                          "algorithm once (use permutations for several runs).")
-    if epochs < 1:
-        raise ValueError(f"epochs must be at least 1; got {epochs}.")
+    _check_count("epochs", epochs)
     params = _params_by_algorithm(params, algorithms)
     for name in params:
         if name not in algorithms:

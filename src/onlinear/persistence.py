@@ -242,7 +242,11 @@ def _describe(model):
                              for name in model._model_scalars}
         expected = model._model_arrays()
         for name in expected:
-            arrays[name] = np.array(model._saved_array(name), order="C", copy=True)
+            array = np.array(model._saved_array(name), order="C", copy=True)
+            # (the file holds native byte order, which load expects: an array of the other
+            # order, set by hand, would be written and then refused)
+            arrays[name] = array if array.dtype.isnative else array.astype(
+                array.dtype.newbyteorder("="))
         saved = {"classes_", *model._model_scalars, *expected}
         if hasattr(model, _FEATURE_NAMES):
             arrays[_FEATURE_NAMES] = _storable_feature_names(model)

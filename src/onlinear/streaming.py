@@ -19,6 +19,7 @@ a chunk learns what it learns on the chunk (an online learner sees one example a
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import time
 from dataclasses import dataclass
@@ -93,7 +94,10 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
         The model that learns (it may already be trained: the stream continues it).  With
         ``resume=True`` and an existing checkpoint, the checkpoint's model is used instead.
     chunks : iterable of (X, y)
-        The stream: dense arrays or CSR matrices and their labels.
+        The stream: examples and their labels, as ``partial_fit`` takes them.  Dense arrays,
+        CSR matrices and DataFrames are learned as they are; a sparse matrix of another format
+        (COO, CSC, DIA, BSR…) is converted to CSR, and a list of rows (or another array-like)
+        to an array as the estimators' validation converts it.
     classes : array-like, optional
         All the labels of the stream; required if ``model`` is not started yet.  Given to a
         started (or resumed) model, it is taken as ``partial_fit`` takes it: new labels are
@@ -114,13 +118,15 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
         Called with a :class:`Progress` after 1, 2, 4, 8, … examples (a doubling schedule, as
         Vowpal Wabbit prints) and at the end.
     keep_on_failure : bool, default=False
-        If the stream fails between examples — ``chunks`` raises (a bad line, an interrupt),
-        or ``partial_fit`` refuses a chunk with a ``ValueError`` (which leaves the model as it
-        was) — save the model learned so far to ``checkpoint`` (atomically, as a checkpoint
-        of the examples learned: ``resume=True`` goes on from it) before the error
-        propagates, with a note on the error (``error.__notes__``) saying so.  An interrupt
-        inside ``partial_fit`` itself may leave the model half-way through a chunk: nothing is
-        saved then.  A row refused for its values (NaN, infinity, a norm out of range:
+        If the stream fails between examples — ``chunks`` or ``report`` raises (a bad line,
+        an interrupt), or ``partial_fit`` refuses a chunk with a ``ValueError`` (which leaves
+        the model as it was) — save the model learned so far to ``checkpoint`` (atomically, as
+        a checkpoint of the examples learned: ``resume=True`` goes on from it) before the
+        error propagates, with a note on the error (``error.__notes__``) saying so.  An
+        interrupt inside ``partial_fit`` itself may leave the model half-way through a chunk:
+        nothing is saved then.  A checkpoint's own save that fails (a full disk) is not tried
+        again: the file still holds the previous checkpoint (the writes are atomic), and the
+        note says which.  A row refused for its values (NaN, infinity, a norm out of range:
         :class:`~onlinear.estimators.checks.RowRefusedError`) stops the stream at that row,
         with or without ``keep_on_failure``: the rows of its chunk before it are learned
         first, and a note gives its position in the stream.
@@ -148,6 +154,10 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
             checkpoint_every, (int, np.integer)) or checkpoint_every < 1):
         raise ValueError(f"checkpoint_every must be a positive integer; got "
                          f"{checkpoint_every!r}.")
+    if checkpoint_every is not None:
+        # (a NumPy integer would carry the stream's arithmetic in its own width: np.int8(100)
+        # overflows at the 128th example, and it has no bit_length)
+        checkpoint_every = int(checkpoint_every)
     if checkpoint_every is not None and checkpoint is None:
         raise ValueError("checkpoint_every needs a checkpoint file.")
     if checkpoint is not None:
@@ -160,7 +170,7 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
     tracker = _Tracker(model, done, before, report)
     skip, saved = done, done
     stream = iter(chunks)
-    while True:
+    for number in itertools.count(1):  # (a chunk's number, named in its errors)
         try:
             X, y = next(stream)
         except StopIteration:
@@ -169,7 +179,13 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
             if keep_on_failure:
                 _keep(model, checkpoint, metadata, done, saved, error)
             raise
-        n = X.shape[0]
+        try:
+            X = _examples(X, number)
+        except ValueError as error:  # (refused before any of its rows: the model is whole)
+            if keep_on_failure:
+                _keep(model, checkpoint, metadata, done, saved, error)
+            raise
+        n = int(X.shape[0])
         labels = _count(y)
         if labels != n:  # (a piece of it would be learned before partial_fit saw the rest)
             error = ValueError(f"a chunk of the stream has {n:,} rows and {labels} labels: "
@@ -182,10 +198,10 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
             continue
         if skip:
             X, y = X[skip:], y[skip:]
-            skip = 0
+            n, skip = n - skip, 0
         start = 0
-        while start < X.shape[0]:
-            stop = min(X.shape[0], start + _until_next_stop(done, checkpoint_every))
+        while start < n:
+            stop = min(n, start + _until_next_stop(done, checkpoint_every))
             failure = None
             try:
                 # (a piece refused before any of its rows is learned leaves the model as it
@@ -206,23 +222,37 @@ def learn_stream(model: OnlineLinearClassifier, chunks: Iterable[tuple], *,
             except ValueError as error:
                 failure = error
             if failure is not None:
-                tracker.after(done)
+                try:
+                    tracker.after(done)
+                except BaseException as error:  # (the report failed too: its error is raised,
+                    error.__context__ = failure  # shown after the refusal; the model kept)
+                    failure = error
                 if keep_on_failure:
                     _keep(model, checkpoint, metadata, done, saved, failure)
                 raise failure
             done += stop - start
             start = stop
-            tracker.after(done)
+            try:
+                tracker.after(done)
+            except BaseException as error:  # (the report runs between examples: the model is
+                if keep_on_failure:  # whole, as when the chunks fail)
+                    _keep(model, checkpoint, metadata, done, saved, error)
+                raise
             if checkpoint_every is not None and done % checkpoint_every == 0:
-                save(model, checkpoint, metadata={**metadata, STREAM_POSITION: done})
-                saved = done
+                saved = _save_checkpoint(model, checkpoint, metadata, done, saved,
+                                         keep_on_failure)
         X = y = None  # (the next chunk is read without this one in memory)
     if skip:
         raise ValueError(f"the checkpoint has learned {done} examples, but the stream has only "
                          f"{done - skip}: is it the same stream?")
-    tracker.finish(done)
+    try:
+        tracker.finish(done)
+    except BaseException as error:  # (after the last example, the final checkpoint not saved)
+        if keep_on_failure:
+            _keep(model, checkpoint, metadata, done, saved, error)
+        raise
     if checkpoint is not None and hasattr(model, "classes_"):
-        save(model, checkpoint, metadata={**metadata, STREAM_POSITION: done})
+        _save_checkpoint(model, checkpoint, metadata, done, saved, keep_on_failure)
     return model
 
 
@@ -234,7 +264,7 @@ def _learn_before(model, X, y, start, error, done, classes):
     the examples of the stream learned then."""
     from .estimators.checks import RowRefusedError  # (loaded with the model's estimator)
 
-    row = error.row if isinstance(error, RowRefusedError) else None
+    row = int(error.row) if isinstance(error, RowRefusedError) else None  # (a position)
     if not row:
         return done
     try:
@@ -258,7 +288,8 @@ def _keep(model, checkpoint, metadata, done, saved, error):
         try:
             save(model, checkpoint, metadata={**metadata, STREAM_POSITION: done})
         except Exception as failure:  # noqa: BLE001 - (the stream's error is the one to raise)
-            error.add_note(f"the model learned could not be saved to {where}: {failure}")
+            error.add_note(f"the model learned could not be saved to {where}: {failure}; "
+                           f"{_held(checkpoint, saved)}")
             return
         error.add_note(f"saved {where}: the model after {done:,} examples of the stream (a "
                        "checkpoint: resuming continues it)")
@@ -268,6 +299,34 @@ def _keep(model, checkpoint, metadata, done, saved, error):
     else:
         error.add_note(f"nothing learned from the stream: {where} "
                        f"{'left as it was' if os.path.exists(checkpoint) else 'not written'}")
+
+
+def _save_checkpoint(model, checkpoint, metadata, done, saved, keep_on_failure):
+    """Save ``model`` to ``checkpoint`` as the checkpoint after ``done`` examples of the stream;
+    returns ``done``, the examples it holds now.  If the save fails (a full disk), the write
+    being atomic, the file still holds the checkpoint of ``saved`` examples: with
+    ``keep_on_failure`` the error says so (the save is not tried again, as :func:`_keep`
+    would: it would fail the same way)."""
+    try:
+        save(model, checkpoint, metadata={**metadata, STREAM_POSITION: done})
+    except BaseException as error:
+        if keep_on_failure:
+            error.add_note(f"the checkpoint after {done:,} examples of the stream could not be "
+                           f"saved to {os.fspath(checkpoint)}; {_held(checkpoint, saved)}")
+        raise
+    return done
+
+
+def _held(checkpoint, saved):
+    """What ``checkpoint``, not written now, holds: the checkpoint of the ``saved`` examples
+    this stream learned before, or whatever it held before the stream."""
+    where = os.fspath(checkpoint)
+    if not os.path.exists(checkpoint):
+        return f"{where} not written"
+    if saved > 0:
+        return (f"{where} still holds the model after {saved:,} examples of the stream (a "
+                "checkpoint: resuming continues it)")
+    return f"{where} left as it was"
 
 
 def resumable(model: OnlineLinearClassifier,
@@ -350,6 +409,43 @@ def _count(y):
         return None
 
 
+def _examples(X, number):
+    """The examples ``X`` of the stream's chunk ``number`` (from 1) as the stream reads them:
+    sliced by rows, with a ``shape``.  A dense array, a CSR matrix or a DataFrame (anything of
+    two dimensions but a sparse matrix) is taken as it is, no copy; a sparse matrix of another
+    format (COO, CSC, DIA, BSR…, which ``partial_fit`` takes) as CSR; a list of rows, or
+    another array-like, as the estimators' validation converts it (scikit-learn's
+    ``check_array``, to the dtypes they take), so that ``partial_fit`` converts nothing more.
+    Anything else is refused naming the chunk."""
+    if sp.issparse(X):
+        if X.ndim == 2:
+            return X if X.format == "csr" else X.tocsr()
+        reason = f"a sparse array of {X.ndim} dimension(s)"
+    elif len(getattr(X, "shape", ())) == 2:
+        return X
+    elif isinstance(X, (list, tuple)) and not X:  # (a batch of no rows: skipped, as any)
+        return np.empty((0, 0))
+    else:
+        from sklearn.utils.validation import check_array  # (loaded with the estimators)
+
+        from .estimators.checks import ROW_DTYPES
+
+        try:
+            return check_array(X, accept_sparse=False, dtype=ROW_DTYPES, order="C",
+                               ensure_all_finite=False, ensure_min_samples=0,
+                               ensure_min_features=0, input_name="X")
+        except (TypeError, ValueError) as error:  # (1-D, ragged, not numbers…)
+            raise _not_examples(X, number, error) from error
+    raise _not_examples(X, number, reason)
+
+
+def _not_examples(X, number, reason):
+    """The error refusing the ``X`` of chunk ``number``, for ``reason``."""
+    return ValueError(f"the stream's chunk {number:,} has an X ({type(X).__name__}) that is "
+                      f"not a matrix of examples: {str(reason).rstrip('.')}.  Give each "
+                      "chunk's X as a 2-D array, a sparse matrix or a list of rows.")
+
+
 def _counters(model):
     if not hasattr(model, "classes_"):
         return [0, 0]
@@ -357,7 +453,9 @@ def _counters(model):
 
 
 def _until_next_stop(done, every):
-    """Examples until the next checkpoint or report (1, 2, 4, …) after ``done``."""
+    """Examples until the next checkpoint or report (1, 2, 4, …) after ``done``.  Both are
+    Python ints (:func:`learn_stream` converts a NumPy ``checkpoint_every``: one has no
+    ``bit_length``, and a narrow one overflows)."""
     report = 1 << done.bit_length()  # the next power of two above done
     stops = [report - done]
     if every is not None:

@@ -772,6 +772,16 @@ cdef struct Example:
     int exponent
 
 
+cdef inline bint _finite_scores(const double *scores, Py_ssize_t m) noexcept nogil:
+    """Whether the ``m`` scores of a prediction are all finite (a finite row's can overflow
+    against large weights): their sum times 0 is 0, else NaN (0·inf)."""
+    cdef Py_ssize_t r
+    cdef double zero = 0.0
+    for r in range(m):
+        zero += scores[r] * 0.0
+    return zero == 0.0
+
+
 cdef inline Py_ssize_t _dense_example(const real_x *x, real_w *W, Example *e, Py_ssize_t y,
                                       bint learning) noexcept nogil:
     cdef bint updated
@@ -780,6 +790,8 @@ cdef inline Py_ssize_t _dense_example(const real_x *x, real_w *W, Example *e, Py
                                             &updated)
     if predicted >= 0 and learning:
         count_round(e.counts, NULL, 0, predicted, y, updated)
+    elif predicted >= 0 and not _finite_scores(e.scratch.scores, e.L.m):
+        return -1  # (a prediction of scores that overflowed: the general path names the row)
     return predicted
 
 
@@ -811,8 +823,8 @@ cdef inline Py_ssize_t _sparse_example(const index_t *idx, const real_x *vals, P
         count_round(e.counts, NULL, 0, predicted, y, updated)
         return predicted
     cdef double q = score_sparse(idx, vals, nnz, W, e.L, e.rule.state, e.scratch.scores)
-    if not q == q or q == INFINITY:
-        return -1
+    if not q == q or q == INFINITY or not _finite_scores(e.scratch.scores, e.L.m):
+        return -1  # (the general path names the row)
     return predict_index_c(e.scratch.scores, e.L.m, e.rule.state, e.rule.scale_free)
 
 

@@ -35,7 +35,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..models.adaptive import AdaGradModel, FTRLModel
 from ..models.dual_adagrad import DualAdaGradModel
 from . import docstrings
-from .checks import _DTYPES, canonical_csr
+from .checks import ROW_DTYPES, canonical_csr
 from .held_averaging import AVERAGE_CONSTRAINTS, _AveragedHeld
 from .holding import WEIGHTED_CONSTRAINTS, _ModelHolding
 
@@ -74,7 +74,7 @@ class _AdaptiveClassifier(_AveragedHeld, _ModelHolding):
         the softmax of the class scores (two classes: σ(s) for ``classes_[1]``) — the model
         the logistic loss fits.  Only with ``loss="log"``."""
         check_is_fitted(self)
-        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
+        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=ROW_DTYPES,
                                         reset=False))
         self._check_intercept()
         return self.model_.probabilities(self._with_constant(X))

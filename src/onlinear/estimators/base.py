@@ -35,10 +35,11 @@ from ..tasks import Multiclass
 from ..tasks.labels import ONE_LABEL
 from . import docstrings
 from .checks import (
-    _DTYPES,
+    ROW_DTYPES,
     _refuse_complex,
     canonical_csr,
     check_class_labels,
+    check_discrete_labels,
     check_memory,
     check_row,
     check_rows,
@@ -47,15 +48,19 @@ from ..models.invariants import check_model_array, check_scalar
 from .locking import _lock_methods, _ModelLock
 
 # What an estimator holds that is not its state: its lock (a lock can be neither pickled nor
-# copied: a fresh one is made on first use) and the per-example context (compiled entry points
-# over the model's own arrays, rebuilt on the next call).
-_NOT_STATE = ("_lock", "_fast")
+# copied: a fresh one is made on first use), the per-example context (compiled entry points
+# over the model's own arrays, rebuilt on the next call) and the column indices of a dense row
+# (as large as one output's weights, made again by the next dense row: _dense_row_index).
+_NOT_STATE = ("_lock", "_fast", "_dense_index")
 #: numbers of the models started in this process (``_start_number``: which start a
 #: :class:`TrainingStream` was made for; an int, so that a pickle or a copy keeps it)
 _STARTS = itertools.count(1)
 #: What the estimators take as rows: array-likes or scipy sparse matrices (CSR is used as it is).
 MatrixLike = ArrayLike | sp.spmatrix | sp.sparray
 _FLOAT64 = np.dtype(np.float64)
+#: why a row of no features is refused (as fit refuses an X of none)
+_NO_FEATURES = ("x has no features (a row of length 0): a model needs at least one; give the "
+                "row its features (learn_stream pads an empty first chunk to one feature).")
 _FLOAT32 = np.dtype(np.float32)
 
 
@@ -382,10 +387,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         # is refused), if the rows are read as given (no intercept's constant feature).
         # ``form``: the targets' (the task's reading); other than labels, the task checked them
         if form == ONE_LABEL:
-            X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, order="C",
+            X, y = validate_data(self, X, y, accept_sparse="csr", dtype=ROW_DTYPES, order="C",
                                  reset=reset, ensure_all_finite=False)
         else:
-            X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, order="C",
+            X = validate_data(self, X, accept_sparse="csr", dtype=ROW_DTYPES, order="C",
                               reset=reset, ensure_all_finite=False)
             check_consistent_length(X, y)
         if reset:  # (before the row checks: the accepted norms depend on the weights' dtype)
@@ -1021,7 +1026,10 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             classes = self._task_class.default_classes(form, y)
         if classes is None:
             raise ValueError(f"classes must be passed on the first call to {method}.")
-        return self._task_class.read_classes(classes)
+        classes = self._task_class.read_classes(classes)  # (NaN and None named first)
+        if form == ONE_LABEL:
+            check_discrete_labels(classes)
+        return classes
 
     def _fit_classes(self, form, y):
         """The classes ``fit`` starts with: the ``classes`` hyperparameter of an estimator
@@ -1091,6 +1099,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         with self._model_lock(), self._unchanged_on_error():
             check_class_labels(labels, known=self.classes_)
+            if self._task.form == ONE_LABEL:
+                check_discrete_labels(labels)
             merged = np.unique(np.concatenate([self.classes_, np.asarray(
                 np.unique(labels), dtype=self.classes_.dtype if self.classes_.dtype.kind in
                 "biu" else None)]))
@@ -1254,6 +1264,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             if n_features is not None and x.shape[1] != n_features:
                 raise ValueError(
                     f"x has {x.shape[1]} features, but the model expects {n_features}.")
+            if x.shape[1] == 0:
+                raise ValueError(_NO_FEATURES)
             _refuse_complex(x)
             x = canonical_csr(sp.csr_matrix(x))
             vals = np.ascontiguousarray(x.data, dtype=np.float64)
@@ -1280,6 +1292,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"x must be one example (a 1-D array); got shape {x.shape}.")
         if n_features is not None and x.shape[0] != n_features:
             raise ValueError(f"x has {x.shape[0]} features, but the model expects {n_features}.")
+        if x.shape[0] == 0:
+            raise ValueError(_NO_FEATURES)
         if learning:
             check_row(x, self._row_exponent)
         elif not np.isfinite(x).all():
@@ -1309,7 +1323,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """Scores of every output, shape (n_samples, n_outputs); ``w_r·x/‖w_r‖`` for the
         scale-free learners, as the engine predicts."""
         check_is_fitted(self)
-        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=_DTYPES,
+        X = canonical_csr(validate_data(self, X, accept_sparse="csr", dtype=ROW_DTYPES,
                                         reset=False))
         self._check_intercept()
         return self._row_scores(self._with_constant(X))

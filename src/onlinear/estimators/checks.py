@@ -9,7 +9,8 @@ from sklearn.utils.validation import _assert_all_finite
 
 from .._core import rows
 
-_DTYPES = [np.float64, np.float32]
+#: the dtypes rows are taken in (others are converted to the first)
+ROW_DTYPES = [np.float64, np.float32]
 
 
 
@@ -18,7 +19,7 @@ def label_kind(label):
     strings (bytes, or another type, is a kind of its own)."""
     if isinstance(label, (str, np.str_)):
         return "strings"
-    if isinstance(label, (int, float, np.number)):  # (bool among them)
+    if isinstance(label, (int, float, np.number, np.bool_)):  # (bool among them)
         return "numbers"
     return type(label).__name__
 
@@ -73,10 +74,33 @@ def check_class_labels(classes, known=None):
         raise ValueError(f"the model's classes are {model_kind} ({known.tolist()[:5]}); "
                          f"{first[1]!r} is not: a new class must be of the same kind.")
     if known.dtype.kind in "biu":
-        fractional = [label for label in labels if float(label) != int(label)]
+        fractional = [label for label in labels  # (an int is whole however large)
+                      if isinstance(label, (float, np.floating)) and not float(label).is_integer()]
         if fractional:
             raise ValueError(f"the model's classes are whole numbers; {fractional[0]!r} is "
                              "not (it would make every label the model predicts a float).")
+        # (cast to the classes' dtype, a label out of its range wraps around: 300 became 44
+        # in uint8, 2**63 a negative int64, and 2 added nothing to a bool model)
+        low, high = ((0, 1) if known.dtype.kind == "b"
+                     else (int(np.iinfo(known.dtype).min), int(np.iinfo(known.dtype).max)))
+        outside = [label for label in labels if not low <= int(label) <= high]
+        if outside:
+            raise ValueError(f"the model's classes are {known.dtype} (from {low} to {high}); "
+                             f"{outside[0]!r} does not fit: start the model on labels of a "
+                             "wider type (y.astype(np.int64), or strings) to add it.")
+
+
+def check_discrete_labels(classes):
+    """Raise ``ValueError`` if ``classes``, the labels of a model learning one label per
+    example, hold a fractional number: :meth:`fit` refuses such targets (scikit-learn's
+    "continuous" type, a regression target), so a model started on them one example at a time
+    could never be continued by ``partial_fit`` or scored.  Label sets may hold any labels."""
+    fractional = [label for label in np.asarray(classes, dtype=object).ravel().tolist()
+                  if isinstance(label, (float, np.floating)) and not float(label).is_integer()]
+    if fractional:
+        raise ValueError(f"class labels must be whole numbers or strings: {fractional[0]!r} is "
+                         "not (fit refuses such labels as continuous, a regression target); "
+                         "encode the classes as integers or strings.")
 
 
 class RowRefusedError(ValueError):

@@ -150,8 +150,14 @@ class _Adaptive(AveragedHypothesis, Model):
 
     def probabilities(self, X):
         """Class probabilities of the logistic loss: softmax of the scores (one output:
-        the sigmoid of its score for ``classes_[1]``)."""
-        return adaptive.predict_proba(self.coefficients(), X)
+        the sigmoid of its score for ``classes_[1]``); ``ValueError`` naming a row whose
+        scores are not finite (:meth:`scores`)."""
+        try:
+            return adaptive.predict_proba(self.coefficients(), X)
+        except ValueError as error:  # (scores that are not finite: the row named, below)
+            refused = error
+        self.scores(X)
+        raise refused
 
 
 class AdaGradModel(_Adaptive):

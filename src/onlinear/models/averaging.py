@@ -36,6 +36,7 @@ nothing (a Gaussian round of example weight 0) only adds to R.  A model started 
 import numpy as np
 
 from .._core.weights import averaged
+from .row_checks import refuse_unscored_rows
 
 #: the arrays a model that averages adds to its own, in the order they are saved
 AVERAGING_ARRAYS = ("avg_acc", "avg_rounds")
@@ -123,12 +124,13 @@ class AveragedHypothesis:
     def predict_row(self, idx, vals, dense=False):
         """As :meth:`~onlinear.models.protocol.Model.predict_row`; with averaging from the
         averaged scores of the row's features only, (R·(x·w) − x·acc)/T (not the O(d·K)
-        averaged matrix)."""
+        averaged matrix); ``ValueError`` if they are not finite."""
         if not self.averages:
             return super().predict_row(idx, vals, dense)
         hypothesis, seen = getattr(self, self.hypothesis_name), self.count("seen")
         scores = np.zeros(hypothesis.shape[1]) if seen == 0 else (
             (vals @ hypothesis[idx]) * self.avg_rounds[0] - vals @ self.avg_acc[idx]) / seen
+        refuse_unscored_rows(scores[None, :])
         return int(scores[0] > 0.0) if scores.shape[0] == 1 else int(np.argmax(scores))
 
     def averaged_hypothesis(self, hypothesis):

@@ -46,7 +46,7 @@ from .._core.rows import csr_arrays, read_only_rows
 from ..rules import simultaneous as rules
 from .invariants import check_counters, check_scale_range, check_size
 from .protocol import Model
-from .row_checks import raise_refused_row
+from .row_checks import raise_refused_row, refuse_unscored_rows
 
 # (onlinear.estimators.checks is imported where it is used: at the top, it would import the
 # estimators package, which imports this module)
@@ -270,14 +270,17 @@ class BlockModel(Model):
         return self.weights * self.scale[0]
 
     def scores(self, X):
-        """``X @ ω``: one score per column (label sets), or one per row."""
+        """``X @ ω``: one score per column (label sets), or one per row; ``ValueError``
+        naming a row they are not finite for (:func:`~.row_checks.refuse_unscored_rows`)."""
         from sklearn.utils.extmath import safe_sparse_dot
 
-        return safe_sparse_dot(X, self.weights) * self.scale[0]
+        return refuse_unscored_rows(safe_sparse_dot(X, self.weights) * self.scale[0])
 
     def row_scores(self, idx, vals):
-        """The scores of one checked row."""
-        return (vals @ self.weights[idx]) * self.scale[0]
+        """The scores of one checked row (``ValueError`` if they are not finite)."""
+        scores = (vals @ self.weights[idx]) * self.scale[0]
+        refuse_unscored_rows(np.reshape(scores, (1, -1)))
+        return scores
 
 
 class OrdinalModel(BlockModel):
@@ -358,8 +361,11 @@ class OrdinalModel(BlockModel):
         ordinal task reads ranks and cumulative scores from them)."""
         from sklearn.utils.extmath import safe_sparse_dot
 
-        return np.asarray(safe_sparse_dot(X, self.weights))[:, None] - self.thresholds[None, :]
+        return refuse_unscored_rows(np.asarray(safe_sparse_dot(X, self.weights))[:, None]
+                                    - self.thresholds[None, :])
 
     def row_scores(self, idx, vals):
-        """The margins of one checked row."""
-        return (vals @ self.weights[idx]) - self.thresholds
+        """The margins of one checked row (``ValueError`` if they are not finite)."""
+        margins = (vals @ self.weights[idx]) - self.thresholds
+        refuse_unscored_rows(margins[None, :])
+        return margins

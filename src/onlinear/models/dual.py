@@ -42,16 +42,17 @@ _NO_WEIGHTS = np.empty(0)
 _KERNEL_LOW, _KERNEL_HIGH = 2.0 ** (-2 * ROW_NORM_EXPONENT), 2.0 ** (2 * ROW_NORM_EXPONENT)
 
 
-def _refuse_nan_scores(scores):
-    """Raise ``ValueError`` if a row's scores (a row of ``scores``) hold a NaN: its kernel
-    values with the support overflowed (e.g. a kernel's parameters set since the support was
-    learned), and a NaN would pick a class of its own."""
-    bad = np.isnan(scores).any(axis=1)
-    if bad.any():
-        row = int(np.argmax(bad))
-        raise ValueError(f"row {row}'s scores are not numbers: its kernel values with the "
-                         "support vectors overflow (infinite terms of both signs); scale the "
-                         "data, or lower the kernel's gamma or degree.")
+def _refuse_overflowed_scores(scores):
+    """Raise ``ValueError`` if a row's scores (a row of ``scores``) are not all finite: its
+    kernel values with the support, or their sums, overflowed (a row far larger than the
+    support vectors, or a kernel's parameters set since the support was learned), and an
+    infinity or a NaN would pick a class of its own."""
+    if np.isfinite(scores).all():
+        return
+    row = int(np.argmin(np.isfinite(scores).all(axis=1)))
+    raise ValueError(f"row {row}'s scores are not numbers: its kernel values with the support "
+                     "vectors overflow float64 (an infinite score, or infinite terms of both "
+                     "signs); scale the data, or lower the kernel's gamma or degree.")
 
 
 def check_one_poly_row(x, kernel_params):
@@ -346,7 +347,7 @@ class DualModel(Model):
                           B_sq=self.support_sq[:n], kernel=config["kernel"])
             with np.errstate(invalid="ignore", over="ignore"):
                 scores[start:start + step] = kernel @ coefficients
-        _refuse_nan_scores(scores)
+        _refuse_overflowed_scores(scores)
         return scores
 
     def _dense_row(self, idx, vals, dense):
@@ -383,7 +384,7 @@ class DualModel(Model):
                            config["kernel_params"], krow)
             with np.errstate(invalid="ignore", over="ignore"):
                 scores = krow @ self.dual_coefficients(average)
-            _refuse_nan_scores(scores[None, :])
+            _refuse_overflowed_scores(scores[None, :])
         return predict_index(scores, self.state, False)
 
     # ------------------------------------------------------------------ growing

@@ -33,7 +33,7 @@ from .._core.weights import aligned_copy, averaged
 from ..rules.layout import FIRST_RULE_ROW, RAW_MASS, RAW_SQNORM, SCALE, SIZE_ANCHOR
 from .invariants import check_primal_store
 from .protocol import Model
-from .row_checks import raise_refused_row
+from .row_checks import raise_refused_row, refuse_unscored_rows
 
 _FLOAT64 = np.dtype(np.float64)
 _AVERAGING = ("avg_acc", "avg_scale_sum")
@@ -281,15 +281,25 @@ class PrimalModel(Model):
 
     def scores(self, X):
         """Scores of every output: the rows times the raw weights, then each output's factor
-        (:meth:`predicting_weights`; the order the engine's own rounds use)."""
+        (:meth:`predicting_weights`; the order the engine's own rounds use); ``ValueError``
+        naming a row they are not finite for (:func:`~.row_checks.refuse_unscored_rows`)."""
         from sklearn.utils.extmath import safe_sparse_dot
 
         weights, scales = self.predicting_weights()
-        return safe_sparse_dot(X, weights) * scales
+        scores = safe_sparse_dot(X, weights) * scales
+        if X.dtype == np.float32 and weights.dtype == np.float32 and \
+                not np.isfinite(scores).all():
+            # float32 rows times float32 weights are summed in float32, whose range ends at
+            # 3.4e38: the rows it overflows on are scored again in float64, as the rounds
+            # score them
+            bad = ~np.isfinite(scores).all(axis=1)
+            scores[bad] = safe_sparse_dot(X[bad].astype(np.float64), weights) * scales
+        return refuse_unscored_rows(scores)
 
     def predict_row(self, idx, vals, dense=False):
         """The output index predicted for a checked row (the columns ``idx`` of a CSR row,
-        or a dense row with ``dense``), as the learning round predicts it."""
+        or a dense row with ``dense``), as the learning round predicts it; ``ValueError`` if
+        its scores are not finite (as :meth:`scores`)."""
         weights = self.weights if dense else self.weights[idx]
         if self.config["average"]:
             # the averaged hypothesis's scores, (x·W·avg − x·acc)/T, read from the row's
@@ -300,6 +310,7 @@ class PrimalModel(Model):
                 (vals @ weights) * avg - vals @ (acc if dense else acc[idx])) / seen
         else:
             scores = (vals @ weights) * self.state[SCALE]
+        refuse_unscored_rows(scores[None, :])
         return primal.predict_index(scores, self.state, self.config["scale_free"])
 
     # ------------------------------------------------------------------ growing

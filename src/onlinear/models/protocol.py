@@ -29,6 +29,7 @@ import numpy as np
 
 from .._core import counters
 from .invariants import check_counters
+from .row_checks import refuse_unscored_rows
 
 
 class Model:
@@ -222,14 +223,17 @@ class Model:
     def predict_row(self, idx, vals, dense=False):
         """The output index predicted for a checked row (as :meth:`learn_row` would predict
         it): the sign of the one output's score, or the highest score (ties: the lowest
-        index, as in training)."""
+        index, as in training); ``ValueError`` if its scores are not finite (as
+        :meth:`scores`)."""
         scores = vals @ self.coefficients()[idx]
+        refuse_unscored_rows(scores[None, :])
         if scores.shape[0] == 1:
             return int(scores[0] > 0.0)
         return int(np.argmax(scores))
 
     def scores(self, X):
-        """Scores of every output, shape ``(n_samples, n_outputs)``."""
+        """Scores of every output, shape ``(n_samples, n_outputs)``; ``ValueError`` naming a
+        row they are not finite for (:func:`~.row_checks.refuse_unscored_rows`)."""
         from sklearn.utils.extmath import safe_sparse_dot
 
-        return np.asarray(safe_sparse_dot(X, self.coefficients()))
+        return refuse_unscored_rows(np.asarray(safe_sparse_dot(X, self.coefficients())))

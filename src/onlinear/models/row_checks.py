@@ -5,6 +5,9 @@ read every row from memory once more): the refusal of a row named as the estimat
 A block or metric pass checks each row on copies of the arrays it writes and raises here having
 changed nothing; a row engine's pass (:mod:`onlinear._core.row_pass`) stops before the row,
 the rounds before it taken, which the estimator's snapshot of a pass that can fail undoes.
+
+Prediction checks the scores it reads instead (:func:`refuse_unscored_rows`): it takes any
+finite row, which the weights can score beyond float64's range.
 """
 from contextlib import contextmanager
 
@@ -44,3 +47,20 @@ def check_weighted_rows(X, name):
         from ..estimators.checks import check_rows
 
         check_rows(X, name)
+
+
+def refuse_unscored_rows(scores):
+    """``scores`` (a row of scores per example, or one score per example) if every one is
+    finite, else ``ValueError`` naming the first row whose scores are not: its values, finite,
+    times the model's weights overflow float64 (learning refuses such rows by their norm;
+    prediction takes any finite row).  Its scores would pick a class of their own, which a
+    positive scaling of the row, leaving a linear model's prediction as it is, changes.  One
+    ``isfinite`` over the scores on the normal path."""
+    finite = np.isfinite(scores)
+    if finite.all():
+        return scores
+    row = int(np.argmin(finite.reshape(finite.shape[0], -1).all(axis=1)))
+    raise ValueError(f"row {row}'s scores are not numbers: its values times the model's "
+                     "weights overflow float64 (beyond ±1.8e308, though every value is "
+                     "finite); rescale the rows, e.g. to the scale of the data the model "
+                     "learned from.")
