@@ -121,7 +121,7 @@ def test_kernel_form_with_the_linear_kernel_averages_as_the_primal():
 @pytest.mark.parametrize("name", ["romma", "mcp", "multiplicative"])
 def test_learners_without_an_averaged_form_have_no_average_parameter(name):
     assert "average" not in make(name).get_params()
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match=r"has no hyperparameter\(s\) \['average'\]"):
         make(name, average=True)
 
 

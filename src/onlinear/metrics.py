@@ -259,6 +259,17 @@ def hamming_loss(Y_true, Y_pred, *, sample_weight=None):
     return float(_sk.hamming_loss(Y_true, Y_pred, sample_weight=sample_weight))
 
 
+def _missing(label):
+    return label is None or (isinstance(label, float) and label != label)
+
+
+def _kind(label):
+    """``"numbers"`` or ``"strings"`` (or the type's name): labels of one kind sort."""
+    if isinstance(label, (bool, int, float, np.number, np.bool_)):
+        return "numbers"
+    return "strings" if isinstance(label, (str, np.str_)) else type(label).__name__
+
+
 def ordinal_ranks(y, classes):
     """Positions of the labels ``y`` in the ordered ``classes`` (raises on an unknown label).
 
@@ -268,16 +279,23 @@ def ordinal_ranks(y, classes):
     >>> ordinal_ranks(["mid", "low", "high"], classes=["low", "mid", "high"])
     array([1, 0, 2])
     """
-    classes = np.asarray(classes)
-    if classes.ndim != 1 or classes.shape[0] < 1:
+    # (the labels as given: an array of labels of two kinds would make them all strings)
+    given = np.asarray(classes, dtype=object)
+    if given.ndim != 1 or given.shape[0] < 1:
         raise ValueError("classes must be a non-empty one-dimensional array, in rank order.")
+    classes = classes if isinstance(classes, np.ndarray) else given
     index = {label: i for i, label in enumerate(classes.tolist())}
     if len(index) != classes.shape[0]:
         raise ValueError(f"classes contains duplicates: {classes.tolist()}.")
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be one-dimensional; got shape {y.shape}.")
-    unknown = [label for label in np.unique(y).tolist() if label not in index]
+    labels = y.tolist()
+    if any(_missing(label) for label in labels):
+        raise ValueError("y contains a missing label (NaN or None), which has no rank.")
+    # (distinct labels in their order of appearance: np.unique sorts, which labels of two
+    # kinds, numbers and strings, cannot be)
+    unknown = [label for label in dict.fromkeys(labels) if label not in index]
     if unknown:
         raise ValueError(f"y contains labels that are not in classes {classes.tolist()}: "
                          f"{unknown}.")
@@ -307,6 +325,13 @@ def ordinal_absolute_error(y_true, y_pred, classes=None):
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
     check_consistent_length(y_true, y_pred)
     if classes is None:
+        kinds = {name: {_kind(label) for label in labels.ravel().tolist()}
+                 for name, labels in (("y_true", y_true), ("y_pred", y_pred))}
+        if len(kinds["y_true"] | kinds["y_pred"]) > 1:  # (union1d would make them all strings)
+            raise ValueError(f"the labels are of different kinds (y_true: "
+                             f"{', '.join(sorted(kinds['y_true']))}; y_pred: "
+                             f"{', '.join(sorted(kinds['y_pred']))}), which have no order "
+                             "together: pass classes=, the labels in rank order.")
         classes = np.union1d(y_true, y_pred)
     if y_true.shape[0] == 0:
         raise ValueError("ordinal_absolute_error needs at least one example.")

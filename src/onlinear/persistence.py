@@ -728,6 +728,9 @@ _DAMAGED = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, NotImpl
 
 @contextmanager
 def _archive(path, max_bytes=None):
+    if os.path.isdir(path):  # (open's "[Errno 21] Is a directory" names no remedy)
+        raise ModelFileError(path, "a folder, not an onlinear model file: give the model "
+                                   "file's path.")
     with open(path, "rb") as handle:
         if handle.read(4) != _ZIP_SIGNATURE:
             raise ModelFileError(path, "not an onlinear model file (no zip signature).")

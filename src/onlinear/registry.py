@@ -106,6 +106,12 @@ class Algorithm:
         else:
             raise ValueError(f"{self.name} has no estimator for task {task!r}; its tasks: "
                              f"{', '.join([self.task, *self.tasks])}.")
+        taken = estimator().get_params(deep=False)
+        foreign = sorted(set(params) - set(taken))
+        if foreign:  # (the class's __init__ would raise a TypeError naming itself)
+            what = "" if task in (None, self.task) else f" for task {task!r}"
+            raise ValueError(f"{self.name}{what} has no hyperparameter(s) {foreign}; its "
+                             f"hyperparameters: {', '.join(sorted(set(taken) - set(self.fixed)))}.")
         model = estimator(**self.fixed, **params)
         model._validate_params()  # a bad value fails here, not at the first fit
         return model
@@ -272,6 +278,8 @@ def available(task: str | None = None, kernel: bool | None = False) -> list[str]
     if task not in (None, "multiclass", "binary", "multilabel", "ordinal", "blocks"):
         raise ValueError(f"unknown task {task!r}; use 'multiclass', 'binary', 'multilabel', "
                          "'ordinal' or 'blocks'.")
+    if kernel not in (None, True, False):
+        raise ValueError(f"kernel must be True, False or None; got {kernel!r}.")
     return [name for name, a in REGISTRY.items()
             if (kernel is None or a.kernel == kernel)
             and (task is None or a.task == task or task in a.task_classes
@@ -301,6 +309,9 @@ def describe(name: str) -> Algorithm:
     >>> describe("pa2").fixed, describe("pa2").paper.split(",")[0]
     ({'slack': 'squared'}, 'Matsushima et al. 2010')
     """
+    if not isinstance(name, str):
+        raise TypeError(f"an algorithm is named by a string (available()); got {name!r:.80} "
+                        f"({type(name).__name__}).")
     try:
         return REGISTRY[name]
     except KeyError:

@@ -32,8 +32,13 @@ class Table:
     :meth:`from_json` and :meth:`from_markdown` read their text back, strings as strings
     (a label ``"1"`` or ``"nan"`` is not read as a number): CSV quotes a string that would
     read back as something else, and Markdown's alignment row tells a column of text
-    (left-aligned) from one of numbers (right-aligned).  Markdown cannot tell an empty string
-    from ``None``, nor a number from text in a column that mixes them (read as text).
+    (left-aligned) from one of numbers (right-aligned).  A string's line breaks, pipes,
+    backslashes and outer spaces are escaped in Markdown (see :meth:`to_markdown`), so that
+    they come back as they were.  The round trips' limits: Markdown cannot tell an empty
+    string from ``None``, nor a number from text in a column that mixes them (read as text);
+    JSON cannot keep the columns of a table without rows (``[]``).  The readers refuse
+    malformed text (no header, no alignment row, a row longer than the header, JSON that is
+    not an array of objects) with a :class:`ValueError`.
 
     Parameters
     ----------
@@ -53,7 +58,7 @@ class Table:
     Examples
     --------
     >>> table = Table([{"algorithm": "pa1", "mistake_rate": 0.25, "updates": 3}])
-    >>> print(table.to_markdown())
+    >>> print(table.to_markdown(), end="")
     | algorithm | mistake_rate | updates |
     |:---|---:|---:|
     | pa1 | 0.25 | 3 |
@@ -103,20 +108,35 @@ class Table:
     def to_csv(self, path=None):
         """CSV with a header row; ``None`` is an empty field, floats keep every digit, and a
         string that would read back as something else (``"1"``, ``"nan"``, ``""``) is quoted,
-        so that :meth:`from_csv` keeps it a string."""
+        so that :meth:`from_csv` keeps it a string.
+
+        A row of one empty field cannot be an empty line (CSV readers skip those): ``None``
+        alone is written ``""``, as :mod:`csv` writes it, and the string ``""`` alone (a
+        table of one column) ``"",`` — the quoted empty string, then an empty field that
+        :meth:`from_csv` drops (:mod:`csv` reads the first field as ``""`` too)."""
         lines = [_csv_line([_csv_field(column, header=True) for column in self.columns])]
         lines += [_csv_line([_csv_field(value) for value in self._full(row)])
                   for row in self.rows]
         return _written("".join(lines), path)
 
     def to_json(self, path=None, indent=1):
-        """A JSON array of records (one object per row, keys in column order)."""
+        """A JSON array of records (one object per row, keys in column order).
+
+        A table without rows is ``[]``: its columns are not written (:meth:`from_json` reads
+        a table of no columns), as the format of the array of records has no place for
+        them."""
         records = [dict(zip(self.columns, self._full(row))) for row in self.rows]
         return _written(json.dumps(records, indent=indent, allow_nan=False) + "\n", path)
 
     def to_markdown(self, path=None, digits=None):
-        """A GitHub Markdown table; ``digits`` rounds floats to that many significant digits
-        (by default every digit is kept, so that :meth:`from_markdown` reads it back exactly)."""
+        r"""A GitHub Markdown table; ``digits`` rounds floats to that many significant digits
+        (by default every digit is kept, so that :meth:`from_markdown` reads it back exactly).
+
+        A cell's text is escaped with backslashes, which :meth:`from_markdown` undoes: ``\\``
+        for a backslash, ``\|`` for a pipe, ``\n`` and ``\r`` for the line breaks (a raw one
+        would end the table's line), and a backslash before a space (any whitespace) that
+        begins or ends the text (a cell's outer spaces are otherwise the table's layout).
+        ``None`` and ``""`` are both an empty cell (read back as ``None``)."""
         numeric = [all(isinstance(row.get(c), (int, float)) or row.get(c) is None
                        for row in self.rows) and self.rows for c in self.columns]
         lines = ["| " + " | ".join(_markdown_escape(c) for c in self.columns) + " |",
@@ -144,36 +164,81 @@ class Table:
     @classmethod
     def from_csv(cls, text):
         """The table of CSV ``text`` (as :meth:`to_csv` writes it): a quoted field is a string,
-        an unquoted one a number where it reads as one (an empty one ``None``)."""
+        an unquoted one a number where it reads as one (an empty one ``None``); a row shorter
+        than the header lacks its last columns (``None``), a longer one is a
+        :class:`ValueError`."""
         records = _csv_records(text)
-        columns = [field for field, _ in records[0]] if records else []
+        columns = [field for field, _ in records[0][1]] if records else []
         rows = []
-        for record in records[1:]:
-            if len(record) == 1 and record[0] == ("", True):
+        for line, record in records[1:]:
+            if record == [("", True)]:
                 record = [("", False)]  # (a lone empty field is quoted only to be a line)
+            elif len(columns) == 1 and record == [("", True), ("", False)]:
+                record = [("", True)]  # (the string "" alone: see to_csv)
+            if len(record) > len(columns):
+                raise ValueError(f"CSV: line {line} has {len(record)} fields, more than the "
+                                 f"{len(columns)} columns of the header")
             rows.append(dict(zip(columns, (field if quoted else _parse(field)
                                            for field, quoted in record))))
         return cls(rows, columns)
 
     @classmethod
     def from_json(cls, text):
+        """The table of JSON ``text`` (as :meth:`to_json` writes it): an array of objects, one
+        per row; the columns are the keys in order of first appearance (a table without rows,
+        ``[]``, has none).  Another JSON value is a :class:`ValueError`."""
         records = json.loads(text)
+        if not isinstance(records, list):
+            raise ValueError(f"JSON: expected an array of objects (one per row), not "
+                             f"{_json_kind(records)}")
+        for number, record in enumerate(records, 1):
+            if not isinstance(record, dict):
+                raise ValueError(f"JSON: expected an array of objects (one per row), but row "
+                                 f"{number} is {_json_kind(record)}")
         return cls(records)
 
     @classmethod
     def from_markdown(cls, text):
         """The table of Markdown ``text``: the cells of a left-aligned column (``:---``, the
         text columns of :meth:`to_markdown`) are strings, an empty one ``None``; the others'
-        are numbers where they read as ones."""
-        lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-        columns = [_markdown_unescape(c) for c in _markdown_cells(lines[0])]
+        are numbers where they read as ones; the escapes of :meth:`to_markdown` are undone.
+
+        The text is a header line, the alignment row (``|:---|---:|``, as many cells) and a
+        line per row (blank lines skipped); a row with fewer cells lacks its last columns
+        (``None``).  No header, no alignment row or a row with more cells than the header is a
+        :class:`ValueError`."""
+        lines = [(number, _markdown_strip(line))
+                 for number, line in enumerate(re.split(r"\r\n|\r|\n", text), 1)]
+        lines = [(number, line) for number, line in lines if line]
+        if not lines:
+            raise ValueError("Markdown: no table (the text is empty)")
+        header = _markdown_cells(lines[0][1])
+        if len(lines) < 2:
+            raise ValueError(f"Markdown: no alignment row (such as |:---|---:|) under the "
+                             f"header, line {lines[0][0]}")
+        number, line = lines[1]
+        alignment = _markdown_cells(line)
+        if not all(_ALIGNMENT.fullmatch(cell) for cell in alignment):
+            raise ValueError(f"Markdown: line {number} is not the alignment row (such as "
+                             f"|:---|---:|) that follows the header: {line[:40]!r}")
+        if not alignment and header == [""]:
+            header = []  # (a table of no columns: "|  |" over "||")
+        if len(alignment) != len(header):
+            raise ValueError(f"Markdown: the alignment row, line {number}, has {len(alignment)} "
+                             f"cells, the header {len(header)}")
+        columns = [_markdown_unescape(c) for c in header]
         # (Markdown has no quotes: the alignment row is what says a column "1", "2" is text)
-        text_columns = [_is_left_aligned(c) for c in _markdown_cells(lines[1])] \
-            if len(lines) > 1 else []
-        text_columns += [False] * (len(columns) - len(text_columns))
-        rows = [dict(zip(columns, (_markdown_value(_markdown_unescape(c), is_text)
-                                   for c, is_text in zip(_markdown_cells(line), text_columns))))
-                for line in lines[2:]]
+        text_columns = [_is_left_aligned(c) for c in alignment]
+        rows = []
+        for number, line in lines[2:]:
+            cells = _markdown_cells(line)
+            if not columns and cells == [""]:
+                cells = []
+            if len(cells) > len(columns):
+                raise ValueError(f"Markdown: line {number} has {len(cells)} cells, more than "
+                                 f"the {len(columns)} columns of the header")
+            rows.append(dict(zip(columns, (_markdown_value(_markdown_unescape(c), is_text)
+                                           for c, is_text in zip(cells, text_columns)))))
         return cls(rows, columns)
 
 
@@ -229,6 +294,8 @@ def _csv_field(value, header=False):
 def _csv_line(fields):
     if fields == [""]:  # (as csv.writer: a lone empty field would be a blank line, skipped)
         fields = ['""']
+    elif fields == ['""']:  # (the string "" alone: apart from None, see Table.to_csv)
+        fields = ['""', ""]
     return ",".join(fields) + "\n"
 
 
@@ -238,18 +305,25 @@ _CSV_FIELD = re.compile(r'"((?:[^"]|"")*)"|([^,\r\n]*)')
 
 def _csv_records(text):
     """The records of CSV ``text`` (Excel's dialect, as :mod:`csv` reads it; blank lines
-    skipped), each a list of ``(field, quoted)``: :mod:`csv` does not say which fields were
-    quoted, and a quoted ``"1"`` is the string, not the number."""
+    skipped), each ``(line, fields)``: the number of the line it starts on and a list of
+    ``(field, quoted)`` (:mod:`csv` does not say which fields were quoted, and a quoted
+    ``"1"`` is the string, not the number)."""
     if '"' not in text:  # (nothing quoted: the C reader, faster)
-        return [[(field, False) for field in fields]
-                for fields in csv.reader(io.StringIO(text)) if fields]
-    records, record, position, size = [], [], 0, len(text)
+        reader = csv.reader(io.StringIO(text))
+        return [(reader.line_num, [(field, False) for field in fields])
+                for fields in reader if fields]
+    records, record, position, size, line, start = [], [], 0, len(text), 1, 1
     while position < size:
         if not record and text[position] in "\r\n":  # a blank line
-            position += 1
+            position += 2 if text.startswith("\r\n", position) else 1
+            line += 1
             continue
+        if not record:
+            start = line
         match = _CSV_FIELD.match(text, position)
         quoted = match.group(1) is not None
+        if quoted:
+            line += len(_LINE_END.findall(match.group(1)))
         field = match.group(1).replace('""', '"') if quoted else match.group(2)
         if not quoted and field.startswith('"'):
             raise ValueError(f"CSV: a quoted field is not closed: {field[:40]!r}")
@@ -264,11 +338,16 @@ def _csv_records(text):
             raise ValueError(f"CSV: a quoted field is followed by {text[position]!r}, not by a "
                              f"comma or a line end: {text[match.start():position + 1][:40]!r}")
         position += 2 if text.startswith("\r\n", position) else 1
-        records.append(record)
+        line += 1
+        records.append((start, record))
         record = []
     if record:
-        records.append(record)
+        records.append((start, record))
     return records
+
+
+#: a line end: CRLF, CR or LF
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def _is_left_aligned(cell):
@@ -293,18 +372,69 @@ def _written(text, path):
     return text
 
 
+def _json_kind(value):
+    """What a JSON value is, for a message: ``"an object"``, ``"a number (1)"``..."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    kind = ("null" if value is None else "a boolean" if isinstance(value, bool)
+            else "a string" if isinstance(value, str) else "a number")
+    return f"{kind} ({json.dumps(value)[:40]})" if value is not None else kind
+
+
+#: a cell of a Markdown alignment row: ---, :---, ---: or :---:
+_ALIGNMENT = re.compile(r":?-+:?")
+
+#: the letters of the escaped line breaks (any other escaped character is itself)
+_MARKDOWN_LETTERS = {"n": "\n", "r": "\r"}
+
+
+def _odd_backslashes(text):
+    """Whether ``text`` ends with an odd run of backslashes (an escape of what follows)."""
+    return (len(text) - len(text.rstrip("\\"))) % 2 == 1
+
+
 def _markdown_escape(text):
-    return str(text).replace("\\", "\\\\").replace("|", "\\|")
+    """``text`` for a Markdown cell (see :meth:`Table.to_markdown`); the text of an ordinary
+    cell (no line break, no outer space) is as it was, pipes and backslashes escaped."""
+    text = str(text).replace("\\", "\\\\").replace("|", "\\|")
+    text = text.replace("\n", "\\n").replace("\r", "\\r")
+    if text[:1].isspace():
+        text = "\\" + text
+    if text[-1:].isspace() and not _odd_backslashes(text[:-1]):
+        text = text[:-1] + "\\" + text[-1]
+    return text
 
 
 def _markdown_unescape(text):
-    return re.sub(r"\\(.)", r"\1", text)
+    return re.sub(r"\\(.)", lambda m: _MARKDOWN_LETTERS.get(m.group(1), m.group(1)), text,
+                  flags=re.DOTALL)
+
+
+def _markdown_strip(text):
+    """``text`` without its outer whitespace, but for an escaped (``\\ ``) last one."""
+    text = text.lstrip()
+    stripped = text.rstrip()
+    if len(stripped) < len(text) and _odd_backslashes(stripped):
+        stripped = text[:len(stripped) + 1]
+    return stripped
 
 
 def _markdown_cells(line):
-    line = line.strip()
-    if line.startswith("|"):
-        line = line[1:]
-    if line.endswith("|") and not line.endswith("\\|"):
-        line = line[:-1]
-    return [cell.strip() for cell in re.split(r"(?<!\\)\|", line)]
+    """The cells of a table's line (stripped as :func:`_markdown_strip`), split at the pipes
+    that no backslash escapes, the outer pipes dropped; ``"||"`` has none."""
+    line = _markdown_strip(line)
+    if line == "||":
+        return []
+    cells, start = [], 0
+    for match in re.finditer(r"\\.|\|", line, re.DOTALL):
+        if match.group() == "|":
+            cells.append(line[start:match.start()])
+            start = match.end()
+    cells.append(line[start:])
+    if len(cells) > 1 and line.startswith("|"):
+        cells = cells[1:]
+    if len(cells) > 1 and cells[-1] == "":
+        cells = cells[:-1]
+    return [_markdown_strip(cell) for cell in cells]

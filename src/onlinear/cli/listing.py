@@ -44,9 +44,15 @@ def list_command(task, kernel, fmt):
         return
     shown = harness.Table([{k: r[k] for k in ("name", "task", "fixed", "paper")} for r in rows])
     others = available(None if task == "all" else task, kernel=not kernel)
+    # (the other family's command keeps the task asked: its count is of that selection)
+    same_task = "" if task == "all" else f" --task {task}"
     hint = (f"and {len(others)} {'primal' if kernel else 'kernel'} learners: onlinear list"
-            f"{'' if kernel else ' --kernel'}; hyperparameters and summaries: --format "
-            "markdown\n")
+            f"{same_task}{'' if kernel else ' --kernel'}; hyperparameters and summaries: "
+            "--format markdown\n")
+    if not rows:
+        click.echo(f"no {'kernel' if kernel else 'primal'} learner for the task {task}; "
+                   + hint.removeprefix("and "), nl=False)
+        return
     click.echo(shown.to_text() + (hint if others else ""), nl=False)
 
 
