@@ -117,7 +117,7 @@ def _cases():
         # (the learners' own facts; none before the fix: no case)
         for key in getattr(onlinear.describe(name).estimator, "_read_only_with", {}):
             given = settings.get(key, {})
-            if key not in harness._unread(name, {**given, key: others[key]}):
+            if key not in onlinear.describe(name).unread({**given, key: others[key]}):
                 continue  # (the algorithm reads it: pa1's C)
             cases.append((name, given, key, others[key]))
     return cases

@@ -340,39 +340,8 @@ def _check_params(name, params, grid=None):
 
 
 def _unread(name, params, grid=None):
-    """``{key: why}`` for the keys of ``params`` and ``grid`` that algorithm ``name`` takes but
-    does not read (its estimator's ``_read_only_with``) in any combination of ``grid``;
-    ``why`` is the message that refuses it (it names the algorithm, the parameter and the
-    remedy)."""
-    algorithm = describe(name)
-    # (a value the rule never reads would be reported as if it had been tried, and a grid
-    # over it would report as tuned an algorithm that ignores it)
-    conditions = algorithm.estimator._read_only_with
-    grid = grid or {}
-    asked = [key for key in dict.fromkeys([*params, *grid]) if key in conditions]
-    if not asked:
-        return {}
-    settings = {**algorithm.hyperparameters, **algorithm.fixed, **params}
-    out = {}
-    for key in asked:
-        other, readers, what = conditions[key]
-        values = list(grid[other]) if other in grid else [settings[other]]
-        if any(value in readers for value in values):
-            continue
-        wanted = " or ".join(f"{other}={value!r}" for value in readers)
-        if other in algorithm.fixed:
-            names = [n for n in available(kernel=None)
-                     if describe(n).class_name == algorithm.class_name
-                     and describe(n).fixed.get(other) in readers]
-            remedy = f"choose {' or '.join(names)}" if names else "choose another algorithm"
-            out[key] = (f"{name} does not use {key} ({what}): its rule reads it only with "
-                        f"{wanted}, and {name} fixes {other}={settings[other]!r}; drop {key}, "
-                        f"or {remedy}.")
-        else:
-            given = "/".join(map(repr, values))
-            out[key] = (f"{name} does not use {key} ({what}) with {other}={given}: its rule "
-                        f"reads it only with {wanted}; drop {key}, or set {wanted}.")
-    return out
+    """``{key: why}`` of :meth:`onlinear.registry.Algorithm.unread` for algorithm ``name``."""
+    return describe(name).unread(params, grid)
 
 
 def _grid_of(name, params, grid):

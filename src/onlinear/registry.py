@@ -95,6 +95,47 @@ class Algorithm:
         params = self.estimator().get_params()
         return {k: v for k, v in params.items() if k not in self.fixed}
 
+    def unread(self, params, grid=None):
+        """The hyperparameters among ``params`` (and the keys of ``grid``, ``{param:
+        [values]}``) that this algorithm takes but its rule does not read with these settings
+        in any combination of ``grid`` (its estimator's ``_read_only_with``: ``C`` of the hard
+        ``pa``, which has no slack), as ``{param: why}``; ``why`` is the message that refuses
+        it, naming the algorithm, the parameter and the remedy.  A value its rule never
+        reads would be reported as if it had been tried, and a grid over it would report as
+        tuned an algorithm that ignores it: the command line and the harness refuse them.
+
+        >>> describe("pa").unread({"C": 0.1})["C"].split(":")[0]
+        "pa does not use C (the slack's weight; the hard constraint has no slack)"
+        >>> describe("pa1").unread({"C": 0.1})
+        {}
+        """
+        conditions = self.estimator._read_only_with
+        grid = grid or {}
+        asked = [key for key in dict.fromkeys([*params, *grid]) if key in conditions]
+        if not asked:
+            return {}
+        settings = {**self.hyperparameters, **self.fixed, **params}
+        out = {}
+        for key in asked:
+            other, readers, what = conditions[key]
+            values = list(grid[other]) if other in grid else [settings[other]]
+            if any(value in readers for value in values):
+                continue
+            wanted = " or ".join(f"{other}={value!r}" for value in readers)
+            if other in self.fixed:
+                names = [n for n, a in REGISTRY.items()
+                         if a.class_name == self.class_name and a.fixed.get(other) in readers]
+                remedy = f"choose {' or '.join(names)}" if names else "choose another algorithm"
+                out[key] = (f"{self.name} does not use {key} ({what}): its rule reads it only "
+                            f"with {wanted}, and {self.name} fixes {other}="
+                            f"{settings[other]!r}; drop {key}, or {remedy}.")
+            else:
+                given = "/".join(map(repr, values))
+                out[key] = (f"{self.name} does not use {key} ({what}) with {other}={given}: "
+                            f"its rule reads it only with {wanted}; drop {key}, or set "
+                            f"{wanted}.")
+        return out
+
     def make(self, task=None, **params):
         unknown = set(params) & set(self.fixed)
         if unknown:

@@ -291,7 +291,7 @@ def distribute(params, algorithms, grid=None):
     for name in algorithms:
         own_grid = {k: v for k, v in (grid or {}).items()
                     if k in describe(name).hyperparameters}
-        for key, why in harness._unread(name, out[name], own_grid).items():
+        for key, why in describe(name).unread(out[name], own_grid).items():
             if shared.get((name, key)):
                 del out[name][key]
                 unread.setdefault(key, why)

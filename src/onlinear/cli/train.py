@@ -458,15 +458,11 @@ def _new_model(algorithm, task, params):
                     raise ValueError(f"{algorithm} has no hyperparameter {key!r} (its "
                                      f"hyperparameters: {', '.join(names) or 'none'}).")
         model = make(algorithm, task=task, **params)
-        if params:  # (the harness is imported only then: train needs nothing else of it)
-            from .. import harness
-
-            # (the rule of harness._check_params, which run and compare apply; not all of it:
-            # train takes random_state, which seeds iellip's w_init=random, and another task's
-            # estimator)
-            unread = harness._unread(algorithm, params)
-            if unread:
-                raise ValueError(next(iter(unread.values())))
+        # (a parameter the rule does not read with these settings, refused as run and compare
+        # refuse it)
+        unread = known.unread(params)
+        if unread:
+            raise ValueError(next(iter(unread.values())))
         return model
 
 
