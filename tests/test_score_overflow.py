@@ -188,3 +188,18 @@ def test_float32_rows_that_float32_weights_overflow_on_are_scored_in_float64(spa
     np.testing.assert_array_equal(model.predict(rows), model.predict(exact))
     one = [model.predict_one(rows[i:i + 1] if sparse else rows[i]) for i in range(5)]
     np.testing.assert_array_equal(one, model.predict(exact))
+
+
+@pytest.mark.parametrize("case", [case for case in CASES if not case[0].startswith("kernel")
+                                  and not case[1] and case[0] not in UNIT_ROWS], ids=_case_id)
+def test_a_batch_refused_for_overflowed_scores_warns_nothing_before(case):
+    """The batch's scores overflow in numpy's product: its own warnings ("overflow encountered
+    in matmul") came before the refusal that names the row; the refusal alone remains."""
+    import warnings
+
+    model, _, T = _fitted(*case)
+    rows = _overflowing(model, T)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ValueError, match="row 0's scores are not numbers"):
+            model.decision_function(rows)

@@ -274,7 +274,9 @@ class BlockModel(Model):
         naming a row they are not finite for (:func:`~.row_checks.refuse_unscored_rows`)."""
         from sklearn.utils.extmath import safe_sparse_dot
 
-        return refuse_unscored_rows(safe_sparse_dot(X, self.weights) * self.scale[0])
+        with np.errstate(over="ignore", invalid="ignore"):  # (refused by name below)
+            scores = safe_sparse_dot(X, self.weights) * self.scale[0]
+        return refuse_unscored_rows(scores)
 
     def row_scores(self, idx, vals):
         """The scores of one checked row (``ValueError`` if they are not finite)."""
@@ -361,8 +363,10 @@ class OrdinalModel(BlockModel):
         ordinal task reads ranks and cumulative scores from them)."""
         from sklearn.utils.extmath import safe_sparse_dot
 
-        return refuse_unscored_rows(np.asarray(safe_sparse_dot(X, self.weights))[:, None]
-                                    - self.thresholds[None, :])
+        with np.errstate(over="ignore", invalid="ignore"):  # (refused by name below)
+            margins = (np.asarray(safe_sparse_dot(X, self.weights))[:, None]
+                       - self.thresholds[None, :])
+        return refuse_unscored_rows(margins)
 
     def row_scores(self, idx, vals):
         """The margins of one checked row (``ValueError`` if they are not finite)."""

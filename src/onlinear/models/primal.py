@@ -286,14 +286,15 @@ class PrimalModel(Model):
         from sklearn.utils.extmath import safe_sparse_dot
 
         weights, scales = self.predicting_weights()
-        scores = safe_sparse_dot(X, weights) * scales
-        if X.dtype == np.float32 and weights.dtype == np.float32 and \
-                not np.isfinite(scores).all():
-            # float32 rows times float32 weights are summed in float32, whose range ends at
-            # 3.4e38: the rows it overflows on are scored again in float64, as the rounds
-            # score them
-            bad = ~np.isfinite(scores).all(axis=1)
-            scores[bad] = safe_sparse_dot(X[bad].astype(np.float64), weights) * scales
+        with np.errstate(over="ignore", invalid="ignore"):  # (refused by name below)
+            scores = safe_sparse_dot(X, weights) * scales
+            if X.dtype == np.float32 and weights.dtype == np.float32 and \
+                    not np.isfinite(scores).all():
+                # float32 rows times float32 weights are summed in float32, whose range ends
+                # at 3.4e38: the rows it overflows on are scored again in float64, as the
+                # rounds score them
+                bad = ~np.isfinite(scores).all(axis=1)
+                scores[bad] = safe_sparse_dot(X[bad].astype(np.float64), weights) * scales
         return refuse_unscored_rows(scores)
 
     def predict_row(self, idx, vals, dense=False):

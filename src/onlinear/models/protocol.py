@@ -236,4 +236,6 @@ class Model:
         row they are not finite for (:func:`~.row_checks.refuse_unscored_rows`)."""
         from sklearn.utils.extmath import safe_sparse_dot
 
-        return refuse_unscored_rows(np.asarray(safe_sparse_dot(X, self.coefficients())))
+        with np.errstate(over="ignore", invalid="ignore"):  # (refused by name below)
+            scores = np.asarray(safe_sparse_dot(X, self.coefficients()))
+        return refuse_unscored_rows(scores)
