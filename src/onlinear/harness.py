@@ -313,7 +313,7 @@ def _check_data(X, y, X_test, y_test):
 def _check_params(name, params, grid=None):
     """The estimator for ``name`` with ``params``; raises ``ValueError`` on an unknown name, an
     unknown or protocol parameter, a bad value, or a parameter the algorithm takes but does not
-    read with these settings (:func:`_unread`), before anything runs."""
+    read with these settings (:meth:`onlinear.registry.Algorithm.unread`), before anything runs."""
     algorithm = describe(name)
     tunable = algorithm.hyperparameters
     grid = grid or {}
@@ -333,24 +333,19 @@ def _check_params(name, params, grid=None):
         raise ValueError(f"{sorted(overlap)} both fixed and searched; give each once.")
     for values in itertools.product(*grid.values()):
         algorithm.make(**params, **dict(zip(grid, values)))  # bad values fail now, not later
-    unread = _unread(name, params, grid)
+    unread = describe(name).unread(params, grid)
     if unread:  # (a value the rule never reads would be reported as if it had been tried)
         raise ValueError(next(iter(unread.values())))
     return algorithm.make(**params)
 
 
-def _unread(name, params, grid=None):
-    """``{key: why}`` of :meth:`onlinear.registry.Algorithm.unread` for algorithm ``name``."""
-    return describe(name).unread(params, grid)
-
-
 def _grid_of(name, params, grid):
     """``(searched, unread)``: the keys of ``grid``, shared by the compared algorithms, that
     algorithm ``name`` (with ``params``) takes and reads, with their values; and ``{key:
-    why}`` for those it takes but does not read (:func:`_unread`)."""
+    why}`` for those it takes but does not read (:meth:`onlinear.registry.Algorithm.unread`)."""
     tunable = describe(name).hyperparameters
     own = {k: v for k, v in grid.items() if k in tunable}
-    unread = {k: why for k, why in _unread(name, params, own).items() if k in own}
+    unread = {k: why for k, why in describe(name).unread(params, own).items() if k in own}
     return {k: v for k, v in own.items() if k not in unread}, unread
 
 

@@ -28,6 +28,8 @@ import scipy.sparse as sp
 from sklearn import metrics as _sk
 from sklearn.utils.validation import check_array, check_consistent_length
 
+from .estimators.checks import label_kind
+
 __all__ = ["OnlineMistakes", "block_mistakes", "pairwise_mistakes", "ordinal_mistakes",
            "ranking_loss", "hamming_loss", "ordinal_absolute_error", "ordinal_ranks"]
 
@@ -263,13 +265,6 @@ def _missing(label):
     return label is None or (isinstance(label, float) and label != label)
 
 
-def _kind(label):
-    """``"numbers"`` or ``"strings"`` (or the type's name): labels of one kind sort."""
-    if isinstance(label, (bool, int, float, np.number, np.bool_)):
-        return "numbers"
-    return "strings" if isinstance(label, (str, np.str_)) else type(label).__name__
-
-
 def ordinal_ranks(y, classes):
     """Positions of the labels ``y`` in the ordered ``classes`` (raises on an unknown label).
 
@@ -325,7 +320,7 @@ def ordinal_absolute_error(y_true, y_pred, classes=None):
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
     check_consistent_length(y_true, y_pred)
     if classes is None:
-        kinds = {name: {_kind(label) for label in labels.ravel().tolist()}
+        kinds = {name: {label_kind(label) for label in labels.ravel().tolist()}
                  for name, labels in (("y_true", y_true), ("y_pred", y_pred))}
         if len(kinds["y_true"] | kinds["y_pred"]) > 1:  # (union1d would make them all strings)
             raise ValueError(f"the labels are of different kinds (y_true: "
